@@ -1,0 +1,43 @@
+import { requireChat, requireUser } from "@/lib/auth/guards";
+import { updateChatBody } from "@/lib/chats/schemas";
+import { getDb } from "@/lib/db/client";
+import { deleteChat, listMessages, updateChat } from "@/lib/db/queries/chats";
+import { AppError } from "@/lib/errors";
+import { readJson, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+type Params = { id: string };
+
+export const GET = route<Params>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const chat = await requireChat(user, (await params).id);
+  const messages = await listMessages(await getDb(), chat.id);
+  const { id, title, modelId, createdAt, updatedAt } = chat;
+  return Response.json({
+    chat: { id, title, modelId, createdAt, updatedAt },
+    messages: messages.map(({ id, role, parts, metadata, createdAt }) => ({
+      id,
+      role,
+      parts,
+      metadata,
+      createdAt,
+    })),
+  });
+});
+
+export const PATCH = route<Params>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const chat = await requireChat(user, (await params).id);
+  const body = await readJson(request, updateChatBody);
+  const updated = await updateChat(await getDb(), chat.id, body);
+  if (!updated) throw new AppError("not_found:chat", "Chat not found.");
+  return Response.json({ chat: updated });
+});
+
+export const DELETE = route<Params>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const chat = await requireChat(user, (await params).id);
+  await deleteChat(await getDb(), chat.id);
+  return new Response(null, { status: 204 });
+});

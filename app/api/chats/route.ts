@@ -1,0 +1,23 @@
+import { requireUser } from "@/lib/auth/guards";
+import { createChatBody, DEFAULT_CHAT_TITLE } from "@/lib/chats/schemas";
+import { getDb } from "@/lib/db/client";
+import { createChat, listChats } from "@/lib/db/queries/chats";
+import { readJson, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = route(async (request) => {
+  const user = await requireUser(request);
+  return Response.json({ chats: await listChats(await getDb(), user.id) });
+});
+
+export const POST = route(async (request) => {
+  const user = await requireUser(request);
+  const body = await readJson(request, createChatBody);
+  const chat = await createChat(await getDb(), {
+    userId: user.id,
+    title: body.title ?? DEFAULT_CHAT_TITLE,
+    modelId: body.modelId,
+  });
+  return Response.json({ chat }, { status: 201 });
+});

@@ -1,0 +1,127 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { authClient } from "@/lib/auth/client";
+import { buttonPrimary, inputBase } from "../ui/styles";
+
+type Mode = "login" | "register";
+
+const COPY: Record<
+  Mode,
+  {
+    title: string;
+    action: string;
+    busy: string;
+    switchText: string;
+    switchHref: string;
+    switchLink: string;
+  }
+> = {
+  login: {
+    title: "Sign in to Fold",
+    action: "Sign in",
+    busy: "Signing in…",
+    switchText: "No account yet?",
+    switchHref: "/register",
+    switchLink: "Create one",
+  },
+  register: {
+    title: "Create your Fold account",
+    action: "Create account",
+    busy: "Creating account…",
+    switchText: "Already have an account?",
+    switchHref: "/login",
+    switchLink: "Sign in",
+  },
+};
+
+export function AuthForm({ mode, firstUser }: { mode: Mode; firstUser?: boolean }) {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const copy = COPY[mode];
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const email = String(form.get("email") ?? "").trim();
+    const password = String(form.get("password") ?? "");
+    setBusy(true);
+    setError(null);
+    const result =
+      mode === "register"
+        ? await authClient.signUp.email({
+            email,
+            password,
+            name: String(form.get("name") ?? "").trim() || email.split("@")[0] || email,
+          })
+        : await authClient.signIn.email({ email, password });
+    if (result.error) {
+      setError(result.error.message ?? "That did not work. Try again.");
+      setBusy(false);
+      return;
+    }
+    router.replace("/");
+    router.refresh();
+  }
+
+  return (
+    <main className="flex min-h-full items-center justify-center bg-panel px-4">
+      <form
+        onSubmit={onSubmit}
+        className="w-full max-w-sm space-y-4 rounded-2xl border border-line bg-white p-8 shadow-sm"
+      >
+        <div className="space-y-1">
+          <p className="text-xs font-semibold uppercase tracking-widest text-accent">Fold</p>
+          <h1 className="text-xl font-semibold">{copy.title}</h1>
+          {firstUser ? (
+            <p className="text-sm text-muted">
+              You are the first user: this account will be the admin.
+            </p>
+          ) : null}
+        </div>
+        {mode === "register" ? (
+          <label className="block space-y-1 text-sm">
+            <span className="font-medium">Name</span>
+            <input name="name" autoComplete="name" className={inputBase} maxLength={100} />
+          </label>
+        ) : null}
+        <label className="block space-y-1 text-sm">
+          <span className="font-medium">Email</span>
+          <input name="email" type="email" required autoComplete="email" className={inputBase} />
+        </label>
+        <label className="block space-y-1 text-sm">
+          <span className="font-medium">Password</span>
+          <input
+            name="password"
+            type="password"
+            required
+            minLength={8}
+            maxLength={128}
+            autoComplete={mode === "register" ? "new-password" : "current-password"}
+            className={inputBase}
+          />
+        </label>
+        {error ? (
+          <p role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
+            {error}
+          </p>
+        ) : null}
+        <button type="submit" disabled={busy} className={`${buttonPrimary} w-full`}>
+          {busy ? copy.busy : copy.action}
+        </button>
+        <p className="text-center text-sm text-muted">
+          {copy.switchText}{" "}
+          <Link
+            href={copy.switchHref}
+            className="font-medium text-ink underline-offset-2 hover:underline"
+          >
+            {copy.switchLink}
+          </Link>
+        </p>
+      </form>
+    </main>
+  );
+}

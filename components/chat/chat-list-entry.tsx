@@ -1,0 +1,127 @@
+"use client";
+
+import { Check, Pencil, Trash2, X } from "lucide-react";
+import Link from "next/link";
+import { AlertDialog } from "radix-ui";
+import { type KeyboardEvent, useState } from "react";
+import { buttonGhost, buttonPrimary } from "../ui/styles";
+import type { ChatListItem } from "./use-chats";
+
+type Props = {
+  chat: ChatListItem;
+  active: boolean;
+  onRename: (title: string) => void;
+  onDelete: () => void;
+};
+
+export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(chat.title);
+
+  function save() {
+    const title = draft.trim();
+    setEditing(false);
+    if (title && title !== chat.title) onRename(title);
+    else setDraft(chat.title);
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
+    if (event.key === "Enter") save();
+    if (event.key === "Escape") {
+      setDraft(chat.title);
+      setEditing(false);
+    }
+  }
+
+  if (editing) {
+    return (
+      <li className="flex items-center gap-1 rounded-lg bg-white px-2 py-1 shadow-sm">
+        <input
+          // biome-ignore lint/a11y/noAutofocus: the user just asked to rename this chat
+          autoFocus
+          aria-label="Chat title"
+          value={draft}
+          maxLength={200}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={onKeyDown}
+          className="min-w-0 flex-1 bg-transparent text-sm outline-none"
+        />
+        <button
+          type="button"
+          aria-label="Save title"
+          onClick={save}
+          className="p-1 text-zinc-500 hover:text-ink"
+        >
+          <Check size={14} />
+        </button>
+        <button
+          type="button"
+          aria-label="Cancel rename"
+          onClick={() => {
+            setDraft(chat.title);
+            setEditing(false);
+          }}
+          className="p-1 text-zinc-500 hover:text-ink"
+        >
+          <X size={14} />
+        </button>
+      </li>
+    );
+  }
+
+  return (
+    <li
+      className={`group flex items-center rounded-lg text-sm ${active ? "bg-zinc-200/70 font-medium" : "hover:bg-zinc-100"}`}
+    >
+      <Link
+        href={`/chat/${chat.id}`}
+        aria-current={active ? "page" : undefined}
+        className="min-w-0 flex-1 truncate px-3 py-2"
+        title={chat.title}
+      >
+        {chat.title}
+      </Link>
+      <div className="hidden shrink-0 items-center pr-1 group-focus-within:flex group-hover:flex">
+        <button
+          type="button"
+          aria-label={`Rename ${chat.title}`}
+          onClick={() => setEditing(true)}
+          className="rounded p-1 text-zinc-500 hover:text-ink"
+        >
+          <Pencil size={14} />
+        </button>
+        <AlertDialog.Root>
+          <AlertDialog.Trigger asChild>
+            <button
+              type="button"
+              aria-label={`Delete ${chat.title}`}
+              className="rounded p-1 text-zinc-500 hover:text-red-600"
+            >
+              <Trash2 size={14} />
+            </button>
+          </AlertDialog.Trigger>
+          <AlertDialog.Portal>
+            <AlertDialog.Overlay className="fixed inset-0 bg-black/30" />
+            <AlertDialog.Content className="fixed top-1/2 left-1/2 w-[min(90vw,24rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl">
+              <AlertDialog.Title className="text-base font-semibold">
+                Delete this chat?
+              </AlertDialog.Title>
+              <AlertDialog.Description className="text-sm text-muted">
+                “{chat.title}” and all of its messages will be deleted for good.
+              </AlertDialog.Description>
+              <div className="flex justify-end gap-2">
+                <AlertDialog.Cancel className={buttonGhost}>Cancel</AlertDialog.Cancel>
+                <AlertDialog.Action
+                  onClick={onDelete}
+                  className={`${buttonPrimary} bg-red-600 hover:bg-red-700`}
+                >
+                  Delete
+                </AlertDialog.Action>
+              </div>
+            </AlertDialog.Content>
+          </AlertDialog.Portal>
+        </AlertDialog.Root>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,79 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useCallback, useEffect, useState } from "react";
+
+export type ChatListItem = { id: string; title: string; updatedAt: string };
+
+async function send(url: string, init: RequestInit): Promise<Response> {
+  const response = await fetch(url, {
+    ...init,
+    headers: { "content-type": "application/json", ...init.headers },
+  });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => null)) as {
+      error?: { message?: string };
+    } | null;
+    throw new Error(body?.error?.message ?? `Request failed (${response.status})`);
+  }
+  return response;
+}
+
+/** The sidebar's chat list: server-rendered first, then kept in step with each mutation. */
+export function useChats(initial: ChatListItem[]) {
+  const router = useRouter();
+  const [chats, setChats] = useState(initial);
+  const [error, setError] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+
+  useEffect(() => setChats(initial), [initial]);
+
+  const run = useCallback(async (action: () => Promise<void>) => {
+    setError(null);
+    try {
+      await action();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : "Something went wrong.");
+    }
+  }, []);
+
+  const create = useCallback(
+    () =>
+      run(async () => {
+        setCreating(true);
+        try {
+          const response = await send("/api/chats", { method: "POST", body: "{}" });
+          const { chat } = (await response.json()) as { chat: ChatListItem };
+          setChats((list) => [chat, ...list]);
+          router.push(`/chat/${chat.id}`);
+          router.refresh();
+        } finally {
+          setCreating(false);
+        }
+      }),
+    [router, run],
+  );
+
+  const rename = useCallback(
+    (id: string, title: string) =>
+      run(async () => {
+        await send(`/api/chats/${id}`, { method: "PATCH", body: JSON.stringify({ title }) });
+        setChats((list) => list.map((c) => (c.id === id ? { ...c, title: title.trim() } : c)));
+        router.refresh();
+      }),
+    [router, run],
+  );
+
+  const remove = useCallback(
+    (id: string, active: boolean) =>
+      run(async () => {
+        await send(`/api/chats/${id}`, { method: "DELETE" });
+        setChats((list) => list.filter((c) => c.id !== id));
+        if (active) router.push("/");
+        router.refresh();
+      }),
+    [router, run],
+  );
+
+  return { chats, error, creating, create, rename, remove, dismissError: () => setError(null) };
+}

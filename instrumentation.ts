@@ -1,0 +1,10 @@
+// Runs once when the server starts: open the database and apply migrations,
+// so the first request does not pay for it and a broken database fails loudly.
+export async function register(): Promise<void> {
+  // NEXT_RUNTIME is set by Next itself, not configuration; the edge runtime has no database.
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { getDatabase } = await import("./lib/db/client");
+  const { log } = await import("./lib/log");
+  const database = await getDatabase();
+  log.info({ driver: database.driver }, "database ready, migrations applied");
+}

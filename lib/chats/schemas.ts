@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+export const TITLE_MAX_CHARS = 200;
+export const DEFAULT_CHAT_TITLE = "New chat";
+
+const title = z
+  .string({ error: "title must be a string" })
+  .trim()
+  .min(1, "title must not be empty")
+  .max(TITLE_MAX_CHARS, `title must be at most ${TITLE_MAX_CHARS} characters`);
+
+// `provider:model`, e.g. `openai:gpt-4o` or `demo:demo`.
+const modelId = z
+  .string({ error: "modelId must be a string" })
+  .regex(/^[a-z0-9][a-z0-9-]*:.{1,200}$/, "modelId must look like provider:model");
+
+export const createChatBody = z.strictObject({
+  title: title.optional(),
+  modelId: modelId.optional(),
+});
+
+export const updateChatBody = z
+  .strictObject({ title: title.optional(), modelId: modelId.optional() })
+  .refine((body) => body.title !== undefined || body.modelId !== undefined, {
+    message: "nothing to update: send title or modelId",
+  });

@@ -1,0 +1,233 @@
+/**
+ * The one token estimator (DESIGN §5). Everything that needs a token count
+ * normalizes its messages to CountUnits (see count-units.ts) and calls this.
+ */
+import type { ModelMessage, UIMessage } from "ai";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import {
+  type CountMessage,
+  type CountUnit,
+  unitsFromModelMessage,
+  unitsFromUIMessage,
+} from "./count-units";
+
+export {
+  COMPACTION_TRACE_TOOL_NAME,
+  type CountMessage,
+  type CountUnit,
+  unitsFromModelMessage,
+  unitsFromProviderPrompt,
+  unitsFromUIMessage,
+} from "./count-units";
+
+/** Role and delimiter tokens around every chat message (OpenAI cookbook: 3–4 per message). */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+/** Call id and function-call framing around a tool call's name and arguments. */
+export const TOOL_CALL_OVERHEAD_TOKENS = 8;
+/** Call id and framing that ties a tool result to its call. */
+export const TOOL_RESULT_OVERHEAD_TOKENS = 8;
+/** An image whose dimensions we do not know: a typical photo across OpenAI, Anthropic, Google. */
+export const IMAGE_DEFAULT_TOKENS = 1_000;
+/** Anthropic's published rate (width × height / 750); the most expensive of the big three. */
+export const IMAGE_PIXELS_PER_TOKEN = 750;
+/** Providers downscale large images, so the cost of one image tops out (Anthropic ≈ 1,600). */
+export const IMAGE_MAX_TOKENS = 1_600;
+/** Even a tiny image costs a base amount (OpenAI's low-detail price). */
+export const IMAGE_MIN_TOKENS = 85;
+/** A PDF page is sent as text plus a page image: ≈ 1,500 tokens on Anthropic and Google. */
+export const PDF_TOKENS_PER_PAGE = 1_500;
+/** Typical bytes per page of a mixed text/graphics PDF, to guess pages from size. */
+export const PDF_BYTES_PER_PAGE = 60_000;
+/** Plain text and unknown formats: ≈ 4 bytes of English per o200k token. */
+export const TEXT_BYTES_PER_TOKEN = 4;
+/** Audio: Gemini bills 32 tokens/s; 128 kbit/s audio is 16,000 B/s → 500 B per token. */
+export const AUDIO_BYTES_PER_TOKEN = 500;
+/** Video: Gemini bills ≈ 263 tokens/s; ≈ 1 MB/s compressed video → ≈ 4,000 B per token. */
+export const VIDEO_BYTES_PER_TOKEN = 4_000;
+/** A hosted or referenced file of unknown size: about one PDF page. */
+export const FILE_UNKNOWN_SIZE_TOKENS = 1_500;
+/** Memo entries kept per estimator: 20k messages ≈ a few MB, far more than one turn needs. */
+export const ESTIMATE_CACHE_MAX_ENTRIES = 20_000;
+
+export type EstimateOptions = {
+  /**
+   * The calibrated ratio of real to estimated input tokens for the model
+   * (DESIGN §5, `model_calibration.ratio`), applied to the total and rounded up.
+   */
+  ratio?: number;
+};
+
+export type EstimatorStats = {
+  /** Times the o200k tokenizer actually ran. */
+  tokenizerCalls: number;
+  cacheHits: number;
+  cacheMisses: number;
+};
+
+export type TokenEstimator = {
+  /** Total tokens of the messages, including per-message overhead, times `ratio`. */
+  estimate(messages: readonly CountMessage[], options?: EstimateOptions): number;
+  estimateUIMessages(messages: readonly UIMessage[], options?: EstimateOptions): number;
+  estimateModelMessages(messages: readonly ModelMessage[], options?: EstimateOptions): number;
+  /** One message's tokens, overhead included, memoized by key + content hash; no ratio. */
+  countMessage(message: CountMessage): number;
+  countText(text: string): number;
+  readonly stats: Readonly<EstimatorStats>;
+  readonly cacheSize: number;
+};
+
+export type EstimatorConfig = {
+  cacheMaxEntries?: number;
+};
+
+/**
+ * An estimator with its own memo and stats. App code uses `defaultEstimator`;
+ * tests make their own so that no test depends on another's cache.
+ */
+export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
+  const cacheMaxEntries = config.cacheMaxEntries ?? ESTIMATE_CACHE_MAX_ENTRIES;
+  const cache = new Map<string, number>();
+  const stats: EstimatorStats = { tokenizerCalls: 0, cacheHits: 0, cacheMisses: 0 };
+
+  const countText = (text: string): number => {
+    if (text.length === 0) return 0;
+    stats.tokenizerCalls += 1;
+    // User text may contain "<|endoftext|>" and the like: count it as text, never throw.
+    return countTokens(text, { disallowedSpecial: NO_SPECIAL_TOKENS });
+  };
+
+  /** Tokens of a message's units, memoized by message id + content hash (LRU). */
+  const unitsTokens = (key: string | undefined, units: readonly CountUnit[]): number => {
+    const cacheKey = `${key ?? ""}#${hashUnits(units)}`;
+    const cached = cache.get(cacheKey);
+    if (cached !== undefined) {
+      stats.cacheHits += 1;
+      cache.delete(cacheKey); // re-insert: Map order doubles as recency order
+      cache.set(cacheKey, cached);
+      return cached;
+    }
+    stats.cacheMisses += 1;
+    let tokens = 0;
+    for (const unit of units) tokens += unitTokens(unit, countText);
+    cache.set(cacheKey, tokens);
+    if (cache.size > cacheMaxEntries) {
+      const oldest = cache.keys().next();
+      if (!oldest.done) cache.delete(oldest.value);
+    }
+    return tokens;
+  };
+
+  const countMessage = (message: CountMessage): number => {
+    if (message.units.length === 0 && !message.wireMessages) return 0;
+    const wireMessages = message.wireMessages ?? 1;
+    return unitsTokens(message.key, message.units) + wireMessages * MESSAGE_OVERHEAD_TOKENS;
+  };
+
+  const estimate = (messages: readonly CountMessage[], options: EstimateOptions = {}): number => {
+    let total = 0;
+    for (const message of messages) total += countMessage(message);
+    return applyRatio(total, options.ratio);
+  };
+
+  return {
+    estimate,
+    estimateUIMessages: (messages, options) => estimate(messages.map(unitsFromUIMessage), options),
+    estimateModelMessages: (messages, options) =>
+      estimate(
+        messages.map((m) => unitsFromModelMessage(m)),
+        options,
+      ),
+    countMessage,
+    countText,
+    stats,
+    get cacheSize() {
+      return cache.size;
+    },
+  };
+}
+
+/** The shared estimator for app code. */
+export const defaultEstimator: TokenEstimator = createEstimator();
+
+export function estimateTokens(
+  messages: readonly CountMessage[],
+  options?: EstimateOptions,
+): number {
+  return defaultEstimator.estimate(messages, options);
+}
+
+export function estimateUIMessages(
+  messages: readonly UIMessage[],
+  options?: EstimateOptions,
+): number {
+  return defaultEstimator.estimateUIMessages(messages, options);
+}
+
+export function estimateModelMessages(
+  messages: readonly ModelMessage[],
+  options?: EstimateOptions,
+): number {
+  return defaultEstimator.estimateModelMessages(messages, options);
+}
+
+export function countTextTokens(text: string): number {
+  return defaultEstimator.countText(text);
+}
+
+/** Tokens of one unit. Files and images are priced from the modality table, never tokenized. */
+export function unitTokens(unit: CountUnit, countText: (text: string) => number): number {
+  switch (unit.type) {
+    case "text":
+    case "summary":
+      return countText(unit.text);
+    case "tool-call":
+      return countText(`${unit.toolName} ${unit.input}`) + TOOL_CALL_OVERHEAD_TOKENS;
+    case "tool-result":
+      return countText(unit.output) + TOOL_RESULT_OVERHEAD_TOKENS;
+    case "image":
+      return imageTokens(unit.width, unit.height);
+    case "file":
+      return fileTokens(unit.mediaType, unit.byteSize);
+  }
+}
+
+export function imageTokens(width?: number, height?: number): number {
+  if (!width || !height) return IMAGE_DEFAULT_TOKENS;
+  const tokens = Math.ceil((width * height) / IMAGE_PIXELS_PER_TOKEN);
+  return Math.min(IMAGE_MAX_TOKENS, Math.max(IMAGE_MIN_TOKENS, tokens));
+}
+
+export function fileTokens(mediaType: string, byteSize?: number): number {
+  if (byteSize === undefined) return FILE_UNKNOWN_SIZE_TOKENS;
+  if (mediaType === "application/pdf") {
+    return Math.max(1, Math.ceil(byteSize / PDF_BYTES_PER_PAGE)) * PDF_TOKENS_PER_PAGE;
+  }
+  if (mediaType.startsWith("audio")) return Math.ceil(byteSize / AUDIO_BYTES_PER_TOKEN);
+  if (mediaType.startsWith("video")) return Math.ceil(byteSize / VIDEO_BYTES_PER_TOKEN);
+  return Math.ceil(byteSize / TEXT_BYTES_PER_TOKEN);
+}
+
+function applyRatio(total: number, ratio = 1): number {
+  if (!Number.isFinite(ratio) || ratio <= 0) return total;
+  return Math.ceil(total * ratio);
+}
+
+const NO_SPECIAL_TOKENS: Set<string> = new Set();
+
+/**
+ * Content hash of a message's units (cyrb53 over their JSON). Units hold sizes,
+ * not file bytes, so this is cheap even for messages with large attachments.
+ */
+function hashUnits(units: readonly CountUnit[]): string {
+  const json = JSON.stringify(units);
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < json.length; i++) {
+    const ch = json.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return `${(h2 >>> 0).toString(36)}${(h1 >>> 0).toString(36)}:${json.length}`;
+}

@@ -1,0 +1,80 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import type { SQL } from "drizzle-orm";
+import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { Pool } from "pg";
+import { env } from "@/lib/env";
+import { migrateDatabase } from "./migrate";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+/** The Drizzle API both drivers share. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type Database =
+  | { driver: "pg"; db: Db; pool: Pool; close: () => Promise<void> }
+  | { driver: "pglite"; db: Db; client: PGlite; close: () => Promise<void> };
+
+const POOL_MAX = 10;
+
+/**
+ * Opens a database: a `pg` Pool when a URL is given, otherwise embedded PGlite
+ * in `pgliteDir` (`memory://` keeps it in memory). Does not migrate.
+ */
+export async function openDatabase(options: {
+  url?: string;
+  pgliteDir?: string;
+}): Promise<Database> {
+  if (options.url) {
+    const pool = new Pool({ connectionString: options.url, max: POOL_MAX });
+    const db = drizzleNodePg(pool, { schema }) as unknown as Db;
+    return { driver: "pg", db, pool, close: () => pool.end() };
+  }
+  const dir = options.pgliteDir ?? "memory://";
+  if (!dir.startsWith("memory://")) mkdirSync(dir, { recursive: true });
+  const client = await PGlite.create(dir);
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return { driver: "pglite", db, client, close: () => client.close() };
+}
+
+// Tests (and scripts) run code against a database of their own without
+// touching the process-wide one.
+const scoped = new AsyncLocalStorage<Database>();
+
+export function withDatabase<T>(database: Database, fn: () => T): T {
+  return scoped.run(database, fn);
+}
+
+// The process-wide database survives Next's dev-mode module reloads.
+const holder = globalThis as unknown as { __foldDatabase?: Promise<Database> };
+
+async function openProcessDatabase(): Promise<Database> {
+  const { databaseUrl, pgliteDir } = env();
+  const database = await openDatabase({ url: databaseUrl, pgliteDir });
+  await migrateDatabase(database);
+  return database;
+}
+
+/** The database for the current request: a scoped one in tests, else the process one, migrated. */
+export async function getDatabase(): Promise<Database> {
+  const inScope = scoped.getStore();
+  if (inScope) return inScope;
+  holder.__foldDatabase ??= openProcessDatabase().catch((error) => {
+    holder.__foldDatabase = undefined;
+    throw error;
+  });
+  return holder.__foldDatabase;
+}
+
+export async function getDb(): Promise<Db> {
+  return (await getDatabase()).db;
+}
+
+/** Rows of a raw SQL query; both drivers answer with `{ rows }`. */
+export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}

@@ -1,0 +1,73 @@
+import { and, asc, desc, eq } from "drizzle-orm";
+import type { Db } from "../client";
+import { type Chat, chat, message } from "../schema";
+
+/** What the browser sees of a chat: no compaction internals. */
+export type ChatSummary = Pick<Chat, "id" | "title" | "modelId" | "createdAt" | "updatedAt">;
+
+const summaryColumns = {
+  id: chat.id,
+  title: chat.title,
+  modelId: chat.modelId,
+  createdAt: chat.createdAt,
+  updatedAt: chat.updatedAt,
+};
+
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function listChats(db: Db, userId: string): Promise<ChatSummary[]> {
+  return db
+    .select(summaryColumns)
+    .from(chat)
+    .where(eq(chat.userId, userId))
+    .orderBy(desc(chat.updatedAt), desc(chat.createdAt));
+}
+
+/** The chat if it exists and belongs to the user; anything else is null. */
+export async function findChatForUser(
+  db: Db,
+  userId: string,
+  chatId: string,
+): Promise<Chat | null> {
+  if (!UUID_PATTERN.test(chatId)) return null;
+  const [row] = await db
+    .select()
+    .from(chat)
+    .where(and(eq(chat.id, chatId), eq(chat.userId, userId)));
+  return row ?? null;
+}
+
+export async function createChat(
+  db: Db,
+  input: { userId: string; title: string; modelId?: string | null },
+): Promise<ChatSummary> {
+  const [row] = await db
+    .insert(chat)
+    .values({ userId: input.userId, title: input.title, modelId: input.modelId ?? null })
+    .returning(summaryColumns);
+  if (!row) throw new Error("insert into chat returned no row");
+  return row;
+}
+
+export async function updateChat(
+  db: Db,
+  chatId: string,
+  patch: { title?: string; modelId?: string | null },
+): Promise<ChatSummary | null> {
+  const [row] = await db
+    .update(chat)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(chat.id, chatId))
+    .returning(summaryColumns);
+  return row ?? null;
+}
+
+/** Deletes a chat; its messages and compaction events go with it by cascade. */
+export async function deleteChat(db: Db, chatId: string): Promise<boolean> {
+  const rows = await db.delete(chat).where(eq(chat.id, chatId)).returning({ id: chat.id });
+  return rows.length > 0;
+}
+
+export async function listMessages(db: Db, chatId: string) {
+  return db.select().from(message).where(eq(message.chatId, chatId)).orderBy(asc(message.seq));
+}

@@ -1,0 +1,192 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull().defaultNow();
+
+// ── better-auth tables ────────────────────────────────────────────────────────
+
+export const user = pgTable("user", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  email: text("email").notNull().unique(),
+  emailVerified: boolean("email_verified").notNull().default(false),
+  image: text("image"),
+  role: text("role", { enum: ["admin", "user"] })
+    .notNull()
+    .default("user"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const session = pgTable(
+  "session",
+  {
+    id: text("id").primaryKey(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    token: text("token").notNull().unique(),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("session_user_id_idx").on(t.userId)],
+);
+
+export const account = pgTable(
+  "account",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull(),
+    providerId: text("provider_id").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    accessToken: text("access_token"),
+    refreshToken: text("refresh_token"),
+    idToken: text("id_token"),
+    accessTokenExpiresAt: timestamp("access_token_expires_at", { withTimezone: true }),
+    refreshTokenExpiresAt: timestamp("refresh_token_expires_at", { withTimezone: true }),
+    scope: text("scope"),
+    password: text("password"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("account_user_id_idx").on(t.userId)],
+);
+
+export const verification = pgTable(
+  "verification",
+  {
+    id: text("id").primaryKey(),
+    identifier: text("identifier").notNull(),
+    value: text("value").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("verification_identifier_idx").on(t.identifier)],
+);
+
+// ── Fold ──────────────────────────────────────────────────────────────────────
+
+export const chat = pgTable(
+  "chat",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    modelId: text("model_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    // Compaction state: written only by lib/db/compaction-state.ts (DESIGN §4).
+    contextSummary: text("context_summary"),
+    summaryWatermark: text("summary_watermark"),
+    compactionDirty: boolean("compaction_dirty").notNull().default(false),
+    version: integer("version").notNull().default(0),
+    // Lease: a turn is streaming until this instant (holds across server instances).
+    activeTurnUntil: timestamp("active_turn_until", { withTimezone: true }),
+  },
+  (t) => [index("chat_user_updated_idx").on(t.userId, t.updatedAt)],
+);
+
+export const message = pgTable(
+  "message",
+  {
+    id: text("id").primaryKey(),
+    chatId: uuid("chat_id")
+      .notNull()
+      .references(() => chat.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    role: text("role", { enum: ["system", "user", "assistant"] }).notNull(),
+    parts: jsonb("parts").notNull().$type<unknown[]>(),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("message_chat_seq_idx").on(t.chatId, t.seq)],
+);
+
+export const modelOverride = pgTable(
+  "model_override",
+  {
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    contextWindow: integer("context_window"),
+    maxOutputTokens: integer("max_output_tokens"),
+    updatedBy: text("updated_by").references(() => user.id, { onDelete: "set null" }),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.model] })],
+);
+
+export const modelCalibration = pgTable(
+  "model_calibration",
+  {
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    ratio: real("ratio").notNull().default(1),
+    samples: integer("samples").notNull().default(0),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.model] })],
+);
+
+export const COMPACTION_REASONS = [
+  "threshold",
+  "manual",
+  "overflow",
+  "length",
+  "invalidated",
+] as const;
+export const COMPACTION_OUTCOMES = [
+  "summarized",
+  "fallback",
+  "skipped",
+  "conflict",
+  "failed",
+] as const;
+
+export const compactionEvent = pgTable(
+  "compaction_event",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    chatId: uuid("chat_id")
+      .notNull()
+      .references(() => chat.id, { onDelete: "cascade" }),
+    reason: text("reason", { enum: COMPACTION_REASONS }).notNull(),
+    outcome: text("outcome", { enum: COMPACTION_OUTCOMES }).notNull(),
+    tokensBefore: integer("tokens_before"),
+    tokensAfter: integer("tokens_after"),
+    messagesSummarized: integer("messages_summarized").notNull().default(0),
+    watermarkFrom: text("watermark_from"),
+    watermarkTo: text("watermark_to"),
+    summary: text("summary"),
+    summarizerModel: text("summarizer_model"),
+    latencyMs: integer("latency_ms"),
+    error: text("error"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  },
+  (t) => [index("compaction_event_chat_created_idx").on(t.chatId, t.createdAt)],
+);
+
+export type User = typeof user.$inferSelect;
+export type Chat = typeof chat.$inferSelect;
+export type Message = typeof message.$inferSelect;
+export type CompactionEvent = typeof compactionEvent.$inferSelect;

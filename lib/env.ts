@@ -1,0 +1,127 @@
+import { z } from "zod";
+
+/**
+ * The only reader of process.env. Every knob has a default and a range check;
+ * a value out of range is reported and replaced by its default, so a typo in
+ * an env file degrades the feature instead of crashing the server.
+ */
+
+type Source = Record<string, string | undefined>;
+type Warn = (message: string) => void;
+
+const csv = (value: string | undefined) =>
+  (value ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+function knob<T>(source: Source, name: string, schema: z.ZodType<T>, fallback: T, warn: Warn): T {
+  const raw = source[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const parsed = schema.safeParse(raw.trim());
+  if (parsed.success) return parsed.data;
+  warn(
+    `${name}=${JSON.stringify(raw)} is invalid (${parsed.error.issues[0]?.message}); using ${JSON.stringify(fallback)}`,
+  );
+  return fallback;
+}
+
+const ratio = (min: number, max: number) => z.coerce.number().min(min).max(max);
+const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
+  .transform((v) => ["true", "1", "yes", "on"].includes(v));
+const url = z.url();
+
+export const COMPACTION_DEFAULTS = {
+  triggerRatio: 0.8,
+  targetRatio: 0.5,
+  reserveRatio: 0.05,
+  keepRecentRatio: 0.25,
+  keepRecentToolResults: 3,
+  summaryRatio: 0.15,
+  bulkyRatio: 0.05,
+  summarizerTimeoutMs: 60_000,
+} as const;
+
+export function loadEnv(source: Source = process.env, warn: Warn = console.warn) {
+  const k = <T>(name: string, schema: z.ZodType<T>, fallback: T) =>
+    knob(source, name, schema, fallback, warn);
+  const optionalString = (name: string) => source[name]?.trim() || undefined;
+
+  return {
+    nodeEnv: k("NODE_ENV", z.enum(["development", "production", "test"]), "development"),
+    logLevel: k(
+      "LOG_LEVEL",
+      z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+      "info",
+    ),
+    databaseUrl: k("DATABASE_URL", url, undefined as string | undefined),
+    pgliteDir: optionalString("PGLITE_DIR") ?? "./.data/pglite",
+    dataDir: optionalString("FOLD_DATA_DIR") ?? "./.data",
+    authSecret: k("BETTER_AUTH_SECRET", z.string().min(32), undefined as string | undefined),
+    authUrl: k("BETTER_AUTH_URL", url, undefined as string | undefined),
+    adminEmails: csv(source.ADMIN_EMAILS).map((email) => email.toLowerCase()),
+    providers: {
+      openaiApiKey: optionalString("OPENAI_API_KEY"),
+      anthropicApiKey: optionalString("ANTHROPIC_API_KEY"),
+      googleApiKey: optionalString("GOOGLE_GENERATIVE_AI_API_KEY"),
+      openrouterApiKey: optionalString("OPENROUTER_API_KEY"),
+      openaiCompatibleBaseUrl: k(
+        "OPENAI_COMPATIBLE_BASE_URL",
+        url,
+        undefined as string | undefined,
+      ),
+      openaiCompatibleApiKey: optionalString("OPENAI_COMPATIBLE_API_KEY"),
+      openaiCompatibleName: k(
+        "OPENAI_COMPATIBLE_NAME",
+        z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lowercase letters, digits and dashes"),
+        "local",
+      ),
+    },
+    demoModel: k("DEMO_MODEL", z.enum(["auto", "always", "never"]), "auto"),
+    fetchUrlAllowPrivate: k("FETCH_URL_ALLOW_PRIVATE", bool, false),
+    compaction: {
+      enabled: k("COMPACTION_ENABLED", bool, true),
+      triggerRatio: k(
+        "COMPACTION_TRIGGER_RATIO",
+        ratio(0.1, 0.99),
+        COMPACTION_DEFAULTS.triggerRatio,
+      ),
+      targetRatio: k("COMPACTION_TARGET_RATIO", ratio(0.05, 0.95), COMPACTION_DEFAULTS.targetRatio),
+      reserveRatio: k("COMPACTION_RESERVE_RATIO", ratio(0, 0.5), COMPACTION_DEFAULTS.reserveRatio),
+      keepRecentRatio: k(
+        "COMPACTION_KEEP_RECENT_RATIO",
+        ratio(0.05, 0.9),
+        COMPACTION_DEFAULTS.keepRecentRatio,
+      ),
+      keepRecentToolResults: k(
+        "COMPACTION_KEEP_RECENT_TOOL_RESULTS",
+        z.coerce.number().int().min(0).max(100),
+        COMPACTION_DEFAULTS.keepRecentToolResults,
+      ),
+      summaryRatio: k(
+        "COMPACTION_SUMMARY_RATIO",
+        ratio(0.02, 0.5),
+        COMPACTION_DEFAULTS.summaryRatio,
+      ),
+      bulkyRatio: k("COMPACTION_BULKY_RATIO", ratio(0.005, 0.5), COMPACTION_DEFAULTS.bulkyRatio),
+      summarizerModels: csv(source.COMPACTION_SUMMARIZER_MODELS),
+      summarizerTimeoutMs: k(
+        "COMPACTION_SUMMARIZER_TIMEOUT_MS",
+        positiveInt(600_000),
+        COMPACTION_DEFAULTS.summarizerTimeoutMs,
+      ),
+    },
+  };
+}
+
+export type Env = ReturnType<typeof loadEnv>;
+
+let cached: Env | undefined;
+
+/** The parsed environment of this process, read once. */
+export function env(): Env {
+  cached ??= loadEnv();
+  return cached;
+}

@@ -1,0 +1,13 @@
+// `npm start`: build if needed, then serve on PORT (default 3000). Migrations run at server start.
+import { spawn } from "node:child_process";
+import { buildIfNeeded } from "./build-if-needed.mjs";
+import { ensureNode22 } from "./node22.mjs";
+
+ensureNode22();
+
+process.env.NEXT_TELEMETRY_DISABLED = "1";
+buildIfNeeded();
+const port = process.env.PORT ?? "3000";
+const server = spawn("npx", ["next", "start", "-p", port], { stdio: "inherit", env: process.env });
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
+server.on("exit", (code) => process.exit(code ?? 0));

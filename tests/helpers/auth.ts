@@ -1,0 +1,42 @@
+import * as authRoute from "@/app/api/auth/[...all]/route";
+import type { Database } from "@/lib/db/client";
+import { anonymous, type Browser, call } from "./http";
+
+export const PASSWORD = "correct horse battery";
+
+/** Registers through better-auth's real endpoint; the browser keeps the session cookie. */
+export async function register(database: Database, email: string, name = email.split("@")[0]) {
+  const browser = anonymous();
+  const response = await call(database, authRoute.POST, {
+    path: "/api/auth/sign-up/email",
+    method: "POST",
+    body: { email, password: PASSWORD, name },
+    browser,
+  });
+  return { response, browser };
+}
+
+export async function signIn(database: Database, email: string, password = PASSWORD) {
+  const browser = anonymous();
+  const response = await call(database, authRoute.POST, {
+    path: "/api/auth/sign-in/email",
+    method: "POST",
+    body: { email, password },
+    browser,
+  });
+  return { response, browser };
+}
+
+export async function signOut(database: Database, browser: Browser) {
+  return call(database, authRoute.POST, {
+    path: "/api/auth/sign-out",
+    method: "POST",
+    body: {},
+    browser,
+  });
+}
+
+export async function sessionOf(database: Database, browser: Browser) {
+  const response = await call(database, authRoute.GET, { path: "/api/auth/get-session", browser });
+  return (await response.json()) as { user: { email: string; role: string } } | null;
+}

@@ -1,0 +1,54 @@
+import { type Database, withDatabase } from "@/lib/db/client";
+
+/**
+ * Calls the app's real route handlers in-process, against a test database,
+ * with a cookie jar per simulated browser.
+ */
+
+export const ORIGIN = "http://localhost:3000";
+
+type Handler<P> = (request: Request, context: { params: Promise<P> }) => Promise<Response>;
+
+export type Browser = { cookie: string };
+
+export function anonymous(): Browser {
+  return { cookie: "" };
+}
+
+export async function call<P = Record<string, never>>(
+  database: Database,
+  handler: Handler<P>,
+  input: {
+    path: string;
+    method?: string;
+    body?: unknown;
+    rawBody?: string;
+    params?: P;
+    browser?: Browser;
+  },
+): Promise<Response> {
+  const headers = new Headers({ origin: ORIGIN });
+  if (input.browser?.cookie) headers.set("cookie", input.browser.cookie);
+  let body: string | undefined = input.rawBody;
+  if (input.body !== undefined) body = JSON.stringify(input.body);
+  if (body !== undefined) headers.set("content-type", "application/json");
+  const request = new Request(`${ORIGIN}${input.path}`, {
+    method: input.method ?? "GET",
+    headers,
+    body,
+  });
+  const response = await withDatabase(database, () =>
+    handler(request, { params: Promise.resolve((input.params ?? {}) as P) }),
+  );
+  if (input.browser) {
+    for (const setCookie of response.headers.getSetCookie()) {
+      const [pair] = setCookie.split(";");
+      if (!pair) continue;
+      const [name] = pair.split("=");
+      const rest = input.browser.cookie.split("; ").filter((c) => c && !c.startsWith(`${name}=`));
+      const expired = /max-age=0/i.test(setCookie) || pair.endsWith("=");
+      input.browser.cookie = (expired ? rest : [...rest, pair]).join("; ");
+    }
+  }
+  return response;
+}

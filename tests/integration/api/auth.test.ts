@@ -1,0 +1,116 @@
+import { expect, it, vi } from "vitest";
+
+vi.hoisted(() => {
+  process.env.ADMIN_EMAILS = "boss@example.com";
+});
+
+import * as adminModels from "@/app/api/admin/models/route";
+import * as chatRoute from "@/app/api/chats/[id]/route";
+import * as chatsRoute from "@/app/api/chats/route";
+import { register, sessionOf, signIn, signOut } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { anonymous, call } from "../../helpers/http";
+
+describeEachDriver("auth", (use) => {
+  it("registers, signs out and signs back in", async () => {
+    const database = use();
+    const { response, browser } = await register(database, "ada@example.com");
+    expect(response.status).toBe(200);
+    expect((await sessionOf(database, browser))?.user.email).toBe("ada@example.com");
+
+    expect((await signOut(database, browser)).status).toBe(200);
+    expect(await sessionOf(database, browser)).toBeNull();
+
+    const again = await signIn(database, "ada@example.com");
+    expect(again.response.status).toBe(200);
+    expect((await sessionOf(database, again.browser))?.user.email).toBe("ada@example.com");
+  });
+
+  it("rejects a wrong password and a duplicate email", async () => {
+    const database = use();
+    expect((await signIn(database, "ada@example.com", "not the password")).response.status).toBe(
+      401,
+    );
+    expect((await register(database, "ada@example.com")).response.status).toBe(422);
+  });
+
+  it("makes the first user admin and the second not; ADMIN_EMAILS adds admins", async () => {
+    const database = use();
+    // ada registered first in this database.
+    const ada = await signIn(database, "ada@example.com");
+    expect((await sessionOf(database, ada.browser))?.user.role).toBe("admin");
+    const bob = await register(database, "bob@example.com");
+    expect((await sessionOf(database, bob.browser))?.user.role).toBe("user");
+    const boss = await register(database, "boss@example.com");
+    expect((await sessionOf(database, boss.browser))?.user.role).toBe("admin");
+  });
+
+  it("answers 403 to a non-admin and 401 to a stranger on an admin route", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bob = await signIn(database, "bob@example.com");
+    expect(
+      (await call(database, adminModels.GET, { path: "/api/admin/models", browser: ada.browser }))
+        .status,
+    ).toBe(200);
+    const denied = await call(database, adminModels.GET, {
+      path: "/api/admin/models",
+      browser: bob.browser,
+    });
+    expect(denied.status).toBe(403);
+    expect(await denied.json()).toMatchObject({ error: { code: "forbidden:admin" } });
+    expect(
+      (await call(database, adminModels.GET, { path: "/api/admin/models", browser: anonymous() }))
+        .status,
+    ).toBe(401);
+  });
+
+  it("answers 404 to user B on user A's chat for GET, PATCH and DELETE, exactly like a missing chat", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bob = await signIn(database, "bob@example.com");
+    const created = await call(database, chatsRoute.POST, {
+      path: "/api/chats",
+      method: "POST",
+      body: { title: "Ada's secrets" },
+      browser: ada.browser,
+    });
+    const { chat } = (await created.json()) as { chat: { id: string } };
+    const missing = "7a0b3b8e-0000-4000-8000-000000000000";
+
+    for (const [method, handler, body] of [
+      ["GET", chatRoute.GET, undefined],
+      ["PATCH", chatRoute.PATCH, { title: "stolen" }],
+      ["DELETE", chatRoute.DELETE, undefined],
+    ] as const) {
+      const foreign = await call(database, handler, {
+        path: `/api/chats/${chat.id}`,
+        method,
+        body,
+        params: { id: chat.id },
+        browser: bob.browser,
+      });
+      const absent = await call(database, handler, {
+        path: `/api/chats/${missing}`,
+        method,
+        body,
+        params: { id: missing },
+        browser: bob.browser,
+      });
+      expect(foreign.status, method).toBe(404);
+      expect(await foreign.json()).toEqual(await absent.json());
+    }
+
+    const stillThere = await call(database, chatRoute.GET, {
+      path: `/api/chats/${chat.id}`,
+      params: { id: chat.id },
+      browser: ada.browser,
+    });
+    expect(await stillThere.json()).toMatchObject({ chat: { title: "Ada's secrets" } });
+    const bobsList = await call(database, chatsRoute.GET, {
+      path: "/api/chats",
+      browser: bob.browser,
+    });
+    expect(await bobsList.json()).toEqual({ chats: [] });
+  });
+});

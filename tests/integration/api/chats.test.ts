@@ -1,0 +1,273 @@
+import { expect, it } from "vitest";
+import * as chatRoute from "@/app/api/chats/[id]/route";
+import * as chatsRoute from "@/app/api/chats/route";
+import * as healthRoute from "@/app/api/health/route";
+import { TITLE_MAX_CHARS } from "@/lib/chats/schemas";
+import type { Database } from "@/lib/db/client";
+import { register } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { anonymous, type Browser, call } from "../../helpers/http";
+
+type ChatJson = { id: string; title: string; modelId: string | null };
+
+async function listTitles(database: Database, browser: Browser) {
+  const response = await call(database, chatsRoute.GET, { path: "/api/chats", browser });
+  return ((await response.json()) as { chats: ChatJson[] }).chats.map((c) => c.title);
+}
+
+describeEachDriver("chats API", (use) => {
+  let browser: Browser;
+
+  it("creates, lists, renames and deletes a chat", async () => {
+    const database = use();
+    browser = (await register(database, "carol@example.com")).browser;
+
+    const created = await call(database, chatsRoute.POST, {
+      path: "/api/chats",
+      method: "POST",
+      body: {},
+      browser,
+    });
+    expect(created.status).toBe(201);
+    const { chat } = (await created.json()) as { chat: ChatJson };
+    expect(chat.title).toBe("New chat");
+    expect(await listTitles(database, browser)).toEqual(["New chat"]);
+
+    const renamed = await call(database, chatRoute.PATCH, {
+      path: `/api/chats/${chat.id}`,
+      method: "PATCH",
+      body: { title: "  Trip planning  " },
+      params: { id: chat.id },
+      browser,
+    });
+    expect(renamed.status).toBe(200);
+    expect(await listTitles(database, browser)).toEqual(["Trip planning"]);
+
+    const fetched = await call(database, chatRoute.GET, {
+      path: `/api/chats/${chat.id}`,
+      params: { id: chat.id },
+      browser,
+    });
+    expect(await fetched.json()).toMatchObject({
+      chat: { id: chat.id, title: "Trip planning" },
+      messages: [],
+    });
+
+    const deleted = await call(database, chatRoute.DELETE, {
+      path: `/api/chats/${chat.id}`,
+      method: "DELETE",
+      params: { id: chat.id },
+      browser,
+    });
+    expect(deleted.status).toBe(204);
+    expect(await listTitles(database, browser)).toEqual([]);
+    const gone = await call(database, chatRoute.GET, {
+      path: `/api/chats/${chat.id}`,
+      params: { id: chat.id },
+      browser,
+    });
+    expect(gone.status).toBe(404);
+  });
+
+  it("lists the most recently updated chat first", async () => {
+    const database = use();
+    for (const title of ["first", "second"]) {
+      await call(database, chatsRoute.POST, {
+        path: "/api/chats",
+        method: "POST",
+        body: { title },
+        browser,
+      });
+    }
+    expect(await listTitles(database, browser)).toEqual(["second", "first"]);
+  });
+
+  it("rejects bad input with a clear 4xx and writes nothing", async () => {
+    const database = use();
+    const before = await listTitles(database, browser);
+    const created = await call(database, chatsRoute.POST, {
+      path: "/api/chats",
+      method: "POST",
+      body: { title: "keep me" },
+      browser,
+    });
+    const { chat } = (await created.json()) as { chat: ChatJson };
+    const after = await listTitles(database, browser);
+
+    const cases: Array<{
+      name: string;
+      status: number;
+      message: RegExp;
+      send: () => Promise<Response>;
+    }> = [
+      {
+        name: "malformed JSON",
+        status: 400,
+        message: /not valid JSON/,
+        send: () =>
+          call(database, chatsRoute.POST, {
+            path: "/api/chats",
+            method: "POST",
+            rawBody: "{title:",
+            browser,
+          }),
+      },
+      {
+        name: "wrong type",
+        status: 400,
+        message: /title must be a string/,
+        send: () =>
+          call(database, chatsRoute.POST, {
+            path: "/api/chats",
+            method: "POST",
+            body: { title: 42 },
+            browser,
+          }),
+      },
+      {
+        name: "oversized title",
+        status: 400,
+        message: new RegExp(`at most ${TITLE_MAX_CHARS}`),
+        send: () =>
+          call(database, chatsRoute.POST, {
+            path: "/api/chats",
+            method: "POST",
+            body: { title: "x".repeat(TITLE_MAX_CHARS + 1) },
+            browser,
+          }),
+      },
+      {
+        name: "empty title",
+        status: 400,
+        message: /must not be empty/,
+        send: () =>
+          call(database, chatRoute.PATCH, {
+            path: `/api/chats/${chat.id}`,
+            method: "PATCH",
+            body: { title: "   " },
+            params: { id: chat.id },
+            browser,
+          }),
+      },
+      {
+        name: "unknown field",
+        status: 400,
+        message: /Unrecognized key/i,
+        send: () =>
+          call(database, chatRoute.PATCH, {
+            path: `/api/chats/${chat.id}`,
+            method: "PATCH",
+            body: { title: "ok", version: 9 },
+            params: { id: chat.id },
+            browser,
+          }),
+      },
+      {
+        name: "nothing to update",
+        status: 400,
+        message: /nothing to update/,
+        send: () =>
+          call(database, chatRoute.PATCH, {
+            path: `/api/chats/${chat.id}`,
+            method: "PATCH",
+            body: {},
+            params: { id: chat.id },
+            browser,
+          }),
+      },
+      {
+        name: "bad model id",
+        status: 400,
+        message: /provider:model/,
+        send: () =>
+          call(database, chatRoute.PATCH, {
+            path: `/api/chats/${chat.id}`,
+            method: "PATCH",
+            body: { modelId: "gpt" },
+            params: { id: chat.id },
+            browser,
+          }),
+      },
+      {
+        name: "array body",
+        status: 400,
+        message: /object/i,
+        send: () =>
+          call(database, chatsRoute.POST, {
+            path: "/api/chats",
+            method: "POST",
+            body: [1, 2],
+            browser,
+          }),
+      },
+      {
+        name: "unknown id",
+        status: 404,
+        message: /Chat not found/,
+        send: () =>
+          call(database, chatRoute.PATCH, {
+            path: "/api/chats/0b9f0b4e-5d0c-4d3e-9f57-000000000000",
+            method: "PATCH",
+            body: { title: "x" },
+            params: { id: "0b9f0b4e-5d0c-4d3e-9f57-000000000000" },
+            browser,
+          }),
+      },
+      {
+        name: "malformed id",
+        status: 404,
+        message: /Chat not found/,
+        send: () =>
+          call(database, chatRoute.DELETE, {
+            path: "/api/chats/not-a-uuid",
+            method: "DELETE",
+            params: { id: "not-a-uuid" },
+            browser,
+          }),
+      },
+      {
+        name: "oversized body",
+        status: 413,
+        message: /over/,
+        send: () =>
+          call(database, chatsRoute.POST, {
+            path: "/api/chats",
+            method: "POST",
+            rawBody: JSON.stringify({ title: "y".repeat(1_100_000) }),
+            browser,
+          }),
+      },
+      {
+        name: "signed out",
+        status: 401,
+        message: /sign in/,
+        send: () =>
+          call(database, chatsRoute.POST, {
+            path: "/api/chats",
+            method: "POST",
+            body: { title: "sneaky" },
+            browser: anonymous(),
+          }),
+      },
+    ];
+    for (const c of cases) {
+      const response = await c.send();
+      expect(response.status, c.name).toBe(c.status);
+      const json = (await response.json()) as { error: { message: string } };
+      expect(json.error.message, c.name).toMatch(c.message);
+    }
+    expect(await listTitles(database, browser)).toEqual(after);
+    expect(after).toEqual(["keep me", ...before]);
+  });
+
+  it("reports the database as healthy", async () => {
+    const database = use();
+    const { withDatabase } = await import("@/lib/db/client");
+    const response = await withDatabase(database, () => healthRoute.GET());
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      status: "ok",
+      database: { ok: true, driver: database.driver },
+    });
+  });
+});
