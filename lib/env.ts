@@ -32,6 +32,60 @@ const bool = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
   .transform((v) => ["true", "1", "yes", "on"].includes(v));
 const url = z.url();
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** Provider ids Fold defines itself; an OpenAI-compatible server cannot take one of these names. */
+export const BUILT_IN_PROVIDER_IDS = [
+  "openai",
+  "anthropic",
+  "google",
+  "openrouter",
+  "demo",
+] as const;
+/** Servers after the first are numbered `OPENAI_COMPATIBLE_2_*` … `OPENAI_COMPATIBLE_9_*`. */
+export const MAX_OPENAI_COMPATIBLE_SERVERS = 9;
+
+export type OpenAICompatibleServer = { name: string; baseUrl: string; apiKey?: string };
+
+const providerName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lowercase letters, digits and dashes");
+
+/**
+ * `OPENAI_COMPATIBLE_*` (name `local`), then `OPENAI_COMPATIBLE_2_*` (name `local2`) and so
+ * on. A server without a base URL is not configured; one whose name is taken is skipped.
+ */
+function openaiCompatibleServers(source: Source, warn: Warn): OpenAICompatibleServer[] {
+  const servers: OpenAICompatibleServer[] = [];
+  const taken = new Set<string>(BUILT_IN_PROVIDER_IDS);
+  for (let n = 1; n <= MAX_OPENAI_COMPATIBLE_SERVERS; n++) {
+    const prefix = n === 1 ? "OPENAI_COMPATIBLE_" : `OPENAI_COMPATIBLE_${n}_`;
+    const rawBaseUrl = source[`${prefix}BASE_URL`]?.trim();
+    const apiKey = source[`${prefix}API_KEY`]?.trim() || undefined;
+    if (!rawBaseUrl) {
+      if (apiKey || source[`${prefix}NAME`]?.trim()) {
+        warn(`${prefix}BASE_URL is not set; ignoring the other ${prefix}* variables`);
+      }
+      continue;
+    }
+    const baseUrl = knob(
+      source,
+      `${prefix}BASE_URL`,
+      httpUrl,
+      undefined as string | undefined,
+      warn,
+    );
+    if (!baseUrl) continue;
+    const name = knob(source, `${prefix}NAME`, providerName, n === 1 ? "local" : `local${n}`, warn);
+    if (taken.has(name)) {
+      warn(`${prefix}NAME=${JSON.stringify(name)} is already a provider name; skipping ${baseUrl}`);
+      continue;
+    }
+    taken.add(name);
+    servers.push(apiKey ? { name, baseUrl, apiKey } : { name, baseUrl });
+  }
+  return servers;
+}
 
 export const COMPACTION_DEFAULTS = {
   triggerRatio: 0.8,
@@ -67,17 +121,7 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
       anthropicApiKey: optionalString("ANTHROPIC_API_KEY"),
       googleApiKey: optionalString("GOOGLE_GENERATIVE_AI_API_KEY"),
       openrouterApiKey: optionalString("OPENROUTER_API_KEY"),
-      openaiCompatibleBaseUrl: k(
-        "OPENAI_COMPATIBLE_BASE_URL",
-        url,
-        undefined as string | undefined,
-      ),
-      openaiCompatibleApiKey: optionalString("OPENAI_COMPATIBLE_API_KEY"),
-      openaiCompatibleName: k(
-        "OPENAI_COMPATIBLE_NAME",
-        z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lowercase letters, digits and dashes"),
-        "local",
-      ),
+      openaiCompatible: openaiCompatibleServers(source, warn),
     },
     demoModel: k("DEMO_MODEL", z.enum(["auto", "always", "never"]), "auto"),
     fetchUrlAllowPrivate: k("FETCH_URL_ALLOW_PRIVATE", bool, false),

@@ -1,28 +1,111 @@
 "use client";
 
-import { ArrowUp } from "lucide-react";
+import { ArrowUp, Square } from "lucide-react";
+import {
+  type FormEvent,
+  type KeyboardEvent,
+  type ReactNode,
+  useEffect,
+  useRef,
+  useState,
+} from "react";
 
-/** The message box. Sending arrives with streamed chat turns; until then it is shown disabled. */
-export function Composer({ disabledReason }: { disabledReason: string }) {
+type Props = {
+  onSend: (text: string) => void;
+  onStop: () => void;
+  busy: boolean;
+  disabled?: boolean;
+  placeholder?: string;
+  /** Controls under the text box: the model picker (and, later, the context ring). */
+  toolbar?: ReactNode;
+  maxChars: number;
+};
+
+/** The message box: Enter sends, Shift+Enter adds a line, a stop button while a reply streams. */
+export function Composer({
+  onSend,
+  onStop,
+  busy,
+  disabled,
+  placeholder,
+  toolbar,
+  maxChars,
+}: Props) {
+  const [text, setText] = useState("");
+  const area = useRef<HTMLTextAreaElement>(null);
+  const tooLong = text.length > maxChars;
+  const canSend = !busy && !disabled && text.trim().length > 0 && !tooLong;
+
+  // Grow with the text up to a limit.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-measure whenever the text changes
+  useEffect(() => {
+    const el = area.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
+  }, [text]);
+
+  function submit(event?: FormEvent) {
+    event?.preventDefault();
+    if (!canSend) return;
+    onSend(text.trim());
+    setText("");
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  }
+
   return (
-    <div className="border-t border-line bg-white px-4 py-3">
-      <div className="mx-auto flex max-w-3xl items-end gap-2 rounded-2xl border border-line bg-panel px-3 py-2">
+    <form onSubmit={submit} className="border-t border-line bg-white px-4 py-3">
+      <div className="mx-auto max-w-3xl rounded-2xl border border-line bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-300">
         <textarea
+          ref={area}
           aria-label="Message"
-          disabled
           rows={1}
-          placeholder={disabledReason}
-          className="max-h-48 min-h-9 flex-1 resize-none bg-transparent py-1.5 text-sm outline-none disabled:cursor-not-allowed"
+          value={text}
+          disabled={disabled}
+          placeholder={placeholder ?? "Message Fold… (Enter to send, Shift+Enter for a new line)"}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={onKeyDown}
+          className="max-h-60 min-h-9 w-full resize-none bg-transparent py-1.5 text-sm outline-none disabled:cursor-not-allowed"
         />
-        <button
-          type="button"
-          disabled
-          aria-label="Send message"
-          className="rounded-full bg-ink p-2 text-white disabled:opacity-40"
-        >
-          <ArrowUp size={16} />
-        </button>
+        <div className="flex items-center justify-between gap-2">
+          <div className="flex min-w-0 items-center gap-2">{toolbar}</div>
+          <div className="flex items-center gap-2">
+            {tooLong ? (
+              <span className="text-xs text-red-600">
+                {text.length.toLocaleString("en-US")} / {maxChars.toLocaleString("en-US")}{" "}
+                characters
+              </span>
+            ) : null}
+            {busy ? (
+              <button
+                type="button"
+                onClick={onStop}
+                aria-label="Stop"
+                title="Stop"
+                className="rounded-full bg-ink p-2 text-white hover:bg-zinc-700"
+              >
+                <Square size={14} fill="currentColor" />
+              </button>
+            ) : (
+              <button
+                type="submit"
+                disabled={!canSend}
+                aria-label="Send message"
+                title="Send (Enter)"
+                className="rounded-full bg-ink p-2 text-white hover:bg-zinc-700 disabled:opacity-30"
+              >
+                <ArrowUp size={16} />
+              </button>
+            )}
+          </div>
+        </div>
       </div>
-    </div>
+    </form>
   );
 }

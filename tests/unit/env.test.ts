@@ -53,6 +53,61 @@ describe("environment", () => {
     expect(env.compaction.summarizerModels).toEqual(["openai:gpt-4o-mini", "demo:demo"]);
   });
 
+  it("reads numbered OpenAI-compatible servers with default names", () => {
+    const env = loadEnv(
+      {
+        OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:11434/v1",
+        OPENAI_COMPATIBLE_2_BASE_URL: "http://10.0.0.2:8000/v1/",
+        OPENAI_COMPATIBLE_2_API_KEY: " secret ",
+        OPENAI_COMPATIBLE_9_BASE_URL: "https://llm.example.com/v1",
+        OPENAI_COMPATIBLE_9_NAME: "gpu-box",
+      },
+      quiet,
+    );
+    expect(env.providers.openaiCompatible).toEqual([
+      { name: "local", baseUrl: "http://127.0.0.1:11434/v1" },
+      { name: "local2", baseUrl: "http://10.0.0.2:8000/v1/", apiKey: "secret" },
+      { name: "gpu-box", baseUrl: "https://llm.example.com/v1" },
+    ]);
+    expect(loadEnv({}, quiet).providers.openaiCompatible).toEqual([]);
+  });
+
+  it("skips an OpenAI-compatible server whose name is taken and says why", () => {
+    const warnings: string[] = [];
+    const env = loadEnv(
+      {
+        OPENAI_COMPATIBLE_BASE_URL: "http://a.example/v1",
+        OPENAI_COMPATIBLE_NAME: "openai",
+        OPENAI_COMPATIBLE_2_BASE_URL: "http://b.example/v1",
+        OPENAI_COMPATIBLE_2_NAME: "box",
+        OPENAI_COMPATIBLE_3_BASE_URL: "http://c.example/v1",
+        OPENAI_COMPATIBLE_3_NAME: "box",
+        OPENAI_COMPATIBLE_4_BASE_URL: "http://d.example/v1",
+        OPENAI_COMPATIBLE_4_NAME: "Not Valid",
+        OPENAI_COMPATIBLE_5_BASE_URL: "ftp://e.example/v1",
+        OPENAI_COMPATIBLE_6_API_KEY: "orphan",
+      },
+      (m) => warnings.push(m),
+    );
+    expect(env.providers.openaiCompatible).toEqual([
+      { name: "box", baseUrl: "http://b.example/v1" },
+      { name: "local4", baseUrl: "http://d.example/v1" },
+    ]);
+    for (const name of [
+      "OPENAI_COMPATIBLE_NAME",
+      "OPENAI_COMPATIBLE_3_NAME",
+      "OPENAI_COMPATIBLE_4_NAME",
+      "OPENAI_COMPATIBLE_5_BASE_URL",
+      "OPENAI_COMPATIBLE_6_BASE_URL",
+    ]) {
+      expect(
+        warnings.some((w) => w.startsWith(name)),
+        name,
+      ).toBe(true);
+    }
+    expect(warnings).toHaveLength(5);
+  });
+
   it(".env.example documents every compaction knob with the code's default", () => {
     const example = readFileSync(".env.example", "utf8");
     const documented = Object.fromEntries(
@@ -68,7 +123,17 @@ describe("environment", () => {
       COMPACTION_SUMMARY_RATIO: String(COMPACTION_DEFAULTS.summaryRatio),
       COMPACTION_BULKY_RATIO: String(COMPACTION_DEFAULTS.bulkyRatio),
       COMPACTION_SUMMARIZER_TIMEOUT_MS: String(COMPACTION_DEFAULTS.summarizerTimeoutMs),
+      DEMO_MODEL: loadEnv({}, quiet).demoModel,
     };
+    const [first, second] = loadEnv(
+      {
+        OPENAI_COMPATIBLE_BASE_URL: "http://a.example/v1",
+        OPENAI_COMPATIBLE_2_BASE_URL: "http://b.example/v1",
+      },
+      quiet,
+    ).providers.openaiCompatible;
+    expected.OPENAI_COMPATIBLE_NAME = first?.name ?? "";
+    expected.OPENAI_COMPATIBLE_2_NAME = second?.name ?? "";
     for (const [name, value] of Object.entries(expected))
       expect(documented[name], name).toBe(value);
     for (const name of [
@@ -82,6 +147,9 @@ describe("environment", () => {
       "OPENAI_COMPATIBLE_BASE_URL",
       "OPENAI_COMPATIBLE_API_KEY",
       "OPENAI_COMPATIBLE_NAME",
+      "OPENAI_COMPATIBLE_2_BASE_URL",
+      "OPENAI_COMPATIBLE_2_API_KEY",
+      "OPENAI_COMPATIBLE_2_NAME",
       "COMPACTION_SUMMARIZER_MODELS",
     ]) {
       expect(name in documented, name).toBe(true);

@@ -1,5 +1,5 @@
 import { requireUser } from "@/lib/auth/guards";
-import { createChatBody, DEFAULT_CHAT_TITLE } from "@/lib/chats/schemas";
+import { createChatBody, DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { createChat, listChats } from "@/lib/db/queries/chats";
 import { readJson, route } from "@/lib/http/route";

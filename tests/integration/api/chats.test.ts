@@ -2,7 +2,7 @@ import { expect, it } from "vitest";
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import * as healthRoute from "@/app/api/health/route";
-import { TITLE_MAX_CHARS } from "@/lib/chats/schemas";
+import { TITLE_MAX_CHARS } from "@/lib/chat/schemas";
 import type { Database } from "@/lib/db/client";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";

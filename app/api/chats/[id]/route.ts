@@ -1,5 +1,5 @@
 import { requireChat, requireUser } from "@/lib/auth/guards";
-import { updateChatBody } from "@/lib/chats/schemas";
+import { updateChatBody } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { deleteChat, listMessages, updateChat } from "@/lib/db/queries/chats";
 import { AppError } from "@/lib/errors";

@@ -1,0 +1,161 @@
+"use client";
+
+import { useChat } from "@ai-sdk/react";
+import { DefaultChatTransport } from "ai";
+import { AlertCircle, ArrowDown, RotateCcw } from "lucide-react";
+import { useRouter } from "next/navigation";
+import { useMemo, useRef, useState } from "react";
+import { MESSAGE_MAX_CHARS } from "@/lib/chat/limits";
+import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import { Composer } from "./composer";
+import { MessageView } from "./message-view";
+import { ModelPicker } from "./model-picker";
+import { useModels } from "./use-models";
+import { useStickToBottom } from "./use-stick-to-bottom";
+
+type Props = {
+  chatId: string;
+  initialMessages: FoldUIMessage[];
+  initialModelId: string | null;
+};
+
+export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
+  const router = useRouter();
+  const models = useModels();
+  const [pickedModelId, setPickedModelId] = useState(initialModelId);
+  const modelId = pickedModelId ?? (models.status === "ready" ? models.defaultModelId : null);
+  const modelRef = useRef(modelId);
+  modelRef.current = modelId;
+
+  const transport = useMemo(
+    () =>
+      new DefaultChatTransport<FoldUIMessage>({
+        api: "/api/chat",
+        // Only the new message travels; the server holds the history.
+        prepareSendMessagesRequest: ({ messages, trigger, messageId }) => ({
+          body:
+            trigger === "submit-message"
+              ? {
+                  trigger,
+                  chatId,
+                  modelId: modelRef.current ?? undefined,
+                  message: messages[messages.length - 1],
+                }
+              : { trigger, chatId, modelId: modelRef.current ?? undefined, messageId },
+        }),
+      }),
+    [chatId],
+  );
+
+  const { messages, sendMessage, regenerate, stop, status, error, clearError } =
+    useChat<FoldUIMessage>({
+      id: chatId,
+      messages: initialMessages,
+      transport,
+      onFinish: () => router.refresh(),
+    });
+
+  const busy = status === "submitted" || status === "streaming";
+  const { ref, pinned, onScroll, scrollToBottom } = useStickToBottom<HTMLDivElement>(messages);
+  const lastAssistantId = [...messages].reverse().find((m) => m.role === "assistant")?.id;
+  const lastIsUser = messages[messages.length - 1]?.role === "user";
+
+  async function changeModel(next: string) {
+    setPickedModelId(next);
+    await fetch(`/api/chats/${chatId}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ modelId: next }),
+    });
+  }
+
+  const toolbar =
+    models.status === "ready" ? (
+      <ModelPicker models={models.models} value={modelId} onChange={changeModel} disabled={busy} />
+    ) : (
+      <span className="text-xs text-muted">
+        {models.status === "loading" ? "Loading models…" : models.message}
+      </span>
+    );
+
+  return (
+    <>
+      <div ref={ref} onScroll={onScroll} className="relative min-h-0 flex-1 overflow-y-auto">
+        <div className="mx-auto max-w-3xl space-y-6 px-4 py-6">
+          {messages.length === 0 ? (
+            <div className="py-24 text-center">
+              <p className="text-base font-medium">What's on your mind?</p>
+              <p className="mt-1 text-sm text-muted">
+                Ask anything. Long chats are fine: Fold folds old turns into a summary.
+              </p>
+            </div>
+          ) : null}
+          {messages.map((message, index) => (
+            <MessageView
+              key={message.id}
+              message={message}
+              streaming={status === "streaming" && index === messages.length - 1}
+              isLastAssistant={message.id === lastAssistantId}
+              busy={busy}
+              onRegenerate={() => regenerate({ messageId: message.id })}
+              onEdit={(text) => sendMessage({ text, messageId: message.id })}
+            />
+          ))}
+          {status === "submitted" ? (
+            <p className="animate-pulse text-sm text-muted" aria-live="polite">
+              Thinking…
+            </p>
+          ) : null}
+          {error ? (
+            <div
+              role="alert"
+              className="flex items-start gap-3 rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+            >
+              <AlertCircle size={16} className="mt-0.5 shrink-0" />
+              <p className="flex-1">{error.message}</p>
+              <button
+                type="button"
+                onClick={() => {
+                  clearError();
+                  void regenerate();
+                }}
+                className="inline-flex items-center gap-1 font-medium hover:underline"
+              >
+                <RotateCcw size={14} /> Retry
+              </button>
+            </div>
+          ) : !busy && lastIsUser ? (
+            <div className="flex items-center gap-3 text-sm text-muted">
+              <span>This message has no reply yet.</span>
+              <button
+                type="button"
+                onClick={() => void regenerate()}
+                className="inline-flex items-center gap-1 font-medium text-ink hover:underline"
+              >
+                <RotateCcw size={14} /> Get a reply
+              </button>
+            </div>
+          ) : null}
+        </div>
+        {!pinned ? (
+          <button
+            type="button"
+            onClick={scrollToBottom}
+            aria-label="Scroll to the latest message"
+            className="sticky bottom-3 left-1/2 mx-auto flex -translate-x-1/2 items-center rounded-full border border-line bg-white p-2 shadow"
+          >
+            <ArrowDown size={16} />
+          </button>
+        ) : null}
+      </div>
+      <Composer
+        onSend={(text) => sendMessage({ text })}
+        onStop={() => void stop()}
+        busy={busy}
+        disabled={!modelId}
+        toolbar={toolbar}
+        maxChars={MESSAGE_MAX_CHARS}
+      />
+    </>
+  );
+}

@@ -1,0 +1,156 @@
+"use client";
+
+import { getToolName, isToolUIPart } from "ai";
+import { Pencil } from "lucide-react";
+import { type KeyboardEvent, useState } from "react";
+import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import { messageText } from "@/lib/chat/ui-message";
+import { Markdown } from "./message/markdown";
+import { MessageActions } from "./message/message-actions";
+import { ToolCall } from "./message/tool-call";
+
+type Props = {
+  message: FoldUIMessage;
+  streaming: boolean;
+  isLastAssistant: boolean;
+  busy: boolean;
+  onRegenerate: () => void;
+  onEdit: (text: string) => void;
+};
+
+export function MessageView({
+  message,
+  streaming,
+  isLastAssistant,
+  busy,
+  onRegenerate,
+  onEdit,
+}: Props) {
+  if (message.role === "user") return <UserMessage message={message} busy={busy} onEdit={onEdit} />;
+  const text = messageText(message);
+  const durations = message.metadata?.toolDurationsMs ?? {};
+  return (
+    <div className="group space-y-2" data-role="assistant">
+      {message.parts.map((part, index) => {
+        const key = `${message.id}-${index}`;
+        if (part.type === "text")
+          return <Markdown key={key} text={part.text} streaming={streaming} />;
+        if (part.type === "reasoning" && part.text.trim()) {
+          return (
+            <details key={key} className="text-xs text-muted">
+              <summary className="cursor-pointer select-none">Reasoning</summary>
+              <p className="mt-1 whitespace-pre-wrap">{part.text}</p>
+            </details>
+          );
+        }
+        if (isToolUIPart(part)) {
+          return (
+            <ToolCall
+              key={key}
+              name={getToolName(part)}
+              input={part.input}
+              output={part.state === "output-available" ? part.output : undefined}
+              errorText={part.state === "output-error" ? part.errorText : undefined}
+              state={
+                part.state === "output-available" ||
+                part.state === "output-error" ||
+                part.state === "input-available"
+                  ? part.state
+                  : "input-streaming"
+              }
+              durationMs={durations[part.toolCallId]}
+            />
+          );
+        }
+        return null;
+      })}
+      {!streaming && (text || message.metadata?.stats) ? (
+        <MessageActions
+          text={text}
+          stats={message.metadata?.stats}
+          onRegenerate={isLastAssistant && !busy ? onRegenerate : undefined}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+function UserMessage({
+  message,
+  busy,
+  onEdit,
+}: {
+  message: FoldUIMessage;
+  busy: boolean;
+  onEdit: (text: string) => void;
+}) {
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(messageText(message));
+  const text = messageText(message);
+
+  function save() {
+    const next = draft.trim();
+    setEditing(false);
+    if (next && next !== text) onEdit(next);
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      save();
+    }
+    if (event.key === "Escape") setEditing(false);
+  }
+
+  if (editing) {
+    return (
+      <div className="ml-auto w-full max-w-[85%] space-y-2">
+        <textarea
+          aria-label="Edit message"
+          value={draft}
+          rows={Math.min(8, draft.split("\n").length + 1)}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={onKeyDown}
+          className="w-full resize-none rounded-2xl border border-line bg-white px-4 py-2 text-sm outline-none focus:ring-2 focus:ring-zinc-200"
+        />
+        <div className="flex justify-end gap-2 text-xs">
+          <button
+            type="button"
+            onClick={() => setEditing(false)}
+            className="rounded-lg px-3 py-1.5 hover:bg-zinc-100"
+          >
+            Cancel
+          </button>
+          <button
+            type="button"
+            onClick={save}
+            className="rounded-lg bg-ink px-3 py-1.5 text-white hover:bg-zinc-700"
+          >
+            Save & send
+          </button>
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <div className="group flex items-start justify-end gap-1" data-role="user">
+      {!busy ? (
+        <button
+          type="button"
+          aria-label="Edit message"
+          onClick={() => {
+            setDraft(text);
+            setEditing(true);
+          }}
+          className="mt-2 rounded p-1 text-zinc-400 opacity-0 transition group-hover:opacity-100 hover:text-ink focus:opacity-100"
+        >
+          <Pencil size={14} />
+        </button>
+      ) : null}
+      <div className="max-w-[85%] rounded-2xl bg-zinc-100 px-4 py-2 text-sm whitespace-pre-wrap">
+        {text}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import { APICallError, RetryError } from "ai";
+
+const BODY_EXCERPT_CHARS = 300;
+
+function providerMessage(error: APICallError): string | undefined {
+  if (!error.responseBody) return undefined;
+  try {
+    const body = JSON.parse(error.responseBody) as {
+      error?: { message?: string } | string;
+      message?: string;
+    };
+    if (typeof body.error === "string") return body.error;
+    return body.error?.message ?? body.message;
+  } catch {
+    return error.responseBody.slice(0, BODY_EXCERPT_CHARS);
+  }
+}
+
+/** A sentence a user can act on, never the SDK's generic "An error occurred". */
+export function describeModelError(error: unknown): string {
+  // After the SDK's own retries, the last attempt's error is the one that matters.
+  if (RetryError.isInstance(error) && error.lastError !== undefined) {
+    return describeModelError(error.lastError);
+  }
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode;
+    const detail = providerMessage(error) ?? error.message;
+    if (status === 401 || status === 403)
+      return `The model provider rejected Fold's credentials (${status}). An admin should check the API key.`;
+    if (status === 429)
+      return "The model provider is rate-limiting requests. Wait a moment and retry.";
+    if (status !== undefined && status >= 500)
+      return `The model provider had an internal error (${status}). Retry in a moment.`;
+    return `The model provider refused the request${status ? ` (${status})` : ""}: ${detail}`;
+  }
+  if (error instanceof Error) {
+    if (error.name === "AbortError" || /aborted/i.test(error.message))
+      return "The reply was stopped.";
+    if (
+      /fetch failed|ECONNREFUSED|ENOTFOUND|terminated|socket/i.test(
+        `${error.message} ${String(error.cause ?? "")}`,
+      )
+    ) {
+      return "Fold could not reach the model provider, or the connection dropped mid-reply. Retry in a moment.";
+    }
+    return `The reply failed: ${error.message}`;
+  }
+  return "The reply failed for an unknown reason. Retry in a moment.";
+}

@@ -1,0 +1,161 @@
+/**
+ * Model lists that providers publish over HTTP (OpenAI-compatible `/v1/models`, OpenRouter),
+ * fetched with a timeout, cached, and shared between concurrent callers. A provider that is
+ * down contributes no models and a warning; listing models never fails because of it.
+ */
+import { z } from "zod";
+import { log } from "@/lib/log";
+
+/** A model list that has not answered by then is treated as down. */
+export const MODEL_LIST_TIMEOUT_MS = 5_000;
+/** Lists change rarely; a minute keeps the picker fresh without a request per page load. */
+export const MODEL_LIST_TTL_MS = 60_000;
+/** A failed list is retried sooner, so a server that was just started shows up quickly. */
+export const MODEL_LIST_RETRY_MS = 10_000;
+
+/** One model as a provider lists it, before Fold gives it an id. */
+export type RemoteModel = {
+  model: string;
+  label?: string;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+};
+
+export type FetchFunction = typeof globalThis.fetch;
+
+const tokenCount = z.number().int().positive();
+
+/** vLLM reports `max_model_len`; Ollama, LM Studio and llama.cpp list ids only. */
+const openaiCompatibleEntry = z.object({
+  id: z.string().min(1),
+  max_model_len: tokenCount.nullish(),
+});
+
+const openrouterEntry = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1).nullish(),
+  context_length: tokenCount.nullish(),
+  top_provider: z.object({ max_completion_tokens: tokenCount.nullish() }).nullish(),
+});
+
+const listEnvelope = z.object({ data: z.array(z.unknown()) });
+
+/** Parses `{ data: [...] }`, skipping entries that do not fit rather than dropping the list. */
+function parseEntries<T>(json: unknown, entry: z.ZodType<T>): T[] {
+  const list = listEnvelope.parse(json);
+  return list.data.flatMap((item) => {
+    const parsed = entry.safeParse(item);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+export function parseOpenAICompatibleModels(json: unknown): RemoteModel[] {
+  return parseEntries(json, openaiCompatibleEntry).map((entry) => ({
+    model: entry.id,
+    contextWindow: entry.max_model_len ?? undefined,
+  }));
+}
+
+export function parseOpenRouterModels(json: unknown): RemoteModel[] {
+  return parseEntries(json, openrouterEntry).map((entry) => ({
+    model: entry.id,
+    label: entry.name ?? undefined,
+    contextWindow: entry.context_length ?? undefined,
+    maxOutputTokens: entry.top_provider?.max_completion_tokens ?? undefined,
+  }));
+}
+
+/** `{baseUrl}/models`: the base URL already ends in /v1, and a trailing slash must not double. */
+export function modelsUrl(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}/models`;
+}
+
+export type ModelListSource = {
+  /** Provider id, for the warning when the list is unavailable. */
+  provider: string;
+  url: string;
+  apiKey?: string;
+  parse: (json: unknown) => RemoteModel[];
+};
+
+export type ModelListOptions = {
+  fetch?: FetchFunction;
+  /** Clock for the cache, in ms; injectable for tests. */
+  now?: () => number;
+};
+
+export type ModelList = {
+  /** The cached list, or one shared fetch; a caller's signal only stops that caller waiting. */
+  get(signal?: AbortSignal): Promise<RemoteModel[]>;
+  clear(): void;
+};
+
+/** A provider's model list behind a cache with single-flight fetching. */
+export function createModelList(
+  source: ModelListSource,
+  options: ModelListOptions = {},
+): ModelList {
+  const now = options.now ?? Date.now;
+  let cached: { models: RemoteModel[]; expiresAt: number } | undefined;
+  let inFlight: Promise<RemoteModel[]> | undefined;
+  let generation = 0;
+
+  async function refresh(started: number): Promise<RemoteModel[]> {
+    let models: RemoteModel[] = [];
+    let ttlMs = MODEL_LIST_TTL_MS;
+    try {
+      models = await fetchModelList(source, options.fetch ?? globalThis.fetch);
+    } catch (error) {
+      ttlMs = MODEL_LIST_RETRY_MS;
+      log.warn(
+        { provider: source.provider, url: source.url, err: error },
+        "model list unavailable; this provider contributes no models",
+      );
+    }
+    // A clear() while this fetch ran must not let its result back into the cache.
+    if (started === generation) cached = { models, expiresAt: now() + ttlMs };
+    return models;
+  }
+
+  return {
+    get(signal) {
+      if (cached && cached.expiresAt > now()) return Promise.resolve(cached.models);
+      if (!inFlight) {
+        const shared = refresh(generation).finally(() => {
+          if (inFlight === shared) inFlight = undefined;
+        });
+        inFlight = shared;
+      }
+      return abortable(inFlight, signal);
+    },
+    clear() {
+      generation++;
+      cached = undefined;
+      inFlight = undefined;
+    },
+  };
+}
+
+async function fetchModelList(source: ModelListSource, fetch: FetchFunction) {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (source.apiKey) headers.authorization = `Bearer ${source.apiKey}`;
+  const response = await fetch(source.url, {
+    headers,
+    signal: AbortSignal.timeout(MODEL_LIST_TIMEOUT_MS),
+  });
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`GET ${source.url} answered ${response.status}`);
+  }
+  return source.parse(await response.json());
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

@@ -1,0 +1,73 @@
+import type { FinishReason, LanguageModelUsage } from "ai";
+import { z } from "zod";
+
+/**
+ * Per-message stats (DESIGN §11): one builder feeds both the `finish` chunk the
+ * browser sees and the metadata the database stores, so they cannot drift.
+ */
+
+export const messageStatsSchema = z.object({
+  model: z.string(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  cacheWriteTokens: z.number().int().nonnegative(),
+  reasoningTokens: z.number().int().nonnegative(),
+  /** Input tokens of the last step: how full the context was at the end of the turn. */
+  contextTokens: z.number().int().nonnegative(),
+  steps: z.number().int().nonnegative(),
+  /** Epoch milliseconds. */
+  startedAt: z.number(),
+  firstTokenAt: z.number().nullable(),
+  finishedAt: z.number(),
+  finishReason: z.string(),
+});
+
+export type MessageStats = z.infer<typeof messageStatsSchema>;
+
+export const messageMetadataSchema = z.object({
+  stats: messageStatsSchema.optional(),
+  /** Tool call id → how long the tool ran, in milliseconds. */
+  toolDurationsMs: z.record(z.string(), z.number().nonnegative()).optional(),
+  /** Set on a reply that failed: a readable reason; such a reply is not a finished answer. */
+  error: z.string().optional(),
+});
+
+export type MessageMetadata = z.infer<typeof messageMetadataSchema>;
+
+export function buildStats(input: {
+  model: string;
+  totalUsage: LanguageModelUsage;
+  lastStepUsage: LanguageModelUsage | undefined;
+  steps: number;
+  startedAt: number;
+  firstTokenAt: number | null;
+  finishedAt: number;
+  finishReason: FinishReason | string;
+}): MessageStats {
+  const u = input.totalUsage;
+  return {
+    model: input.model,
+    inputTokens: u.inputTokens ?? 0,
+    outputTokens: u.outputTokens ?? 0,
+    cacheReadTokens: u.inputTokenDetails?.cacheReadTokens ?? 0,
+    cacheWriteTokens: u.inputTokenDetails?.cacheWriteTokens ?? 0,
+    reasoningTokens: u.outputTokenDetails?.reasoningTokens ?? 0,
+    contextTokens: input.lastStepUsage?.inputTokens ?? u.inputTokens ?? 0,
+    steps: input.steps,
+    startedAt: input.startedAt,
+    firstTokenAt: input.firstTokenAt,
+    finishedAt: input.finishedAt,
+    finishReason: String(input.finishReason),
+  };
+}
+
+/** Figures derived for display: time to first token, total time, output speed. */
+export function deriveTimings(stats: MessageStats) {
+  const ttftMs = stats.firstTokenAt === null ? null : stats.firstTokenAt - stats.startedAt;
+  const totalMs = stats.finishedAt - stats.startedAt;
+  const generatingMs =
+    stats.firstTokenAt === null ? totalMs : stats.finishedAt - stats.firstTokenAt;
+  const tokensPerSecond = generatingMs > 0 ? (stats.outputTokens * 1000) / generatingMs : null;
+  return { ttftMs, totalMs, tokensPerSecond };
+}

@@ -1,0 +1,21 @@
+import { DEFAULT_CHAT_TITLE } from "./schemas";
+
+const TITLE_TARGET_CHARS = 60;
+
+/**
+ * A chat's title from its first message: the first line, cut on a word
+ * boundary. Deterministic and free — no extra model call that could fail or
+ * cost tokens before the user has seen an answer.
+ */
+export function titleFromMessage(text: string): string {
+  const firstLine = text.split("\n").find((line) => line.trim()) ?? "";
+  const clean = firstLine
+    .replace(/\s+/g, " ")
+    .replace(/^[#>*\-\s]+/, "")
+    .trim();
+  if (!clean) return DEFAULT_CHAT_TITLE;
+  if (clean.length <= TITLE_TARGET_CHARS) return clean;
+  const cut = clean.slice(0, TITLE_TARGET_CHARS);
+  const lastSpace = cut.lastIndexOf(" ");
+  return `${(lastSpace > TITLE_TARGET_CHARS / 2 ? cut.slice(0, lastSpace) : cut).replace(/[,.;:!?-]+$/, "")}…`;
+}

@@ -1,0 +1,53 @@
+import type { UIMessage } from "ai";
+import { z } from "zod";
+import type { Message } from "@/lib/db/schema";
+import { MESSAGE_MAX_CHARS } from "./limits";
+import { type MessageMetadata, messageMetadataSchema } from "./stats";
+
+/** Fold's UIMessage: what the browser renders and what the database stores are one shape. */
+export type FoldUIMessage = UIMessage<MessageMetadata>;
+
+export { MESSAGE_MAX_CHARS };
+
+const MESSAGE_ID_MAX_CHARS = 100;
+
+/** A message the browser may send: the user's own text, nothing the server owns. */
+export const incomingUserMessageSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(MESSAGE_ID_MAX_CHARS)
+    .regex(/^[\w-]+$/, "message id has invalid characters"),
+  role: z.literal("user", { error: "only user messages can be sent" }),
+  parts: z
+    .array(
+      z.object({
+        type: z.literal("text", { error: "only text parts can be sent" }),
+        text: z.string(),
+      }),
+    )
+    .min(1, "the message has no parts")
+    .max(20, "too many parts")
+    .refine((parts) => parts.some((p) => p.text.trim().length > 0), "the message is empty")
+    .refine(
+      (parts) => parts.reduce((n, p) => n + p.text.length, 0) <= MESSAGE_MAX_CHARS,
+      `the message is longer than ${MESSAGE_MAX_CHARS.toLocaleString("en-US")} characters`,
+    ),
+});
+
+export function rowToUIMessage(row: Message): FoldUIMessage {
+  const metadata = messageMetadataSchema.safeParse(row.metadata ?? {});
+  return {
+    id: row.id,
+    role: row.role,
+    parts: row.parts as FoldUIMessage["parts"],
+    metadata: metadata.success ? metadata.data : undefined,
+  };
+}
+
+export function messageText(message: Pick<FoldUIMessage, "parts">): string {
+  return message.parts
+    .map((part) => (part.type === "text" ? part.text : ""))
+    .join("")
+    .trim();
+}

@@ -1,0 +1,55 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "@/lib/db/client";
+import { appendMessage, findMessage, loadHistory, truncateFrom } from "@/lib/db/queries/messages";
+import { type Chat, message } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+import type { TurnRequest } from "./request";
+
+/**
+ * Applies what the browser asked for to the stored history, in one
+ * transaction: append a new user message, edit one (dropping what followed
+ * it), or drop the reply to regenerate. Returns nothing; the caller reloads.
+ */
+export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest): Promise<void> {
+  await db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    if (request.trigger === "submit-message") {
+      const incoming = request.message;
+      const existing = await findMessage(tx, chat.id, incoming.id);
+      if (existing) {
+        if (existing.role !== "user") {
+          throw new AppError("bad_request:message", "Only your own messages can be edited.");
+        }
+        await tx.update(message).set({ parts: incoming.parts }).where(eq(message.id, existing.id));
+        await truncateFrom(tx, chat.id, existing.seq + 1);
+        return;
+      }
+      const [elsewhere] = await tx
+        .select({ id: message.id })
+        .from(message)
+        .where(eq(message.id, incoming.id));
+      if (elsewhere) throw new AppError("conflict:message", "That message id is already in use.");
+      await appendMessage(tx, chat.id, {
+        id: incoming.id,
+        role: "user",
+        parts: incoming.parts,
+        metadata: null,
+      });
+      return;
+    }
+
+    const history = await loadHistory(tx, chat.id);
+    const target = request.messageId
+      ? history.find((m) => m.id === request.messageId)
+      : history[history.length - 1];
+    if (!target) throw new AppError("not_found:message", "There is no such message to regenerate.");
+    // A reply is replaced; a user message keeps its place and gets a new reply.
+    await truncateFrom(tx, chat.id, target.role === "assistant" ? target.seq : target.seq + 1);
+    const remaining = history.filter(
+      (m) => m.seq < (target.role === "assistant" ? target.seq : target.seq + 1),
+    );
+    if (remaining[remaining.length - 1]?.role !== "user") {
+      throw new AppError("bad_request:message", "There is no message of yours to answer.");
+    }
+  });
+}

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { incomingUserMessageSchema } from "@/lib/chat/ui-message";
+
+const MODEL_ID_PATTERN = /^[a-z0-9][a-z0-9-]*:.{1,200}$/;
+
+/**
+ * POST /api/chat. The browser sends only the new message (or what to
+ * regenerate); the server owns the history.
+ */
+export const turnRequestSchema = z.discriminatedUnion("trigger", [
+  z.strictObject({
+    trigger: z.literal("submit-message"),
+    chatId: z.string().min(1).max(100),
+    modelId: z.string().regex(MODEL_ID_PATTERN, "modelId must look like provider:model").optional(),
+    /** A new message is appended; an existing user message's id means "edit it". */
+    message: incomingUserMessageSchema,
+  }),
+  z.strictObject({
+    trigger: z.literal("regenerate-message"),
+    chatId: z.string().min(1).max(100),
+    modelId: z.string().regex(MODEL_ID_PATTERN, "modelId must look like provider:model").optional(),
+    /** The reply to replace; absent means the last one. */
+    messageId: z.string().min(1).max(100).optional(),
+  }),
+]);
+
+export type TurnRequest = z.infer<typeof turnRequestSchema>;
+
+/** Request body limit: the message cap plus room for JSON framing. */
+export const TURN_REQUEST_MAX_BYTES = 600_000;

@@ -1,0 +1,57 @@
+import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai";
+
+/** What Fold learns about a turn while its stream passes by (for stats and persistence). */
+export type TurnTrack = {
+  firstTokenAt: number | null;
+  lastStepUsage: LanguageModelUsage | undefined;
+  steps: number;
+  finished: boolean;
+  error: unknown;
+  /** Tool call id → milliseconds from the call to its result. */
+  toolDurationsMs: Record<string, number>;
+};
+
+const FIRST_TOKEN_PARTS = new Set([
+  "text-delta",
+  "reasoning-delta",
+  "tool-input-start",
+  "tool-call",
+]);
+
+/** Passes the stream through unchanged, recording first-token time, steps, usage and errors. */
+export function trackTurn<TOOLS extends ToolSet>(
+  stream: ReadableStream<TextStreamPart<TOOLS>>,
+  now: () => number = Date.now,
+): { stream: ReadableStream<TextStreamPart<TOOLS>>; track: TurnTrack } {
+  const track: TurnTrack = {
+    firstTokenAt: null,
+    lastStepUsage: undefined,
+    steps: 0,
+    finished: false,
+    error: undefined,
+    toolDurationsMs: {},
+  };
+  const toolStartedAt = new Map<string, number>();
+  const tracked = stream.pipeThrough(
+    new TransformStream<TextStreamPart<TOOLS>, TextStreamPart<TOOLS>>({
+      transform(part, controller) {
+        if (track.firstTokenAt === null && FIRST_TOKEN_PARTS.has(part.type))
+          track.firstTokenAt = now();
+        if (part.type === "finish-step") {
+          track.steps += 1;
+          track.lastStepUsage = part.usage;
+        }
+        if (part.type === "tool-call") toolStartedAt.set(part.toolCallId, now());
+        if (part.type === "tool-result" || part.type === "tool-error") {
+          const started = toolStartedAt.get(part.toolCallId);
+          if (started !== undefined) track.toolDurationsMs[part.toolCallId] = now() - started;
+        }
+        if (part.type === "finish") track.finished = true;
+        if (part.type === "error") track.error ??= part.error;
+        if (part.type === "abort") track.error ??= new Error("aborted");
+        controller.enqueue(part);
+      },
+    }),
+  );
+  return { stream: tracked, track };
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { htmlToText } from "@/lib/ai/tools/html-to-text";
+
+const page = `<!doctype html>
+<html>
+<head>
+  <title>Tea &amp; Biscuits</title>
+  <style>body { color: red } .x::before { content: "</p>" }</style>
+  <script>if (a < b) document.write("<h1>Injected</h1>");</script>
+</head>
+<body>
+  <nav><ul><li><a href="/">Home</a></li><li><a href="/shop">Shop</a></li></ul></nav>
+  <h1>Brewing   guide</h1>
+  <p>Use <b>fresh</b> water&nbsp;at 95&deg;C.
+     See <a href="/tips">our tips</a>.</p>
+  <h2>Kinds</h2>
+  <ul>
+    <li>Green</li>
+    <li>Black<ul><li>Assam</li></ul></li>
+  </ul>
+  <ol start="3"><li>Boil</li><li>Pour</li></ol>
+  <noscript>Enable JavaScript</noscript>
+  <footer>Copyright 2024</footer>
+</body>
+</html>`;
+
+describe("htmlToText", () => {
+  it("keeps the title, headings, paragraphs, list items and links", () => {
+    const { title, text } = htmlToText(page, { baseUrl: "https://tea.test/guide" });
+    expect(title).toBe("Tea & Biscuits");
+    expect(text).toBe(
+      [
+        "# Brewing guide",
+        "",
+        "Use fresh water at 95°C. See our tips (https://tea.test/tips).",
+        "",
+        "## Kinds",
+        "",
+        "- Green",
+        "- Black",
+        "  - Assam",
+        "",
+        "3. Boil",
+        "4. Pour",
+      ].join("\n"),
+    );
+  });
+
+  it("drops scripts, styles, navigation, footers and hidden elements", () => {
+    const { text } = htmlToText(
+      `${page}<div hidden>secret</div><p aria-hidden="true">icon</p><p class="visually-hidden">shown</p>`,
+    );
+    for (const dropped of ["Injected", "color", "Home", "Shop", "Copyright", "JavaScript"])
+      expect(text).not.toContain(dropped);
+    expect(text).not.toContain("secret");
+    expect(text).not.toContain("icon");
+    expect(text).toContain("shown");
+  });
+
+  it("prefers the single <main> element over the page around it", () => {
+    const { text } = htmlToText(
+      "<header><p>Site banner</p></header><main><p>The article.</p></main><div>Related links</div>",
+    );
+    expect(text).toBe("The article.");
+  });
+
+  it("preserves preformatted text and separates table cells", () => {
+    const { text } = htmlToText(
+      "<pre>\nif (x) {\n  run();\n}</pre><table><tr><th>Name</th><th>Age</th></tr><tr><td>Ada</td><td>36</td></tr></table>",
+    );
+    expect(text).toBe("if (x) {\n  run();\n}\n\nName | Age\nAda | 36");
+  });
+
+  it("decodes named and numeric entities and keeps stray < as text", () => {
+    const { text } = htmlToText(
+      "<p>a &lt; b &amp;&amp; c > d &#8212; &#x1F600; &copy 2024 &bogus; 1 < 2</p>",
+    );
+    expect(text).toBe("a < b && c > d — 😀 © 2024 &bogus; 1 < 2");
+  });
+
+  it("turns <br> into line breaks and skips links that repeat their URL or point in-page", () => {
+    const { text } = htmlToText(
+      '<p>one<br>two<br><br>three <a href="https://x.test/">https://x.test/</a> <a href="#top">top</a></p>',
+      { baseUrl: "https://x.test/page" },
+    );
+    expect(text).toBe("one\ntwo\n\nthree https://x.test/ top");
+  });
+
+  it("does not treat a > inside a quoted attribute as the end of the tag", () => {
+    const { text } = htmlToText('<p title="a > b">visible</p><img alt="x>y" src="i.png">after');
+    expect(text).toBe("visible\n\nafter");
+  });
+
+  it("returns no title when the page has none, and survives unterminated markup", () => {
+    expect(htmlToText("<p>plain").title).toBeUndefined();
+    expect(htmlToText("<p>text</p><script>never closed").text).toBe("text");
+    expect(htmlToText("<p>text</p><a href='x").text).toBe("text");
+  });
+});
