@@ -1,4 +1,5 @@
-// The app as e2e tests see it: a production server on a fresh PGlite store.
+// The app as e2e tests see it: a production server on a fresh PGlite store, whose
+// provider is the project's fake OpenAI-compatible server (real HTTP, real wire format).
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,6 +7,24 @@ import path from "node:path";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "fold-e2e-"));
 const port = process.env.E2E_PORT ?? "3100";
+const fakePort = process.env.E2E_FAKE_PORT ?? "3199";
+
+const fake = spawn(
+  process.execPath,
+  [
+    "--experimental-strip-types",
+    "--no-warnings",
+    "tests/fixtures/fake-openai/cli.ts",
+    "--port",
+    fakePort,
+    "--window",
+    "8192",
+    "--chunk-delay",
+    "15",
+  ],
+  { stdio: ["ignore", "inherit", "inherit"] },
+);
+
 const server = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], {
   stdio: "inherit",
   env: {
@@ -15,7 +34,21 @@ const server = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], {
     PGLITE_DIR: path.join(dataDir, "pglite"),
     BETTER_AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-0123",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
+    OPENAI_COMPATIBLE_NAME: "fake",
+    DEMO_MODEL: "always",
   },
 });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
-server.on("exit", (code) => process.exit(code ?? 0));
+
+function shutdown(signal) {
+  fake.kill(signal);
+  server.kill(signal);
+}
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => shutdown(signal));
+server.on("exit", (code) => {
+  fake.kill("SIGTERM");
+  process.exit(code ?? 0);
+});
+fake.on("exit", (code) => {
+  if (code) console.error(`fake provider exited with ${code}`);
+});

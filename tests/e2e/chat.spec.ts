@@ -1,0 +1,69 @@
+import { expect, test } from "@playwright/test";
+import { hydrated, registerUser } from "./helpers";
+
+test("send a message, watch it stream, open its stats, and find it all again after a reload", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-chat-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\//);
+  await hydrated(page);
+
+  const picker = page.getByLabel("Model");
+  await expect(picker).toBeEnabled();
+  await expect(picker.locator("option", { hasText: "Demo (offline)" })).toHaveCount(1);
+  await picker.selectOption("fake:fake-model");
+
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("How do context windows work?");
+  await box.press("Enter");
+
+  // The user's message shows at once; the answer streams in from the fake provider.
+  await expect(page.locator("[data-role=user]")).toContainText("How do context windows work?");
+  const answer = page.locator("[data-role=assistant]").last();
+  await expect(answer).toContainText("Fake reply to: How do context windows work?");
+  await expect(page.getByRole("button", { name: "Message stats" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Message stats" }).click();
+  const stats = page.getByRole("dialog", { name: "Stats" });
+  await expect(stats).toContainText("Input tokens");
+  await expect(stats).toContainText("Time to first token");
+  await expect(stats).toContainText("fake:fake-model");
+  const before = await stats.innerText();
+  await page.screenshot({ path: "test-results/chat-stats.png", fullPage: true });
+  await page.keyboard.press("Escape");
+
+  // The sidebar picked up the title made from the first message.
+  await expect(
+    page
+      .getByRole("navigation", { name: "Chats" })
+      .getByRole("link", { name: "How do context windows work?" }),
+  ).toBeVisible();
+
+  await page.reload();
+  await hydrated(page);
+  await expect(page.locator("[data-role=user]")).toContainText("How do context windows work?");
+  await expect(page.locator("[data-role=assistant]").last()).toContainText(
+    "Fake reply to: How do context windows work?",
+  );
+  await page.getByRole("button", { name: "Message stats" }).click();
+  const after = page.getByRole("dialog", { name: "Stats" });
+  await expect(after).toBeVisible();
+  expect(await after.innerText()).toBe(before);
+  await expect(page.getByLabel("Model")).toHaveValue("fake:fake-model");
+});
+
+test("the offline demo model answers and draws on the conversation", async ({ page }) => {
+  await registerUser(page, `e2e-demo-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await hydrated(page);
+  await page.getByLabel("Model").selectOption("demo:demo");
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("My favourite colour is teal.");
+  await box.press("Enter");
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1);
+  await box.fill("What did I say earlier?");
+  await box.press("Enter");
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(2);
+  await expect(page.locator("[data-role=assistant]").last()).toContainText("teal");
+});
