@@ -29,7 +29,7 @@ test("send a message, watch it stream, open its stats, and find it all again aft
   await expect(stats).toContainText("Input tokens");
   await expect(stats).toContainText("Time to first token");
   await expect(stats).toContainText("fake:fake-model");
-  const before = await stats.innerText();
+  const before = await stats.textContent();
   await page.screenshot({ path: "test-results/chat-stats.png", fullPage: true });
   await page.keyboard.press("Escape");
 
@@ -49,7 +49,7 @@ test("send a message, watch it stream, open its stats, and find it all again aft
   await page.getByRole("button", { name: "Message stats" }).click();
   const after = page.getByRole("dialog", { name: "Stats" });
   await expect(after).toBeVisible();
-  expect(await after.innerText()).toBe(before);
+  expect(await after.textContent()).toBe(before);
   await expect(page.getByLabel("Model")).toHaveValue("fake:fake-model");
 });
 
