@@ -15,6 +15,10 @@ export const messageStatsSchema = z.object({
   reasoningTokens: z.number().int().nonnegative(),
   /** Input tokens of the last step: how full the context was at the end of the turn. */
   contextTokens: z.number().int().nonnegative(),
+  /** Output tokens of the last step: with `contextTokens`, the real size of the conversation so far. */
+  lastStepOutputTokens: z.number().int().nonnegative().optional(),
+  /** Fold's calibrated estimate of the first request's input tokens (compare with the real count). */
+  estimatedInputTokens: z.number().int().nonnegative().optional(),
   steps: z.number().int().nonnegative(),
   /** Epoch milliseconds. */
   startedAt: z.number(),
@@ -40,6 +44,7 @@ export function buildStats(input: {
   totalUsage: LanguageModelUsage;
   lastStepUsage: LanguageModelUsage | undefined;
   steps: number;
+  estimatedInputTokens?: number;
   startedAt: number;
   firstTokenAt: number | null;
   finishedAt: number;
@@ -54,6 +59,8 @@ export function buildStats(input: {
     cacheWriteTokens: u.inputTokenDetails?.cacheWriteTokens ?? 0,
     reasoningTokens: u.outputTokenDetails?.reasoningTokens ?? 0,
     contextTokens: input.lastStepUsage?.inputTokens ?? u.inputTokens ?? 0,
+    lastStepOutputTokens: input.lastStepUsage?.outputTokens ?? u.outputTokens ?? 0,
+    estimatedInputTokens: input.estimatedInputTokens,
     steps: input.steps,
     startedAt: input.startedAt,
     firstTokenAt: input.firstTokenAt,

@@ -7,18 +7,25 @@ import {
   type LanguageModel,
   readUIMessageStream,
   streamText,
+  type ToolSet,
   toUIMessageStream,
   type UIMessageChunk,
 } from "ai";
 import { eq } from "drizzle-orm";
 import { describeModelError } from "@/lib/ai/errors";
+import { parseModelId } from "@/lib/ai/model-id";
 import { chatInstructions } from "@/lib/ai/prompts";
 import { builtinTools } from "@/lib/ai/tools";
 import { DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { buildStats, type MessageMetadata } from "@/lib/chat/stats";
 import { titleFromMessage } from "@/lib/chat/title";
 import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/chat/ui-message";
+import { effectiveRatio } from "@/lib/context/calibration";
+import { estimateOverhead } from "@/lib/context/overhead";
+import { recordTurnUsage } from "@/lib/context/record-usage";
+import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
+import { getCalibration } from "@/lib/db/queries/calibration";
 import {
   acquireTurnLease,
   appendMessage,
@@ -72,9 +79,11 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
 
     const startedAt = now();
     const tools = builtinTools();
+    const instructions = chatInstructions(new Date(startedAt));
+    const estimate = await estimatePrompt(db, modelId, instructions, tools, history);
     const result = streamText({
       model,
-      instructions: chatInstructions(new Date(startedAt)),
+      instructions,
       messages: await convertToModelMessages(history, { tools }),
       tools,
       stopWhen: isStepCount(MAX_STEPS),
@@ -99,6 +108,7 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
             totalUsage: part.totalUsage,
             lastStepUsage: track.lastStepUsage,
             steps: track.steps,
+            estimatedInputTokens: estimate.calibrated,
             startedAt,
             firstTokenAt: track.firstTokenAt,
             finishedAt: now(),
@@ -116,12 +126,24 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
       );
     }, LEASE_RENEW_MS);
     handedOff = true;
-    void persistReply(db, chat.id, toStore, track).finally(() => {
-      clearInterval(renew);
-      releaseTurnLease(db, chat.id).catch((error) =>
-        log.error({ err: error, chatId: chat.id }, "lease release failed"),
-      );
-    });
+    void persistReply(db, chat.id, toStore, track)
+      .then((stored) =>
+        stored
+          ? recordTurnUsage(db, {
+              modelId,
+              realInputTokens: track.firstStepInputTokens,
+              estimatedRawTokens: estimate.raw,
+              estimatedTokens: estimate.calibrated,
+            })
+          : null,
+      )
+      .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
+      .finally(() => {
+        clearInterval(renew);
+        releaseTurnLease(db, chat.id).catch((error) =>
+          log.error({ err: error, chatId: chat.id }, "lease release failed"),
+        );
+      });
 
     return createUIMessageStreamResponse({
       stream: createUIMessageStream<FoldUIMessage>({
@@ -157,7 +179,7 @@ async function persistReply(
   chatId: string,
   stream: ReadableStream<UIMessageChunk>,
   track: ReturnType<typeof trackTurn>["track"],
-): Promise<void> {
+): Promise<boolean> {
   let reply: FoldUIMessage | undefined;
   try {
     for await (const state of readUIMessageStream<FoldUIMessage>({
@@ -169,7 +191,7 @@ async function persistReply(
     }
     if (track.error || !track.finished || !reply) {
       log.warn({ chatId, err: track.error }, "turn ended without a complete reply; not stored");
-      return;
+      return false;
     }
     await appendMessage(db, chatId, {
       id: reply.id,
@@ -177,7 +199,25 @@ async function persistReply(
       parts: reply.parts,
       metadata: reply.metadata ?? null,
     });
+    return true;
   } catch (error) {
     log.error({ err: error, chatId }, "storing the reply failed");
+    return false;
   }
+}
+
+/** Fold's estimate of the first request, raw and calibrated, to learn from the provider's real count. */
+async function estimatePrompt(
+  db: Db,
+  modelId: string,
+  instructions: string,
+  tools: ToolSet,
+  history: FoldUIMessage[],
+): Promise<{ raw: number; calibrated: number }> {
+  const parsed = parseModelId(modelId);
+  const calibration = parsed ? await getCalibration(db, parsed.provider, parsed.model) : null;
+  const raw =
+    (await estimateOverhead(defaultEstimator, instructions, tools)) +
+    defaultEstimator.estimateUIMessages(history);
+  return { raw, calibrated: Math.ceil(raw * effectiveRatio(calibration)) };
 }

@@ -4,6 +4,8 @@ import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai";
 export type TurnTrack = {
   firstTokenAt: number | null;
   lastStepUsage: LanguageModelUsage | undefined;
+  /** Input tokens of the first step: the provider's count of exactly the prompt Fold estimated. */
+  firstStepInputTokens: number | undefined;
   steps: number;
   finished: boolean;
   error: unknown;
@@ -26,6 +28,7 @@ export function trackTurn<TOOLS extends ToolSet>(
   const track: TurnTrack = {
     firstTokenAt: null,
     lastStepUsage: undefined,
+    firstStepInputTokens: undefined,
     steps: 0,
     finished: false,
     error: undefined,
@@ -40,6 +43,7 @@ export function trackTurn<TOOLS extends ToolSet>(
         if (part.type === "finish-step") {
           track.steps += 1;
           track.lastStepUsage = part.usage;
+          track.firstStepInputTokens ??= part.usage.inputTokens;
         }
         if (part.type === "tool-call") toolStartedAt.set(part.toolCallId, now());
         if (part.type === "tool-result" || part.type === "tool-error") {

@@ -1,0 +1,95 @@
+import { COMPACTION_DEFAULTS, type Env } from "@/lib/env";
+
+/** DESIGN §7: how a window is divided, and where compaction triggers and aims. */
+
+/** Output reserve when the model's output limit is unknown: a long answer, not a quarter of a huge window. */
+const DEFAULT_OUTPUT_RESERVE_TOKENS = 4096;
+const DEFAULT_OUTPUT_RESERVE_SHARE = 0.25;
+/** No reserve may take more than half the window, or nothing is left for the conversation. */
+const MAX_RESERVE_SHARE = 0.5;
+/** Summaries beyond this stop being summaries; the keep window carries the detail. */
+const SUMMARY_MAX_TOKENS = 4000;
+/** A tool result below this is never worth a placeholder, however small the window. */
+const BULKY_MIN_TOKENS = 256;
+
+export type BudgetRatios = {
+  triggerRatio: number;
+  targetRatio: number;
+  reserveRatio: number;
+  keepRecentRatio: number;
+  summaryRatio: number;
+  bulkyRatio: number;
+};
+
+export type Budget = {
+  contextWindow: number;
+  outputReserve: number;
+  safetyReserve: number;
+  inputBudget: number;
+  trigger: number;
+  target: number;
+  keepRecent: number;
+  summaryBudget: number;
+  bulkyToolTokens: number;
+};
+
+export function ratiosFromEnv(compaction: Env["compaction"]): BudgetRatios {
+  const { triggerRatio, targetRatio, reserveRatio, keepRecentRatio, summaryRatio, bulkyRatio } =
+    compaction;
+  return { triggerRatio, targetRatio, reserveRatio, keepRecentRatio, summaryRatio, bulkyRatio };
+}
+
+/**
+ * Repairs ratios that cannot work together: the target must sit below the
+ * trigger (the gap is the hysteresis that stops compaction re-firing), and the
+ * safety reserve must leave room. Bad combinations fall back to the defaults.
+ */
+export function clampRatios(
+  ratios: BudgetRatios,
+  warn: (message: string) => void = () => undefined,
+): BudgetRatios {
+  let { triggerRatio, targetRatio, reserveRatio } = ratios;
+  if (targetRatio >= triggerRatio) {
+    warn(
+      `compaction target ${targetRatio} is not below trigger ${triggerRatio}; using ${COMPACTION_DEFAULTS.targetRatio} and ${COMPACTION_DEFAULTS.triggerRatio}`,
+    );
+    targetRatio = COMPACTION_DEFAULTS.targetRatio;
+    triggerRatio = COMPACTION_DEFAULTS.triggerRatio;
+  }
+  if (reserveRatio > MAX_RESERVE_SHARE) {
+    warn(`compaction reserve ${reserveRatio} is above ${MAX_RESERVE_SHARE}; capping`);
+    reserveRatio = MAX_RESERVE_SHARE;
+  }
+  return { ...ratios, triggerRatio, targetRatio, reserveRatio };
+}
+
+export function computeBudget(
+  window: { contextWindow: number; maxOutputTokens: number | null },
+  ratios: BudgetRatios,
+): Budget {
+  const W = window.contextWindow;
+  const r = clampRatios(ratios);
+  const outputReserve = Math.floor(
+    Math.min(
+      window.maxOutputTokens ??
+        Math.min(DEFAULT_OUTPUT_RESERVE_TOKENS, DEFAULT_OUTPUT_RESERVE_SHARE * W),
+      MAX_RESERVE_SHARE * W,
+    ),
+  );
+  // Both reserves together never take more than half the window: the safety margin gives way first.
+  const safetyReserve = Math.floor(
+    Math.min(r.reserveRatio * W, MAX_RESERVE_SHARE * W - outputReserve),
+  );
+  const inputBudget = W - outputReserve - safetyReserve;
+  return {
+    contextWindow: W,
+    outputReserve,
+    safetyReserve,
+    inputBudget,
+    trigger: Math.floor(r.triggerRatio * inputBudget),
+    target: Math.floor(r.targetRatio * inputBudget),
+    keepRecent: Math.floor(r.keepRecentRatio * inputBudget),
+    summaryBudget: Math.floor(Math.min(r.summaryRatio * inputBudget, SUMMARY_MAX_TOKENS)),
+    bulkyToolTokens: Math.floor(Math.max(BULKY_MIN_TOKENS, r.bulkyRatio * inputBudget)),
+  };
+}

@@ -1,0 +1,32 @@
+import { parseModelId } from "@/lib/ai/model-id";
+import type { Db } from "@/lib/db/client";
+import { recordCalibrationSample } from "@/lib/db/queries/calibration";
+import { metric } from "@/lib/log";
+import { type Calibration, calibrationSample } from "./calibration";
+
+/**
+ * After a turn: compare the provider's count of the first request with Fold's
+ * estimate of it, log the error, and teach the model's calibration.
+ */
+export async function recordTurnUsage(
+  db: Db,
+  input: {
+    modelId: string;
+    realInputTokens: number | undefined;
+    estimatedRawTokens: number;
+    /** The calibrated estimate Fold used this turn (raw × the ratio it had). */
+    estimatedTokens: number;
+  },
+): Promise<Calibration | null> {
+  const parsed = parseModelId(input.modelId);
+  if (!parsed || !input.realInputTokens) return null;
+  metric("estimate.error_ratio", {
+    modelId: input.modelId,
+    ratio: Number((input.estimatedTokens / input.realInputTokens).toFixed(4)),
+    real: input.realInputTokens,
+    estimated: input.estimatedTokens,
+  });
+  const sample = calibrationSample(input.realInputTokens, input.estimatedRawTokens);
+  if (sample === null) return null;
+  return recordCalibrationSample(db, parsed.provider, parsed.model, sample);
+}

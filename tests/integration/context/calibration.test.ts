@@ -1,0 +1,79 @@
+import { afterAll, expect, it, vi } from "vitest";
+
+// A provider whose tokenizer counts 12 % more than o200k.
+const fake = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const server = await startFakeOpenAI({
+    models: [{ id: "skewed", maxModelLen: 128_000 }],
+    tokenScale: 1.12,
+  });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  return server;
+});
+
+import * as chatApi from "@/app/api/chat/route";
+import * as chatsRoute from "@/app/api/chats/route";
+import { getCalibration } from "@/lib/db/queries/calibration";
+import { isTurnActive, loadHistory } from "@/lib/db/queries/messages";
+import { register } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { call } from "../../helpers/http";
+import { eventually, readChunks } from "../../helpers/ui-stream";
+
+afterAll(() => fake.close());
+
+const PROMPTS = [
+  "Explain how a B-tree keeps itself balanced when keys are inserted.",
+  "Now compare that with a skip list, and say which is easier to implement.",
+  "Write a short TypeScript function that merges two sorted arrays.",
+  "What are the failure modes of two-phase commit? Be specific.",
+  "Summarize the differences between TCP and QUIC congestion control.",
+  "Give me three names for a tea shop in Kyoto.",
+];
+
+describeEachDriver("self-calibration", (use) => {
+  it("learns a provider that counts 12 % more: cold-start error falls under 3 % within 5 turns", async () => {
+    const database = use();
+    const { browser } = await register(database, "cal@example.com");
+    const created = await call(database, chatsRoute.POST, {
+      path: "/api/chats",
+      method: "POST",
+      body: {},
+      browser,
+    });
+    const chatId = ((await created.json()) as { chat: { id: string } }).chat.id;
+    fake.reset();
+
+    const errors: number[] = [];
+    for (const [turn, text] of PROMPTS.entries()) {
+      const response = await call(database, chatApi.POST, {
+        path: "/api/chat",
+        method: "POST",
+        body: {
+          trigger: "submit-message",
+          chatId,
+          modelId: "fake:skewed",
+          message: { id: `u${turn}`, role: "user", parts: [{ type: "text", text }] },
+        },
+        browser,
+      });
+      await readChunks(response);
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+      const rows = await loadHistory(database.db, chatId);
+      const stats = (rows[rows.length - 1]?.metadata as { stats: { estimatedInputTokens: number } })
+        .stats;
+      const real = fake.requests[turn]?.promptTokens ?? 0;
+      errors.push(Math.abs(stats.estimatedInputTokens - real) / real);
+    }
+
+    // Cold start uses the 1.15 margin: close, but not yet right.
+    expect(errors[0]).toBeGreaterThan(0.005);
+    for (const error of errors.slice(4)) expect(error).toBeLessThan(0.03);
+    const calibration = await getCalibration(database.db, "fake", "skewed");
+    expect(calibration?.samples).toBe(PROMPTS.length);
+    expect(calibration?.ratio).toBeGreaterThan(1.05);
+    expect(calibration?.ratio).toBeLessThan(1.2);
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { type BudgetRatios, clampRatios, computeBudget } from "@/lib/context/budget";
+import { COMPACTION_DEFAULTS } from "@/lib/env";
+
+const DEFAULTS: BudgetRatios = { ...COMPACTION_DEFAULTS };
+
+describe("budget (DESIGN §7)", () => {
+  it("divides an 8k window with an unknown output limit", () => {
+    const b = computeBudget({ contextWindow: 8192, maxOutputTokens: null }, DEFAULTS);
+    expect(b.outputReserve).toBe(2048); // min(4096, 0.25·W)
+    expect(b.safetyReserve).toBe(409);
+    expect(b.inputBudget).toBe(8192 - 2048 - 409);
+    expect(b.trigger).toBe(Math.floor(0.8 * b.inputBudget));
+    expect(b.target).toBe(Math.floor(0.5 * b.inputBudget));
+    expect(b.keepRecent).toBe(Math.floor(0.25 * b.inputBudget));
+    expect(b.summaryBudget).toBe(Math.floor(0.15 * b.inputBudget));
+    expect(b.bulkyToolTokens).toBe(286);
+  });
+
+  it("uses the model's output limit, capped at half the window", () => {
+    expect(
+      computeBudget({ contextWindow: 128_000, maxOutputTokens: 16_384 }, DEFAULTS).outputReserve,
+    ).toBe(16_384);
+    expect(
+      computeBudget({ contextWindow: 8192, maxOutputTokens: 8192 }, DEFAULTS).outputReserve,
+    ).toBe(4096);
+  });
+
+  it("caps the summary at 4,000 tokens and keeps bulky tool results at least 256 tokens", () => {
+    expect(
+      computeBudget({ contextWindow: 1_000_000, maxOutputTokens: 32_000 }, DEFAULTS).summaryBudget,
+    ).toBe(4000);
+    expect(
+      computeBudget({ contextWindow: 2048, maxOutputTokens: null }, DEFAULTS).bulkyToolTokens,
+    ).toBe(256);
+  });
+
+  it("never lets both reserves take more than half the window", () => {
+    const b = computeBudget(
+      { contextWindow: 8192, maxOutputTokens: 4096 },
+      { ...DEFAULTS, reserveRatio: 0.4 },
+    );
+    expect(b.outputReserve + b.safetyReserve).toBeLessThanOrEqual(4096);
+    expect(b.inputBudget).toBeGreaterThanOrEqual(4096);
+  });
+
+  it("repairs a target that is not below the trigger, and says so", () => {
+    const warnings: string[] = [];
+    const fixed = clampRatios({ ...DEFAULTS, triggerRatio: 0.5, targetRatio: 0.6 }, (m) =>
+      warnings.push(m),
+    );
+    expect(fixed.targetRatio).toBeLessThan(fixed.triggerRatio);
+    expect(warnings).toHaveLength(1);
+    const b = computeBudget(
+      { contextWindow: 8192, maxOutputTokens: null },
+      { ...DEFAULTS, triggerRatio: 0.5, targetRatio: 0.6 },
+    );
+    expect(b.target).toBeLessThan(b.trigger);
+  });
+});
