@@ -4,9 +4,14 @@ import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
 import { AlertCircle, ArrowDown, RotateCcw } from "lucide-react";
 import { useRouter } from "next/navigation";
-import { useMemo, useRef, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { MESSAGE_MAX_CHARS } from "@/lib/chat/limits";
 import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import type { ChatContext } from "@/lib/context/chat-context";
+import { CompactConfirm } from "../context/compact-confirm";
+import { ContextRing } from "../context/context-ring";
+import { useChatContext } from "../context/use-chat-context";
+import { useCompactNow } from "../context/use-compact-now";
 import { Composer } from "./composer";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
@@ -24,6 +29,8 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
   const models = useModels();
   const [pickedModelId, setPickedModelId] = useState(initialModelId);
   const modelId = pickedModelId ?? (models.status === "ready" ? models.defaultModelId : null);
+  const [usageVersion, setUsageVersion] = useState(0);
+  const usage = useChatContext(chatId, modelId, usageVersion);
   const modelRef = useRef(modelId);
   modelRef.current = modelId;
 
@@ -47,15 +54,32 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
     [chatId],
   );
 
-  const { messages, sendMessage, regenerate, stop, status, error, clearError } =
+  const { messages, sendMessage, regenerate, stop, status, error, clearError, setMessages } =
     useChat<FoldUIMessage>({
       id: chatId,
       messages: initialMessages,
       transport,
-      onFinish: () => router.refresh(),
+      onFinish: () => {
+        setUsageVersion((v) => v + 1);
+        router.refresh();
+      },
     });
 
   const busy = status === "submitted" || status === "streaming";
+  const { setContext } = usage;
+  const compact = useCompactNow({
+    chatId,
+    modelId,
+    busy,
+    context: usage.context,
+    onDone: useCallback(
+      ({ message, context }: { message: FoldUIMessage | null; context: ChatContext }) => {
+        if (message) setMessages((list) => [...list, message]);
+        setContext(context);
+      },
+      [setMessages, setContext],
+    ),
+  });
   const { ref, pinned, onScroll, scrollToBottom } = useStickToBottom<HTMLDivElement>(messages);
   const lastAssistantId = [...messages].reverse().find((m) => m.role === "assistant")?.id;
   const lastIsUser = messages[messages.length - 1]?.role === "user";
@@ -71,7 +95,26 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
 
   const toolbar =
     models.status === "ready" ? (
-      <ModelPicker models={models.models} value={modelId} onChange={changeModel} disabled={busy} />
+      <>
+        <ModelPicker
+          models={models.models}
+          value={modelId}
+          onChange={changeModel}
+          disabled={busy}
+        />
+        <ContextRing
+          context={usage.context}
+          error={usage.error}
+          onClick={compact.request}
+          busyLabel={
+            compact.state === "queued"
+              ? "queued"
+              : compact.state === "running"
+                ? "compacting…"
+                : undefined
+          }
+        />
+      </>
     ) : (
       <span className="text-xs text-muted">
         {models.status === "loading" ? "Loading models…" : models.message}
@@ -148,6 +191,23 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
           </button>
         ) : null}
       </div>
+      <CompactConfirm
+        open={compact.state === "confirm"}
+        context={usage.context}
+        onConfirm={() => void compact.confirm()}
+        onCancel={compact.cancel}
+      />
+      {compact.error ? (
+        <div
+          role="alert"
+          className="mx-auto mb-2 flex w-full max-w-3xl items-center justify-between gap-2 rounded-lg bg-red-50 px-3 py-2 text-xs text-red-700"
+        >
+          <span>{compact.error}</span>
+          <button type="button" onClick={compact.dismissError} className="font-medium">
+            Dismiss
+          </button>
+        </div>
+      ) : null}
       <Composer
         onSend={(text) => sendMessage({ text })}
         onStop={() => void stop()}

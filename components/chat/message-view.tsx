@@ -5,6 +5,9 @@ import { Pencil } from "lucide-react";
 import { type KeyboardEvent, useState } from "react";
 import type { FoldUIMessage } from "@/lib/chat/ui-message";
 import { messageText } from "@/lib/chat/ui-message";
+import { type TraceInput, traceOutputSchema } from "@/lib/compaction/trace";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
+import { CompactionTrace } from "./message/compaction-trace";
 import { Markdown } from "./message/markdown";
 import { MessageActions } from "./message/message-actions";
 import { ToolCall } from "./message/tool-call";
@@ -41,6 +44,18 @@ export function MessageView({
               <summary className="cursor-pointer select-none">Reasoning</summary>
               <p className="mt-1 whitespace-pre-wrap">{part.text}</p>
             </details>
+          );
+        }
+        if (isToolUIPart(part) && getToolName(part) === COMPACTION_TRACE_TOOL_NAME) {
+          const output = traceOutputSchema.safeParse(
+            part.state === "output-available" ? part.output : undefined,
+          );
+          return (
+            <CompactionTrace
+              key={key}
+              input={part.input as Partial<TraceInput> | undefined}
+              output={output.success ? output.data : undefined}
+            />
           );
         }
         if (isToolUIPart(part)) {

@@ -1,6 +1,7 @@
 "use client";
 
-import { LogOut, MessageSquarePlus } from "lucide-react";
+import { LogOut, MessageSquarePlus, SlidersHorizontal } from "lucide-react";
+import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { authClient } from "@/lib/auth/client";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
@@ -70,6 +71,17 @@ export function Sidebar({ user, initialChats }: Props) {
           </ul>
         )}
       </nav>
+      {user.role === "admin" ? (
+        <div className="border-t border-line px-3 py-2">
+          <Link
+            href="/admin/models"
+            className={`${buttonGhost} w-full justify-start text-zinc-600`}
+          >
+            <SlidersHorizontal size={16} />
+            Admin · Models
+          </Link>
+        </div>
+      ) : null}
       <div className="flex items-center justify-between gap-2 border-t border-line px-4 py-3">
         <div className="min-w-0 text-sm">
           <p className="truncate font-medium">{user.name}</p>

@@ -20,6 +20,10 @@ export const messageStatsSchema = z.object({
   /** Fold's calibrated estimate of the first request's input tokens (compare with the real count). */
   estimatedInputTokens: z.number().int().nonnegative().optional(),
   steps: z.number().int().nonnegative(),
+  /** The chat's compaction version whose view this turn sent: real usage describes that view only. */
+  viewVersion: z.number().int().optional(),
+  /** The hard-wall cap (tokens per part) that turn's view used, if any. */
+  viewCapTokens: z.number().int().nullable().optional(),
   /** Epoch milliseconds. */
   startedAt: z.number(),
   firstTokenAt: z.number().nullable(),
@@ -33,6 +37,8 @@ export const messageMetadataSchema = z.object({
   stats: messageStatsSchema.optional(),
   /** Tool call id → how long the tool ran, in milliseconds. */
   toolDurationsMs: z.record(z.string(), z.number().nonnegative()).optional(),
+  /** A timeline entry for a manual compaction, not a reply. */
+  compaction: z.boolean().optional(),
   /** Set on a reply that failed: a readable reason; such a reply is not a finished answer. */
   error: z.string().optional(),
 });
@@ -45,6 +51,8 @@ export function buildStats(input: {
   lastStepUsage: LanguageModelUsage | undefined;
   steps: number;
   estimatedInputTokens?: number;
+  viewVersion?: number;
+  viewCapTokens?: number | null;
   startedAt: number;
   firstTokenAt: number | null;
   finishedAt: number;
@@ -61,6 +69,8 @@ export function buildStats(input: {
     contextTokens: input.lastStepUsage?.inputTokens ?? u.inputTokens ?? 0,
     lastStepOutputTokens: input.lastStepUsage?.outputTokens ?? u.outputTokens ?? 0,
     estimatedInputTokens: input.estimatedInputTokens,
+    viewVersion: input.viewVersion,
+    viewCapTokens: input.viewCapTokens,
     steps: input.steps,
     startedAt: input.startedAt,
     firstTokenAt: input.firstTokenAt,

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
+import { invalidateFrom } from "@/lib/compaction/invalidate";
 import type { Db } from "@/lib/db/client";
 import { appendMessage, findMessage, loadHistory, truncateFrom } from "@/lib/db/queries/messages";
-import { type Chat, message } from "@/lib/db/schema";
+import { type Chat, type Message, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { TurnRequest } from "./request";
 
@@ -10,6 +11,11 @@ import type { TurnRequest } from "./request";
  * transaction: append a new user message, edit one (dropping what followed
  * it), or drop the reply to regenerate. Returns nothing; the caller reloads.
  */
+/** A manual compaction's timeline entry: not a reply, never a regenerate target. */
+function isCompactionEntry(row: Message): boolean {
+  return (row.metadata as { compaction?: boolean } | null)?.compaction === true;
+}
+
 export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest): Promise<void> {
   await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
@@ -20,6 +26,7 @@ export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest)
         if (existing.role !== "user") {
           throw new AppError("bad_request:message", "Only your own messages can be edited.");
         }
+        await invalidateFrom(tx, chat.id, existing.seq, await loadHistory(tx, chat.id));
         await tx.update(message).set({ parts: incoming.parts }).where(eq(message.id, existing.id));
         await truncateFrom(tx, chat.id, existing.seq + 1);
         return;
@@ -41,15 +48,15 @@ export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest)
     const history = await loadHistory(tx, chat.id);
     const target = request.messageId
       ? history.find((m) => m.id === request.messageId)
-      : history[history.length - 1];
+      : history.findLast((m) => !isCompactionEntry(m));
     if (!target) throw new AppError("not_found:message", "There is no such message to regenerate.");
     // A reply is replaced; a user message keeps its place and gets a new reply.
-    await truncateFrom(tx, chat.id, target.role === "assistant" ? target.seq : target.seq + 1);
-    const remaining = history.filter(
-      (m) => m.seq < (target.role === "assistant" ? target.seq : target.seq + 1),
-    );
+    const from = target.role === "assistant" ? target.seq : target.seq + 1;
+    const remaining = history.filter((m) => m.seq < from);
     if (remaining[remaining.length - 1]?.role !== "user") {
       throw new AppError("bad_request:message", "There is no message of yours to answer.");
     }
+    await invalidateFrom(tx, chat.id, from, history);
+    await truncateFrom(tx, chat.id, from);
   });
 }

@@ -1,31 +1,28 @@
 import {
   convertToModelMessages,
-  createUIMessageStream,
   createUIMessageStreamResponse,
   generateId,
   isStepCount,
   type LanguageModel,
   readUIMessageStream,
   streamText,
-  type ToolSet,
   toUIMessageStream,
   type UIMessageChunk,
 } from "ai";
 import { eq } from "drizzle-orm";
 import { describeModelError } from "@/lib/ai/errors";
-import { parseModelId } from "@/lib/ai/model-id";
 import { chatInstructions } from "@/lib/ai/prompts";
 import { builtinTools } from "@/lib/ai/tools";
 import { DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { buildStats, type MessageMetadata } from "@/lib/chat/stats";
 import { titleFromMessage } from "@/lib/chat/title";
 import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/chat/ui-message";
-import { effectiveRatio } from "@/lib/context/calibration";
+import { compactChat } from "@/lib/compaction/compact";
+import { traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
 import { estimateOverhead } from "@/lib/context/overhead";
 import { recordTurnUsage } from "@/lib/context/record-usage";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
-import { getCalibration } from "@/lib/db/queries/calibration";
 import {
   acquireTurnLease,
   appendMessage,
@@ -38,7 +35,7 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { applyTurnRequest } from "./history";
 import type { TurnRequest } from "./request";
-import { trackTurn } from "./track";
+import { emptyTrack, type TurnTrack, trackTurn } from "./track";
 
 /** A turn streams for at most this long before its lease needs renewing. */
 const TURN_LEASE_MS = 120_000;
@@ -55,13 +52,13 @@ export type TurnDeps = {
 };
 
 /**
- * One chat turn: load → (compaction lands here) → stream → persist.
- * The reply is saved even if the browser goes away mid-stream; the lease says
- * "a turn is streaming" to every server instance until it ends.
+ * One chat turn: load → Tier 1 → stream → persist. The response stream opens
+ * first, so a compaction shows in the timeline while it runs. The reply is
+ * saved even if the browser goes away mid-stream; the lease says "a turn is
+ * streaming" to every server instance until it ends.
  */
 export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest): Promise<Response> {
   const { db } = deps;
-  const now = deps.now ?? Date.now;
   const modelId = request.modelId ?? chat.modelId ?? (await deps.defaultModelId());
   const model = deps.resolveModel(modelId);
 
@@ -71,89 +68,169 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
       "A reply is already being written in this chat. Wait for it to finish.",
     );
   }
-  let handedOff = false;
+  let prepared: { history: FoldUIMessage[]; chat: Chat };
   try {
     await applyTurnRequest(db, chat, request);
     const history = (await loadHistory(db, chat.id)).map(rowToUIMessage);
-    await updateChatAfterRequest(db, chat, modelId, history);
-
-    const startedAt = now();
-    const tools = builtinTools();
-    const instructions = chatInstructions(new Date(startedAt));
-    const estimate = await estimatePrompt(db, modelId, instructions, tools, history);
-    const result = streamText({
-      model,
-      instructions,
-      messages: await convertToModelMessages(history, { tools }),
-      tools,
-      stopWhen: isStepCount(MAX_STEPS),
-      onError: ({ error }) =>
-        log.warn({ err: error, chatId: chat.id, modelId }, "model stream error"),
-    });
-    // The provider stream runs to the end even when nobody reads the response.
-    void result.consumeStream();
-
-    const { stream, track } = trackTurn(result.stream, now);
-    const assistantId = generateId();
-    const uiStream = toUIMessageStream<typeof tools, FoldUIMessage>({
-      stream,
-      tools,
-      generateMessageId: () => assistantId,
-      onError: describeModelError,
-      messageMetadata: ({ part }): MessageMetadata | undefined => {
-        if (part.type !== "finish") return undefined;
-        return {
-          stats: buildStats({
-            model: modelId,
-            totalUsage: part.totalUsage,
-            lastStepUsage: track.lastStepUsage,
-            steps: track.steps,
-            estimatedInputTokens: estimate.calibrated,
-            startedAt,
-            firstTokenAt: track.firstTokenAt,
-            finishedAt: now(),
-            finishReason: part.finishReason,
-          }),
-          toolDurationsMs: track.toolDurationsMs,
-        };
-      },
-    });
-    // One branch for the browser, one the server reads to the end and stores.
-    const [toBrowser, toStore] = uiStream.tee();
-    const renew = setInterval(() => {
-      renewTurnLease(db, chat.id, TURN_LEASE_MS).catch((error) =>
-        log.warn({ err: error }, "lease renew failed"),
-      );
-    }, LEASE_RENEW_MS);
-    handedOff = true;
-    void persistReply(db, chat.id, toStore, track)
-      .then((stored) =>
-        stored
-          ? recordTurnUsage(db, {
-              modelId,
-              realInputTokens: track.firstStepInputTokens,
-              estimatedRawTokens: estimate.raw,
-              estimatedTokens: estimate.calibrated,
-            })
-          : null,
-      )
-      .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
-      .finally(() => {
-        clearInterval(renew);
-        releaseTurnLease(db, chat.id).catch((error) =>
-          log.error({ err: error, chatId: chat.id }, "lease release failed"),
-        );
-      });
-
-    return createUIMessageStreamResponse({
-      stream: createUIMessageStream<FoldUIMessage>({
-        execute: ({ writer }) => writer.merge(toBrowser),
-        onError: describeModelError,
-      }),
-    });
-  } finally {
-    if (!handedOff) await releaseTurnLease(db, chat.id);
+    prepared = { history, chat: await updateChatAfterRequest(db, chat, modelId, history) };
+  } catch (error) {
+    await releaseTurnLease(db, chat.id);
+    throw error;
   }
+
+  const assistantId = generateId();
+  const track = emptyTrack();
+  const stream = new ReadableStream<UIMessageChunk>({
+    start: async (controller) => {
+      controller.enqueue({ type: "start", messageId: assistantId });
+      try {
+        await streamTurn(deps, { ...prepared, modelId, model, assistantId, track }, (chunk) =>
+          controller.enqueue(chunk),
+        );
+      } catch (error) {
+        track.error ??= error;
+        log.warn({ err: error, chatId: chat.id }, "turn failed");
+        controller.enqueue({
+          type: "error",
+          errorText: error instanceof AppError ? error.message : describeModelError(error),
+        });
+      }
+      controller.close();
+    },
+  });
+
+  // One branch for the browser, one the server reads to the end and stores.
+  const [toBrowser, toStore] = stream.tee();
+  const renew = setInterval(() => {
+    renewTurnLease(db, chat.id, TURN_LEASE_MS).catch((error) =>
+      log.warn({ err: error }, "lease renew failed"),
+    );
+  }, LEASE_RENEW_MS);
+  void persistReply(db, chat.id, toStore, track)
+    .then((stored) =>
+      stored && track.estimate
+        ? recordTurnUsage(db, {
+            modelId,
+            realInputTokens: track.firstStepInputTokens,
+            ...track.estimate,
+          })
+        : null,
+    )
+    .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
+    .finally(() => {
+      clearInterval(renew);
+      releaseTurnLease(db, chat.id).catch((error) =>
+        log.error({ err: error, chatId: chat.id }, "lease release failed"),
+      );
+    });
+
+  return createUIMessageStreamResponse({ stream: toBrowser });
+}
+
+type TurnContext = {
+  chat: Chat;
+  history: FoldUIMessage[];
+  modelId: string;
+  model: LanguageModel;
+  assistantId: string;
+  track: TurnTrack;
+};
+
+/** Tier 1, then the model call, written chunk by chunk into the turn's stream. */
+async function streamTurn(
+  deps: TurnDeps,
+  turn: TurnContext,
+  write: (chunk: UIMessageChunk) => void,
+): Promise<void> {
+  const { db } = deps;
+  const now = deps.now ?? Date.now;
+  const { track, modelId } = turn;
+  const startedAt = now();
+  const tools = builtinTools();
+  const instructions = chatInstructions(new Date(startedAt));
+  const overheadTokens = await estimateOverhead(defaultEstimator, instructions, tools);
+
+  const traceId = `compact-${turn.assistantId}`;
+  let traceOpen = false;
+  const compaction = await compactChat(
+    { db, resolveModel: deps.resolveModel, now },
+    {
+      chat: turn.chat,
+      history: turn.history,
+      modelId,
+      overheadTokens,
+      onSummarizeStart: ({ tokensBefore, messages, reason }) => {
+        traceOpen = true;
+        write(traceStartChunk(traceId, { reason, tokensBefore, messages, startedAt: now() }));
+      },
+    },
+  );
+  if (compaction.trace) {
+    if (!traceOpen) {
+      write(
+        traceStartChunk(traceId, {
+          reason: compaction.trace.reason,
+          tokensBefore: compaction.trace.tokensBefore,
+          messages: 0,
+          startedAt: now(),
+        }),
+      );
+    }
+    write(traceEndChunk(traceId, compaction.trace));
+  }
+  if (!compaction.fits) {
+    throw new AppError(
+      "bad_request:too_long",
+      `Your message is too long for ${modelId}'s context window (${compaction.contextWindow.toLocaleString("en-US")} tokens). Shorten it, or pick a model with a larger window.`,
+    );
+  }
+
+  const result = streamText({
+    model: turn.model,
+    instructions,
+    messages: await convertToModelMessages(compaction.view, { tools }),
+    tools,
+    stopWhen: isStepCount(MAX_STEPS),
+    onError: ({ error }) =>
+      log.warn({ err: error, chatId: turn.chat.id, modelId }, "model stream error"),
+  });
+  // The provider stream runs to the end even when nobody reads the response.
+  void result.consumeStream();
+
+  const tracked = trackTurn(result.stream, now, track).stream;
+  const ui = toUIMessageStream<typeof tools, FoldUIMessage>({
+    stream: tracked,
+    tools,
+    sendStart: false,
+    onError: describeModelError,
+    messageMetadata: ({ part }): MessageMetadata | undefined => {
+      if (part.type !== "finish") return undefined;
+      // Fold's own estimate of the first request, for calibration: computed once the
+      // reply is done, so it never delays the first token.
+      const raw = overheadTokens + defaultEstimator.estimateUIMessages(compaction.view);
+      track.estimate = {
+        estimatedRawTokens: raw,
+        estimatedTokens: Math.ceil(raw * compaction.ratio),
+      };
+      return {
+        stats: buildStats({
+          model: modelId,
+          totalUsage: part.totalUsage,
+          lastStepUsage: track.lastStepUsage,
+          steps: track.steps,
+          estimatedInputTokens: track.estimate?.estimatedTokens,
+          viewVersion: compaction.viewVersion,
+          viewCapTokens: compaction.capTokens,
+          startedAt,
+          firstTokenAt: track.firstTokenAt,
+          finishedAt: now(),
+          finishReason: part.finishReason,
+        }),
+        toolDurationsMs: track.toolDurationsMs,
+      };
+    },
+  });
+  for await (const chunk of ui) write(chunk as UIMessageChunk);
 }
 
 async function updateChatAfterRequest(
@@ -161,13 +238,14 @@ async function updateChatAfterRequest(
   chat: Chat,
   modelId: string,
   history: FoldUIMessage[],
-) {
+): Promise<Chat> {
   const patch: { modelId?: string; title?: string; updatedAt: Date } = { updatedAt: new Date() };
   if (chat.modelId !== modelId) patch.modelId = modelId;
   const firstUser = history.find((m) => m.role === "user");
   if (chat.title === DEFAULT_CHAT_TITLE && firstUser)
     patch.title = titleFromMessage(messageText(firstUser));
-  await db.update(chatTable).set(patch).where(eq(chatTable.id, chat.id));
+  const [row] = await db.update(chatTable).set(patch).where(eq(chatTable.id, chat.id)).returning();
+  return row ?? chat;
 }
 
 /**
@@ -178,12 +256,12 @@ async function persistReply(
   db: Db,
   chatId: string,
   stream: ReadableStream<UIMessageChunk>,
-  track: ReturnType<typeof trackTurn>["track"],
+  track: TurnTrack,
 ): Promise<boolean> {
   let reply: FoldUIMessage | undefined;
   try {
     for await (const state of readUIMessageStream<FoldUIMessage>({
-      stream: stream as ReadableStream<UIMessageChunk>,
+      stream,
       terminateOnError: false,
       onError: () => undefined,
     })) {
@@ -204,20 +282,4 @@ async function persistReply(
     log.error({ err: error, chatId }, "storing the reply failed");
     return false;
   }
-}
-
-/** Fold's estimate of the first request, raw and calibrated, to learn from the provider's real count. */
-async function estimatePrompt(
-  db: Db,
-  modelId: string,
-  instructions: string,
-  tools: ToolSet,
-  history: FoldUIMessage[],
-): Promise<{ raw: number; calibrated: number }> {
-  const parsed = parseModelId(modelId);
-  const calibration = parsed ? await getCalibration(db, parsed.provider, parsed.model) : null;
-  const raw =
-    (await estimateOverhead(defaultEstimator, instructions, tools)) +
-    defaultEstimator.estimateUIMessages(history);
-  return { raw, calibrated: Math.ceil(raw * effectiveRatio(calibration)) };
 }

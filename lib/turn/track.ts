@@ -11,6 +11,8 @@ export type TurnTrack = {
   error: unknown;
   /** Tool call id → milliseconds from the call to its result. */
   toolDurationsMs: Record<string, number>;
+  /** Fold's estimate of the first request, raw and calibrated (to learn from the real count). */
+  estimate?: { estimatedRawTokens: number; estimatedTokens: number };
 };
 
 const FIRST_TOKEN_PARTS = new Set([
@@ -20,12 +22,8 @@ const FIRST_TOKEN_PARTS = new Set([
   "tool-call",
 ]);
 
-/** Passes the stream through unchanged, recording first-token time, steps, usage and errors. */
-export function trackTurn<TOOLS extends ToolSet>(
-  stream: ReadableStream<TextStreamPart<TOOLS>>,
-  now: () => number = Date.now,
-): { stream: ReadableStream<TextStreamPart<TOOLS>>; track: TurnTrack } {
-  const track: TurnTrack = {
+export function emptyTrack(): TurnTrack {
+  return {
     firstTokenAt: null,
     lastStepUsage: undefined,
     firstStepInputTokens: undefined,
@@ -34,6 +32,14 @@ export function trackTurn<TOOLS extends ToolSet>(
     error: undefined,
     toolDurationsMs: {},
   };
+}
+
+/** Passes the stream through unchanged, recording first-token time, steps, usage and errors. */
+export function trackTurn<TOOLS extends ToolSet>(
+  stream: ReadableStream<TextStreamPart<TOOLS>>,
+  now: () => number = Date.now,
+  track: TurnTrack = emptyTrack(),
+): { stream: ReadableStream<TextStreamPart<TOOLS>>; track: TurnTrack } {
   const toolStartedAt = new Map<string, number>();
   const tracked = stream.pipeThrough(
     new TransformStream<TextStreamPart<TOOLS>, TextStreamPart<TOOLS>>({

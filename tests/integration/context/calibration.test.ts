@@ -62,8 +62,10 @@ describeEachDriver("self-calibration", (use) => {
       await readChunks(response);
       await eventually(async () => !(await isTurnActive(database.db, chatId)));
       const rows = await loadHistory(database.db, chatId);
-      const stats = (rows[rows.length - 1]?.metadata as { stats: { estimatedInputTokens: number } })
-        .stats;
+      const metadata = rows[rows.length - 1]?.metadata as {
+        stats: { estimatedInputTokens: number };
+      };
+      const stats = metadata.stats;
       const real = fake.requests[turn]?.promptTokens ?? 0;
       errors.push(Math.abs(stats.estimatedInputTokens - real) / real);
     }

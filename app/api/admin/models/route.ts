@@ -1,18 +1,22 @@
-import { asc } from "drizzle-orm";
+import { listAdminModels, saveOverride } from "@/lib/admin/models";
+import { overrideInput } from "@/lib/admin/override-input";
 import { requireAdmin } from "@/lib/auth/guards";
-import { getDb } from "@/lib/db/client";
-import { modelOverride } from "@/lib/db/schema";
-import { route } from "@/lib/http/route";
+import { getDatabase, getDb } from "@/lib/db/client";
+import { readJson, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
-/** Admin only: the saved model-window overrides. */
+/** Admin only: every reachable model with its resolved window, override and calibration. */
 export const GET = route(async (request) => {
   await requireAdmin(request);
-  const db = await getDb();
-  const overrides = await db
-    .select()
-    .from(modelOverride)
-    .orderBy(asc(modelOverride.provider), asc(modelOverride.model));
-  return Response.json({ overrides });
+  const models = await listAdminModels(await getDb(), { signal: request.signal });
+  return Response.json({ models });
+});
+
+/** Admin only: sets a model's override; both numbers null clears it. */
+export const PUT = route(async (request) => {
+  const admin = await requireAdmin(request);
+  const input = await readJson(request, overrideInput);
+  const model = await saveOverride(await getDatabase(), input, admin.id);
+  return Response.json({ model });
 });

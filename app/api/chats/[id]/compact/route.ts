@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { getLanguageModel, resolveDefaultModelId } from "@/lib/ai/providers";
+import { requireChat, requireUser } from "@/lib/auth/guards";
+import { compactNow } from "@/lib/compaction/compact-now";
+import { chatContext } from "@/lib/context/chat-context";
+import { getDb } from "@/lib/db/client";
+import { readJson, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+const body = z.strictObject({
+  modelId: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]*:.{1,200}$/, "modelId must look like provider:model")
+    .optional(),
+});
+
+/** Compact now: a forced Tier 1; answers the new usage so the ring updates at once. */
+export const POST = route<{ id: string }>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const chat = await requireChat(user, (await params).id);
+  const { modelId: asked } =
+    request.headers.get("content-length") === "0" ? {} : await readJson(request, body);
+  const modelId = asked ?? chat.modelId ?? (await resolveDefaultModelId());
+  getLanguageModel(modelId);
+  const db = await getDb();
+  const { trace, message } = await compactNow(
+    { db, resolveModel: getLanguageModel },
+    chat,
+    modelId,
+  );
+  return Response.json({ trace, message, context: await chatContext(db, chat, modelId) });
+});

@@ -1,0 +1,219 @@
+"use client";
+
+import { Check } from "lucide-react";
+import { type FormEvent, useId, useState } from "react";
+import type { AdminModel } from "@/lib/admin/models";
+import type { OverrideInput } from "@/lib/admin/override-input";
+import { formatCount } from "../stats/format";
+import { buttonGhost, buttonPrimary, inputBase } from "../ui/styles";
+import {
+  type DraftErrors,
+  draftOf,
+  type OverrideDraft,
+  parseDraft,
+  sameDraft,
+} from "./override-draft";
+import { SourceBadge } from "./source-badge";
+import type { SaveResult } from "./use-admin-models";
+
+type Props = {
+  model: AdminModel;
+  onSave: (input: OverrideInput) => Promise<SaveResult>;
+};
+
+type Status =
+  | { kind: "idle" }
+  | { kind: "saving" }
+  | { kind: "saved" }
+  | { kind: "failed"; message: string };
+
+/** One model: what its window resolves to, and an inline editor for its override. */
+export function ModelRow({ model, onSave }: Props) {
+  return (
+    <tr data-model-id={model.id} className="align-top">
+      <td className="py-3 pr-4 pl-4">
+        <p className="font-medium">{model.label}</p>
+        <p className="font-mono text-xs text-muted">{model.id}</p>
+        {model.listed ? null : (
+          <p className="mt-0.5 text-xs text-amber-700">Not in the provider's list</p>
+        )}
+      </td>
+      <td className="py-3 pr-4 text-zinc-700">{model.providerLabel}</td>
+      <td className="py-3 pr-4 text-right tabular-nums" data-testid="resolved-window">
+        {formatCount(model.contextWindow)}
+      </td>
+      <td className="py-3 pr-4 text-right tabular-nums" data-testid="resolved-output">
+        {model.maxOutputTokens === null ? "—" : formatCount(model.maxOutputTokens)}
+      </td>
+      <td className="py-3 pr-4">
+        <SourceBadge source={model.source} matchedId={model.matchedId} />
+      </td>
+      <td className="py-3 pr-4 tabular-nums text-zinc-700">
+        <span title="Provider tokens per estimated token">
+          ×{model.calibration.ratio.toFixed(2)}
+        </span>
+        <span className="block text-xs text-muted">
+          {model.calibration.samples === 0
+            ? "no samples yet"
+            : `${formatCount(model.calibration.samples)} ${model.calibration.samples === 1 ? "sample" : "samples"}`}
+        </span>
+      </td>
+      <td className="py-3 pr-4">
+        <OverrideEditor model={model} onSave={onSave} />
+      </td>
+    </tr>
+  );
+}
+
+function OverrideEditor({ model, onSave }: Props) {
+  const id = useId();
+  const saved = draftOf(model.override);
+  const [draft, setDraft] = useState<OverrideDraft>(saved);
+  const [errors, setErrors] = useState<DraftErrors>({});
+  const [status, setStatus] = useState<Status>({ kind: "idle" });
+  const saving = status.kind === "saving";
+  const dirty = !sameDraft(draft, saved);
+
+  function edit(field: keyof OverrideDraft, value: string) {
+    setDraft((current) => ({ ...current, [field]: value }));
+    setErrors((current) => ({ ...current, [field]: undefined }));
+    if (status.kind !== "saving") setStatus({ kind: "idle" });
+  }
+
+  async function submit(next: OverrideDraft) {
+    const parsed = parseDraft(next, {
+      provider: model.provider,
+      model: model.model,
+      // Without a window override the row already shows the window the chain gives.
+      chainWindow: model.override?.contextWindow == null ? model.contextWindow : null,
+    });
+    if (!parsed.ok) {
+      setErrors(parsed.errors);
+      return;
+    }
+    setErrors({});
+    setStatus({ kind: "saving" });
+    const result = await onSave(parsed.input);
+    if (result.ok) {
+      setDraft(draftOf(result.model.override));
+      setStatus({ kind: "saved" });
+    } else {
+      setStatus({ kind: "failed", message: result.message });
+    }
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void submit(draft);
+  }
+
+  const windowError = errors.contextWindow;
+  const outputError = errors.maxOutputTokens;
+  return (
+    <form
+      onSubmit={onSubmit}
+      noValidate
+      className="space-y-1.5"
+      aria-label={`Override for ${model.label}`}
+    >
+      <div className="flex flex-wrap items-end gap-2">
+        <TokenField
+          label="Window"
+          ariaLabel={`Context window override for ${model.label}`}
+          value={draft.contextWindow}
+          error={windowError}
+          errorId={`${id}-window`}
+          disabled={saving}
+          onChange={(value) => edit("contextWindow", value)}
+        />
+        <TokenField
+          label="Max output"
+          ariaLabel={`Max output override for ${model.label}`}
+          value={draft.maxOutputTokens}
+          error={outputError}
+          errorId={`${id}-output`}
+          disabled={saving}
+          onChange={(value) => edit("maxOutputTokens", value)}
+        />
+        <button
+          type="submit"
+          disabled={saving || !dirty}
+          className={`${buttonPrimary} px-3 py-1.5`}
+        >
+          {saving ? "Saving…" : "Save"}
+        </button>
+        <button
+          type="button"
+          disabled={saving || model.override === null}
+          onClick={() => void submit({ contextWindow: "", maxOutputTokens: "" })}
+          className={`${buttonGhost} px-2 py-1.5`}
+        >
+          Clear override
+        </button>
+      </div>
+      {windowError ? (
+        <p id={`${id}-window`} className="text-xs text-red-700">
+          {windowError}
+        </p>
+      ) : null}
+      {outputError ? (
+        <p id={`${id}-output`} className="text-xs text-red-700">
+          {outputError}
+        </p>
+      ) : null}
+      <div aria-live="polite" className="text-xs">
+        {status.kind === "failed" ? (
+          <p role="alert" className="text-red-700">
+            {status.message}
+          </p>
+        ) : null}
+        {status.kind === "saved" ? (
+          <p className="inline-flex items-center gap-1 text-emerald-700">
+            <Check size={12} /> Saved — applies from the next request.
+          </p>
+        ) : null}
+      </div>
+    </form>
+  );
+}
+
+type TokenFieldProps = {
+  label: string;
+  ariaLabel: string;
+  value: string;
+  error: string | undefined;
+  errorId: string;
+  disabled: boolean;
+  onChange: (value: string) => void;
+};
+
+/** A token count; empty means "from the chain", shown as the "auto" placeholder. */
+function TokenField({
+  label,
+  ariaLabel,
+  value,
+  error,
+  errorId,
+  disabled,
+  onChange,
+}: TokenFieldProps) {
+  return (
+    <label className="block w-28 space-y-0.5">
+      <span className="text-xs text-muted">{label}</span>
+      <input
+        type="number"
+        min={1}
+        step={1}
+        inputMode="numeric"
+        placeholder="auto"
+        aria-label={ariaLabel}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errorId : undefined}
+        value={value}
+        disabled={disabled}
+        onChange={(e) => onChange(e.target.value)}
+        className={`${inputBase} py-1.5 tabular-nums ${error ? "border-red-400" : ""}`}
+      />
+    </label>
+  );
+}

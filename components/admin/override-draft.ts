@@ -1,0 +1,73 @@
+import { type OverrideInput, overrideInput } from "@/lib/admin/override-input";
+
+/** The editor's two fields as typed; an empty field means "take it from the chain". */
+export type OverrideDraft = { contextWindow: string; maxOutputTokens: string };
+export type DraftField = keyof OverrideDraft;
+export type DraftErrors = Partial<Record<DraftField, string>>;
+
+const FIELD_LABELS: Record<DraftField, string> = {
+  contextWindow: "Window",
+  maxOutputTokens: "Max output",
+};
+
+export function draftOf(
+  override: { contextWindow: number | null; maxOutputTokens: number | null } | null,
+): OverrideDraft {
+  return {
+    contextWindow: override?.contextWindow?.toString() ?? "",
+    maxOutputTokens: override?.maxOutputTokens?.toString() ?? "",
+  };
+}
+
+export function sameDraft(a: OverrideDraft, b: OverrideDraft): boolean {
+  return (
+    a.contextWindow.trim() === b.contextWindow.trim() &&
+    a.maxOutputTokens.trim() === b.maxOutputTokens.trim()
+  );
+}
+
+/**
+ * Checks a draft by the route's own schema, so the messages match what the server would say.
+ * `chainWindow` is the window an empty window field falls back to, when the row knows it.
+ */
+export function parseDraft(
+  draft: OverrideDraft,
+  target: { provider: string; model: string; chainWindow: number | null },
+): { ok: true; input: OverrideInput } | { ok: false; errors: DraftErrors } {
+  const parsed = overrideInput.safeParse({
+    provider: target.provider,
+    model: target.model,
+    contextWindow: toNumber(draft.contextWindow),
+    maxOutputTokens: toNumber(draft.maxOutputTokens),
+  });
+  if (!parsed.success) {
+    const errors: DraftErrors = {};
+    for (const issue of parsed.error.issues) {
+      const field = issue.path[0];
+      if ((field === "contextWindow" || field === "maxOutputTokens") && !errors[field]) {
+        errors[field] = `${FIELD_LABELS[field]} ${issue.message}.`;
+      }
+    }
+    return { ok: false, errors };
+  }
+  const { contextWindow, maxOutputTokens } = parsed.data;
+  if (
+    contextWindow === null &&
+    maxOutputTokens !== null &&
+    target.chainWindow !== null &&
+    maxOutputTokens >= target.chainWindow
+  ) {
+    return {
+      ok: false,
+      errors: {
+        maxOutputTokens: `Max output must be below the model's window (${target.chainWindow.toLocaleString("en-US")}).`,
+      },
+    };
+  }
+  return { ok: true, input: parsed.data };
+}
+
+function toNumber(text: string): number | null {
+  const trimmed = text.trim();
+  return trimmed === "" ? null : Number(trimmed);
+}

@@ -1,0 +1,106 @@
+"use client";
+
+import { ChevronRight, Layers } from "lucide-react";
+import { useEffect, useState } from "react";
+import type { TraceInput, TraceOutput } from "@/lib/compaction/trace";
+import { formatCount, formatDuration } from "../../stats/format";
+
+const OUTCOME_TEXT: Record<TraceOutput["outcome"], string> = {
+  summarized: "Compacted context",
+  fallback: "Compacted context with an automatic digest (the summarizer was unavailable)",
+  skipped: "Compaction skipped",
+  conflict: "Another compaction won; using its summary",
+  failed: "Compaction failed",
+};
+
+const REASON_TEXT: Record<string, string> = {
+  threshold: "the context was nearly full",
+  manual: "you asked",
+  overflow: "the model said the prompt was too long",
+  length: "the reply was cut short by the window",
+  invalidated: "an edit changed summarized history",
+};
+
+/** The `compact_context` entry in the timeline: running, then what it did. */
+export function CompactionTrace({
+  input,
+  output,
+}: {
+  input?: Partial<TraceInput>;
+  output?: TraceOutput;
+}) {
+  const [open, setOpen] = useState(false);
+  if (!output) return <RunningTrace messages={input?.messages} />;
+
+  const tone =
+    output.outcome === "fallback"
+      ? "border-amber-200 bg-amber-50"
+      : "border-indigo-100 bg-indigo-50/60";
+  return (
+    <div
+      className={`rounded-xl border px-3 py-2 text-xs ${tone}`}
+      data-testid="compaction-trace"
+      data-state="done"
+    >
+      <button
+        type="button"
+        aria-expanded={open}
+        onClick={() => setOpen((v) => !v)}
+        className="flex w-full items-center gap-2 text-left"
+      >
+        <Layers size={14} className="shrink-0 text-indigo-500" />
+        <span className="font-medium">{OUTCOME_TEXT[output.outcome]}</span>
+        {output.outcome === "summarized" || output.outcome === "fallback" ? (
+          <span className="text-muted">
+            {formatCount(output.tokensBefore)} → {formatCount(output.tokensAfter)} tokens (−
+            {output.savedPct} %) · {output.messagesSummarized} messages summarized
+            {output.summarizerModel ? ` · ${output.summarizerModel}` : ""} ·{" "}
+            {formatDuration(output.durationMs)}
+          </span>
+        ) : null}
+        <ChevronRight
+          size={14}
+          className={`ml-auto shrink-0 transition ${open ? "rotate-90" : ""}`}
+        />
+      </button>
+      {open ? (
+        <div className="mt-2 space-y-2 border-t border-indigo-100 pt-2">
+          <p className="text-muted">Why: {REASON_TEXT[output.reason] ?? output.reason}.</p>
+          {output.note ? <p className="text-muted">{output.note}</p> : null}
+          {output.summary ? (
+            <pre
+              className="max-h-96 overflow-auto rounded-lg bg-white p-3 font-sans text-xs whitespace-pre-wrap"
+              data-testid="compaction-summary"
+            >
+              {output.summary}
+            </pre>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function RunningTrace({ messages }: { messages?: number }) {
+  const [seconds, setSeconds] = useState(0);
+  useEffect(() => {
+    const started = Date.now();
+    const timer = setInterval(() => setSeconds(Math.floor((Date.now() - started) / 1000)), 250);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <div
+      className="flex items-center gap-2 rounded-xl border border-indigo-100 bg-indigo-50/60 px-3 py-2 text-xs"
+      data-testid="compaction-trace"
+      data-state="running"
+      aria-live="polite"
+    >
+      <span className="size-3 animate-spin rounded-full border-2 border-indigo-300 border-t-indigo-600" />
+      <span className="font-medium">Compacting context…</span>
+      <span className="text-muted">
+        {messages ? `${messages} messages · ` : ""}
+        {seconds} s
+      </span>
+    </div>
+  );
+}

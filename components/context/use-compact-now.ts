@@ -1,0 +1,85 @@
+"use client";
+
+import { useCallback, useEffect, useState } from "react";
+import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import type { TraceOutput } from "@/lib/compaction/trace";
+import type { ChatContext } from "@/lib/context/chat-context";
+
+/** A compaction this large (share of the window) asks first: the user loses verbatim detail. */
+const CONFIRM_DROP_SHARE = 0.25;
+
+export type CompactState = "idle" | "confirm" | "queued" | "running";
+
+/**
+ * Compact now from the ring: deferred while a reply streams, confirmed only
+ * when it would fold a large share of the window, then the ring and the
+ * timeline update from the response.
+ */
+export function useCompactNow(options: {
+  chatId: string;
+  modelId: string | null;
+  busy: boolean;
+  context: ChatContext | null;
+  onDone: (result: {
+    trace: TraceOutput | null;
+    message: FoldUIMessage | null;
+    context: ChatContext;
+  }) => void;
+}) {
+  const { chatId, modelId, busy, context, onDone } = options;
+  const [state, setState] = useState<CompactState>("idle");
+  const [error, setError] = useState<string | null>(null);
+
+  const run = useCallback(async () => {
+    setState("running");
+    setError(null);
+    try {
+      const response = await fetch(`/api/chats/${chatId}/compact`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(modelId ? { modelId } : {}),
+      });
+      const body = (await response.json()) as
+        | { trace: TraceOutput | null; message: FoldUIMessage | null; context: ChatContext }
+        | { error: { message: string } };
+      if (!response.ok || "error" in body) {
+        throw new Error(
+          "error" in body ? body.error.message : `Compaction failed (${response.status})`,
+        );
+      }
+      onDone(body);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : "Compaction failed");
+    } finally {
+      setState("idle");
+    }
+  }, [chatId, modelId, onDone]);
+
+  const request = useCallback(() => {
+    if (state === "running") return;
+    if (busy) {
+      setState("queued");
+      return;
+    }
+    const drop = context ? context.projectedTokens - context.budget.target : 0;
+    if (context && drop > CONFIRM_DROP_SHARE * context.contextWindow) {
+      setState("confirm");
+      return;
+    }
+    void run();
+  }, [busy, context, run, state]);
+
+  // A click made while streaming runs when the reply is done.
+  useEffect(() => {
+    if (!busy && state === "queued") void run();
+  }, [busy, state, run]);
+
+  return {
+    state,
+    error,
+    request,
+    confirm: run,
+    cancel: () => setState("idle"),
+    dismissError: () => setError(null),
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * Admin → Models (DESIGN §6, §11): every model Fold can reach with the window it resolves to,
+ * where that number comes from, its override and its calibration; and the one writer of
+ * overrides, which evicts the cached window so the next request sees the edit.
+ */
+import { listModels, type ModelInfo, providerRegistry } from "@/lib/ai/providers";
+import { type Calibration, effectiveRatio } from "@/lib/context/calibration";
+import { type ContextWindow, evictContextWindow, resolveContextWindow } from "@/lib/context/window";
+import { type Database, type Db, withDatabase } from "@/lib/db/client";
+import { getCalibration, listCalibrations } from "@/lib/db/queries/calibration";
+import {
+  deleteOverride,
+  getOverride,
+  listOverrides,
+  type ModelOverride,
+  upsertOverride,
+} from "@/lib/db/queries/model-overrides";
+import { AppError } from "@/lib/errors";
+import { clearsOverride, type OverrideInput } from "./override-input";
+
+/** One row of the admin table, as GET and PUT /api/admin/models answer it. */
+export type AdminModel = Omit<ModelInfo, "contextWindow" | "maxOutputTokens"> &
+  ContextWindow & {
+    /** False for an override of a model its provider does not list (an id typed by hand). */
+    listed: boolean;
+    override: {
+      contextWindow: number | null;
+      maxOutputTokens: number | null;
+      updatedAt: string;
+    } | null;
+    /** The ratio estimates are multiplied by: learned, or the cold-start guess at 0 samples. */
+    calibration: Calibration;
+  };
+
+type Listing = Omit<AdminModel, keyof ContextWindow | "override" | "calibration">;
+
+export async function listAdminModels(
+  db: Db,
+  options: { signal?: AbortSignal } = {},
+): Promise<AdminModel[]> {
+  const [models, overrides, calibrations] = await Promise.all([
+    listModels(options),
+    listOverrides(db),
+    listCalibrations(db),
+  ]);
+  const overrideOf = byModel(overrides);
+  const calibrationOf = byModel(calibrations);
+  const listings = [...models.map(listed), ...unlistedOverrides(models, overrides)];
+  return Promise.all(
+    listings.map(async (listing) => {
+      const key = modelKey(listing.provider, listing.model);
+      const window = await resolveContextWindow(listing.provider, listing.model);
+      return adminModel(listing, window, overrideOf.get(key), calibrationOf.get(key));
+    }),
+  );
+}
+
+/**
+ * Writes (or, with both numbers null, deletes) a model's override and answers its new row.
+ * An output ceiling given alone is checked against the window the chain then resolves to,
+ * inside the same transaction, so a refused edit writes nothing.
+ */
+export async function saveOverride(
+  database: Database,
+  input: OverrideInput,
+  updatedBy: string,
+): Promise<AdminModel> {
+  const { provider, model } = input;
+  requireConfiguredProvider(provider);
+  try {
+    await database.db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      if (clearsOverride(input)) {
+        await deleteOverride(tx, provider, model);
+        return;
+      }
+      await upsertOverride(tx, { ...input, updatedBy });
+      if (input.contextWindow === null && input.maxOutputTokens !== null) {
+        evictContextWindow(provider, model);
+        const window = await withDatabase({ ...database, db: tx }, () =>
+          resolveContextWindow(provider, model),
+        );
+        if (input.maxOutputTokens >= window.contextWindow) {
+          throw new AppError(
+            "bad_request:body",
+            `maxOutputTokens: must be below the model's context window (${window.contextWindow} tokens, source: ${window.source})`,
+          );
+        }
+      }
+    });
+  } finally {
+    // Also after a refused edit: the check above may have cached the rolled-back window.
+    evictContextWindow(provider, model);
+  }
+  return describeAdminModel(database.db, provider, model);
+}
+
+/** The admin row of one model, listed or not. */
+export async function describeAdminModel(
+  db: Db,
+  provider: string,
+  model: string,
+): Promise<AdminModel> {
+  const [models, window, override, calibration] = await Promise.all([
+    listModels(),
+    resolveContextWindow(provider, model),
+    getOverride(db, provider, model),
+    getCalibration(db, provider, model),
+  ]);
+  const info = models.find((m) => m.provider === provider && m.model === model);
+  const listing = info ? listed(info) : unlisted(provider, model);
+  return adminModel(listing, window, override ?? undefined, calibration ?? undefined);
+}
+
+function requireConfiguredProvider(provider: string) {
+  const info = providerRegistry().providers.find((p) => p.id === provider);
+  if (!info) {
+    throw new AppError("bad_request:provider", `Provider "${provider}" is not configured.`);
+  }
+  return info;
+}
+
+function adminModel(
+  listing: Listing,
+  window: ContextWindow,
+  override: ModelOverride | undefined,
+  calibration: Calibration | undefined,
+): AdminModel {
+  return {
+    ...listing,
+    ...window,
+    override: override
+      ? {
+          contextWindow: override.contextWindow,
+          maxOutputTokens: override.maxOutputTokens,
+          updatedAt: override.updatedAt.toISOString(),
+        }
+      : null,
+    calibration: {
+      ratio: effectiveRatio(calibration),
+      samples: calibration?.samples ?? 0,
+    },
+  };
+}
+
+function listed(info: ModelInfo): Listing {
+  const { id, provider, model, label, providerLabel } = info;
+  return { id, provider, model, label, providerLabel, listed: true };
+}
+
+function unlisted(provider: string, model: string): Listing {
+  const providerLabel = requireConfiguredProvider(provider).label;
+  return {
+    id: `${provider}:${model}`,
+    provider,
+    model,
+    label: model,
+    providerLabel,
+    listed: false,
+  };
+}
+
+/** Overrides of configured providers' models that no list names, so they can still be cleared. */
+function unlistedOverrides(models: ModelInfo[], overrides: ModelOverride[]): Listing[] {
+  const configured = new Set(providerRegistry().providers.map((p) => p.id));
+  const known = new Set(models.map((m) => modelKey(m.provider, m.model)));
+  return overrides
+    .filter((o) => configured.has(o.provider) && !known.has(modelKey(o.provider, o.model)))
+    .map((o) => unlisted(o.provider, o.model));
+}
+
+function byModel<T extends { provider: string; model: string }>(rows: T[]): Map<string, T> {
+  return new Map(rows.map((row) => [modelKey(row.provider, row.model), row]));
+}
+
+function modelKey(provider: string, model: string): string {
+  return `${provider}\u0000${model}`;
+}

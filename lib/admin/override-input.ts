@@ -1,0 +1,46 @@
+/**
+ * What an admin may send to override a model's window (DESIGN §6, step 1): plain zod with no
+ * server imports, so the editor in the browser checks a draft by the same rules as the route.
+ */
+import { z } from "zod";
+
+/** Far above any model today, low enough that a stray extra digit is caught. */
+export const MAX_OVERRIDE_TOKENS = 10_000_000;
+const MAX_PROVIDER_CHARS = 100;
+const MAX_MODEL_CHARS = 200;
+
+const tokenLimit = z
+  .number({
+    error: (issue) =>
+      issue.input === undefined
+        ? "is required (a number, or null for none)"
+        : "must be a number or null",
+  })
+  .int({ error: "must be a whole number of tokens" })
+  .positive({ error: "must be above zero" })
+  .max(MAX_OVERRIDE_TOKENS, { error: "must be at most 10,000,000 tokens" });
+
+/**
+ * PUT /api/admin/models. Either number may be null: that one then comes from the rest of the
+ * chain; both null clears the override. An output ceiling must leave room for some input.
+ */
+export const overrideInput = z
+  .strictObject({
+    provider: z.string().min(1, { error: "is required" }).max(MAX_PROVIDER_CHARS),
+    model: z.string().min(1, { error: "is required" }).max(MAX_MODEL_CHARS),
+    contextWindow: tokenLimit.nullable(),
+    maxOutputTokens: tokenLimit.nullable(),
+  })
+  .refine(
+    (input) =>
+      input.contextWindow === null ||
+      input.maxOutputTokens === null ||
+      input.maxOutputTokens < input.contextWindow,
+    { error: "must be below the context window", path: ["maxOutputTokens"] },
+  );
+
+export type OverrideInput = z.infer<typeof overrideInput>;
+
+export function clearsOverride(input: Pick<OverrideInput, "contextWindow" | "maxOutputTokens">) {
+  return input.contextWindow === null && input.maxOutputTokens === null;
+}

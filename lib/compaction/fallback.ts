@@ -1,0 +1,210 @@
+/**
+ * The fallback digest (DESIGN §8, "The summarizer"; principle 5). When every
+ * summarizer model fails, the chat must still shrink: this writes a
+ * deterministic, extractive digest — the user's requests, their quoted
+ * constraints, the last assistant conclusion, tool errors and the identifiers —
+ * under the summary's own headings, within the budget.
+ */
+import { type DynamicToolUIPart, getToolName, isToolUIPart, type ToolUIPart } from "ai";
+import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
+import { extractIdentifiers, identifiersInText } from "./identifiers";
+import { preserveIdentifiers, splitVerbatimReferences } from "./preserve";
+import { headingOf, SUMMARY_HEADINGS, type SummaryHeading } from "./prompts";
+
+/** The digest's first line: the reader (and the next summarizer) knows nobody summarized this. */
+export const FALLBACK_NOTE =
+  "_Automatic digest: the summarizer was unavailable, so Fold kept key lines of these messages instead of a summary._";
+/** Enough of a request to know what was asked; the identifiers in the rest are kept below. */
+const REQUEST_MAX_CHARS = 200;
+/** "The first ~300 chars of the last assistant text": its conclusion, usually. */
+const CONCLUSION_MAX_CHARS = 300;
+const ERROR_MAX_CHARS = 160;
+/** Share of the budget kept for the Verbatim references appendix. */
+const APPENDIX_SHARE = 0.25;
+const EMPTY_SECTION = "None.";
+const ARTIFACTS_POINTER = "- Identifiers not quoted above are listed under Verbatim references.";
+
+export type FallbackInput = {
+  previousSummary: string | null;
+  span: readonly FoldUIMessage[];
+  budgetTokens: number;
+  countTokens: (text: string) => number;
+};
+
+/**
+ * One line of the digest. Lowest `age` is dropped first (the previous summary
+ * is oldest); within an age, the least important section goes first.
+ */
+type Item = { heading: SummaryHeading; text: string; age: number };
+
+export function fallbackDigest(input: FallbackInput): string {
+  const { span, budgetTokens, countTokens } = input;
+  const previous = input.previousSummary ? previousItems(input.previousSummary) : [];
+  const items = [...previous, ...spanItems(span)];
+  const hasIdentifiers =
+    extractIdentifiers(span).length > 0 ||
+    (input.previousSummary !== null &&
+      splitVerbatimReferences(input.previousSummary).references.length > 0);
+
+  const bodyBudget = budgetTokens - Math.ceil(APPENDIX_SHARE * budgetTokens);
+  const kept = fitItems(items, bodyBudget, hasIdentifiers, countTokens);
+  const body = render(kept, hasIdentifiers);
+  const digest = preserveIdentifiers({
+    span,
+    previousSummary: input.previousSummary,
+    summary: body,
+    maxTokens: budgetTokens - countTokens(body) - 2,
+    countTokens,
+  });
+  return cutToBudget(digest, budgetTokens, countTokens);
+}
+
+/** Drops the oldest items until the body fits; the headings themselves always stay. */
+function fitItems(
+  items: Item[],
+  budget: number,
+  hasIdentifiers: boolean,
+  countTokens: (text: string) => number,
+): Item[] {
+  const costs = items.map((item) => countTokens(item.text) + 1);
+  let total = countTokens(render([], hasIdentifiers)) + costs.reduce((a, b) => a + b, 0);
+  // Oldest first; among equals, the least important section first, then bottom-up.
+  const dropOrder = items
+    .map((item, index) => ({ item, index }))
+    .sort(
+      (a, b) =>
+        a.item.age - b.item.age ||
+        SUMMARY_HEADINGS.indexOf(b.item.heading) - SUMMARY_HEADINGS.indexOf(a.item.heading) ||
+        b.index - a.index,
+    );
+  const dropped = new Set<number>();
+  const keptItems = () => items.filter((_, index) => !dropped.has(index));
+  for (const { index } of dropOrder) {
+    if (total <= budget) break;
+    dropped.add(index);
+    total -= costs[index] ?? 0;
+  }
+  // Per-line costs approximate the whole; make it exact.
+  for (const { index } of dropOrder) {
+    if (dropped.has(index)) continue;
+    if (countTokens(render(keptItems(), hasIdentifiers)) <= budget) break;
+    dropped.add(index);
+  }
+  return keptItems();
+}
+
+function render(items: readonly Item[], hasIdentifiers: boolean): string {
+  const sections = SUMMARY_HEADINGS.map((heading) => {
+    const lines = items.filter((item) => item.heading === heading).map((item) => item.text);
+    if (heading === "Artifacts & references" && hasIdentifiers) lines.push(ARTIFACTS_POINTER);
+    return `## ${heading}\n${lines.length > 0 ? lines.join("\n") : EMPTY_SECTION}`;
+  });
+  return [FALLBACK_NOTE, ...sections].join("\n\n");
+}
+
+/** The previous summary's lines, under the heading they were under (age 0: the oldest). */
+function previousItems(previousSummary: string): Item[] {
+  const { body } = splitVerbatimReferences(previousSummary); // carried by preserveIdentifiers
+  const items: Item[] = [];
+  let heading: SummaryHeading = "Decisions & facts"; // text before any known heading
+  for (const raw of body.split("\n")) {
+    const line = raw.trimEnd();
+    const known = headingOf(line);
+    if (known) heading = known;
+    else if (line.trim() && !isGenerated(line.trim())) items.push({ heading, text: line, age: 0 });
+  }
+  return items;
+}
+
+function isGenerated(line: string): boolean {
+  return line === FALLBACK_NOTE || line === EMPTY_SECTION || line === ARTIFACTS_POINTER;
+}
+
+function spanItems(span: readonly FoldUIMessage[]): Item[] {
+  const items: Item[] = [];
+  const quotes = new Set<string>();
+  const userText = (text: string, age: number) => {
+    const request = firstLines(text, REQUEST_MAX_CHARS);
+    if (request) items.push({ heading: "Goal & open requests", text: `- ${request}`, age });
+    for (const [value, kind] of identifiersInText(text, true)) {
+      if (kind !== "quote" || quotes.has(value)) continue;
+      quotes.add(value);
+      items.push({ heading: "Constraints & preferences", text: `- "${value}"`, age });
+    }
+  };
+  let conclusion: Item | undefined;
+  // A turn (a user message and the replies after it) ages as one: its request outlives its details.
+  let age = 1;
+  for (const message of span) {
+    if (message.role === "user") {
+      age += 1;
+      userText(partsText(message.parts), age);
+      continue;
+    }
+    if (message.role !== "assistant") continue;
+    const text = partsText(message.parts);
+    if (text) {
+      const excerpt = excerptOf(text, CONCLUSION_MAX_CHARS);
+      conclusion = { heading: "Current state & next step", text: `- Last reply: ${excerpt}`, age };
+    }
+    for (const part of message.parts) {
+      if (part.type === "steering-message") userText(partsText(part.parts), age);
+      else if (isToolUIPart(part)) {
+        const error = toolError(part);
+        if (error) items.push({ heading: "Errors & fixes", text: error, age });
+      }
+    }
+  }
+  if (conclusion) items.push(conclusion);
+  return items;
+}
+
+function toolError(part: ToolUIPart | DynamicToolUIPart): string | null {
+  const name = getToolName(part);
+  if (name === COMPACTION_TRACE_TOOL_NAME || part.state !== "output-error") return null;
+  return `- ${name} failed: ${excerptOf(part.errorText, ERROR_MAX_CHARS)}`;
+}
+
+function partsText(parts: readonly { type: string; text?: string }[]): string {
+  return parts
+    .flatMap((part) => (part.type === "text" && part.text ? [part.text] : []))
+    .join("\n")
+    .trim();
+}
+
+/** The first non-empty lines of `text`, up to `maxChars`, on one line. */
+function firstLines(text: string, maxChars: number): string {
+  const lines = text
+    .split("\n")
+    .map((line) => line.replace(/\s+/g, " ").trim())
+    .filter(Boolean);
+  let out = "";
+  for (const line of lines) {
+    const next = out ? `${out} / ${line}` : line;
+    if (next.length > maxChars) return out || excerptOf(line, maxChars);
+    out = next;
+  }
+  return out;
+}
+
+/** About `maxChars` of `text` on one line, cut at a word boundary. */
+function excerptOf(text: string, maxChars: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat.length <= maxChars) return flat;
+  const cut = flat.slice(0, maxChars);
+  const space = cut.lastIndexOf(" ");
+  return `${space > maxChars / 2 ? cut.slice(0, space) : cut}…`;
+}
+
+/** The last resort for a budget smaller than the headings: keep the start, never nothing. */
+function cutToBudget(text: string, budget: number, countTokens: (text: string) => number): string {
+  if (countTokens(text) <= budget) return text;
+  let chars = text.length;
+  let out = text;
+  while (chars > 1 && countTokens(out) > budget) {
+    chars = Math.floor(chars * 0.9);
+    out = text.slice(0, chars).trimEnd();
+  }
+  return out || text.slice(0, 1);
+}

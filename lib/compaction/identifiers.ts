@@ -1,0 +1,193 @@
+/**
+ * Identifiers in a span (DESIGN §8, "Preservation guard"): the URLs, paths,
+ * emails, hashes, numbers with units, code spans and the user's quoted words
+ * that a summary must not lose. Read from the full, unpruned messages.
+ */
+import { type DynamicToolUIPart, getToolName, isToolUIPart, type ToolUIPart } from "ai";
+import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
+
+/** Longer values are blobs (signed URLs, data), not references worth their tokens. */
+const IDENTIFIER_MAX_CHARS = 300;
+const QUOTE_MIN_CHARS = 3;
+const QUOTE_MAX_CHARS = 120;
+const CODE_MIN_CHARS = 2;
+const CODE_MAX_CHARS = 200;
+
+export type IdentifierKind = "url" | "email" | "path" | "hash" | "quantity" | "code" | "quote";
+
+export type Identifier = {
+  value: string;
+  kind: IdentifierKind;
+  /** Seen in a user message at least once: the user's own words outrank everything else. */
+  fromUser: boolean;
+  /** Occurrences across the span. */
+  count: number;
+  /** Index in the span of the last message that mentions it; -1 when carried from a summary. */
+  lastIndex: number;
+};
+
+type Pattern = {
+  kind: IdentifierKind;
+  regex: RegExp;
+  mask: boolean;
+  clean?: (s: string) => string;
+};
+
+const UNIT =
+  "(?:KiB|MiB|GiB|TiB|KB|MB|GB|TB|PB|bytes?|[KMG]bps|[kMGT]?Hz|ms|µs|ns|sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?|px|rem|em|pt|vh|vw|km|cm|mm|kg|mg|lbs?|°[CF]|tokens?|req/s|rps|qps|fps|kWh|kW|mAh|mA|USD|EUR|GBP|percent|%|h|s|d|m|g|W|V|B)";
+const NUMBER = "\\d+(?:[.,]\\d+)*";
+const trimTrailing = (s: string) => s.replace(/[.,;:!?]+$/, "");
+
+/** In the order they run: URLs are masked before paths so a URL's path is not listed twice. */
+const ATOMIC_PATTERNS: Pattern[] = [
+  {
+    kind: "url",
+    regex: /\b(?:https?|ftp|wss?|file):\/\/[^\s<>"'`\]}]+/g,
+    mask: true,
+    clean: (s) => balanceParens(trimTrailing(s)),
+  },
+  { kind: "email", regex: /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g, mask: true },
+  {
+    kind: "path",
+    regex: /\b[A-Za-z]:\\(?:[^\\\s<>:"|?*]+\\)*[^\\\s<>:"|?*]*/g,
+    mask: true,
+    clean: trimTrailing,
+  },
+  {
+    kind: "path",
+    // ./x, ../x, ~/x, or an absolute path with two segments or an extension.
+    regex:
+      /(?<=^|[\s(["'=:,])(?:(?:~|\.{1,2})\/[\w.@+-][\w.@+/-]*|\/[\w.@+-]+\/[\w.@+-][\w.@+/-]*|\/[\w@+-]+\.[\w.@+-]+)/g,
+    mask: true,
+    clean: trimTrailing,
+  },
+  {
+    kind: "hash",
+    regex: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
+    mask: true,
+  },
+  { kind: "hash", regex: /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi, mask: true },
+  {
+    kind: "quantity",
+    regex: new RegExp(
+      `[$€£]\\s?${NUMBER}(?:\\s?(?:k|K|M|bn|million|billion)\\b)?|(?<![\\w.])${NUMBER}\\s?${UNIT}(?!\\w)`,
+      "gi",
+    ),
+    mask: false,
+  },
+];
+
+const CODE_PATTERN = new RegExp(
+  `(?<!\`)\`([^\`\\n]{${CODE_MIN_CHARS},${CODE_MAX_CHARS}})\`(?!\`)`,
+  "g",
+);
+const QUOTE_PATTERNS = [
+  /"([^"\n]+)"/g,
+  /“([^”\n]+)”/g,
+  /(?<!\w)'([^'\n]+)'(?!\w)/g, // an apostrophe inside a word never opens or closes a quote
+];
+
+/**
+ * Identifiers in the full, unpruned span: user and assistant text, tool
+ * arguments, tool outputs and errors. Quoted strings count only in user
+ * messages. Sorted by priority: the user's first, then by count, then recency.
+ */
+export function extractIdentifiers(messages: readonly FoldUIMessage[]): Identifier[] {
+  const found = new Map<string, Identifier & { first: number }>();
+  const add = (value: string, kind: IdentifierKind, fromUser: boolean, index: number) => {
+    if (value.length === 0 || value.length > IDENTIFIER_MAX_CHARS) return;
+    const known = found.get(value);
+    if (known) {
+      known.count += 1;
+      known.lastIndex = index;
+      known.fromUser ||= fromUser;
+    } else {
+      found.set(value, { value, kind, fromUser, count: 1, lastIndex: index, first: found.size });
+    }
+  };
+  messages.forEach((message, index) => {
+    for (const { text, fromUser } of messageTexts(message)) {
+      for (const [value, kind] of identifiersInText(text, fromUser))
+        add(value, kind, fromUser, index);
+    }
+  });
+  return [...found.values()].sort(byPriority).map(({ first: _first, ...id }) => id);
+}
+
+function byPriority(a: Identifier & { first: number }, b: Identifier & { first: number }): number {
+  return (
+    Number(b.fromUser) - Number(a.fromUser) ||
+    b.count - a.count ||
+    b.lastIndex - a.lastIndex ||
+    a.first - b.first
+  );
+}
+
+/** Every identifier in one text, in order of appearance per pattern. */
+export function identifiersInText(text: string, fromUser: boolean): [string, IdentifierKind][] {
+  const out: [string, IdentifierKind][] = [];
+  for (const match of text.matchAll(CODE_PATTERN)) out.push([(match[1] ?? "").trim(), "code"]);
+  if (fromUser) {
+    for (const pattern of QUOTE_PATTERNS) {
+      for (const match of text.matchAll(pattern)) {
+        const inner = match[1] ?? "";
+        if (inner.length < QUOTE_MIN_CHARS || inner.length > QUOTE_MAX_CHARS) continue;
+        if (inner.trim() !== inner) continue; // spans the gap between two quotations
+        out.push([inner, "quote"]);
+      }
+    }
+  }
+  let rest = text;
+  for (const { kind, regex, mask, clean } of ATOMIC_PATTERNS) {
+    for (const match of rest.matchAll(regex)) out.push([clean ? clean(match[0]) : match[0], kind]);
+    if (mask) rest = rest.replace(regex, " ");
+  }
+  return out;
+}
+
+type Text = { text: string; fromUser: boolean };
+
+/** The texts of a message that carry identifiers; tool values are walked, not JSON-escaped. */
+function messageTexts(message: FoldUIMessage): Text[] {
+  const fromUser = message.role === "user";
+  const texts: Text[] = [];
+  for (const part of message.parts) {
+    if (part.type === "text") texts.push({ text: part.text, fromUser });
+    else if (part.type === "steering-message") {
+      for (const p of part.parts)
+        if (p.type === "text") texts.push({ text: p.text, fromUser: true });
+    } else if (isToolUIPart(part)) texts.push(...toolTexts(part));
+  }
+  return texts;
+}
+
+function toolTexts(part: ToolUIPart | DynamicToolUIPart): Text[] {
+  if (getToolName(part) === COMPACTION_TRACE_TOOL_NAME) return [];
+  const strings: string[] = [];
+  collectStrings(part.input, strings);
+  if (part.state === "output-available") collectStrings(part.output, strings);
+  if (part.state === "output-error") strings.push(part.errorText);
+  return strings.map((text) => ({ text, fromUser: false }));
+}
+
+function collectStrings(value: unknown, into: string[]): void {
+  if (typeof value === "string") into.push(value);
+  else if (typeof value === "number" || typeof value === "boolean") return;
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, into);
+  else if (value !== null && typeof value === "object") {
+    for (const item of Object.values(value)) collectStrings(item, into);
+  }
+}
+
+/** Drops a trailing ")" a URL does not open (prose around a link), keeps Wikipedia-style ones. */
+function balanceParens(url: string): string {
+  let out = url;
+  while (out.endsWith(")") && count(out, "(") < count(out, ")"))
+    out = trimTrailing(out.slice(0, -1));
+  return out;
+}
+
+function count(text: string, char: string): number {
+  return text.split(char).length - 1;
+}

@@ -1,0 +1,323 @@
+import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import type { Budget } from "@/lib/context/budget";
+import type { TokenEstimator } from "@/lib/context/tokens";
+import {
+  buildView,
+  type CompactionState,
+  type ModelView,
+  splitAtWatermark,
+  stripTrace,
+  summaryMessage,
+} from "./view";
+
+/**
+ * Tier 1 (DESIGN §8), pure: given the stored history and the durable state,
+ * decide the model view for this turn, and — when the projection crosses the
+ * trigger, the state is dirty, or the user asked — fold everything between
+ * the old watermark and the keep boundary into the summary. Writes nothing:
+ * the caller commits the result through the CAS writer.
+ */
+
+export type SummarizePort = (request: {
+  previousSummary: string | null;
+  span: FoldUIMessage[];
+  summaryBudget: number;
+  signal?: AbortSignal;
+}) => Promise<{ summary: string; model: string; inputTokens: number }>;
+
+export type FallbackPort = (request: {
+  previousSummary: string | null;
+  span: FoldUIMessage[];
+  budgetTokens: number;
+}) => string;
+
+export type Tier1Input = {
+  history: readonly FoldUIMessage[];
+  state: CompactionState;
+  budget: Budget;
+  /** Raw tokens of the system prompt and tool schemas. */
+  overheadTokens: number;
+  /** Calibrated ratio of real to estimated tokens for this model. */
+  ratio: number;
+  modelId: string;
+  estimator: TokenEstimator;
+  keepRecentToolResults: number;
+  /** Compact now: summarize everything but the keep window, whatever the projection says. */
+  force?: boolean;
+  summarize: SummarizePort;
+  fallback: FallbackPort;
+  signal?: AbortSignal;
+  now?: () => number;
+  /** Called right before the summarizer runs (the trace shows "Compacting context…"). */
+  onSummarizeStart?: (info: { tokensBefore: number; messages: number }) => void;
+};
+
+export type CompactionDraft = {
+  outcome: "summarized" | "fallback" | "skipped";
+  tokensBefore: number;
+  tokensAfter: number;
+  messagesSummarized: number;
+  watermarkFrom: string | null;
+  watermarkTo: string | null;
+  summary: string | null;
+  summarizerModel: string | null;
+  latencyMs: number;
+  /** Why it fell back, or why it could not reach the target. */
+  note: string | null;
+};
+
+export type Tier1Result =
+  | { kind: "noop"; view: ModelView; projectedTokens: number }
+  | {
+      kind: "compacted";
+      view: ModelView;
+      projectedTokens: number;
+      next: { summary: string; watermark: string };
+      draft: CompactionDraft;
+    }
+  | { kind: "skipped"; view: ModelView; projectedTokens: number; draft: CompactionDraft };
+
+/** Raw room for messages: what the input budget leaves after the overhead, in uncalibrated tokens. */
+function messageRoom(input: Tier1Input): number {
+  return Math.max(0, Math.floor(input.budget.inputBudget / input.ratio) - input.overheadTokens);
+}
+
+/** The last reply sent within this compaction version, if any: its real usage describes this view. */
+function lastReplyOfVersion(input: Tier1Input, after: readonly FoldUIMessage[]) {
+  for (let i = after.length - 1; i >= 0; i--) {
+    const stats = after[i]?.metadata?.stats;
+    if (!stats) continue;
+    return stats.viewVersion === input.state.version ? { index: i, stats } : null;
+  }
+  return null;
+}
+
+/**
+ * Tokens Stage 0 saves now on results the last request still sent whole: the
+ * results its own turn produced (added after Stage 0 ran), and the ones that
+ * were still among the newest before that turn.
+ */
+function stage0Savings(input: Tier1Input, view: ModelView, lastIndex: number): number {
+  const offset = view.messages.length - view.after.length;
+  let olderSeen = 0;
+  let savings = 0;
+  for (let i = lastIndex; i >= 0; i--) {
+    const original = view.after[i];
+    const edited = view.messages[i + offset];
+    if (!original || !edited) break;
+    const ownTurn = i === lastIndex;
+    if (!ownTurn && olderSeen >= input.keepRecentToolResults) break;
+    for (let j = original.parts.length - 1; j >= 0; j--) {
+      const part = original.parts[j];
+      if (!part || !("toolCallId" in part) || part.state !== "output-available") continue;
+      const sentWhole = ownTurn || olderSeen < input.keepRecentToolResults;
+      if (!ownTurn) olderSeen++;
+      const now = edited.parts[j];
+      if (sentWhole && now && "output" in now && now.output !== part.output) {
+        const before =
+          typeof part.output === "string" ? part.output : (JSON.stringify(part.output) ?? "");
+        savings +=
+          input.estimator.countText(before) - input.estimator.countText(String(now.output));
+      }
+    }
+  }
+  return Math.max(0, savings);
+}
+
+/**
+ * The next request's size. Real usage first: when the last reply was sent
+ * this view's compaction version by this model, its provider count (less what
+ * Stage 0 has replaced since) plus an estimate of what came after; otherwise
+ * an estimate of the view.
+ */
+export function projectTokens(input: Tier1Input, view: ModelView): number {
+  const { ratio, estimator } = input;
+  const last = lastReplyOfVersion(input, view.after);
+  if (last && last.stats.model === input.modelId) {
+    const since = view.after.slice(last.index + 1);
+    return (
+      last.stats.contextTokens +
+      (last.stats.lastStepOutputTokens ?? last.stats.outputTokens) -
+      Math.floor(stage0Savings(input, view, last.index) * ratio) +
+      estimator.estimateUIMessages(since, { ratio })
+    );
+  }
+  return Math.ceil((input.overheadTokens + estimator.estimateUIMessages(view.messages)) * ratio);
+}
+
+/**
+ * The keep boundary: the earliest user-turn start whose suffix fits in
+ * `keepRecent`, and never later than the latest user message. Message
+ * boundaries never split a tool call from its result: both live in one part.
+ */
+export function keepBoundary(
+  after: readonly FoldUIMessage[],
+  keepRecentRaw: number,
+  estimator: TokenEstimator,
+): number {
+  const lastUser = after.findLastIndex((m) => m.role === "user");
+  if (lastUser < 0) return after.length;
+  let boundary = lastUser;
+  let suffix = estimator.estimateUIMessages(after.slice(lastUser));
+  for (let i = lastUser - 1; i >= 0; i--) {
+    suffix += estimator.estimateUIMessages([after[i] as FoldUIMessage]);
+    if (suffix > keepRecentRaw) break;
+    if (after[i]?.role === "user") boundary = i;
+  }
+  return boundary;
+}
+
+function splitAfter(input: Tier1Input): FoldUIMessage[] {
+  return splitAtWatermark(input.history, input.state.summary ? input.state.watermark : null).after;
+}
+
+export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
+  const now = input.now ?? Date.now;
+  const rules = {
+    bulkyToolTokens: input.budget.bulkyToolTokens,
+    keepRecentToolResults: input.keepRecentToolResults,
+  };
+  const limitTokens = messageRoom(input);
+  // A hard-wall cap an earlier turn of this version applied stays until the next compaction.
+  const floorCapTokens = lastReplyOfVersion(input, splitAfter(input))?.stats.viewCapTokens ?? null;
+  const quick = buildView({
+    history: input.history,
+    state: input.state,
+    rules,
+    limitTokens,
+    estimator: input.estimator,
+    knownToFit: true,
+    floorCapTokens,
+  });
+  const quickProjection = projectTokens(input, quick);
+  const dirty = input.state.dirty || quick.watermarkMissing;
+
+  // Fast path: under the trigger, nothing to repair, nobody asked.
+  if (quickProjection < input.budget.trigger && !dirty && !input.force && floorCapTokens === null) {
+    return { kind: "noop", view: quick, projectedTokens: quickProjection };
+  }
+
+  const current = buildView({
+    history: input.history,
+    state: input.state,
+    rules,
+    limitTokens,
+    estimator: input.estimator,
+    floorCapTokens,
+  });
+  if (!dirty && !input.force && quickProjection < input.budget.trigger) {
+    // Walled but under the trigger: keep the wall, nothing to fold.
+    return { kind: "noop", view: current, projectedTokens: quickProjection };
+  }
+  const tokensBefore = quickProjection;
+  const previousSummary = current.summary;
+  const watermarkFrom = current.summary ? input.state.watermark : null;
+  // The keep window must leave room for the summary and the overhead under the target,
+  // or every compaction lands above it and fires again next turn (DESIGN §7).
+  const keepRoom = Math.min(
+    input.budget.keepRecent,
+    input.budget.target -
+      input.budget.summaryBudget -
+      Math.ceil(input.overheadTokens * input.ratio),
+  );
+  const keepRaw = Math.max(0, Math.floor(keepRoom / input.ratio));
+  const boundary = keepBoundary(current.after, keepRaw, input.estimator);
+  const span = current.after.slice(0, boundary);
+  const started = now();
+
+  const skipped = (note: string): Tier1Result => ({
+    kind: "skipped",
+    view: current,
+    projectedTokens: tokensBefore,
+    draft: {
+      outcome: "skipped",
+      tokensBefore,
+      tokensAfter: tokensBefore,
+      messagesSummarized: 0,
+      watermarkFrom,
+      watermarkTo: watermarkFrom,
+      summary: previousSummary,
+      summarizerModel: null,
+      latencyMs: now() - started,
+      note,
+    },
+  });
+
+  if (span.length === 0) {
+    // Nothing between the watermark and the keep window: a dirty flag with nothing to
+    // fold is simply settled; the hard wall already applies to this view.
+    return skipped(
+      current.fits
+        ? "nothing to fold: the recent turns are all that is left"
+        : "the latest message alone does not fit the context window",
+    );
+  }
+
+  const summaryBudget = input.budget.summaryBudget;
+  let summary: string;
+  let outcome: "summarized" | "fallback" = "summarized";
+  let summarizerModel: string | null = null;
+  let note: string | null = null;
+  input.onSummarizeStart?.({ tokensBefore, messages: span.length });
+  try {
+    const result = await input.summarize({
+      previousSummary,
+      span: stripTrace(span),
+      summaryBudget,
+      signal: input.signal,
+    });
+    summary = result.summary;
+    summarizerModel = result.model;
+  } catch (error) {
+    if (input.signal?.aborted) throw error;
+    summary = input.fallback({
+      previousSummary,
+      span: stripTrace(span),
+      budgetTokens: summaryBudget,
+    });
+    outcome = "fallback";
+    note = `summarizer unavailable: ${error instanceof Error ? error.message : String(error)}`;
+  }
+
+  const watermarkTo = span[span.length - 1]?.id ?? null;
+  if (!watermarkTo) return skipped("nothing to fold");
+  const next = { summary, watermark: watermarkTo };
+  const view = buildView({
+    history: input.history,
+    state: next,
+    rules,
+    limitTokens,
+    estimator: input.estimator,
+  });
+  const tokensAfter = Math.ceil(
+    (input.overheadTokens + input.estimator.estimateUIMessages(view.messages)) * input.ratio,
+  );
+  if (tokensAfter > input.budget.target) {
+    note = [
+      note,
+      `could not reach the target (${tokensAfter} > ${input.budget.target} tokens): the recent turns kept verbatim are large`,
+    ]
+      .filter(Boolean)
+      .join("; ");
+  }
+  return {
+    kind: "compacted",
+    view,
+    projectedTokens: tokensAfter,
+    next,
+    draft: {
+      outcome,
+      tokensBefore,
+      tokensAfter,
+      messagesSummarized: span.length,
+      watermarkFrom,
+      watermarkTo,
+      summary,
+      summarizerModel,
+      latencyMs: now() - started,
+      note,
+    },
+  };
+}
+
+export { summaryMessage };

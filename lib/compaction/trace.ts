@@ -1,0 +1,45 @@
+import type { UIMessageChunk } from "ai";
+import { z } from "zod";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
+
+/**
+ * The compaction trace (DESIGN §8.5): a `compact_context` tool call in the
+ * timeline — running while the summarizer works, then its result. Stored with
+ * the assistant message; stripped before the model sees anything.
+ */
+
+export const traceInputSchema = z.object({
+  reason: z.string(),
+  tokensBefore: z.number(),
+  messages: z.number(),
+  startedAt: z.number(),
+});
+
+export const traceOutputSchema = z.object({
+  outcome: z.enum(["summarized", "fallback", "skipped", "conflict", "failed"]),
+  reason: z.string(),
+  tokensBefore: z.number(),
+  tokensAfter: z.number(),
+  savedPct: z.number(),
+  messagesSummarized: z.number(),
+  summarizerModel: z.string().nullable(),
+  durationMs: z.number(),
+  summary: z.string().nullable(),
+  note: z.string().nullable(),
+});
+
+export type TraceInput = z.infer<typeof traceInputSchema>;
+export type TraceOutput = z.infer<typeof traceOutputSchema>;
+
+export function traceStartChunk(toolCallId: string, input: TraceInput): UIMessageChunk {
+  return { type: "tool-input-available", toolCallId, toolName: COMPACTION_TRACE_TOOL_NAME, input };
+}
+
+export function traceEndChunk(toolCallId: string, output: TraceOutput): UIMessageChunk {
+  return { type: "tool-output-available", toolCallId, output };
+}
+
+export function savedPct(before: number, after: number): number {
+  if (before <= 0) return 0;
+  return Math.round(((before - after) / before) * 1000) / 10;
+}

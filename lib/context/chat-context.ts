@@ -1,0 +1,61 @@
+import { parseModelId } from "@/lib/ai/model-id";
+import { chatInstructions } from "@/lib/ai/prompts";
+import { builtinTools } from "@/lib/ai/tools";
+import { rowToUIMessage } from "@/lib/chat/ui-message";
+import type { Db } from "@/lib/db/client";
+import { getCalibration } from "@/lib/db/queries/calibration";
+import { loadHistory } from "@/lib/db/queries/messages";
+import type { Chat } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { computeBudget, ratiosFromEnv } from "./budget";
+import { effectiveRatio } from "./calibration";
+import { estimateOverhead } from "./overhead";
+import { defaultEstimator } from "./tokens";
+import { breakdown, projectContext } from "./usage";
+import { resolveContextWindow } from "./window";
+
+/** GET /api/chats/:id/context — everything the context ring shows. */
+export async function chatContext(db: Db, chat: Chat, modelId: string) {
+  const parsed = parseModelId(modelId);
+  if (!parsed) throw new AppError("bad_request:model", "modelId must look like provider:model");
+  const [window, calibration, rows] = await Promise.all([
+    resolveContextWindow(parsed.provider, parsed.model),
+    getCalibration(db, parsed.provider, parsed.model),
+    loadHistory(db, chat.id),
+  ]);
+  const ratio = effectiveRatio(calibration);
+  const overheadTokens = await estimateOverhead(
+    defaultEstimator,
+    chatInstructions(new Date()),
+    builtinTools(),
+  );
+  const projection = projectContext({
+    messages: rows.map(rowToUIMessage),
+    modelId,
+    overheadTokens,
+    ratio,
+    estimator: defaultEstimator,
+  });
+  const budget = computeBudget(window, ratiosFromEnv(env().compaction));
+  return {
+    modelId,
+    contextWindow: window.contextWindow,
+    maxOutputTokens: window.maxOutputTokens,
+    source: window.source,
+    lastContextTokens: projection.lastContextTokens,
+    projectedTokens: projection.projectedTokens,
+    method: projection.method,
+    calibration: { ratio, samples: calibration?.samples ?? 0 },
+    budget: {
+      inputBudget: budget.inputBudget,
+      trigger: budget.trigger,
+      target: budget.target,
+      outputReserve: budget.outputReserve,
+    },
+    breakdown: breakdown(projection, budget),
+    compactionEnabled: env().compaction.enabled,
+  };
+}
+
+export type ChatContext = Awaited<ReturnType<typeof chatContext>>;

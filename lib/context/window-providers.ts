@@ -1,0 +1,226 @@
+/**
+ * Step 2 of the window chain (DESIGN §6): what a provider's own API says about a model.
+ * OpenRouter and OpenAI-compatible servers publish windows in their model lists (cached and
+ * shared by `remote-models.ts`); Ollama answers `/api/show`; Google answers per model.
+ * OpenAI and Anthropic publish nothing usable, so their models go to the catalog.
+ */
+import { z } from "zod";
+import { DEMO_CONTEXT_WINDOW, DEMO_MAX_OUTPUT_TOKENS, DEMO_MODEL_ID } from "@/lib/ai/demo-model";
+import {
+  createModelList,
+  type FetchFunction,
+  type ModelList,
+  parseOpenAICompatibleModels,
+  parseOpenRouterModels,
+  type RemoteModel,
+} from "@/lib/ai/remote-models";
+import type { Env } from "@/lib/env";
+
+export const OPENROUTER_MODELS_URL = "https://openrouter.ai/api/v1/models";
+export const GOOGLE_MODELS_URL = "https://generativelanguage.googleapis.com/v1beta/models";
+
+export type ProvidersConfig = Env["providers"];
+
+export type ProviderWindow = { contextWindow: number; maxOutputTokens: number | null };
+
+/** Asks one provider about one model; null when it does not say. Honours the signal. */
+export type ProviderLookup = (model: string, signal: AbortSignal) => Promise<ProviderWindow | null>;
+
+export type ProviderLookups = {
+  /** The lookup of a provider id, or undefined when its API publishes no windows. */
+  get(provider: string): ProviderLookup | undefined;
+  /** Forgets the cached model lists. */
+  clear(): void;
+};
+
+export type ProviderLookupOptions = {
+  fetch: FetchFunction;
+  now: () => number;
+  /** Caps each request; the caller also stops waiting at its own deadline. */
+  timeoutMs: number;
+};
+
+const tokenCount = z.number().int().positive();
+
+const googleModel = z.object({
+  inputTokenLimit: tokenCount.nullish(),
+  outputTokenLimit: tokenCount.nullish(),
+});
+
+const ollamaShow = z.object({
+  parameters: z.string().nullish(),
+  model_info: z.record(z.string(), z.unknown()).nullish(),
+});
+
+/** `num_ctx 8192` on a line of the Modelfile parameters Ollama reports. */
+const NUM_CTX_LINE = /^\s*num_ctx\s+(\d+)\s*$/m;
+
+/**
+ * The server's root: the base URL without trailing slashes or a trailing `/v1`, so that
+ * `http://host/v1/` and `http://host` both become `http://host` (never `/v1/v1/models`).
+ */
+export function serverRoot(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+export function createProviderLookups(
+  config: ProvidersConfig,
+  options: ProviderLookupOptions,
+): ProviderLookups {
+  const { fetch, timeoutMs } = options;
+  // Model lists are fetched once for many callers, so they carry their own timeout.
+  const listOptions = { fetch: timeoutFetch(fetch, timeoutMs), now: options.now };
+  const lookups = new Map<string, ProviderLookup>();
+  const lists: ModelList[] = [];
+
+  lookups.set("demo", async (model) =>
+    model === DEMO_MODEL_ID
+      ? { contextWindow: DEMO_CONTEXT_WINDOW, maxOutputTokens: DEMO_MAX_OUTPUT_TOKENS }
+      : null,
+  );
+
+  if (config.googleApiKey) {
+    const apiKey = config.googleApiKey;
+    lookups.set("google", (model, signal) => googleWindow(fetch, apiKey, model, signal));
+  }
+
+  if (config.openrouterApiKey) {
+    const list = createModelList(
+      {
+        provider: "openrouter",
+        url: OPENROUTER_MODELS_URL,
+        apiKey: config.openrouterApiKey,
+        parse: parseOpenRouterModels,
+      },
+      listOptions,
+    );
+    lists.push(list);
+    lookups.set("openrouter", async (model, signal) => listedWindow(await list.get(signal), model));
+  }
+
+  for (const server of config.openaiCompatible) {
+    const root = serverRoot(server.baseUrl);
+    const list = createModelList(
+      {
+        provider: server.name,
+        url: `${root}/v1/models`,
+        apiKey: server.apiKey,
+        parse: parseOpenAICompatibleModels,
+      },
+      listOptions,
+    );
+    lists.push(list);
+    lookups.set(server.name, async (model, signal) => {
+      const listed = listedWindow(await list.get(signal), model);
+      if (listed) return listed;
+      // vLLM reports max_model_len; Ollama lists bare ids and tells the window elsewhere.
+      signal.throwIfAborted();
+      return ollamaWindow(fetch, root, server.apiKey, model, signal);
+    });
+  }
+
+  return {
+    get: (provider) => lookups.get(provider),
+    clear() {
+      for (const list of lists) list.clear();
+    },
+  };
+}
+
+function listedWindow(models: readonly RemoteModel[], model: string): ProviderWindow | null {
+  const entry = models.find((m) => m.model === model);
+  if (!entry?.contextWindow) return null;
+  return { contextWindow: entry.contextWindow, maxOutputTokens: entry.maxOutputTokens ?? null };
+}
+
+/** `GET …/v1beta/models/{model}`: `inputTokenLimit` is the window, `outputTokenLimit` the output. */
+async function googleWindow(
+  fetch: FetchFunction,
+  apiKey: string,
+  model: string,
+  signal: AbortSignal,
+): Promise<ProviderWindow | null> {
+  const id = model.replace(/^models\//, "");
+  const url = `${GOOGLE_MODELS_URL}/${encodeURIComponent(id)}`;
+  // The key goes in a header rather than `?key=`, so it never lands in a logged URL.
+  const response = await fetch(url, {
+    headers: { accept: "application/json", "x-goog-api-key": apiKey },
+    signal,
+  });
+  if (response.status === 404) {
+    await response.body?.cancel();
+    return null;
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`GET ${url} answered ${response.status}`);
+  }
+  const parsed = googleModel.parse(await response.json());
+  if (!parsed.inputTokenLimit) return null;
+  return {
+    contextWindow: parsed.inputTokenLimit,
+    maxOutputTokens: parsed.outputTokenLimit ?? null,
+  };
+}
+
+/**
+ * `POST {root}/api/show`: the architecture's trained context length, or the smaller
+ * `num_ctx` the Modelfile sets, since that is what Ollama actually runs with. A server
+ * that is not Ollama answers 404 and says nothing.
+ */
+async function ollamaWindow(
+  fetch: FetchFunction,
+  root: string,
+  apiKey: string | undefined,
+  model: string,
+  signal: AbortSignal,
+): Promise<ProviderWindow | null> {
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    "content-type": "application/json",
+  };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  const response = await fetch(`${root}/api/show`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ model }),
+    signal,
+  });
+  if (!response.ok) {
+    await response.body?.cancel();
+    return null;
+  }
+  const parsed = ollamaShow.safeParse(await response.json().catch(() => null));
+  if (!parsed.success) return null;
+  const trained = ollamaContextLength(parsed.data.model_info ?? {});
+  const numCtx = Number(parsed.data.parameters?.match(NUM_CTX_LINE)?.[1] ?? Number.NaN);
+  const configured = Number.isInteger(numCtx) && numCtx > 0 ? numCtx : null;
+  const contextWindow =
+    trained !== null && configured !== null
+      ? Math.min(trained, configured)
+      : (configured ?? trained);
+  return contextWindow === null ? null : { contextWindow, maxOutputTokens: null };
+}
+
+/** `model_info["<arch>.context_length"]`, where `<arch>` is `general.architecture`. */
+function ollamaContextLength(info: Record<string, unknown>): number | null {
+  const arch = info["general.architecture"];
+  const keys =
+    typeof arch === "string"
+      ? [`${arch}.context_length`]
+      : Object.keys(info).filter((key) => key.endsWith(".context_length"));
+  for (const key of keys) {
+    const parsed = tokenCount.safeParse(info[key]);
+    if (parsed.success) return parsed.data;
+  }
+  return null;
+}
+
+/** The fetch with `timeoutMs` added to whatever signal the caller passes. */
+function timeoutFetch(fetch: FetchFunction, timeoutMs: number): FetchFunction {
+  return (input, init) => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    return fetch(input, { ...init, signal });
+  };
+}

@@ -1,0 +1,132 @@
+import { type RecordedRequest, startFakeOpenAI } from "../fixtures/fake-openai/server";
+import type { Benchmark, Figures } from "./benchmark";
+import type { BenchChat } from "./chat-turns";
+import { percentile, round1 } from "./measure";
+
+/**
+ * `chat`: the time Fold adds to time-to-first-token. 20 users each hold one chat and send
+ * 10 turns; the chats run concurrently, each chat's turns one after another, against the
+ * fake OpenAI-compatible server with no delay of its own between chunks.
+ */
+
+const CHATS = 20;
+const TURNS_PER_CHAT = 10;
+/** Unmeasured turns per chat first: JIT, the pool's connections, better-auth's setup. */
+const WARMUP_TURNS_PER_CHAT = 1;
+const PROVIDER = "fake";
+const MODEL = "fake-model";
+const MODEL_WINDOW_TOKENS = 128_000;
+const AUTH_SECRET = "bench-secret-bench-secret-bench-secret-0123";
+
+type Sample = { directMs: number; foldMs: number };
+
+/** Fold reads process.env once per process: this must run before any Fold module loads. */
+function configureFold(providerUrl: string): void {
+  process.env.OPENAI_COMPATIBLE_BASE_URL = providerUrl;
+  process.env.OPENAI_COMPATIBLE_NAME = PROVIDER;
+  process.env.DEMO_MODEL = "never";
+  process.env.LOG_LEVEL = "silent";
+  process.env.BETTER_AUTH_SECRET = AUTH_SECRET;
+}
+
+/**
+ * The baseline is only fair while it sends exactly what Fold sends. Each turn's text is
+ * unique, so every request body the fake server saw must have come exactly twice.
+ */
+function checkBaselineMatchesFold(requests: readonly RecordedRequest[]): void {
+  const seen = new Map<string, number>();
+  for (const request of requests) {
+    const body = JSON.stringify(request.body);
+    seen.set(body, (seen.get(body) ?? 0) + 1);
+  }
+  const unpaired = [...seen].filter(([, count]) => count !== 2);
+  if (unpaired.length > 0) {
+    throw new Error(
+      `the direct baseline no longer sends what Fold sends: ${unpaired.length} of ${seen.size} request bodies are unpaired; update chat-turns.ts. One of them: ${unpaired[0]?.[0].slice(0, 400)}`,
+    );
+  }
+}
+
+/**
+ * Overhead is paired per turn: just before each Fold turn the same chat sends the direct
+ * request for the same history, so both see the same conversation length and the same
+ * concurrent load from the other chats. Percentiles are then taken over the 200 differences.
+ * (Subtracting the medians of two separately measured distributions would compare different
+ * load conditions and hide how the extra time is spread.)
+ */
+async function runChat(
+  chat: BenchChat,
+  index: number,
+  turns: number,
+  turnsModule: typeof import("./chat-turns"),
+): Promise<Sample[]> {
+  const samples: Sample[] = [];
+  for (let turn = 0; turn < turns; turn++) {
+    const text = `Chat ${index}, turn ${turn}: how does a context window fill up over a conversation?`;
+    const directMs = await turnsModule.directTtftMs(chat, text);
+    const foldMs = await turnsModule.foldTtftMs(chat, text);
+    samples.push({ directMs, foldMs });
+  }
+  return samples;
+}
+
+export const benchmark: Benchmark = {
+  name: "chat",
+  async run(context) {
+    const fake = await startFakeOpenAI({
+      models: [{ id: MODEL, maxModelLen: MODEL_WINDOW_TOKENS }],
+      chunkDelayMs: 0,
+    });
+    try {
+      configureFold(fake.url);
+      const { openBenchDatabase } = await import("./database");
+      const bench = await openBenchDatabase();
+      try {
+        const turns = await import("./chat-turns");
+        const chats = await Promise.all(
+          Array.from({ length: CHATS }, (_, i) =>
+            turns.openChat(bench.database, `bench-${i}@example.com`, `${PROVIDER}:${MODEL}`),
+          ),
+        );
+        const all = (count: number) =>
+          Promise.all(chats.map((chat, i) => runChat(chat, i, count, turns)));
+        await all(WARMUP_TURNS_PER_CHAT);
+        const samples = (await all(TURNS_PER_CHAT)).flat();
+        checkBaselineMatchesFold(fake.requests);
+
+        const overhead = samples.map((s) => s.foldMs - s.directMs);
+        const figures: Figures = {
+          "chat.ttft_overhead_p50_ms": round1(percentile(overhead, 50)),
+          "chat.ttft_overhead_p95_ms": round1(percentile(overhead, 95)),
+          "chat.ttft_fold_p50_ms": round1(
+            percentile(
+              samples.map((s) => s.foldMs),
+              50,
+            ),
+          ),
+          "chat.ttft_direct_p50_ms": round1(
+            percentile(
+              samples.map((s) => s.directMs),
+              50,
+            ),
+          ),
+          "chat.turns": samples.length,
+        };
+        const setup = `${CHATS} chats × ${TURNS_PER_CHAT} turns, ${CHATS} concurrent; ${bench.label}`;
+        context.note("chat.ttft_overhead_p50_ms", `Fold − direct, paired per turn; ${setup}`);
+        context.note("chat.ttft_overhead_p95_ms", "Fold − direct, paired per turn");
+        context.note("chat.ttft_fold_p50_ms", "POST /api/chat in-process → first text-delta");
+        context.note(
+          "chat.ttft_direct_p50_ms",
+          "AI SDK streamText → fake server, same request as Fold",
+        );
+        context.note("chat.turns", `measured, after ${CHATS * WARMUP_TURNS_PER_CHAT} warm-up`);
+        return figures;
+      } finally {
+        await bench.dispose();
+      }
+    } finally {
+      await fake.close();
+    }
+  },
+};

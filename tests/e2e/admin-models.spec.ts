@@ -1,0 +1,134 @@
+import { expect, type Page, test } from "@playwright/test";
+import { hydrated, registerUser } from "./helpers";
+
+const FAKE_MODEL = "fake:fake-model";
+const OVERRIDE_TOKENS = 16_000;
+
+async function sessionRole(page: Page): Promise<string | undefined> {
+  const response = await page.request.get("/api/auth/get-session");
+  const session = (await response.json()) as { user?: { role?: string } } | null;
+  return session?.user?.role;
+}
+
+/** Opens the ring's hover card and returns it. */
+async function ringDetails(page: Page) {
+  await page.getByTestId("context-ring").hover();
+  const details = page.getByTestId("context-details");
+  await expect(details).toBeVisible();
+  return details;
+}
+
+async function closeHoverCard(page: Page) {
+  await page.mouse.move(0, 0);
+  await expect(page.getByTestId("context-details")).toBeHidden();
+}
+
+test("an admin's window override reaches the chat's context ring on the next request", async ({
+  page,
+}) => {
+  // This spec file sorts first, so its user is the e2e server's first: the admin.
+  await registerUser(page, `e2e-admin-${Date.now()}@example.com`);
+  expect(
+    await sessionRole(page),
+    "the user registered here is not admin: another spec registered first on this e2e server " +
+      "(the first user becomes admin). Run admin-models.spec.ts first or on a fresh server.",
+  ).toBe("admin");
+
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  await hydrated(page);
+  const chatUrl = page.url();
+
+  const picker = page.getByLabel("Model");
+  await expect(picker).toBeEnabled();
+  await picker.selectOption(FAKE_MODEL);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("How big is your context window?");
+  await box.press("Enter");
+  await expect(page.getByRole("button", { name: "Message stats" })).toBeVisible();
+
+  // The fake provider's /v1/models says 8192.
+  const before = await ringDetails(page);
+  await expect(before).toContainText("/ 8,192 tokens");
+  await expect(before).toContainText("provider API");
+  await page.screenshot({ path: "test-results/ring-hover.png" });
+  await closeHoverCard(page);
+
+  try {
+    await page.getByRole("link", { name: "Admin · Models" }).click();
+    await expect(page).toHaveURL(/\/admin\/models$/);
+    await expect(page.getByRole("heading", { name: "Models" })).toBeVisible();
+    await hydrated(page);
+
+    const row = page.locator(`tr[data-model-id="${FAKE_MODEL}"]`);
+    await expect(row.getByTestId("resolved-window")).toHaveText("8,192");
+    await expect(row.getByTestId("window-source")).toHaveText("provider");
+    await expect(page.locator('tr[data-model-id="demo:demo"]')).toContainText("Demo (offline)");
+
+    // A validation message, and nothing saved.
+    const windowInput = row.getByLabel(/^Context window override for/);
+    await windowInput.fill("0");
+    await row.getByRole("button", { name: "Save" }).click();
+    await expect(row).toContainText("Window must be above zero.");
+    await expect(row.getByTestId("window-source")).toHaveText("provider");
+
+    await windowInput.fill(String(OVERRIDE_TOKENS));
+    await row.getByRole("button", { name: "Save" }).click();
+    await expect(row).toContainText("Saved");
+    await expect(row.getByTestId("resolved-window")).toHaveText("16,000");
+    await expect(row.getByTestId("window-source")).toHaveText("override");
+    await page.screenshot({ path: "test-results/admin-models.png", fullPage: true });
+
+    // After a reload the table still shows it: it was written, not just drawn.
+    await page.reload();
+    await hydrated(page);
+    await expect(row.getByTestId("resolved-window")).toHaveText("16,000");
+    await expect(row.getByLabel(/^Context window override for/)).toHaveValue("16000");
+
+    await page.goto(chatUrl);
+    await hydrated(page);
+    await expect(page.getByLabel("Model")).toHaveValue(FAKE_MODEL);
+    const after = await ringDetails(page);
+    await expect(after).toContainText("/ 16,000 tokens");
+    await expect(after).toContainText("admin override");
+    await closeHoverCard(page);
+
+    // Clearing the override returns the model to the provider's window.
+    await page.getByRole("link", { name: "Admin · Models" }).click();
+    await hydrated(page);
+    await expect(row.getByTestId("window-source")).toHaveText("override");
+    await row.getByRole("button", { name: "Clear override" }).click();
+    await expect(row.getByTestId("window-source")).toHaveText("provider");
+    await expect(row.getByTestId("resolved-window")).toHaveText("8,192");
+  } finally {
+    // Later specs share this server and expect the fake model's own window.
+    await page.request.put("/api/admin/models", {
+      data: { provider: "fake", model: "fake-model", contextWindow: null, maxOutputTokens: null },
+    });
+  }
+});
+
+test("a signed-out visitor is sent to sign in and a non-admin gets a 404 on /admin/models", async ({
+  browser,
+}) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto("/admin/models");
+  await expect(page).toHaveURL(/\/login$/);
+
+  await registerUser(page, `e2e-not-admin-${Date.now()}@example.com`);
+  expect(
+    await sessionRole(page),
+    "this user should not be admin: the e2e server's first user is",
+  ).toBe("user");
+  await expect(page.getByRole("link", { name: "Admin · Models" })).toHaveCount(0);
+
+  const response = await page.goto("/admin/models");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByText("This page could not be found.")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Models" })).toHaveCount(0);
+
+  const api = await page.request.get("/api/admin/models");
+  expect(api.status()).toBe(403);
+  await context.close();
+});

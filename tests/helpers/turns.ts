@@ -1,0 +1,64 @@
+import * as chatApi from "@/app/api/chat/route";
+import * as chatsRoute from "@/app/api/chats/route";
+import type { Database } from "@/lib/db/client";
+import { isTurnActive } from "@/lib/db/queries/messages";
+import { type Browser, call } from "./http";
+import { eventually, readChunks } from "./ui-stream";
+
+/** Creates a chat through the API and returns its id. */
+export async function newChat(database: Database, browser: Browser): Promise<string> {
+  const response = await call(database, chatsRoute.POST, {
+    path: "/api/chats",
+    method: "POST",
+    body: {},
+    browser,
+  });
+  return ((await response.json()) as { chat: { id: string } }).chat.id;
+}
+
+/** Sends one user message through POST /api/chat and waits until the turn is stored. */
+export async function sendTurn(
+  database: Database,
+  browser: Browser,
+  input: { chatId: string; modelId: string; text: string; id?: string },
+) {
+  const response = await call(database, chatApi.POST, {
+    path: "/api/chat",
+    method: "POST",
+    body: {
+      trigger: "submit-message",
+      chatId: input.chatId,
+      modelId: input.modelId,
+      message: {
+        id: input.id ?? `u-${crypto.randomUUID()}`,
+        role: "user",
+        parts: [{ type: "text", text: input.text }],
+      },
+    },
+    browser,
+  });
+  const chunks = response.ok ? await readChunks(response) : [];
+  await eventually(async () => !(await isTurnActive(database.db, input.chatId)));
+  return { response, chunks };
+}
+
+/** A user message of roughly `words` words, unique per turn. */
+export function longMessage(turn: number, words = 220): string {
+  const vocabulary = [
+    "context",
+    "window",
+    "summary",
+    "budget",
+    "token",
+    "turn",
+    "model",
+    "history",
+    "compaction",
+    "watermark",
+  ];
+  const body = Array.from(
+    { length: words },
+    (_, i) => vocabulary[(i * 7 + turn) % vocabulary.length],
+  ).join(" ");
+  return `Question ${turn}: please think about item-${turn} carefully. ${body}`;
+}

@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest";
+import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import { FALLBACK_NOTE, fallbackDigest } from "@/lib/compaction/fallback";
+import { missingHeadings, SUMMARY_HEADINGS } from "@/lib/compaction/prompts";
+import { createEstimator } from "@/lib/context/tokens";
+
+const estimator = createEstimator();
+const countTokens = (text: string) => estimator.countText(text);
+
+function turn(i: number): FoldUIMessage[] {
+  return [
+    {
+      id: `u${i}`,
+      role: "user",
+      parts: [
+        {
+          type: "text",
+          text: `Request ${i}: fetch https://data.example.com/report/${i} and keep "max ${i} retries".\nDetails follow.\n${"More context. ".repeat(40)}`,
+        },
+      ],
+    },
+    {
+      id: `a${i}`,
+      role: "assistant",
+      parts: [
+        { type: "step-start" },
+        {
+          type: "tool-fetch_url",
+          toolCallId: `c${i}`,
+          state: "output-available",
+          input: { url: `https://data.example.com/report/${i}` },
+          output: `${"row,".repeat(3_000)} checksum ab12cd${String(i).padStart(4, "0")}ef`,
+        },
+        {
+          type: "tool-run_shell",
+          toolCallId: `e${i}`,
+          state: "output-error",
+          input: { command: "make" },
+          errorText: `make: *** [build] Error ${i}`,
+        },
+        {
+          type: "text",
+          text: `Conclusion ${i}: the report ${i} is fetched. ${"Explained at length. ".repeat(30)}`,
+        },
+      ],
+    },
+  ];
+}
+
+const span = (n: number) => Array.from({ length: n }, (_, i) => turn(i)).flat();
+
+describe("fallbackDigest", () => {
+  it("says at the top that it is an automatic digest and keeps the six headings in order", () => {
+    const digest = fallbackDigest({
+      previousSummary: null,
+      span: span(2),
+      budgetTokens: 2_000,
+      countTokens,
+    });
+    expect(digest.startsWith(FALLBACK_NOTE)).toBe(true);
+    expect(FALLBACK_NOTE).toMatch(/summarizer was unavailable/);
+    expect(missingHeadings(digest)).toEqual([]);
+    const positions = SUMMARY_HEADINGS.map((h) => digest.indexOf(`## ${h}`));
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it("contains the user's requests, their quoted constraints, the last conclusion, errors and identifiers", () => {
+    const digest = fallbackDigest({
+      previousSummary: null,
+      span: span(3),
+      budgetTokens: 3_000,
+      countTokens,
+    });
+    for (const i of [0, 1, 2]) {
+      expect(digest).toContain(`- Request ${i}: fetch https://data.example.com/report/${i}`);
+      expect(digest).toContain(`- "max ${i} retries"`);
+      expect(digest).toContain(`make: *** [build] Error ${i}`);
+    }
+    expect(digest).toContain("- Last reply: Conclusion 2: the report 2 is fetched.");
+    expect(digest).not.toContain("Conclusion 1:");
+    // An identifier found only deep inside a tool output lands under Verbatim references.
+    expect(digest).toContain("## Verbatim references");
+    expect(digest).toContain("- ab12cd0002ef");
+  });
+
+  it("fits its budget with a huge span, dropping the oldest items first", () => {
+    const huge = span(200);
+    const budgetTokens = 800;
+    const digest = fallbackDigest({ previousSummary: null, span: huge, budgetTokens, countTokens });
+    expect(countTokens(digest)).toBeLessThanOrEqual(budgetTokens);
+    expect(digest).toContain("Request 199:");
+    expect(digest).toContain("Conclusion 199:");
+    expect(digest).not.toContain("Request 0:");
+    expect(missingHeadings(digest)).toEqual([]);
+  });
+
+  it("keeps the previous summary's content when there is room, and condenses it when not", () => {
+    const previousSummary = [
+      "## Goal & open requests",
+      "- Migrate the billing service to Postgres 16.",
+      "## Constraints & preferences",
+      '- "no downtime during business hours"',
+      "## Current state & next step",
+      "None.",
+      "## Decisions & facts",
+      "- Chose pg_dump over logical replication.",
+      "## Artifacts & references",
+      "None.",
+      "## Errors & fixes",
+      "None.",
+      "",
+      "## Verbatim references",
+      "From the conversation:",
+      "- /srv/billing/schema.sql",
+    ].join("\n");
+    const roomy = fallbackDigest({
+      previousSummary,
+      span: span(1),
+      budgetTokens: 2_000,
+      countTokens,
+    });
+    expect(roomy).toContain("- Migrate the billing service to Postgres 16.");
+    expect(roomy).toContain('- "no downtime during business hours"');
+    expect(roomy).toContain("- Chose pg_dump over logical replication.");
+    expect(roomy).toContain("- /srv/billing/schema.sql");
+    expect(roomy.split("## Verbatim references")).toHaveLength(2);
+    expect(roomy.split(FALLBACK_NOTE)).toHaveLength(2);
+
+    const tight = fallbackDigest({
+      previousSummary,
+      span: span(1),
+      budgetTokens: 200,
+      countTokens,
+    });
+    expect(countTokens(tight)).toBeLessThanOrEqual(200);
+    expect(tight).toContain("Request 0:"); // newer than anything in the previous summary
+  });
+
+  it("is never empty", () => {
+    const empty = fallbackDigest({
+      previousSummary: null,
+      span: [],
+      budgetTokens: 500,
+      countTokens,
+    });
+    expect(empty.startsWith(FALLBACK_NOTE)).toBe(true);
+    const tiny = fallbackDigest({
+      previousSummary: null,
+      span: span(5),
+      budgetTokens: 5,
+      countTokens,
+    });
+    expect(tiny.length).toBeGreaterThan(0);
+    expect(countTokens(tiny)).toBeLessThanOrEqual(5);
+  });
+
+  it("is deterministic", () => {
+    const input = { previousSummary: null, span: span(30), budgetTokens: 1_000, countTokens };
+    expect(fallbackDigest(input)).toBe(fallbackDigest({ ...input, span: span(30) }));
+  });
+});

@@ -1,0 +1,369 @@
+import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "@ai-sdk/provider";
+import { APICallError } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import { headingsReminder, SUMMARY_HEADINGS } from "@/lib/compaction/prompts";
+import {
+  createSummarizer,
+  type SummarizeRequest,
+  SummarizerFailedError,
+  type SummarizerModel,
+} from "@/lib/compaction/summarize";
+import { createEstimator } from "@/lib/context/tokens";
+
+const { metric } = vi.hoisted(() => ({ metric: vi.fn() }));
+vi.mock("@/lib/log", () => ({ metric, log: { info: vi.fn(), warn: vi.fn() } }));
+
+const usage = {
+  inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 50, text: 50, reasoning: 0 },
+};
+
+function reply(text: string): LanguageModelV4GenerateResult {
+  return {
+    content: [{ type: "text", text }],
+    finishReason: { unified: "stop", raw: "stop" },
+    usage,
+    warnings: [],
+  };
+}
+
+/** A valid summary: all six headings, short. */
+const SUMMARY = SUMMARY_HEADINGS.map((h) => `## ${h}\nNone.`).join("\n");
+
+const ok = (text = SUMMARY) => new MockLanguageModelV4({ doGenerate: async () => reply(text) });
+
+/** Never answers; rejects when its abort signal fires (a hung provider). */
+const hanging = () =>
+  new MockLanguageModelV4({
+    doGenerate: ({ abortSignal }) =>
+      new Promise((_, reject) => {
+        abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true });
+      }),
+  });
+
+const apiError = (statusCode: number) =>
+  new APICallError({
+    message: `provider said ${statusCode}`,
+    url: "https://provider.test/v1/chat/completions",
+    requestBodyValues: {},
+    statusCode,
+  });
+
+const failing = (statusCode: number) =>
+  new MockLanguageModelV4({
+    doGenerate: async () => {
+      throw apiError(statusCode);
+    },
+  });
+
+const entry = (
+  id: string,
+  model: MockLanguageModelV4,
+  contextWindow = 128_000,
+): SummarizerModel => ({
+  id,
+  model,
+  contextWindow,
+});
+
+/** The user message of a recorded call: the prompt the summarizer read. */
+function promptText(call: LanguageModelV4CallOptions | undefined): string {
+  const user = call?.prompt.find((m) => m.role === "user");
+  if (!user || typeof user.content === "string") return "";
+  return user.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+}
+
+/** The `<conversation>` body of a prompt: the span text a call carried. */
+function conversationOf(prompt: string): string {
+  return /<conversation>\n([\s\S]*)\n<\/conversation>/.exec(prompt)?.[1] ?? "";
+}
+
+function message(index: number, words = 60): FoldUIMessage {
+  const role = index % 2 === 0 ? "user" : "assistant";
+  const filler = Array.from({ length: words }, (_, w) => `word${w}`).join(" ");
+  return {
+    id: `m${index}`,
+    role,
+    parts: [{ type: "text", text: `MARK-${index}-START ${filler} MARK-${index}-END` }],
+  };
+}
+
+const span = (count: number, words?: number) =>
+  Array.from({ length: count }, (_, i) => message(i, words));
+
+const request = (overrides: Partial<SummarizeRequest> = {}): SummarizeRequest => ({
+  previousSummary: null,
+  span: span(6),
+  summaryBudget: 600,
+  ...overrides,
+});
+
+function markersIn(text: string): number[] {
+  return [...text.matchAll(/MARK-(\d+)-START/g)].map((m) => Number(m[1]));
+}
+
+beforeEach(() => {
+  metric.mockClear();
+});
+
+describe("createSummarizer", () => {
+  it("falls through a timeout and a 500 to the next model, and names the one that succeeded", async () => {
+    const slow = hanging();
+    const broken = failing(500);
+    const good = ok();
+    const summarize = createSummarizer({
+      models: [entry("a:slow", slow), entry("b:broken", broken), entry("c:good", good)],
+      timeoutMs: 50,
+      estimator: createEstimator(),
+    });
+    const result = await summarize(request());
+    expect(result.model).toBe("c:good");
+    expect(result.summary.startsWith(SUMMARY)).toBe(true);
+    expect(result.attempts).toBe(3);
+    expect(result.chunks).toBe(1);
+    expect([slow, broken, good].map((m) => m.doGenerateCalls.length)).toEqual([1, 1, 1]);
+  });
+
+  it("passes the output ceiling, no SDK retries and the instructions to each call", async () => {
+    const good = ok();
+    const summarize = createSummarizer({
+      models: [entry("a:good", good)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+    });
+    await summarize(request({ summaryBudget: 777 }));
+    const call = good.doGenerateCalls[0];
+    expect(call?.maxOutputTokens).toBe(777);
+    expect(call?.prompt[0]?.role).toBe("system");
+    expect(promptText(call)).toContain("<conversation>\n<user>\nMARK-0-START");
+  });
+
+  it("retries once on the same model with a reminder when headings are missing", async () => {
+    const partial = "## Goal & open requests\nShip the importer.\n## Decisions & facts\nNone.";
+    const model = new MockLanguageModelV4({ doGenerate: [reply(partial), reply(SUMMARY)] });
+    const summarize = createSummarizer({
+      models: [entry("a:forgetful", model)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+    });
+    const result = await summarize(request());
+    expect(model.doGenerateCalls).toHaveLength(2);
+    const reminder = headingsReminder([
+      "Constraints & preferences",
+      "Current state & next step",
+      "Artifacts & references",
+      "Errors & fixes",
+    ]);
+    expect(promptText(model.doGenerateCalls[0])).not.toContain(reminder);
+    expect(promptText(model.doGenerateCalls[1])).toContain(reminder);
+    expect(result.model).toBe("a:forgetful");
+    expect(result.attempts).toBe(2);
+  });
+
+  it("moves to the next model when headings are still missing after the reminder", async () => {
+    const partial = "## Goal & open requests\nShip the importer, with no other headings.";
+    const forgetful = ok(partial);
+    const good = ok();
+    const summarize = createSummarizer({
+      models: [entry("a:forgetful", forgetful), entry("b:good", good)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+    });
+    const result = await summarize(request());
+    expect(forgetful.doGenerateCalls).toHaveLength(2);
+    expect(good.doGenerateCalls).toHaveLength(1);
+    expect(result.model).toBe("b:good");
+  });
+
+  it("throws SummarizerFailedError listing every attempt when all models fail", async () => {
+    const summarize = createSummarizer({
+      models: [
+        entry("a:slow", hanging()),
+        entry("b:broken", failing(503)),
+        entry("c:terse", ok("ok")),
+        entry("d:forgetful", ok("## Goal & open requests\nonly this heading")),
+      ],
+      timeoutMs: 30,
+      estimator: createEstimator(),
+    });
+    const error = await summarize(request()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SummarizerFailedError);
+    const attempts = (error as SummarizerFailedError).attempts;
+    expect(attempts.map((a) => a.model)).toEqual(["a:slow", "b:broken", "c:terse", "d:forgetful"]);
+    expect(attempts[0]?.error.message).toMatch(/timed out after 30 ms/);
+    expect(APICallError.isInstance(attempts[1]?.error)).toBe(true);
+    expect(attempts[2]?.error.message).toMatch(/too short/);
+    expect(attempts[3]?.error.message).toMatch(/lacks headings/);
+    expect(metric).not.toHaveBeenCalled();
+  });
+
+  it("stops the cascade when the caller aborts", async () => {
+    const slow = hanging();
+    const next = ok();
+    const summarize = createSummarizer({
+      models: [entry("a:slow", slow), entry("b:next", next)],
+      timeoutMs: 60_000,
+      estimator: createEstimator(),
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("turn cancelled")), 20);
+    const error = await summarize(request({ signal: controller.signal })).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(SummarizerFailedError);
+    expect(slow.doGenerateCalls).toHaveLength(1);
+    expect(next.doGenerateCalls).toHaveLength(0);
+  });
+
+  it("rejects a summary longer than its input", async () => {
+    const padded = `${SUMMARY}\n${"The assistant restated everything at great length. ".repeat(200)}`;
+    const verbose = ok(padded);
+    const summarize = createSummarizer({
+      models: [entry("a:verbose", verbose)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+    });
+    const error = await summarize(request({ span: span(2, 20), summaryBudget: 4_000 })).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(SummarizerFailedError);
+    expect((error as SummarizerFailedError).attempts[0]?.error.message).toMatch(
+      /longer than its input/,
+    );
+  });
+
+  it("chunks a span bigger than the model's window on message boundaries, each message sent once", async () => {
+    const estimator = createEstimator();
+    const good = ok();
+    const contextWindow = 3_000;
+    const summaryBudget = 200;
+    const messages = span(40);
+    const summarize = createSummarizer({
+      models: [entry("a:small", good, contextWindow)],
+      timeoutMs: 5_000,
+      estimator,
+    });
+    const result = await summarize(request({ span: messages, summaryBudget }));
+
+    const prompts = good.doGenerateCalls.map(promptText);
+    expect(prompts.length).toBeGreaterThan(2);
+    expect(result.chunks).toBe(prompts.length);
+    const sent = prompts.flatMap((p) => markersIn(conversationOf(p)));
+    expect(sent).toEqual(messages.map((_, i) => i)); // every message exactly once, in order
+    for (const prompt of prompts) {
+      // Whole messages only: every START has its END in the same request.
+      const conversation = conversationOf(prompt);
+      for (const i of markersIn(conversation)) expect(conversation).toContain(`MARK-${i}-END`);
+      const system = good.doGenerateCalls[0]?.prompt[0];
+      const systemText = system?.role === "system" ? system.content : "";
+      const requestTokens = estimator.countText(systemText) + estimator.countText(prompt);
+      expect(requestTokens).toBeLessThanOrEqual(contextWindow - summaryBudget);
+    }
+    // Each later chunk folds into the running summary.
+    expect(prompts[0]).not.toContain("<previous-summary>");
+    for (const prompt of prompts.slice(1)) expect(prompt).toContain("<previous-summary>");
+    const sentTokens = prompts.reduce((n, p) => n + estimator.countText(conversationOf(p)), 0);
+    expect(result.inputTokens).toBe(sentTokens);
+  });
+
+  it("sends a message bigger than a whole chunk alone, cut head + tail to fit", async () => {
+    const estimator = createEstimator();
+    const good = ok();
+    const huge: FoldUIMessage = {
+      id: "huge",
+      role: "user",
+      parts: [{ type: "text", text: `HUGE-HEAD ${"data ".repeat(20_000)} HUGE-TAIL` }],
+    };
+    const messages = [message(0), huge, message(2)];
+    const summarize = createSummarizer({
+      models: [entry("a:small", good, 4_000)],
+      timeoutMs: 5_000,
+      estimator,
+    });
+    const result = await summarize(request({ span: messages, summaryBudget: 300 }));
+    const conversations = good.doGenerateCalls.map((c) => conversationOf(promptText(c)));
+    const alone = conversations.find((c) => c.includes("HUGE-HEAD"));
+    expect(alone).toBeDefined();
+    expect(alone).toContain("HUGE-TAIL");
+    expect(alone).toMatch(/chars omitted/);
+    expect(markersIn(alone ?? "")).toEqual([]);
+    expect(estimator.countText(alone ?? "")).toBeLessThan(4_000 - 300);
+    expect(conversations.flatMap(markersIn)).toEqual([0, 2]);
+    expect(result.chunks).toBe(3);
+  });
+
+  it("halves the chunk after a 400 and retries on the same model", async () => {
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        calls += 1;
+        if (calls === 1) throw apiError(400);
+        return reply(SUMMARY);
+      },
+    });
+    const messages = span(30);
+    const summarize = createSummarizer({
+      models: [entry("a:picky", model, 128_000), entry("b:unused", ok())],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+    });
+    const result = await summarize(request({ span: messages, summaryBudget: 1_000 }));
+    const chunks = model.doGenerateCalls.map((c) => markersIn(conversationOf(promptText(c))));
+    expect(chunks[0]).toHaveLength(30); // the first try carried the whole span
+    const firstTokens = createEstimator().countText(
+      conversationOf(promptText(model.doGenerateCalls[0])),
+    );
+    const secondTokens = createEstimator().countText(
+      conversationOf(promptText(model.doGenerateCalls[1])),
+    );
+    expect(secondTokens).toBeLessThanOrEqual(Math.ceil(firstTokens / 2) + 10);
+    expect(chunks.slice(1).flat()).toEqual(messages.map((_, i) => i));
+    expect(result.model).toBe("a:picky");
+    expect(result.chunks).toBe(chunks.length - 1);
+  });
+
+  it("appends identifiers the summary dropped, within the budget", async () => {
+    const estimator = createEstimator();
+    const messages: FoldUIMessage[] = [
+      {
+        id: "u1",
+        role: "user",
+        parts: [
+          {
+            type: "text",
+            text: `Deploy to https://deploy.example.com/v2 with "no downtime" ${"please ".repeat(80)}`,
+          },
+        ],
+      },
+    ];
+    const summarize = createSummarizer({
+      models: [entry("a:good", ok())],
+      timeoutMs: 5_000,
+      estimator,
+    });
+    const result = await summarize(request({ span: messages, summaryBudget: 400 }));
+    expect(result.summary).toContain("## Verbatim references");
+    expect(result.summary).toContain("- no downtime");
+    expect(result.summary).toContain("- https://deploy.example.com/v2");
+    expect(estimator.countText(result.summary)).toBeLessThanOrEqual(400);
+  });
+
+  it("reports latency as a metric", async () => {
+    let clock = 1_000;
+    const summarize = createSummarizer({
+      models: [entry("a:good", ok())],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      now: () => {
+        clock += 250;
+        return clock;
+      },
+    });
+    await summarize(request());
+    expect(metric).toHaveBeenCalledWith("summarize.latency_ms", {
+      model: "a:good",
+      ms: 250,
+      chunks: 1,
+    });
+  });
+});

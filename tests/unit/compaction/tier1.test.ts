@@ -1,0 +1,308 @@
+import { describe, expect, it } from "vitest";
+import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import { runTier1, type Tier1Result } from "@/lib/compaction/tier1";
+import { buildView, SUMMARY_MESSAGE_ID } from "@/lib/compaction/view";
+import {
+  EMPTY_STATE,
+  exchange,
+  FALLBACK_DIGEST,
+  filler,
+  ids,
+  isPlaceholderOutput,
+  KEEP_RECENT_TOOL_RESULTS,
+  keptMessages,
+  nextState,
+  OVERHEAD_TOKENS,
+  replyWithUsage,
+  SUMMARIZER_MODEL,
+  SUMMARY_HEADINGS,
+  summaryText,
+  tier1Harness,
+  userMessage,
+  viewTokens,
+} from "./histories";
+
+/** n exchanges of the given size followed by the pending user message `u<n+1>`. */
+function chat(n: number, spec = { userTokens: 60, textTokens: 300 }): FoldUIMessage[] {
+  const history: FoldUIMessage[] = [];
+  for (let i = 1; i <= n; i++) history.push(...exchange(i, spec));
+  history.push(userMessage(`u${n + 1}`, `question ${n + 1}: ${filler(spec.userTokens)}`));
+  return history;
+}
+
+function expectCompacted(result: Tier1Result): Extract<Tier1Result, { kind: "compacted" }> {
+  if (result.kind !== "compacted") throw new Error(`expected a compaction, got ${result.kind}`);
+  return result;
+}
+
+function summaryOf(messages: readonly FoldUIMessage[]): string | null {
+  const first = messages[0];
+  if (first?.id !== SUMMARY_MESSAGE_ID) return null;
+  const part = first.parts[0];
+  return part?.type === "text" ? part.text : null;
+}
+
+describe("Tier 1 (DESIGN §8)", () => {
+  it("is a no-op under the trigger: no summarizer call, the view is the history", async () => {
+    const h = tier1Harness();
+    const history = chat(3);
+
+    const result = await runTier1(h.input(history, EMPTY_STATE));
+
+    expect(result.kind).toBe("noop");
+    expect(result.projectedTokens).toBeLessThan(h.budget.trigger);
+    expect(h.summarizer.calls).toHaveLength(0);
+    expect(result.view.messages).toEqual(history);
+  });
+
+  it("lets Stage 0 alone keep a chat with old bulky tool results under the trigger", async () => {
+    const h = tier1Harness();
+    // Six ~3,000-token results over three turns (18k tokens: twice the window), then three small ones.
+    const history: FoldUIMessage[] = [
+      ...exchange(1, { userTokens: 30, toolTokens: [3000, 3000], textTokens: 60 }),
+      ...exchange(2, { userTokens: 30, toolTokens: [3000, 3000], textTokens: 60 }),
+      ...exchange(3, { userTokens: 30, toolTokens: [3000, 3000], textTokens: 60 }),
+      ...exchange(4, { userTokens: 30, toolTokens: [40, 40, 40], textTokens: 60 }),
+      userMessage("u5", "what did the last three queries say?"),
+    ];
+    const stored = structuredClone(history);
+
+    const result = await runTier1(h.input(history, EMPTY_STATE));
+
+    expect(result.kind).toBe("noop");
+    expect(h.summarizer.calls).toHaveLength(0);
+    expect(result.projectedTokens).toBeLessThan(h.budget.trigger);
+    const outputs = new Map<string, unknown>();
+    for (const m of result.view.messages) {
+      for (const p of m.parts)
+        if ("toolCallId" in p && "output" in p) outputs.set(p.toolCallId, p.output);
+    }
+    for (const callId of ["c1-0", "c1-1", "c2-0", "c2-1", "c3-0", "c3-1"]) {
+      const original = stored
+        .flatMap((m) => m.parts)
+        .find((p) => "toolCallId" in p && p.toolCallId === callId);
+      const chars = original && "output" in original ? String(original.output).length : -1;
+      const tool = callId.endsWith("-0") ? "fetch_url" : "run_query";
+      expect(outputs.get(callId)).toBe(
+        `[tool result for ${tool} omitted: ${chars.toLocaleString("en-US")} chars; call the tool again if needed]`,
+      );
+    }
+    for (const callId of ["c4-0", "c4-1", "c4-2"]) {
+      expect(isPlaceholderOutput(outputs.get(callId))).toBe(false);
+    }
+    expect(history).toEqual(stored); // the stored history is never edited
+  });
+
+  it("lets Stage 0 count when the last reply's real usage still held a result now replaced", async () => {
+    const h = tier1Harness();
+    const history: FoldUIMessage[] = [];
+    let state = EMPTY_STATE;
+    // Three small turns, then a turn that read one large page and ran three small queries.
+    const replies = [
+      { textTokens: 290 },
+      { textTokens: 290 },
+      { textTokens: 290 },
+      { toolTokens: [2800, 40, 40, 40], textTokens: 150 },
+    ];
+    for (const [i, reply] of replies.entries()) {
+      const n = i + 1;
+      history.push(userMessage(`u${n}`, `question ${n}: ${filler(40, n)}`));
+      const result = await runTier1(h.input(history, state));
+      expect(result.kind).toBe("noop");
+      state = nextState(state, result);
+      history.push(replyWithUsage(n, reply, result.view, state.version, h.estimator));
+    }
+    history.push(userMessage("u5", "thanks, and the second query?"));
+    // That turn's last request stayed under the trigger (Tier 2 had no reason to edit it),
+    // but with its answer and the new question the real-usage projection crosses it.
+    const lastUsage = history.at(-2)?.metadata?.stats;
+    expect(lastUsage?.contextTokens).toBeLessThan(h.budget.trigger);
+    expect(
+      (lastUsage?.contextTokens ?? 0) + (lastUsage?.lastStepOutputTokens ?? 0),
+    ).toBeGreaterThanOrEqual(h.budget.trigger);
+
+    // Stage 0 now replaces the large page (three newer results follow it): the view is small.
+    const stage0 = buildView({
+      history,
+      state,
+      rules: {
+        bulkyToolTokens: h.budget.bulkyToolTokens,
+        keepRecentToolResults: KEEP_RECENT_TOOL_RESULTS,
+      },
+      limitTokens: h.budget.inputBudget - OVERHEAD_TOKENS,
+      estimator: h.estimator,
+    });
+    const page = stage0.messages
+      .flatMap((m) => m.parts)
+      .find((p) => "toolCallId" in p && p.toolCallId === "c4-0");
+    expect(page && "output" in page && isPlaceholderOutput(page.output)).toBe(true);
+    expect(viewTokens(stage0, h.estimator)).toBeLessThan(h.budget.target);
+
+    const result = await runTier1(h.input(history, state));
+
+    // So nothing needs folding: the projection must describe this view, not the last request.
+    expect(result.kind).toBe("noop");
+    expect(result.projectedTokens).toBeLessThan(h.budget.trigger);
+    expect(h.summarizer.calls).toHaveLength(0);
+  });
+
+  it("does not fire again on the turns right after a compaction (hysteresis)", async () => {
+    const h = tier1Harness();
+    const history: FoldUIMessage[] = [];
+    let state = EMPTY_STATE;
+    const spec = { textTokens: 300 };
+    let compaction: Extract<Tier1Result, { kind: "compacted" }> | null = null;
+    let n = 1;
+    for (; n <= 40 && !compaction; n++) {
+      history.push(userMessage(`u${n}`, `question ${n}: ${filler(60, n)}`));
+      const result = await runTier1(h.input(history, state));
+      if (result.kind === "compacted") compaction = result;
+      else expect(result.kind).toBe("noop");
+      state = nextState(state, result);
+      history.push(replyWithUsage(n, spec, result.view, state.version, h.estimator));
+    }
+    if (!compaction) throw new Error("the chat never reached the trigger");
+
+    expect(compaction.projectedTokens).toBeLessThanOrEqual(h.budget.target);
+    expect(state.version).toBe(1);
+    const lastReply = history.at(-1)?.metadata?.stats;
+    expect(lastReply?.contextTokens).toBe(compaction.projectedTokens);
+    expect(lastReply?.viewVersion).toBe(1);
+
+    // The next normal turns project from real usage and stay under the trigger.
+    for (let k = 0; k < 3; k++, n++) {
+      history.push(userMessage(`u${n}`, `question ${n}: ${filler(60, n)}`));
+      const result = await runTier1(h.input(history, state));
+      expect(result.kind).toBe("noop");
+      history.push(replyWithUsage(n, spec, result.view, state.version, h.estimator));
+    }
+    expect(h.summarizer.calls).toHaveLength(1);
+  });
+
+  it("sends each stored message to the summarizer once, chaining the previous summary", async () => {
+    const h = tier1Harness();
+    const history: FoldUIMessage[] = [userMessage("u0", "hello")];
+    let state = EMPTY_STATE;
+    let previousSummary: string | null = null;
+    let n = 1;
+    for (let round = 0; round < 20; round++) {
+      // Answer the pending question, then several more exchanges and a new question.
+      history.push(exchange(n - 1, { userTokens: 0, textTokens: 200 })[1]);
+      const exchanges = round % 2 === 0 ? 3 : 9;
+      for (let k = 0; k < exchanges; k++, n++) {
+        history.push(...exchange(n, { userTokens: 60, toolTokens: [80], textTokens: 300 }));
+      }
+      history.push(userMessage(`u${n}`, `question ${n}`));
+      n++;
+
+      const force = round % 2 === 0;
+      const result = expectCompacted(await runTier1(h.input(history, state, { force })));
+
+      expect(h.summarizer.calls).toHaveLength(round + 1);
+      expect(h.summarizer.calls[round]?.previousSummary).toBe(previousSummary);
+      expect(result.draft.watermarkFrom).toBe(state.watermark);
+      previousSummary = result.next.summary;
+      state = nextState(state, result);
+    }
+
+    const sent = h.summarizer.calls.flatMap((call) => ids(call.span));
+    expect(new Set(sent).size).toBe(sent.length);
+    const covered = history.slice(0, history.findIndex((m) => m.id === state.watermark) + 1);
+    expect(sent).toEqual(ids(covered));
+    expect(state.version).toBe(20);
+  });
+
+  it("drops a summary whose watermark no longer exists and treats the chat as dirty", async () => {
+    const h = tier1Harness();
+    const history = chat(2);
+    const state = {
+      summary: summaryText("stale"),
+      watermark: "deleted-message",
+      dirty: false,
+      version: 3,
+    };
+
+    const result = await runTier1(h.input(history, state));
+
+    expect(result.kind).toBe("skipped"); // not the fast path: the stale state is settled
+    expect(result.view.watermarkMissing).toBe(true);
+    expect(result.view.summary).toBeNull();
+    expect(result.view.messages.some((m) => m.id === SUMMARY_MESSAGE_ID)).toBe(false);
+    expect(result.view.messages).toEqual(history);
+  });
+
+  it("settles a dirty chat with nothing to fold as skipped, without calling the summarizer", async () => {
+    const h = tier1Harness();
+    const history = chat(1);
+
+    const result = await runTier1(h.input(history, { ...EMPTY_STATE, dirty: true }));
+
+    expect(result.kind).toBe("skipped");
+    if (result.kind !== "skipped") return;
+    expect(result.draft.outcome).toBe("skipped");
+    expect(result.draft.messagesSummarized).toBe(0);
+    expect(h.summarizer.calls).toHaveLength(0);
+    expect(result.view.messages).toEqual(history);
+  });
+
+  it("falls back to the deterministic digest when the summarizer fails, and the turn proceeds", async () => {
+    const h = tier1Harness({ summarizerFails: new Error("provider down") });
+    const history = chat(16);
+
+    const result = expectCompacted(await runTier1(h.input(history, EMPTY_STATE)));
+
+    expect(h.summarizer.calls).toHaveLength(1);
+    expect(h.fallback.calls).toHaveLength(1);
+    expect(ids(h.fallback.calls[0]?.span ?? [])).toEqual(ids(h.summarizer.calls[0]?.span ?? []));
+    expect(h.fallback.calls[0]?.budgetTokens).toBe(h.budget.summaryBudget);
+    expect(result.draft.outcome).toBe("fallback");
+    expect(result.draft.summarizerModel).toBeNull();
+    expect(result.draft.note).toContain("provider down");
+    expect(result.next.summary).toBe(FALLBACK_DIGEST);
+    expect(summaryOf(result.view.messages)).toContain(FALLBACK_DIGEST);
+    expect(result.view.fits).toBe(true);
+  });
+
+  it("records the summarizer's model and puts its summary at the head of the view", async () => {
+    const h = tier1Harness();
+    const result = expectCompacted(await runTier1(h.input(chat(16), EMPTY_STATE)));
+
+    expect(result.draft.outcome).toBe("summarized");
+    expect(result.draft.summarizerModel).toBe(SUMMARIZER_MODEL);
+    const summary = summaryOf(result.view.messages) ?? "";
+    expect(summary).toContain("<conversation-summary>");
+    for (const heading of SUMMARY_HEADINGS) expect(summary).toContain(heading);
+  });
+
+  it("folds everything before the keep window when forced, even under the trigger", async () => {
+    const h = tier1Harness();
+    const history = chat(8);
+    const unforced = await runTier1(h.input(history, EMPTY_STATE));
+    expect(unforced.kind).toBe("noop"); // the chat is under the trigger
+
+    const result = expectCompacted(await runTier1(h.input(history, EMPTY_STATE, { force: true })));
+
+    const span = h.summarizer.calls[0]?.span ?? [];
+    const kept = keptMessages(result.view.messages);
+    expect([...ids(span), ...ids(kept)]).toEqual(ids(history));
+    expect(kept[0]?.role).toBe("user");
+    expect(result.next.watermark).toBe(span.at(-1)?.id);
+    // The keep window is as large as keepRecent allows: one more user turn would not fit.
+    expect(h.estimator.estimateUIMessages(kept)).toBeLessThanOrEqual(h.budget.keepRecent);
+    const previousTurn = span.findLastIndex((m) => m.role === "user");
+    expect(h.estimator.estimateUIMessages([...span.slice(previousTurn), ...kept])).toBeGreaterThan(
+      h.budget.keepRecent,
+    );
+  });
+
+  it("says the view does not fit when the latest user message is larger than the window", async () => {
+    const h = tier1Harness();
+    const huge = userMessage("u3", filler(10_000));
+    const history = [...chat(2).slice(0, -1), huge];
+
+    const result = await runTier1(h.input(history, EMPTY_STATE));
+
+    expect(result.view.fits).toBe(false);
+    expect(result.view.messages.at(-1)).toEqual(huge); // the current message is never cut
+  });
+});
