@@ -156,6 +156,18 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
             >
               <AlertCircle size={16} className="mt-0.5 shrink-0" />
               <p className="flex-1">{error.message}</p>
+              {/no longer fits/.test(error.message) ? (
+                <button
+                  type="button"
+                  onClick={() => {
+                    clearError();
+                    compact.request();
+                  }}
+                  className="inline-flex items-center gap-1 font-medium hover:underline"
+                >
+                  Compact now
+                </button>
+              ) : null}
               <button
                 type="button"
                 onClick={() => {

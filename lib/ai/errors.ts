@@ -1,4 +1,5 @@
 import { APICallError, RetryError } from "ai";
+import { ContextOverflowError } from "@/lib/compaction/overflow";
 
 const BODY_EXCERPT_CHARS = 300;
 
@@ -22,6 +23,7 @@ export function describeModelError(error: unknown): string {
   if (RetryError.isInstance(error) && error.lastError !== undefined) {
     return describeModelError(error.lastError);
   }
+  if (ContextOverflowError.isInstance(error)) return error.message;
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     const detail = providerMessage(error) ?? error.message;

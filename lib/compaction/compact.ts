@@ -2,12 +2,13 @@ import type { LanguageModel } from "ai";
 import { eq } from "drizzle-orm";
 import { parseModelId } from "@/lib/ai/model-id";
 import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import type { Budget } from "@/lib/context/budget";
 import { effectiveRatio } from "@/lib/context/calibration";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { commitCompactionState } from "@/lib/db/compaction-state";
 import { getCalibration } from "@/lib/db/queries/calibration";
-import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
+import { listCompactionEvents, recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import { type Chat, chat as chatTable } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { metric } from "@/lib/log";
@@ -33,6 +34,7 @@ export type CompactOutcome = {
   /** The projected size of this request; null when compaction is off (nothing projected). */
   projectedTokens: number | null;
   contextWindow: number;
+  budget: Budget;
   /** The model's calibrated ratio of real to estimated tokens. */
   ratio: number;
   /** Set when a compaction was attempted: what the trace shows. */
@@ -48,6 +50,14 @@ export type CompactDeps = {
   resolveModel: (modelId: string) => LanguageModel;
   now?: () => number;
 };
+
+/** Why a dirty chat is dirty: the latest overflow or cut-short reply, else an edit. */
+async function dirtyReason(db: Db, chatId: string): Promise<CompactReason> {
+  const [latest] = await listCompactionEvents(db, chatId);
+  return latest?.reason === "overflow" || latest?.reason === "length"
+    ? latest.reason
+    : "invalidated";
+}
 
 export function stateOf(chat: Chat): CompactionState {
   return {
@@ -92,6 +102,7 @@ export async function compactChat(
       viewVersion: state.version,
       projectedTokens: null,
       contextWindow,
+      budget,
       ratio,
       trace: null,
       fits: true,
@@ -99,7 +110,11 @@ export async function compactChat(
     };
   }
 
-  const reason: CompactReason = input.force ? "manual" : state.dirty ? "invalidated" : "threshold";
+  const reason: CompactReason = input.force
+    ? "manual"
+    : state.dirty
+      ? await dirtyReason(db, chat.id)
+      : "threshold";
   const models = await summarizerModels(modelId, deps.resolveModel);
   const summarizer = createSummarizer({
     models,
@@ -142,6 +157,7 @@ export async function compactChat(
       viewVersion: state.version,
       projectedTokens: result.projectedTokens,
       contextWindow,
+      budget,
       ratio,
       trace: null,
       fits: result.view.fits,
@@ -160,6 +176,7 @@ export async function compactChat(
     reason,
     history,
     contextWindow,
+    budget,
     ratio,
     started,
     now,
@@ -177,6 +194,7 @@ async function settle(
     reason: CompactReason;
     history: readonly FoldUIMessage[];
     contextWindow: number;
+    budget: Budget;
     ratio: number;
     started: number;
     now: () => number;
@@ -234,6 +252,7 @@ async function settle(
       viewVersion: fresh?.version ?? state.version,
       projectedTokens: result.projectedTokens,
       contextWindow: ctx.contextWindow,
+      budget: ctx.budget,
       ratio: ctx.ratio,
       trace: { ...baseTrace, outcome: "skipped" },
       fits: result.view.fits,
@@ -292,6 +311,7 @@ async function settle(
       viewVersion: commit.chat.version,
       projectedTokens: result.projectedTokens,
       contextWindow: ctx.contextWindow,
+      budget: ctx.budget,
       ratio: ctx.ratio,
       trace: { ...baseTrace, outcome: draft.outcome },
       fits: result.view.fits,
@@ -312,6 +332,7 @@ async function settle(
     viewVersion: winner.version,
     projectedTokens: result.projectedTokens,
     contextWindow: ctx.contextWindow,
+    budget: ctx.budget,
     ratio: ctx.ratio,
     trace: { ...baseTrace, outcome: "conflict" },
     fits: view.fits,

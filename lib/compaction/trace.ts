@@ -16,7 +16,7 @@ export const traceInputSchema = z.object({
 });
 
 export const traceOutputSchema = z.object({
-  outcome: z.enum(["summarized", "fallback", "skipped", "conflict", "failed"]),
+  outcome: z.enum(["summarized", "fallback", "trimmed", "skipped", "conflict", "failed"]),
   reason: z.string(),
   tokensBefore: z.number(),
   tokensAfter: z.number(),

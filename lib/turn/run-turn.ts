@@ -1,3 +1,4 @@
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import {
   convertToModelMessages,
   createUIMessageStreamResponse,
@@ -8,6 +9,7 @@ import {
   streamText,
   toUIMessageStream,
   type UIMessageChunk,
+  wrapLanguageModel,
 } from "ai";
 import { eq } from "drizzle-orm";
 import { describeModelError } from "@/lib/ai/errors";
@@ -18,11 +20,15 @@ import { buildStats, type MessageMetadata } from "@/lib/chat/stats";
 import { titleFromMessage } from "@/lib/chat/title";
 import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/chat/ui-message";
 import { compactChat } from "@/lib/compaction/compact";
-import { traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
+import { createRecoveryMiddleware, type RecoveryEvent } from "@/lib/compaction/recovery";
+import { createTier2 } from "@/lib/compaction/tier2";
+import { savedPct, traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
 import { estimateOverhead } from "@/lib/context/overhead";
 import { recordTurnUsage } from "@/lib/context/record-usage";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
+import { markCompactionDirty } from "@/lib/db/compaction-state";
+import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import {
   acquireTurnLease,
   appendMessage,
@@ -31,6 +37,7 @@ import {
   renewTurnLease,
 } from "@/lib/db/queries/messages";
 import { type Chat, chat as chatTable } from "@/lib/db/schema";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { applyTurnRequest } from "./history";
@@ -185,12 +192,37 @@ async function streamTurn(
     );
   }
 
+  const toolOverheadTokens =
+    overheadTokens - (await estimateOverhead(defaultEstimator, instructions, {}));
+  const model = wrapLanguageModel({
+    model: turn.model as LanguageModelV4,
+    middleware: createRecoveryMiddleware({
+      modelId,
+      budget: compaction.budget,
+      contextWindow: compaction.contextWindow,
+      ratio: compaction.ratio,
+      estimator: defaultEstimator,
+      keepRecentToolResults: env().compaction.keepRecentToolResults,
+      toolOverheadTokens,
+      onRecovery: (event) => recordRecovery(db, turn.chat.id, event, write, now),
+    }),
+  });
   const result = streamText({
-    model: turn.model,
+    model,
     instructions,
     messages: await convertToModelMessages(compaction.view, { tools }),
     tools,
     stopWhen: isStepCount(MAX_STEPS),
+    // Tier 2 is proactive compaction: off with COMPACTION_ENABLED=false; recovery stays on.
+    prepareStep: env().compaction.enabled
+      ? createTier2({
+          budget: compaction.budget,
+          ratio: compaction.ratio,
+          overheadTokens,
+          estimator: defaultEstimator,
+          keepRecentToolResults: env().compaction.keepRecentToolResults,
+        })
+      : undefined,
     onError: ({ error }) =>
       log.warn({ err: error, chatId: turn.chat.id, modelId }, "model stream error"),
   });
@@ -231,6 +263,53 @@ async function streamTurn(
     },
   });
   for await (const chunk of ui) write(chunk as UIMessageChunk);
+}
+
+/** Recovery happened: the chat is dirty (next turn compacts durably), the timeline shows it. */
+async function recordRecovery(
+  db: Db,
+  chatId: string,
+  event: RecoveryEvent,
+  write: (chunk: UIMessageChunk) => void,
+  now: () => number,
+): Promise<void> {
+  const traceId = `recover-${generateId()}`;
+  const reason = event.kind;
+  write(
+    traceStartChunk(traceId, {
+      reason,
+      tokensBefore: event.tokensBefore,
+      messages: 0,
+      startedAt: now(),
+    }),
+  );
+  write(
+    traceEndChunk(traceId, {
+      outcome: "trimmed",
+      reason,
+      tokensBefore: event.tokensBefore,
+      tokensAfter: event.tokensAfter,
+      savedPct: savedPct(event.tokensBefore, event.tokensAfter),
+      messagesSummarized: 0,
+      summarizerModel: null,
+      durationMs: 0,
+      summary: null,
+      note:
+        event.reportedTokens !== null
+          ? `The provider counted ${event.reportedTokens.toLocaleString("en-US")} tokens; the request was trimmed in memory and retried once.`
+          : "The request was trimmed in memory and retried once.",
+    }),
+  );
+  await markCompactionDirty(db, chatId);
+  await recordCompactionEvent(db, {
+    chatId,
+    reason,
+    outcome: "skipped",
+    tokensBefore: event.tokensBefore,
+    tokensAfter: event.tokensAfter,
+    messagesSummarized: 0,
+    error: "recovered: trimmed in memory and retried; the next turn compacts durably",
+  });
 }
 
 async function updateChatAfterRequest(

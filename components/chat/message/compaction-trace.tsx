@@ -8,6 +8,7 @@ import { formatCount, formatDuration } from "../../stats/format";
 const OUTCOME_TEXT: Record<TraceOutput["outcome"], string> = {
   summarized: "Compacted context",
   fallback: "Compacted context with an automatic digest (the summarizer was unavailable)",
+  trimmed: "Trimmed the request to fit the window and retried",
   skipped: "Compaction skipped",
   conflict: "Another compaction won; using its summary",
   failed: "Compaction failed",
@@ -50,7 +51,9 @@ export function CompactionTrace({
       >
         <Layers size={14} className="shrink-0 text-indigo-500" />
         <span className="font-medium">{OUTCOME_TEXT[output.outcome]}</span>
-        {output.outcome === "summarized" || output.outcome === "fallback" ? (
+        {output.outcome === "summarized" ||
+        output.outcome === "fallback" ||
+        output.outcome === "trimmed" ? (
           <span className="text-muted">
             {formatCount(output.tokensBefore)} → {formatCount(output.tokensAfter)} tokens (−
             {output.savedPct} %) · {output.messagesSummarized} messages summarized

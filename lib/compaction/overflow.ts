@@ -1,0 +1,85 @@
+import { APICallError } from "@ai-sdk/provider";
+
+/**
+ * Recognizing "the prompt is too long" across providers (DESIGN §10). Each
+ * pattern is a phrase a provider actually returns; anything else — auth,
+ * rate limits, server errors, other bad requests — is not an overflow.
+ */
+const OVERFLOW_PATTERNS: Array<{ provider: string; pattern: RegExp }> = [
+  // OpenAI, Azure, Groq, DeepSeek: the error code, and the message text.
+  { provider: "openai", pattern: /context_length_exceeded/i },
+  // OpenAI, vLLM, OpenRouter, Together, Fireworks: "This model's maximum context length is N tokens".
+  { provider: "openai-compatible", pattern: /maximum context length/i },
+  // vLLM: "The decoder prompt (length 9000) is longer than the maximum model length of 8192".
+  { provider: "vllm", pattern: /longer than the maximum model length/i },
+  // Anthropic: "prompt is too long: 208310 tokens > 200000 maximum".
+  { provider: "anthropic", pattern: /prompt is too long/i },
+  // Google Gemini: "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576)".
+  { provider: "google", pattern: /exceeds the maximum number of tokens/i },
+  // Amazon Bedrock: "Input is too long for requested model".
+  { provider: "bedrock", pattern: /input is too long/i },
+  // llama.cpp server (and Ollama behind it): "the request exceeds the available context size".
+  {
+    provider: "llama.cpp",
+    pattern: /exceeds? the available context size|exceed_context_size_error/i,
+  },
+  // Ollama: "input length exceeds the context length" / "prompt too long".
+  { provider: "ollama", pattern: /exceeds? (the )?(maximum )?context length|prompt too long/i },
+  // Mistral: "Prompt contains 40000 tokens, too large for model with 32768 maximum context length".
+  { provider: "mistral", pattern: /too large for model with \d+ maximum context length/i },
+  // OpenRouter's own wording when it trims nothing: "context length of this model".
+  { provider: "openrouter", pattern: /exceeds? the context (window|length) of this model/i },
+];
+
+const OVERFLOW_STATUSES = new Set([400, 413]);
+
+function errorText(error: APICallError): string {
+  return `${error.message}\n${error.responseBody ?? ""}`;
+}
+
+/** True when a provider rejected the request because the prompt does not fit its window. */
+export function isContextOverflowError(error: unknown): error is APICallError {
+  if (!APICallError.isInstance(error)) return false;
+  const status = error.statusCode;
+  if (status === undefined || !OVERFLOW_STATUSES.has(status)) return false;
+  // A bare 413 "payload too large" is an overflow whatever its body says.
+  if (status === 413) return true;
+  const text = errorText(error);
+  return OVERFLOW_PATTERNS.some(({ pattern }) => pattern.test(text));
+}
+
+/**
+ * The provider's own count of the rejected prompt, when its message states it
+ * ("resulted in 9100 tokens", "208310 tokens > 200000", "(length 9000)").
+ */
+export function reportedPromptTokens(error: APICallError): number | null {
+  const text = errorText(error);
+  const patterns = [
+    /resulted in (\d+) tokens/i,
+    /(\d+) in the messages/i,
+    /you requested (?:about )?(\d+) tokens/i,
+    /prompt is too long: (\d+) tokens/i,
+    /input token count \((\d+)\)/i,
+    /prompt \(length (\d+)\)/i,
+    /prompt contains (\d+) tokens/i,
+  ];
+  for (const pattern of patterns) {
+    const match = pattern.exec(text);
+    if (match?.[1]) return Number(match[1]);
+  }
+  return null;
+}
+
+/** Thrown when recovery trimmed and retried once and the provider still refused. */
+export class ContextOverflowError extends Error {
+  readonly modelId: string;
+  constructor(modelId: string, options?: { cause?: unknown }) {
+    super(`This conversation no longer fits ${modelId} — compact it or start a new chat.`, options);
+    this.name = "ContextOverflowError";
+    this.modelId = modelId;
+  }
+
+  static isInstance(error: unknown): error is ContextOverflowError {
+    return error instanceof Error && error.name === "ContextOverflowError";
+  }
+}

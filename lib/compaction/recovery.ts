@@ -1,0 +1,155 @@
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4Middleware,
+  LanguageModelV4Prompt,
+} from "@ai-sdk/provider";
+import type { Budget } from "@/lib/context/budget";
+import { unitsFromProviderPrompt } from "@/lib/context/count-units";
+import type { TokenEstimator } from "@/lib/context/tokens";
+import { metric } from "@/lib/log";
+import { ContextOverflowError, isContextOverflowError, reportedPromptTokens } from "./overflow";
+import { trimToFit } from "./trim";
+
+/**
+ * Recovery (DESIGN §10): the net under everything. A middleware around the
+ * model that, when the provider still says "too long" (or cuts a reply short
+ * because the window is full), trims the prompt in memory and retries exactly
+ * once. Always on, whatever COMPACTION_ENABLED says.
+ */
+
+/** Recovery keeps at least this many of the newest tool results whole. */
+const MIN_KEEP_TOOL_RESULTS = 2;
+/** A reply this close to the window's end was cut short by the window, not by choice. */
+const WINDOW_END_SLACK_TOKENS = 32;
+
+export type RecoveryEvent = {
+  kind: "overflow" | "length";
+  /** Fold's raw estimate of the prompt before and after trimming. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** The provider's own count of the rejected prompt, when it said. */
+  reportedTokens: number | null;
+};
+
+export type RecoveryOptions = {
+  modelId: string;
+  budget: Budget;
+  contextWindow: number;
+  /** Calibrated ratio of real to estimated tokens. */
+  ratio: number;
+  estimator: TokenEstimator;
+  keepRecentToolResults: number;
+  /** Raw tokens of the tool schemas (sent beside the prompt). */
+  toolOverheadTokens: number;
+  /** Mark the chat dirty, show the trace, record the event. Failures here never stop the retry. */
+  onRecovery?: (event: RecoveryEvent) => Promise<void> | void;
+};
+
+function estimatePrompt(estimator: TokenEstimator, prompt: LanguageModelV4Prompt): number {
+  return estimator.estimate(unitsFromProviderPrompt(prompt));
+}
+
+/** True when a reply stopped at the window's end, not at an output limit the caller set. */
+export function cutShortByWindow(
+  result: Pick<LanguageModelV4GenerateResult, "finishReason" | "usage">,
+  params: LanguageModelV4CallOptions,
+  contextWindow: number,
+): boolean {
+  if (result.finishReason.unified !== "length") return false;
+  const input = result.usage.inputTokens.total ?? 0;
+  const output = result.usage.outputTokens.total ?? 0;
+  if (params.maxOutputTokens !== undefined && output >= params.maxOutputTokens) return false;
+  return input + output >= contextWindow - WINDOW_END_SLACK_TOKENS;
+}
+
+export function createRecoveryMiddleware(options: RecoveryOptions): LanguageModelV4Middleware {
+  const { estimator, budget } = options;
+
+  async function trimmed(
+    params: LanguageModelV4CallOptions,
+    kind: RecoveryEvent["kind"],
+    error?: unknown,
+  ) {
+    const before = estimatePrompt(estimator, params.prompt);
+    // When the provider said how big the prompt was, trust that over the calibration.
+    const reportedTokens =
+      error && isContextOverflowError(error) ? reportedPromptTokens(error) : null;
+    const skew =
+      reportedTokens && before > 0
+        ? Math.max(options.ratio, reportedTokens / (before + options.toolOverheadTokens))
+        : options.ratio;
+    const limitTokens = Math.max(0, Math.floor(budget.target / skew) - options.toolOverheadTokens);
+    const result = trimToFit(params.prompt, {
+      limitTokens,
+      keepRecentToolResults: Math.max(
+        MIN_KEEP_TOOL_RESULTS,
+        Math.floor(options.keepRecentToolResults / 2),
+      ),
+      estimate: (prompt) => estimatePrompt(estimator, prompt),
+      force: true,
+    });
+    metric("recovery.triggered", {
+      modelId: options.modelId,
+      kind,
+      before,
+      after: result.after,
+      reportedTokens,
+    });
+    try {
+      await options.onRecovery?.({
+        kind,
+        tokensBefore: before,
+        tokensAfter: result.after,
+        reportedTokens,
+      });
+    } catch {
+      // Bookkeeping must never cost the user their answer.
+    }
+    return { ...params, prompt: result.messages };
+  }
+
+  function giveUp(error: unknown): never {
+    metric("recovery.failed", { modelId: options.modelId });
+    throw new ContextOverflowError(options.modelId, { cause: error });
+  }
+
+  return {
+    specificationVersion: "v4",
+    wrapGenerate: async ({ doGenerate, params, model }) => {
+      let result: LanguageModelV4GenerateResult;
+      try {
+        result = await doGenerate();
+      } catch (error) {
+        if (!isContextOverflowError(error)) throw error;
+        const retry = await trimmed(params, "overflow", error);
+        try {
+          return await model.doGenerate(retry);
+        } catch (second) {
+          if (isContextOverflowError(second)) giveUp(second);
+          throw second;
+        }
+      }
+      if (!cutShortByWindow(result, params, options.contextWindow)) return result;
+      const retry = await trimmed(params, "length");
+      const second = await model.doGenerate(retry);
+      if (cutShortByWindow(second, retry, options.contextWindow))
+        giveUp(new Error("reply cut short by the window twice"));
+      return second;
+    },
+    wrapStream: async ({ doStream, params, model }) => {
+      try {
+        return await doStream();
+      } catch (error) {
+        if (!isContextOverflowError(error)) throw error;
+        const retry = await trimmed(params, "overflow", error);
+        try {
+          return await model.doStream(retry);
+        } catch (second) {
+          if (isContextOverflowError(second)) giveUp(second);
+          throw second;
+        }
+      }
+    },
+  };
+}

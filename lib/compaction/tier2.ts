@@ -1,0 +1,75 @@
+import type { ModelMessage, PrepareStepFunction, ToolSet } from "ai";
+import type { Budget } from "@/lib/context/budget";
+import type { TokenEstimator } from "@/lib/context/tokens";
+import { metric } from "@/lib/log";
+import { trimToFit } from "./trim";
+
+/**
+ * Tier 2 (DESIGN §9): the `prepareStep` hook. A turn with many tool calls can
+ * overflow with no growth across turns; before each step after the first,
+ * project the step's size from the previous step's real usage plus the new
+ * tool results, and above the trigger trim in memory toward the target.
+ * Not persisted: the next turn's Tier 1 folds the turn into the summary.
+ */
+
+/** A trim that saves less than this share is stalled and not repeated this turn. */
+const STALL_SAVING_SHARE = 0.05;
+
+export type Tier2Options = {
+  budget: Budget;
+  /** Calibrated ratio of real to estimated tokens. */
+  ratio: number;
+  /** Raw tokens of instructions and tool schemas. */
+  overheadTokens: number;
+  estimator: TokenEstimator;
+  keepRecentToolResults: number;
+  onTrim?: (info: {
+    stepNumber: number;
+    projectedTokens: number;
+    before: number;
+    after: number;
+  }) => void;
+};
+
+/** Messages after the last assistant message: the tool results the next step adds. */
+function trailingToolMessages(messages: readonly ModelMessage[]): ModelMessage[] {
+  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
+  return messages.slice(lastAssistant + 1).filter((m) => m.role === "tool");
+}
+
+export function createTier2<TOOLS extends ToolSet>(
+  options: Tier2Options,
+): PrepareStepFunction<TOOLS> {
+  const { budget, ratio, estimator } = options;
+  let stalled = false;
+  return ({ steps, messages, stepNumber }) => {
+    // The first step is what Tier 1 sized; a stalled trim is not retried.
+    if (steps.length === 0 || stalled) return undefined;
+    const usage = steps[steps.length - 1]?.usage;
+    const projectedTokens =
+      usage?.inputTokens !== undefined
+        ? usage.inputTokens +
+          (usage.outputTokens ?? 0) +
+          estimator.estimateModelMessages(trailingToolMessages(messages), { ratio })
+        : Math.ceil((options.overheadTokens + estimator.estimateModelMessages(messages)) * ratio);
+    if (projectedTokens < budget.trigger) return undefined;
+
+    const limitTokens = Math.max(0, Math.floor(budget.target / ratio) - options.overheadTokens);
+    const trimmed = trimToFit(messages, {
+      limitTokens,
+      keepRecentToolResults: options.keepRecentToolResults,
+      estimate: (list) => estimator.estimateModelMessages(list),
+      force: true,
+    });
+    if (trimmed.after > trimmed.before * (1 - STALL_SAVING_SHARE)) stalled = true;
+    metric("compaction.tier2", {
+      stepNumber,
+      projectedTokens,
+      before: trimmed.before,
+      after: trimmed.after,
+      stalled,
+    });
+    options.onTrim?.({ stepNumber, projectedTokens, before: trimmed.before, after: trimmed.after });
+    return { messages: trimmed.messages };
+  };
+}

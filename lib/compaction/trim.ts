@@ -1,0 +1,137 @@
+/**
+ * In-memory trimming for Tier 2 and recovery (DESIGN §9, §10). Works on the
+ * shape shared by the AI SDK's ModelMessages and the provider prompt: messages
+ * with a role and string-or-parts content. It only shrinks content — a tool
+ * call and its result are never removed, so they can never be separated.
+ */
+
+type AnyPart = { type: string; [key: string]: unknown };
+type AnyMessage = { role: string; content: unknown };
+
+/** Tool results shorter than this are not worth a placeholder. */
+const ELIDE_MIN_CHARS = 400;
+/** Per-part caps tried in turn once elision is not enough, in tokens (≈ 4 chars each). */
+const CAP_LADDER_TOKENS = [2000, 1000, 500, 250, 120];
+const CHARS_PER_TOKEN = 4;
+
+export type TrimOptions<M> = {
+  /** Raw (uncalibrated) tokens the messages must fit in. */
+  limitTokens: number;
+  /** This many newest tool results are kept whole while elision is enough. */
+  keepRecentToolResults: number;
+  estimate: (messages: M[]) => number;
+  /** Trim even if the estimate says the messages fit (the provider said otherwise). */
+  force?: boolean;
+};
+
+export type TrimResult<M> = { messages: M[]; before: number; after: number; fits: boolean };
+
+function partsOf(message: AnyMessage): AnyPart[] | null {
+  return Array.isArray(message.content) ? (message.content as AnyPart[]) : null;
+}
+
+function outputText(output: unknown): string {
+  if (output && typeof output === "object" && "value" in output) {
+    const value = (output as { value: unknown }).value;
+    return typeof value === "string" ? value : (JSON.stringify(value) ?? "");
+  }
+  return typeof output === "string" ? output : (JSON.stringify(output) ?? "");
+}
+
+function cutMiddle(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const half = Math.floor(maxChars / 2);
+  return `${text.slice(0, half)}\n[… ${(text.length - 2 * half).toLocaleString("en-US")} chars cut to fit the context window …]\n${text.slice(text.length - half)}`;
+}
+
+/** Positions (message, part) of every tool result, newest first. */
+function toolResults(messages: readonly AnyMessage[]): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const parts = partsOf(messages[i] as AnyMessage);
+    if (!parts) continue;
+    for (let j = parts.length - 1; j >= 0; j--)
+      if (parts[j]?.type === "tool-result") found.push([i, j]);
+  }
+  return found;
+}
+
+function replacePart<M extends AnyMessage>(
+  messages: M[],
+  i: number,
+  j: number,
+  part: AnyPart,
+): void {
+  const message = messages[i] as M;
+  const parts = [...(partsOf(message) ?? [])];
+  parts[j] = part;
+  messages[i] = { ...message, content: parts };
+}
+
+function elide<M extends AnyMessage>(messages: M[], keepRecent: number): M[] {
+  const out = [...messages];
+  for (const [index, [i, j]] of toolResults(messages).entries()) {
+    if (index < keepRecent) continue;
+    const part = partsOf(out[i] as AnyMessage)?.[j];
+    if (!part) continue;
+    const text = outputText(part.output);
+    if (text.length < ELIDE_MIN_CHARS) continue;
+    const toolName = typeof part.toolName === "string" ? part.toolName : "tool";
+    const placeholder = `[tool result for ${toolName} omitted: ${text.length.toLocaleString("en-US")} chars; call the tool again if needed]`;
+    replacePart(out, i, j, { ...part, output: { type: "text", value: placeholder } });
+  }
+  return out;
+}
+
+function capAll<M extends AnyMessage>(messages: M[], capChars: number): M[] {
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  return messages.map((message, i) => {
+    if (i === lastUser || message.role === "system") return message;
+    if (typeof message.content === "string") {
+      return message.content.length > capChars
+        ? { ...message, content: cutMiddle(message.content, capChars) }
+        : message;
+    }
+    const parts = partsOf(message);
+    if (!parts) return message;
+    let changed = false;
+    const next = parts.map((part) => {
+      if (part.type === "text" && typeof part.text === "string" && part.text.length > capChars) {
+        changed = true;
+        return { ...part, text: cutMiddle(part.text, capChars) };
+      }
+      if (part.type === "tool-result") {
+        const text = outputText(part.output);
+        if (text.length > capChars) {
+          changed = true;
+          return { ...part, output: { type: "text", value: cutMiddle(text, capChars) } };
+        }
+      }
+      return part;
+    });
+    return changed ? { ...message, content: next } : message;
+  });
+}
+
+/**
+ * Elide older tool results to placeholders; if that is not enough, cut every
+ * text and result (but the latest user message) to the largest cap that fits.
+ */
+export function trimToFit<M extends AnyMessage>(
+  messages: readonly M[],
+  options: TrimOptions<M>,
+): TrimResult<M> {
+  const before = options.estimate([...messages]);
+  if (!options.force && before <= options.limitTokens) {
+    return { messages: [...messages], before, after: before, fits: true };
+  }
+  let current = elide([...messages], options.keepRecentToolResults);
+  let after = options.estimate(current);
+  if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
+  for (const cap of CAP_LADDER_TOKENS) {
+    current = capAll(elide([...messages], options.keepRecentToolResults), cap * CHARS_PER_TOKEN);
+    after = options.estimate(current);
+    if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
+  }
+  return { messages: current, before, after, fits: false };
+}

@@ -1,0 +1,193 @@
+import { APICallError } from "@ai-sdk/provider";
+import { describe, expect, it } from "vitest";
+import { isContextOverflowError, reportedPromptTokens } from "@/lib/compaction/overflow";
+
+function apiError(statusCode: number, responseBody: string, message = "Bad Request"): APICallError {
+  return new APICallError({
+    message,
+    url: "https://provider.example/v1/chat/completions",
+    requestBodyValues: {},
+    statusCode,
+    responseBody,
+    isRetryable: statusCode >= 500 || statusCode === 429,
+  });
+}
+
+// One real-shaped error body per provider (DESIGN §10).
+const OVERFLOWS: Array<[string, number, string]> = [
+  [
+    "OpenAI",
+    400,
+    JSON.stringify({
+      error: {
+        message:
+          "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
+        type: "invalid_request_error",
+        param: "messages",
+        code: "context_length_exceeded",
+      },
+    }),
+  ],
+  [
+    "vLLM",
+    400,
+    JSON.stringify({
+      object: "error",
+      message:
+        "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens (8000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+      type: "BadRequestError",
+      param: null,
+      code: 400,
+    }),
+  ],
+  [
+    "vLLM (decoder prompt)",
+    400,
+    JSON.stringify({
+      object: "error",
+      message:
+        "The decoder prompt (length 9000) is longer than the maximum model length of 8192. Make sure that `max_model_len` is no smaller than the number of text tokens.",
+      type: "BadRequestError",
+      code: 400,
+    }),
+  ],
+  [
+    "Anthropic",
+    400,
+    JSON.stringify({
+      type: "error",
+      error: {
+        type: "invalid_request_error",
+        message: "prompt is too long: 208310 tokens > 200000 maximum",
+      },
+    }),
+  ],
+  [
+    "Google",
+    400,
+    JSON.stringify({
+      error: {
+        code: 400,
+        message:
+          "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576).",
+        status: "INVALID_ARGUMENT",
+      },
+    }),
+  ],
+  ["Bedrock", 400, JSON.stringify({ message: "Input is too long for requested model." })],
+  [
+    "llama.cpp",
+    400,
+    JSON.stringify({
+      error: {
+        code: 400,
+        message: "the request exceeds the available context size, try increasing it",
+        type: "exceed_context_size_error",
+        n_prompt_tokens: 9120,
+        n_ctx: 8192,
+      },
+    }),
+  ],
+  ["Ollama", 400, JSON.stringify({ error: "input length exceeds the context length" })],
+  [
+    "OpenRouter",
+    400,
+    JSON.stringify({
+      error: {
+        message:
+          "This endpoint's maximum context length is 128000 tokens. However, you requested about 140000 tokens (139000 of text input, 1000 in the output). Please reduce the length of either one.",
+        code: 400,
+      },
+    }),
+  ],
+  [
+    "Mistral",
+    400,
+    JSON.stringify({
+      object: "error",
+      message:
+        "Prompt contains 40000 tokens, too large for model with 32768 maximum context length",
+      type: "invalid_request_error",
+    }),
+  ],
+  ["generic 413", 413, "<html><body>413 Request Entity Too Large</body></html>"],
+];
+
+const NOT_OVERFLOWS: Array<[string, number, string]> = [
+  [
+    "401 unauthorized",
+    401,
+    JSON.stringify({ error: { message: "Incorrect API key provided", code: "invalid_api_key" } }),
+  ],
+  [
+    "429 rate limit",
+    429,
+    JSON.stringify({
+      error: { message: "Rate limit reached for requests", code: "rate_limit_exceeded" },
+    }),
+  ],
+  [
+    "500 server error",
+    500,
+    JSON.stringify({
+      error: { message: "The server had an error while processing your request." },
+    }),
+  ],
+  [
+    "503 with a context phrase",
+    503,
+    JSON.stringify({ error: { message: "maximum context length service overloaded" } }),
+  ],
+  [
+    "400 bad temperature",
+    400,
+    JSON.stringify({
+      error: {
+        message: "Invalid value for 'temperature': must be between 0 and 2.",
+        code: "invalid_value",
+      },
+    }),
+  ],
+  [
+    "400 unknown model",
+    400,
+    JSON.stringify({
+      error: { message: "The model `gpt-9` does not exist", code: "model_not_found" },
+    }),
+  ],
+  [
+    "400 bad tool schema",
+    400,
+    JSON.stringify({
+      error: {
+        message: "Invalid schema for function 'fetch_url'",
+        code: "invalid_function_parameters",
+      },
+    }),
+  ],
+];
+
+describe("overflow detection", () => {
+  for (const [name, status, body] of OVERFLOWS) {
+    it(`recognizes ${name}'s overflow error`, () => {
+      expect(isContextOverflowError(apiError(status, body))).toBe(true);
+    });
+  }
+  for (const [name, status, body] of NOT_OVERFLOWS) {
+    it(`does not mistake a ${name} for an overflow`, () => {
+      expect(isContextOverflowError(apiError(status, body))).toBe(false);
+    });
+  }
+
+  it("ignores errors that are not provider call errors", () => {
+    expect(isContextOverflowError(new Error("prompt is too long"))).toBe(false);
+  });
+
+  it("reads the provider's own count of the rejected prompt", () => {
+    expect(reportedPromptTokens(apiError(400, OVERFLOWS[0]?.[2] ?? ""))).toBe(131072);
+    expect(reportedPromptTokens(apiError(400, OVERFLOWS[1]?.[2] ?? ""))).toBe(8000);
+    expect(reportedPromptTokens(apiError(400, OVERFLOWS[3]?.[2] ?? ""))).toBe(208310);
+    expect(reportedPromptTokens(apiError(400, OVERFLOWS[4]?.[2] ?? ""))).toBe(1234567);
+    expect(reportedPromptTokens(apiError(400, OVERFLOWS[5]?.[2] ?? ""))).toBeNull();
+  });
+});
