@@ -17,10 +17,16 @@ const fake = spawn(
     "tests/fixtures/fake-openai/cli.ts",
     "--port",
     fakePort,
-    "--window",
-    "8192",
+    // fake:fake-model for the chat and admin specs; fake:small compacts after a few turns.
+    "--model",
+    "fake-model:8192",
+    "--model",
+    "small:4096",
     "--chunk-delay",
     "15",
+    // Long enough for the compaction spec to see the trace in its running state.
+    "--summary-delay-ms",
+    "1500",
   ],
   { stdio: ["ignore", "inherit", "inherit"] },
 );

@@ -78,12 +78,12 @@ export type Tier1Result =
   | { kind: "skipped"; view: ModelView; projectedTokens: number; draft: CompactionDraft };
 
 /** Raw room for messages: what the input budget leaves after the overhead, in uncalibrated tokens. */
-function messageRoom(input: Tier1Input): number {
+function messageRoom(input: ProjectionInput): number {
   return Math.max(0, Math.floor(input.budget.inputBudget / input.ratio) - input.overheadTokens);
 }
 
 /** The last reply sent within this compaction version, if any: its real usage describes this view. */
-function lastReplyOfVersion(input: Tier1Input, after: readonly FoldUIMessage[]) {
+function lastReplyOfVersion(input: ProjectionInput, after: readonly FoldUIMessage[]) {
   for (let i = after.length - 1; i >= 0; i--) {
     const stats = after[i]?.metadata?.stats;
     if (!stats) continue;
@@ -97,7 +97,7 @@ function lastReplyOfVersion(input: Tier1Input, after: readonly FoldUIMessage[]) 
  * results its own turn produced (added after Stage 0 ran), and the ones that
  * were still among the newest before that turn.
  */
-function stage0Savings(input: Tier1Input, view: ModelView, lastIndex: number): number {
+function stage0Savings(input: ProjectionInput, view: ModelView, lastIndex: number): number {
   const offset = view.messages.length - view.after.length;
   let olderSeen = 0;
   let savings = 0;
@@ -130,7 +130,7 @@ function stage0Savings(input: Tier1Input, view: ModelView, lastIndex: number): n
  * Stage 0 has replaced since) plus an estimate of what came after; otherwise
  * an estimate of the view.
  */
-export function projectTokens(input: Tier1Input, view: ModelView): number {
+export function projectTokens(input: ProjectionInput, view: ModelView): number {
   const { ratio, estimator } = input;
   const last = lastReplyOfVersion(input, view.after);
   if (last && last.stats.model === input.modelId) {
@@ -167,12 +167,21 @@ export function keepBoundary(
   return boundary;
 }
 
-function splitAfter(input: Tier1Input): FoldUIMessage[] {
+function splitAfter(input: ProjectionInput): FoldUIMessage[] {
   return splitAtWatermark(input.history, input.state.summary ? input.state.watermark : null).after;
 }
 
-export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
-  const now = input.now ?? Date.now;
+export type ProjectionInput = Omit<
+  Tier1Input,
+  "summarize" | "fallback" | "force" | "signal" | "now" | "onSummarizeStart"
+>;
+
+/**
+ * The view the next turn would send and its projected size — the first half
+ * of Tier 1, also what the context ring shows. Cheap: real usage plus the
+ * messages since, with no hard-wall estimate unless an earlier turn needed one.
+ */
+export function projectNextTurn(input: ProjectionInput) {
   const rules = {
     bulkyToolTokens: input.budget.bulkyToolTokens,
     keepRecentToolResults: input.keepRecentToolResults,
@@ -180,7 +189,7 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   const limitTokens = messageRoom(input);
   // A hard-wall cap an earlier turn of this version applied stays until the next compaction.
   const floorCapTokens = lastReplyOfVersion(input, splitAfter(input))?.stats.viewCapTokens ?? null;
-  const quick = buildView({
+  const view = buildView({
     history: input.history,
     state: input.state,
     rules,
@@ -189,7 +198,18 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
     knownToFit: true,
     floorCapTokens,
   });
-  const quickProjection = projectTokens(input, quick);
+  return { view, projectedTokens: projectTokens(input, view), rules, limitTokens, floorCapTokens };
+}
+
+export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
+  const now = input.now ?? Date.now;
+  const {
+    view: quick,
+    projectedTokens: quickProjection,
+    rules,
+    limitTokens,
+    floorCapTokens,
+  } = projectNextTurn(input);
   const dirty = input.state.dirty || quick.watermarkMissing;
 
   // Fast path: under the trigger, nothing to repair, nobody asked.

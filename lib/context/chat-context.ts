@@ -2,6 +2,9 @@ import { parseModelId } from "@/lib/ai/model-id";
 import { chatInstructions } from "@/lib/ai/prompts";
 import { builtinTools } from "@/lib/ai/tools";
 import { rowToUIMessage } from "@/lib/chat/ui-message";
+import { stateOf } from "@/lib/compaction/compact";
+import { projectNextTurn } from "@/lib/compaction/tier1";
+import { summaryMessage } from "@/lib/compaction/view";
 import type { Db } from "@/lib/db/client";
 import { getCalibration } from "@/lib/db/queries/calibration";
 import { loadHistory } from "@/lib/db/queries/messages";
@@ -12,10 +15,14 @@ import { computeBudget, ratiosFromEnv } from "./budget";
 import { effectiveRatio } from "./calibration";
 import { estimateOverhead } from "./overhead";
 import { defaultEstimator } from "./tokens";
-import { breakdown, projectContext } from "./usage";
+import { breakdown } from "./usage";
 import { resolveContextWindow } from "./window";
 
-/** GET /api/chats/:id/context — everything the context ring shows. */
+/**
+ * GET /api/chats/:id/context — everything the context ring shows, projected
+ * exactly as the next turn's Tier 1 will: the summary in place of what it
+ * covers, real usage only when it describes the current compaction version.
+ */
 export async function chatContext(db: Db, chat: Chat, modelId: string) {
   const parsed = parseModelId(modelId);
   if (!parsed) throw new AppError("bad_request:model", "modelId must look like provider:model");
@@ -30,22 +37,32 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     chatInstructions(new Date()),
     builtinTools(),
   );
-  const projection = projectContext({
-    messages: rows.map(rowToUIMessage),
-    modelId,
+  const budget = computeBudget(window, ratiosFromEnv(env().compaction));
+  const state = stateOf(chat);
+  const { view, projectedTokens } = projectNextTurn({
+    history: rows.map(rowToUIMessage),
+    state,
+    budget,
     overheadTokens,
     ratio,
+    modelId,
     estimator: defaultEstimator,
+    keepRecentToolResults: env().compaction.keepRecentToolResults,
   });
-  const budget = computeBudget(window, ratiosFromEnv(env().compaction));
+  const summaryTokens = view.summary
+    ? Math.ceil(defaultEstimator.estimateUIMessages([summaryMessage(view.summary)]) * ratio)
+    : 0;
+  const projection = {
+    projectedTokens,
+    overheadTokens: Math.ceil(overheadTokens * ratio),
+    summaryTokens,
+  };
   return {
     modelId,
     contextWindow: window.contextWindow,
     maxOutputTokens: window.maxOutputTokens,
     source: window.source,
-    lastContextTokens: projection.lastContextTokens,
-    projectedTokens: projection.projectedTokens,
-    method: projection.method,
+    projectedTokens,
     calibration: { ratio, samples: calibration?.samples ?? 0 },
     budget: {
       inputBudget: budget.inputBudget,
@@ -54,6 +71,7 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
       outputReserve: budget.outputReserve,
     },
     breakdown: breakdown(projection, budget),
+    summarizedMessages: rows.length - view.after.length,
     compactionEnabled: env().compaction.enabled,
   };
 }

@@ -67,7 +67,10 @@ export type ContextBreakdown = {
 };
 
 /** The ring's breakdown bar: where the window goes. */
-export function breakdown(projection: ContextProjection, budget: Budget): ContextBreakdown {
+export function breakdown(
+  projection: Pick<ContextProjection, "projectedTokens" | "overheadTokens" | "summaryTokens">,
+  budget: Budget,
+): ContextBreakdown {
   const messages = Math.max(
     0,
     projection.projectedTokens - projection.overheadTokens - projection.summaryTokens,

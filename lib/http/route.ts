@@ -31,8 +31,10 @@ export function route<P = Record<string, never>>(
 export async function readJson<S extends z.ZodType>(
   request: Request,
   schema: S,
-  maxBytes = MAX_JSON_BODY_BYTES,
+  options: { maxBytes?: number; emptyAs?: unknown } | number = {},
 ): Promise<z.infer<S>> {
+  const { maxBytes = MAX_JSON_BODY_BYTES, emptyAs } =
+    typeof options === "number" ? { maxBytes: options } : options;
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) {
     throw new AppError("payload_too_large:body", `The request body is over ${maxBytes} bytes.`);
@@ -41,9 +43,9 @@ export async function readJson<S extends z.ZodType>(
   if (Buffer.byteLength(text) > maxBytes) {
     throw new AppError("payload_too_large:body", `The request body is over ${maxBytes} bytes.`);
   }
-  let raw: unknown;
+  let raw: unknown = emptyAs;
   try {
-    raw = JSON.parse(text);
+    if (emptyAs === undefined || text.trim() !== "") raw = JSON.parse(text);
   } catch {
     throw new AppError("bad_request:body", "The request body is not valid JSON.");
   }

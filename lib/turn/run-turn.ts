@@ -118,7 +118,9 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
       stored && track.estimate
         ? recordTurnUsage(db, {
             modelId,
-            realInputTokens: track.firstStepInputTokens,
+            realInputTokens: track.firstStepRecovered
+              ? (track.firstStepRecovered.reportedTokens ?? undefined)
+              : track.firstStepInputTokens,
             ...track.estimate,
           })
         : null,
@@ -204,7 +206,12 @@ async function streamTurn(
       estimator: defaultEstimator,
       keepRecentToolResults: env().compaction.keepRecentToolResults,
       toolOverheadTokens,
-      onRecovery: (event) => recordRecovery(db, turn.chat.id, event, write, now),
+      onRecovery: (event) => {
+        // Calibration compares Fold's estimate with the provider's count of that same prompt.
+        if (track.steps === 0)
+          track.firstStepRecovered ??= { reportedTokens: event.reportedTokens };
+        return recordRecovery(db, turn.chat.id, event, write, now);
+      },
     }),
   });
   const result = streamText({

@@ -6,6 +6,12 @@ export type TurnTrack = {
   lastStepUsage: LanguageModelUsage | undefined;
   /** Input tokens of the first step: the provider's count of exactly the prompt Fold estimated. */
   firstStepInputTokens: number | undefined;
+  /**
+   * Set when recovery trimmed the first request: the provider's count of the
+   * rejected (estimated) prompt, or null when it did not say. The trimmed
+   * retry's usage then says nothing about Fold's estimate.
+   */
+  firstStepRecovered?: { reportedTokens: number | null };
   steps: number;
   finished: boolean;
   error: unknown;

@@ -19,8 +19,7 @@ const body = z.strictObject({
 export const POST = route<{ id: string }>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
-  const { modelId: asked } =
-    request.headers.get("content-length") === "0" ? {} : await readJson(request, body);
+  const { modelId: asked } = await readJson(request, body, { emptyAs: {} });
   const modelId = asked ?? chat.modelId ?? (await resolveDefaultModelId());
   getLanguageModel(modelId);
   const db = await getDb();
@@ -29,5 +28,7 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
     chat,
     modelId,
   );
-  return Response.json({ trace, message, context: await chatContext(db, chat, modelId) });
+  // The usage after compacting: from the chat's new state, so the ring drops at once.
+  const compacted = await requireChat(user, chat.id);
+  return Response.json({ trace, message, context: await chatContext(db, compacted, modelId) });
 });

@@ -1,0 +1,206 @@
+import { expect, type Page, test } from "@playwright/test";
+import { hydrated, registerUser } from "./helpers";
+
+// The e2e fake provider serves `small` with a 4,096-token window and waits 1.5 s before
+// answering a summarizer request, so the running trace stays on screen (scripts/e2e-server.mjs).
+const SMALL_MODEL = "fake:small";
+const MAX_TURNS = 14;
+
+const WORDS = [
+  "budget",
+  "harbour",
+  "lantern",
+  "meadow",
+  "copper",
+  "river",
+  "signal",
+  "orchard",
+  "granite",
+  "window",
+  "summary",
+  "velvet",
+  "compass",
+  "thunder",
+  "pepper",
+  "glacier",
+  "archive",
+  "ember",
+  "canvas",
+  "falcon",
+  "quartz",
+  "willow",
+  "beacon",
+  "saddle",
+  "tundra",
+  "marble",
+  "cactus",
+  "ribbon",
+  "anchor",
+  "nectar",
+  "pigeon",
+  "walnut",
+];
+
+/** About 250 words, different on every turn, with a first line naming the turn. */
+function longMessage(turn: number): string {
+  let seed = turn * 7919 + 17;
+  const words: string[] = [];
+  for (let i = 0; i < 245; i++) {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    words.push(WORDS[(seed >>> 16) % WORDS.length] ?? "word");
+    if (i % 12 === 11) words.push(`note-${turn}-${i}.`);
+  }
+  return `Request ${turn + 1}: please keep track of item ${turn + 1} in the plan. ${words.join(" ")}`;
+}
+
+const ring = (page: Page) => page.getByTestId("context-ring");
+
+async function ringFill(page: Page): Promise<number> {
+  return Number(await ring(page).getAttribute("data-fill"));
+}
+
+/** Waits until the ring shows a fill other than `previous` (it refetches when a reply ends). */
+async function nextFill(page: Page, previous: number): Promise<number> {
+  await expect.poll(() => ringFill(page), { intervals: [100] }).not.toBe(previous);
+  return ringFill(page);
+}
+
+/** Like `nextFill`, but a ring that never moves is a soft failure, so the rest still runs. */
+async function nextFillSoft(page: Page, previous: number, message: string): Promise<number> {
+  await expect
+    .configure({ soft: true })
+    .poll(() => ringFill(page), { intervals: [100], message })
+    .not.toBe(previous);
+  return ringFill(page);
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(box).toBeEnabled();
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+test("a long chat compacts itself, shows the trace, and compacts again from the ring", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await registerUser(page, `e2e-compaction-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  await hydrated(page);
+
+  const picker = page.getByLabel("Model");
+  await expect(picker).toBeEnabled();
+  await picker.selectOption(SMALL_MODEL);
+  // The ring has the small model's usage (not the default model's) before the first turn.
+  await expect(ring(page)).toHaveAttribute("aria-label", /of 4,096 tokens/);
+
+  const stats = page.getByRole("button", { name: "Message stats" });
+  const traces = page.getByTestId("compaction-trace");
+  const running = page.locator("[data-testid=compaction-trace][data-state=running]");
+  const done = page.locator("[data-testid=compaction-trace][data-state=done]");
+
+  // Send long turns until one compacts before its reply.
+  let fill = await ringFill(page);
+  let compactedOn: number | undefined;
+  let fillBeforeCompaction = 0;
+  for (let turn = 0; turn < MAX_TURNS && compactedOn === undefined; turn++) {
+    const replies = await stats.count();
+    const before = fill;
+    await send(page, longMessage(turn));
+    // Whichever comes first: the running trace, or this turn's finished reply.
+    await expect(running.or(stats.nth(replies)).first()).toBeVisible({ timeout: 30_000 });
+
+    if (await running.isVisible()) {
+      compactedOn = turn;
+      fillBeforeCompaction = before;
+      await expect(running).toContainText("Compacting context…");
+      await page.screenshot({ path: "test-results/compaction-running.png" });
+    }
+    await expect(stats).toHaveCount(replies + 1, { timeout: 30_000 });
+    expect(
+      await done.count(),
+      `turn ${turn + 1} compacted, but the trace was never seen running`,
+    ).toBe(compactedOn === undefined ? 0 : 1);
+
+    fill = await nextFill(page, before);
+    if (compactedOn === undefined) {
+      expect(fill, `turn ${turn + 1}: the ring should fill up`).toBeGreaterThan(before);
+    }
+  }
+  expect(compactedOn, `no compaction within ${MAX_TURNS} turns`).toBeDefined();
+
+  // The finished trace replaced the running one.
+  await expect(running).toHaveCount(0);
+  await expect(traces).toHaveCount(1);
+  const trace = done.first();
+  await expect(trace).toContainText("Compacted context");
+  await expect(trace).not.toContainText("automatic digest");
+  await expect(trace).toContainText("tokens");
+  await trace.getByRole("button").click();
+  const summary = trace.getByTestId("compaction-summary");
+  await expect(summary).toBeVisible();
+  await expect(summary).toContainText("## Goal & open requests");
+  // The fake summarizer lists the first line of each folded request: the first turn is one.
+  await expect(summary).toContainText("Request 1: please keep track of item 1");
+  await summary.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: "test-results/compaction-done.png" });
+
+  // The ring, refreshed when the reply finished, is lower than before the compacting turn.
+  expect(fill).toBeLessThan(fillBeforeCompaction);
+
+  // Two more turns: the ring fills again, and nothing compacts (hysteresis).
+  const turnAfter = (compactedOn ?? 0) + 1;
+  for (const turn of [turnAfter, turnAfter + 1]) {
+    const replies = await stats.count();
+    const before = fill;
+    await send(page, longMessage(turn));
+    await expect(stats).toHaveCount(replies + 1, { timeout: 30_000 });
+    fill = await nextFill(page, before);
+    expect(fill, `turn ${turn + 1}: the ring should fill up`).toBeGreaterThan(before);
+  }
+  await expect(traces).toHaveCount(1);
+
+  // Compact now from the ring; a large drop asks first.
+  const fillBeforeCompactNow = fill;
+  await ring(page).click();
+  const confirm = page.getByRole("alertdialog", { name: "Compact this chat now?" });
+  await expect(confirm.or(ring(page).getByText("compacting…")).first()).toBeVisible();
+  if (await confirm.isVisible()) {
+    await confirm.getByRole("button", { name: "Compact", exact: true }).click();
+    await expect(confirm).toBeHidden();
+  }
+  await expect(done).toHaveCount(2, { timeout: 30_000 });
+  const manual = done.last();
+  await expect(manual).toContainText("Compacted context");
+  await expect(manual).toContainText("tokens");
+  // The ring takes its numbers from the compact response at once.
+  fill = await nextFillSoft(page, fillBeforeCompactNow, "the ring did not move after compact-now");
+  expect.soft(fill, "the ring should drop after compact-now").toBeLessThan(fillBeforeCompactNow);
+  // No compaction error banner (it carries a Dismiss button).
+  await expect(page.getByRole("button", { name: "Dismiss" })).toHaveCount(0);
+
+  await manual.scrollIntoViewIfNeeded();
+  await page.mouse.move(0, 0);
+  await ring(page).hover();
+  const details = page.getByTestId("context-details");
+  await expect(details).toBeVisible();
+  await expect(details).toContainText("/ 4,096 tokens");
+  await page.screenshot({ path: "test-results/compaction-ring.png" });
+  await page.mouse.move(0, 0);
+  await expect(details).toBeHidden();
+
+  // The traces are part of the stored timeline; the ring reads the same after a reload.
+  await page.reload();
+  await hydrated(page);
+  await expect(done).toHaveCount(2);
+  await expect(running).toHaveCount(0);
+  await expect(done.first()).toContainText("Compacted context");
+  await done.first().getByRole("button").click();
+  await expect(done.first().getByTestId("compaction-summary")).toContainText(
+    "## Goal & open requests",
+  );
+  await expect(page.getByLabel("Model")).toHaveValue(SMALL_MODEL);
+  await expect.poll(() => ringFill(page), { intervals: [100] }).toBe(fill);
+});

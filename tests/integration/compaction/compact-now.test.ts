@@ -1,0 +1,279 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
+const fake = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const server = await startFakeOpenAI({
+    models: [{ id: "small", maxModelLen: 4096 }],
+    replyTokens: 120,
+  });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  return server;
+});
+
+import * as chatApi from "@/app/api/chat/route";
+import type { Database } from "@/lib/db/client";
+import { acquireTurnLease, isTurnActive, releaseTurnLease } from "@/lib/db/queries/messages";
+import { register } from "../../helpers/auth";
+import {
+  type CompactResponse,
+  chatRow,
+  compactNowCall,
+  contextOf,
+  conversationOf,
+  eventsOf,
+  historyOf,
+  isSummaryRequest,
+  isTraceEntry,
+  lastUserTextOf,
+} from "../../helpers/compaction";
+import { describeEachDriver } from "../../helpers/databases";
+import { type Browser, call } from "../../helpers/http";
+import { longMessage, newChat, sendTurn } from "../../helpers/turns";
+import { eventually, readChunks } from "../../helpers/ui-stream";
+
+const MODEL = "fake:small";
+/** Three long turns: well past one keep window, still under the 4,096-token trigger. */
+const TURNS = 3;
+
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
+
+async function chatWithHistory(database: Database, email: string) {
+  const { browser } = await register(database, email);
+  const chatId = await newChat(database, browser);
+  for (let turn = 0; turn < TURNS; turn++) {
+    const { response } = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: longMessage(turn),
+    });
+    expect(response.status).toBe(200);
+  }
+  // Under the trigger: no turn compacted on its own.
+  expect(await eventsOf(database.db, chatId)).toEqual([]);
+  return { browser, chatId };
+}
+
+async function snapshot(database: Database, chatId: string) {
+  return {
+    chat: await chatRow(database.db, chatId),
+    history: await historyOf(database.db, chatId),
+    events: await eventsOf(database.db, chatId),
+  };
+}
+
+describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
+  it("summarizes everything but the keep window, stores a trace entry and a manual event, and lowers the projection", async () => {
+    const database = use();
+    const { browser, chatId } = await chatWithHistory(database, "now@example.com");
+    const historyBefore = await historyOf(database.db, chatId);
+
+    const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as CompactResponse;
+    expect(body.trace?.outcome).toBe("summarized");
+    expect(body.trace?.reason).toBe("manual");
+    expect(body.trace?.tokensAfter).toBeLessThan(body.trace?.tokensBefore ?? 0);
+    expect(fake.requests.filter(isSummaryRequest)).toHaveLength(1);
+
+    // The durable state: a summary and a watermark on a stored message before the last turn.
+    const chat = await chatRow(database.db, chatId);
+    expect(chat.contextSummary).toContain("## Goal & open requests");
+    expect(chat.compactionDirty).toBe(false);
+    expect(chat.version).toBe(1);
+    const watermarkIndex = historyBefore.findIndex((m) => m.id === chat.summaryWatermark);
+    expect(watermarkIndex).toBeGreaterThanOrEqual(0);
+    const lastUser = historyBefore.findLastIndex((m) => m.role === "user");
+    expect(watermarkIndex).toBeLessThan(lastUser);
+
+    // One compaction_event, reason manual, that wrote exactly this state.
+    const events = await eventsOf(database.db, chatId);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      reason: "manual",
+      outcome: "summarized",
+      summary: chat.contextSummary,
+      watermarkFrom: null,
+      watermarkTo: chat.summaryWatermark,
+      messagesSummarized: watermarkIndex + 1,
+      summarizerModel: MODEL,
+    });
+
+    // A trace-only assistant entry in the timeline, after the last reply.
+    const history = await historyOf(database.db, chatId);
+    expect(history).toHaveLength(historyBefore.length + 1);
+    const entry = history.at(-1);
+    expect(entry?.role).toBe("assistant");
+    expect(entry?.metadata).toMatchObject({ compaction: true });
+    expect(entry?.parts).toHaveLength(1);
+    expect(entry?.parts[0]).toMatchObject({
+      type: "tool-compact_context",
+      state: "output-available",
+      output: { outcome: "summarized", reason: "manual" },
+    });
+    expect(body.message?.id).toBe(entry?.id);
+
+    // The lease is released.
+    expect(await isTurnActive(database.db, chatId)).toBe(false);
+  });
+
+  it("returns the new usage so the ring drops at once, and GET /context agrees", async () => {
+    const database = use();
+    const { browser, chatId } = await chatWithHistory(database, "ring@example.com");
+    const before = await contextOf(database, browser, chatId, MODEL);
+
+    const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as CompactResponse;
+    expect(body.trace?.outcome).toBe("summarized");
+
+    // The response carries the usage after the compaction, not before it.
+    expect(body.context.projectedTokens).toBeLessThan(before.projectedTokens);
+    // And the ring's next GET shows the same drop.
+    const after = await contextOf(database, browser, chatId, MODEL);
+    expect(after.projectedTokens).toBeLessThan(before.projectedTokens);
+    expect(after.projectedTokens).toBe(body.context.projectedTokens);
+    // The compaction landed under the target, and so does what the ring shows.
+    expect(body.trace?.tokensAfter).toBeLessThanOrEqual(before.budget.target);
+    expect(after.projectedTokens).toBeLessThanOrEqual(before.budget.target);
+  });
+
+  it("answers 409 while a turn holds the lease, and writes nothing", async () => {
+    const database = use();
+    const { browser, chatId } = await chatWithHistory(database, "busy@example.com");
+    const before = await snapshot(database, chatId);
+    fake.reset();
+
+    expect(await acquireTurnLease(database.db, chatId, 60_000)).toBe(true);
+    try {
+      const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });
+      expect(response.status).toBe(409);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+        "conflict:turn",
+      );
+      expect(fake.requests).toEqual([]);
+      const after = await snapshot(database, chatId);
+      expect(after.chat.version).toBe(before.chat.version);
+      expect(after.chat.contextSummary).toBeNull();
+      expect(after.chat.summaryWatermark).toBeNull();
+      expect(after.history.map((m) => m.id)).toEqual(before.history.map((m) => m.id));
+      expect(after.events).toEqual([]);
+      // The refused request did not steal or drop the turn's lease.
+      expect(await isTurnActive(database.db, chatId)).toBe(true);
+    } finally {
+      await releaseTurnLease(database.db, chatId);
+    }
+  });
+
+  it("answers 404 for another user's chat, and writes nothing", async () => {
+    const database = use();
+    const { chatId } = await chatWithHistory(database, "owner@example.com");
+    const before = await snapshot(database, chatId);
+    const { browser: stranger } = await register(database, "stranger@example.com");
+    fake.reset();
+
+    const response = await compactNowCall(database, stranger, chatId, { modelId: MODEL });
+    expect(response.status).toBe(404);
+    expect(fake.requests).toEqual([]);
+    const after = await snapshot(database, chatId);
+    expect(after.chat.version).toBe(before.chat.version);
+    expect(after.history).toHaveLength(before.history.length);
+    expect(after.events).toEqual([]);
+  });
+
+  it("answers 400 for a bad modelId, and writes nothing", async () => {
+    const database = use();
+    const { browser, chatId } = await chatWithHistory(database, "badmodel@example.com");
+    const before = await snapshot(database, chatId);
+    fake.reset();
+
+    for (const modelId of ["not a model id", "nowhere:model", "fake:"]) {
+      const response = await compactNowCall(database, browser, chatId, { modelId });
+      expect(response.status, modelId).toBe(400);
+    }
+    expect(fake.requests).toEqual([]);
+    const after = await snapshot(database, chatId);
+    expect(after.chat.version).toBe(before.chat.version);
+    expect(after.history).toHaveLength(before.history.length);
+    expect(after.events).toEqual([]);
+    expect(await isTurnActive(database.db, chatId)).toBe(false);
+  });
+
+  it("on an empty chat answers 200 with trace null and writes nothing", async () => {
+    const database = use();
+    const { browser } = await register(database, "empty@example.com");
+    const chatId = await newChat(database, browser);
+
+    const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as CompactResponse;
+    expect(body.trace).toBeNull();
+    expect(body.message).toBeNull();
+    expect(fake.requests).toEqual([]);
+    const after = await snapshot(database, chatId);
+    expect(after.chat.version).toBe(0);
+    expect(after.history).toEqual([]);
+    expect(after.events).toEqual([]);
+    expect(await isTurnActive(database.db, chatId)).toBe(false);
+  });
+
+  it("a regenerate after compact-now regenerates the last real reply, not the trace entry", async () => {
+    const database = use();
+    const { browser, chatId } = await chatWithHistory(database, "regen@example.com");
+    const compacted = await compactNowCall(database, browser, chatId, { modelId: MODEL });
+    expect(compacted.status).toBe(200);
+    const before = await historyOf(database.db, chatId);
+    const entry = before.at(-1);
+    expect(entry && isTraceEntry(entry)).toBe(true);
+    const lastReply = conversationOf(before).at(-1);
+    expect(lastReply?.role).toBe("assistant");
+    const chatBefore = await chatRow(database.db, chatId);
+    fake.reset();
+
+    const response = await regenerate(database, browser, chatId);
+    expect(response.status).toBe(200);
+    const chunks = await readChunks(response);
+    expect(chunks.some((c) => c.type === "error")).toBe(false);
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+
+    const after = await historyOf(database.db, chatId);
+    const conversation = conversationOf(after);
+    // Same turns, with the last reply replaced by a new one.
+    expect(conversation).toHaveLength(conversationOf(before).length);
+    expect(conversation.slice(0, -1).map((m) => m.id)).toEqual(
+      conversationOf(before)
+        .slice(0, -1)
+        .map((m) => m.id),
+    );
+    const reply = conversation.at(-1);
+    expect(reply?.role).toBe("assistant");
+    expect(reply?.id).not.toBe(lastReply?.id);
+    expect(after.some((m) => m.id === lastReply?.id)).toBe(false);
+
+    // The model was asked to answer the last question again, over the summary.
+    const chatRequests = fake.requests.filter((r) => !isSummaryRequest(r));
+    expect(chatRequests).toHaveLength(1);
+    const [chatRequest] = chatRequests;
+    if (!chatRequest) throw new Error("no chat request");
+    expect(lastUserTextOf(chatRequest)).toContain(`Question ${TURNS - 1}:`);
+    expect(JSON.stringify(chatRequest.messages)).toContain("<conversation-summary>");
+
+    // The regenerated reply is after the watermark: the summary stands.
+    const chatAfter = await chatRow(database.db, chatId);
+    expect(chatAfter.contextSummary).toBe(chatBefore.contextSummary);
+    expect(chatAfter.summaryWatermark).toBe(chatBefore.summaryWatermark);
+    expect(chatAfter.compactionDirty).toBe(false);
+  });
+});
+
+function regenerate(database: Database, browser: Browser, chatId: string): Promise<Response> {
+  return call(database, chatApi.POST, {
+    path: "/api/chat",
+    method: "POST",
+    body: { trigger: "regenerate-message", chatId, modelId: MODEL },
+    browser,
+  });
+}

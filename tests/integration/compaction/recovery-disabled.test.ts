@@ -1,0 +1,171 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// COMPACTION_ENABLED=false switches Tier 1 and Tier 2 off; recovery must stay on (DESIGN §10).
+// env is read once per process, hence a file of its own. The fake server counts 1.5× o200k
+// for the 4,096-token model, so Fold's estimate under-counts what the provider sees.
+const { fake, pages } = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const { createServer } = await import("node:http");
+  const server = await startFakeOpenAI({
+    models: [
+      { id: "small", maxModelLen: 4096, tokenScale: 1.5 },
+      { id: "mid", maxModelLen: 8192, tokenScale: 1 },
+    ],
+    replyTokens: 120,
+  });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  process.env.COMPACTION_ENABLED = "false";
+  process.env.FETCH_URL_ALLOW_PRIVATE = "1";
+
+  const words = ["river", "mountain", "archive", "ledger", "harbor", "signal", "orchard", "copper"];
+  const web = createServer((req, res) => {
+    const n = Number(/\/page\/(\d+)/.exec(req.url ?? "")?.[1] ?? 0);
+    const lines: string[] = [];
+    for (let p = 0; lines.join("\n").length < 12_000; p++) {
+      lines.push(
+        `Page ${n} line ${p}: ${Array.from({ length: 20 }, (_, i) => `${words[(i + p + n) % words.length]}${(i * 7 + p + n) % 89}`).join(" ")}.`,
+      );
+    }
+    res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+    res.end(lines.join("\n"));
+  });
+  await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+  const address = web.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    fake: server,
+    pages: {
+      url: `http://127.0.0.1:${port}`,
+      close: () => new Promise<void>((resolve) => web.close(() => resolve())),
+    },
+  };
+});
+
+import { env } from "@/lib/env";
+import { register } from "../../helpers/auth";
+import { chatRow, eventsOf, historyOf, isSummaryRequest } from "../../helpers/compaction";
+import { describeEachDriver } from "../../helpers/databases";
+import { longMessage, newChat, sendTurn } from "../../helpers/turns";
+
+afterAll(async () => {
+  await fake.close();
+  await pages.close();
+});
+beforeEach(() => fake.reset());
+
+type Chunk = Record<string, unknown>;
+
+function recoveryTraces(chunks: Chunk[]) {
+  return chunks
+    .filter((c) => c.type === "tool-input-available" && c.toolName === "compact_context")
+    .map(
+      (start) =>
+        chunks.find((c) => c.type === "tool-output-available" && c.toolCallId === start.toolCallId)
+          ?.output as Record<string, unknown> | undefined,
+    );
+}
+
+describeEachDriver("Recovery with COMPACTION_ENABLED=false", (use) => {
+  it("is really off: compaction is disabled for this file", () => {
+    expect(env().compaction.enabled).toBe(false);
+  });
+
+  it("trims and retries an overflowing chat once per turn, and every turn completes", async () => {
+    const database = use();
+    const MODEL = "fake:small";
+    const { browser } = await register(database, "disabled@example.com");
+    const chatId = await newChat(database, browser);
+
+    const statusesByTurn: number[][] = [];
+    for (let n = 0; n < 5; n++) {
+      const first = fake.requests.length;
+      const { response, chunks } = await sendTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: longMessage(n, 600),
+      });
+      expect(response.status).toBe(200);
+      const requests = fake.requests.slice(first);
+      statusesByTurn.push(requests.map((r) => r.status));
+      expect(
+        chunks.filter((c) => c.type === "error"),
+        `turn ${n}`,
+      ).toEqual([]);
+      expect(chunks.some((c) => c.type === "finish")).toBe(true);
+
+      const traces = recoveryTraces(chunks);
+      if (requests[0]?.status === 400) {
+        // One refusal, then the trimmed retry fits.
+        expect(requests.map((r) => r.status)).toEqual([400, 200]);
+        expect(requests[1]?.promptTokens).toBeLessThanOrEqual(4096);
+        expect(traces).toEqual([
+          expect.objectContaining({ outcome: "trimmed", reason: "overflow" }),
+        ]);
+      } else {
+        expect(requests.map((r) => r.status)).toEqual([200]);
+        expect(traces).toEqual([]);
+      }
+    }
+
+    // The history outgrew the window (the whole history goes out with compaction off)…
+    expect(statusesByTurn.flat()).toContain(400);
+    // …yet no summarizer ever ran and no Tier 1 compaction happened.
+    expect(fake.requests.filter(isSummaryRequest)).toEqual([]);
+    const events = await eventsOf(database.db, chatId);
+    expect(events.length).toBeGreaterThan(0);
+    for (const event of events)
+      expect(event).toMatchObject({ reason: "overflow", outcome: "skipped" });
+    expect(events).toHaveLength(statusesByTurn.filter((s) => s[0] === 400).length);
+    const row = await chatRow(database.db, chatId);
+    expect(row.contextSummary).toBeNull();
+    expect(row.compactionDirty).toBe(true);
+
+    // Every turn's reply is stored.
+    const history = await historyOf(database.db, chatId);
+    expect(history.map((m) => m.role)).toEqual(Array(5).fill(["user", "assistant"]).flat());
+  });
+
+  it("rescues a tool loop that overflows mid-turn (Tier 2 is off too): one refusal per step at most", async () => {
+    const database = use();
+    const MODEL = "fake:mid";
+    const { browser } = await register(database, "disabled-tools@example.com");
+    const chatId = await newChat(database, browser);
+    const FETCHES = 5;
+    fake.script(
+      ...Array.from({ length: FETCHES }, (_, i) => ({
+        toolCalls: [{ name: "fetch_url", arguments: { url: `${pages.url}/page/${i}` } }],
+      })),
+      { text: "Done reading." },
+    );
+    const { response, chunks } = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "Read the five intranet pages.",
+    });
+    expect(response.status).toBe(200);
+    expect(chunks.filter((c) => c.type === "error")).toEqual([]);
+    expect(
+      chunks.filter(
+        (c) => c.type === "tool-output-available" && !("outcome" in (c.output as object)),
+      ),
+    ).toHaveLength(FETCHES);
+    const answer = chunks
+      .filter((c) => c.type === "text-delta")
+      .map((c) => c.delta)
+      .join("");
+    expect(answer).toBe("Done reading.");
+
+    const statuses = fake.requests.map((r) => r.status);
+    // Without Tier 2 the loop did overflow; each refusal was followed by a retry that fit.
+    expect(statuses).toContain(400);
+    statuses.forEach((status, i) => {
+      if (status === 400) expect(statuses[i + 1], `request ${i + 1}`).toBe(200);
+    });
+    expect(statuses.filter((s) => s === 200)).toHaveLength(FETCHES + 1);
+    expect(recoveryTraces(chunks)).toHaveLength(statuses.filter((s) => s === 400).length);
+    for (const output of recoveryTraces(chunks))
+      expect(output).toMatchObject({ outcome: "trimmed", reason: "overflow" });
+  });
+});

@@ -1,0 +1,148 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A real OpenAI-compatible server with an 8,192-token window, and a local web server whose
+// pages fetch_url reads (private addresses allowed, as on an intranet deployment).
+const { fake, pages } = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const { createServer } = await import("node:http");
+  const server = await startFakeOpenAI({ models: [{ id: "mid", maxModelLen: 8192 }] });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  process.env.FETCH_URL_ALLOW_PRIVATE = "1";
+
+  const words = ["river", "mountain", "archive", "ledger", "harbor", "signal", "orchard", "copper"];
+  /** ~20 kB of readable text per page, different per page number. */
+  const pageText = (n: number) => {
+    const paragraphs: string[] = [];
+    let length = 0;
+    for (let p = 0; length < 19_000; p++) {
+      const sentence = Array.from(
+        { length: 24 },
+        (_, i) => `${words[(i * 3 + p + n) % words.length]}${(i + p * 7 + n) % 97}`,
+      ).join(" ");
+      const paragraph = `Page ${n} paragraph ${p}: ${sentence}.`;
+      paragraphs.push(paragraph);
+      length += paragraph.length + 2;
+    }
+    return paragraphs;
+  };
+  const web = createServer((req, res) => {
+    const n = Number(/\/page\/(\d+)/.exec(req.url ?? "")?.[1] ?? 0);
+    const body = `<!doctype html><html><head><title>Page ${n}</title></head><body>${pageText(n)
+      .map((p) => `<p>${p}</p>`)
+      .join("\n")}</body></html>`;
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+  const address = web.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    fake: server,
+    pages: {
+      url: `http://127.0.0.1:${port}`,
+      close: () => new Promise<void>((resolve) => web.close(() => resolve())),
+    },
+  };
+});
+
+import { countTextTokens } from "../../fixtures/fake-openai/tokens";
+import type { RecordedRequest, WireMessage } from "../../fixtures/fake-openai/types";
+import { register } from "../../helpers/auth";
+import { historyOf, isSummaryRequest } from "../../helpers/compaction";
+import { describeEachDriver } from "../../helpers/databases";
+import { newChat, sendTurn } from "../../helpers/turns";
+
+const MODEL = "fake:mid";
+const FETCHES = 6;
+
+afterAll(async () => {
+  await fake.close();
+  await pages.close();
+});
+beforeEach(() => fake.reset());
+
+const toolMessages = (request: RecordedRequest): WireMessage[] =>
+  request.messages.filter((m) => m.role === "tool");
+const toolContent = (message: WireMessage): string =>
+  typeof message.content === "string" ? message.content : JSON.stringify(message.content);
+
+describeEachDriver("Tier 2 through the real turn path", (use) => {
+  it("finishes a tool loop that would overflow the window mid-turn, with no provider error", async () => {
+    const database = use();
+    const { browser } = await register(database, "tier2@example.com");
+    const chatId = await newChat(database, browser);
+    fake.script(
+      ...Array.from({ length: FETCHES }, (_, i) => ({
+        toolCalls: [{ name: "fetch_url", arguments: { url: `${pages.url}/page/${i}` } }],
+      })),
+      { text: "All six pages agree on the harbor ledger." },
+    );
+
+    const { response, chunks } = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "Read pages 0 to 5 on the intranet and tell me what they agree on.",
+    });
+    expect(response.status).toBe(200);
+    expect(chunks.filter((c) => c.type === "error")).toEqual([]);
+
+    // Every fetch ran and returned its page.
+    const outputs = chunks.filter((c) => c.type === "tool-output-available");
+    expect(outputs).toHaveLength(FETCHES);
+    const pageTexts = outputs.map((c) => (c.output as { text: string }).text);
+    for (const text of pageTexts) expect(text.length).toBeGreaterThan(15_000);
+    // The answer came after the last tool step.
+    const answer = chunks
+      .filter((c) => c.type === "text-delta")
+      .map((c) => c.delta)
+      .join("");
+    expect(answer).toBe("All six pages agree on the harbor ledger.");
+    expect(chunks.some((c) => c.type === "finish")).toBe(true);
+
+    // The provider never refused a request: Tier 2 kept every step inside the window,
+    // so recovery never had to step in.
+    const requests = fake.requests.filter((r) => !isSummaryRequest(r));
+    expect(requests.map((r) => r.status)).toEqual(Array(FETCHES + 1).fill(200));
+    expect(
+      chunks.some((c) => c.type === "tool-input-available" && c.toolName === "compact_context"),
+    ).toBe(false);
+
+    // Together the results are far larger than the window…
+    const resultTokens = outputs.reduce((n, c) => n + countTextTokens(JSON.stringify(c.output)), 0);
+    expect(resultTokens).toBeGreaterThan(2 * 8192);
+    const lastRequest = requests.at(-1);
+    if (!lastRequest) throw new Error("no requests");
+    expect(toolMessages(lastRequest)).toHaveLength(FETCHES);
+    const sentChars = toolMessages(lastRequest).reduce((n, m) => n + toolContent(m).length, 0);
+    const resultChars = outputs.reduce((n, c) => n + JSON.stringify(c.output).length, 0);
+    expect(sentChars).toBeLessThan(resultChars / 4);
+    // …and every step after the first fetch carried less than all the results (and fit).
+    for (const request of requests.slice(1)) {
+      expect(request.promptTokens).toBeLessThan(resultTokens);
+      expect(request.promptTokens).toBeLessThan(8192);
+    }
+
+    // Older results went out as placeholders or cut outputs; the calls are all still there.
+    const lastSent = JSON.stringify(lastRequest.messages);
+    expect(lastSent).toMatch(
+      /omitted: [\d,]+ chars; call the tool again if needed|chars cut to fit the context window/,
+    );
+    const calls = lastRequest.messages.flatMap((m) =>
+      Array.isArray(m.tool_calls) ? (m.tool_calls as Array<{ id: string }>) : [],
+    );
+    expect(calls).toHaveLength(FETCHES);
+    const resultIds = toolMessages(lastRequest).map((m) => m.tool_call_id);
+    expect(resultIds).toEqual(calls.map((c) => c.id));
+
+    // Tier 2 is in memory only: the stored reply keeps every page whole.
+    const history = await historyOf(database.db, chatId);
+    const reply = history.at(-1);
+    expect(reply?.role).toBe("assistant");
+    const stored = (
+      (reply?.parts ?? []) as Array<{ type: string; output?: { text?: string } }>
+    ).filter((p) => p.type === "tool-fetch_url");
+    expect(stored.map((p) => p.output?.text)).toEqual(pageTexts);
+  });
+});

@@ -1,0 +1,258 @@
+import type { ModelMessage, PrepareStepFunction, ToolSet } from "ai";
+import { describe, expect, it, vi } from "vitest";
+import { createTier2, type Tier2Options } from "@/lib/compaction/tier2";
+import { type Budget, computeBudget } from "@/lib/context/budget";
+import { createEstimator, type TokenEstimator } from "@/lib/context/tokens";
+import { COMPACTION_DEFAULTS } from "@/lib/env";
+
+/**
+ * Tier 2 (DESIGN §9): the prepareStep hook. Under the trigger it costs
+ * nothing; over it, the step's messages are trimmed in memory toward the
+ * target; a trim that cannot save anything is not repeated.
+ */
+
+const WINDOW = 8192;
+const BUDGET: Budget = computeBudget(
+  { contextWindow: WINDOW, maxOutputTokens: null },
+  {
+    triggerRatio: COMPACTION_DEFAULTS.triggerRatio,
+    targetRatio: COMPACTION_DEFAULTS.targetRatio,
+    reserveRatio: COMPACTION_DEFAULTS.reserveRatio,
+    keepRecentRatio: COMPACTION_DEFAULTS.keepRecentRatio,
+    summaryRatio: COMPACTION_DEFAULTS.summaryRatio,
+    bulkyRatio: COMPACTION_DEFAULTS.bulkyRatio,
+  },
+);
+const OVERHEAD = 300;
+
+type StepInput = Parameters<PrepareStepFunction<ToolSet>>[0];
+type Step = StepInput["steps"][number];
+
+const VOCABULARY = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"];
+
+function filler(chars: number, seed: number): string {
+  const words: string[] = [];
+  let length = 0;
+  for (let i = 0; length < chars; i++) {
+    const word = `${VOCABULARY[(i * 5 + seed) % VOCABULARY.length]}${(i * 3 + seed) % 17}`;
+    words.push(word);
+    length += word.length + 1;
+  }
+  return words.join(" ").slice(0, chars);
+}
+
+/** A user request and `steps` tool steps, each an assistant call and a `tool` result. */
+function toolLoop(
+  steps: number,
+  resultChars: number | ((step: number) => number),
+  history = 0,
+): ModelMessage[] {
+  const messages: ModelMessage[] = [];
+  // Earlier turns (text only): what Tier 1 already sized.
+  for (let i = 0; i < history; i++) {
+    messages.push({ role: "user", content: `Earlier question ${i}: ${filler(600, i)}` });
+    messages.push({ role: "assistant", content: [{ type: "text", text: filler(600, i + 50) }] });
+  }
+  messages.push({ role: "user", content: "Read the pages and summarize them." });
+  for (let i = 0; i < steps; i++) {
+    const toolCallId = `call_${i}`;
+    const chars = typeof resultChars === "number" ? resultChars : resultChars(i);
+    messages.push({
+      role: "assistant",
+      content: [
+        {
+          type: "tool-call",
+          toolCallId,
+          toolName: "fetch_url",
+          input: { url: `https://example.com/${i}` },
+        },
+      ],
+    });
+    messages.push({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId,
+          toolName: "fetch_url",
+          output: { type: "text", value: filler(chars, i) },
+        },
+      ],
+    });
+  }
+  return messages;
+}
+
+/** What a finished step tells Tier 2: only its usage is read. */
+function step(inputTokens: number, outputTokens = 40): Step {
+  return {
+    usage: {
+      inputTokens,
+      inputTokenDetails: {
+        noCacheTokens: inputTokens,
+        cacheReadTokens: undefined,
+        cacheWriteTokens: undefined,
+      },
+      outputTokens,
+      outputTokenDetails: { textTokens: outputTokens, reasoningTokens: undefined },
+      totalTokens: inputTokens + outputTokens,
+    },
+  } as unknown as Step;
+}
+
+function stepInput(steps: Step[], messages: ModelMessage[]): StepInput {
+  return {
+    steps,
+    stepNumber: steps.length,
+    messages,
+    initialMessages: [],
+    responseMessages: [],
+  } as unknown as StepInput;
+}
+
+function tier2(estimator: TokenEstimator, overrides: Partial<Tier2Options> = {}) {
+  const onTrim = vi.fn();
+  const prepare = createTier2<ToolSet>({
+    budget: BUDGET,
+    ratio: 1,
+    overheadTokens: OVERHEAD,
+    estimator,
+    keepRecentToolResults: 3,
+    onTrim,
+    ...overrides,
+  });
+  return { prepare, onTrim };
+}
+
+function trailingToolMessages(messages: ModelMessage[]): ModelMessage[] {
+  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
+  return messages.slice(lastAssistant + 1);
+}
+
+/** Every tool call keeps exactly one result with its id, later in the list. */
+function expectPairsIntact(messages: ModelMessage[]): void {
+  messages.forEach((message, at) => {
+    if (typeof message.content === "string") return;
+    for (const part of message.content) {
+      if (part.type !== "tool-call") continue;
+      const results = messages.flatMap((m, index) =>
+        typeof m.content === "string"
+          ? []
+          : m.content.flatMap((p) =>
+              p.type === "tool-result" && p.toolCallId === part.toolCallId ? [index] : [],
+            ),
+      );
+      expect(results).toHaveLength(1);
+      expect(results[0]).toBeGreaterThan(at);
+    }
+  });
+}
+
+describe("Tier 2 under the trigger", () => {
+  it("does nothing on the first step (Tier 1 sized it) and never tokenizes", async () => {
+    const estimator = createEstimator();
+    const { prepare, onTrim } = tier2(estimator);
+    const messages = toolLoop(0, 0, 20);
+    expect(await prepare(stepInput([], messages))).toBeUndefined();
+    expect(estimator.stats.tokenizerCalls).toBe(0);
+    expect(onTrim).not.toHaveBeenCalled();
+  });
+
+  it("returns undefined and tokenizes only the new tool results", async () => {
+    const estimator = createEstimator();
+    const { prepare, onTrim } = tier2(estimator);
+    // A long history plus two tool steps; the last step's real input was small.
+    const messages = toolLoop(2, 1_500, 12);
+    const result = await prepare(stepInput([step(1200), step(1800)], messages));
+    expect(result).toBeUndefined();
+    expect(onTrim).not.toHaveBeenCalled();
+
+    // Exactly the tokenizer work of counting the trailing tool message, nothing more.
+    const reference = createEstimator();
+    reference.estimateModelMessages(trailingToolMessages(messages));
+    expect(reference.stats.tokenizerCalls).toBe(1);
+    expect(estimator.stats.tokenizerCalls).toBe(reference.stats.tokenizerCalls);
+  });
+});
+
+describe("Tier 2 over the trigger", () => {
+  it("returns trimmed messages whose estimate (with overhead) is within the target", async () => {
+    const estimator = createEstimator();
+    const { prepare, onTrim } = tier2(estimator);
+    const messages = toolLoop(6, 6_000);
+    const counter = createEstimator();
+    const beforeTokens = counter.estimateModelMessages(messages);
+    expect(beforeTokens + OVERHEAD).toBeGreaterThan(BUDGET.trigger);
+
+    // The previous step's real input was already near the trigger; the new result pushes it over.
+    const result = await prepare(stepInput([step(BUDGET.trigger - 500)], messages));
+    if (!result?.messages) throw new Error("expected trimmed messages");
+    const afterTokens = counter.estimateModelMessages(result.messages);
+    expect(afterTokens + OVERHEAD).toBeLessThanOrEqual(BUDGET.target);
+    expect(afterTokens).toBeLessThan(beforeTokens);
+
+    // Shrunk, never dropped: same messages, same parts, calls still paired with results.
+    expect(result.messages).toHaveLength(messages.length);
+    expect(result.messages.map((m) => m.role)).toEqual(messages.map((m) => m.role));
+    expectPairsIntact(result.messages);
+    expect(result.messages[0]).toEqual(messages[0]);
+
+    expect(onTrim).toHaveBeenCalledTimes(1);
+    expect(onTrim.mock.calls[0]?.[0]).toMatchObject({ stepNumber: 1 });
+  });
+
+  it("applies the calibrated ratio: raw tokens shrink to target / ratio", async () => {
+    const estimator = createEstimator();
+    const ratio = 1.4;
+    const { prepare } = tier2(estimator, { ratio });
+    const messages = toolLoop(6, 6_000);
+    const result = await prepare(stepInput([step(BUDGET.trigger)], messages));
+    if (!result?.messages) throw new Error("expected trimmed messages");
+    const after = createEstimator().estimateModelMessages(result.messages);
+    expect(Math.ceil((after + OVERHEAD) * ratio)).toBeLessThanOrEqual(BUDGET.target);
+  });
+
+  it("without usage, projects from its own estimate and still trims", async () => {
+    const estimator = createEstimator();
+    const { prepare } = tier2(estimator);
+    const messages = toolLoop(6, 6_000);
+    const noUsage = {
+      usage: { inputTokens: undefined, outputTokens: undefined },
+    } as unknown as Step;
+    const result = await prepare(stepInput([noUsage], messages));
+    expect(result?.messages).toBeDefined();
+  });
+
+  it("repeats a trim that saved enough on the next step", async () => {
+    const estimator = createEstimator();
+    const { prepare, onTrim } = tier2(estimator);
+    const first = await prepare(stepInput([step(BUDGET.trigger)], toolLoop(6, 6_000)));
+    expect(first?.messages).toBeDefined();
+    const second = await prepare(
+      stepInput([step(BUDGET.trigger), step(BUDGET.trigger)], toolLoop(7, 6_000)),
+    );
+    expect(second?.messages).toBeDefined();
+    expect(onTrim).toHaveBeenCalledTimes(2);
+  });
+
+  it("does not repeat a stalled trim (saved < 5 %) on the next step", async () => {
+    const estimator = createEstimator();
+    const { prepare, onTrim } = tier2(estimator);
+    // Only small results: nothing to elide or cut, yet the provider's count is over the trigger.
+    const small = toolLoop(4, 200);
+    const first = await prepare(stepInput([step(BUDGET.trigger + 200)], small));
+    expect(onTrim).toHaveBeenCalledTimes(1);
+    const info = onTrim.mock.calls[0]?.[0] as { before: number; after: number };
+    expect(info.after).toBeGreaterThan(info.before * 0.95);
+    expect(first?.messages).toEqual(small);
+
+    const callsBefore = estimator.stats.tokenizerCalls;
+    const second = await prepare(
+      stepInput([step(BUDGET.trigger + 200), step(BUDGET.trigger + 400)], toolLoop(5, 200)),
+    );
+    expect(second).toBeUndefined();
+    expect(onTrim).toHaveBeenCalledTimes(1);
+    // A stalled Tier 2 costs nothing for the rest of the turn.
+    expect(estimator.stats.tokenizerCalls).toBe(callsBefore);
+  });
+});
