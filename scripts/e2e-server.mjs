@@ -17,11 +17,14 @@ const fake = spawn(
     "tests/fixtures/fake-openai/cli.ts",
     "--port",
     fakePort,
-    // fake:fake-model for the chat and admin specs; fake:small compacts after a few turns.
+    // fake:fake-model for the chat and admin specs; fake:small compacts after a few turns;
+    // fake:skewed counts 2.5× what Fold estimates, so its first turn overflows (recovery spec).
     "--model",
     "fake-model:8192",
     "--model",
     "small:4096",
+    "--model",
+    "skewed:4096:2.5",
     "--chunk-delay",
     "15",
     // Long enough for the compaction spec to see the trace in its running state.

@@ -3,6 +3,7 @@
 import { getToolName, isToolUIPart } from "ai";
 import { Pencil } from "lucide-react";
 import { type KeyboardEvent, useState } from "react";
+import { answerParts } from "@/lib/chat/retry-marker";
 import type { FoldUIMessage } from "@/lib/chat/ui-message";
 import { messageText } from "@/lib/chat/ui-message";
 import { type TraceInput, traceOutputSchema } from "@/lib/compaction/trace";
@@ -30,11 +31,11 @@ export function MessageView({
   onEdit,
 }: Props) {
   if (message.role === "user") return <UserMessage message={message} busy={busy} onEdit={onEdit} />;
-  const text = messageText(message);
+  const text = messageText({ parts: answerParts(message.parts) });
   const durations = message.metadata?.toolDurationsMs ?? {};
   return (
     <div className="group space-y-2" data-role="assistant">
-      {message.parts.map((part, index) => {
+      {answerParts(message.parts).map((part, index) => {
         const key = `${message.id}-${index}`;
         if (part.type === "text")
           return <Markdown key={key} text={part.text} streaming={streaming} />;
@@ -101,7 +102,7 @@ function UserMessage({
 }) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(messageText(message));
-  const text = messageText(message);
+  const text = messageText({ parts: answerParts(message.parts) });
 
   function save() {
     const next = draft.trim();

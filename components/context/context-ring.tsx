@@ -134,6 +134,8 @@ function RingDetails({ context, percent }: { context: ChatContext; percent: numb
         <dd className="text-right tabular-nums">
           {context.compactionEnabled ? formatCount(context.budget.trigger) : "off"}
         </dd>
+        <dt className="text-muted">Next message</dt>
+        <dd className="text-right">{context.compactsNext ? "compacts first" : "sent as is"}</dd>
         <dt className="text-muted">Messages in the summary</dt>
         <dd className="text-right tabular-nums">{formatCount(context.summarizedMessages)}</dd>
       </dl>

@@ -22,6 +22,8 @@ export const messageStatsSchema = z.object({
   steps: z.number().int().nonnegative(),
   /** The chat's compaction version whose view this turn sent: real usage describes that view only. */
   viewVersion: z.number().int().optional(),
+  /** A request of that turn was trimmed in memory (Tier 2 or recovery): its usage is not the view's. */
+  viewTrimmed: z.boolean().optional(),
   /** The hard-wall cap (tokens per part) that turn's view used, if any. */
   viewCapTokens: z.number().int().nullable().optional(),
   /** Epoch milliseconds. */
@@ -53,6 +55,7 @@ export function buildStats(input: {
   estimatedInputTokens?: number;
   viewVersion?: number;
   viewCapTokens?: number | null;
+  viewTrimmed?: boolean;
   startedAt: number;
   firstTokenAt: number | null;
   finishedAt: number;
@@ -71,6 +74,7 @@ export function buildStats(input: {
     estimatedInputTokens: input.estimatedInputTokens,
     viewVersion: input.viewVersion,
     viewCapTokens: input.viewCapTokens,
+    viewTrimmed: input.viewTrimmed,
     steps: input.steps,
     startedAt: input.startedAt,
     firstTokenAt: input.firstTokenAt,

@@ -133,7 +133,8 @@ function stage0Savings(input: ProjectionInput, view: ModelView, lastIndex: numbe
 export function projectTokens(input: ProjectionInput, view: ModelView): number {
   const { ratio, estimator } = input;
   const last = lastReplyOfVersion(input, view.after);
-  if (last && last.stats.model === input.modelId) {
+  // Real usage describes this view only if no request of that turn was trimmed in memory.
+  if (last && last.stats.model === input.modelId && !last.stats.viewTrimmed) {
     const since = view.after.slice(last.index + 1);
     return (
       last.stats.contextTokens +

@@ -56,26 +56,26 @@ export function stripTrace(messages: readonly FoldUIMessage[]): FoldUIMessage[] 
 }
 
 export type WatermarkSplit = {
-  /** Messages the summary covers. */
-  covered: FoldUIMessage[];
   /** Messages after the watermark: sent as they are (after context editing). */
   after: FoldUIMessage[];
+  /** How many stored messages the summary covers. */
+  coveredCount: number;
   /** The watermark names a message that no longer exists: the summary cannot be trusted. */
   watermarkMissing: boolean;
 };
 
+/** Splits at the watermark, searching from the end: it sits near there, so a turn costs O(recent). */
 export function splitAtWatermark(
   history: readonly FoldUIMessage[],
   watermark: string | null,
 ): WatermarkSplit {
-  if (!watermark) return { covered: [], after: [...history], watermarkMissing: false };
-  const index = history.findIndex((m) => m.id === watermark);
-  if (index < 0) return { covered: [], after: [...history], watermarkMissing: true };
-  return {
-    covered: history.slice(0, index + 1),
-    after: history.slice(index + 1),
-    watermarkMissing: false,
-  };
+  if (!watermark) return { after: [...history], coveredCount: 0, watermarkMissing: false };
+  for (let i = history.length - 1; i >= 0; i--) {
+    if (history[i]?.id === watermark) {
+      return { after: history.slice(i + 1), coveredCount: i + 1, watermarkMissing: false };
+    }
+  }
+  return { after: [...history], coveredCount: 0, watermarkMissing: true };
 }
 
 function outputChars(output: unknown): number {

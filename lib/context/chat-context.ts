@@ -73,6 +73,8 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     breakdown: breakdown(projection, budget),
     summarizedMessages: rows.length - view.after.length,
     compactionEnabled: env().compaction.enabled,
+    /** The next turn compacts first (after an overflow, a cut-short reply or an edit). */
+    compactsNext: env().compaction.enabled && (state.dirty || projectedTokens >= budget.trigger),
   };
 }
 

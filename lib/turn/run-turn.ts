@@ -5,6 +5,7 @@ import {
   generateId,
   isStepCount,
   type LanguageModel,
+  type ModelMessage,
   readUIMessageStream,
   streamText,
   toUIMessageStream,
@@ -15,14 +16,17 @@ import { eq } from "drizzle-orm";
 import { describeModelError } from "@/lib/ai/errors";
 import { chatInstructions } from "@/lib/ai/prompts";
 import { builtinTools } from "@/lib/ai/tools";
+import { answerParts, RETRY_MARKER_TYPE } from "@/lib/chat/retry-marker";
 import { DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { buildStats, type MessageMetadata } from "@/lib/chat/stats";
 import { titleFromMessage } from "@/lib/chat/title";
 import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/chat/ui-message";
 import { compactChat } from "@/lib/compaction/compact";
+import { ContextOverflowError } from "@/lib/compaction/overflow";
 import { createRecoveryMiddleware, type RecoveryEvent } from "@/lib/compaction/recovery";
 import { createTier2 } from "@/lib/compaction/tier2";
 import { savedPct, traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
+import { trimToFit } from "@/lib/compaction/trim";
 import { estimateOverhead } from "@/lib/context/overhead";
 import { recordTurnUsage } from "@/lib/context/record-usage";
 import { defaultEstimator } from "@/lib/context/tokens";
@@ -47,6 +51,8 @@ import { emptyTrack, type TurnTrack, trackTurn } from "./track";
 /** A turn streams for at most this long before its lease needs renewing. */
 const TURN_LEASE_MS = 120_000;
 const LEASE_RENEW_MS = 30_000;
+/** A reply this close to the window's end was cut short by the window, not by choice. */
+const WINDOW_END_SLACK_TOKENS = 32;
 /** Tool loops stop after this many model calls. */
 const MAX_STEPS = 8;
 
@@ -210,66 +216,127 @@ async function streamTurn(
         // Calibration compares Fold's estimate with the provider's count of that same prompt.
         if (track.steps === 0)
           track.firstStepRecovered ??= { reportedTokens: event.reportedTokens };
+        track.trimmedInMemory = true;
         return recordRecovery(db, turn.chat.id, event, write, now);
       },
     }),
   });
-  const result = streamText({
-    model,
-    instructions,
-    messages: await convertToModelMessages(compaction.view, { tools }),
-    tools,
-    stopWhen: isStepCount(MAX_STEPS),
-    // Tier 2 is proactive compaction: off with COMPACTION_ENABLED=false; recovery stays on.
-    prepareStep: env().compaction.enabled
-      ? createTier2({
-          budget: compaction.budget,
-          ratio: compaction.ratio,
-          overheadTokens,
-          estimator: defaultEstimator,
-          keepRecentToolResults: env().compaction.keepRecentToolResults,
-        })
-      : undefined,
-    onError: ({ error }) =>
-      log.warn({ err: error, chatId: turn.chat.id, modelId }, "model stream error"),
-  });
-  // The provider stream runs to the end even when nobody reads the response.
-  void result.consumeStream();
+  const modelMessages = await convertToModelMessages(compaction.view, { tools });
+  const keepRecentToolResults = env().compaction.keepRecentToolResults;
 
-  const tracked = trackTurn(result.stream, now, track).stream;
-  const ui = toUIMessageStream<typeof tools, FoldUIMessage>({
-    stream: tracked,
-    tools,
-    sendStart: false,
-    onError: describeModelError,
-    messageMetadata: ({ part }): MessageMetadata | undefined => {
-      if (part.type !== "finish") return undefined;
-      // Fold's own estimate of the first request, for calibration: computed once the
-      // reply is done, so it never delays the first token.
-      const raw = overheadTokens + defaultEstimator.estimateUIMessages(compaction.view);
-      track.estimate = {
-        estimatedRawTokens: raw,
-        estimatedTokens: Math.ceil(raw * compaction.ratio),
-      };
-      return {
-        stats: buildStats({
-          model: modelId,
-          totalUsage: part.totalUsage,
-          lastStepUsage: track.lastStepUsage,
-          steps: track.steps,
-          estimatedInputTokens: track.estimate?.estimatedTokens,
-          viewVersion: compaction.viewVersion,
-          viewCapTokens: compaction.capTokens,
-          startedAt,
-          firstTokenAt: track.firstTokenAt,
-          finishedAt: now(),
-          finishReason: part.finishReason,
-        }),
-        toolDurationsMs: track.toolDurationsMs,
-      };
-    },
+  /** One model call (with its tool loop) piped into the turn's stream; the finish chunk is returned, not written. */
+  const attempt = async (messages: ModelMessage[]): Promise<UIMessageChunk | undefined> => {
+    const result = streamText({
+      model,
+      instructions,
+      messages,
+      tools,
+      stopWhen: isStepCount(MAX_STEPS),
+      // Tier 2 is proactive compaction: off with COMPACTION_ENABLED=false; recovery stays on.
+      prepareStep: env().compaction.enabled
+        ? createTier2({
+            budget: compaction.budget,
+            ratio: compaction.ratio,
+            overheadTokens,
+            estimator: defaultEstimator,
+            keepRecentToolResults,
+            onTrim: () => {
+              track.trimmedInMemory = true;
+            },
+          })
+        : undefined,
+      onError: ({ error }) =>
+        log.warn({ err: error, chatId: turn.chat.id, modelId }, "model stream error"),
+    });
+    // The provider stream runs to the end even when nobody reads the response.
+    void result.consumeStream();
+
+    const tracked = trackTurn(result.stream, now, track).stream;
+    const ui = toUIMessageStream<typeof tools, FoldUIMessage>({
+      stream: tracked,
+      tools,
+      sendStart: false,
+      onError: describeModelError,
+      messageMetadata: ({ part }): MessageMetadata | undefined => {
+        if (part.type !== "finish") return undefined;
+        // Fold's own estimate of the first request, for calibration: computed once the
+        // reply is done, so it never delays the first token.
+        const raw = overheadTokens + defaultEstimator.estimateUIMessages(compaction.view);
+        track.estimate ??= {
+          estimatedRawTokens: raw,
+          estimatedTokens: Math.ceil(raw * compaction.ratio),
+        };
+        return {
+          stats: buildStats({
+            model: modelId,
+            totalUsage: part.totalUsage,
+            lastStepUsage: track.lastStepUsage,
+            steps: track.steps,
+            estimatedInputTokens: track.estimate?.estimatedTokens,
+            viewVersion: compaction.viewVersion,
+            viewCapTokens: compaction.capTokens,
+            viewTrimmed: track.trimmedInMemory === true ? true : undefined,
+            startedAt,
+            firstTokenAt: track.firstTokenAt,
+            finishedAt: now(),
+            finishReason: part.finishReason,
+          }),
+          toolDurationsMs: track.toolDurationsMs,
+        };
+      },
+    });
+    let finish: UIMessageChunk | undefined;
+    for await (const chunk of ui) {
+      if (chunk.type === "finish") finish = chunk as UIMessageChunk;
+      else write(chunk as UIMessageChunk);
+    }
+    return finish;
+  };
+
+  const finish = await attempt(modelMessages);
+  if (!cutShortByWindowAtEnd(track, compaction.contextWindow)) {
+    if (finish) write(finish);
+    return;
+  }
+
+  // The window cut the reply short: not an answer. Mark where the retry starts, trim in
+  // memory, and answer again once (DESIGN §10); the chat compacts durably next turn.
+  write({ type: RETRY_MARKER_TYPE, data: { reason: "length" } } as UIMessageChunk);
+  const trimmed = trimToFit(modelMessages, {
+    limitTokens: Math.max(
+      0,
+      Math.floor(compaction.budget.target / compaction.ratio) - overheadTokens,
+    ),
+    keepRecentToolResults: Math.max(2, Math.floor(keepRecentToolResults / 2)),
+    estimate: (list) => defaultEstimator.estimateModelMessages(list),
+    force: true,
   });
-  for await (const chunk of ui) write(chunk as UIMessageChunk);
+  await recordRecovery(
+    db,
+    turn.chat.id,
+    {
+      kind: "length",
+      tokensBefore: trimmed.before,
+      tokensAfter: trimmed.after,
+      reportedTokens: null,
+    },
+    write,
+    now,
+  );
+  track.finished = false;
+  track.steps = 0;
+  const retryFinish = await attempt(trimmed.messages);
+  if (cutShortByWindowAtEnd(track, compaction.contextWindow)) {
+    throw new ContextOverflowError(modelId);
+  }
+  if (retryFinish) write(retryFinish);
+}
+
+/** The turn ended because the window ran out, not because the answer was done. */
+function cutShortByWindowAtEnd(track: TurnTrack, contextWindow: number): boolean {
+  if (track.finishReason !== "length" || !track.lastStepUsage) return false;
+  const used = (track.lastStepUsage.inputTokens ?? 0) + (track.lastStepUsage.outputTokens ?? 0);
+  return used >= contextWindow - WINDOW_END_SLACK_TOKENS;
 }
 
 /** Recovery happened: the chat is dirty (next turn compacts durably), the timeline shows it. */
@@ -360,7 +427,7 @@ async function persistReply(
     await appendMessage(db, chatId, {
       id: reply.id,
       role: "assistant",
-      parts: reply.parts,
+      parts: answerParts(reply.parts),
       metadata: reply.metadata ?? null,
     });
     return true;

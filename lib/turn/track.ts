@@ -12,8 +12,12 @@ export type TurnTrack = {
    * retry's usage then says nothing about Fold's estimate.
    */
   firstStepRecovered?: { reportedTokens: number | null };
+  /** Tier 2 or recovery trimmed a request in memory: the usage describes a view that will not exist again. */
+  trimmedInMemory?: boolean;
   steps: number;
   finished: boolean;
+  /** The finish reason of the whole turn (the last step's). */
+  finishReason?: string;
   error: unknown;
   /** Tool call id → milliseconds from the call to its result. */
   toolDurationsMs: Record<string, number>;
@@ -62,7 +66,10 @@ export function trackTurn<TOOLS extends ToolSet>(
           const started = toolStartedAt.get(part.toolCallId);
           if (started !== undefined) track.toolDurationsMs[part.toolCallId] = now() - started;
         }
-        if (part.type === "finish") track.finished = true;
+        if (part.type === "finish") {
+          track.finished = true;
+          track.finishReason = part.finishReason;
+        }
         if (part.type === "error") track.error ??= part.error;
         if (part.type === "abort") track.error ??= new Error("aborted");
         controller.enqueue(part);

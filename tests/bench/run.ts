@@ -14,6 +14,8 @@ import { formatTable, mergeResults, type Row } from "./report";
 const BENCHMARKS: ReadonlyArray<{ name: string; load: () => Promise<{ benchmark: Benchmark }> }> = [
   { name: "chat", load: () => import("./chat") },
   { name: "estimator", load: () => import("./estimator") },
+  { name: "sim", load: () => import("./sim") },
+  { name: "tier1", load: () => import("./tier1") },
 ];
 
 const THIS_FILE = fileURLToPath(import.meta.url);

@@ -1,0 +1,154 @@
+import { expect, type Page, test } from "@playwright/test";
+import { hydrated, registerUser } from "./helpers";
+
+// The e2e fake provider (scripts/e2e-server.mjs) serves `skewed` with a 4,096-token window
+// and counts every prompt 2.5× o200k. Fold learns that ratio per model, but only after a
+// turn on the model: the first turn on `skewed` is estimated with the cold-start ratio
+// (1.15). The chat therefore starts on `fake-model` (8,192, counted 1×) and switches to
+// `skewed` with a history of ≈ 1,775 tokens (o200k, system prompt and tools included):
+//   Fold:     1,775 × 1.15 ≈ 2,040 — under Tier 1's trigger (0.8 × 2,868 = 2,294), no compaction;
+//   provider: 1,775 × 2.5  ≈ 4,440 — over 4,096: 400 context_length_exceeded.
+// Recovery trims the older turn in memory and retries once (≈ 2,370 tokens): the answer
+// arrives, with a "trimmed" trace before it.
+const ROOMY_MODEL = "fake:fake-model";
+const SKEWED_MODEL = "fake:skewed";
+
+const WORDS = [
+  "budget",
+  "harbour",
+  "lantern",
+  "meadow",
+  "copper",
+  "river",
+  "signal",
+  "orchard",
+  "granite",
+  "window",
+  "summary",
+  "velvet",
+  "compass",
+  "thunder",
+  "pepper",
+  "glacier",
+  "archive",
+  "ember",
+  "canvas",
+  "falcon",
+  "quartz",
+  "willow",
+  "beacon",
+  "saddle",
+  "tundra",
+  "marble",
+  "cactus",
+  "ribbon",
+  "anchor",
+  "nectar",
+  "pigeon",
+  "walnut",
+];
+
+/** `count` pseudo-random words after `label`, the same on every run. */
+function prose(label: string, seed: number, count: number): string {
+  let state = seed * 7919 + 17;
+  const words: string[] = [];
+  for (let i = 0; i < count; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    words.push(WORDS[(state >>> 16) % WORDS.length] ?? "word");
+    if (i % 12 === 11) words.push(`note-${seed}-${i}.`);
+  }
+  return `${label} ${words.join(" ")}`;
+}
+
+/** ≈ 940 o200k tokens: sent on the roomy model, it fits anywhere. */
+const BACKGROUND = prose("Background for the plan:", 1, 600);
+/** ≈ 505 tokens: together with the background, too much for `skewed`'s real count. */
+const QUESTION = prose("Now the question:", 2, 320);
+
+async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(box).toBeEnabled();
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+test("a chat made to overflow shows the recovery trace and then the answer", async ({ page }) => {
+  test.setTimeout(120_000);
+  await registerUser(page, `e2e-recovery-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  await hydrated(page);
+
+  const picker = page.getByLabel("Model");
+  const ring = page.getByTestId("context-ring");
+  const stats = page.getByRole("button", { name: "Message stats" });
+  const traces = page.getByTestId("compaction-trace");
+  const assistant = page.locator("[data-role=assistant]");
+
+  // Turn 1 on the roomy model: a long background, answered normally.
+  await expect(picker).toBeEnabled();
+  await picker.selectOption(ROOMY_MODEL);
+  await send(page, BACKGROUND);
+  await expect(stats).toHaveCount(1, { timeout: 30_000 });
+  await expect(assistant.last()).toContainText("Fake reply to: Background for the plan:");
+  await expect(traces).toHaveCount(0);
+
+  // Turn 2 on the skewed model, which Fold has never seen answer.
+  await picker.selectOption(SKEWED_MODEL);
+  await expect(ring).toHaveAttribute("aria-label", /of 4,096 tokens/);
+  await send(page, QUESTION);
+  await expect(stats).toHaveCount(2, { timeout: 30_000 });
+
+  const reply = assistant.last();
+  const expectRecovered = async () => {
+    // One trace only: Tier 1 did not compact, recovery trimmed.
+    await expect(traces).toHaveCount(1);
+    const trace = reply.getByTestId("compaction-trace");
+    await expect(trace).toHaveAttribute("data-state", "done");
+    await expect(trace).toContainText("Trimmed the request to fit the window and retried");
+    await expect(trace).toContainText("0 messages summarized");
+    await expect(reply).toContainText("Fake reply to: Now the question:");
+    await expect(reply.getByRole("button", { name: "Message stats" })).toBeVisible();
+    // The trace comes before the answer in the reply.
+    const traceBox = await trace.boundingBox();
+    const answerBox = await reply.getByText("Fake reply to: Now the question:").boundingBox();
+    expect(traceBox && answerBox && traceBox.y < answerBox.y).toBe(true);
+    return trace;
+  };
+
+  const trace = await expectRecovered();
+  // Recovery saved the turn: no error banner, no "Compact now".
+  await expect(page.getByText("no longer fits")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Compact now" })).toHaveCount(0);
+
+  await trace.getByRole("button").click();
+  await expect(trace).toContainText("Why: the model said the prompt was too long.");
+  await expect(trace).toContainText(/The provider counted [\d,]+ tokens; the request was trimmed/);
+  const counted = Number(
+    /The provider counted ([\d,]+) tokens/
+      .exec((await trace.textContent()) ?? "")?.[1]
+      ?.replace(/,/g, ""),
+  );
+  expect(counted, "the provider's count of the rejected prompt").toBeGreaterThan(4096);
+
+  await reply.getByRole("button", { name: "Message stats" }).click();
+  const dialog = page.getByRole("dialog", { name: "Stats" });
+  await expect(dialog).toContainText(SKEWED_MODEL);
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+
+  await trace.scrollIntoViewIfNeeded();
+  // Away from the stats button (closing the dialog focused it), so its tooltip does not
+  // cover the answer.
+  await page.mouse.move(0, 0);
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await expect(page.getByText(/ms to first token/)).toBeHidden();
+  await page.screenshot({ path: "test-results/recovery-trace.png" });
+
+  // The trace is part of the stored reply: both survive a reload.
+  await page.reload();
+  await hydrated(page);
+  await expect(stats).toHaveCount(2);
+  await expectRecovered();
+  await expect(page.getByLabel("Model")).toHaveValue(SKEWED_MODEL);
+});
