@@ -63,9 +63,8 @@ describeEachDriver("a reply the window cuts short", (use) => {
     expect(parts.some((p) => p.type === "data-fold-retry")).toBe(false);
     const trace = parts.find((p) => p.type === "tool-compact_context");
     expect(trace?.output).toMatchObject({ outcome: "trimmed", reason: "length" });
-    expect((reply?.metadata as { stats: { finishReason: string } }).stats.finishReason).toBe(
-      "stop",
-    );
+    const metadata = reply?.metadata as { stats: { finishReason: string } } | undefined;
+    expect(metadata?.stats.finishReason).toBe("stop");
 
     const [row] = await database.db.select().from(chatTable).where(eq(chatTable.id, chatId));
     expect(row?.compactionDirty).toBe(true);
