@@ -50,17 +50,39 @@ function estimatePrompt(estimator: TokenEstimator, prompt: LanguageModelV4Prompt
   return estimator.estimate(unitsFromProviderPrompt(prompt));
 }
 
-/** True when a reply stopped at the window's end, not at an output limit the caller set. */
+/**
+ * True when a reply stopped because the window ran out, not at an output
+ * limit the caller set (DESIGN §10: "cut short by the window").
+ */
+export function endsAtWindow(
+  reply: {
+    finishReason: string;
+    inputTokens: number;
+    outputTokens: number;
+    maxOutputTokens?: number;
+  },
+  contextWindow: number,
+): boolean {
+  if (reply.finishReason !== "length") return false;
+  if (reply.maxOutputTokens !== undefined && reply.outputTokens >= reply.maxOutputTokens)
+    return false;
+  return reply.inputTokens + reply.outputTokens >= contextWindow - WINDOW_END_SLACK_TOKENS;
+}
+
 export function cutShortByWindow(
   result: Pick<LanguageModelV4GenerateResult, "finishReason" | "usage">,
   params: LanguageModelV4CallOptions,
   contextWindow: number,
 ): boolean {
-  if (result.finishReason.unified !== "length") return false;
-  const input = result.usage.inputTokens.total ?? 0;
-  const output = result.usage.outputTokens.total ?? 0;
-  if (params.maxOutputTokens !== undefined && output >= params.maxOutputTokens) return false;
-  return input + output >= contextWindow - WINDOW_END_SLACK_TOKENS;
+  return endsAtWindow(
+    {
+      finishReason: result.finishReason.unified,
+      inputTokens: result.usage.inputTokens.total ?? 0,
+      outputTokens: result.usage.outputTokens.total ?? 0,
+      maxOutputTokens: params.maxOutputTokens,
+    },
+    contextWindow,
+  );
 }
 
 export function createRecoveryMiddleware(options: RecoveryOptions): LanguageModelV4Middleware {

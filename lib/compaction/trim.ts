@@ -38,7 +38,8 @@ function outputText(output: unknown): string {
   return typeof output === "string" ? output : (JSON.stringify(output) ?? "");
 }
 
-function cutMiddle(text: string, maxChars: number): string {
+/** Head and tail of a text, with how much was cut between them. */
+export function cutMiddle(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   const half = Math.floor(maxChars / 2);
   return `${text.slice(0, half)}\n[… ${(text.length - 2 * half).toLocaleString("en-US")} chars cut to fit the context window …]\n${text.slice(text.length - half)}`;

@@ -2,6 +2,7 @@ import { getToolName, isToolUIPart } from "ai";
 import type { FoldUIMessage } from "@/lib/chat/ui-message";
 import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
 import type { TokenEstimator } from "@/lib/context/tokens";
+import { cutMiddle } from "./trim";
 
 /**
  * The model view (DESIGN §8.1): what the model is sent, derived every turn
@@ -138,13 +139,6 @@ export function editContext(
 /** Per-part caps the hard wall steps through, in tokens (≈ 4 chars each). */
 const HARD_WALL_CAPS_TOKENS = [8000, 4000, 2000, 1000, 500, 250, 120];
 const CHARS_PER_TOKEN = 4;
-
-function cutMiddle(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const half = Math.floor(maxChars / 2);
-  const omitted = text.length - 2 * half;
-  return `${text.slice(0, half)}\n[… ${omitted.toLocaleString("en-US")} chars cut to fit the context window …]\n${text.slice(text.length - half)}`;
-}
 
 function capMessage(message: FoldUIMessage, capChars: number): FoldUIMessage {
   let changed = false;

@@ -23,7 +23,11 @@ import { titleFromMessage } from "@/lib/chat/title";
 import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/chat/ui-message";
 import { compactChat } from "@/lib/compaction/compact";
 import { ContextOverflowError } from "@/lib/compaction/overflow";
-import { createRecoveryMiddleware, type RecoveryEvent } from "@/lib/compaction/recovery";
+import {
+  createRecoveryMiddleware,
+  endsAtWindow,
+  type RecoveryEvent,
+} from "@/lib/compaction/recovery";
 import { createTier2 } from "@/lib/compaction/tier2";
 import { savedPct, traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
 import { trimToFit } from "@/lib/compaction/trim";
@@ -51,8 +55,6 @@ import { emptyTrack, type TurnTrack, trackTurn } from "./track";
 /** A turn streams for at most this long before its lease needs renewing. */
 const TURN_LEASE_MS = 120_000;
 const LEASE_RENEW_MS = 30_000;
-/** A reply this close to the window's end was cut short by the window, not by choice. */
-const WINDOW_END_SLACK_TOKENS = 32;
 /** Tool loops stop after this many model calls. */
 const MAX_STEPS = 8;
 
@@ -334,9 +336,14 @@ async function streamTurn(
 
 /** The turn ended because the window ran out, not because the answer was done. */
 function cutShortByWindowAtEnd(track: TurnTrack, contextWindow: number): boolean {
-  if (track.finishReason !== "length" || !track.lastStepUsage) return false;
-  const used = (track.lastStepUsage.inputTokens ?? 0) + (track.lastStepUsage.outputTokens ?? 0);
-  return used >= contextWindow - WINDOW_END_SLACK_TOKENS;
+  return endsAtWindow(
+    {
+      finishReason: track.finishReason ?? "",
+      inputTokens: track.lastStepUsage?.inputTokens ?? 0,
+      outputTokens: track.lastStepUsage?.outputTokens ?? 0,
+    },
+    contextWindow,
+  );
 }
 
 /** Recovery happened: the chat is dirty (next turn compacts durably), the timeline shows it. */
