@@ -55,8 +55,8 @@ import { emptyTrack, type TurnTrack, trackTurn } from "./track";
 /** A turn streams for at most this long before its lease needs renewing. */
 const TURN_LEASE_MS = 120_000;
 const LEASE_RENEW_MS = 30_000;
-/** Tool loops stop after this many model calls. */
-const MAX_STEPS = 8;
+/** Tool loops stop after this many model calls; Tier 2 keeps even the longest within the window. */
+const MAX_STEPS = 50;
 
 export type TurnDeps = {
   db: Db;

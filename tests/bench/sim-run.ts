@@ -33,7 +33,20 @@ const LEASE_POLL_MS = 5;
 const LEASE_TIMEOUT_MS = 60_000;
 const PROGRESS_EVERY = 100;
 
-type Chunk = Record<string, unknown>;
+export type Chunk = Record<string, unknown>;
+
+/** What one simulated turn streamed, sent and stored: for modules that read more than `sim` does. */
+export type ObservedTurn = {
+  turn: TurnPlan;
+  /** The UI message stream's chunks. */
+  chunks: readonly Chunk[];
+  /** Every request the fake server received during the turn (chat and summarizer). */
+  requests: readonly RecordedRequest[];
+  /** The stored reply's metadata, or null when nothing was stored. */
+  metadata: MessageMetadata | null;
+  /** Why the turn failed, or null. */
+  problem: string | null;
+};
 
 /**
  * Scripts fetch_url calls just in time. A turn that compacts sends the summarizer first, and
@@ -184,6 +197,10 @@ export async function runSimulation(input: {
   plan: readonly TurnPlan[];
   modelId: string;
   log: (line: string) => void;
+  /** Runs before each turn is sent, after the fake server was reset and configured for it. */
+  beforeTurn?: (turn: TurnPlan) => void;
+  /** Runs after each turn, once its reply is stored and the lease released. */
+  afterTurn?: (observed: ObservedTurn) => void;
 }): Promise<SimRaw> {
   const { database, fake, pages, plan, modelId, log } = input;
   const chat: BenchChat = await openChat(database, "sim@example.com", modelId);
@@ -224,6 +241,7 @@ export async function runSimulation(input: {
       fake.reset();
       fake.configure({ replyTokens: turn.replyTokens });
       director.startTurn(turn.page ? `${pages.origin}${turn.page.path}` : null);
+      input.beforeTurn?.(turn);
       const response = await call(database, chatApi.POST, {
         path: "/api/chat",
         method: "POST",
@@ -303,6 +321,13 @@ export async function runSimulation(input: {
           raw.maxChatPromptTokens = Math.max(raw.maxChatPromptTokens, request.promptTokens);
         }
       }
+      input.afterTurn?.({
+        turn,
+        chunks,
+        requests,
+        metadata: (stored?.metadata as MessageMetadata | null | undefined) ?? null,
+        problem,
+      });
       if (problem) {
         raw.failed.push({
           turn: turn.index + 1,
