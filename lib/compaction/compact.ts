@@ -15,7 +15,7 @@ import { metric } from "@/lib/log";
 import { budgetFor, summarizerModels } from "./config";
 import { fallbackDigest } from "./fallback";
 import { createSummarizer } from "./summarize";
-import { runTier1, type Tier1Result } from "./tier1";
+import { runTier1, type SummarizePort, type Tier1Result } from "./tier1";
 import { savedPct, type TraceOutput } from "./trace";
 import { buildView, type CompactionState, stripTrace, type ViewRules } from "./view";
 
@@ -115,12 +115,13 @@ export async function compactChat(
     : state.dirty
       ? await dirtyReason(db, chat.id)
       : "threshold";
-  const models = await summarizerModels(modelId, deps.resolveModel);
-  const summarizer = createSummarizer({
-    models,
-    timeoutMs: env().compaction.summarizerTimeoutMs,
-    estimator: defaultEstimator,
-  });
+  // The summarizer cascade is resolved only when Tier 1 actually summarizes (not on the fast path).
+  const summarizer: SummarizePort = async (request) =>
+    createSummarizer({
+      models: await summarizerModels(modelId, deps.resolveModel),
+      timeoutMs: env().compaction.summarizerTimeoutMs,
+      estimator: defaultEstimator,
+    })(request);
   const started = now();
   const result = await runTier1({
     history,

@@ -5,8 +5,19 @@ import type { TokenEstimator } from "./tokens";
 const SYSTEM_OVERHEAD_TOKENS = 4;
 const TOOL_DEFINITION_OVERHEAD_TOKENS = 8;
 
-// Tool schemas rarely change: count each definition once per process.
-const definitionTokens = new Map<string, number>();
+// Instructions (they change once a day) and tool schemas rarely change: count each once.
+const MEMO_MAX_ENTRIES = 64;
+const memo = new Map<string, number>();
+
+function memoCount(estimator: TokenEstimator, text: string): number {
+  let tokens = memo.get(text);
+  if (tokens === undefined) {
+    tokens = estimator.countText(text);
+    if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+    memo.set(text, tokens);
+  }
+  return tokens;
+}
 
 /**
  * Tokens of what every request carries besides the messages: the system
@@ -17,16 +28,11 @@ export async function estimateOverhead(
   instructions: string,
   tools: ToolSet,
 ): Promise<number> {
-  let total = estimator.countText(instructions) + SYSTEM_OVERHEAD_TOKENS;
+  let total = memoCount(estimator, instructions) + SYSTEM_OVERHEAD_TOKENS;
   for (const [name, tool] of Object.entries(tools)) {
     const parameters = await asSchema(tool.inputSchema).jsonSchema;
     const definition = JSON.stringify({ name, description: tool.description ?? "", parameters });
-    let tokens = definitionTokens.get(definition);
-    if (tokens === undefined) {
-      tokens = estimator.countText(definition);
-      definitionTokens.set(definition, tokens);
-    }
-    total += tokens + TOOL_DEFINITION_OVERHEAD_TOKENS;
+    total += memoCount(estimator, definition) + TOOL_DEFINITION_OVERHEAD_TOKENS;
   }
   return total;
 }

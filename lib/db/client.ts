@@ -18,7 +18,8 @@ export type Database =
   | { driver: "pg"; db: Db; pool: Pool; close: () => Promise<void> }
   | { driver: "pglite"; db: Db; client: PGlite; close: () => Promise<void> };
 
-const POOL_MAX = 10;
+/** Connections per server instance: enough for concurrent turns, far below Postgres' default 100. */
+const POOL_MAX = 20;
 
 /**
  * Opens a database: a `pg` Pool when a URL is given, otherwise embedded PGlite
