@@ -38,7 +38,10 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     builtinTools(),
   );
   const budget = computeBudget(window, ratiosFromEnv(env().compaction));
-  const state = stateOf(chat);
+  // With compaction off, turns send the whole stored history: project that, not the summary view.
+  const state = env().compaction.enabled
+    ? stateOf(chat)
+    : { summary: null, watermark: null, dirty: false, version: chat.version };
   const { view, projectedTokens } = projectNextTurn({
     history: rows.map(rowToUIMessage),
     state,
