@@ -9,18 +9,18 @@ const title = z
   .min(1, "title must not be empty")
   .max(TITLE_MAX_CHARS, `title must be at most ${TITLE_MAX_CHARS} characters`);
 
-// `provider:model`, e.g. `openai:gpt-4o` or `demo:demo`.
-const modelId = z
+/** `provider:model`, e.g. `openai:gpt-4o` or `demo:demo`: the one check every route uses. */
+export const modelIdSchema = z
   .string({ error: "modelId must be a string" })
   .regex(/^[a-z0-9][a-z0-9-]*:.{1,200}$/, "modelId must look like provider:model");
 
 export const createChatBody = z.strictObject({
   title: title.optional(),
-  modelId: modelId.optional(),
+  modelId: modelIdSchema.optional(),
 });
 
 export const updateChatBody = z
-  .strictObject({ title: title.optional(), modelId: modelId.optional() })
+  .strictObject({ title: title.optional(), modelId: modelIdSchema.optional() })
   .refine((body) => body.title !== undefined || body.modelId !== undefined, {
     message: "nothing to update: send title or modelId",
   });

@@ -1,7 +1,6 @@
 import { z } from "zod";
+import { modelIdSchema } from "@/lib/chat/schemas";
 import { incomingUserMessageSchema } from "@/lib/chat/ui-message";
-
-const MODEL_ID_PATTERN = /^[a-z0-9][a-z0-9-]*:.{1,200}$/;
 
 /**
  * POST /api/chat. The browser sends only the new message (or what to
@@ -11,14 +10,14 @@ export const turnRequestSchema = z.discriminatedUnion("trigger", [
   z.strictObject({
     trigger: z.literal("submit-message"),
     chatId: z.string().min(1).max(100),
-    modelId: z.string().regex(MODEL_ID_PATTERN, "modelId must look like provider:model").optional(),
+    modelId: modelIdSchema.optional(),
     /** A new message is appended; an existing user message's id means "edit it". */
     message: incomingUserMessageSchema,
   }),
   z.strictObject({
     trigger: z.literal("regenerate-message"),
     chatId: z.string().min(1).max(100),
-    modelId: z.string().regex(MODEL_ID_PATTERN, "modelId must look like provider:model").optional(),
+    modelId: modelIdSchema.optional(),
     /** The reply to replace; absent means the last one. */
     messageId: z.string().min(1).max(100).optional(),
   }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getLanguageModel, resolveDefaultModelId } from "@/lib/ai/providers";
 import { requireChat, requireUser } from "@/lib/auth/guards";
+import { modelIdSchema } from "@/lib/chat/schemas";
 import { compactNow } from "@/lib/compaction/compact-now";
 import { chatContext } from "@/lib/context/chat-context";
 import { getDb } from "@/lib/db/client";
@@ -8,12 +9,7 @@ import { readJson, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
-const body = z.strictObject({
-  modelId: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9-]*:.{1,200}$/, "modelId must look like provider:model")
-    .optional(),
-});
+const body = z.strictObject({ modelId: modelIdSchema.optional() });
 
 /** Compact now: a forced Tier 1; answers the new usage so the ring updates at once. */
 export const POST = route<{ id: string }>(async (request, { params }) => {

@@ -1,5 +1,6 @@
 import { resolveDefaultModelId } from "@/lib/ai/providers";
 import { requireChat, requireUser } from "@/lib/auth/guards";
+import { modelIdSchema } from "@/lib/chat/schemas";
 import { chatContext } from "@/lib/context/chat-context";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
@@ -7,14 +8,12 @@ import { route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
-const MODEL_ID_PATTERN = /^[a-z0-9][a-z0-9-]*:.{1,200}$/;
-
 /** How full the chat's context is for a model (`?modelId=`, default the chat's own). */
 export const GET = route<{ id: string }>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
   const asked = new URL(request.url).searchParams.get("modelId");
-  if (asked !== null && !MODEL_ID_PATTERN.test(asked)) {
+  if (asked !== null && !modelIdSchema.safeParse(asked).success) {
     throw new AppError("bad_request:model", "modelId must look like provider:model");
   }
   const modelId = asked ?? chat.modelId ?? (await resolveDefaultModelId());
