@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clampRatios, DEFAULT_BUDGET_RATIOS } from "@/lib/context/budget";
 
 /**
  * The only reader of process.env. Every knob has a default and a range check;
@@ -88,13 +89,8 @@ function openaiCompatibleServers(source: Source, warn: Warn): OpenAICompatibleSe
 }
 
 export const COMPACTION_DEFAULTS = {
-  triggerRatio: 0.8,
-  targetRatio: 0.5,
-  reserveRatio: 0.05,
-  keepRecentRatio: 0.25,
+  ...DEFAULT_BUDGET_RATIOS,
   keepRecentToolResults: 3,
-  summaryRatio: 0.15,
-  bulkyRatio: 0.05,
   summarizerTimeoutMs: 60_000,
 } as const;
 
@@ -125,38 +121,50 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
     },
     demoModel: k("DEMO_MODEL", z.enum(["auto", "always", "never"]), "auto"),
     fetchUrlAllowPrivate: k("FETCH_URL_ALLOW_PRIVATE", bool, false),
-    compaction: {
-      enabled: k("COMPACTION_ENABLED", bool, true),
-      triggerRatio: k(
-        "COMPACTION_TRIGGER_RATIO",
-        ratio(0.1, 0.99),
-        COMPACTION_DEFAULTS.triggerRatio,
-      ),
-      targetRatio: k("COMPACTION_TARGET_RATIO", ratio(0.05, 0.95), COMPACTION_DEFAULTS.targetRatio),
-      reserveRatio: k("COMPACTION_RESERVE_RATIO", ratio(0, 0.5), COMPACTION_DEFAULTS.reserveRatio),
-      keepRecentRatio: k(
-        "COMPACTION_KEEP_RECENT_RATIO",
-        ratio(0.05, 0.9),
-        COMPACTION_DEFAULTS.keepRecentRatio,
-      ),
-      keepRecentToolResults: k(
-        "COMPACTION_KEEP_RECENT_TOOL_RESULTS",
-        z.coerce.number().int().min(0).max(100),
-        COMPACTION_DEFAULTS.keepRecentToolResults,
-      ),
-      summaryRatio: k(
-        "COMPACTION_SUMMARY_RATIO",
-        ratio(0.02, 0.5),
-        COMPACTION_DEFAULTS.summaryRatio,
-      ),
-      bulkyRatio: k("COMPACTION_BULKY_RATIO", ratio(0.005, 0.5), COMPACTION_DEFAULTS.bulkyRatio),
-      summarizerModels: csv(source.COMPACTION_SUMMARIZER_MODELS),
-      summarizerTimeoutMs: k(
-        "COMPACTION_SUMMARIZER_TIMEOUT_MS",
-        positiveInt(600_000),
-        COMPACTION_DEFAULTS.summarizerTimeoutMs,
-      ),
-    },
+    // Ratios that cannot work together are repaired here, once, with a warning saying why.
+    compaction: clampRatios(
+      {
+        enabled: k("COMPACTION_ENABLED", bool, true),
+        triggerRatio: k(
+          "COMPACTION_TRIGGER_RATIO",
+          ratio(0.1, 0.99),
+          COMPACTION_DEFAULTS.triggerRatio,
+        ),
+        targetRatio: k(
+          "COMPACTION_TARGET_RATIO",
+          ratio(0.05, 0.95),
+          COMPACTION_DEFAULTS.targetRatio,
+        ),
+        reserveRatio: k(
+          "COMPACTION_RESERVE_RATIO",
+          ratio(0, 0.5),
+          COMPACTION_DEFAULTS.reserveRatio,
+        ),
+        keepRecentRatio: k(
+          "COMPACTION_KEEP_RECENT_RATIO",
+          ratio(0.05, 0.9),
+          COMPACTION_DEFAULTS.keepRecentRatio,
+        ),
+        keepRecentToolResults: k(
+          "COMPACTION_KEEP_RECENT_TOOL_RESULTS",
+          z.coerce.number().int().min(0).max(100),
+          COMPACTION_DEFAULTS.keepRecentToolResults,
+        ),
+        summaryRatio: k(
+          "COMPACTION_SUMMARY_RATIO",
+          ratio(0.02, 0.5),
+          COMPACTION_DEFAULTS.summaryRatio,
+        ),
+        bulkyRatio: k("COMPACTION_BULKY_RATIO", ratio(0.005, 0.5), COMPACTION_DEFAULTS.bulkyRatio),
+        summarizerModels: csv(source.COMPACTION_SUMMARIZER_MODELS),
+        summarizerTimeoutMs: k(
+          "COMPACTION_SUMMARIZER_TIMEOUT_MS",
+          positiveInt(600_000),
+          COMPACTION_DEFAULTS.summarizerTimeoutMs,
+        ),
+      },
+      warn,
+    ),
   };
 }
 

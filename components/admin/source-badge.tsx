@@ -1,4 +1,4 @@
-import type { WindowSource } from "@/lib/context/window";
+import type { WindowSource } from "@/lib/model-window/window";
 import { SOURCE_LABELS } from "../context/ring-math";
 
 const BADGES: Record<WindowSource, { text: string; className: string }> = {

@@ -3,11 +3,10 @@
 import { getToolName, isToolUIPart } from "ai";
 import { Pencil } from "lucide-react";
 import { type KeyboardEvent, useState } from "react";
-import { answerParts } from "@/lib/chat/retry-marker";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
-import { messageText } from "@/lib/chat/ui-message";
 import { type TraceInput, traceOutputSchema } from "@/lib/compaction/trace";
-import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
+import { answerParts } from "@/lib/message/retry-marker";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { COMPACTION_TRACE_TOOL_NAME, messageText } from "@/lib/message/ui-message";
 import { CompactionTrace } from "./message/compaction-trace";
 import { Markdown } from "./message/markdown";
 import { MessageActions } from "./message/message-actions";

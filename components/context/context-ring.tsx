@@ -1,7 +1,7 @@
 "use client";
 
 import { HoverCard } from "radix-ui";
-import type { ChatContext } from "@/lib/context/chat-context";
+import type { ChatContext } from "@/lib/chat/context";
 import { formatCount } from "../stats/format";
 import { ringFill, ringTone, SOURCE_LABELS } from "./ring-math";
 

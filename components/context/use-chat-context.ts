@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { ChatContext } from "@/lib/context/chat-context";
+import type { ChatContext } from "@/lib/chat/context";
 
 /** The chat's context usage for a model; refetched when the model or `refreshKey` changes. */
 export function useChatContext(chatId: string, modelId: string | null, refreshKey: number) {

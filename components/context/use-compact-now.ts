@@ -1,9 +1,9 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import type { ChatContext } from "@/lib/chat/context";
 import type { TraceOutput } from "@/lib/compaction/trace";
-import type { ChatContext } from "@/lib/context/chat-context";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 /** A compaction this large (share of the window) asks first: the user loses verbatim detail. */
 const CONFIRM_DROP_SHARE = 0.25;

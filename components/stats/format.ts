@@ -1,4 +1,4 @@
-import { deriveTimings, type MessageStats } from "@/lib/chat/stats";
+import { deriveTimings, type MessageStats } from "@/lib/message/stats";
 
 /** A fixed locale, so the server render matches the browser and the e2e text is stable. */
 const LOCALE = "en-US";

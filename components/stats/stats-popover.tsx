@@ -3,7 +3,7 @@
 import { Gauge } from "lucide-react";
 import { Popover, Tooltip } from "radix-ui";
 import { Fragment, useId, useState } from "react";
-import type { MessageStats } from "@/lib/chat/stats";
+import type { MessageStats } from "@/lib/message/stats";
 import { iconButton } from "../chat/message/styles";
 import { statsRows, summarizeStats } from "./format";
 

@@ -5,7 +5,6 @@
  */
 import { listModels, type ModelInfo, providerRegistry } from "@/lib/ai/providers";
 import { type Calibration, effectiveRatio } from "@/lib/context/calibration";
-import { type ContextWindow, evictContextWindow, resolveContextWindow } from "@/lib/context/window";
 import { type Database, type Db, withDatabase } from "@/lib/db/client";
 import { getCalibration, listCalibrations } from "@/lib/db/queries/calibration";
 import {
@@ -16,6 +15,11 @@ import {
   upsertOverride,
 } from "@/lib/db/queries/model-overrides";
 import { AppError } from "@/lib/errors";
+import {
+  type ContextWindow,
+  evictContextWindow,
+  resolveContextWindow,
+} from "@/lib/model-window/window";
 import { clearsOverride, type OverrideInput } from "./override-input";
 
 /** One row of the admin table, as GET and PUT /api/admin/models answer it. */

@@ -6,8 +6,8 @@
  * under the summary's own headings, within the budget.
  */
 import { type DynamicToolUIPart, getToolName, isToolUIPart, type ToolUIPart } from "ai";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
-import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 import { extractIdentifiers, identifiersInText } from "./identifiers";
 import { preserveIdentifiers, splitVerbatimReferences } from "./preserve";
 import { headingOf, SUMMARY_HEADINGS, type SummaryHeading } from "./prompts";

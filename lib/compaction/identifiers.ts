@@ -4,8 +4,8 @@
  * that a summary must not lose. Read from the full, unpruned messages.
  */
 import { type DynamicToolUIPart, getToolName, isToolUIPart, type ToolUIPart } from "ai";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
-import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 
 /** Longer values are blobs (signed URLs, data), not references worth their tokens. */
 const IDENTIFIER_MAX_CHARS = 300;

@@ -4,7 +4,7 @@
  * guesses them. Whatever the summary lost is appended verbatim, within a
  * bounded budget, and carried forward from one summary to the next.
  */
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { extractIdentifiers, type Identifier } from "./identifiers";
 import { VERBATIM_REFERENCES_HEADING } from "./prompts";
 

@@ -7,8 +7,8 @@ import type {
 import type { Budget } from "@/lib/context/budget";
 import { unitsFromProviderPrompt } from "@/lib/context/count-units";
 import type { TokenEstimator } from "@/lib/context/tokens";
-import { metric } from "@/lib/log";
 import { ContextOverflowError, isContextOverflowError, reportedPromptTokens } from "./overflow";
+import { ignoreMetrics, type MetricSink } from "./ports";
 import { trimToFit } from "./trim";
 
 /**
@@ -34,8 +34,8 @@ export type RecoveryEvent = {
 
 export type RecoveryOptions = {
   modelId: string;
+  /** The chat's budget; `budget.contextWindow` tells a reply cut short by the window. */
   budget: Budget;
-  contextWindow: number;
   /** Calibrated ratio of real to estimated tokens. */
   ratio: number;
   estimator: TokenEstimator;
@@ -44,6 +44,7 @@ export type RecoveryOptions = {
   toolOverheadTokens: number;
   /** Mark the chat dirty, show the trace, record the event. Failures here never stop the retry. */
   onRecovery?: (event: RecoveryEvent) => Promise<void> | void;
+  onMetric?: MetricSink;
 };
 
 function estimatePrompt(estimator: TokenEstimator, prompt: LanguageModelV4Prompt): number {
@@ -87,6 +88,7 @@ export function cutShortByWindow(
 
 export function createRecoveryMiddleware(options: RecoveryOptions): LanguageModelV4Middleware {
   const { estimator, budget } = options;
+  const metric = options.onMetric ?? ignoreMetrics;
 
   async function trimmed(
     params: LanguageModelV4CallOptions,
@@ -152,10 +154,10 @@ export function createRecoveryMiddleware(options: RecoveryOptions): LanguageMode
           throw second;
         }
       }
-      if (!cutShortByWindow(result, params, options.contextWindow)) return result;
+      if (!cutShortByWindow(result, params, budget.contextWindow)) return result;
       const retry = await trimmed(params, "length");
       const second = await model.doGenerate(retry);
-      if (cutShortByWindow(second, retry, options.contextWindow))
+      if (cutShortByWindow(second, retry, budget.contextWindow))
         giveUp(new Error("reply cut short by the window twice"));
       return second;
     },

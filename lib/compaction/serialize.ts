@@ -5,8 +5,8 @@
  * URLs and paths are); tool outputs are cut to head + tail.
  */
 import { type DynamicToolUIPart, getToolName, isToolUIPart, type ToolUIPart } from "ai";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
-import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 
 /** ~2,000 chars of a tool output keep its shape and most identifiers at ~500 tokens. */
 export const TOOL_OUTPUT_MAX_CHARS = 2_000;

@@ -5,11 +5,11 @@
  * boundaries — and each answer is validated before it can replace history.
  * The caller owns the fallback: this throws `SummarizerFailedError`.
  */
-import { APICallError, generateText, type LanguageModel } from "ai";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import { APICallError } from "ai";
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from "@/lib/context/tokens";
-import { metric } from "@/lib/log";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type ChunkItem, packChunk } from "./chunking";
+import { ignoreMetrics, type MetricSink, type SummarizerModel } from "./ports";
 import { preserveIdentifiers } from "./preserve";
 import {
   headingsReminder,
@@ -35,12 +35,7 @@ const MIN_CHUNK_TOKENS = 64;
 /** Instructions and prompt travel as two provider messages. */
 const WIRE_MESSAGES = 2;
 
-export type SummarizerModel = {
-  /** `provider:model`, as reported in results, attempts and metrics. */
-  id: string;
-  model: LanguageModel;
-  contextWindow: number;
-};
+export type { SummarizerModel };
 
 export type SummarizerOptions = {
   /** The cascade, tried in order. */
@@ -49,6 +44,7 @@ export type SummarizerOptions = {
   timeoutMs: number;
   estimator: TokenEstimator;
   now?: () => number;
+  onMetric?: MetricSink;
 };
 
 export type SummarizeRequest = {
@@ -96,127 +92,43 @@ export class SummaryRejectedError extends Error {
 }
 
 /** Progress shared by the cascade: chunks already folded stay folded when a later model takes over. */
-type Fold = { position: number; running: string | null; inputTokens: number; chunks: number };
+type FoldProgress = {
+  /** Index of the first span item not folded yet. */
+  position: number;
+  /** The summary so far: the previous summary with every folded chunk in it. */
+  running: string | null;
+  inputTokens: number;
+  chunks: number;
+};
+
+/** One summarize() call's fixed inputs, shared by the steps below. */
+type SummarizeRun = {
+  options: SummarizerOptions;
+  request: SummarizeRequest;
+  instructions: string;
+  /** Tokens the model is asked to write; the rest of summaryBudget is for Verbatim references. */
+  bodyBudget: number;
+  countText: (text: string) => number;
+  /** Model calls made so far, failed ones and heading retries included. */
+  calls: number;
+};
 
 export function createSummarizer(options: SummarizerOptions): Summarize {
-  const { models, timeoutMs, estimator } = options;
   const now = options.now ?? Date.now;
-  const countText = (text: string) => estimator.countText(text);
+  const onMetric = options.onMetric ?? ignoreMetrics;
   const instructions = summarizerInstructions();
 
   return async function summarize(request) {
     const startedAt = now();
-    const bodyBudget = Math.floor(SUMMARY_BODY_SHARE * request.summaryBudget);
-    let calls = 0;
-
-    /** One model call: timeout + the caller's signal, no SDK retries, the output ceiling. */
-    const call = async (entry: SummarizerModel, prompt: string): Promise<string> => {
-      request.signal?.throwIfAborted();
-      calls += 1;
-      const timeout = AbortSignal.timeout(timeoutMs);
-      try {
-        const result = await generateText({
-          model: entry.model,
-          instructions,
-          prompt,
-          maxOutputTokens: request.summaryBudget,
-          maxRetries: 0,
-          abortSignal: request.signal ? AbortSignal.any([timeout, request.signal]) : timeout,
-        });
-        const text = cleanSummary(result.text);
-        if (text.length < SUMMARY_MIN_CHARS) {
-          throw new SummaryRejectedError(`summary is empty or too short (${text.length} chars)`);
-        }
-        return text;
-      } catch (error) {
-        if (timeout.aborted && !request.signal?.aborted) {
-          throw new Error(`timed out after ${timeoutMs} ms`, { cause: error });
-        }
-        throw error;
-      }
+    const countText = (text: string) => options.estimator.countText(text);
+    const run: SummarizeRun = {
+      options,
+      request,
+      instructions,
+      bodyBudget: Math.floor(SUMMARY_BODY_SHARE * request.summaryBudget),
+      countText,
+      calls: 0,
     };
-
-    /** Fold one chunk into the running summary; one retry when headings are missing. */
-    const foldChunk = async (
-      entry: SummarizerModel,
-      running: string | null,
-      spanText: string,
-    ): Promise<string> => {
-      const prompt = summarizerPrompt({
-        previousSummary: running,
-        spanText,
-        budgetTokens: bodyBudget,
-        countTokens: countText,
-      });
-      let summary = await call(entry, prompt);
-      let missing = missingHeadings(summary);
-      if (missing.length > 0) {
-        summary = await call(entry, `${prompt}\n\n${headingsReminder(missing)}`);
-        missing = missingHeadings(summary);
-        if (missing.length > 0) {
-          throw new SummaryRejectedError(`summary lacks headings: ${missing.join(", ")}`);
-        }
-      }
-      const inputTokens = countText(running ?? "") + countText(spanText);
-      const summaryTokens = countText(summary);
-      if (summaryTokens > inputTokens) {
-        throw new SummaryRejectedError(
-          `summary is longer than its input (${summaryTokens} > ${inputTokens} tokens)`,
-        );
-      }
-      return summary;
-    };
-
-    /** Span tokens one call to `entry` can carry next to the instructions, prompt and output. */
-    const chunkCapacity = (entry: SummarizerModel, running: string | null): number => {
-      const frame =
-        countText(instructions) +
-        countText(
-          summarizerPrompt({
-            previousSummary: running,
-            spanText: "",
-            budgetTokens: bodyBudget,
-            countTokens: countText,
-          }),
-        ) +
-        countText(headingsReminder(SUMMARY_HEADINGS)) +
-        WIRE_MESSAGES * MESSAGE_OVERHEAD_TOKENS;
-      const reserve = Math.ceil(WINDOW_RESERVE_RATIO * entry.contextWindow) + frame;
-      return entry.contextWindow - request.summaryBudget - reserve;
-    };
-
-    /** Folds the rest of the span with one model; a 400/413 halves the chunk and retries. */
-    const runModel = async (
-      entry: SummarizerModel,
-      items: ChunkItem[],
-      fold: Fold,
-    ): Promise<void> => {
-      let chunkLimit = Number.POSITIVE_INFINITY; // lowered by each 400/413
-      let halvings = 0;
-      while (fold.position < items.length) {
-        const capacity = Math.min(chunkCapacity(entry, fold.running), chunkLimit);
-        if (capacity < MIN_CHUNK_TOKENS) {
-          throw new Error(
-            `no room for the span in a ${entry.contextWindow}-token window (chunk capacity ${capacity} tokens)`,
-          );
-        }
-        const chunk = packChunk(items, fold.position, capacity, countText);
-        try {
-          fold.running = await foldChunk(entry, fold.running, chunk.text);
-        } catch (error) {
-          if (isRequestTooLarge(error) && halvings < MAX_CHUNK_HALVINGS) {
-            halvings += 1;
-            chunkLimit = Math.floor(countText(chunk.text) / 2);
-            continue;
-          }
-          throw error;
-        }
-        fold.position = chunk.end;
-        fold.chunks += 1;
-        fold.inputTokens += countText(chunk.text);
-      }
-    };
-
     const items: ChunkItem[] = request.span
       .map((message) => serializeMessage(message))
       .filter((text) => text.length > 0)
@@ -227,43 +139,172 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
       return { summary: previousSummary, model: "", inputTokens: 0, chunks: 0, attempts: 0 };
     }
 
-    const fold: Fold = { position: 0, running: previousSummary, inputTokens: 0, chunks: 0 };
+    const progress: FoldProgress = {
+      position: 0,
+      running: previousSummary,
+      inputTokens: 0,
+      chunks: 0,
+    };
     const failures: SummarizerAttempt[] = [];
-    for (const entry of models) {
+    for (const entry of options.models) {
       request.signal?.throwIfAborted();
       try {
-        await runModel(entry, items, fold);
+        await foldWithModel(run, entry, items, progress);
       } catch (error) {
         if (request.signal?.aborted) throw error; // the turn is gone: no point asking the next model
         failures.push({ model: entry.id, error: asError(error) });
         continue;
       }
-      const body = fold.running ?? "";
-      const summary = preserveIdentifiers({
-        span: request.span,
-        previousSummary,
-        summary: body,
-        maxTokens: Math.max(
-          request.summaryBudget - countText(body),
-          Math.ceil(APPENDIX_MIN_SHARE * request.summaryBudget),
-        ),
-        countTokens: countText,
-      });
-      metric("summarize.latency_ms", {
+      onMetric("summarize.latency_ms", {
         model: entry.id,
         ms: now() - startedAt,
-        chunks: fold.chunks,
+        chunks: progress.chunks,
       });
       return {
-        summary,
+        summary: withVerbatimReferences(run, previousSummary, progress.running ?? ""),
         model: entry.id,
-        inputTokens: fold.inputTokens,
-        chunks: fold.chunks,
-        attempts: calls,
+        inputTokens: progress.inputTokens,
+        chunks: progress.chunks,
+        attempts: run.calls,
       };
     }
     throw new SummarizerFailedError(failures);
   };
+}
+
+/** The model's summary with the identifiers it dropped appended (the preservation guard). */
+function withVerbatimReferences(
+  run: SummarizeRun,
+  previousSummary: string | null,
+  body: string,
+): string {
+  const { request, countText } = run;
+  return preserveIdentifiers({
+    span: request.span,
+    previousSummary,
+    summary: body,
+    maxTokens: Math.max(
+      request.summaryBudget - countText(body),
+      Math.ceil(APPENDIX_MIN_SHARE * request.summaryBudget),
+    ),
+    countTokens: countText,
+  });
+}
+
+/** Folds the rest of the span with one model; a 400/413 halves the chunk and retries. */
+async function foldWithModel(
+  run: SummarizeRun,
+  entry: SummarizerModel,
+  items: ChunkItem[],
+  progress: FoldProgress,
+): Promise<void> {
+  let chunkLimit = Number.POSITIVE_INFINITY; // lowered by each 400/413
+  let halvings = 0;
+  while (progress.position < items.length) {
+    const capacity = Math.min(chunkCapacity(run, entry, progress.running), chunkLimit);
+    if (capacity < MIN_CHUNK_TOKENS) {
+      throw new Error(
+        `no room for the span in a ${entry.contextWindow}-token window (chunk capacity ${capacity} tokens)`,
+      );
+    }
+    const chunk = packChunk(items, progress.position, capacity, run.countText);
+    try {
+      progress.running = await foldChunk(run, entry, progress.running, chunk.text);
+    } catch (error) {
+      if (isRequestTooLarge(error) && halvings < MAX_CHUNK_HALVINGS) {
+        halvings += 1;
+        chunkLimit = Math.floor(run.countText(chunk.text) / 2);
+        continue;
+      }
+      throw error;
+    }
+    progress.position = chunk.end;
+    progress.chunks += 1;
+    progress.inputTokens += run.countText(chunk.text);
+  }
+}
+
+/** Span tokens one call to `entry` can carry next to the instructions, prompt and output. */
+function chunkCapacity(run: SummarizeRun, entry: SummarizerModel, running: string | null): number {
+  const { countText } = run;
+  const frame =
+    countText(run.instructions) +
+    countText(
+      summarizerPrompt({
+        previousSummary: running,
+        spanText: "",
+        budgetTokens: run.bodyBudget,
+        countTokens: countText,
+      }),
+    ) +
+    countText(headingsReminder(SUMMARY_HEADINGS)) +
+    WIRE_MESSAGES * MESSAGE_OVERHEAD_TOKENS;
+  const reserve = Math.ceil(WINDOW_RESERVE_RATIO * entry.contextWindow) + frame;
+  return entry.contextWindow - run.request.summaryBudget - reserve;
+}
+
+/** Fold one chunk into the running summary; one retry when headings are missing. */
+async function foldChunk(
+  run: SummarizeRun,
+  entry: SummarizerModel,
+  running: string | null,
+  spanText: string,
+): Promise<string> {
+  const { countText } = run;
+  const prompt = summarizerPrompt({
+    previousSummary: running,
+    spanText,
+    budgetTokens: run.bodyBudget,
+    countTokens: countText,
+  });
+  let summary = await callModel(run, entry, prompt);
+  let missing = missingHeadings(summary);
+  if (missing.length > 0) {
+    summary = await callModel(run, entry, `${prompt}\n\n${headingsReminder(missing)}`);
+    missing = missingHeadings(summary);
+    if (missing.length > 0) {
+      throw new SummaryRejectedError(`summary lacks headings: ${missing.join(", ")}`);
+    }
+  }
+  const inputTokens = countText(running ?? "") + countText(spanText);
+  const summaryTokens = countText(summary);
+  if (summaryTokens > inputTokens) {
+    throw new SummaryRejectedError(
+      `summary is longer than its input (${summaryTokens} > ${inputTokens} tokens)`,
+    );
+  }
+  return summary;
+}
+
+/** One model call: timeout + the caller's signal, the output ceiling. */
+async function callModel(
+  run: SummarizeRun,
+  entry: SummarizerModel,
+  prompt: string,
+): Promise<string> {
+  const { request } = run;
+  const { timeoutMs } = run.options;
+  request.signal?.throwIfAborted();
+  run.calls += 1;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  try {
+    const result = await entry.generate({
+      instructions: run.instructions,
+      prompt,
+      maxOutputTokens: request.summaryBudget,
+      abortSignal: request.signal ? AbortSignal.any([timeout, request.signal]) : timeout,
+    });
+    const text = cleanSummary(result.text);
+    if (text.length < SUMMARY_MIN_CHARS) {
+      throw new SummaryRejectedError(`summary is empty or too short (${text.length} chars)`);
+    }
+    return text;
+  } catch (error) {
+    if (timeout.aborted && !request.signal?.aborted) {
+      throw new Error(`timed out after ${timeoutMs} ms`, { cause: error });
+    }
+    throw error;
+  }
 }
 
 /** A provider refusing the request's size (or shape): smaller chunks may pass. */

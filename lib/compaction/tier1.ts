@@ -1,13 +1,13 @@
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
 import type { Budget } from "@/lib/context/budget";
 import type { TokenEstimator } from "@/lib/context/tokens";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 import {
   buildView,
   type CompactionState,
   type ModelView,
   splitAtWatermark,
   stripTrace,
-  summaryMessage,
+  withHardWall,
 } from "./view";
 
 /**
@@ -189,7 +189,7 @@ export function projectNextTurn(input: ProjectionInput) {
   };
   const limitTokens = messageRoom(input);
   // A hard-wall cap an earlier turn of this version applied stays until the next compaction.
-  const floorCapTokens = lastReplyOfVersion(input, splitAfter(input))?.stats.viewCapTokens ?? null;
+  const priorCapTokens = lastReplyOfVersion(input, splitAfter(input))?.stats.viewCapTokens ?? null;
   const view = buildView({
     history: input.history,
     state: input.state,
@@ -197,112 +197,65 @@ export function projectNextTurn(input: ProjectionInput) {
     limitTokens,
     estimator: input.estimator,
     knownToFit: true,
-    floorCapTokens,
+    priorCapTokens,
   });
-  return { view, projectedTokens: projectTokens(input, view), rules, limitTokens, floorCapTokens };
+  return { view, projectedTokens: projectTokens(input, view), rules, limitTokens, priorCapTokens };
 }
 
 export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   const now = input.now ?? Date.now;
-  const {
-    view: quick,
-    projectedTokens: quickProjection,
-    rules,
-    limitTokens,
-    floorCapTokens,
-  } = projectNextTurn(input);
-  const dirty = input.state.dirty || quick.watermarkMissing;
+  const projected = projectNextTurn(input);
+  const { rules, limitTokens, priorCapTokens } = projected;
+  const tokensBefore = projected.projectedTokens;
+  const dirty = input.state.dirty || projected.view.watermarkMissing;
+  const underTrigger = tokensBefore < input.budget.trigger;
 
   // Fast path: under the trigger, nothing to repair, nobody asked.
-  if (quickProjection < input.budget.trigger && !dirty && !input.force && floorCapTokens === null) {
-    return { kind: "noop", view: quick, projectedTokens: quickProjection };
+  if (underTrigger && !dirty && !input.force && priorCapTokens === null) {
+    return { kind: "noop", view: projected.view, projectedTokens: tokensBefore };
   }
 
-  const current = buildView({
-    history: input.history,
-    state: input.state,
-    rules,
-    limitTokens,
-    estimator: input.estimator,
-    floorCapTokens,
-  });
-  if (!dirty && !input.force && quickProjection < input.budget.trigger) {
+  // The projection skipped the hard-wall check unless an earlier turn's cap applied it.
+  const walled =
+    priorCapTokens === null
+      ? withHardWall(projected.view, limitTokens, input.estimator)
+      : projected.view;
+  if (!dirty && !input.force && underTrigger) {
     // Walled but under the trigger: keep the wall, nothing to fold.
-    return { kind: "noop", view: current, projectedTokens: quickProjection };
+    return { kind: "noop", view: walled, projectedTokens: tokensBefore };
   }
-  const tokensBefore = quickProjection;
-  const previousSummary = current.summary;
-  const watermarkFrom = current.summary ? input.state.watermark : null;
-  // The keep window must leave room for the summary and the overhead under the target,
-  // or every compaction lands above it and fires again next turn (DESIGN §7).
-  const keepRoom = Math.min(
-    input.budget.keepRecent,
-    input.budget.target -
-      input.budget.summaryBudget -
-      Math.ceil(input.overheadTokens * input.ratio),
-  );
-  const keepRaw = Math.max(0, Math.floor(keepRoom / input.ratio));
-  const boundary = keepBoundary(current.after, keepRaw, input.estimator);
-  const span = current.after.slice(0, boundary);
-  const started = now();
 
-  const skipped = (note: string): Tier1Result => ({
-    kind: "skipped",
-    view: current,
-    projectedTokens: tokensBefore,
-    draft: {
-      outcome: "skipped",
-      tokensBefore,
-      tokensAfter: tokensBefore,
-      messagesSummarized: 0,
-      watermarkFrom,
-      watermarkTo: watermarkFrom,
-      summary: previousSummary,
-      summarizerModel: null,
-      latencyMs: now() - started,
-      note,
-    },
-  });
-
-  if (span.length === 0) {
+  const startedAt = now();
+  const span = spanToFold(input, walled);
+  const watermarkFrom = walled.summary ? input.state.watermark : null;
+  const watermarkTo = span[span.length - 1]?.id;
+  if (!watermarkTo) {
     // Nothing between the watermark and the keep window: a dirty flag with nothing to
     // fold is simply settled; the hard wall already applies to this view.
-    return skipped(
-      current.fits
-        ? "nothing to fold: the recent turns are all that is left"
-        : "the latest message alone does not fit the context window",
-    );
+    return {
+      kind: "skipped",
+      view: walled,
+      projectedTokens: tokensBefore,
+      draft: {
+        outcome: "skipped",
+        tokensBefore,
+        tokensAfter: tokensBefore,
+        messagesSummarized: 0,
+        watermarkFrom,
+        watermarkTo: watermarkFrom,
+        summary: walled.summary,
+        summarizerModel: null,
+        latencyMs: now() - startedAt,
+        note: walled.fits
+          ? "nothing to fold: the recent turns are all that is left"
+          : "the latest message alone does not fit the context window",
+      },
+    };
   }
 
-  const summaryBudget = input.budget.summaryBudget;
-  let summary: string;
-  let outcome: "summarized" | "fallback" = "summarized";
-  let summarizerModel: string | null = null;
-  let note: string | null = null;
   input.onSummarizeStart?.({ tokensBefore, messages: span.length });
-  try {
-    const result = await input.summarize({
-      previousSummary,
-      span: stripTrace(span),
-      summaryBudget,
-      signal: input.signal,
-    });
-    summary = result.summary;
-    summarizerModel = result.model;
-  } catch (error) {
-    if (input.signal?.aborted) throw error;
-    summary = input.fallback({
-      previousSummary,
-      span: stripTrace(span),
-      budgetTokens: summaryBudget,
-    });
-    outcome = "fallback";
-    note = `summarizer unavailable: ${error instanceof Error ? error.message : String(error)}`;
-  }
-
-  const watermarkTo = span[span.length - 1]?.id ?? null;
-  if (!watermarkTo) return skipped("nothing to fold");
-  const next = { summary, watermark: watermarkTo };
+  const folded = await foldIntoSummary(input, walled.summary, span);
+  const next = { summary: folded.summary, watermark: watermarkTo };
   const view = buildView({
     history: input.history,
     state: next,
@@ -313,32 +266,83 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   const tokensAfter = Math.ceil(
     (input.overheadTokens + input.estimator.estimateUIMessages(view.messages)) * input.ratio,
   );
-  if (tokensAfter > input.budget.target) {
-    note = [
-      note,
-      `could not reach the target (${tokensAfter} > ${input.budget.target} tokens): the recent turns kept verbatim are large`,
-    ]
-      .filter(Boolean)
-      .join("; ");
-  }
+  const missedTarget =
+    tokensAfter > input.budget.target
+      ? `could not reach the target (${tokensAfter} > ${input.budget.target} tokens): the recent turns kept verbatim are large`
+      : null;
   return {
     kind: "compacted",
     view,
     projectedTokens: tokensAfter,
     next,
     draft: {
-      outcome,
+      outcome: folded.outcome,
       tokensBefore,
       tokensAfter,
       messagesSummarized: span.length,
       watermarkFrom,
       watermarkTo,
-      summary,
-      summarizerModel,
-      latencyMs: now() - started,
-      note,
+      summary: folded.summary,
+      summarizerModel: folded.summarizerModel,
+      latencyMs: now() - startedAt,
+      note: [folded.note, missedTarget].filter(Boolean).join("; ") || null,
     },
   };
 }
 
-export { summaryMessage };
+/**
+ * What to fold: everything between the old watermark and the keep boundary.
+ * The keep window must leave room for the summary and the overhead under the
+ * target, or every compaction lands above it and fires again next turn (DESIGN §7).
+ */
+function spanToFold(input: Tier1Input, view: ModelView): FoldUIMessage[] {
+  const { budget, ratio } = input;
+  const keepRoom = Math.min(
+    budget.keepRecent,
+    budget.target - budget.summaryBudget - Math.ceil(input.overheadTokens * ratio),
+  );
+  const keepRaw = Math.max(0, Math.floor(keepRoom / ratio));
+  return view.after.slice(0, keepBoundary(view.after, keepRaw, input.estimator));
+}
+
+/** Stage 2: the summarizer folds the span into the summary; if every model fails, the digest does. */
+async function foldIntoSummary(
+  input: Tier1Input,
+  previousSummary: string | null,
+  span: readonly FoldUIMessage[],
+): Promise<{
+  summary: string;
+  outcome: "summarized" | "fallback";
+  summarizerModel: string | null;
+  note: string | null;
+}> {
+  const summaryBudget = input.budget.summaryBudget;
+  try {
+    const result = await input.summarize({
+      previousSummary,
+      span: stripTrace(span),
+      summaryBudget,
+      signal: input.signal,
+    });
+    return {
+      summary: result.summary,
+      outcome: "summarized",
+      summarizerModel: result.model,
+      note: null,
+    };
+  } catch (error) {
+    if (input.signal?.aborted) throw error;
+    const summary = input.fallback({
+      previousSummary,
+      span: stripTrace(span),
+      budgetTokens: summaryBudget,
+    });
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      summary,
+      outcome: "fallback",
+      summarizerModel: null,
+      note: `summarizer unavailable: ${reason}`,
+    };
+  }
+}

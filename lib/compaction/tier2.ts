@@ -1,7 +1,7 @@
 import type { ModelMessage, PrepareStepFunction, ToolSet } from "ai";
 import type { Budget } from "@/lib/context/budget";
 import type { TokenEstimator } from "@/lib/context/tokens";
-import { metric } from "@/lib/log";
+import { ignoreMetrics, type MetricSink } from "./ports";
 import { trimToFit } from "./trim";
 
 /**
@@ -29,6 +29,7 @@ export type Tier2Options = {
     before: number;
     after: number;
   }) => void;
+  onMetric?: MetricSink;
 };
 
 /** Messages after the last assistant message: the tool results the next step adds. */
@@ -41,6 +42,7 @@ export function createTier2<TOOLS extends ToolSet>(
   options: Tier2Options,
 ): PrepareStepFunction<TOOLS> {
   const { budget, ratio, estimator } = options;
+  const metric = options.onMetric ?? ignoreMetrics;
   let stalled = false;
   return ({ steps, messages, stepNumber }) => {
     // The first step is what Tier 1 sized; a stalled trim is not retried.

@@ -1,6 +1,6 @@
 import type { UIMessageChunk } from "ai";
 import { z } from "zod";
-import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 
 /**
  * The compaction trace (DESIGN §8.5): a `compact_context` tool call in the

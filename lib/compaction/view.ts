@@ -1,7 +1,7 @@
 import { getToolName, isToolUIPart } from "ai";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
-import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
 import type { TokenEstimator } from "@/lib/context/tokens";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 import { cutMiddle } from "./trim";
 
 /**
@@ -171,12 +171,12 @@ export function applyHardWall(
   limitTokens: number,
   estimator: TokenEstimator,
   /** The cap an earlier turn of this compaction version already applied: never relaxed. */
-  floorCapTokens: number | null = null,
+  priorCapTokens: number | null = null,
 ): { messages: FoldUIMessage[]; capTokens: number | null; fits: boolean } {
   const ladder = HARD_WALL_CAPS_TOKENS.filter(
-    (cap) => floorCapTokens === null || cap <= floorCapTokens,
+    (cap) => priorCapTokens === null || cap <= priorCapTokens,
   );
-  if (floorCapTokens === null && estimator.estimateUIMessages(messages) <= limitTokens) {
+  if (priorCapTokens === null && estimator.estimateUIMessages(messages) <= limitTokens) {
     return { messages: [...messages], capTokens: null, fits: true };
   }
   const lastUser = messages.findLastIndex((m) => m.role === "user");
@@ -186,7 +186,7 @@ export function applyHardWall(
     if (estimator.estimateUIMessages(capped) <= limitTokens)
       return { messages: capped, capTokens: cap, fits: true };
   }
-  return { messages: capped, capTokens: ladder[ladder.length - 1] ?? floorCapTokens, fits: false };
+  return { messages: capped, capTokens: ladder[ladder.length - 1] ?? priorCapTokens, fits: false };
 }
 
 export type ModelView = {
@@ -201,6 +201,16 @@ export type ModelView = {
   fits: boolean;
 };
 
+/** The hard-wall check a view built with `knownToFit` skipped, applied to its messages. */
+export function withHardWall(
+  view: ModelView,
+  limitTokens: number,
+  estimator: TokenEstimator,
+): ModelView {
+  const wall = applyHardWall(view.messages, limitTokens, estimator, view.hardWallCapTokens);
+  return { ...view, messages: wall.messages, hardWallCapTokens: wall.capTokens, fits: wall.fits };
+}
+
 /**
  * Builds the view for a history and state. `limitTokens` is the raw token room
  * for messages (input budget minus overhead, before calibration).
@@ -214,18 +224,18 @@ export function buildView(input: {
   /** Skip the hard-wall check when the caller already knows the view fits (the fast path). */
   knownToFit?: boolean;
   /** The hard-wall cap already applied in this compaction version (from the last reply's stats). */
-  floorCapTokens?: number | null;
+  priorCapTokens?: number | null;
 }): ModelView {
   const split = splitAtWatermark(input.history, input.state.summary ? input.state.watermark : null);
   const after = stripTrace(split.after);
   const summary = split.watermarkMissing ? null : input.state.summary;
   const head = summary ? [summaryMessage(summary)] : [];
   const edited = [...head, ...editContext(after, input.rules, input.estimator)];
-  const floor = input.floorCapTokens ?? null;
+  const priorCap = input.priorCapTokens ?? null;
   const wall =
-    input.knownToFit && floor === null
+    input.knownToFit && priorCap === null
       ? { messages: edited, capTokens: null, fits: true }
-      : applyHardWall(edited, input.limitTokens, input.estimator, floor);
+      : applyHardWall(edited, input.limitTokens, input.estimator, priorCap);
   return {
     messages: wall.messages,
     after,

@@ -1,5 +1,3 @@
-import { COMPACTION_DEFAULTS, type Env } from "@/lib/env";
-
 /** DESIGN §7: how a window is divided, and where compaction triggers and aims. */
 
 /** Output reserve when the model's output limit is unknown: a long answer, not a quarter of a huge window. */
@@ -33,28 +31,29 @@ export type Budget = {
   bulkyToolTokens: number;
 };
 
-export function ratiosFromEnv(compaction: Env["compaction"]): BudgetRatios {
-  const { triggerRatio, targetRatio, reserveRatio, keepRecentRatio, summaryRatio, bulkyRatio } =
-    compaction;
-  return { triggerRatio, targetRatio, reserveRatio, keepRecentRatio, summaryRatio, bulkyRatio };
-}
+/** DESIGN §7's defaults; `lib/env.ts` falls back to these and repairs bad combinations with `clampRatios`. */
+export const DEFAULT_BUDGET_RATIOS: BudgetRatios = {
+  triggerRatio: 0.8,
+  targetRatio: 0.5,
+  reserveRatio: 0.05,
+  keepRecentRatio: 0.25,
+  summaryRatio: 0.15,
+  bulkyRatio: 0.05,
+};
 
 /**
  * Repairs ratios that cannot work together: the target must sit below the
  * trigger (the gap is the hysteresis that stops compaction re-firing), and the
  * safety reserve must leave room. Bad combinations fall back to the defaults.
  */
-export function clampRatios(
-  ratios: BudgetRatios,
-  warn: (message: string) => void = () => undefined,
-): BudgetRatios {
+export function clampRatios<T extends BudgetRatios>(ratios: T, warn: (message: string) => void): T {
   let { triggerRatio, targetRatio, reserveRatio } = ratios;
   if (targetRatio >= triggerRatio) {
     warn(
-      `compaction target ${targetRatio} is not below trigger ${triggerRatio}; using ${COMPACTION_DEFAULTS.targetRatio} and ${COMPACTION_DEFAULTS.triggerRatio}`,
+      `compaction target ${targetRatio} is not below trigger ${triggerRatio}; using ${DEFAULT_BUDGET_RATIOS.targetRatio} and ${DEFAULT_BUDGET_RATIOS.triggerRatio}`,
     );
-    targetRatio = COMPACTION_DEFAULTS.targetRatio;
-    triggerRatio = COMPACTION_DEFAULTS.triggerRatio;
+    targetRatio = DEFAULT_BUDGET_RATIOS.targetRatio;
+    triggerRatio = DEFAULT_BUDGET_RATIOS.triggerRatio;
   }
   if (reserveRatio > MAX_RESERVE_SHARE) {
     warn(`compaction reserve ${reserveRatio} is above ${MAX_RESERVE_SHARE}; capping`);
@@ -63,12 +62,15 @@ export function clampRatios(
   return { ...ratios, triggerRatio, targetRatio, reserveRatio };
 }
 
+/**
+ * The one Budget for a window. `ratios` arrive already repaired by `clampRatios`
+ * (lib/env.ts does it once at start, and says so), so nothing here is silent.
+ */
 export function computeBudget(
   window: { contextWindow: number; maxOutputTokens: number | null },
-  ratios: BudgetRatios,
+  r: BudgetRatios,
 ): Budget {
   const W = window.contextWindow;
-  const r = clampRatios(ratios);
   const outputReserve = Math.floor(
     Math.min(
       window.maxOutputTokens ??

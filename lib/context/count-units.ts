@@ -7,6 +7,7 @@ import {
   type ToolUIPart,
   type UIMessage,
 } from "ai";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 import { base64Bytes, byteSizeOf, byteSizeOfUrl, isTagged } from "./media-size";
 
 /**
@@ -38,9 +39,6 @@ export type CountMessage = {
   units: CountUnit[];
   wireMessages?: number;
 };
-
-/** The tool part that shows a compaction in the timeline; stripped before the model sees it. */
-export const COMPACTION_TRACE_TOOL_NAME = "compact_context";
 
 /** What `convertToModelMessages` sends for a denied tool call without a reason. */
 const OUTPUT_DENIED_TEXT = "Tool call execution denied.";

@@ -19,6 +19,13 @@ function memoCount(estimator: TokenEstimator, text: string): number {
   return tokens;
 }
 
+export type Overhead = {
+  /** Raw tokens of the instructions and the tool schemas together. */
+  overheadTokens: number;
+  /** Raw tokens of the tool schemas alone (sent beside a provider prompt, which holds the instructions). */
+  toolOverheadTokens: number;
+};
+
 /**
  * Tokens of what every request carries besides the messages: the system
  * instructions and the tool schemas (DESIGN §7: it counts toward the trigger).
@@ -27,12 +34,13 @@ export async function estimateOverhead(
   estimator: TokenEstimator,
   instructions: string,
   tools: ToolSet,
-): Promise<number> {
-  let total = memoCount(estimator, instructions) + SYSTEM_OVERHEAD_TOKENS;
+): Promise<Overhead> {
+  let toolOverheadTokens = 0;
   for (const [name, tool] of Object.entries(tools)) {
     const parameters = await asSchema(tool.inputSchema).jsonSchema;
     const definition = JSON.stringify({ name, description: tool.description ?? "", parameters });
-    total += memoCount(estimator, definition) + TOOL_DEFINITION_OVERHEAD_TOKENS;
+    toolOverheadTokens += memoCount(estimator, definition) + TOOL_DEFINITION_OVERHEAD_TOKENS;
   }
-  return total;
+  const instructionTokens = memoCount(estimator, instructions) + SYSTEM_OVERHEAD_TOKENS;
+  return { overheadTokens: instructionTokens + toolOverheadTokens, toolOverheadTokens };
 }

@@ -12,7 +12,6 @@ import {
 } from "./count-units";
 
 export {
-  COMPACTION_TRACE_TOOL_NAME,
   type CountMessage,
   type CountUnit,
   unitsFromModelMessage,
@@ -148,27 +147,6 @@ export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
 
 /** The shared estimator for app code. */
 export const defaultEstimator: TokenEstimator = createEstimator();
-
-export function estimateTokens(
-  messages: readonly CountMessage[],
-  options?: EstimateOptions,
-): number {
-  return defaultEstimator.estimate(messages, options);
-}
-
-export function estimateUIMessages(
-  messages: readonly UIMessage[],
-  options?: EstimateOptions,
-): number {
-  return defaultEstimator.estimateUIMessages(messages, options);
-}
-
-export function estimateModelMessages(
-  messages: readonly ModelMessage[],
-  options?: EstimateOptions,
-): number {
-  return defaultEstimator.estimateModelMessages(messages, options);
-}
 
 export function countTextTokens(text: string): number {
   return defaultEstimator.countText(text);

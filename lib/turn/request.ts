@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { modelIdSchema } from "@/lib/chat/schemas";
-import { incomingUserMessageSchema } from "@/lib/chat/ui-message";
+import { incomingUserMessageSchema } from "@/lib/message/ui-message";
 
 /**
  * POST /api/chat. The browser sends only the new message (or what to

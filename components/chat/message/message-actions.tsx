@@ -2,7 +2,7 @@
 
 import { RotateCcw } from "lucide-react";
 import { StatsPopover } from "@/components/stats/stats-popover";
-import type { MessageStats } from "@/lib/chat/stats";
+import type { MessageStats } from "@/lib/message/stats";
 import { CopyButton } from "./copy-button";
 import { iconButton } from "./styles";
 

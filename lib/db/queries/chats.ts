@@ -1,6 +1,6 @@
-import { and, asc, desc, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../client";
-import { type Chat, chat, message } from "../schema";
+import { type Chat, chat } from "../schema";
 
 /** What the browser sees of a chat: no compaction internals. */
 export type ChatSummary = Pick<Chat, "id" | "title" | "modelId" | "createdAt" | "updatedAt">;
@@ -49,6 +49,10 @@ export async function createChat(
   return row;
 }
 
+/**
+ * Renames a chat or changes its model. The compaction columns are not
+ * reachable from here: only lib/db/compaction-state.ts writes them.
+ */
 export async function updateChat(
   db: Db,
   chatId: string,
@@ -56,9 +60,34 @@ export async function updateChat(
 ): Promise<ChatSummary | null> {
   const [row] = await db
     .update(chat)
-    .set({ ...patch, updatedAt: new Date() })
+    .set({ title: patch.title, modelId: patch.modelId, updatedAt: new Date() })
     .where(eq(chat.id, chatId))
     .returning(summaryColumns);
+  return row ?? null;
+}
+
+/** A turn ran: the chat remembers its model, takes its first title, and moves up the list. */
+export async function noteTurnOnChat(
+  db: Db,
+  chatId: string,
+  changes: { modelId?: string; title?: string },
+): Promise<Chat | null> {
+  const [row] = await db
+    .update(chat)
+    .set({ modelId: changes.modelId, title: changes.title, updatedAt: new Date() })
+    .where(eq(chat.id, chatId))
+    .returning();
+  return row ?? null;
+}
+
+/** The chat's current compaction version (`fallback` when the chat is gone). */
+export async function getChatVersion(db: Db, chatId: string, fallback: number): Promise<number> {
+  const [row] = await db.select({ version: chat.version }).from(chat).where(eq(chat.id, chatId));
+  return row?.version ?? fallback;
+}
+
+export async function getChat(db: Db, chatId: string): Promise<Chat | null> {
+  const [row] = await db.select().from(chat).where(eq(chat.id, chatId));
   return row ?? null;
 }
 
@@ -66,8 +95,4 @@ export async function updateChat(
 export async function deleteChat(db: Db, chatId: string): Promise<boolean> {
   const rows = await db.delete(chat).where(eq(chat.id, chatId)).returning({ id: chat.id });
   return rows.length > 0;
-}
-
-export async function listMessages(db: Db, chatId: string) {
-  return db.select().from(message).where(eq(message.chatId, chatId)).orderBy(asc(message.seq));
 }

@@ -13,19 +13,17 @@ const fake = await vi.hoisted(async () => {
   return server;
 });
 
-import { chatInstructions } from "@/lib/ai/prompts";
 import { getLanguageModel } from "@/lib/ai/providers";
-import { builtinTools } from "@/lib/ai/tools";
-import { rowToUIMessage } from "@/lib/chat/ui-message";
-import { type CompactOutcome, compactChat } from "@/lib/compaction/compact";
+import { chatRequestFrame } from "@/lib/ai/request-frame";
+import { modelBudget } from "@/lib/chat/budget";
+import { type CompactOutcome, compactChat } from "@/lib/chat/compact";
 import { SUMMARY_MESSAGE_ID } from "@/lib/compaction/view";
-import { estimateOverhead } from "@/lib/context/overhead";
-import { defaultEstimator } from "@/lib/context/tokens";
 import { type Database, withDatabase } from "@/lib/db/client";
 import { markCompactionDirty } from "@/lib/db/compaction-state";
 import { isTurnActive } from "@/lib/db/queries/messages";
 import type { Chat, CompactionEvent, Message } from "@/lib/db/schema";
-import { applyTurnRequest } from "@/lib/turn/history";
+import { rowToUIMessage } from "@/lib/message/ui-message";
+import { applyTurnRequest } from "@/lib/turn/apply-request";
 import { register } from "../../helpers/auth";
 import {
   chatRow,
@@ -56,15 +54,17 @@ async function compactDirectly(
   rows: readonly Message[],
   force = true,
 ): Promise<CompactOutcome> {
-  const overheadTokens = await estimateOverhead(
-    defaultEstimator,
-    chatInstructions(new Date()),
-    builtinTools(),
-  );
-  return withDatabase(database, () =>
+  const { overheadTokens } = await chatRequestFrame(new Date());
+  return withDatabase(database, async () =>
     compactChat(
       { db: database.db, resolveModel: getLanguageModel },
-      { chat, history: rows.map(rowToUIMessage), modelId: MODEL, overheadTokens, force },
+      {
+        chat,
+        history: rows.map(rowToUIMessage),
+        model: await modelBudget(database.db, MODEL),
+        overheadTokens,
+        force,
+      },
     ),
   );
 }

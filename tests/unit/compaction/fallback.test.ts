@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
 import { FALLBACK_NOTE, fallbackDigest } from "@/lib/compaction/fallback";
 import { missingHeadings, SUMMARY_HEADINGS } from "@/lib/compaction/prompts";
 import { createEstimator } from "@/lib/context/tokens";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 const estimator = createEstimator();
 const countTokens = (text: string) => estimator.countText(text);

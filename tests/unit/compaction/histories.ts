@@ -1,10 +1,10 @@
-import type { MessageStats } from "@/lib/chat/stats";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
 import type { FallbackPort, SummarizePort, Tier1Input, Tier1Result } from "@/lib/compaction/tier1";
 import { type CompactionState, SUMMARY_MESSAGE_ID } from "@/lib/compaction/view";
 import { type Budget, type BudgetRatios, computeBudget } from "@/lib/context/budget";
 import { createEstimator, type TokenEstimator } from "@/lib/context/tokens";
 import { COMPACTION_DEFAULTS } from "@/lib/env";
+import type { MessageStats } from "@/lib/message/stats";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 /**
  * Builders for Tier 1 tests: histories of known token sizes, a recording

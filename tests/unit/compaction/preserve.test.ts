@@ -1,7 +1,7 @@
 import type { LanguageModelV4GenerateResult } from "@ai-sdk/provider";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import { summarizerModel } from "@/lib/chat/summarizer-models";
 import {
   containsVerbatim,
   extractIdentifiers,
@@ -11,6 +11,7 @@ import {
 import { SUMMARY_HEADINGS } from "@/lib/compaction/prompts";
 import { createSummarizer } from "@/lib/compaction/summarize";
 import { createEstimator } from "@/lib/context/tokens";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 const estimator = createEstimator();
 const countTokens = (text: string) => estimator.countText(text);
@@ -229,7 +230,7 @@ describe("preserveIdentifiers", () => {
       }),
     });
     const summarize = createSummarizer({
-      models: [{ id: "mock:forgetful", model, contextWindow: 128_000 }],
+      models: [summarizerModel({ id: "mock:forgetful", model, contextWindow: 128_000 })],
       timeoutMs: 5_000,
       estimator,
     });

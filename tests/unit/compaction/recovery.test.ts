@@ -228,7 +228,6 @@ function setup(
     middleware: createRecoveryMiddleware({
       modelId: MODEL_ID,
       budget: BUDGET,
-      contextWindow: WINDOW,
       ratio: 1,
       estimator,
       keepRecentToolResults: 3,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
 import {
   cutHeadTail,
   neutralizeTags,
@@ -7,6 +6,7 @@ import {
   serializeSpan,
   TOOL_OUTPUT_MAX_CHARS,
 } from "@/lib/compaction/serialize";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 const bigPage = `START-OF-PAGE ${"lorem ipsum ".repeat(4_000)} END-OF-PAGE`;
 

@@ -2,7 +2,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "
 import { APICallError } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
+import { summarizerModel } from "@/lib/chat/summarizer-models";
 import { headingsReminder, SUMMARY_HEADINGS } from "@/lib/compaction/prompts";
 import {
   createSummarizer,
@@ -11,9 +11,9 @@ import {
   type SummarizerModel,
 } from "@/lib/compaction/summarize";
 import { createEstimator } from "@/lib/context/tokens";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 
-const { metric } = vi.hoisted(() => ({ metric: vi.fn() }));
-vi.mock("@/lib/log", () => ({ metric, log: { info: vi.fn(), warn: vi.fn() } }));
+const metric = vi.fn();
 
 const usage = {
   inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
@@ -58,15 +58,8 @@ const failing = (statusCode: number) =>
     },
   });
 
-const entry = (
-  id: string,
-  model: MockLanguageModelV4,
-  contextWindow = 128_000,
-): SummarizerModel => ({
-  id,
-  model,
-  contextWindow,
-});
+const entry = (id: string, model: MockLanguageModelV4, contextWindow = 128_000): SummarizerModel =>
+  summarizerModel({ id, model, contextWindow });
 
 /** The user message of a recorded call: the prompt the summarizer read. */
 function promptText(call: LanguageModelV4CallOptions | undefined): string {
@@ -117,6 +110,7 @@ describe("createSummarizer", () => {
       models: [entry("a:slow", slow), entry("b:broken", broken), entry("c:good", good)],
       timeoutMs: 50,
       estimator: createEstimator(),
+      onMetric: metric,
     });
     const result = await summarize(request());
     expect(result.model).toBe("c:good");
@@ -132,6 +126,7 @@ describe("createSummarizer", () => {
       models: [entry("a:good", good)],
       timeoutMs: 5_000,
       estimator: createEstimator(),
+      onMetric: metric,
     });
     await summarize(request({ summaryBudget: 777 }));
     const call = good.doGenerateCalls[0];
@@ -147,6 +142,7 @@ describe("createSummarizer", () => {
       models: [entry("a:forgetful", model)],
       timeoutMs: 5_000,
       estimator: createEstimator(),
+      onMetric: metric,
     });
     const result = await summarize(request());
     expect(model.doGenerateCalls).toHaveLength(2);
@@ -170,6 +166,7 @@ describe("createSummarizer", () => {
       models: [entry("a:forgetful", forgetful), entry("b:good", good)],
       timeoutMs: 5_000,
       estimator: createEstimator(),
+      onMetric: metric,
     });
     const result = await summarize(request());
     expect(forgetful.doGenerateCalls).toHaveLength(2);
@@ -187,6 +184,7 @@ describe("createSummarizer", () => {
       ],
       timeoutMs: 30,
       estimator: createEstimator(),
+      onMetric: metric,
     });
     const error = await summarize(request()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SummarizerFailedError);
@@ -206,6 +204,7 @@ describe("createSummarizer", () => {
       models: [entry("a:slow", slow), entry("b:next", next)],
       timeoutMs: 60_000,
       estimator: createEstimator(),
+      onMetric: metric,
     });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("turn cancelled")), 20);
@@ -222,6 +221,7 @@ describe("createSummarizer", () => {
       models: [entry("a:verbose", verbose)],
       timeoutMs: 5_000,
       estimator: createEstimator(),
+      onMetric: metric,
     });
     const error = await summarize(request({ span: span(2, 20), summaryBudget: 4_000 })).catch(
       (e: unknown) => e,
@@ -306,6 +306,7 @@ describe("createSummarizer", () => {
       models: [entry("a:picky", model, 128_000), entry("b:unused", ok())],
       timeoutMs: 5_000,
       estimator: createEstimator(),
+      onMetric: metric,
     });
     const result = await summarize(request({ span: messages, summaryBudget: 1_000 }));
     const chunks = model.doGenerateCalls.map((c) => markersIn(conversationOf(promptText(c))));
@@ -354,6 +355,7 @@ describe("createSummarizer", () => {
       models: [entry("a:good", ok())],
       timeoutMs: 5_000,
       estimator: createEstimator(),
+      onMetric: metric,
       now: () => {
         clock += 250;
         return clock;

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
 import { runTier1 } from "@/lib/compaction/tier1";
 import { type CompactionState, SUMMARY_MESSAGE_ID } from "@/lib/compaction/view";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 import {
   assistantMessage,
   EMPTY_STATE,

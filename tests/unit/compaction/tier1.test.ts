@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
 import { runTier1, type Tier1Result } from "@/lib/compaction/tier1";
 import { buildView, SUMMARY_MESSAGE_ID } from "@/lib/compaction/view";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 import {
   EMPTY_STATE,
   exchange,

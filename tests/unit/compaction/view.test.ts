@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { FoldUIMessage } from "@/lib/chat/ui-message";
 import { runTier1, type SummarizePort } from "@/lib/compaction/tier1";
 import { buildView, type CompactionState, type ModelView, stripTrace } from "@/lib/compaction/view";
 import { type Budget, computeBudget } from "@/lib/context/budget";
-import { COMPACTION_TRACE_TOOL_NAME, createEstimator } from "@/lib/context/tokens";
+import { createEstimator } from "@/lib/context/tokens";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 import {
   DEFAULT_RATIOS,
   EMPTY_STATE,
@@ -228,7 +229,7 @@ describe("the model view (DESIGN §8.1)", () => {
         const h = tier1Harness();
         const history: FoldUIMessage[] = [];
         const turns: Turn[] = [];
-        let floorCapTokens: number | null = null;
+        let priorCapTokens: number | null = null;
         for (let n = 1; n <= options.turns; n++) {
           history.push(
             userMessage(`u${n}`, `question ${n}: ${filler(options.userTokens?.(n) ?? 40, n)}`),
@@ -239,9 +240,9 @@ describe("the model view (DESIGN §8.1)", () => {
             rules: { bulkyToolTokens: 100_000, keepRecentToolResults: KEEP_RECENT_TOOL_RESULTS },
             limitTokens,
             estimator: h.estimator,
-            floorCapTokens,
+            priorCapTokens,
           });
-          floorCapTokens = view.hardWallCapTokens;
+          priorCapTokens = view.hardWallCapTokens;
           turns.push({ n, kind: "noop", view, tokens: viewTokens(view, h.estimator) });
           history.push(replyWithUsage(n, options.reply?.(n) ?? LONG_REPLY, view, 0, h.estimator));
         }

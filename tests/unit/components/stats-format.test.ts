@@ -8,7 +8,7 @@ import {
   statsRows,
   summarizeStats,
 } from "@/components/stats/format";
-import type { MessageStats } from "@/lib/chat/stats";
+import type { MessageStats } from "@/lib/message/stats";
 
 const stats: MessageStats = {
   model: "openai:gpt-4.1-mini",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type BudgetRatios, clampRatios, computeBudget } from "@/lib/context/budget";
-import { COMPACTION_DEFAULTS } from "@/lib/env";
+import { COMPACTION_DEFAULTS, loadEnv } from "@/lib/env";
 
 const DEFAULTS: BudgetRatios = { ...COMPACTION_DEFAULTS };
 
@@ -51,10 +51,15 @@ describe("budget (DESIGN §7)", () => {
     );
     expect(fixed.targetRatio).toBeLessThan(fixed.triggerRatio);
     expect(warnings).toHaveLength(1);
-    const b = computeBudget(
-      { contextWindow: 8192, maxOutputTokens: null },
-      { ...DEFAULTS, triggerRatio: 0.5, targetRatio: 0.6 },
+  });
+
+  it("repairs bad ratios once, when the environment is read, and the warning reaches the log", () => {
+    const warnings: string[] = [];
+    const env = loadEnv({ COMPACTION_TRIGGER_RATIO: "0.5", COMPACTION_TARGET_RATIO: "0.6" }, (m) =>
+      warnings.push(m),
     );
+    expect(warnings).toEqual([expect.stringMatching(/target 0\.6 is not below trigger 0\.5/)]);
+    const b = computeBudget({ contextWindow: 8192, maxOutputTokens: null }, env.compaction);
     expect(b.target).toBeLessThan(b.trigger);
   });
 });

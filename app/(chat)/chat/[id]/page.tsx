@@ -1,10 +1,10 @@
 import { notFound } from "next/navigation";
 import { ChatView } from "@/components/chat/chat-view";
 import { requirePageUser } from "@/lib/auth/session";
-import { rowToUIMessage } from "@/lib/chat/ui-message";
 import { getDb } from "@/lib/db/client";
 import { findChatForUser } from "@/lib/db/queries/chats";
 import { loadHistory } from "@/lib/db/queries/messages";
+import { rowToUIMessage } from "@/lib/message/ui-message";
 
 export const dynamic = "force-dynamic";
 

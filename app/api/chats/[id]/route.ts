@@ -1,7 +1,8 @@
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { updateChatBody } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
-import { deleteChat, listMessages, updateChat } from "@/lib/db/queries/chats";
+import { deleteChat, updateChat } from "@/lib/db/queries/chats";
+import { loadHistory } from "@/lib/db/queries/messages";
 import { AppError } from "@/lib/errors";
 import { readJson, route } from "@/lib/http/route";
 
@@ -12,7 +13,7 @@ type Params = { id: string };
 export const GET = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
-  const messages = await listMessages(await getDb(), chat.id);
+  const messages = await loadHistory(await getDb(), chat.id);
   const { id, title, modelId, createdAt, updatedAt } = chat;
   return Response.json({
     chat: { id, title, modelId, createdAt, updatedAt },

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { getLanguageModel, resolveDefaultModelId } from "@/lib/ai/providers";
 import { requireChat, requireUser } from "@/lib/auth/guards";
+import { compactNow } from "@/lib/chat/compact-now";
+import { chatContext } from "@/lib/chat/context";
 import { modelIdSchema } from "@/lib/chat/schemas";
-import { compactNow } from "@/lib/compaction/compact-now";
-import { chatContext } from "@/lib/context/chat-context";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
 

@@ -1,7 +1,7 @@
 import { resolveDefaultModelId } from "@/lib/ai/providers";
 import { requireChat, requireUser } from "@/lib/auth/guards";
+import { chatContext } from "@/lib/chat/context";
 import { modelIdSchema } from "@/lib/chat/schemas";
-import { chatContext } from "@/lib/context/chat-context";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { route } from "@/lib/http/route";

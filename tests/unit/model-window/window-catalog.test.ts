@@ -7,7 +7,7 @@ import {
   createCatalog,
   indexCatalog,
   matchCatalog,
-} from "@/lib/context/catalog";
+} from "@/lib/model-window/catalog";
 
 const bundled = indexCatalog(BUNDLED_CATALOG);
 const limitsOf = (provider: string, id: string) =>

@@ -1,8 +1,9 @@
 import { parseModelId } from "@/lib/ai/model-id";
+import { type Calibration, calibrationSample } from "@/lib/context/calibration";
 import type { Db } from "@/lib/db/client";
 import { recordCalibrationSample } from "@/lib/db/queries/calibration";
 import { metric } from "@/lib/log";
-import { type Calibration, calibrationSample } from "./calibration";
+import type { TurnObservations } from "./observe";
 
 /**
  * After a turn: compare the provider's count of the first request with Fold's
@@ -29,4 +30,21 @@ export async function recordTurnUsage(
   const sample = calibrationSample(input.realInputTokens, input.estimatedRawTokens);
   if (sample === null) return null;
   return recordCalibrationSample(db, parsed.provider, parsed.model, sample);
+}
+
+/**
+ * Step 7 of a turn: learn from the provider's count of the first request.
+ * When recovery trimmed that request, only the count the provider reported
+ * for the rejected (estimated) prompt compares with Fold's estimate.
+ */
+export async function calibrateFromTurn(
+  db: Db,
+  modelId: string,
+  observed: TurnObservations,
+): Promise<Calibration | null> {
+  if (!observed.estimate) return null;
+  const realInputTokens = observed.firstStepRecovered
+    ? (observed.firstStepRecovered.reportedTokens ?? undefined)
+    : observed.firstStepInputTokens;
+  return recordTurnUsage(db, { modelId, realInputTokens, ...observed.estimate });
 }

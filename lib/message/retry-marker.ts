@@ -1,5 +1,5 @@
 import { getToolName, isToolUIPart } from "ai";
-import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/context/count-units";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 import type { FoldUIMessage } from "./ui-message";
 
 /**

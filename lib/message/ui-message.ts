@@ -1,6 +1,5 @@
 import type { UIMessage } from "ai";
 import { z } from "zod";
-import type { Message } from "@/lib/db/schema";
 import { MESSAGE_MAX_CHARS } from "./limits";
 import { type MessageMetadata, messageMetadataSchema } from "./stats";
 
@@ -8,6 +7,9 @@ import { type MessageMetadata, messageMetadataSchema } from "./stats";
 export type FoldUIMessage = UIMessage<MessageMetadata>;
 
 export { MESSAGE_MAX_CHARS };
+
+/** The tool part that shows a compaction in the timeline; stripped before the model sees it. */
+export const COMPACTION_TRACE_TOOL_NAME = "compact_context";
 
 const MESSAGE_ID_MAX_CHARS = 100;
 
@@ -35,7 +37,15 @@ export const incomingUserMessageSchema = z.object({
     ),
 });
 
-export function rowToUIMessage(row: Message): FoldUIMessage {
+/** A stored message row (lib/db/schema `Message`), as far as the browser's shape needs it. */
+export type StoredMessage = {
+  id: string;
+  role: FoldUIMessage["role"];
+  parts: unknown;
+  metadata: unknown;
+};
+
+export function rowToUIMessage(row: StoredMessage): FoldUIMessage {
   const metadata = messageMetadataSchema.safeParse(row.metadata ?? {});
   return {
     id: row.id,

@@ -1,10 +1,4 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import {
-  createWindowResolver,
-  evictContextWindow,
-  resolveContextWindow,
-  type WindowResolver,
-} from "@/lib/context/window";
 import { withDatabase } from "@/lib/db/client";
 import {
   deleteOverride,
@@ -13,6 +7,12 @@ import {
   upsertOverride,
 } from "@/lib/db/queries/model-overrides";
 import { modelOverride, user } from "@/lib/db/schema";
+import {
+  createWindowResolver,
+  evictContextWindow,
+  resolveContextWindow,
+  type WindowResolver,
+} from "@/lib/model-window/window";
 import { type FakeOpenAI, startFakeOpenAI } from "../../fixtures/fake-openai/server.ts";
 import { describeEachDriver } from "../../helpers/databases";
 

@@ -2,20 +2,20 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEMO_CONTEXT_WINDOW, DEMO_MAX_OUTPUT_TOKENS } from "@/lib/ai/demo-model";
-import { BUNDLED_CATALOG } from "@/lib/context/catalog";
+import { type Database, openDatabase } from "@/lib/db/client";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { deleteOverride, upsertOverride } from "@/lib/db/queries/model-overrides";
+import { modelOverride } from "@/lib/db/schema";
+import { log } from "@/lib/log";
+import { BUNDLED_CATALOG } from "@/lib/model-window/catalog";
 import {
   CONTEXT_WINDOW_TTL_MS,
   createWindowResolver,
   DEFAULT_CONTEXT_WINDOW,
   DEFAULT_WINDOW_TTL_MS,
   type WindowResolverOptions,
-} from "@/lib/context/window";
-import type { ProvidersConfig } from "@/lib/context/window-providers";
-import { type Database, openDatabase } from "@/lib/db/client";
-import { migrateDatabase } from "@/lib/db/migrate";
-import { deleteOverride, upsertOverride } from "@/lib/db/queries/model-overrides";
-import { modelOverride } from "@/lib/db/schema";
-import { log } from "@/lib/log";
+} from "@/lib/model-window/window";
+import type { ProvidersConfig } from "@/lib/model-window/window-providers";
 import { type FakeOpenAI, startFakeOpenAI } from "../../fixtures/fake-openai/server.ts";
 
 let database: Database;

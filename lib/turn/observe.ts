@@ -1,7 +1,7 @@
 import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai";
 
 /** What Fold learns about a turn while its stream passes by (for stats and persistence). */
-export type TurnTrack = {
+export type TurnObservations = {
   firstTokenAt: number | null;
   lastStepUsage: LanguageModelUsage | undefined;
   /** Input tokens of the first step: the provider's count of exactly the prompt Fold estimated. */
@@ -32,7 +32,7 @@ const FIRST_TOKEN_PARTS = new Set([
   "tool-call",
 ]);
 
-export function emptyTrack(): TurnTrack {
+export function noObservations(): TurnObservations {
   return {
     firstTokenAt: null,
     lastStepUsage: undefined,
@@ -44,12 +44,12 @@ export function emptyTrack(): TurnTrack {
   };
 }
 
-/** Passes the stream through unchanged, recording first-token time, steps, usage and errors. */
-export function trackTurn<TOOLS extends ToolSet>(
+/** Passes the stream through unchanged, noting first-token time, steps, usage and errors. */
+export function observeTurn<TOOLS extends ToolSet>(
   stream: ReadableStream<TextStreamPart<TOOLS>>,
   now: () => number = Date.now,
-  track: TurnTrack = emptyTrack(),
-): { stream: ReadableStream<TextStreamPart<TOOLS>>; track: TurnTrack } {
+  track: TurnObservations = noObservations(),
+): { stream: ReadableStream<TextStreamPart<TOOLS>>; track: TurnObservations } {
   const toolStartedAt = new Map<string, number>();
   const tracked = stream.pipeThrough(
     new TransformStream<TextStreamPart<TOOLS>, TextStreamPart<TOOLS>>({

@@ -1,22 +1,17 @@
 import { parseModelId } from "@/lib/ai/model-id";
-import { chatInstructions } from "@/lib/ai/prompts";
-import { builtinTools } from "@/lib/ai/tools";
-import { rowToUIMessage } from "@/lib/chat/ui-message";
-import { stateOf } from "@/lib/compaction/compact";
+import { chatRequestFrame } from "@/lib/ai/request-frame";
 import { projectNextTurn } from "@/lib/compaction/tier1";
 import { summaryMessage } from "@/lib/compaction/view";
+import { breakdown } from "@/lib/context/breakdown";
+import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
-import { getCalibration } from "@/lib/db/queries/calibration";
 import { loadHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { computeBudget, ratiosFromEnv } from "./budget";
-import { effectiveRatio } from "./calibration";
-import { estimateOverhead } from "./overhead";
-import { defaultEstimator } from "./tokens";
-import { breakdown } from "./usage";
-import { resolveContextWindow } from "./window";
+import { rowToUIMessage } from "@/lib/message/ui-message";
+import { modelBudget } from "./budget";
+import { stateOf } from "./compact";
 
 /**
  * GET /api/chats/:id/context — everything the context ring shows, projected
@@ -24,40 +19,35 @@ import { resolveContextWindow } from "./window";
  * covers, real usage only when it describes the current compaction version.
  */
 export async function chatContext(db: Db, chat: Chat, modelId: string) {
-  const parsed = parseModelId(modelId);
-  if (!parsed) throw new AppError("bad_request:model", "modelId must look like provider:model");
-  const [window, calibration, rows] = await Promise.all([
-    resolveContextWindow(parsed.provider, parsed.model),
-    getCalibration(db, parsed.provider, parsed.model),
+  if (!parseModelId(modelId))
+    throw new AppError("bad_request:model", "modelId must look like provider:model");
+  const [model, rows, frame] = await Promise.all([
+    modelBudget(db, modelId),
     loadHistory(db, chat.id),
+    chatRequestFrame(new Date()),
   ]);
-  const ratio = effectiveRatio(calibration);
-  const overheadTokens = await estimateOverhead(
-    defaultEstimator,
-    chatInstructions(new Date()),
-    builtinTools(),
-  );
-  const budget = computeBudget(window, ratiosFromEnv(env().compaction));
+  const { budget, ratio, window } = model;
+  const settings = env().compaction;
   // With compaction off, turns send the whole stored history: project that, not the summary view.
-  const state = env().compaction.enabled
+  const state = settings.enabled
     ? stateOf(chat)
     : { summary: null, watermark: null, dirty: false, version: chat.version };
   const { view, projectedTokens } = projectNextTurn({
     history: rows.map(rowToUIMessage),
     state,
     budget,
-    overheadTokens,
+    overheadTokens: frame.overheadTokens,
     ratio,
     modelId,
     estimator: defaultEstimator,
-    keepRecentToolResults: env().compaction.keepRecentToolResults,
+    keepRecentToolResults: settings.keepRecentToolResults,
   });
   const summaryTokens = view.summary
     ? Math.ceil(defaultEstimator.estimateUIMessages([summaryMessage(view.summary)]) * ratio)
     : 0;
   const projection = {
     projectedTokens,
-    overheadTokens: Math.ceil(overheadTokens * ratio),
+    overheadTokens: Math.ceil(frame.overheadTokens * ratio),
     summaryTokens,
   };
   return {
@@ -66,7 +56,7 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     maxOutputTokens: window.maxOutputTokens,
     source: window.source,
     projectedTokens,
-    calibration: { ratio, samples: calibration?.samples ?? 0 },
+    calibration: { ratio, samples: model.calibrationSamples },
     budget: {
       inputBudget: budget.inputBudget,
       trigger: budget.trigger,
@@ -75,9 +65,9 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     },
     breakdown: breakdown(projection, budget),
     summarizedMessages: rows.length - view.after.length,
-    compactionEnabled: env().compaction.enabled,
+    compactionEnabled: settings.enabled,
     /** The next turn compacts first (after an overflow, a cut-short reply or an edit). */
-    compactsNext: env().compaction.enabled && (state.dirty || projectedTokens >= budget.trigger),
+    compactsNext: settings.enabled && (state.dirty || projectedTokens >= budget.trigger),
   };
 }
 

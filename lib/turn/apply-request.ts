@@ -1,21 +1,21 @@
 import { eq } from "drizzle-orm";
-import { invalidateFrom } from "@/lib/compaction/invalidate";
+import { invalidateFrom } from "@/lib/chat/invalidate";
 import type { Db } from "@/lib/db/client";
 import { appendMessage, findMessage, loadHistory, truncateFrom } from "@/lib/db/queries/messages";
 import { type Chat, type Message, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { TurnRequest } from "./request";
 
-/**
- * Applies what the browser asked for to the stored history, in one
- * transaction: append a new user message, edit one (dropping what followed
- * it), or drop the reply to regenerate. Returns nothing; the caller reloads.
- */
 /** A manual compaction's timeline entry: not a reply, never a regenerate target. */
 function isCompactionEntry(row: Message): boolean {
   return (row.metadata as { compaction?: boolean } | null)?.compaction === true;
 }
 
+/**
+ * Applies what the browser asked for to the stored history, in one
+ * transaction: append a new user message, edit one (dropping what followed
+ * it), or drop the reply to regenerate. Returns nothing; the caller reloads.
+ */
 export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest): Promise<void> {
   await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;

@@ -8,7 +8,7 @@ import {
   OPENROUTER_MODELS_URL,
   type ProvidersConfig,
   serverRoot,
-} from "@/lib/context/window-providers";
+} from "@/lib/model-window/window-providers";
 import { type FakeOpenAI, startFakeOpenAI } from "../../fixtures/fake-openai/server.ts";
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;

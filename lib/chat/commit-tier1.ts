@@ -1,0 +1,171 @@
+import type { Tier1Result } from "@/lib/compaction/tier1";
+import { savedPct, type TraceOutput } from "@/lib/compaction/trace";
+import { buildView, type CompactionState } from "@/lib/compaction/view";
+import { defaultEstimator } from "@/lib/context/tokens";
+import type { Db } from "@/lib/db/client";
+import { commitCompactionState } from "@/lib/db/compaction-state";
+import { getChatVersion } from "@/lib/db/queries/chats";
+import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
+import type { Chat } from "@/lib/db/schema";
+import { metric } from "@/lib/log";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import type { ModelBudget } from "./budget";
+import type { CompactOutcome, CompactReason } from "./compact";
+
+type Decided = Exclude<Tier1Result, { kind: "noop" }>;
+
+export type CommitTier1Input = {
+  chat: Chat;
+  /** The state Tier 1 read: the CAS expects its version. */
+  state: CompactionState;
+  result: Decided;
+  reason: CompactReason;
+  history: readonly FoldUIMessage[];
+  model: ModelBudget;
+  overheadTokens: number;
+  keepRecentToolResults: number;
+  durationMs: number;
+};
+
+/**
+ * Writes what Tier 1 decided: a new summary and watermark through the CAS
+ * writer (or, when there was nothing to fold, settles the dirty flag), and
+ * one `compaction_event` row either way. A loser sends the winner's view.
+ */
+export async function commitTier1(db: Db, input: CommitTier1Input): Promise<CompactOutcome> {
+  const { result } = input;
+  const draft = result.draft;
+  const trace = (outcome: TraceOutput["outcome"]): TraceOutput => ({
+    outcome,
+    reason: input.reason,
+    tokensBefore: draft.tokensBefore,
+    tokensAfter: draft.tokensAfter,
+    savedPct: savedPct(draft.tokensBefore, draft.tokensAfter),
+    messagesSummarized: draft.messagesSummarized,
+    summarizerModel: draft.summarizerModel,
+    durationMs: input.durationMs,
+    summary: draft.summary,
+    note: draft.note,
+  });
+  const outcome = (view: Decided["view"], viewVersion: number, t: TraceOutput): CompactOutcome => ({
+    view: view.messages,
+    viewVersion,
+    projectedTokens: result.projectedTokens,
+    trace: t,
+    fits: view.fits,
+    capTokens: view.hardWallCapTokens,
+  });
+
+  if (result.kind === "skipped") {
+    await settleSkipped(db, input, result);
+    return outcome(
+      result.view,
+      await getChatVersion(db, input.chat.id, input.state.version),
+      trace("skipped"),
+    );
+  }
+
+  const written = await writeSummary(db, input, result);
+  await recordCompactionEvent(db, {
+    chatId: input.chat.id,
+    reason: input.reason,
+    outcome: written.won ? draft.outcome : "conflict",
+    tokensBefore: draft.tokensBefore,
+    tokensAfter: draft.tokensAfter,
+    messagesSummarized: draft.messagesSummarized,
+    watermarkFrom: draft.watermarkFrom,
+    watermarkTo: draft.watermarkTo,
+    summary: draft.summary,
+    summarizerModel: draft.summarizerModel,
+    latencyMs: draft.latencyMs,
+    error: draft.note,
+  });
+  metric("compaction.fired", {
+    chatId: input.chat.id,
+    reason: input.reason,
+    outcome: written.won ? draft.outcome : "conflict",
+    before: draft.tokensBefore,
+    after: draft.tokensAfter,
+    messages: draft.messagesSummarized,
+  });
+  if (draft.outcome === "fallback")
+    metric("summarize.fallback", { chatId: input.chat.id, note: draft.note });
+  if (written.won) return outcome(result.view, written.chat.version, trace(draft.outcome));
+
+  // Lost the race: send the winner's view instead of ours.
+  const winner = written.chat;
+  const view = buildView({
+    history: input.history,
+    state: { summary: winner.contextSummary, watermark: winner.summaryWatermark },
+    rules: {
+      bulkyToolTokens: input.model.budget.bulkyToolTokens,
+      keepRecentToolResults: input.keepRecentToolResults,
+    },
+    limitTokens: Math.max(
+      0,
+      Math.floor(input.model.budget.inputBudget / input.model.ratio) - input.overheadTokens,
+    ),
+    estimator: defaultEstimator,
+  });
+  return outcome(view, winner.version, trace("conflict"));
+}
+
+/** Nothing to fold: settle a dirty flag (and a summary whose watermark is gone), record the skip. */
+async function settleSkipped(
+  db: Db,
+  input: CommitTier1Input,
+  result: Extract<Decided, { kind: "skipped" }>,
+): Promise<void> {
+  const { state, chat } = input;
+  const draft = result.draft;
+  if (state.dirty || result.view.watermarkMissing) {
+    await commitCompactionState(db, {
+      chatId: chat.id,
+      expectedVersion: state.version,
+      patch: result.view.watermarkMissing
+        ? { contextSummary: null, summaryWatermark: null, compactionDirty: false }
+        : { compactionDirty: false },
+      rebase: () => "covered",
+    });
+  }
+  await recordCompactionEvent(db, {
+    chatId: chat.id,
+    reason: input.reason,
+    outcome: "skipped",
+    tokensBefore: draft.tokensBefore,
+    tokensAfter: draft.tokensAfter,
+    messagesSummarized: 0,
+    watermarkFrom: draft.watermarkFrom,
+    watermarkTo: draft.watermarkTo,
+    summary: null,
+    summarizerModel: null,
+    latencyMs: draft.latencyMs,
+    error: draft.note,
+  });
+}
+
+/** The new summary and watermark through the CAS writer; `won` false when another writer won. */
+async function writeSummary(
+  db: Db,
+  input: CommitTier1Input,
+  result: Extract<Decided, { kind: "compacted" }>,
+): Promise<{ won: boolean; chat: Chat }> {
+  const { state } = input;
+  const patch = {
+    contextSummary: result.next.summary,
+    summaryWatermark: result.next.watermark,
+    compactionDirty: false,
+  };
+  const commit = await commitCompactionState(db, {
+    chatId: input.chat.id,
+    expectedVersion: state.version,
+    patch,
+    // Retry over a winner only when it left the summary we built on untouched (it
+    // merely flagged the chat); anything else — a newer summary, a rollback — wins.
+    rebase: (current) =>
+      current.contextSummary === state.summary && current.summaryWatermark === state.watermark
+        ? patch
+        : "covered",
+  });
+  return { won: commit?.status === "written", chat: commit?.chat ?? input.chat };
+}

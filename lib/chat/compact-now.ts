@@ -1,0 +1,84 @@
+import { generateId, type LanguageModel } from "ai";
+import { chatRequestFrame } from "@/lib/ai/request-frame";
+import type { TraceOutput } from "@/lib/compaction/trace";
+import type { Db } from "@/lib/db/client";
+import { getChat } from "@/lib/db/queries/chats";
+import {
+  acquireTurnLease,
+  appendMessage,
+  loadHistory,
+  releaseTurnLease,
+} from "@/lib/db/queries/messages";
+import type { Chat } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+import {
+  COMPACTION_TRACE_TOOL_NAME,
+  type FoldUIMessage,
+  rowToUIMessage,
+} from "@/lib/message/ui-message";
+import { modelBudget } from "./budget";
+import { compactChat } from "./compact";
+
+const COMPACT_LEASE_MS = 120_000;
+
+/**
+ * Compact now (DESIGN §8): Tier 1 forced, outside a turn. Holds the turn lease
+ * so it never races a streaming reply (409 instead), and leaves a trace entry
+ * in the timeline.
+ */
+export async function compactNow(
+  deps: { db: Db; resolveModel: (modelId: string) => LanguageModel },
+  chat: Chat,
+  modelId: string,
+): Promise<{ trace: TraceOutput | null; message: FoldUIMessage | null }> {
+  const { db } = deps;
+  if (!(await acquireTurnLease(db, chat.id, COMPACT_LEASE_MS))) {
+    throw new AppError(
+      "conflict:turn",
+      "A reply is streaming in this chat. Compact after it finishes.",
+    );
+  }
+  try {
+    const [fresh, rows] = await Promise.all([getChat(db, chat.id), loadHistory(db, chat.id)]);
+    if (!fresh || rows.length === 0) return { trace: null, message: null };
+    const [frame, model] = await Promise.all([
+      chatRequestFrame(new Date()),
+      modelBudget(db, modelId),
+    ]);
+    const outcome = await compactChat(deps, {
+      chat: fresh,
+      history: rows.map(rowToUIMessage),
+      model,
+      overheadTokens: frame.overheadTokens,
+      force: true,
+    });
+    if (!outcome.trace) return { trace: null, message: null };
+    const stored = await appendMessage(db, chat.id, traceEntry(outcome.trace));
+    return { trace: outcome.trace, message: rowToUIMessage(stored) };
+  } finally {
+    await releaseTurnLease(db, chat.id);
+  }
+}
+
+/** The timeline entry a manual compaction leaves: a finished `compact_context` call, not a reply. */
+function traceEntry(trace: TraceOutput) {
+  return {
+    id: generateId(),
+    role: "assistant" as const,
+    parts: [
+      {
+        type: `tool-${COMPACTION_TRACE_TOOL_NAME}`,
+        toolCallId: `compact-${generateId()}`,
+        state: "output-available",
+        input: {
+          reason: "manual",
+          tokensBefore: trace.tokensBefore,
+          messages: trace.messagesSummarized,
+          startedAt: Date.now() - trace.durationMs,
+        },
+        output: trace,
+      },
+    ],
+    metadata: { compaction: true },
+  };
+}

@@ -1,0 +1,163 @@
+import type { LanguageModel } from "ai";
+import { fallbackDigest } from "@/lib/compaction/fallback";
+import { createSummarizer } from "@/lib/compaction/summarize";
+import { runTier1, type SummarizePort } from "@/lib/compaction/tier1";
+import type { TraceOutput } from "@/lib/compaction/trace";
+import { type CompactionState, stripTrace } from "@/lib/compaction/view";
+import { defaultEstimator } from "@/lib/context/tokens";
+import type { Db } from "@/lib/db/client";
+import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
+import type { Chat } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { metric } from "@/lib/log";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import type { ModelBudget } from "./budget";
+import { commitTier1 } from "./commit-tier1";
+import { summarizerModels } from "./summarizer-models";
+
+/**
+ * The imperative shell around Tier 1: pick the reason, give the pure core its
+ * summarizer and fallback, then commit what it decided through the CAS writer.
+ * Returns the view to send and the compaction version it belongs to.
+ */
+
+export type CompactReason = "threshold" | "manual" | "overflow" | "length" | "invalidated";
+
+export type CompactOutcome = {
+  view: FoldUIMessage[];
+  /** The chat version whose state produced `view` (stored with the turn's stats). */
+  viewVersion: number;
+  /** The projected size of this request; null when compaction is off (nothing projected). */
+  projectedTokens: number | null;
+  /** Set when a compaction was attempted: what the trace shows. */
+  trace: TraceOutput | null;
+  /** False when even the hard wall cannot fit the latest message. */
+  fits: boolean;
+  /** The hard-wall cap the view used (stored with the reply so it is never relaxed). */
+  capTokens: number | null;
+};
+
+export type CompactDeps = {
+  db: Db;
+  resolveModel: (modelId: string) => LanguageModel;
+  now?: () => number;
+};
+
+export type CompactInput = {
+  chat: Chat;
+  history: readonly FoldUIMessage[];
+  model: ModelBudget;
+  /** Raw tokens of the instructions and tool schemas every request carries. */
+  overheadTokens: number;
+  force?: boolean;
+  signal?: AbortSignal;
+  /** Called right before the summarizer runs, so the trace can show "Compacting context…". */
+  onSummarizeStart?: (info: {
+    tokensBefore: number;
+    messages: number;
+    reason: CompactReason;
+  }) => void;
+};
+
+export function stateOf(chat: Chat): CompactionState {
+  return {
+    summary: chat.contextSummary,
+    watermark: chat.summaryWatermark,
+    dirty: chat.compactionDirty,
+    version: chat.version,
+  };
+}
+
+/** Why a dirty chat is dirty: the latest overflow or cut-short reply, else an edit. */
+async function dirtyReason(db: Db, chatId: string): Promise<CompactReason> {
+  const [latest] = await listCompactionEvents(db, chatId);
+  return latest?.reason === "overflow" || latest?.reason === "length"
+    ? latest.reason
+    : "invalidated";
+}
+
+export async function compactChat(deps: CompactDeps, input: CompactInput): Promise<CompactOutcome> {
+  const { db } = deps;
+  const now = deps.now ?? Date.now;
+  const { chat, history, model } = input;
+  const state = stateOf(chat);
+  const settings = env().compaction;
+
+  if (!settings.enabled && !input.force) {
+    // Off: the whole stored history goes to the model (recovery still guards it).
+    const view = stripTrace(history);
+    return {
+      view,
+      viewVersion: state.version,
+      projectedTokens: null,
+      trace: null,
+      fits: true,
+      capTokens: null,
+    };
+  }
+
+  const reason: CompactReason = input.force
+    ? "manual"
+    : state.dirty
+      ? await dirtyReason(db, chat.id)
+      : "threshold";
+  // The summarizer cascade is resolved only when Tier 1 actually summarizes (not on the fast path).
+  const summarize: SummarizePort = async (request) =>
+    createSummarizer({
+      models: await summarizerModels(model.modelId, deps.resolveModel),
+      timeoutMs: settings.summarizerTimeoutMs,
+      estimator: defaultEstimator,
+      onMetric: metric,
+    })(request);
+  const startedAt = now();
+  const result = await runTier1({
+    history,
+    state,
+    budget: model.budget,
+    overheadTokens: input.overheadTokens,
+    ratio: model.ratio,
+    modelId: model.modelId,
+    estimator: defaultEstimator,
+    keepRecentToolResults: settings.keepRecentToolResults,
+    force: input.force,
+    signal: input.signal,
+    now,
+    onSummarizeStart: (info) => input.onSummarizeStart?.({ ...info, reason }),
+    summarize,
+    fallback: ({ previousSummary, span, budgetTokens }) =>
+      fallbackDigest({
+        previousSummary,
+        span,
+        budgetTokens,
+        countTokens: (text) => defaultEstimator.countText(text),
+      }),
+  });
+  metric("compaction.check", {
+    chatId: chat.id,
+    kind: result.kind,
+    projected: result.projectedTokens,
+    trigger: model.budget.trigger,
+  });
+
+  if (result.kind === "noop") {
+    return {
+      view: result.view.messages,
+      viewVersion: state.version,
+      projectedTokens: result.projectedTokens,
+      trace: null,
+      fits: result.view.fits,
+      capTokens: result.view.hardWallCapTokens,
+    };
+  }
+  return commitTier1(db, {
+    chat,
+    state,
+    result,
+    reason,
+    history,
+    model,
+    overheadTokens: input.overheadTokens,
+    keepRecentToolResults: settings.keepRecentToolResults,
+    durationMs: now() - startedAt,
+  });
+}

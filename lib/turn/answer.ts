@@ -1,0 +1,177 @@
+import {
+  convertToModelMessages,
+  type FinishReason,
+  type LanguageModel,
+  type LanguageModelUsage,
+  type ModelMessage,
+  toUIMessageStream,
+  type UIMessageChunk,
+} from "ai";
+import { describeModelError } from "@/lib/ai/errors";
+import type { RequestFrame } from "@/lib/ai/request-frame";
+import type { BuiltinTools } from "@/lib/ai/tools";
+import type { ModelBudget } from "@/lib/chat/budget";
+import type { CompactOutcome } from "@/lib/chat/compact";
+import { ContextOverflowError } from "@/lib/compaction/overflow";
+import { endsAtWindow, type RecoveryEvent } from "@/lib/compaction/recovery";
+import { trimToFit } from "@/lib/compaction/trim";
+import { defaultEstimator } from "@/lib/context/tokens";
+import { env } from "@/lib/env";
+import { log, metric } from "@/lib/log";
+import { RETRY_MARKER_TYPE } from "@/lib/message/retry-marker";
+import { buildStats, type MessageMetadata } from "@/lib/message/stats";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { streamModelCall } from "./model-call";
+import { observeTurn, type TurnObservations } from "./observe";
+
+/** Tool loops stop after this many model calls; Tier 2 keeps even the longest within the window. */
+const MAX_STEPS = 50;
+
+export type AnswerContext = {
+  chatId: string;
+  model: LanguageModel;
+  budget: ModelBudget;
+  frame: RequestFrame<BuiltinTools>;
+  compaction: CompactOutcome;
+  observed: TurnObservations;
+  startedAt: number;
+  now: () => number;
+  /** Recovery trimmed a request: record it (trace, dirty flag, event). */
+  onRecovery: (event: RecoveryEvent) => Promise<void>;
+};
+
+/**
+ * Step 5 of a turn: the model call, written chunk by chunk into the turn's
+ * stream. A reply the window cut short is not an answer: a marker says where
+ * the retry starts, the request is trimmed in memory, and the model answers
+ * once more (DESIGN §10); the chat compacts durably next turn.
+ */
+export async function answer(
+  ctx: AnswerContext,
+  write: (chunk: UIMessageChunk) => void,
+): Promise<void> {
+  const messages = await convertToModelMessages(ctx.compaction.view, { tools: ctx.frame.tools });
+  const finish = await streamAttempt(ctx, messages, write);
+  if (!cutShortByWindow(ctx)) {
+    if (finish) write(finish);
+    return;
+  }
+
+  write({ type: RETRY_MARKER_TYPE, data: { reason: "length" } } as UIMessageChunk);
+  const { budget, ratio } = ctx.budget;
+  const keepRecentToolResults = env().compaction.keepRecentToolResults;
+  const trimmed = trimToFit(messages, {
+    limitTokens: Math.max(0, Math.floor(budget.target / ratio) - ctx.frame.overheadTokens),
+    keepRecentToolResults: Math.max(2, Math.floor(keepRecentToolResults / 2)),
+    estimate: (list) => defaultEstimator.estimateModelMessages(list),
+    force: true,
+  });
+  await ctx.onRecovery({
+    kind: "length",
+    tokensBefore: trimmed.before,
+    tokensAfter: trimmed.after,
+    reportedTokens: null,
+  });
+  ctx.observed.finished = false;
+  ctx.observed.steps = 0;
+  const retryFinish = await streamAttempt(ctx, trimmed.messages, write);
+  if (cutShortByWindow(ctx)) throw new ContextOverflowError(ctx.budget.modelId);
+  if (retryFinish) write(retryFinish);
+}
+
+/** One model call (with its tool loop) piped into the turn's stream; the finish chunk is returned, not written. */
+async function streamAttempt(
+  ctx: AnswerContext,
+  messages: ModelMessage[],
+  write: (chunk: UIMessageChunk) => void,
+): Promise<UIMessageChunk | undefined> {
+  const { frame, observed } = ctx;
+  const settings = env().compaction;
+  const result = streamModelCall({
+    model: ctx.model,
+    budget: ctx.budget,
+    instructions: frame.instructions,
+    tools: frame.tools,
+    overheadTokens: frame.overheadTokens,
+    toolOverheadTokens: frame.toolOverheadTokens,
+    messages,
+    maxSteps: MAX_STEPS,
+    proactive: settings.enabled,
+    keepRecentToolResults: settings.keepRecentToolResults,
+    onRecovery: (event) => {
+      // Calibration compares Fold's estimate with the provider's count of that same prompt.
+      if (observed.steps === 0)
+        observed.firstStepRecovered ??= { reportedTokens: event.reportedTokens };
+      observed.trimmedInMemory = true;
+      return ctx.onRecovery(event);
+    },
+    onTrim: () => {
+      observed.trimmedInMemory = true;
+    },
+    onError: (error) =>
+      log.warn(
+        { err: error, chatId: ctx.chatId, modelId: ctx.budget.modelId },
+        "model stream error",
+      ),
+    onMetric: metric,
+  });
+  const ui = toUIMessageStream<BuiltinTools, FoldUIMessage>({
+    stream: observeTurn(result.stream, ctx.now, observed).stream,
+    tools: frame.tools,
+    sendStart: false,
+    onError: describeModelError,
+    messageMetadata: ({ part }) =>
+      part.type === "finish" ? replyMetadata(ctx, part.totalUsage, part.finishReason) : undefined,
+  });
+  let finish: UIMessageChunk | undefined;
+  for await (const chunk of ui) {
+    if (chunk.type === "finish") finish = chunk as UIMessageChunk;
+    else write(chunk as UIMessageChunk);
+  }
+  return finish;
+}
+
+/** The reply's stats, computed once it is done so they never delay the first token. */
+function replyMetadata(
+  ctx: AnswerContext,
+  totalUsage: LanguageModelUsage,
+  finishReason: FinishReason,
+): MessageMetadata {
+  const { observed, compaction } = ctx;
+  // Fold's own estimate of the first request, for calibration against the provider's count.
+  const rawTokens = ctx.frame.overheadTokens + defaultEstimator.estimateUIMessages(compaction.view);
+  observed.estimate ??= {
+    estimatedRawTokens: rawTokens,
+    estimatedTokens: Math.ceil(rawTokens * ctx.budget.ratio),
+  };
+  return {
+    stats: buildStats({
+      model: ctx.budget.modelId,
+      totalUsage,
+      lastStepUsage: observed.lastStepUsage,
+      steps: observed.steps,
+      estimatedInputTokens: observed.estimate.estimatedTokens,
+      viewVersion: compaction.viewVersion,
+      viewCapTokens: compaction.capTokens,
+      viewTrimmed: observed.trimmedInMemory === true ? true : undefined,
+      startedAt: ctx.startedAt,
+      firstTokenAt: observed.firstTokenAt,
+      finishedAt: ctx.now(),
+      finishReason,
+    }),
+    toolDurationsMs: observed.toolDurationsMs,
+  };
+}
+
+/** The turn ended because the window ran out, not because the answer was done. */
+function cutShortByWindow(ctx: AnswerContext): boolean {
+  const { observed } = ctx;
+  return endsAtWindow(
+    {
+      finishReason: observed.finishReason ?? "",
+      inputTokens: observed.lastStepUsage?.inputTokens ?? 0,
+      outputTokens: observed.lastStepUsage?.outputTokens ?? 0,
+    },
+    ctx.budget.window.contextWindow,
+  );
+}

@@ -1,0 +1,53 @@
+import type { UIMessageChunk } from "ai";
+import type { ModelBudget } from "@/lib/chat/budget";
+import { type CompactDeps, type CompactOutcome, compactChat } from "@/lib/chat/compact";
+import { traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
+import type { Chat } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+
+/**
+ * Step 4 of a turn: Tier 1. Compacts the chat if it must, showing the
+ * `compact_context` trace in the turn's stream while the summarizer runs, and
+ * refuses the turn before any provider call when the latest message alone
+ * cannot fit.
+ */
+export async function compactForTurn(
+  deps: CompactDeps,
+  turn: {
+    chat: Chat;
+    history: FoldUIMessage[];
+    model: ModelBudget;
+    overheadTokens: number;
+    traceId: string;
+  },
+  write: (chunk: UIMessageChunk) => void,
+): Promise<CompactOutcome> {
+  const now = deps.now ?? Date.now;
+  let traceOpen = false;
+  const outcome = await compactChat(deps, {
+    chat: turn.chat,
+    history: turn.history,
+    model: turn.model,
+    overheadTokens: turn.overheadTokens,
+    onSummarizeStart: ({ tokensBefore, messages, reason }) => {
+      traceOpen = true;
+      write(traceStartChunk(turn.traceId, { reason, tokensBefore, messages, startedAt: now() }));
+    },
+  });
+  if (outcome.trace) {
+    if (!traceOpen) {
+      const { reason, tokensBefore } = outcome.trace;
+      write(traceStartChunk(turn.traceId, { reason, tokensBefore, messages: 0, startedAt: now() }));
+    }
+    write(traceEndChunk(turn.traceId, outcome.trace));
+  }
+  if (!outcome.fits) {
+    const { modelId, window } = turn.model;
+    throw new AppError(
+      "bad_request:too_long",
+      `Your message is too long for ${modelId}'s context window (${window.contextWindow.toLocaleString("en-US")} tokens). Shorten it, or pick a model with a larger window.`,
+    );
+  }
+  return outcome;
+}

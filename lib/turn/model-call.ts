@@ -1,0 +1,87 @@
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import {
+  isStepCount,
+  type LanguageModel,
+  type ModelMessage,
+  type PrepareStepFunction,
+  streamText,
+  type ToolSet,
+  wrapLanguageModel,
+} from "ai";
+import type { ModelBudget } from "@/lib/chat/budget";
+import type { MetricSink } from "@/lib/compaction/ports";
+import { createRecoveryMiddleware, type RecoveryEvent } from "@/lib/compaction/recovery";
+import { createTier2 } from "@/lib/compaction/tier2";
+import { defaultEstimator } from "@/lib/context/tokens";
+
+/**
+ * The model call of a turn, wired once: the provider model wrapped in the
+ * recovery middleware (always on), and Tier 2 as `prepareStep` (proactive
+ * compaction, off with COMPACTION_ENABLED=false), around one `streamText`
+ * tool loop. The turn, the tests and the benchmarks all call this.
+ */
+
+export type ModelCallOptions<TOOLS extends ToolSet> = {
+  model: LanguageModel;
+  /** The chat model's window, Budget and calibrated ratio. */
+  budget: ModelBudget;
+  instructions: string;
+  tools: TOOLS;
+  /** Raw tokens of the instructions and tool schemas together, and of the schemas alone. */
+  overheadTokens: number;
+  toolOverheadTokens: number;
+  messages: ModelMessage[];
+  maxSteps: number;
+  /** Tier 2 on (COMPACTION_ENABLED); recovery is on regardless. */
+  proactive: boolean;
+  keepRecentToolResults: number;
+  onRecovery?: (event: RecoveryEvent) => Promise<void> | void;
+  /** Tier 2 trimmed a step's messages in memory. */
+  onTrim?: () => void;
+  onError?: (error: unknown) => void;
+  onMetric?: MetricSink;
+  abortSignal?: AbortSignal;
+  /** A seam for benchmarks that time or record the Tier 2 hook; the product passes nothing. */
+  observePrepareStep?: (hook: PrepareStepFunction<TOOLS>) => PrepareStepFunction<TOOLS>;
+};
+
+export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions<TOOLS>) {
+  const { budget: model } = options;
+  const wrapped = wrapLanguageModel({
+    model: options.model as LanguageModelV4,
+    middleware: createRecoveryMiddleware({
+      modelId: model.modelId,
+      budget: model.budget,
+      ratio: model.ratio,
+      estimator: defaultEstimator,
+      keepRecentToolResults: options.keepRecentToolResults,
+      toolOverheadTokens: options.toolOverheadTokens,
+      onRecovery: options.onRecovery,
+      onMetric: options.onMetric,
+    }),
+  });
+  const tier2 = options.proactive
+    ? createTier2<TOOLS>({
+        budget: model.budget,
+        ratio: model.ratio,
+        overheadTokens: options.overheadTokens,
+        estimator: defaultEstimator,
+        keepRecentToolResults: options.keepRecentToolResults,
+        onTrim: () => options.onTrim?.(),
+        onMetric: options.onMetric,
+      })
+    : undefined;
+  const result = streamText({
+    model: wrapped,
+    instructions: options.instructions,
+    messages: options.messages,
+    tools: options.tools,
+    stopWhen: isStepCount(options.maxSteps),
+    prepareStep: tier2 && options.observePrepareStep ? options.observePrepareStep(tier2) : tier2,
+    abortSignal: options.abortSignal,
+    onError: options.onError ? ({ error }) => options.onError?.(error) : undefined,
+  });
+  // The provider stream runs to the end even when nobody reads the response.
+  void result.consumeStream();
+  return result;
+}

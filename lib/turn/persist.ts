@@ -1,0 +1,44 @@
+import { readUIMessageStream, type UIMessageChunk } from "ai";
+import type { Db } from "@/lib/db/client";
+import { appendMessage } from "@/lib/db/queries/messages";
+import { log } from "@/lib/log";
+import { answerParts } from "@/lib/message/retry-marker";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import type { TurnObservations } from "./observe";
+
+/**
+ * Step 6 of a turn: store the finished reply. A reply that failed or was cut
+ * off by an error is not stored as an answer: the user's message stays, and
+ * Retry asks again.
+ */
+export async function persistReply(
+  db: Db,
+  chatId: string,
+  stream: ReadableStream<UIMessageChunk>,
+  observed: TurnObservations,
+): Promise<boolean> {
+  let reply: FoldUIMessage | undefined;
+  try {
+    for await (const state of readUIMessageStream<FoldUIMessage>({
+      stream,
+      terminateOnError: false,
+      onError: () => undefined,
+    })) {
+      reply = state;
+    }
+    if (observed.error || !observed.finished || !reply) {
+      log.warn({ chatId, err: observed.error }, "turn ended without a complete reply; not stored");
+      return false;
+    }
+    await appendMessage(db, chatId, {
+      id: reply.id,
+      role: "assistant",
+      parts: answerParts(reply.parts),
+      metadata: reply.metadata ?? null,
+    });
+    return true;
+  } catch (error) {
+    log.error({ err: error, chatId }, "storing the reply failed");
+    return false;
+  }
+}
