@@ -91,8 +91,13 @@ function openaiCompatibleServers(source: Source, warn: Warn): OpenAICompatibleSe
 export const COMPACTION_DEFAULTS = {
   ...DEFAULT_BUDGET_RATIOS,
   keepRecentToolResults: 3,
+  /** Share of the summary budget held for the reference ledger (DESIGN §16). */
+  ledgerShare: 0.5,
   summarizerTimeoutMs: 60_000,
 } as const;
+
+/** A tool loop stops after this many model calls; folding inside the turn keeps long ones in the window. */
+export const TURN_MAX_STEPS_DEFAULT = 200;
 
 export function loadEnv(source: Source = process.env, warn: Warn = console.warn) {
   const k = <T>(name: string, schema: z.ZodType<T>, fallback: T) =>
@@ -121,6 +126,7 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
     },
     demoModel: k("DEMO_MODEL", z.enum(["auto", "always", "never"]), "auto"),
     fetchUrlAllowPrivate: k("FETCH_URL_ALLOW_PRIVATE", bool, false),
+    turnMaxSteps: k("TURN_MAX_STEPS", positiveInt(1000), TURN_MAX_STEPS_DEFAULT),
     // Ratios that cannot work together are repaired here, once, with a warning saying why.
     compaction: clampRatios(
       {
@@ -155,6 +161,7 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
           ratio(0.02, 0.5),
           COMPACTION_DEFAULTS.summaryRatio,
         ),
+        ledgerShare: k("COMPACTION_LEDGER_SHARE", ratio(0.1, 0.9), COMPACTION_DEFAULTS.ledgerShare),
         bulkyRatio: k("COMPACTION_BULKY_RATIO", ratio(0.005, 0.5), COMPACTION_DEFAULTS.bulkyRatio),
         summarizerModels: csv(source.COMPACTION_SUMMARIZER_MODELS),
         summarizerTimeoutMs: k(

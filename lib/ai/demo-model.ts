@@ -4,7 +4,8 @@
  * usage counted with the one estimator, and rejects an over-long prompt the way
  * a real provider does, so compaction and recovery can be seen working. When
  * Fold's tools are offered it calls them for the questions they answer (see
- * demo-tools.ts); the reply text itself is composed in demo-reply.ts.
+ * demo-tools.ts); the reply text itself is composed in demo-reply.ts. Asked by
+ * compaction to summarize, it writes an extractive summary (demo-summary.ts).
  */
 import {
   APICallError,
@@ -25,6 +26,7 @@ import {
   unitsFromProviderPrompt,
 } from "@/lib/context/tokens";
 import { composeReply } from "./demo-reply";
+import { composeSummary, isSummarizerCall } from "./demo-summary";
 import { planToolCall } from "./demo-tools";
 
 /** Small on purpose, so compaction shows up within a few minutes of chatting. */
@@ -87,7 +89,7 @@ export function createDemoModel(options: DemoModelOptions = {}): LanguageModelV4
   };
 }
 
-/** Counts the prompt, refuses it if it cannot fit, and calls a tool or writes the reply. */
+/** Counts the prompt, refuses it if it cannot fit, and calls a tool or writes the reply (or summary). */
 function runTurn(call: LanguageModelV4CallOptions, estimator: TokenEstimator): DemoTurn {
   const messages = unitsFromProviderPrompt(call.prompt);
   const inputTokens = estimator.estimate([...messages, toolDefinitions(call)]);
@@ -101,7 +103,8 @@ function runTurn(call: LanguageModelV4CallOptions, estimator: TokenEstimator): D
     DEMO_CONTEXT_WINDOW - inputTokens,
   );
 
-  const planned = planToolCall(call);
+  const summarizing = isSummarizerCall(call.prompt);
+  const planned = summarizing ? undefined : planToolCall(call);
   if (planned) {
     const input = JSON.stringify(planned.input);
     const outputTokens = estimator.countText(input);
@@ -122,7 +125,10 @@ function runTurn(call: LanguageModelV4CallOptions, estimator: TokenEstimator): D
       };
   }
 
-  const full = composeReply(call.prompt, seed);
+  // A summary is composed to fit the ceiling; only its bare headings could ever be cut.
+  const full = summarizing
+    ? composeSummary(call.prompt, ceiling, (text) => estimator.countText(text))
+    : composeReply(call.prompt, seed);
   const text = truncateToTokens(full, ceiling, estimator);
   const cut = text.length < full.length;
   return {

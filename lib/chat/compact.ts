@@ -119,6 +119,7 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     modelId: model.modelId,
     estimator: defaultEstimator,
     keepRecentToolResults: settings.keepRecentToolResults,
+    ledgerShare: settings.ledgerShare,
     force: input.force,
     signal: input.signal,
     now,

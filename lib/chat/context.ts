@@ -1,6 +1,6 @@
 import { parseModelId } from "@/lib/ai/model-id";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
-import { projectNextTurn } from "@/lib/compaction/tier1";
+import { projectNextTurn } from "@/lib/compaction/projection";
 import { summaryMessage } from "@/lib/compaction/view";
 import { breakdown } from "@/lib/context/breakdown";
 import { defaultEstimator } from "@/lib/context/tokens";

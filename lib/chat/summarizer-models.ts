@@ -22,7 +22,7 @@ export function summarizerModel(entry: {
         maxRetries: 0,
         abortSignal,
       });
-      return { text: result.text };
+      return { text: result.text, finishReason: result.finishReason };
     },
   };
 }

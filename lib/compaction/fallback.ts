@@ -1,16 +1,18 @@
 /**
- * The fallback digest (DESIGN §8, "The summarizer"; principle 5). When every
- * summarizer model fails, the chat must still shrink: this writes a
- * deterministic, extractive digest — the user's requests, their quoted
- * constraints, the last assistant conclusion, tool errors and the identifiers —
- * under the summary's own headings, within the budget.
+ * The fallback digest (DESIGN §8, "The summarizer"; principles 5 and 7). When
+ * every summarizer model fails, the chat must still shrink, and must not
+ * forget: this extends the previous narrative with key lines of the new span —
+ * the user's requests, their quoted constraints, the last assistant
+ * conclusion, tool errors — under the summary's own headings, within the
+ * budget. The new lines give way first; the previous narrative last. The
+ * identifiers travel in the reference ledger beside it (see fold.ts).
  */
 import { type DynamicToolUIPart, getToolName, isToolUIPart, type ToolUIPart } from "ai";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
-import { extractIdentifiers, identifiersInText } from "./identifiers";
-import { preserveIdentifiers, splitVerbatimReferences } from "./preserve";
-import { headingOf, SUMMARY_HEADINGS, type SummaryHeading } from "./prompts";
+import { identifiersInText } from "./identifiers";
+import { splitSummary } from "./ledger";
+import { headingOf, NOT_RECORDED, SUMMARY_HEADINGS, type SummaryHeading } from "./prompts";
 
 /** The digest's first line: the reader (and the next summarizer) knows nobody summarized this. */
 export const FALLBACK_NOTE =
@@ -20,10 +22,9 @@ const REQUEST_MAX_CHARS = 200;
 /** "The first ~300 chars of the last assistant text": its conclusion, usually. */
 const CONCLUSION_MAX_CHARS = 300;
 const ERROR_MAX_CHARS = 160;
-/** Share of the budget kept for the Verbatim references appendix. */
-const APPENDIX_SHARE = 0.25;
+/** The previous narrative's lines outlast every line of the new span. */
+const PREVIOUS_AGE = Number.MAX_SAFE_INTEGER;
 const EMPTY_SECTION = "None.";
-const ARTIFACTS_POINTER = "- Identifiers not quoted above are listed under Verbatim references.";
 
 export type FallbackInput = {
   previousSummary: string | null;
@@ -33,42 +34,23 @@ export type FallbackInput = {
 };
 
 /**
- * One line of the digest. Lowest `age` is dropped first (the previous summary
- * is oldest); within an age, the least important section goes first.
+ * One line of the digest. Lowest `age` is dropped first (the new span's oldest
+ * turns; the previous narrative goes last); within an age, the least important
+ * section goes first.
  */
 type Item = { heading: SummaryHeading; text: string; age: number };
 
 export function fallbackDigest(input: FallbackInput): string {
   const { span, budgetTokens, countTokens } = input;
   const previous = input.previousSummary ? previousItems(input.previousSummary) : [];
-  const items = [...previous, ...spanItems(span)];
-  const hasIdentifiers =
-    extractIdentifiers(span).length > 0 ||
-    (input.previousSummary !== null &&
-      splitVerbatimReferences(input.previousSummary).references.length > 0);
-
-  const bodyBudget = budgetTokens - Math.ceil(APPENDIX_SHARE * budgetTokens);
-  const kept = fitItems(items, bodyBudget, hasIdentifiers, countTokens);
-  const body = render(kept, hasIdentifiers);
-  const digest = preserveIdentifiers({
-    span,
-    previousSummary: input.previousSummary,
-    summary: body,
-    maxTokens: budgetTokens - countTokens(body) - 2,
-    countTokens,
-  });
-  return cutToBudget(digest, budgetTokens, countTokens);
+  const kept = fitItems([...previous, ...spanItems(span)], budgetTokens, countTokens);
+  return cutToBudget(render(kept), budgetTokens, countTokens);
 }
 
 /** Drops the oldest items until the body fits; the headings themselves always stay. */
-function fitItems(
-  items: Item[],
-  budget: number,
-  hasIdentifiers: boolean,
-  countTokens: (text: string) => number,
-): Item[] {
+function fitItems(items: Item[], budget: number, countTokens: (text: string) => number): Item[] {
   const costs = items.map((item) => countTokens(item.text) + 1);
-  let total = countTokens(render([], hasIdentifiers)) + costs.reduce((a, b) => a + b, 0);
+  let total = countTokens(render([])) + costs.reduce((a, b) => a + b, 0);
   // Oldest first; among equals, the least important section first, then bottom-up.
   const dropOrder = items
     .map((item, index) => ({ item, index }))
@@ -88,37 +70,37 @@ function fitItems(
   // Per-line costs approximate the whole; make it exact.
   for (const { index } of dropOrder) {
     if (dropped.has(index)) continue;
-    if (countTokens(render(keptItems(), hasIdentifiers)) <= budget) break;
+    if (countTokens(render(keptItems())) <= budget) break;
     dropped.add(index);
   }
   return keptItems();
 }
 
-function render(items: readonly Item[], hasIdentifiers: boolean): string {
+function render(items: readonly Item[]): string {
   const sections = SUMMARY_HEADINGS.map((heading) => {
     const lines = items.filter((item) => item.heading === heading).map((item) => item.text);
-    if (heading === "Artifacts & references" && hasIdentifiers) lines.push(ARTIFACTS_POINTER);
     return `## ${heading}\n${lines.length > 0 ? lines.join("\n") : EMPTY_SECTION}`;
   });
   return [FALLBACK_NOTE, ...sections].join("\n\n");
 }
 
-/** The previous summary's lines, under the heading they were under (age 0: the oldest). */
+/** The previous narrative's lines, under the heading they were under; they are dropped last. */
 function previousItems(previousSummary: string): Item[] {
-  const { body } = splitVerbatimReferences(previousSummary); // carried by preserveIdentifiers
+  const { narrative: body } = splitSummary(previousSummary); // its ledger travels beside the digest
   const items: Item[] = [];
   let heading: SummaryHeading = "Decisions & facts"; // text before any known heading
   for (const raw of body.split("\n")) {
     const line = raw.trimEnd();
     const known = headingOf(line);
     if (known) heading = known;
-    else if (line.trim() && !isGenerated(line.trim())) items.push({ heading, text: line, age: 0 });
+    else if (line.trim() && !isGenerated(line.trim()))
+      items.push({ heading, text: line, age: PREVIOUS_AGE });
   }
   return items;
 }
 
 function isGenerated(line: string): boolean {
-  return line === FALLBACK_NOTE || line === EMPTY_SECTION || line === ARTIFACTS_POINTER;
+  return line === FALLBACK_NOTE || line === EMPTY_SECTION || line === NOT_RECORDED;
 }
 
 function spanItems(span: readonly FoldUIMessage[]): Item[] {

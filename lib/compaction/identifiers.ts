@@ -16,6 +16,9 @@ const CODE_MAX_CHARS = 200;
 
 export type IdentifierKind = "url" | "email" | "path" | "hash" | "quantity" | "code" | "quote";
 
+/** Where in a message an identifier was seen: the reference ledger ranks them (DESIGN §16). */
+export type IdentifierOrigin = "user" | "assistant" | "tool-args" | "tool-result";
+
 export type Identifier = {
   value: string;
   kind: IdentifierKind;
@@ -107,10 +110,8 @@ export function extractIdentifiers(messages: readonly FoldUIMessage[]): Identifi
     }
   };
   messages.forEach((message, index) => {
-    for (const { text, fromUser } of messageTexts(message)) {
-      for (const [value, kind] of identifiersInText(text, fromUser))
-        add(value, kind, fromUser, index);
-    }
+    for (const { value, kind, origin } of identifierOccurrences(message))
+      add(value, kind, origin === "user", index);
   });
   return [...found.values()].sort(byPriority).map(({ first: _first, ...id }) => id);
 }
@@ -146,17 +147,35 @@ export function identifiersInText(text: string, fromUser: boolean): [string, Ide
   return out;
 }
 
-type Text = { text: string; fromUser: boolean };
+export type IdentifierOccurrence = {
+  value: string;
+  kind: IdentifierKind;
+  origin: IdentifierOrigin;
+};
+
+/** Every identifier one message carries, each with where in the message it was. */
+export function identifierOccurrences(message: FoldUIMessage): IdentifierOccurrence[] {
+  const out: IdentifierOccurrence[] = [];
+  for (const { text, origin } of messageTexts(message)) {
+    for (const [value, kind] of identifiersInText(text, origin === "user")) {
+      if (value.length > 0 && value.length <= IDENTIFIER_MAX_CHARS)
+        out.push({ value, kind, origin });
+    }
+  }
+  return out;
+}
+
+type Text = { text: string; origin: IdentifierOrigin };
 
 /** The texts of a message that carry identifiers; tool values are walked, not JSON-escaped. */
 function messageTexts(message: FoldUIMessage): Text[] {
-  const fromUser = message.role === "user";
+  const origin: IdentifierOrigin = message.role === "user" ? "user" : "assistant";
   const texts: Text[] = [];
   for (const part of message.parts) {
-    if (part.type === "text") texts.push({ text: part.text, fromUser });
+    if (part.type === "text") texts.push({ text: part.text, origin });
     else if (part.type === "steering-message") {
       for (const p of part.parts)
-        if (p.type === "text") texts.push({ text: p.text, fromUser: true });
+        if (p.type === "text") texts.push({ text: p.text, origin: "user" });
     } else if (isToolUIPart(part)) texts.push(...toolTexts(part));
   }
   return texts;
@@ -164,11 +183,15 @@ function messageTexts(message: FoldUIMessage): Text[] {
 
 function toolTexts(part: ToolUIPart | DynamicToolUIPart): Text[] {
   if (getToolName(part) === COMPACTION_TRACE_TOOL_NAME) return [];
-  const strings: string[] = [];
-  collectStrings(part.input, strings);
-  if (part.state === "output-available") collectStrings(part.output, strings);
-  if (part.state === "output-error") strings.push(part.errorText);
-  return strings.map((text) => ({ text, fromUser: false }));
+  const args: string[] = [];
+  collectStrings(part.input, args);
+  const results: string[] = [];
+  if (part.state === "output-available") collectStrings(part.output, results);
+  if (part.state === "output-error") results.push(part.errorText);
+  return [
+    ...args.map((text) => ({ text, origin: "tool-args" as const })),
+    ...results.map((text) => ({ text, origin: "tool-result" as const })),
+  ];
 }
 
 function collectStrings(value: unknown, into: string[]): void {

@@ -17,7 +17,11 @@ export type SummarizerCall = {
   abortSignal: AbortSignal;
 };
 
-export type SummarizerReply = { text: string };
+export type SummarizerReply = {
+  text: string;
+  /** "length" when the reply stopped at the output limit. */
+  finishReason?: string;
+};
 
 /** A model that can write a summary: its id for reports, its window for sizing, and the call. */
 export type SummarizerModel = {

@@ -6,6 +6,9 @@
 import { countTextTokens } from "@/lib/context/tokens";
 import { neutralizeTags } from "./serialize";
 
+/** What a heading the summarizer did not reach says: honest, and short. */
+export const NOT_RECORDED = "(not recorded)";
+
 /** The summary's sections, most important first: a summary cut at its ceiling loses the least. */
 export const SUMMARY_HEADINGS = [
   "Goal & open requests",
@@ -70,7 +73,10 @@ export type SummarizerPromptInput = {
   previousSummary: string | null;
   /** The span from `serializeSpan`: its tags are already safe, so it is inserted as is. */
   spanText: string;
+  /** Tokens the summary should take. */
   budgetTokens: number;
+  /** The output limit of the call: a longer reply is cut off there. */
+  limitTokens?: number;
   /** Counts the previous summary for the budget hint; the shared estimator by default. */
   countTokens?: (text: string) => number;
 };
@@ -79,9 +85,13 @@ export type SummarizerPromptInput = {
 export function summarizerPrompt(input: SummarizerPromptInput): string {
   const { previousSummary, spanText, budgetTokens } = input;
   const conversation = `<conversation>\n${spanText}\n</conversation>`;
+  const limit =
+    input.limitTokens === undefined
+      ? ""
+      : `Your reply is cut off after ${input.limitTokens} tokens, so stay within about ${budgetTokens}.`;
   const closing = `Reply with the summary only, starting with "## ${SUMMARY_HEADINGS[0]}".`;
   if (previousSummary === null || previousSummary.trim() === "") {
-    return `Write the summary of the conversation below, in about ${budgetTokens} tokens or fewer.
+    return `Write the summary of the conversation below, in about ${budgetTokens} tokens or fewer. ${limit}
 
 ${conversation}
 
@@ -92,7 +102,7 @@ ${closing}`;
   const fullness = budgetTokens > 0 ? used / budgetTokens : 1;
   return `Below are the current summary and the messages that came after it. Update the summary with the new messages: do not start from scratch. Keep what is still true, add what is new, and let newer information replace what it supersedes.
 
-Budget: about ${budgetTokens} tokens. The current summary uses about ${used} (${Math.round(fullness * 100)} %). ${budgetHint(fullnessBucket(fullness))}
+Budget: about ${budgetTokens} tokens. ${limit} The current summary uses about ${used} (${Math.round(fullness * 100)} %). ${budgetHint(fullnessBucket(fullness))}
 
 <previous-summary>
 ${neutralizeTags(previousSummary.trim())}
@@ -121,16 +131,49 @@ export function budgetHint(bucket: FullnessBucket): string {
   }
 }
 
-/** Appended to the prompt for the one retry after a summary came back without some headings. */
-export function headingsReminder(missing: readonly string[]): string {
-  const list = missing.map((h) => `"## ${h}"`).join(", ");
-  return `Your previous answer was missing ${list}. Write the whole summary again with all six headings, in this order: ${SUMMARY_HEADINGS.map((h) => `"## ${h}"`).join(", ")}. Write "None." under a heading with nothing to record.`;
-}
-
 /** The headings a summary lacks. */
 export function missingHeadings(summary: string): SummaryHeading[] {
-  const present = new Set(summary.split("\n").map(headingOf));
+  const present = new Set(presentHeadings(summary));
   return SUMMARY_HEADINGS.filter((h) => !present.has(h));
+}
+
+/** The summary headings a text has, in the order it has them. */
+export function presentHeadings(summary: string): SummaryHeading[] {
+  return summary.split("\n").flatMap((line) => headingOf(line) ?? []);
+}
+
+/** All six headings with nothing recorded: what completing a summary can add at most. */
+export function headingSkeleton(): string {
+  return SUMMARY_HEADINGS.map((h) => `## ${h}\n${NOT_RECORDED}`).join("\n\n");
+}
+
+/**
+ * A summary with every heading, in order: each section keeps what the model
+ * wrote under it, and a heading it never reached (a reply cut at the output
+ * limit) says "(not recorded)". Text before the first heading joins the first.
+ */
+export function completeHeadings(summary: string): string {
+  const sections = new Map<SummaryHeading, string[]>();
+  let current: SummaryHeading = SUMMARY_HEADINGS[0];
+  const preamble: string[] = [];
+  let seen = false;
+  for (const line of summary.split("\n")) {
+    const heading = headingOf(line);
+    if (heading) {
+      current = heading;
+      seen = true;
+      if (!sections.has(heading)) sections.set(heading, []);
+      continue;
+    }
+    if (!seen) preamble.push(line);
+    else sections.get(current)?.push(line);
+  }
+  if (preamble.join("").trim())
+    sections.set(SUMMARY_HEADINGS[0], [...preamble, ...(sections.get(SUMMARY_HEADINGS[0]) ?? [])]);
+  return SUMMARY_HEADINGS.map((heading) => {
+    const body = (sections.get(heading) ?? []).join("\n").trim();
+    return `## ${heading}\n${body || NOT_RECORDED}`;
+  }).join("\n\n");
 }
 
 /**

@@ -2,19 +2,21 @@
  * Stage 2 (DESIGN §8, "The summarizer"): fold a span into the running summary
  * with a cascade of models. Each request is sized for the summarizer's own
  * window — a span too big for one call is folded chunk by chunk on message
- * boundaries — and each answer is validated before it can replace history.
- * The caller owns the fallback: this throws `SummarizerFailedError`.
+ * boundaries. A summary is never thrown away for its shape: a reply cut at
+ * the output limit keeps what it has, and headings it did not reach are added
+ * as "(not recorded)". Only an empty or garbage reply, or a failure, moves on
+ * to the next model; the caller owns the fallback (`SummarizerFailedError`).
+ * The reference ledger is not the summarizer's job: Tier 1 adds it.
  */
 import { APICallError } from "ai";
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type ChunkItem, packChunk } from "./chunking";
 import { ignoreMetrics, type MetricSink, type SummarizerModel } from "./ports";
-import { preserveIdentifiers } from "./preserve";
 import {
-  headingsReminder,
-  missingHeadings,
-  SUMMARY_HEADINGS,
+  completeHeadings,
+  headingSkeleton,
+  presentHeadings,
   summarizerInstructions,
   summarizerPrompt,
 } from "./prompts";
@@ -22,12 +24,12 @@ import { serializeMessage } from "./serialize";
 
 /** Headroom in the summarizer's window for tokenizer differences (DESIGN §7's reserveRatio). */
 const WINDOW_RESERVE_RATIO = 0.05;
-/** Shorter than this cannot hold six headings with anything under them. */
+/** Shorter than this holds no summary worth keeping. */
 const SUMMARY_MIN_CHARS = 20;
-/** The model is asked for this share of summaryBudget; the rest is room for Verbatim references. */
-const SUMMARY_BODY_SHARE = 0.8;
-/** The appendix always gets at least this share of summaryBudget, however long the summary. */
-const APPENDIX_MIN_SHARE = 0.25;
+/** The model is asked for this share of its output limit, so a typical reply ends before the cut. */
+const SUMMARY_ASK_SHARE = 0.85;
+/** Below this the output limit cannot hold the headings with anything under them. */
+const MIN_OUTPUT_TOKENS = 64;
 /** A 400/413 halves the chunk at most this often per model; then the model has failed. */
 const MAX_CHUNK_HALVINGS = 4;
 /** A chunk smaller than this is not worth a call: the window is too small for the budget. */
@@ -48,10 +50,11 @@ export type SummarizerOptions = {
 };
 
 export type SummarizeRequest = {
+  /** The previous summary's narrative (its ledger is Tier 1's business). */
   previousSummary: string | null;
-  /** The full, unpruned span; pruned here for the model, used whole by the preservation guard. */
+  /** The span to fold; serialized here, tool outputs cut to head and tail. */
   span: FoldUIMessage[];
-  /** Output ceiling of each call; the Verbatim references appendix counts inside it. */
+  /** Tokens the narrative may take, completed headings included. */
   summaryBudget: number;
   signal?: AbortSignal;
 };
@@ -63,8 +66,10 @@ export type SummarizeResult = {
   /** Estimated tokens of span text actually sent, summed over chunks. */
   inputTokens: number;
   chunks: number;
-  /** Model calls made, failed ones and heading retries included. */
+  /** Model calls made, failed ones included. */
   attempts: number;
+  /** Replies that stopped at the output limit and were kept as far as they went. */
+  cutReplies: number;
 };
 
 export type Summarize = (request: SummarizeRequest) => Promise<SummarizeResult>;
@@ -106,11 +111,12 @@ type SummarizeRun = {
   options: SummarizerOptions;
   request: SummarizeRequest;
   instructions: string;
-  /** Tokens the model is asked to write; the rest of summaryBudget is for Verbatim references. */
-  bodyBudget: number;
+  /** The output limit of each call: the narrative budget less room for headings it may not reach. */
+  limitTokens: number;
   countText: (text: string) => number;
-  /** Model calls made so far, failed ones and heading retries included. */
+  /** Model calls made so far, failed ones included. */
   calls: number;
+  cutReplies: number;
 };
 
 export function createSummarizer(options: SummarizerOptions): Summarize {
@@ -125,9 +131,13 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
       options,
       request,
       instructions,
-      bodyBudget: Math.floor(SUMMARY_BODY_SHARE * request.summaryBudget),
+      limitTokens: Math.max(
+        MIN_OUTPUT_TOKENS,
+        request.summaryBudget - countText(headingSkeleton()),
+      ),
       countText,
       calls: 0,
+      cutReplies: 0,
     };
     const items: ChunkItem[] = request.span
       .map((message) => serializeMessage(message))
@@ -136,7 +146,14 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
     const previousSummary = request.previousSummary?.trim() ? request.previousSummary : null;
     if (items.length === 0) {
       if (previousSummary === null) throw new RangeError("nothing to summarize: the span is empty");
-      return { summary: previousSummary, model: "", inputTokens: 0, chunks: 0, attempts: 0 };
+      return {
+        summary: previousSummary,
+        model: "",
+        inputTokens: 0,
+        chunks: 0,
+        attempts: 0,
+        cutReplies: 0,
+      };
     }
 
     const progress: FoldProgress = {
@@ -161,34 +178,16 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
         chunks: progress.chunks,
       });
       return {
-        summary: withVerbatimReferences(run, previousSummary, progress.running ?? ""),
+        summary: progress.running ?? "",
         model: entry.id,
         inputTokens: progress.inputTokens,
         chunks: progress.chunks,
         attempts: run.calls,
+        cutReplies: run.cutReplies,
       };
     }
     throw new SummarizerFailedError(failures);
   };
-}
-
-/** The model's summary with the identifiers it dropped appended (the preservation guard). */
-function withVerbatimReferences(
-  run: SummarizeRun,
-  previousSummary: string | null,
-  body: string,
-): string {
-  const { request, countText } = run;
-  return preserveIdentifiers({
-    span: request.span,
-    previousSummary,
-    summary: body,
-    maxTokens: Math.max(
-      request.summaryBudget - countText(body),
-      Math.ceil(APPENDIX_MIN_SHARE * request.summaryBudget),
-    ),
-    countTokens: countText,
-  });
 }
 
 /** Folds the rest of the span with one model; a 400/413 halves the chunk and retries. */
@@ -233,17 +232,22 @@ function chunkCapacity(run: SummarizeRun, entry: SummarizerModel, running: strin
       summarizerPrompt({
         previousSummary: running,
         spanText: "",
-        budgetTokens: run.bodyBudget,
+        budgetTokens: askTokens(run),
+        limitTokens: run.limitTokens,
         countTokens: countText,
       }),
     ) +
-    countText(headingsReminder(SUMMARY_HEADINGS)) +
     WIRE_MESSAGES * MESSAGE_OVERHEAD_TOKENS;
   const reserve = Math.ceil(WINDOW_RESERVE_RATIO * entry.contextWindow) + frame;
-  return entry.contextWindow - run.request.summaryBudget - reserve;
+  return entry.contextWindow - run.limitTokens - reserve;
 }
 
-/** Fold one chunk into the running summary; one retry when headings are missing. */
+/** Tokens the prompt asks for: a share of the limit, so a typical reply ends before the cut. */
+function askTokens(run: SummarizeRun): number {
+  return Math.floor(SUMMARY_ASK_SHARE * run.limitTokens);
+}
+
+/** Folds one chunk into the running summary; a reply cut short is kept and completed. */
 async function foldChunk(
   run: SummarizeRun,
   entry: SummarizerModel,
@@ -254,21 +258,14 @@ async function foldChunk(
   const prompt = summarizerPrompt({
     previousSummary: running,
     spanText,
-    budgetTokens: run.bodyBudget,
+    budgetTokens: askTokens(run),
+    limitTokens: run.limitTokens,
     countTokens: countText,
   });
-  let summary = await callModel(run, entry, prompt);
-  let missing = missingHeadings(summary);
-  if (missing.length > 0) {
-    summary = await callModel(run, entry, `${prompt}\n\n${headingsReminder(missing)}`);
-    missing = missingHeadings(summary);
-    if (missing.length > 0) {
-      throw new SummaryRejectedError(`summary lacks headings: ${missing.join(", ")}`);
-    }
-  }
+  const summary = completeHeadings(await callModel(run, entry, prompt));
   const inputTokens = countText(running ?? "") + countText(spanText);
   const summaryTokens = countText(summary);
-  if (summaryTokens > inputTokens) {
+  if (summaryTokens > Math.max(inputTokens, countText(headingSkeleton()))) {
     throw new SummaryRejectedError(
       `summary is longer than its input (${summaryTokens} > ${inputTokens} tokens)`,
     );
@@ -291,12 +288,18 @@ async function callModel(
     const result = await entry.generate({
       instructions: run.instructions,
       prompt,
-      maxOutputTokens: request.summaryBudget,
+      maxOutputTokens: run.limitTokens,
       abortSignal: request.signal ? AbortSignal.any([timeout, request.signal]) : timeout,
     });
-    const text = cleanSummary(result.text);
+    const cut = result.finishReason === "length";
+    if (cut) run.cutReplies += 1;
+    const text = cleanSummary(cut ? withoutPartialLine(result.text) : result.text);
     if (text.length < SUMMARY_MIN_CHARS) {
       throw new SummaryRejectedError(`summary is empty or too short (${text.length} chars)`);
+    }
+    if (presentHeadings(text).length === 0) {
+      // Not a summary at all (the model answered the conversation, or wrote noise).
+      throw new SummaryRejectedError("the reply has none of the summary's headings");
     }
     return text;
   } catch (error) {
@@ -312,10 +315,16 @@ function isRequestTooLarge(error: unknown): boolean {
   return APICallError.isInstance(error) && (error.statusCode === 400 || error.statusCode === 413);
 }
 
+/** A reply cut at the output limit ends mid-line: that line may hold half an identifier. */
+function withoutPartialLine(text: string): string {
+  const lastBreak = text.lastIndexOf("\n");
+  return lastBreak > 0 ? text.slice(0, lastBreak) : text;
+}
+
 /** The model's text without a code fence around it or a preamble before the first heading. */
 function cleanSummary(text: string): string {
   let out = text.trim();
-  const fenced = /^```[\w-]*\n([\s\S]*?)\n?```$/.exec(out);
+  const fenced = /^```[\w-]*\n([\s\S]*?)(?:\n?```)?$/.exec(out);
   if (fenced) out = (fenced[1] ?? "").trim();
   const firstHeading = out.search(/^#{1,6}\s/m);
   if (firstHeading > 0) out = out.slice(firstHeading);

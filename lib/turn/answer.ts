@@ -4,12 +4,12 @@ import {
   type LanguageModel,
   type LanguageModelUsage,
   type ModelMessage,
+  type ToolSet,
   toUIMessageStream,
   type UIMessageChunk,
 } from "ai";
 import { describeModelError } from "@/lib/ai/errors";
 import type { RequestFrame } from "@/lib/ai/request-frame";
-import type { BuiltinTools } from "@/lib/ai/tools";
 import type { ModelBudget } from "@/lib/chat/budget";
 import type { CompactOutcome } from "@/lib/chat/compact";
 import { ContextOverflowError } from "@/lib/compaction/overflow";
@@ -24,14 +24,11 @@ import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { streamModelCall } from "./model-call";
 import { observeTurn, type TurnObservations } from "./observe";
 
-/** Tool loops stop after this many model calls; Tier 2 keeps even the longest within the window. */
-const MAX_STEPS = 50;
-
 export type AnswerContext = {
   chatId: string;
   model: LanguageModel;
   budget: ModelBudget;
-  frame: RequestFrame<BuiltinTools>;
+  frame: RequestFrame<ToolSet>;
   compaction: CompactOutcome;
   observed: TurnObservations;
   startedAt: number;
@@ -95,7 +92,7 @@ async function streamAttempt(
     overheadTokens: frame.overheadTokens,
     toolOverheadTokens: frame.toolOverheadTokens,
     messages,
-    maxSteps: MAX_STEPS,
+    maxSteps: env().turnMaxSteps,
     proactive: settings.enabled,
     keepRecentToolResults: settings.keepRecentToolResults,
     onRecovery: (event) => {
@@ -115,7 +112,7 @@ async function streamAttempt(
       ),
     onMetric: metric,
   });
-  const ui = toUIMessageStream<BuiltinTools, FoldUIMessage>({
+  const ui = toUIMessageStream<ToolSet, FoldUIMessage>({
     stream: observeTurn(result.stream, ctx.now, observed).stream,
     tools: frame.tools,
     sendStart: false,

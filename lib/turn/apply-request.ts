@@ -17,6 +17,7 @@ function isCompactionEntry(row: Message): boolean {
  * it), or drop the reply to regenerate. Returns nothing; the caller reloads.
  */
 export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest): Promise<void> {
+  if (request.trigger === "continue") return;
   await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     if (request.trigger === "submit-message") {

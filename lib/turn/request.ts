@@ -23,7 +23,14 @@ export const turnRequestSchema = z.discriminatedUnion("trigger", [
   }),
 ]);
 
-export type TurnRequest = z.infer<typeof turnRequestSchema>;
+/**
+ * What a turn is asked to do. Over HTTP only the schema's two triggers exist;
+ * `continue` is the server's own: answer the stored history as it stands
+ * (a replay of recorded conversations uses it to make one model call per step).
+ */
+export type TurnRequest =
+  | z.infer<typeof turnRequestSchema>
+  | { trigger: "continue"; chatId: string; modelId?: string };
 
 /** Request body limit: the message cap plus room for JSON framing. */
 export const TURN_REQUEST_MAX_BYTES = 600_000;

@@ -2,6 +2,7 @@ import {
   createUIMessageStreamResponse,
   generateId,
   type LanguageModel,
+  type ToolSet,
   type UIMessageChunk,
 } from "ai";
 import { describeModelError } from "@/lib/ai/errors";
@@ -27,6 +28,8 @@ export type TurnDeps = {
   resolveModel: (modelId: string) => LanguageModel;
   defaultModelId: () => Promise<string>;
   now?: () => number;
+  /** The tools the model may call; Fold's built-in ones unless a caller (a replay) brings its own. */
+  tools?: ToolSet;
 };
 
 /**
@@ -97,7 +100,9 @@ async function streamTurn(
   const now = deps.now ?? Date.now;
   const startedAt = now();
   const [frame, budget] = await Promise.all([
-    chatRequestFrame(new Date(startedAt)),
+    deps.tools
+      ? chatRequestFrame(new Date(startedAt), deps.tools)
+      : chatRequestFrame(new Date(startedAt)),
     modelBudget(db, turn.modelId),
   ]);
   const compaction = await compactForTurn(

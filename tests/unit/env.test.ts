@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { COMPACTION_DEFAULTS, loadEnv } from "@/lib/env";
+import { COMPACTION_DEFAULTS, loadEnv, TURN_MAX_STEPS_DEFAULT } from "@/lib/env";
 
 const quiet = () => undefined;
 
@@ -121,6 +121,8 @@ describe("environment", () => {
       COMPACTION_KEEP_RECENT_RATIO: String(COMPACTION_DEFAULTS.keepRecentRatio),
       COMPACTION_KEEP_RECENT_TOOL_RESULTS: String(COMPACTION_DEFAULTS.keepRecentToolResults),
       COMPACTION_SUMMARY_RATIO: String(COMPACTION_DEFAULTS.summaryRatio),
+      COMPACTION_LEDGER_SHARE: String(COMPACTION_DEFAULTS.ledgerShare),
+      TURN_MAX_STEPS: String(TURN_MAX_STEPS_DEFAULT),
       COMPACTION_BULKY_RATIO: String(COMPACTION_DEFAULTS.bulkyRatio),
       COMPACTION_SUMMARIZER_TIMEOUT_MS: String(COMPACTION_DEFAULTS.summarizerTimeoutMs),
       DEMO_MODEL: loadEnv({}, quiet).demoModel,

@@ -64,7 +64,7 @@ describe("fallbackDigest", () => {
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 
-  it("contains the user's requests, their quoted constraints, the last conclusion, errors and identifiers", () => {
+  it("contains the user's requests, their quoted constraints, the last conclusion and errors", () => {
     const digest = fallbackDigest({
       previousSummary: null,
       span: span(3),
@@ -78,9 +78,8 @@ describe("fallbackDigest", () => {
     }
     expect(digest).toContain("- Last reply: Conclusion 2: the report 2 is fetched.");
     expect(digest).not.toContain("Conclusion 1:");
-    // An identifier found only deep inside a tool output lands under Verbatim references.
-    expect(digest).toContain("## Verbatim references");
-    expect(digest).toContain("- ab12cd0002ef");
+    // Identifiers are the reference ledger's job (fold.ts), not the digest's.
+    expect(digest).not.toContain("## Verbatim references");
   });
 
   it("fits its budget with a huge span, dropping the oldest items first", () => {
@@ -94,7 +93,7 @@ describe("fallbackDigest", () => {
     expect(missingHeadings(digest)).toEqual([]);
   });
 
-  it("keeps the previous summary's content when there is room, and condenses it when not", () => {
+  it("extends the previous narrative and never replaces it: the new span's lines give way first", () => {
     const previousSummary = [
       "## Goal & open requests",
       "- Migrate the billing service to Postgres 16.",
@@ -122,18 +121,21 @@ describe("fallbackDigest", () => {
     expect(roomy).toContain("- Migrate the billing service to Postgres 16.");
     expect(roomy).toContain('- "no downtime during business hours"');
     expect(roomy).toContain("- Chose pg_dump over logical replication.");
-    expect(roomy).toContain("- /srv/billing/schema.sql");
-    expect(roomy.split("## Verbatim references")).toHaveLength(2);
+    expect(roomy).toContain("Request 0:");
+    // The previous ledger is not the digest's: fold.ts renders it once, beside the digest.
+    expect(roomy).not.toContain("## Verbatim references");
     expect(roomy.split(FALLBACK_NOTE)).toHaveLength(2);
 
     const tight = fallbackDigest({
       previousSummary,
-      span: span(1),
+      span: span(20),
       budgetTokens: 200,
       countTokens,
     });
     expect(countTokens(tight)).toBeLessThanOrEqual(200);
-    expect(tight).toContain("Request 0:"); // newer than anything in the previous summary
+    expect(tight).toContain("- Migrate the billing service to Postgres 16.");
+    expect(tight).toContain('- "no downtime during business hours"');
+    expect(tight).not.toContain("Request 0:"); // the new span's oldest line went first
   });
 
   it("is never empty", () => {

@@ -201,6 +201,7 @@ export function tier1Harness(options: { budget?: Budget; summarizerFails?: Error
     modelId: MODEL_ID,
     estimator,
     keepRecentToolResults: KEEP_RECENT_TOOL_RESULTS,
+    ledgerShare: COMPACTION_DEFAULTS.ledgerShare,
     summarize: summarizer.port,
     fallback: fallback.port,
     now: () => 0,

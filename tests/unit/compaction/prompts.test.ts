@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   budgetHint,
+  completeHeadings,
   FULLNESS_CONDENSE_FULLY_ABOVE,
   FULLNESS_KEEP_BELOW,
   fullnessBucket,
-  headingsReminder,
   missingHeadings,
+  NOT_RECORDED,
   SUMMARY_HEADINGS,
   summarizerInstructions,
   summarizerPrompt,
@@ -140,9 +141,28 @@ describe("heading checks", () => {
     expect(missingHeadings("Errors & fixes were discussed")).toContain("Errors & fixes");
   });
 
-  it("writes a reminder naming the missing headings and the full order", () => {
-    const reminder = headingsReminder(["Errors & fixes"]);
-    expect(reminder).toContain('missing "## Errors & fixes"');
-    for (const h of SUMMARY_HEADINGS) expect(reminder).toContain(`"## ${h}"`);
+  it("completes a summary: every heading in order, what was written kept, the rest not recorded", () => {
+    const done = completeHeadings(
+      "Preamble line.\n## Errors & fixes\n- none\n## Goal & open requests\n- ship it",
+    );
+    expect(missingHeadings(done)).toEqual([]);
+    expect(done.split("\n").filter((l) => l.startsWith("## "))).toEqual(
+      SUMMARY_HEADINGS.map((h) => `## ${h}`),
+    );
+    expect(done).toContain("## Goal & open requests\nPreamble line.\n- ship it");
+    expect(done).toContain(`## Decisions & facts\n${NOT_RECORDED}`);
+    expect(done).toContain("## Errors & fixes\n- none");
+    expect(completeHeadings(done)).toBe(done);
+  });
+
+  it("states the output limit when it is given", () => {
+    const prompt = summarizerPrompt({
+      previousSummary: null,
+      spanText: "x",
+      budgetTokens: 500,
+      limitTokens: 600,
+    });
+    expect(prompt).toContain("cut off after 600 tokens");
+    expect(prompt).toContain("about 500");
   });
 });

@@ -3,7 +3,12 @@ import { APICallError } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { summarizerModel } from "@/lib/chat/summarizer-models";
-import { headingsReminder, SUMMARY_HEADINGS } from "@/lib/compaction/prompts";
+import {
+  headingSkeleton,
+  missingHeadings,
+  NOT_RECORDED,
+  SUMMARY_HEADINGS,
+} from "@/lib/compaction/prompts";
 import {
   createSummarizer,
   type SummarizeRequest,
@@ -20,17 +25,17 @@ const usage = {
   outputTokens: { total: 50, text: 50, reasoning: 0 },
 };
 
-function reply(text: string): LanguageModelV4GenerateResult {
+function reply(text: string, finish: "stop" | "length" = "stop"): LanguageModelV4GenerateResult {
   return {
     content: [{ type: "text", text }],
-    finishReason: { unified: "stop", raw: "stop" },
+    finishReason: { unified: finish, raw: finish },
     usage,
     warnings: [],
   };
 }
 
 /** A valid summary: all six headings, short. */
-const SUMMARY = SUMMARY_HEADINGS.map((h) => `## ${h}\nNone.`).join("\n");
+const SUMMARY = SUMMARY_HEADINGS.map((h) => `## ${h}\nNone.`).join("\n\n");
 
 const ok = (text = SUMMARY) => new MockLanguageModelV4({ doGenerate: async () => reply(text) });
 
@@ -130,14 +135,40 @@ describe("createSummarizer", () => {
     });
     await summarize(request({ summaryBudget: 777 }));
     const call = good.doGenerateCalls[0];
-    expect(call?.maxOutputTokens).toBe(777);
+    // Room is left for the headings a cut reply may not reach, and the prompt states the limit.
+    const limit = 777 - createEstimator().countText(headingSkeleton());
+    expect(call?.maxOutputTokens).toBe(limit);
+    expect(promptText(call)).toContain(`cut off after ${limit} tokens`);
     expect(call?.prompt[0]?.role).toBe("system");
     expect(promptText(call)).toContain("<conversation>\n<user>\nMARK-0-START");
   });
 
-  it("retries once on the same model with a reminder when headings are missing", async () => {
-    const partial = "## Goal & open requests\nShip the importer.\n## Decisions & facts\nNone.";
-    const model = new MockLanguageModelV4({ doGenerate: [reply(partial), reply(SUMMARY)] });
+  it("keeps a reply cut at the output limit and completes the headings it did not reach", async () => {
+    const cut =
+      '## Goal & open requests\nShip the importer to /srv/import.\n## Constraints & preferences\n- "never drop rows"\n## Current state & next step\nhalf a senten';
+    const model = new MockLanguageModelV4({ doGenerate: async () => reply(cut, "length") });
+    const summarize = createSummarizer({
+      models: [entry("a:wordy", model)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      onMetric: metric,
+    });
+    const result = await summarize(request());
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(result.model).toBe("a:wordy");
+    expect(result.cutReplies).toBe(1);
+    expect(result.summary).toContain("Ship the importer to /srv/import.");
+    expect(result.summary).toContain('"never drop rows"');
+    // The line the cut split is dropped: it may hold half an identifier.
+    expect(result.summary).not.toContain("half a senten");
+    expect(missingHeadings(result.summary)).toEqual([]);
+    expect(result.summary).toContain(`## Errors & fixes\n${NOT_RECORDED}`);
+  });
+
+  it("completes a summary that skipped headings, in order, without asking again", async () => {
+    const partial =
+      "## Decisions & facts\nUse port 5433.\n## Goal & open requests\nShip the importer.";
+    const model = ok(partial);
     const summarize = createSummarizer({
       models: [entry("a:forgetful", model)],
       timeoutMs: 5_000,
@@ -145,33 +176,10 @@ describe("createSummarizer", () => {
       onMetric: metric,
     });
     const result = await summarize(request());
-    expect(model.doGenerateCalls).toHaveLength(2);
-    const reminder = headingsReminder([
-      "Constraints & preferences",
-      "Current state & next step",
-      "Artifacts & references",
-      "Errors & fixes",
-    ]);
-    expect(promptText(model.doGenerateCalls[0])).not.toContain(reminder);
-    expect(promptText(model.doGenerateCalls[1])).toContain(reminder);
-    expect(result.model).toBe("a:forgetful");
-    expect(result.attempts).toBe(2);
-  });
-
-  it("moves to the next model when headings are still missing after the reminder", async () => {
-    const partial = "## Goal & open requests\nShip the importer, with no other headings.";
-    const forgetful = ok(partial);
-    const good = ok();
-    const summarize = createSummarizer({
-      models: [entry("a:forgetful", forgetful), entry("b:good", good)],
-      timeoutMs: 5_000,
-      estimator: createEstimator(),
-      onMetric: metric,
-    });
-    const result = await summarize(request());
-    expect(forgetful.doGenerateCalls).toHaveLength(2);
-    expect(good.doGenerateCalls).toHaveLength(1);
-    expect(result.model).toBe("b:good");
+    expect(model.doGenerateCalls).toHaveLength(1);
+    const headings = result.summary.split("\n").filter((l) => l.startsWith("## "));
+    expect(headings).toEqual(SUMMARY_HEADINGS.map((h) => `## ${h}`));
+    expect(result.summary).toContain("## Decisions & facts\nUse port 5433.");
   });
 
   it("throws SummarizerFailedError listing every attempt when all models fail", async () => {
@@ -180,7 +188,7 @@ describe("createSummarizer", () => {
         entry("a:slow", hanging()),
         entry("b:broken", failing(503)),
         entry("c:terse", ok("ok")),
-        entry("d:forgetful", ok("## Goal & open requests\nonly this heading")),
+        entry("d:chatty", ok("Sure! Here is what I think about the importer, in detail.")),
       ],
       timeoutMs: 30,
       estimator: createEstimator(),
@@ -189,11 +197,11 @@ describe("createSummarizer", () => {
     const error = await summarize(request()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SummarizerFailedError);
     const attempts = (error as SummarizerFailedError).attempts;
-    expect(attempts.map((a) => a.model)).toEqual(["a:slow", "b:broken", "c:terse", "d:forgetful"]);
+    expect(attempts.map((a) => a.model)).toEqual(["a:slow", "b:broken", "c:terse", "d:chatty"]);
     expect(attempts[0]?.error.message).toMatch(/timed out after 30 ms/);
     expect(APICallError.isInstance(attempts[1]?.error)).toBe(true);
     expect(attempts[2]?.error.message).toMatch(/too short/);
-    expect(attempts[3]?.error.message).toMatch(/lacks headings/);
+    expect(attempts[3]?.error.message).toMatch(/none of the summary's headings/);
     expect(metric).not.toHaveBeenCalled();
   });
 
@@ -321,32 +329,6 @@ describe("createSummarizer", () => {
     expect(chunks.slice(1).flat()).toEqual(messages.map((_, i) => i));
     expect(result.model).toBe("a:picky");
     expect(result.chunks).toBe(chunks.length - 1);
-  });
-
-  it("appends identifiers the summary dropped, within the budget", async () => {
-    const estimator = createEstimator();
-    const messages: FoldUIMessage[] = [
-      {
-        id: "u1",
-        role: "user",
-        parts: [
-          {
-            type: "text",
-            text: `Deploy to https://deploy.example.com/v2 with "no downtime" ${"please ".repeat(80)}`,
-          },
-        ],
-      },
-    ];
-    const summarize = createSummarizer({
-      models: [entry("a:good", ok())],
-      timeoutMs: 5_000,
-      estimator,
-    });
-    const result = await summarize(request({ span: messages, summaryBudget: 400 }));
-    expect(result.summary).toContain("## Verbatim references");
-    expect(result.summary).toContain("- no downtime");
-    expect(result.summary).toContain("- https://deploy.example.com/v2");
-    expect(estimator.countText(result.summary)).toBeLessThanOrEqual(400);
   });
 
   it("reports latency as a metric", async () => {

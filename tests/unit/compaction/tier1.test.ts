@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { splitSummary } from "@/lib/compaction/ledger";
 import { runTier1, type Tier1Result } from "@/lib/compaction/tier1";
 import { buildView, SUMMARY_MESSAGE_ID } from "@/lib/compaction/view";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -199,7 +200,10 @@ describe("Tier 1 (DESIGN §8)", () => {
       const result = expectCompacted(await runTier1(h.input(history, state, { force })));
 
       expect(h.summarizer.calls).toHaveLength(round + 1);
-      expect(h.summarizer.calls[round]?.previousSummary).toBe(previousSummary);
+      // The summarizer gets the previous narrative; the ledger is Fold's and travels beside it.
+      expect(h.summarizer.calls[round]?.previousSummary).toBe(
+        previousSummary === null ? null : splitSummary(previousSummary).narrative,
+      );
       expect(result.draft.watermarkFrom).toBe(state.watermark);
       previousSummary = result.next.summary;
       state = nextState(state, result);

@@ -2,12 +2,16 @@ import type { LanguageModelV4GenerateResult } from "@ai-sdk/provider";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { summarizerModel } from "@/lib/chat/summarizer-models";
+import { fallbackDigest } from "@/lib/compaction/fallback";
+import { type FallbackPort, foldIntoSummary, type SummarizePort } from "@/lib/compaction/fold";
+import { extractIdentifiers } from "@/lib/compaction/identifiers";
 import {
-  containsVerbatim,
-  extractIdentifiers,
-  preserveIdentifiers,
-  splitVerbatimReferences,
-} from "@/lib/compaction/preserve";
+  fitLedger,
+  type LedgerEntry,
+  mergeLedger,
+  renderLedger,
+  splitSummary,
+} from "@/lib/compaction/ledger";
 import { SUMMARY_HEADINGS } from "@/lib/compaction/prompts";
 import { createSummarizer } from "@/lib/compaction/summarize";
 import { createEstimator } from "@/lib/context/tokens";
@@ -216,176 +220,207 @@ describe("extractIdentifiers", () => {
   });
 });
 
-describe("preserveIdentifiers", () => {
-  it("keeps all 50 planted identifiers through 10 chained compactions by a summarizer that drops them", async () => {
-    const model = new MockLanguageModelV4({
-      doGenerate: async (): Promise<LanguageModelV4GenerateResult> => ({
-        content: [{ type: "text", text: FORGETFUL_SUMMARY }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage: {
-          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-          outputTokens: { total: 1, text: 1, reasoning: 0 },
-        },
-        warnings: [],
-      }),
-    });
-    const summarize = createSummarizer({
-      models: [summarizerModel({ id: "mock:forgetful", model, contextWindow: 128_000 })],
-      timeoutMs: 5_000,
+const forgetfulModel = () =>
+  new MockLanguageModelV4({
+    doGenerate: async (): Promise<LanguageModelV4GenerateResult> => ({
+      content: [{ type: "text", text: FORGETFUL_SUMMARY }],
+      finishReason: { unified: "stop", raw: "stop" },
+      usage: {
+        inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+        outputTokens: { total: 1, text: 1, reasoning: 0 },
+      },
+      warnings: [],
+    }),
+  });
+
+const forgetful: SummarizePort = (request) =>
+  createSummarizer({
+    models: [
+      summarizerModel({ id: "mock:forgetful", model: forgetfulModel(), contextWindow: 128_000 }),
+    ],
+    timeoutMs: 5_000,
+    estimator,
+  })(request);
+
+const failing: SummarizePort = async () => {
+  throw new Error("every summarizer model failed");
+};
+
+const digest: FallbackPort = (request) => fallbackDigest({ ...request, countTokens });
+
+/** Ten chained folds of `roundSpan(r)`, each at message numbers 2r+1 and 2r+2. */
+async function chain(summarizeRound: (round: number) => SummarizePort, summaryBudget: number) {
+  let summary: string | null = null;
+  const perRound: string[] = [];
+  for (let round = 0; round < 10; round += 1) {
+    const folded = await foldIntoSummary({
+      previousSummary: summary,
+      span: roundSpan(round),
+      positions: [2 * round + 1, 2 * round + 2],
+      summaryBudget,
+      ledgerShare: 0.5,
       estimator,
+      summarize: summarizeRound(round),
+      fallback: digest,
     });
-    let summary: string | null = null;
-    for (let round = 0; round < 10; round += 1) {
-      const result = await summarize({
-        previousSummary: summary,
-        span: roundSpan(round),
-        summaryBudget: 4_000,
-      });
-      summary = result.summary;
+    summary = folded.summary;
+    perRound.push(summary);
+  }
+  return { final: summary ?? "", perRound };
+}
+
+const entry = (value: string, origin: LedgerEntry["origin"], last: number): LedgerEntry => ({
+  value,
+  kind: "code",
+  origin,
+  first: last,
+  last,
+  mentions: 1,
+});
+
+describe("the reference ledger", () => {
+  it("keeps all 50 planted identifiers through 10 chained compactions by a summarizer that drops them", async () => {
+    const { final, perRound } = await chain(() => forgetful, 4_000);
+    perRound.forEach((summary, round) => {
       // Planted so far survive every round, not only the last.
       for (let r = 0; r <= round; r += 1) {
         expect(summary).toContain(URLS[r]);
         expect(summary).toContain(QUOTES[r]);
       }
-    }
-    const final = summary ?? "";
+    });
     for (const value of PLANTED) expect(final).toContain(value);
     for (const value of PLANTED) expect(occurrences(final, value)).toBe(1);
     expect(occurrences(final, "## Verbatim references")).toBe(1);
     expect(countTokens(final)).toBeLessThanOrEqual(4_000);
   });
 
-  it("does not list identifiers the summary kept", () => {
-    const span = roundSpan(0);
-    const summary = `${FORGETFUL_SUMMARY}\nChecked ${URLS[0]} and ${PATHS[0]}.`;
-    const out = preserveIdentifiers({
-      span,
-      previousSummary: null,
-      summary,
-      maxTokens: 1_000,
-      countTokens,
-    });
-    expect(occurrences(out, URLS[0] as string)).toBe(1);
-    expect(occurrences(out, PATHS[0] as string)).toBe(1);
-    expect(out).toContain(`- ${HASHES[0]}`);
-    expect(out).toContain(`- ${QUOTES[0]}`);
+  it("keeps every entry that fits when the summarizer fails between chained compactions", async () => {
+    // Rounds 3 and 7 fail: the fallback digest takes over and must not lose the ledger.
+    const { perRound } = await chain(
+      (round) => (round === 3 || round === 7 ? failing : forgetful),
+      4_000,
+    );
+    for (const round of [3, 4, 7, 8, 9]) {
+      const summary = perRound[round] ?? "";
+      for (let r = 0; r <= round; r += 1) {
+        for (const list of [URLS, PATHS, HASHES, QUANTITIES, QUOTES])
+          expect(summary, `round ${round}`).toContain(list[r]);
+      }
+    }
+    // The digest extends the previous narrative; it does not replace it.
+    expect(perRound[3]).toContain("Some work happened.");
   });
 
-  it("returns the summary unchanged when nothing is missing", () => {
+  it("records origin, first and last message, and mentions, and parses them back", () => {
     const span: FoldUIMessage[] = [
-      { id: "u", role: "user", parts: [{ type: "text", text: "see https://example.com/ok" }] },
-    ];
-    const summary = `${FORGETFUL_SUMMARY}\nhttps://example.com/ok`;
-    expect(
-      preserveIdentifiers({ span, previousSummary: null, summary, maxTokens: 500, countTokens }),
-    ).toBe(summary);
-  });
-
-  it("respects maxTokens and puts the user's identifiers first", () => {
-    const span: FoldUIMessage[] = [
+      { id: "u", role: "user", parts: [{ type: "text", text: 'Use /srv/app and "no downtime"' }] },
       {
-        id: "a0",
+        id: "a",
         role: "assistant",
-        parts: [{ type: "text", text: HASHES.concat(URLS).join(" ") }],
-      },
-      {
-        id: "u1",
-        role: "user",
-        parts: [{ type: "text", text: QUOTES.map((q) => `"${q}"`).join(", ") }],
+        parts: [
+          { type: "text", text: "Deploying /srv/app now." },
+          {
+            type: "tool-run",
+            toolCallId: "c1",
+            state: "output-available",
+            input: { cmd: "ls /opt/tools/bin" },
+            output: "found /var/lib/x.db",
+          },
+        ],
       },
     ];
-    const maxTokens = 60;
-    const out = preserveIdentifiers({
-      span,
-      previousSummary: null,
-      summary: FORGETFUL_SUMMARY,
-      maxTokens,
-      countTokens,
-    });
-    const appendix = out.slice(FORGETFUL_SUMMARY.length).trim();
-    expect(appendix.startsWith("## Verbatim references\nSaid by the user:\n")).toBe(true);
-    expect(countTokens(appendix)).toBeLessThanOrEqual(maxTokens);
-    const listed = appendix.split("\n").filter((l) => l.startsWith("- "));
-    expect(listed.length).toBeGreaterThan(0);
-    expect(listed.length).toBeLessThan(QUOTES.length + HASHES.length + URLS.length);
-    // Only user quotes fit: every one listed is the user's, in the order they were said.
-    expect(listed).toEqual(QUOTES.slice(0, listed.length).map((q) => `- ${q}`));
+    const ledger = mergeLedger([], span, [7, 9]);
+    const byValue = Object.fromEntries(ledger.map((e) => [e.value, e]));
+    expect(byValue["/srv/app"]).toMatchObject({ origin: "user", first: 7, last: 9, mentions: 2 });
+    expect(byValue["no downtime"]).toMatchObject({ origin: "user", kind: "quote" });
+    expect(byValue["/opt/tools/bin"]).toMatchObject({ origin: "tool-args", first: 9 });
+    expect(byValue["/var/lib/x.db"]).toMatchObject({ origin: "tool-result" });
+    const text = renderLedger(ledger);
+    expect(text).toContain('"no downtime"');
+    const parsed = splitSummary(`## Goal & open requests\nShip.\n\n${text}`);
+    expect(parsed.narrative).toBe("## Goal & open requests\nShip.");
+    // The text keeps everything the ledger needs: a quote stays a quote, other kinds need not survive.
+    const comparable = (entries: LedgerEntry[]) =>
+      entries
+        .map(({ kind, ...rest }) => ({ ...rest, quote: kind === "quote" }))
+        .sort((a, b) => a.value.localeCompare(b.value));
+    expect(comparable(parsed.ledger)).toEqual(comparable(ledger));
+    expect(renderLedger(parsed.ledger)).toBe(text);
   });
 
-  it("prefers identifiers used more often, then more recently", () => {
-    const text = (id: string, t: string): FoldUIMessage => ({
-      id,
-      role: "assistant",
-      parts: [{ type: "text", text: t }],
-    });
-    const span = [
-      text("a", "/srv/old/file.txt /srv/often/file.txt"),
-      text("b", "/srv/often/file.txt"),
-      text("c", "/srv/recent/file.txt"),
+  it("makes a tool-result identifier the user's when the user mentions it again", () => {
+    const first = mergeLedger(
+      [],
+      [
+        {
+          id: "a",
+          role: "assistant",
+          parts: [
+            {
+              type: "tool-x",
+              toolCallId: "c",
+              state: "output-available",
+              input: {},
+              output: "see /data/q3.csv",
+            },
+          ],
+        },
+      ],
+      [4],
+    );
+    expect(first[0]).toMatchObject({ origin: "tool-result", mentions: 1 });
+    const again = mergeLedger(
+      first,
+      [{ id: "u", role: "user", parts: [{ type: "text", text: "open /data/q3.csv" }] }],
+      [12],
+    );
+    expect(again[0]).toMatchObject({ origin: "user", first: 4, last: 12, mentions: 2 });
+  });
+
+  it("evicts tool results first, then tool arguments, then the assistant's, the user's last and oldest first", () => {
+    const ledger = [
+      entry("/u/old", "user", 1),
+      entry("/u/new", "user", 50),
+      entry("/a/one", "assistant", 40),
+      entry("/t/arg", "tool-args", 45),
+      entry("/t/res-old", "tool-result", 10),
+      entry("/t/res-new", "tool-result", 49),
     ];
-    const out = preserveIdentifiers({
-      span,
-      previousSummary: null,
-      summary: FORGETFUL_SUMMARY,
-      maxTokens: 500,
-      countTokens,
+    const kept = (budget: number) =>
+      fitLedger(ledger, budget, countTokens)
+        .entries.map((e) => e.value)
+        .sort();
+    const all = fitLedger(ledger, 10_000, countTokens);
+    expect(all.dropped).toBe(0);
+    const sizes = [6, 5, 4, 3, 2, 1].map((n) => {
+      for (let budget = 1; budget < all.tokens + 1; budget += 1) {
+        if (kept(budget).length >= n) return kept(budget);
+      }
+      return [];
     });
-    const listed = out.split("\n").filter((l) => l.startsWith("- "));
-    expect(listed).toEqual([
-      "- /srv/often/file.txt",
-      "- /srv/recent/file.txt",
-      "- /srv/old/file.txt",
+    expect(sizes[1]).not.toContain("/t/res-old");
+    expect(sizes[2]).toEqual(["/a/one", "/t/arg", "/u/new", "/u/old"].sort());
+    expect(sizes[3]).toEqual(["/a/one", "/u/new", "/u/old"].sort());
+    expect(sizes[4]).toEqual(["/u/new", "/u/old"]);
+    expect(sizes[5]).toEqual(["/u/new"]);
+    const fitted = fitLedger(ledger, Math.floor(all.tokens / 2), countTokens);
+    expect(fitted.dropped).toBe(ledger.length - fitted.entries.length);
+    expect(countTokens(fitted.text)).toBeLessThanOrEqual(Math.floor(all.tokens / 2));
+  });
+
+  it("reads a summary written before the ledger had origins", () => {
+    const legacy =
+      "## Goal & open requests\nShip.\n\n## Verbatim references\nSaid by the user:\n- no downtime\nFrom the conversation:\n- https://a.example/x";
+    const { ledger } = splitSummary(legacy);
+    expect(ledger.map((e) => [e.value, e.origin])).toEqual([
+      ["no downtime", "user"],
+      ["https://a.example/x", "assistant"],
     ]);
   });
 
-  it("carries the previous summary's references forward", () => {
-    const previousSummary = `${FORGETFUL_SUMMARY}\n\n## Verbatim references\nSaid by the user:\n- ${QUOTES[3]}\nFrom the conversation:\n- ${URLS[7]}`;
-    const out = preserveIdentifiers({
-      span: roundSpan(1),
-      previousSummary,
-      summary: FORGETFUL_SUMMARY,
-      maxTokens: 1_000,
-      countTokens,
-    });
-    const { references } = splitVerbatimReferences(out);
-    const byValue = new Map(references.map((r) => [r.value, r.fromUser]));
-    expect(byValue.get(QUOTES[3] as string)).toBe(true);
-    expect(byValue.get(URLS[7] as string)).toBe(false);
-    expect(byValue.get(QUOTES[1] as string)).toBe(true);
-  });
-
-  it("merges a section the model echoed instead of adding a second one", () => {
-    const echoed = `${FORGETFUL_SUMMARY}\n\n## Verbatim references\n- ${URLS[0]}\n- \`${PATHS[0]}\``;
-    const out = preserveIdentifiers({
-      span: roundSpan(0),
-      previousSummary: null,
-      summary: echoed,
-      maxTokens: 1_000,
-      countTokens,
-    });
-    expect(occurrences(out, "Verbatim references")).toBe(1);
-    expect(occurrences(out, URLS[0] as string)).toBe(1);
-    expect(occurrences(out, PATHS[0] as string)).toBe(1);
-    expect(out).toContain(`- ${HASHES[0]}`);
-  });
-
-  it("is deterministic", () => {
-    const input = {
-      span: roundSpan(2),
-      previousSummary: null,
-      summary: FORGETFUL_SUMMARY,
-      maxTokens: 300,
-      countTokens,
-    };
-    expect(preserveIdentifiers(input)).toBe(preserveIdentifiers(input));
-  });
-});
-
-describe("containsVerbatim", () => {
-  it("matches whole identifiers, not the middle of a longer token", () => {
-    expect(containsVerbatim("waited 30 s then", "30 s")).toBe(true);
-    expect(containsVerbatim("waited 130 seconds", "30 s")).toBe(false);
-    expect(containsVerbatim("commit abc12345", "abc1234")).toBe(false);
-    expect(containsVerbatim("see /a/b.c.", "/a/b.c")).toBe(true);
+  it("is deterministic", async () => {
+    const a = await chain(() => forgetful, 1_500);
+    const b = await chain(() => forgetful, 1_500);
+    expect(a.final).toBe(b.final);
   });
 });

@@ -1,0 +1,190 @@
+/**
+ * The reference ledger (DESIGN §16): the exact values the conversation relied
+ * on — URLs, paths, hashes, numbers with units, code, the user's quoted
+ * constraints — kept by Fold itself, not by the summarizer. It is rendered as
+ * the summary's "Verbatim references" section, parsed back at the next
+ * compaction, and merged with what the newly folded messages add, so it
+ * survives any number of chained compactions and any summarizer failure.
+ */
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { type IdentifierKind, type IdentifierOrigin, identifierOccurrences } from "./identifiers";
+import { VERBATIM_REFERENCES_HEADING } from "./prompts";
+
+export type LedgerEntry = {
+  value: string;
+  kind: IdentifierKind;
+  /** The most telling place it was seen: the user's words outrank the assistant's, then tools'. */
+  origin: IdentifierOrigin;
+  /** Message numbers (1-based, in the stored chat) of its first and latest mention. */
+  first: number;
+  last: number;
+  mentions: number;
+};
+
+/** Eviction order, first to go first (DESIGN §16): tool output nobody mentioned again, then arguments, then the assistant's, the user's last. */
+const ORIGIN_RANK: Record<IdentifierOrigin, number> = {
+  "tool-result": 0,
+  "tool-args": 1,
+  assistant: 2,
+  user: 3,
+};
+
+const ORIGIN_LABEL: Record<IdentifierOrigin, string> = {
+  user: "From the user:",
+  assistant: "From the assistant:",
+  "tool-args": "From tool calls:",
+  "tool-result": "From tool results:",
+};
+const LEGEND =
+  "_Exact values kept by Fold from the folded messages. [first-last message xmentions]_";
+/** Labels of summaries written before the ledger had origins. */
+const LEGACY_LABELS: Record<string, IdentifierOrigin> = {
+  "Said by the user:": "user",
+  "From the conversation:": "assistant",
+};
+
+const SECTION_HEADING = new RegExp(`^#{1,6}\\s*${VERBATIM_REFERENCES_HEADING}\\s*:?\\s*$`, "i");
+const ENTRY_LINE = /^[-*]\s+(.+?)(?:\s+\[(\d+)(?:-(\d+))?(?:\s+x(\d+))?\])?$/;
+
+/** A summary split into the narrative the summarizer wrote and the ledger Fold kept. */
+export function splitSummary(summary: string | null): { narrative: string; ledger: LedgerEntry[] } {
+  if (!summary) return { narrative: "", ledger: [] };
+  const lines = summary.split("\n");
+  const start = lines.findIndex((line) => SECTION_HEADING.test(line.trim()));
+  if (start === -1) return { narrative: summary.trim(), ledger: [] };
+  let end = start + 1;
+  while (end < lines.length && !/^#{1,6}\s/.test(lines[end] ?? "")) end += 1;
+  const narrative = [...lines.slice(0, start), ...lines.slice(end)].join("\n").trim();
+  return { narrative, ledger: parseEntries(lines.slice(start + 1, end)) };
+}
+
+function parseEntries(lines: readonly string[]): LedgerEntry[] {
+  const entries: LedgerEntry[] = [];
+  let origin: IdentifierOrigin = "assistant";
+  for (const raw of lines) {
+    const line = raw.trim();
+    const labelled =
+      (Object.entries(ORIGIN_LABEL).find(([, label]) => label === line)?.[0] as
+        | IdentifierOrigin
+        | undefined) ?? LEGACY_LABELS[line];
+    if (labelled) {
+      origin = labelled;
+      continue;
+    }
+    const match = ENTRY_LINE.exec(line);
+    if (!match?.[1]) continue;
+    let value = match[1].replace(/^`([^`]+)`$/, "$1");
+    let kind: IdentifierKind = "code";
+    const quoted = /^"([^"]+)"$/.exec(value);
+    if (origin === "user" && quoted?.[1]) {
+      value = quoted[1];
+      kind = "quote";
+    }
+    const first = Number(match[2] ?? 0);
+    entries.push({
+      value,
+      kind,
+      origin,
+      first,
+      last: Number(match[3] ?? first),
+      mentions: Number(match[4] ?? 1),
+    });
+  }
+  return entries;
+}
+
+/**
+ * The previous ledger with the identifiers of newly folded messages merged in:
+ * counts add up, the latest mention moves forward, and an identifier a user
+ * repeats becomes the user's. `positions[i]` is span message i's number.
+ */
+export function mergeLedger(
+  previous: readonly LedgerEntry[],
+  span: readonly FoldUIMessage[],
+  positions: readonly number[],
+): LedgerEntry[] {
+  const byValue = new Map<string, LedgerEntry>(previous.map((e) => [e.value, { ...e }]));
+  span.forEach((message, index) => {
+    const position = positions[index] ?? 0;
+    for (const { value, kind, origin } of identifierOccurrences(message)) {
+      const known = byValue.get(value);
+      if (!known) {
+        byValue.set(value, { value, kind, origin, first: position, last: position, mentions: 1 });
+        continue;
+      }
+      known.mentions += 1;
+      known.last = Math.max(known.last, position);
+      if (ORIGIN_RANK[origin] > ORIGIN_RANK[known.origin]) known.origin = origin;
+      if (kind === "quote") known.kind = "quote";
+    }
+  });
+  return [...byValue.values()];
+}
+
+export type FittedLedger = {
+  entries: LedgerEntry[];
+  /** The rendered section, "" when nothing is kept. */
+  text: string;
+  tokens: number;
+  dropped: number;
+};
+
+/** Keeps the ledger within `maxTokens`, evicting in DESIGN §16's order; oldest first within a class. */
+export function fitLedger(
+  ledger: readonly LedgerEntry[],
+  maxTokens: number,
+  countTokens: (text: string) => number,
+): FittedLedger {
+  const byKeepPriority = [...ledger].sort(
+    (a, b) =>
+      ORIGIN_RANK[b.origin] - ORIGIN_RANK[a.origin] ||
+      b.last - a.last ||
+      b.mentions - a.mentions ||
+      a.value.localeCompare(b.value),
+  );
+  const kept: LedgerEntry[] = [];
+  let used = countTokens(renderLedger([])) + countTokens(Object.values(ORIGIN_LABEL).join("\n"));
+  for (const entry of byKeepPriority) {
+    const cost = countTokens(`${entryLine(entry)}\n`);
+    if (used + cost > maxTokens) break; // strictly in eviction order: nothing ranked lower gets in
+    kept.push(entry);
+    used += cost;
+  }
+  // Per-line counts approximate the whole; make the ceiling exact, dropping the least kept first.
+  let text = renderLedger(kept);
+  while (kept.length > 0 && countTokens(text) > maxTokens) {
+    kept.pop();
+    text = renderLedger(kept);
+  }
+  return {
+    entries: kept,
+    text,
+    tokens: kept.length > 0 ? countTokens(text) : 0,
+    dropped: ledger.length - kept.length,
+  };
+}
+
+/** The "Verbatim references" section: by origin, the user's first, each group in the order first seen. */
+export function renderLedger(entries: readonly LedgerEntry[]): string {
+  if (entries.length === 0) return "";
+  const lines = [`## ${VERBATIM_REFERENCES_HEADING}`, LEGEND];
+  for (const origin of ["user", "assistant", "tool-args", "tool-result"] as const) {
+    const group = entries
+      .filter((e) => e.origin === origin)
+      .sort((a, b) => a.first - b.first || a.value.localeCompare(b.value));
+    if (group.length > 0) lines.push(ORIGIN_LABEL[origin], ...group.map(entryLine));
+  }
+  return lines.join("\n");
+}
+
+function entryLine(entry: LedgerEntry): string {
+  const value = entry.kind === "quote" ? `"${entry.value}"` : entry.value;
+  const span = entry.last > entry.first ? `${entry.first}-${entry.last}` : `${entry.first}`;
+  const mentions = entry.mentions > 1 ? ` x${entry.mentions}` : "";
+  return `- ${value} [${span}${mentions}]`;
+}
+
+/** The narrative and the ledger as one summary text, the form stored and sent. */
+export function joinSummary(narrative: string, ledgerText: string): string {
+  return [narrative.trim(), ledgerText].filter(Boolean).join("\n\n");
+}

@@ -1,0 +1,127 @@
+import type { Budget } from "@/lib/context/budget";
+import type { TokenEstimator } from "@/lib/context/tokens";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { buildView, type CompactionState, type ModelView, splitAtWatermark } from "./view";
+
+/**
+ * How big the next request will be (DESIGN §5, §8.2): the first half of Tier 1
+ * and what the context ring shows. Real usage first — the provider's count of
+ * the last request plus an estimate of what came after — never below an
+ * estimate of what is actually sent.
+ */
+
+export type ProjectionInput = {
+  history: readonly FoldUIMessage[];
+  state: CompactionState;
+  budget: Budget;
+  /** Raw tokens of the system prompt and tool schemas. */
+  overheadTokens: number;
+  /** Calibrated ratio of real to estimated tokens for this model. */
+  ratio: number;
+  modelId: string;
+  estimator: TokenEstimator;
+  keepRecentToolResults: number;
+};
+
+/** Raw room for messages: what the input budget leaves after the overhead, in uncalibrated tokens. */
+export function messageRoom(input: ProjectionInput): number {
+  return Math.max(0, Math.floor(input.budget.inputBudget / input.ratio) - input.overheadTokens);
+}
+
+/** The last reply sent within this compaction version, if any: its real usage describes this view. */
+function lastReplyOfVersion(input: ProjectionInput, after: readonly FoldUIMessage[]) {
+  for (let i = after.length - 1; i >= 0; i--) {
+    const stats = after[i]?.metadata?.stats;
+    if (!stats) continue;
+    return stats.viewVersion === input.state.version ? { index: i, stats } : null;
+  }
+  return null;
+}
+
+/**
+ * Tokens Stage 0 saves now on results the last request still sent whole: the
+ * results its own turn produced (added after Stage 0 ran), and the ones that
+ * were still among the newest before that turn.
+ */
+function stage0Savings(input: ProjectionInput, view: ModelView, lastIndex: number): number {
+  const offset = view.messages.length - view.after.length;
+  let olderSeen = 0;
+  let savings = 0;
+  for (let i = lastIndex; i >= 0; i--) {
+    const original = view.after[i];
+    const edited = view.messages[i + offset];
+    if (!original || !edited) break;
+    const ownTurn = i === lastIndex;
+    if (!ownTurn && olderSeen >= input.keepRecentToolResults) break;
+    for (let j = original.parts.length - 1; j >= 0; j--) {
+      const part = original.parts[j];
+      if (!part || !("toolCallId" in part) || part.state !== "output-available") continue;
+      const sentWhole = ownTurn || olderSeen < input.keepRecentToolResults;
+      if (!ownTurn) olderSeen++;
+      const now = edited.parts[j];
+      if (sentWhole && now && "output" in now && now.output !== part.output) {
+        const before =
+          typeof part.output === "string" ? part.output : (JSON.stringify(part.output) ?? "");
+        savings +=
+          input.estimator.countText(before) - input.estimator.countText(String(now.output));
+      }
+    }
+  }
+  return Math.max(0, savings);
+}
+
+/**
+ * The next request's size. Real usage first: when the last reply was sent
+ * this view's compaction version by this model, its provider count (less what
+ * Stage 0 has replaced since) plus an estimate of what came after. Never below
+ * the calibrated estimate of the view itself: stored usage that disagrees with
+ * the content (a turn whose usage is far below what it stored) must not let a
+ * request skip the caps and overflow.
+ */
+export function projectTokens(input: ProjectionInput, view: ModelView): number {
+  const { ratio, estimator } = input;
+  const estimated = Math.ceil(
+    (input.overheadTokens + estimator.estimateUIMessages(view.messages)) * ratio,
+  );
+  const last = lastReplyOfVersion(input, view.after);
+  // Real usage describes this view only if no request of that turn was trimmed in memory.
+  if (last && last.stats.model === input.modelId && !last.stats.viewTrimmed) {
+    const since = view.after.slice(last.index + 1);
+    const fromUsage =
+      last.stats.contextTokens +
+      (last.stats.lastStepOutputTokens ?? last.stats.outputTokens) -
+      Math.floor(stage0Savings(input, view, last.index) * ratio) +
+      estimator.estimateUIMessages(since, { ratio });
+    return Math.max(fromUsage, estimated);
+  }
+  return estimated;
+}
+
+function splitAfter(input: ProjectionInput): FoldUIMessage[] {
+  return splitAtWatermark(input.history, input.state.summary ? input.state.watermark : null).after;
+}
+
+/**
+ * The view the next turn would send and its projected size — the first half
+ * of Tier 1, also what the context ring shows. Cheap: real usage plus the
+ * messages since, with no hard-wall estimate unless an earlier turn needed one.
+ */
+export function projectNextTurn(input: ProjectionInput) {
+  const rules = {
+    bulkyToolTokens: input.budget.bulkyToolTokens,
+    keepRecentToolResults: input.keepRecentToolResults,
+  };
+  const limitTokens = messageRoom(input);
+  // A hard-wall cap an earlier turn of this version applied stays until the next compaction.
+  const priorCapTokens = lastReplyOfVersion(input, splitAfter(input))?.stats.viewCapTokens ?? null;
+  const view = buildView({
+    history: input.history,
+    state: input.state,
+    rules,
+    limitTokens,
+    estimator: input.estimator,
+    knownToFit: true,
+    priorCapTokens,
+  });
+  return { view, projectedTokens: projectTokens(input, view), rules, limitTokens, priorCapTokens };
+}
