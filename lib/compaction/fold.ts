@@ -13,6 +13,9 @@ import { stripTrace } from "./view";
  * lost to a failure.
  */
 
+/** The user's own values may take this much of the summary before the narrative loses its room. */
+const USER_LEDGER_MAX_SHARE = 0.75;
+
 export type SummarizePort = (request: {
   /** The previous summary's narrative, without its ledger. */
   previousSummary: string | null;
@@ -58,6 +61,7 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
     mergeLedger(previous.ledger, input.span, input.positions),
     Math.floor(input.ledgerShare * input.summaryBudget),
     countText,
+    Math.floor(USER_LEDGER_MAX_SHARE * input.summaryBudget),
   );
   const narrativeBudget = input.summaryBudget - ledger.tokens;
   const previousNarrative = previous.narrative || null;

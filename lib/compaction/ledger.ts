@@ -129,11 +129,17 @@ export type FittedLedger = {
   dropped: number;
 };
 
-/** Keeps the ledger within `maxTokens`, evicting in DESIGN §16's order; oldest first within a class. */
+/**
+ * Keeps the ledger within `maxTokens`, evicting in DESIGN §16's order, oldest
+ * first within a class. The user's own values may go on to `userMaxTokens`
+ * (the rest of the ledger then gets nothing): what the user said outranks
+ * the narrative's room, not only the other origins.
+ */
 export function fitLedger(
   ledger: readonly LedgerEntry[],
   maxTokens: number,
   countTokens: (text: string) => number,
+  userMaxTokens = maxTokens,
 ): FittedLedger {
   const byKeepPriority = [...ledger].sort(
     (a, b) =>
@@ -144,15 +150,19 @@ export function fitLedger(
   );
   const kept: LedgerEntry[] = [];
   let used = countTokens(renderLedger([])) + countTokens(Object.values(ORIGIN_LABEL).join("\n"));
+  const ceiling = (entry: LedgerEntry) =>
+    entry.origin === "user" ? Math.max(maxTokens, userMaxTokens) : maxTokens;
   for (const entry of byKeepPriority) {
     const cost = countTokens(`${entryLine(entry)}\n`);
-    if (used + cost > maxTokens) break; // strictly in eviction order: nothing ranked lower gets in
+    if (used + cost > ceiling(entry)) break; // strictly in eviction order: nothing ranked lower gets in
     kept.push(entry);
     used += cost;
   }
   // Per-line counts approximate the whole; make the ceiling exact, dropping the least kept first.
   let text = renderLedger(kept);
-  while (kept.length > 0 && countTokens(text) > maxTokens) {
+  const limit = () =>
+    kept.some((e) => e.origin !== "user") ? maxTokens : Math.max(maxTokens, userMaxTokens);
+  while (kept.length > 0 && countTokens(text) > limit()) {
     kept.pop();
     text = renderLedger(kept);
   }

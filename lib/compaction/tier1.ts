@@ -54,22 +54,43 @@ export type Tier1Result =
 
 /**
  * The keep boundary: the earliest user-turn start whose suffix fits in
- * `keepRecent`, and never later than the latest user message. Message
- * boundaries never split a tool call from its result: both live in one part.
+ * `keepRecent`. When the current turn alone is larger — a long tool loop
+ * after one user message — its newest steps are kept and its earlier ones
+ * folded, while the view keeps the user message itself verbatim (pinned, see
+ * view.ts). The newest message is always kept. Message boundaries never split
+ * a tool call from its result: both live in one part.
  */
 export function keepBoundary(
   after: readonly FoldUIMessage[],
   keepRecentRaw: number,
   estimator: TokenEstimator,
+  /** Raw tokens of a user message the view pins before `after` (already folded). */
+  pinnedTokens = 0,
 ): number {
+  const count = (message: FoldUIMessage | undefined) =>
+    message ? estimator.estimateUIMessages([message]) : 0;
   const lastUser = after.findLastIndex((m) => m.role === "user");
-  if (lastUser < 0) return after.length;
-  let boundary = lastUser;
-  let suffix = estimator.estimateUIMessages(after.slice(lastUser));
-  for (let i = lastUser - 1; i >= 0; i--) {
-    suffix += estimator.estimateUIMessages([after[i] as FoldUIMessage]);
+  if (lastUser >= 0) {
+    let suffix = estimator.estimateUIMessages(after.slice(lastUser));
+    if (suffix <= keepRecentRaw || lastUser === after.length - 1) {
+      let boundary = lastUser;
+      for (let i = lastUser - 1; i >= 0; i--) {
+        suffix += count(after[i]);
+        if (suffix > keepRecentRaw) break;
+        if (after[i]?.role === "user") boundary = i;
+      }
+      return boundary;
+    }
+  }
+  if (after.length === 0) return 0;
+  // Inside the current turn: the newest steps that fit beside its user message.
+  const turnUserTokens = lastUser >= 0 ? count(after[lastUser]) : pinnedTokens;
+  let boundary = after.length - 1;
+  let suffix = turnUserTokens + count(after[boundary]);
+  for (let i = boundary - 1; i > lastUser; i--) {
+    suffix += count(after[i]);
     if (suffix > keepRecentRaw) break;
-    if (after[i]?.role === "user") boundary = i;
+    boundary = i;
   }
   return boundary;
 }
@@ -185,5 +206,6 @@ function spanToFold(input: Tier1Input, view: ModelView): FoldUIMessage[] {
     budget.target - budget.summaryBudget - Math.ceil(input.overheadTokens * ratio),
   );
   const keepRaw = Math.max(0, Math.floor(keepRoom / ratio));
-  return view.after.slice(0, keepBoundary(view.after, keepRaw, input.estimator));
+  const pinnedTokens = view.pinned ? input.estimator.estimateUIMessages([view.pinned]) : 0;
+  return view.after.slice(0, keepBoundary(view.after, keepRaw, input.estimator, pinnedTokens));
 }

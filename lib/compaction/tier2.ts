@@ -1,6 +1,7 @@
 import type { ModelMessage, PrepareStepFunction, ToolSet } from "ai";
 import type { Budget } from "@/lib/context/budget";
 import type { TokenEstimator } from "@/lib/context/tokens";
+import { foldEarlierSteps } from "./fold-steps";
 import { ignoreMetrics, type MetricSink } from "./ports";
 import { trimToFit } from "./trim";
 
@@ -12,8 +13,10 @@ import { trimToFit } from "./trim";
  * Not persisted: the next turn's Tier 1 folds the turn into the summary.
  */
 
-/** A trim that saves less than this share is stalled and not repeated this turn. */
+/** A trim that saves less than this share, on messages Fold already counts as fitting, is not repeated this turn. */
 const STALL_SAVING_SHARE = 0.05;
+/** The fold note of earlier steps may take this share of the room for messages, at most the summary budget. */
+const FOLD_NOTE_SHARE = 0.2;
 
 export type Tier2Options = {
   budget: Budget;
@@ -43,9 +46,10 @@ export function createTier2<TOOLS extends ToolSet>(
 ): PrepareStepFunction<TOOLS> {
   const { budget, ratio, estimator } = options;
   const metric = options.onMetric ?? ignoreMetrics;
+  // The provider counts more than Fold's estimate and there is nothing left to cut: stop trying.
   let stalled = false;
   return ({ steps, messages, stepNumber }) => {
-    // The first step is what Tier 1 sized; a stalled trim is not retried.
+    // The first step is what Tier 1 sized.
     if (steps.length === 0 || stalled) return undefined;
     const usage = steps[steps.length - 1]?.usage;
     const projectedTokens =
@@ -57,21 +61,28 @@ export function createTier2<TOOLS extends ToolSet>(
     if (projectedTokens < budget.trigger) return undefined;
 
     const limitTokens = Math.max(0, Math.floor(budget.target / ratio) - options.overheadTokens);
+    const estimate = (list: ModelMessage[]) => estimator.estimateModelMessages(list);
     const trimmed = trimToFit(messages, {
       limitTokens,
       keepRecentToolResults: options.keepRecentToolResults,
-      estimate: (list) => estimator.estimateModelMessages(list),
+      estimate,
       force: true,
     });
-    if (trimmed.after > trimmed.before * (1 - STALL_SAVING_SHARE)) stalled = true;
-    metric("compaction.tier2", {
-      stepNumber,
-      projectedTokens,
-      before: trimmed.before,
-      after: trimmed.after,
-      stalled,
-    });
-    options.onTrim?.({ stepNumber, projectedTokens, before: trimmed.before, after: trimmed.after });
-    return { messages: trimmed.messages };
+    // Cutting is not enough: fold the loop's earlier steps into a note, keep the newest whole.
+    const folded = trimmed.fits
+      ? { ...trimmed, folded: 0 }
+      : foldEarlierSteps(trimmed.messages, {
+          limitTokens,
+          noteTokens: Math.floor(
+            Math.min(budget.summaryBudget / ratio, FOLD_NOTE_SHARE * limitTokens),
+          ),
+          estimate,
+          countText: (text) => estimator.countText(text),
+        });
+    const result = { before: trimmed.before, after: folded.after };
+    if (trimmed.fits && trimmed.after > trimmed.before * (1 - STALL_SAVING_SHARE)) stalled = true;
+    metric("compaction.tier2", { stepNumber, projectedTokens, ...result, folded: folded.folded });
+    options.onTrim?.({ stepNumber, projectedTokens, ...result });
+    return { messages: folded.messages };
   };
 }

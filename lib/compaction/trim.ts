@@ -38,9 +38,34 @@ function outputText(output: unknown): string {
   return typeof output === "string" ? output : (JSON.stringify(output) ?? "");
 }
 
-/** Head and tail of a text, with how much was cut between them. */
+/** The key of a tool call's arguments once they were cut to head and tail (an object, as providers require). */
+export const CUT_ARGUMENTS_KEY = "arguments_cut_to_fit";
+
+/**
+ * Arguments cut to about `maxChars` of their JSON, head and tail, once they
+ * are longer than `minChars` (by default: whenever cutting saves something).
+ */
+export function cutArguments(input: unknown, maxChars: number, minChars = maxChars): unknown {
+  if (input && typeof input === "object" && CUT_ARGUMENTS_KEY in input) {
+    const cut = (input as Record<string, unknown>)[CUT_ARGUMENTS_KEY];
+    if (typeof cut === "string" && cut.length <= maxChars + CUT_NOTE_CHARS) return input;
+  }
+  const json = typeof input === "string" ? input : (JSON.stringify(input) ?? "");
+  if (json.length <= Math.max(minChars, maxChars + CUT_MARGIN_CHARS)) return input;
+  return { [CUT_ARGUMENTS_KEY]: cutMiddle(json, maxChars) };
+}
+
+/** Room the "[… N chars cut …]" note takes inside a cut text. */
+const CUT_NOTE_CHARS = 64;
+/** Cutting fewer chars than this saves less than the note costs. */
+const CUT_MARGIN_CHARS = 2 * CUT_NOTE_CHARS;
+
+/**
+ * Head and tail of a text, with how much was cut between them. A text only a
+ * little over `maxChars` is left whole: the note would cost more than the cut saves.
+ */
 export function cutMiddle(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
+  if (text.length <= maxChars + CUT_MARGIN_CHARS) return text;
   const half = Math.floor(maxChars / 2);
   return `${text.slice(0, half)}\n[… ${(text.length - 2 * half).toLocaleString("en-US")} chars cut to fit the context window …]\n${text.slice(text.length - half)}`;
 }
@@ -69,8 +94,28 @@ function replacePart<M extends AnyMessage>(
   messages[i] = { ...message, content: parts };
 }
 
+/** Positions (message, part) of every tool call, newest first. */
+function toolCalls(messages: readonly AnyMessage[]): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const parts = partsOf(messages[i] as AnyMessage);
+    if (!parts) continue;
+    for (let j = parts.length - 1; j >= 0; j--)
+      if (parts[j]?.type === "tool-call") found.push([i, j]);
+  }
+  return found;
+}
+
+/** Older tool results become placeholders, and older arguments are cut like them. */
 function elide<M extends AnyMessage>(messages: M[], keepRecent: number): M[] {
   const out = [...messages];
+  for (const [index, [i, j]] of toolCalls(messages).entries()) {
+    if (index < keepRecent) continue;
+    const part = partsOf(out[i] as AnyMessage)?.[j];
+    if (!part) continue;
+    const input = cutArguments(part.input, ELIDE_MIN_CHARS);
+    if (input !== part.input) replacePart(out, i, j, { ...part, input });
+  }
   for (const [index, [i, j]] of toolResults(messages).entries()) {
     if (index < keepRecent) continue;
     const part = partsOf(out[i] as AnyMessage)?.[j];
@@ -106,6 +151,13 @@ function capAll<M extends AnyMessage>(messages: M[], capChars: number): M[] {
         if (text.length > capChars) {
           changed = true;
           return { ...part, output: { type: "text", value: cutMiddle(text, capChars) } };
+        }
+      }
+      if (part.type === "tool-call") {
+        const input = cutArguments(part.input, capChars);
+        if (input !== part.input) {
+          changed = true;
+          return { ...part, input };
         }
       }
       return part;

@@ -2,7 +2,7 @@ import { getToolName, isToolUIPart } from "ai";
 import type { TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
-import { cutMiddle } from "./trim";
+import { cutArguments, cutMiddle } from "./trim";
 
 /**
  * The model view (DESIGN §8.1): what the model is sent, derived every turn
@@ -29,6 +29,8 @@ export type ViewRules = {
 type Part = FoldUIMessage["parts"][number];
 
 export const SUMMARY_MESSAGE_ID = "fold-conversation-summary";
+/** Old arguments longer than a bulky result keep half of one: head and tail, where paths and commands are. */
+const ARGUMENT_KEEP_CHARS_PER_TOKEN = 2;
 /** Above this many chars per token a text is not natural language; used only as a fast gate. */
 const MAX_CHARS_PER_TOKEN = 6;
 
@@ -121,14 +123,28 @@ export function editContext(
       if (!isToolUIPart(part) || part.state !== "output-available") continue;
       const old = newerResults >= rules.keepRecentToolResults;
       newerResults++;
-      if (!old || isPlaceholder(part.output)) continue;
+      if (!old) continue;
+      // Old arguments are cut like old results: a long tool loop's calls can dwarf its results.
+      const input = cutArguments(
+        part.input,
+        rules.bulkyToolTokens * ARGUMENT_KEEP_CHARS_PER_TOKEN,
+        rules.bulkyToolTokens * CHARS_PER_TOKEN,
+      );
+      if (input !== part.input) {
+        parts[j] = { ...part, input } as Part;
+        changed = true;
+      }
+      if (isPlaceholder(part.output)) continue;
       // Cheap gates first: a token is at least one char, and rarely more than six.
       const text =
         typeof part.output === "string" ? part.output : (JSON.stringify(part.output) ?? "");
       if (text.length <= rules.bulkyToolTokens) continue;
       const surelyBulky = text.length > rules.bulkyToolTokens * MAX_CHARS_PER_TOKEN;
       if (!surelyBulky && estimator.countText(text) <= rules.bulkyToolTokens) continue;
-      parts[j] = { ...part, output: placeholderFor(getToolName(part), part.output) } as Part;
+      parts[j] = {
+        ...(parts[j] as Part),
+        output: placeholderFor(getToolName(part), part.output),
+      } as Part;
       changed = true;
     }
     edited[i] = changed ? { ...message, parts } : message;
@@ -150,9 +166,14 @@ function capMessage(message: FoldUIMessage, capChars: number): FoldUIMessage {
     if (isToolUIPart(part) && part.state === "output-available") {
       const text =
         typeof part.output === "string" ? part.output : (JSON.stringify(part.output) ?? "");
-      if (text.length > capChars) {
+      const input = cutArguments(part.input, capChars);
+      if (text.length > capChars || input !== part.input) {
         changed = true;
-        return { ...part, output: cutMiddle(text, capChars) } as Part;
+        return {
+          ...part,
+          input,
+          output: text.length > capChars ? cutMiddle(text, capChars) : part.output,
+        } as Part;
       }
     }
     return part;
@@ -195,11 +216,29 @@ export type ModelView = {
   /** Stored messages after the watermark (unedited), in order. */
   after: FoldUIMessage[];
   summary: string | null;
+  /**
+   * The latest user message when the summary already covers it (a long tool
+   * loop folded inside its turn): sent verbatim right after the summary, so
+   * the model always sees what it is answering.
+   */
+  pinned: FoldUIMessage | null;
   watermarkMissing: boolean;
   hardWallCapTokens: number | null;
   /** False when even the hard wall cannot make it fit (the latest message alone is too big). */
   fits: boolean;
 };
+
+/** The latest user message if the summary covers it (it sits before the watermark). */
+function pinnedUserMessage(
+  history: readonly FoldUIMessage[],
+  coveredCount: number,
+): FoldUIMessage | null {
+  for (let i = history.length - 1; i >= 0; i--) {
+    if (history[i]?.role !== "user") continue;
+    return i < coveredCount ? (stripTrace([history[i] as FoldUIMessage])[0] ?? null) : null;
+  }
+  return null;
+}
 
 /** The hard-wall check a view built with `knownToFit` skipped, applied to its messages. */
 export function withHardWall(
@@ -229,7 +268,8 @@ export function buildView(input: {
   const split = splitAtWatermark(input.history, input.state.summary ? input.state.watermark : null);
   const after = stripTrace(split.after);
   const summary = split.watermarkMissing ? null : input.state.summary;
-  const head = summary ? [summaryMessage(summary)] : [];
+  const pinned = summary ? pinnedUserMessage(input.history, split.coveredCount) : null;
+  const head = summary ? [summaryMessage(summary), ...(pinned ? [pinned] : [])] : [];
   const edited = [...head, ...editContext(after, input.rules, input.estimator)];
   const priorCap = input.priorCapTokens ?? null;
   const wall =
@@ -240,6 +280,7 @@ export function buildView(input: {
     messages: wall.messages,
     after,
     summary,
+    pinned,
     watermarkMissing: split.watermarkMissing,
     hardWallCapTokens: wall.capTokens,
     fits: wall.fits,

@@ -2,6 +2,7 @@ import type { UIMessageChunk } from "ai";
 import type { ModelBudget } from "@/lib/chat/budget";
 import { type CompactDeps, type CompactOutcome, compactChat } from "@/lib/chat/compact";
 import { traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
+import { defaultEstimator } from "@/lib/context/tokens";
 import type { Chat } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -42,12 +43,18 @@ export async function compactForTurn(
     }
     write(traceEndChunk(turn.traceId, outcome.trace));
   }
-  if (!outcome.fits) {
-    const { modelId, window } = turn.model;
-    throw new AppError(
-      "bad_request:too_long",
-      `Your message is too long for ${modelId}'s context window (${window.contextWindow.toLocaleString("en-US")} tokens). Shorten it, or pick a model with a larger window.`,
-    );
-  }
+  if (!outcome.fits) throw tooLong(turn);
   return outcome;
+}
+
+/** The one refusal Tier 1 makes: the latest user message alone does not fit. Says how big it is. */
+function tooLong(turn: { history: FoldUIMessage[]; model: ModelBudget }): AppError {
+  const { modelId, window, budget, ratio } = turn.model;
+  const latest = turn.history.findLast((m) => m.role === "user");
+  const tokens = latest ? Math.ceil(defaultEstimator.estimateUIMessages([latest]) * ratio) : 0;
+  const n = (value: number) => value.toLocaleString("en-US");
+  return new AppError(
+    "bad_request:too_long",
+    `Your message is about ${n(tokens)} tokens, more than ${modelId} can take: its context window is ${n(window.contextWindow)} tokens, of which ${n(budget.inputBudget)} can hold the conversation. Shorten it, or pick a model with a larger window.`,
+  );
 }

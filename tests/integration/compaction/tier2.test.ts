@@ -5,7 +5,12 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 const { fake, pages } = await vi.hoisted(async () => {
   const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
   const { createServer } = await import("node:http");
-  const server = await startFakeOpenAI({ models: [{ id: "mid", maxModelLen: 8192 }] });
+  const server = await startFakeOpenAI({
+    models: [
+      { id: "mid", maxModelLen: 8192 },
+      { id: "tiny", maxModelLen: 4096 },
+    ],
+  });
   process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
   process.env.OPENAI_COMPATIBLE_NAME = "fake";
   process.env.DEMO_MODEL = "never";
@@ -144,5 +149,47 @@ describeEachDriver("Tier 2 through the real turn path", (use) => {
       (reply?.parts ?? []) as Array<{ type: string; output?: { text?: string } }>
     ).filter((p) => p.type === "tool-fetch_url");
     expect(stored.map((p) => p.output?.text)).toEqual(pageTexts);
+  });
+
+  it("completes a 60-step tool loop in one turn at 4,096 by folding its earlier steps", async () => {
+    const database = use();
+    const { browser } = await register(database, "tier2-long@example.com");
+    const chatId = await newChat(database, browser);
+    const steps = 60;
+    const question =
+      "Read every page from 0 to 59 on the intranet, then tell me what they agree on.";
+    fake.script(
+      ...Array.from({ length: steps }, (_, i) => ({
+        toolCalls: [
+          { name: "fetch_url", arguments: { url: `${pages.url}/page/${i}?ref=step-${i}` } },
+        ],
+      })),
+      { text: "All sixty pages agree on the harbor ledger." },
+    );
+
+    const { response, chunks } = await sendTurn(database, browser, {
+      chatId,
+      modelId: "fake:tiny",
+      text: question,
+    });
+    expect(response.status).toBe(200);
+    expect(chunks.filter((c) => c.type === "error")).toEqual([]);
+    expect(chunks.filter((c) => c.type === "tool-output-available")).toHaveLength(steps);
+    const answer = chunks
+      .filter((c) => c.type === "text-delta")
+      .map((c) => c.delta)
+      .join("");
+    expect(answer).toBe("All sixty pages agree on the harbor ledger.");
+
+    // No request was refused, and every one fit the 4,096-token window.
+    const requests = fake.requests.filter((r) => !isSummaryRequest(r));
+    expect(requests).toHaveLength(steps + 1);
+    expect(requests.every((r) => r.status === 200 && r.promptTokens < 4096)).toBe(true);
+    // The last request still carries the user's question verbatim, a note for the folded
+    // steps with their arguments, and the newest steps whole.
+    const last = JSON.stringify(requests.at(-1)?.messages);
+    expect(last).toContain(question);
+    expect(last).toContain("Earlier steps of this turn, folded by Fold");
+    expect(last).toContain(`page/${steps - 1}?ref=step-${steps - 1}`);
   });
 });

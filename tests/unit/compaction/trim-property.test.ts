@@ -1,7 +1,7 @@
 import type { ModelMessage, ToolResultPart } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { trimToFit } from "@/lib/compaction/trim";
+import { CUT_ARGUMENTS_KEY, trimToFit } from "@/lib/compaction/trim";
 import { createEstimator } from "@/lib/context/tokens";
 
 /**
@@ -26,7 +26,7 @@ function filler(chars: number, seed: number): string {
   return words.join(" ").slice(0, chars);
 }
 
-type CallSpec = { size: number; json: boolean; name: "fetch_url" | "current_time" };
+type CallSpec = { size: number; args: number; json: boolean; name: "fetch_url" | "current_time" };
 type StepSpec = { text: number | null; calls: CallSpec[]; reversedResults: boolean };
 type LoopSpec = {
   earlier: Array<{ user: number; assistant: number }>;
@@ -37,6 +37,7 @@ type LoopSpec = {
 
 const callArb: fc.Arbitrary<CallSpec> = fc.record({
   size: fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 600, max: 16_000 })),
+  args: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 8_000 })),
   json: fc.boolean(),
   name: fc.constantFrom("fetch_url" as const, "current_time" as const),
 });
@@ -82,7 +83,9 @@ function buildLoop(spec: LoopSpec): ModelMessage[] {
           type: "tool-call" as const,
           toolCallId: call.id,
           toolName: call.name,
-          input: { url: `https://example.com/${call.id}` },
+          input: call.args
+            ? { url: `https://example.com/${call.id}`, body: filler(call.args, s + 50) }
+            : { url: `https://example.com/${call.id}` },
         })),
       ],
     });
@@ -146,8 +149,19 @@ describe("trimToFit over random tool loops", () => {
           const source = messages[i] as ModelMessage;
           expect(message.role).toBe(source.role);
           expect(partsOf(message)).toEqual(partsOf(source));
-          // Tool calls themselves are never rewritten.
-          expect(toolCallsOf(message)).toEqual(toolCallsOf(source));
+          // A tool call keeps its id and name; its arguments are whole or cut to head and tail
+          // (DESIGN §16: old arguments are capped like old results), never longer.
+          const calls = toolCallsOf(message);
+          toolCallsOf(source).forEach((call, k) => {
+            const kept = calls[k];
+            expect(kept?.toolCallId).toBe(call.toolCallId);
+            expect(kept?.toolName).toBe(call.toolName);
+            if (JSON.stringify(kept?.input) !== JSON.stringify(call.input)) {
+              const cut = ((kept?.input ?? {}) as Record<string, unknown>)[CUT_ARGUMENTS_KEY];
+              expect(typeof cut).toBe("string");
+              expect(String(cut).length).toBeLessThan(JSON.stringify(call.input).length);
+            }
+          });
         });
 
         // Every tool call has exactly one result with its id, in a later message.
