@@ -29,7 +29,7 @@ export async function modelBudget(db: Db, modelId: string): Promise<ModelBudget>
   const parsed = parseModelId(modelId);
   const [window, calibration] = parsed
     ? await Promise.all([
-        resolveContextWindow(parsed.provider, parsed.model),
+        resolveContextWindow(parsed.provider, parsed.model, db),
         getCalibration(db, parsed.provider, parsed.model),
       ])
     : [

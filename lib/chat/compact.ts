@@ -104,7 +104,7 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
   // The summarizer cascade is resolved only when Tier 1 actually summarizes (not on the fast path).
   const summarize: SummarizePort = async (request) =>
     createSummarizer({
-      models: await summarizerModels(model.modelId, deps.resolveModel),
+      models: await summarizerModels(model.modelId, deps.resolveModel, db),
       timeoutMs: settings.summarizerTimeoutMs,
       estimator: defaultEstimator,
       onMetric: metric,

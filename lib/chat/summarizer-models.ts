@@ -1,6 +1,7 @@
 import { generateText, type LanguageModel } from "ai";
 import { parseModelId } from "@/lib/ai/model-id";
 import type { SummarizerModel } from "@/lib/compaction/ports";
+import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { resolveContextWindow } from "@/lib/model-window/window";
 
@@ -31,6 +32,7 @@ export function summarizerModel(entry: {
 export async function summarizerModels(
   chatModelId: string,
   resolveModel: (modelId: string) => LanguageModel,
+  db: Db,
 ): Promise<SummarizerModel[]> {
   const configured = env().compaction.summarizerModels;
   const ids = configured.length > 0 ? configured : [chatModelId];
@@ -40,7 +42,7 @@ export async function summarizerModels(
     if (!parsed) continue;
     try {
       const model = resolveModel(id);
-      const window = await resolveContextWindow(parsed.provider, parsed.model);
+      const window = await resolveContextWindow(parsed.provider, parsed.model, db);
       models.push(summarizerModel({ id, model, contextWindow: window.contextWindow }));
     } catch {
       // A configured summarizer that is not available is skipped; the cascade goes on.

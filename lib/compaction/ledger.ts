@@ -35,8 +35,8 @@ const ORIGIN_LABEL: Record<IdentifierOrigin, string> = {
   "tool-args": "From tool calls:",
   "tool-result": "From tool results:",
 };
-const LEGEND =
-  "_Exact values kept by Fold from the folded messages. [first-last message xmentions]_";
+/** One line telling the model what the list is and what the brackets mean. */
+const LEGEND = "_Exact values, kept by Fold [message first-last xmentions]_";
 /** Labels of summaries written before the ledger had origins. */
 const LEGACY_LABELS: Record<string, IdentifierOrigin> = {
   "Said by the user:": "user",

@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { metric } from "@/lib/log";
 import type { Db } from "./client";
 import { type Chat, chat } from "./schema";
+import { storableText } from "./storable";
 
 /**
  * THE writer of a chat's compaction state (DESIGN §4). No other code writes
@@ -29,9 +30,12 @@ export async function casCompactionState(
   expectedVersion: number,
   patch: CompactionPatch,
 ): Promise<CasResult | null> {
+  const summary = patch.contextSummary;
+  const storable =
+    typeof summary === "string" ? { ...patch, contextSummary: storableText(summary) } : patch;
   const [updated] = await db
     .update(chat)
-    .set({ ...patch, version: sql`${chat.version} + 1` })
+    .set({ ...storable, version: sql`${chat.version} + 1` })
     .where(and(eq(chat.id, chatId), eq(chat.version, expectedVersion)))
     .returning();
   if (updated) return { won: true, chat: updated };

@@ -47,7 +47,8 @@ export type WindowResolverOptions = {
 };
 
 export type WindowResolver = {
-  resolve(provider: string, model: string): Promise<ContextWindow>;
+  /** `db` is where admin overrides are read; the process's database when not given. */
+  resolve(provider: string, model: string, db?: Db): Promise<ContextWindow>;
   /** Forgets one model's window, e.g. after an admin edits its override. */
   evict(provider: string, model: string): void;
   /** Forgets every window and model list. */
@@ -91,8 +92,8 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
   }
 
   /** The whole chain. An override may set one number; the other comes from the sources. */
-  async function resolveFresh(provider: string, model: string): Promise<ContextWindow> {
-    const override = await getOverride(await options.db(), provider, model);
+  async function resolveFresh(provider: string, model: string, db?: Db): Promise<ContextWindow> {
+    const override = await getOverride(db ?? (await options.db()), provider, model);
     const contextWindow = override?.contextWindow ?? null;
     const maxOutputTokens = override?.maxOutputTokens ?? null;
     if (contextWindow !== null && maxOutputTokens !== null) {
@@ -108,14 +109,14 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
   }
 
   return {
-    resolve(provider, model) {
+    resolve(provider, model, db) {
       const key = cacheKey(provider, model);
       const hit = cache.get(key);
       if (hit && hit.expiresAt > now()) return Promise.resolve({ ...hit.window });
       let flight = inFlight.get(key);
       if (!flight) {
         const id = ++flights;
-        const promise = resolveFresh(provider, model)
+        const promise = resolveFresh(provider, model, db)
           .then((window) => {
             // An eviction while this ran dropped the flight: its result must not be cached.
             if (inFlight.get(key)?.id === id) {
@@ -165,8 +166,12 @@ export function windowResolver(): WindowResolver {
   return defaultResolver;
 }
 
-export function resolveContextWindow(provider: string, model: string): Promise<ContextWindow> {
-  return windowResolver().resolve(provider, model);
+export function resolveContextWindow(
+  provider: string,
+  model: string,
+  db?: Db,
+): Promise<ContextWindow> {
+  return windowResolver().resolve(provider, model, db);
 }
 
 /** Call after writing or deleting a `model_override` row, so the next turn sees it. */

@@ -1,4 +1,4 @@
-import { readUIMessageStream, type UIMessageChunk } from "ai";
+import { createUIMessageStream, type UIMessageChunk } from "ai";
 import type { Db } from "@/lib/db/client";
 import { appendMessage } from "@/lib/db/queries/messages";
 import { log } from "@/lib/log";
@@ -19,13 +19,16 @@ export async function persistReply(
 ): Promise<boolean> {
   let reply: FoldUIMessage | undefined;
   try {
-    for await (const state of readUIMessageStream<FoldUIMessage>({
-      stream,
-      terminateOnError: false,
-      onError: () => undefined,
-    })) {
-      reply = state;
-    }
+    // The SDK assembles the message once, at the end: reading snapshots chunk by chunk
+    // (readUIMessageStream) copies the whole reply per chunk, quadratic in a long tool loop.
+    const assembled = createUIMessageStream<FoldUIMessage>({
+      execute: ({ writer }) => writer.merge(stream as ReadableStream<never>),
+      onError: () => "",
+      onEnd: ({ responseMessage }) => {
+        reply = responseMessage;
+      },
+    });
+    await assembled.pipeTo(new WritableStream());
     if (observed.error || !observed.finished || !reply) {
       log.warn({ chatId, err: observed.error }, "turn ended without a complete reply; not stored");
       return false;

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../client";
 import { type CompactionEvent, compactionEvent } from "../schema";
+import { storableText } from "../storable";
 
 export type NewCompactionEvent = Omit<typeof compactionEvent.$inferInsert, "id" | "createdAt">;
 
@@ -8,7 +9,14 @@ export async function recordCompactionEvent(
   db: Db,
   event: NewCompactionEvent,
 ): Promise<CompactionEvent> {
-  const [row] = await db.insert(compactionEvent).values(event).returning();
+  const [row] = await db
+    .insert(compactionEvent)
+    .values({
+      ...event,
+      summary: event.summary == null ? event.summary : storableText(event.summary),
+      error: event.error == null ? event.error : storableText(event.error),
+    })
+    .returning();
   if (!row) throw new Error("insert into compaction_event returned no row");
   return row;
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, max, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { chat, type Message, message } from "../schema";
+import { storableJson } from "../storable";
 
 export type NewMessage = Pick<Message, "id" | "role" | "parts" | "metadata">;
 
@@ -16,7 +17,14 @@ export async function appendMessage(db: Db, chatId: string, input: NewMessage): 
     .where(eq(message.chatId, chatId));
   const [row] = await db
     .insert(message)
-    .values({ ...input, chatId, seq: (last?.seq ?? -1) + 1 })
+    .values({
+      id: input.id,
+      role: input.role,
+      parts: storableJson(input.parts),
+      metadata: storableJson(input.metadata),
+      chatId,
+      seq: (last?.seq ?? -1) + 1,
+    })
     .returning();
   if (!row) throw new Error("insert into message returned no row");
   await db.update(chat).set({ updatedAt: new Date() }).where(eq(chat.id, chatId));

@@ -4,6 +4,7 @@ import {
   commitCompactionState,
   markCompactionDirty,
 } from "@/lib/db/compaction-state";
+import { appendMessage } from "@/lib/db/queries/messages";
 import { describeEachDriver } from "../../helpers/databases";
 import { seedChat } from "../../helpers/fixtures";
 
@@ -20,6 +21,26 @@ describeEachDriver("the one CAS writer", (use) => {
       won: true,
       chat: { version: 1, contextSummary: "S1", summaryWatermark: "m5" },
     });
+  });
+
+  it("stores a summary and a reply that carry NUL or a lone surrogate, as U+FFFD", async () => {
+    const { db } = use();
+    const seeded = await seedChat(db);
+    const nul = String.fromCharCode(0);
+    const written = await casCompactionState(db, seeded.id, 0, {
+      contextSummary: `## Artifacts & references\n- \`cd ${nul}${nul} && make\` \ud800`,
+      summaryWatermark: "m1",
+    });
+    expect(written?.chat.contextSummary).toBe(
+      "## Artifacts & references\n- `cd \uFFFD\uFFFD && make` \uFFFD",
+    );
+    const stored = await appendMessage(db, seeded.id, {
+      id: "reply-with-nul",
+      role: "assistant",
+      parts: [{ type: "text", text: `binary${nul}output` }],
+      metadata: null,
+    });
+    expect(stored.parts).toEqual([{ type: "text", text: "binary\uFFFDoutput" }]);
   });
 
   it("a stale version loses, writes nothing and gets the current row", async () => {
