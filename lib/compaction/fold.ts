@@ -57,19 +57,33 @@ export type FoldResult = {
 export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
   const countText = (text: string) => input.estimator.countText(text);
   const previous = splitSummary(input.previousSummary);
+  const merged = mergeLedger(previous.ledger, input.span, input.positions);
+  const userMaxTokens = Math.floor(USER_LEDGER_MAX_SHARE * input.summaryBudget);
   const ledger = fitLedger(
-    mergeLedger(previous.ledger, input.span, input.positions),
+    merged,
     Math.floor(input.ledgerShare * input.summaryBudget),
     countText,
-    Math.floor(USER_LEDGER_MAX_SHARE * input.summaryBudget),
+    userMaxTokens,
   );
   const narrativeBudget = input.summaryBudget - ledger.tokens;
   const previousNarrative = previous.narrative || null;
   const span = stripTrace(input.span);
-  const ledgerNote =
-    ledger.dropped > 0
-      ? `reference ledger: ${ledger.entries.length} kept, ${ledger.dropped} dropped to fit (tool output first)`
-      : null;
+
+  /** The summary: the narrative, and the ledger refitted into whatever the narrative left unused. */
+  const finish = (narrative: string, outcome: FoldResult["outcome"], notes: (string | null)[]) => {
+    const room = input.summaryBudget - countText(narrative);
+    const final = room > ledger.tokens ? fitLedger(merged, room, countText, userMaxTokens) : ledger;
+    const dropped =
+      final.dropped > 0
+        ? `reference ledger: ${final.entries.length} kept, ${final.dropped} dropped to fit (tool output first)`
+        : null;
+    return {
+      summary: joinSummary(narrative, final.text),
+      outcome,
+      note: [...notes, dropped].filter(Boolean).join("; ") || null,
+    };
+  };
+
   try {
     const result = await input.summarize({
       previousSummary: previousNarrative,
@@ -80,12 +94,7 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
     const cut = result.cutReplies
       ? "the summarizer reached its output limit; what it wrote was kept and completed"
       : null;
-    return {
-      summary: joinSummary(result.summary, ledger.text),
-      outcome: "summarized",
-      summarizerModel: result.model,
-      note: [cut, ledgerNote].filter(Boolean).join("; ") || null,
-    };
+    return { ...finish(result.summary, "summarized", [cut]), summarizerModel: result.model };
   } catch (error) {
     if (input.signal?.aborted) throw error;
     const narrative = input.fallback({
@@ -95,10 +104,8 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
     });
     const reason = error instanceof Error ? error.message : String(error);
     return {
-      summary: joinSummary(narrative, ledger.text),
-      outcome: "fallback",
+      ...finish(narrative, "fallback", [`summarizer unavailable: ${reason}`]),
       summarizerModel: null,
-      note: [`summarizer unavailable: ${reason}`, ledgerNote].filter(Boolean).join("; "),
     };
   }
 }

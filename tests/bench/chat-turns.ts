@@ -5,10 +5,11 @@ import * as chatsRoute from "@/app/api/chats/route";
 import { chatInstructions } from "@/lib/ai/prompts";
 import { getLanguageModel } from "@/lib/ai/providers";
 import { builtinTools } from "@/lib/ai/tools";
-import { type FoldUIMessage, rowToUIMessage } from "@/lib/chat/ui-message";
 import type { Database } from "@/lib/db/client";
-import { isTurnActive, loadHistory } from "@/lib/db/queries/messages";
+import { loadHistory } from "@/lib/db/queries/messages";
+import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { register } from "../helpers/auth";
+import { isTurnActive } from "../helpers/db";
 import { type Browser, call } from "../helpers/http";
 import { eventually } from "../helpers/ui-stream";
 

@@ -11,6 +11,13 @@ import { migrateDatabase } from "@/lib/db/migrate";
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const PROBE_TIMEOUT_MS = 3_000;
+/**
+ * pg's Pool.end() resolves once it has told its connections to close, not once the server has
+ * seen them go; a DROP ... WITH (FORCE) in between kills them, and the pool throws that as an
+ * unhandled 'error'. Dispose waits up to this long for the server to see them gone.
+ */
+const DISCONNECT_WAIT_MS = 5_000;
+const DISCONNECT_POLL_MS = 20;
 
 export type BenchDatabase = {
   database: Database;
@@ -19,16 +26,29 @@ export type BenchDatabase = {
   dispose(): Promise<void>;
 };
 
-async function adminQuery(text: string): Promise<void> {
+async function adminQuery(text: string, values: unknown[] = []): Promise<unknown[]> {
   const client = new pg.Client({
     connectionString: ADMIN_URL,
     connectionTimeoutMillis: PROBE_TIMEOUT_MS,
   });
   await client.connect();
   try {
-    await client.query(text);
+    return (await client.query(text, values)).rows;
   } finally {
     await client.end();
+  }
+}
+
+/** Waits (bounded) until the server has no connection left to database `name`. */
+async function waitForDisconnect(name: string): Promise<void> {
+  const deadline = Date.now() + DISCONNECT_WAIT_MS;
+  while (Date.now() < deadline) {
+    const [row] = (await adminQuery(
+      "SELECT count(*)::int AS open FROM pg_stat_activity WHERE datname = $1",
+      [name],
+    )) as Array<{ open: number }>;
+    if (!row || row.open === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, DISCONNECT_POLL_MS));
   }
 }
 
@@ -54,6 +74,7 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
   const database = await openDatabase({ url: url.toString() });
   const dispose = async () => {
     await database.close();
+    await waitForDisconnect(name);
     await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   };
   try {

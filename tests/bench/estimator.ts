@@ -1,23 +1,20 @@
 import type { ModelMessage, ToolResultPart } from "ai";
-import type { MessageStats } from "@/lib/chat/stats";
-import { type FoldUIMessage, rowToUIMessage } from "@/lib/chat/ui-message";
 import {
   type Calibration,
   calibrationSample,
   effectiveRatio,
   nextCalibration,
 } from "@/lib/context/calibration";
-import { createEstimator, type TokenEstimator } from "@/lib/context/tokens";
-import { projectContext } from "@/lib/context/usage";
-import type { Message } from "@/lib/db/schema";
+import { createEstimator } from "@/lib/context/tokens";
 import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { BenchContext, Benchmark, Figures } from "./benchmark";
 import { CORPUS, type Conversation } from "./corpus";
+import { projectionFigures } from "./estimator-projection";
 
 /**
  * `estimator`: how close Fold's token estimate comes to a provider's real prompt count, next
- * to the chars ÷ 4 and chars ÷ 3.5 rules of thumb; and what projecting an unchanged chat's
- * context costs as its history grows (DESIGN §5).
+ * to the chars ÷ 4 and chars ÷ 3.5 rules of thumb; and what a turn's path up to the model
+ * call costs an unchanged chat as its history grows (DESIGN §5; estimator-projection.ts).
  *
  * Accuracy: every corpus conversation goes to the fake OpenAI-compatible server in the wire
  * format (assistant `tool_calls`, `tool` messages), whose `usage.prompt_tokens` is the truth.
@@ -31,14 +28,6 @@ const HEADLINE_SCALE = 1.12;
 const SCALES = [HEADLINE_SCALE, 1] as const;
 /** The calibrated error counts from this conversation on (1-based), after 5 samples of learning. */
 const CALIBRATED_FROM = 6;
-const PROJECTION_SIZES = [100, 1_000, 10_000] as const;
-/** Measured calls of the O(1) path, split in batches; the median batch mean is reported. */
-const PROJECTION_ITERATIONS = 2_000;
-const BATCHES = 5;
-/** Untimed calls per chat before any projection is timed. */
-const JIT_WARMUP_CALLS = 20_000;
-/** A history grows linearly past this ratio of the 10,000- to the 100-message time. */
-const GROWTH_LIMIT = 3;
 
 // ---------------------------------------------------------------------------
 // OpenAI wire format (mirrors @ai-sdk/openai-compatible's message conversion).
@@ -322,188 +311,6 @@ function printPerConversation(samples: readonly Sample[], tokenScale: number): v
   });
 }
 
-// ---------------------------------------------------------------------------
-// Projection cost.
-// ---------------------------------------------------------------------------
-
-const PROJECTION_MODEL = `fake:${MODEL}`;
-
-/** Texts to fill a long chat with, taken from the corpus. */
-function corpusTexts(): { user: string[]; assistant: string[] } {
-  const user: string[] = [];
-  const assistant: string[] = [];
-  for (const conversation of CORPUS) {
-    for (const message of conversation.messages) {
-      if (message.role === "user" && typeof message.content === "string") {
-        if (message.content.length < 2_000) user.push(message.content);
-      } else if (message.role === "assistant" && typeof message.content !== "string") {
-        const text = message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
-        if (text) assistant.push(text);
-      }
-    }
-  }
-  return { user, assistant };
-}
-
-function statsFor(contextTokens: number, outputTokens: number, at: number): MessageStats {
-  return {
-    model: PROJECTION_MODEL,
-    inputTokens: contextTokens,
-    outputTokens,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    reasoningTokens: 0,
-    contextTokens,
-    lastStepOutputTokens: outputTokens,
-    steps: 1,
-    startedAt: at,
-    firstTokenAt: at + 300,
-    finishedAt: at + 2_000,
-    finishReason: "stop",
-  };
-}
-
-/** An unchanged chat of `count` messages: user/assistant alternating, every reply with stats. */
-function buildChat(count: number): FoldUIMessage[] {
-  const texts = corpusTexts();
-  const messages: FoldUIMessage[] = [];
-  let context = 0;
-  for (let i = 0; i < count; i++) {
-    const turn = Math.floor(i / 2);
-    if (i % 2 === 0) {
-      const text = texts.user[turn % texts.user.length] ?? "";
-      context += Math.ceil(text.length / 4) + 4;
-      messages.push({ id: `msg-${i}`, role: "user", parts: [{ type: "text", text }] });
-      continue;
-    }
-    const text = texts.assistant[turn % texts.assistant.length] ?? "";
-    const output = Math.ceil(text.length / 4);
-    const parts: FoldUIMessage["parts"] = [{ type: "step-start" }];
-    if (turn % 10 === 0) {
-      // Every tenth reply used a tool first: one more step, with a JSON result.
-      parts.push(
-        {
-          type: "dynamic-tool",
-          toolName: "web_search",
-          toolCallId: `call-${i}`,
-          state: "output-available",
-          input: { query: `turn ${turn}`, max_results: 3 },
-          output: { results: [{ title: `Result ${turn}`, url: `https://example.com/${turn}` }] },
-        },
-        { type: "step-start" },
-      );
-    }
-    parts.push({ type: "text", text });
-    messages.push({
-      id: `msg-${i}`,
-      role: "assistant",
-      parts,
-      metadata: { stats: statsFor(context, output, 1_750_000_000_000 + i * 60_000) },
-    });
-    context += output + 4;
-  }
-  return messages;
-}
-
-/** Microseconds per call: a warm-up, then `iterations` calls in batches; the median batch mean. */
-function timeUs(iterations: number, call: () => number): number {
-  let sink = 0;
-  for (let i = 0; i < Math.max(1, iterations / 4); i++) sink += call();
-  const perBatch = Math.max(1, Math.round(iterations / BATCHES));
-  const means: number[] = [];
-  for (let b = 0; b < BATCHES; b++) {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < perBatch; i++) sink += call();
-    means.push(Number(process.hrtime.bigint() - start) / 1_000 / perBatch);
-  }
-  if (!Number.isFinite(sink))
-    throw new Error("unreachable: keeps the calls from being optimized away");
-  means.sort((a, b) => a - b);
-  return means[Math.floor(means.length / 2)] ?? Number.NaN;
-}
-
-function project(messages: readonly FoldUIMessage[], modelId: string, estimator: TokenEstimator) {
-  return projectContext({ messages, modelId, overheadTokens: 1_200, ratio: 1.1, estimator })
-    .projectedTokens;
-}
-
-function toRows(messages: readonly FoldUIMessage[]): Message[] {
-  return messages.map((m, seq) => ({
-    id: m.id,
-    chatId: "00000000-0000-4000-8000-000000000000",
-    seq,
-    role: m.role,
-    parts: m.parts,
-    metadata: m.metadata ?? null,
-    createdAt: new Date(1_750_000_000_000 + seq * 1_000),
-  }));
-}
-
-function projectionFigures(context: BenchContext): Figures {
-  const figures: Figures = {};
-  const chats = PROJECTION_SIZES.map((size) => {
-    const messages = buildChat(size);
-    return { size, messages, rows: toRows(messages), estimator: createEstimator() };
-  });
-  // Warm each chat's estimator once, and the JIT on every size before any is timed, so the
-  // first size measured does not pay for compilation.
-  for (const chat of chats) {
-    const first = projectContext({
-      messages: chat.messages,
-      modelId: PROJECTION_MODEL,
-      overheadTokens: 0,
-      ratio: 1,
-      estimator: chat.estimator,
-    });
-    if (first.method !== "real") throw new Error("the projection did not use the real count");
-    for (let i = 0; i < JIT_WARMUP_CALLS; i++)
-      project(chat.messages, PROJECTION_MODEL, chat.estimator);
-  }
-  // The O(1) path: the last reply is this model's, so only what follows it is estimated.
-  const real: number[] = [];
-  for (const chat of chats) {
-    const us = timeUs(PROJECTION_ITERATIONS, () =>
-      project(chat.messages, PROJECTION_MODEL, chat.estimator),
-    );
-    real.push(us);
-    figures[`projection.us_${chat.size}`] = round2(us);
-  }
-  for (const chat of chats) {
-    // The estimate path: another model answered last, so the whole history is estimated (memoized).
-    const slowIterations = Math.max(BATCHES * 2, Math.round(200_000 / chat.size));
-    figures[`projection.model_switch_us_${chat.size}`] = round2(
-      timeUs(slowIterations, () => project(chat.messages, "other:model", chat.estimator)),
-    );
-    // What GET /api/chats/:id/context does before projecting: every stored row → UIMessage.
-    figures[`projection.rows_to_ui_us_${chat.size}`] = round2(
-      timeUs(slowIterations, () => chat.rows.map(rowToUIMessage).length),
-    );
-  }
-  const growth = (real.at(-1) ?? 0) / (real[0] ?? 1);
-  context.note(
-    "projection.us_100",
-    `µs per projectContext call, unchanged chat, memo warm; ${PROJECTION_ITERATIONS} calls, median of ${BATCHES} batches`,
-  );
-  context.note("projection.us_1000", "µs per call");
-  context.note(
-    "projection.us_10000",
-    growth > GROWTH_LIMIT
-      ? `µs per call — GROWS with history: ${growth.toFixed(1)}× the 100-message time`
-      : `µs per call — flat: ${growth.toFixed(2)}× the 100-message time`,
-  );
-  for (const size of PROJECTION_SIZES) {
-    context.note(
-      `projection.model_switch_us_${size}`,
-      "µs per call; last reply from another model → whole history estimated (memo warm)",
-    );
-    context.note(
-      `projection.rows_to_ui_us_${size}`,
-      "µs per rows.map(rowToUIMessage), the caller's load step (chatContext)",
-    );
-  }
-  return figures;
-}
-
 export const benchmark: Benchmark = {
   name: "estimator",
   async run(context) {
@@ -516,7 +323,7 @@ export const benchmark: Benchmark = {
     }
     figures["estimator.conversations"] = CORPUS.length;
     context.note("estimator.conversations", "corpus size (tests/bench/corpus)");
-    Object.assign(figures, projectionFigures(context));
+    Object.assign(figures, await projectionFigures(context));
     return figures;
   },
 };

@@ -1,24 +1,23 @@
 import { randomUUID } from "node:crypto";
-import { isStepCount, type PrepareStepFunction, streamText, wrapLanguageModel } from "ai";
+import type { PrepareStepFunction } from "ai";
 import * as chatApi from "@/app/api/chat/route";
-import { parseModelId } from "@/lib/ai/model-id";
-import { chatInstructions } from "@/lib/ai/prompts";
 import { getLanguageModel } from "@/lib/ai/providers";
-import { type BuiltinTools, builtinTools } from "@/lib/ai/tools";
-import type { MessageMetadata } from "@/lib/chat/stats";
-import { budgetFor } from "@/lib/compaction/config";
-import { createRecoveryMiddleware, type RecoveryEvent } from "@/lib/compaction/recovery";
-import { createTier2, type Tier2Options } from "@/lib/compaction/tier2";
-import { effectiveRatio } from "@/lib/context/calibration";
-import { estimateOverhead } from "@/lib/context/overhead";
-import { createEstimator, defaultEstimator } from "@/lib/context/tokens";
+import { chatRequestFrame } from "@/lib/ai/request-frame";
+import type { BuiltinTools } from "@/lib/ai/tools";
+import { type ModelBudget, modelBudget } from "@/lib/chat/budget";
+import type { RecoveryEvent } from "@/lib/compaction/recovery";
+import { createTier2 } from "@/lib/compaction/tier2";
+import { createEstimator } from "@/lib/context/tokens";
 import { type Database, withDatabase } from "@/lib/db/client";
-import { getCalibration } from "@/lib/db/queries/calibration";
-import { findMessage, isTurnActive } from "@/lib/db/queries/messages";
+import { findMessage } from "@/lib/db/queries/messages";
 import { env } from "@/lib/env";
+import type { MessageMetadata } from "@/lib/message/stats";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
+import { streamModelCall } from "@/lib/turn/model-call";
 import { contentText } from "../fixtures/fake-openai/request";
 import { countTextTokens } from "../fixtures/fake-openai/tokens";
 import type { FakeOpenAI, RecordedRequest, ScriptedReply } from "../fixtures/fake-openai/types";
+import { isTurnActive } from "../helpers/db";
 import { call } from "../helpers/http";
 import { eventually, readChunks } from "../helpers/ui-stream";
 import { openChat } from "./chat-turns";
@@ -29,8 +28,8 @@ import { isSummarizerRequest } from "./sim-metrics";
  * 49 times (each page ~20 kB of text) and then answer, against an 8,192-token window.
  * - through the real turn path (POST /api/chat in-process), which caps the loop at its own
  *   step limit;
- * - through Fold's Tier 2 hook and recovery middleware wired as run-turn wires them, with
- *   the loop allowed all 50 steps;
+ * - through the turn's own model-call wiring (`streamModelCall`: Tier 2 and the recovery
+ *   middleware), with the loop allowed all 50 steps;
  * and the CPU the Tier 2 hook costs per step, replayed on that 50-step loop's recorded inputs.
  * This module loads Fold: import it only after setting process.env.
  */
@@ -41,8 +40,8 @@ const userText = (fetches: number) =>
 /** Replays of the recorded hook inputs: warm-up (JIT) and timed. */
 const REPLAY_WARMUP = 5;
 const REPLAY_TIMED = 31;
-/** Tier 2 stops trimming for the turn once a trim saves less than this share (tier2.ts). */
-const STALL_SAVING_SHARE = 0.05;
+/** The metric Tier 2 reports each trim with; its `stalled` field says the turn stops trimming. */
+const TIER2_METRIC = "compaction.tier2";
 
 type Tools = BuiltinTools;
 type StepInput = Parameters<PrepareStepFunction<Tools>>[0];
@@ -139,7 +138,7 @@ export async function runRouteLoop(input: {
     .join("");
   const traceIds = new Set(
     chunks
-      .filter((c) => c.type === "tool-input-available" && c.toolName === "compact_context")
+      .filter((c) => c.type === "tool-input-available" && c.toolName === COMPACTION_TRACE_TOOL_NAME)
       .map((c) => c.toolCallId),
   );
   return {
@@ -174,8 +173,10 @@ export type UncappedLoop = {
   records: StepInput[];
   /** CPU ms of the hook inside the run (shared, warm estimator). */
   inRunCpuMs: number[];
-  tier2: Omit<Tier2Options, "estimator" | "onTrim">;
-  ratio: number;
+  /** What the loop's Tier 2 was built from: the chat model's budget and ratio, the frame's overhead. */
+  model: ModelBudget;
+  overheadTokens: number;
+  keepRecentToolResults: number;
 };
 
 function cpuMsSince(start: NodeJS.CpuUsage): number {
@@ -184,9 +185,10 @@ function cpuMsSince(start: NodeJS.CpuUsage): number {
 }
 
 /**
- * The same loop with no step cap: Fold's Tier 2 hook and recovery middleware, built exactly
- * as run-turn builds them (budget, calibrated ratio, overhead, keep-recent), around a
- * `streamText` that may run one step per page plus the answer. The hook is timed and its inputs recorded.
+ * The same loop with no step cap, through the turn's own model-call wiring (`streamModelCall`:
+ * the recovery middleware around the model, Tier 2 as prepareStep) with the budget and request
+ * frame a turn resolves, allowed one step per page plus the answer. The Tier 2 hook is timed
+ * and its inputs recorded through the `observePrepareStep` seam.
  */
 export async function runUncappedLoop(input: {
   database: Database;
@@ -195,43 +197,24 @@ export async function runUncappedLoop(input: {
   modelId: string;
 }): Promise<UncappedLoop> {
   const { database, fake, urls, modelId } = input;
-  const parsed = parseModelId(modelId);
-  if (!parsed) throw new Error(`bad model id ${modelId}`);
-  const tools = builtinTools();
-  const instructions = chatInstructions(new Date());
-  const overheadTokens = await estimateOverhead(defaultEstimator, instructions, tools);
-  const toolOverheadTokens =
-    overheadTokens - (await estimateOverhead(defaultEstimator, instructions, {}));
-  const { budget, contextWindow } = await withDatabase(database, () => budgetFor(modelId));
-  const ratio = effectiveRatio(await getCalibration(database.db, parsed.provider, parsed.model));
-  const keepRecentToolResults = env().compaction.keepRecentToolResults;
+  // Outside a request Fold would open its process-wide database: scope it to the bench's.
+  const [frame, model] = await withDatabase(database, () =>
+    Promise.all([chatRequestFrame(new Date()), modelBudget(database.db, modelId)]),
+  );
+  const { keepRecentToolResults } = env().compaction;
   const recoveries: RecoveryEvent[] = [];
-  const model = wrapLanguageModel({
-    model: getLanguageModel(modelId),
-    middleware: createRecoveryMiddleware({
-      modelId,
-      budget,
-      contextWindow,
-      ratio,
-      estimator: defaultEstimator,
-      keepRecentToolResults,
-      toolOverheadTokens,
-      onRecovery: (event) => {
-        recoveries.push(event);
-      },
-    }),
-  });
-  const tier2 = { budget, ratio, overheadTokens, keepRecentToolResults };
   let trims = 0;
-  const hook = createTier2<Tools>({
-    ...tier2,
-    estimator: defaultEstimator,
-    onTrim: () => {
-      trims += 1;
-    },
-  });
   const records: StepInput[] = [];
   const inRunCpuMs: number[] = [];
+  const observe = (hook: PrepareStepFunction<Tools>): PrepareStepFunction<Tools> => {
+    return (options) => {
+      records.push({ ...options, steps: [...options.steps], messages: [...options.messages] });
+      const start = process.cpuUsage();
+      const prepared = hook(options);
+      inRunCpuMs.push(cpuMsSince(start));
+      return prepared;
+    };
+  };
 
   fake.reset();
   fake.script(...loopScript(urls));
@@ -240,19 +223,24 @@ export async function runUncappedLoop(input: {
   let text = "";
   let finishReason: string | null = null;
   await withDatabase(database, async () => {
-    const result = streamText({
-      model,
-      instructions,
+    const result = streamModelCall({
+      model: getLanguageModel(modelId),
+      budget: model,
+      instructions: frame.instructions,
+      tools: frame.tools,
+      overheadTokens: frame.overheadTokens,
+      toolOverheadTokens: frame.toolOverheadTokens,
       messages: [{ role: "user", content: userText(urls.length) }],
-      tools,
-      stopWhen: isStepCount(urls.length + 1),
-      prepareStep: (options) => {
-        records.push({ ...options, steps: [...options.steps], messages: [...options.messages] });
-        const start = process.cpuUsage();
-        const prepared = hook(options);
-        inRunCpuMs.push(cpuMsSince(start));
-        return prepared;
+      maxSteps: urls.length + 1,
+      proactive: true,
+      keepRecentToolResults,
+      onRecovery: (event) => {
+        recoveries.push(event);
       },
+      onTrim: () => {
+        trims += 1;
+      },
+      observePrepareStep: observe,
     });
     try {
       for await (const part of result.stream) {
@@ -277,8 +265,9 @@ export async function runUncappedLoop(input: {
     trims,
     records,
     inRunCpuMs,
-    tier2,
-    ratio,
+    model,
+    overheadTokens: frame.overheadTokens,
+    keepRecentToolResults,
   };
 }
 
@@ -308,10 +297,11 @@ const meanOf = (values: readonly number[]) =>
   values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
 
 /**
- * Replays the hook on the recorded step inputs: each replay a fresh hook and a fresh (cold)
- * estimator, as a turn would meet each new tool result for the first time. The recorded
- * inputs already carry the real run's trims forward, so every replay makes the same choices.
- * Reports the median replay's means.
+ * Replays the hook on the recorded step inputs: each replay a fresh hook, built from the loop's
+ * own budget, ratio, overhead and keep-recent count, and a fresh (cold) estimator, as a turn
+ * would meet each new tool result for the first time. The recorded inputs already carry the
+ * real run's trims forward, so every replay makes the same choices. Reports the median
+ * replay's means.
  */
 export function replayHookCost(loop: UncappedLoop): HookCost {
   const perReplay: Array<{ all: number; under: number; trimming: number }> = [];
@@ -320,11 +310,17 @@ export function replayHookCost(loop: UncappedLoop): HookCost {
     let stalled = false;
     let trimmedNow = false;
     const hook = createTier2<Tools>({
-      ...loop.tier2,
+      budget: loop.model.budget,
+      ratio: loop.model.ratio,
+      overheadTokens: loop.overheadTokens,
+      keepRecentToolResults: loop.keepRecentToolResults,
       estimator: createEstimator(),
-      onTrim: ({ before, after }) => {
+      onTrim: () => {
         trimmedNow = true;
-        if (after > before * (1 - STALL_SAVING_SHARE)) stalled = true;
+      },
+      // Tier 2 says itself when a trim saved too little to be tried again this turn.
+      onMetric: (name, fields) => {
+        if (name === TIER2_METRIC && fields.stalled === true) stalled = true;
       },
     });
     const all: number[] = [];

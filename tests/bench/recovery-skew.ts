@@ -1,3 +1,4 @@
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 import { promptTokenSequence } from "../fixtures/fake-openai/tokens";
 import type { RecordedRequest } from "../fixtures/fake-openai/types";
 import { isSummarizerRequest } from "./sim-metrics";
@@ -7,7 +8,7 @@ import type { Chunk, ObservedTurn } from "./sim-run";
 /**
  * The `recovery` benchmark's skewed simulation, minus the simulation itself: the per-turn
  * token skew of the fake server, and what is read off each turn to tell how recovery coped.
- * Loads no Fold module.
+ * Of Fold it imports only the trace's tool name (lib/message/ui-message.ts reads no environment).
  */
 
 export const MIN_SCALE = 0.8;
@@ -34,7 +35,7 @@ type TraceOutput = { outcome?: unknown; reason?: unknown; tokensBefore?: unknown
 function traceOutputs(chunks: readonly Chunk[]): TraceOutput[] {
   const traceIds = new Set(
     chunks
-      .filter((c) => c.type === "tool-input-available" && c.toolName === "compact_context")
+      .filter((c) => c.type === "tool-input-available" && c.toolName === COMPACTION_TRACE_TOOL_NAME)
       .map((c) => c.toolCallId),
   );
   return chunks

@@ -2,7 +2,7 @@ import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { Benchmark, Figures } from "./benchmark";
 import { round1 } from "./measure";
 import { MAX_SCALE, MIN_SCALE, SkewObserver, skewSequence } from "./recovery-skew";
-import { containsVerbatim } from "./sim-metrics";
+import { identifiersIn } from "./sim-metrics";
 import { startPageServer } from "./sim-pages";
 import { buildPlan, IDENTIFIERS, type PageSpec, SIM_TURNS } from "./sim-plan";
 
@@ -13,8 +13,8 @@ import { buildPlan, IDENTIFIERS, type PageSpec, SIM_TURNS } from "./sim-plan";
  *    turn, so calibration never catches up. Recovery (DESIGN §10) must absorb every surprise.
  * 2. `toolloop`: one user message, a model scripted to call fetch_url 49 times on ~20 kB pages
  *    and then answer, against an 8,192-token window: through POST /api/chat, and (the
- *    `uncapped_` figures) through Tier 2 + recovery built as run-turn builds them, with all
- *    50 steps allowed.
+ *    `uncapped_` figures) through the turn's own model-call wiring (`streamModelCall`: Tier 2 +
+ *    recovery), with all 50 steps allowed.
  * 3. `tier2`: CPU of the Tier 2 prepareStep hook per step, replayed on the 50-step loop.
  */
 
@@ -139,7 +139,7 @@ export const benchmark: Benchmark = {
         );
         context.note(
           "toolloop.steps",
-          `model calls in the stored reply (finish reason ${route.finishReason ?? "none"}); run-turn's MAX_STEPS caps the loop`,
+          `model calls in the stored reply (finish reason ${route.finishReason ?? "none"}); the turn's own step limit (TURN_MAX_STEPS) applies`,
         );
         context.note("toolloop.fetches", `fetch_url results streamed, of ${LOOP_FETCHES} scripted`);
         context.note(
@@ -152,7 +152,7 @@ export const benchmark: Benchmark = {
         );
         context.note(
           "toolloop.uncapped_steps",
-          `streamText with isStepCount(${LOOP_STEPS}), Fold's createTier2 + createRecoveryMiddleware as run-turn builds them (ratio ${uncapped.ratio.toFixed(3)}, trigger ${uncapped.tier2.budget.trigger}, target ${uncapped.tier2.budget.target}); finish ${uncapped.finishReason ?? "none"}${uncapped.error ? `; error: ${uncapped.error.slice(0, 120)}` : ""}`,
+          `streamModelCall (the turn's Tier 2 + recovery wiring) with maxSteps ${LOOP_STEPS} (ratio ${uncapped.model.ratio.toFixed(3)}, trigger ${uncapped.model.budget.trigger}, target ${uncapped.model.budget.target}); finish ${uncapped.finishReason ?? "none"}${uncapped.error ? `; error: ${uncapped.error.slice(0, 120)}` : ""}`,
         );
         context.note(
           "toolloop.uncapped_peak_fill_pct",
@@ -224,7 +224,7 @@ export const benchmark: Benchmark = {
         const folded = raw.events.filter(
           (e) => e.outcome === "summarized" || e.outcome === "fallback",
         );
-        const kept = IDENTIFIERS.filter((id) => containsVerbatim(raw.finalRequestText, id.value));
+        const kept = identifiersIn(raw.finalRequestText, IDENTIFIERS);
         const chatOverflows = observer.sum((t) => t.chatOverflows);
         const lengthRetries = observer.sum((t) => t.trimmedLength);
         const realized = observer.turns.flatMap((t) =>
@@ -287,7 +287,7 @@ export const benchmark: Benchmark = {
         );
         context.note(
           "sim_skew.identifiers_kept_pct",
-          `${kept.length} of ${IDENTIFIERS.length} planted identifiers verbatim in the final turn's accepted chat request`,
+          `${kept.length} of ${IDENTIFIERS.length} planted identifiers as exact substrings of the final turn's accepted chat request`,
         );
         context.note(
           "sim_skew.max_prompt_tokens",

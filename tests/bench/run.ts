@@ -17,6 +17,9 @@ const BENCHMARKS: ReadonlyArray<{ name: string; load: () => Promise<{ benchmark:
   { name: "sim", load: () => import("./sim") },
   { name: "tier1", load: () => import("./tier1") },
   { name: "recovery", load: () => import("./recovery") },
+  { name: "memory", load: () => import("./memory") },
+  { name: "replay", load: () => import("./replay") },
+  { name: "toolloop200", load: () => import("./toolloop") },
 ];
 
 const THIS_FILE = fileURLToPath(import.meta.url);

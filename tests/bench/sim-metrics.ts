@@ -1,16 +1,17 @@
 import { getToolName, isToolUIPart, type UIMessage } from "ai";
+import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 import { contentText } from "../fixtures/fake-openai/request";
 import { isSummaryRequest } from "../fixtures/fake-openai/summarizer";
 import { countTextTokens } from "../fixtures/fake-openai/tokens";
 import type { RecordedRequest } from "../fixtures/fake-openai/types";
+import type { PlantedIdentifier } from "./sim-plan";
 
 /**
  * What the `sim` benchmark reads off the fake server's recorded requests and the stored
- * history. Counts with the fake server's own o200k tokenizer. Loads no Fold module.
+ * history. Counts with the fake server's own o200k tokenizer. Of Fold it imports only the
+ * trace's tool name (lib/message/ui-message.ts reads no environment), so it may load before
+ * process.env is set.
  */
-
-/** The timeline's compaction trace: not conversation content. */
-const TRACE_TOOL_NAME = "compact_context";
 
 export function isSummarizerRequest(request: RecordedRequest): boolean {
   return isSummaryRequest(request.messages);
@@ -48,18 +49,15 @@ export function requestText(request: RecordedRequest): string {
 }
 
 /**
- * Whether `value` occurs in `text` as itself, not inside a longer token: "30 s" is not in
- * "130 s", "9f2c1e7a4b3d" is not in "9f2c1e7a4b3d5".
+ * The planted identifiers `text` still carries: each exact planted string as a plain
+ * substring. Deliberately none of Fold's own identifier matching, so the grade does not share
+ * its definition with what it grades.
  */
-export function containsVerbatim(text: string, value: string): boolean {
-  const wordStart = /^\w/.test(value);
-  const wordEnd = /\w$/.test(value);
-  for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + 1)) {
-    const before = text[at - 1] ?? "";
-    const after = text[at + value.length] ?? "";
-    if ((!wordStart || !/\w/.test(before)) && (!wordEnd || !/\w/.test(after))) return true;
-  }
-  return false;
+export function identifiersIn(
+  text: string,
+  identifiers: readonly PlantedIdentifier[],
+): PlantedIdentifier[] {
+  return identifiers.filter((id) => text.includes(id.value));
 }
 
 function jsonText(value: unknown): string {
@@ -75,7 +73,7 @@ export function contentTokens(message: UIMessage): number {
   let tokens = 0;
   for (const part of message.parts) {
     if (part.type === "text") tokens += countTextTokens(part.text);
-    else if (isToolUIPart(part) && getToolName(part) !== TRACE_TOOL_NAME) {
+    else if (isToolUIPart(part) && getToolName(part) !== COMPACTION_TRACE_TOOL_NAME) {
       tokens += countTextTokens(jsonText(part.input));
       if (part.state === "output-available") tokens += countTextTokens(jsonText(part.output));
       if (part.state === "output-error") tokens += countTextTokens(part.errorText);

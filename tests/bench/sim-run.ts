@@ -1,15 +1,17 @@
 import { randomUUID } from "node:crypto";
 import * as chatApi from "@/app/api/chat/route";
-import type { MessageMetadata } from "@/lib/chat/stats";
-import { rowToUIMessage } from "@/lib/chat/ui-message";
-import { budgetFor } from "@/lib/compaction/config";
+import { modelBudget } from "@/lib/chat/budget";
 import { serializeMessage } from "@/lib/compaction/serialize";
 import { type Database, withDatabase } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
-import { findMessage, isTurnActive, loadHistory } from "@/lib/db/queries/messages";
+import { findMessage, loadHistory } from "@/lib/db/queries/messages";
 import type { CompactionEvent } from "@/lib/db/schema";
+import type { MessageMetadata } from "@/lib/message/stats";
+import { COMPACTION_TRACE_TOOL_NAME, rowToUIMessage } from "@/lib/message/ui-message";
+import { isSummaryRequest } from "../fixtures/fake-openai/summarizer";
 import { countTextTokens } from "../fixtures/fake-openai/tokens";
-import type { FakeOpenAI, RecordedRequest } from "../fixtures/fake-openai/types";
+import type { FakeOpenAI, RecordedRequest, WireMessage } from "../fixtures/fake-openai/types";
+import { isTurnActive } from "../helpers/db";
 import { call } from "../helpers/http";
 import { readChunks } from "../helpers/ui-stream";
 import { type BenchChat, openChat } from "./chat-turns";
@@ -79,12 +81,10 @@ export class Director {
 
   private observe(body: string): void {
     if (this.target === null || this.scripted) return;
-    const parsed = JSON.parse(body) as { messages?: Array<{ role: string; content?: unknown }> };
+    const parsed = JSON.parse(body) as { messages?: WireMessage[] };
     const messages = parsed.messages ?? [];
-    const isSummary = messages.some(
-      (m) => m.role === "system" && String(m.content).includes("Goal & open requests"),
-    );
-    if (isSummary || messages.at(-1)?.role !== "user") return;
+    // The fake server's own test for a summarizer request: the reply it scripts goes elsewhere.
+    if (isSummaryRequest(messages) || messages.at(-1)?.role !== "user") return;
     this.scripted = true;
     this.fake.script({ toolCalls: [{ name: "fetch_url", arguments: { url: this.target } }] });
   }
@@ -151,7 +151,7 @@ async function waitForLease(database: Database, chatId: string): Promise<void> {
 /** Every compaction trace the turn streamed (Tier 1, and recovery's in-memory trims). */
 function traceSummary(chunks: readonly Chunk[]): string | null {
   const starts = chunks.filter(
-    (c) => c.type === "tool-input-available" && c.toolName === "compact_context",
+    (c) => c.type === "tool-input-available" && c.toolName === COMPACTION_TRACE_TOOL_NAME,
   );
   if (starts.length === 0) return null;
   return starts
@@ -206,7 +206,7 @@ export async function runSimulation(input: {
   const chat: BenchChat = await openChat(database, "sim@example.com", modelId);
   const director = new Director(fake);
   // Outside a request Fold would open its process-wide database: scope it to the bench's.
-  const { budget } = await withDatabase(database, () => budgetFor(modelId));
+  const { budget } = await withDatabase(database, () => modelBudget(database.db, modelId));
   const raw: SimRaw = {
     turns: 0,
     failed: [],

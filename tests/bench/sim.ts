@@ -1,7 +1,7 @@
 import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { Benchmark, Figures } from "./benchmark";
 import { percentile, round1 } from "./measure";
-import { containsVerbatim, mean } from "./sim-metrics";
+import { identifiersIn, mean } from "./sim-metrics";
 import { startPageServer } from "./sim-pages";
 import { buildPlan, IDENTIFIERS, type PageSpec, SIM_TURNS } from "./sim-plan";
 
@@ -84,7 +84,7 @@ export const benchmark: Benchmark = {
           (e) => e.outcome === "summarized" || e.outcome === "fallback",
         );
         const fillAfter = folded.map((e) => ((e.tokensAfter ?? 0) / WINDOW_TOKENS) * 100);
-        const kept = IDENTIFIERS.filter((id) => containsVerbatim(raw.finalRequestText, id.value));
+        const kept = identifiersIn(raw.finalRequestText, IDENTIFIERS);
         const lost = IDENTIFIERS.filter((id) => !kept.includes(id));
         if (lost.length > 0) {
           console.error(
@@ -150,7 +150,7 @@ export const benchmark: Benchmark = {
         context.note("sim.fill_after_p95_pct", `tokens_after ÷ ${WINDOW_TOKENS}`);
         context.note(
           "sim.identifiers_kept_pct",
-          `${kept.length} of ${IDENTIFIERS.length} verbatim in the final turn's chat request (${raw.finalPromptTokens} prompt tokens)${lost.length ? `; lost kinds: ${[...new Set(lost.map((id) => id.kind))].join(", ")}` : ""}`,
+          `${kept.length} of ${IDENTIFIERS.length} as exact substrings of the final turn's chat request (${raw.finalPromptTokens} prompt tokens)${lost.length ? `; lost kinds: ${[...new Set(lost.map((id) => id.kind))].join(", ")}` : ""}`,
         );
         context.note(
           "sim.summarizer_resent_turns",

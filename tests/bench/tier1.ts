@@ -28,8 +28,8 @@ const WARMUP_MS = 500;
 const GROWTH_LIMIT = 3;
 const SEED = 0x7e1e_0001;
 
-type FoldUIMessage = import("@/lib/chat/ui-message").FoldUIMessage;
-type MessageStats = import("@/lib/chat/stats").MessageStats;
+type FoldUIMessage = import("@/lib/message/ui-message").FoldUIMessage;
+type MessageStats = import("@/lib/message/stats").MessageStats;
 type Part = FoldUIMessage["parts"][number];
 type Tier1Input = import("@/lib/compaction/tier1").Tier1Input;
 
@@ -62,7 +62,12 @@ function stats(random: () => number, viewVersion: number, contextTokens: number)
 }
 
 /** One stored turn pair's assistant reply: text, sometimes a fetch_url call first or a trace. */
-function assistantMessage(random: () => number, n: number, viewVersion: number): FoldUIMessage {
+function assistantMessage(
+  random: () => number,
+  n: number,
+  viewVersion: number,
+  headings: readonly string[],
+): FoldUIMessage {
   const parts: Part[] = [];
   if (random() < 0.1) {
     parts.push({
@@ -79,7 +84,7 @@ function assistantMessage(random: () => number, n: number, viewVersion: number):
         messagesSummarized: 12,
         summarizerModel: MODEL_ID,
         durationMs: 900,
-        summary: "## Goal & open requests\n- keep going",
+        summary: `## ${headings[0]}\n- keep going`,
         note: null,
       },
     });
@@ -125,21 +130,20 @@ function userMessage(random: () => number, n: number): FoldUIMessage {
   };
 }
 
-/** A summary of realistic size: six headings plus verbatim references, ~700 tokens. */
-function summaryText(random: () => number): string {
-  const headings = [
-    "Goal & open requests",
-    "Constraints & preferences",
-    "Current state & next step",
-    "Decisions & facts",
-    "Artifacts & references",
-    "Errors & fixes",
-  ];
-  const sections = headings.map(
+/**
+ * A summary of realistic size, ~700 tokens: a narrative under Fold's six headings, then the
+ * reference ledger Fold keeps for 12 paths the user gave, rendered by Fold itself.
+ */
+function summaryText(random: () => number, product: Product): string {
+  const narrative = product.headings.map(
     (h) => `## ${h}\n${Array.from({ length: 4 }, () => `- ${text(random, 8, 20)}`).join("\n")}`,
   );
-  const references = Array.from({ length: 12 }, (_, i) => `- /srv/fold/data/run-${i}.log`);
-  return `${sections.join("\n")}\n\n## Verbatim references\nSaid by the user:\n${references.join("\n")}`;
+  const references = Array.from({ length: 12 }, (_, i) => `/srv/fold/data/run-${i}.log`);
+  const span: FoldUIMessage[] = [
+    { id: "u-refs", role: "user", parts: [{ type: "text", text: references.join("\n") }] },
+  ];
+  const ledger = product.renderLedger(product.mergeLedger([], span, [1]));
+  return product.joinSummary(narrative.join("\n"), ledger);
 }
 
 type Scenario = {
@@ -149,12 +153,23 @@ type Scenario = {
   afterTokens: number;
 };
 
+/** Fold's own definitions the histories are built with, loaded after LOG_LEVEL is set. */
+type Product = {
+  headings: readonly string[];
+  mergeLedger: typeof import("@/lib/compaction/ledger").mergeLedger;
+  renderLedger: typeof import("@/lib/compaction/ledger").renderLedger;
+  joinSummary: typeof import("@/lib/compaction/ledger").joinSummary;
+  summaryMessage: typeof import("@/lib/compaction/view").summaryMessage;
+  settings: typeof import("@/lib/env").COMPACTION_DEFAULTS;
+};
+
 async function scenario(
   size: number,
   deps: {
     estimator: import("@/lib/context/tokens").TokenEstimator;
     budget: import("@/lib/context/budget").Budget;
     overheadTokens: number;
+    product: Product;
   },
 ): Promise<Scenario> {
   const random = createRandom(SEED + size);
@@ -162,7 +177,8 @@ async function scenario(
   const history: FoldUIMessage[] = [];
   for (let n = 0; history.length < size; n++) {
     history.push(userMessage(random, n));
-    if (history.length < size) history.push(assistantMessage(random, n, version - 1));
+    if (history.length < size)
+      history.push(assistantMessage(random, n, version - 1, deps.product.headings));
   }
   // The stored history ends with a reply. The watermark leaves about 20 messages after it,
   // starting at a user turn, and no more than a realistic share of the trigger: what a
@@ -177,12 +193,12 @@ async function scenario(
     if (history[i]?.role === "user") watermarkIndex = i - 1;
   }
   const watermark = history[watermarkIndex]?.id ?? null;
-  const summary = summaryText(random);
+  const summary = summaryText(random, deps.product);
   const state = { summary, watermark, dirty: false, version };
 
   // The last reply was sent this view at this version: its real count is the view's size.
   const after = history.slice(watermarkIndex + 1);
-  const { summaryMessage } = await import("@/lib/compaction/view");
+  const { summaryMessage } = deps.product;
   const afterTokens = deps.estimator.estimateUIMessages(after);
   const viewTokens =
     deps.overheadTokens + deps.estimator.estimateUIMessages([summaryMessage(summary), ...after]);
@@ -206,7 +222,8 @@ async function scenario(
       ratio: 1,
       modelId: MODEL_ID,
       estimator: deps.estimator,
-      keepRecentToolResults: 3,
+      keepRecentToolResults: deps.product.settings.keepRecentToolResults,
+      ledgerShare: deps.product.settings.ledgerShare,
       summarize: async ({ previousSummary }) => ({
         summary: `${previousSummary ?? ""}\n- folded`,
         model: MODEL_ID,
@@ -250,26 +267,31 @@ export const benchmark: Benchmark = {
     const { computeBudget } = await import("@/lib/context/budget");
     const { COMPACTION_DEFAULTS } = await import("@/lib/env");
     const { createEstimator } = await import("@/lib/context/tokens");
-    const { estimateOverhead } = await import("@/lib/context/overhead");
-    const { chatInstructions } = await import("@/lib/ai/prompts");
-    const { builtinTools } = await import("@/lib/ai/tools");
+    const { chatRequestFrame } = await import("@/lib/ai/request-frame");
+    const { SUMMARY_HEADINGS } = await import("@/lib/compaction/prompts");
+    const { joinSummary, mergeLedger, renderLedger } = await import("@/lib/compaction/ledger");
+    const { summaryMessage } = await import("@/lib/compaction/view");
+    const product: Product = {
+      headings: SUMMARY_HEADINGS,
+      mergeLedger,
+      renderLedger,
+      joinSummary,
+      summaryMessage,
+      settings: COMPACTION_DEFAULTS,
+    };
 
     const estimator = createEstimator();
     const budget = computeBudget(
       { contextWindow: WINDOW_TOKENS, maxOutputTokens: null },
       COMPACTION_DEFAULTS,
     );
-    const overheadTokens = await estimateOverhead(
-      estimator,
-      chatInstructions(new Date(0)),
-      builtinTools(),
-    );
+    const { overheadTokens } = await chatRequestFrame(new Date(0));
 
     const figures: Figures = {};
     const noop = new Map<number, number>();
     const splits = new Map<number, number>();
     for (const size of SIZES) {
-      const s = await scenario(size, { estimator, budget, overheadTokens });
+      const s = await scenario(size, { estimator, budget, overheadTokens, product });
       const first = await runTier1(s.input);
       if (first.kind !== "noop") {
         throw new Error(

@@ -15,6 +15,9 @@ export type Driver = (typeof DRIVERS)[number];
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const IN_CI = process.env.CI === "true";
+/** How long disposal waits for a closed pool's connections to leave the server. */
+const DISCONNECT_WAIT_MS = 5_000;
+const DISCONNECT_POLL_MS = 20;
 
 async function probePostgres(): Promise<string | null> {
   const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3_000 });
@@ -48,8 +51,22 @@ async function createPostgresDatabase(): Promise<{ url: string; drop: () => Prom
     drop: async () => {
       const client = new pg.Client({ connectionString: ADMIN_URL });
       await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
+      try {
+        // pg's Pool.end() resolves before the server has seen its connections go; a forced
+        // drop in between kills them and the pool reports it as an unhandled error.
+        const deadline = Date.now() + DISCONNECT_WAIT_MS;
+        while (Date.now() < deadline) {
+          const { rows } = await client.query<{ open: number }>(
+            "SELECT count(*)::int AS open FROM pg_stat_activity WHERE datname = $1",
+            [name],
+          );
+          if ((rows[0]?.open ?? 0) === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, DISCONNECT_POLL_MS));
+        }
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 import * as chatApi from "@/app/api/chat/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import type { Database } from "@/lib/db/client";
-import { isTurnActive } from "@/lib/db/queries/messages";
+import { isTurnActive } from "./db";
 import { type Browser, call } from "./http";
 import { eventually, readChunks } from "./ui-stream";
 

@@ -76,13 +76,3 @@ export async function renewTurnLease(db: Db, chatId: string, leaseMs: number): P
 export async function releaseTurnLease(db: Db, chatId: string): Promise<void> {
   await db.update(chat).set({ activeTurnUntil: null }).where(eq(chat.id, chatId));
 }
-
-export async function isTurnActive(db: Db, chatId: string): Promise<boolean> {
-  const [row] = await db
-    .select({
-      active: sql<boolean>`${chat.activeTurnUntil} is not null and ${chat.activeTurnUntil} > now()`,
-    })
-    .from(chat)
-    .where(eq(chat.id, chatId));
-  return row?.active ?? false;
-}

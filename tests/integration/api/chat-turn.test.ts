@@ -14,9 +14,10 @@ import * as chatApi from "@/app/api/chat/route";
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import type { Database } from "@/lib/db/client";
-import { acquireTurnLease, isTurnActive, loadHistory } from "@/lib/db/queries/messages";
+import { acquireTurnLease, loadHistory } from "@/lib/db/queries/messages";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 

@@ -15,7 +15,7 @@ const fake = await vi.hoisted(async () => {
 
 import * as chatApi from "@/app/api/chat/route";
 import type { Database } from "@/lib/db/client";
-import { acquireTurnLease, isTurnActive, releaseTurnLease } from "@/lib/db/queries/messages";
+import { acquireTurnLease, releaseTurnLease } from "@/lib/db/queries/messages";
 import { register } from "../../helpers/auth";
 import {
   type CompactResponse,
@@ -30,6 +30,7 @@ import {
   lastUserTextOf,
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
 import { longMessage, newChat, sendTurn } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";

@@ -15,7 +15,6 @@ const fake = await vi.hoisted(async () => {
 
 import * as chatApi from "@/app/api/chat/route";
 import type { Database } from "@/lib/db/client";
-import { isTurnActive } from "@/lib/db/queries/messages";
 import type { CompactionEvent, Message } from "@/lib/db/schema";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
 import { register } from "../../helpers/auth";
@@ -31,6 +30,7 @@ import {
   summarizerPrompt,
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
 import { longMessage, newChat, sendTurn } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";

@@ -20,7 +20,6 @@ import { type CompactOutcome, compactChat } from "@/lib/chat/compact";
 import { SUMMARY_MESSAGE_ID } from "@/lib/compaction/view";
 import { type Database, withDatabase } from "@/lib/db/client";
 import { markCompactionDirty } from "@/lib/db/compaction-state";
-import { isTurnActive } from "@/lib/db/queries/messages";
 import type { Chat, CompactionEvent, Message } from "@/lib/db/schema";
 import { rowToUIMessage } from "@/lib/message/ui-message";
 import { applyTurnRequest } from "@/lib/turn/apply-request";
@@ -35,6 +34,7 @@ import {
   scriptedSummary,
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
 import type { Browser } from "../../helpers/http";
 import { longMessage, newChat, sendTurn } from "../../helpers/turns";
 import { eventually } from "../../helpers/ui-stream";

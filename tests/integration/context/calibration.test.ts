@@ -16,9 +16,10 @@ const fake = await vi.hoisted(async () => {
 import * as chatApi from "@/app/api/chat/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import { getCalibration } from "@/lib/db/queries/calibration";
-import { isTurnActive, loadHistory } from "@/lib/db/queries/messages";
+import { loadHistory } from "@/lib/db/queries/messages";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
 import { call } from "../../helpers/http";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 

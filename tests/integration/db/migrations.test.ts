@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { expect, it } from "vitest";
-import { queryRows } from "@/lib/db/client";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { describeEachDriver } from "../../helpers/databases";
+import { queryRows } from "../../helpers/db";
 
 const TABLES = [
   "account",

@@ -408,6 +408,21 @@ describe("the reference ledger", () => {
     expect(countTokens(fitted.text)).toBeLessThanOrEqual(Math.floor(all.tokens / 2));
   });
 
+  it("lets the user's own values go past the ledger's share, and nothing else", () => {
+    const user = Array.from({ length: 12 }, (_, i) =>
+      entry(`/home/user/file-${i}.txt`, "user", i + 1),
+    );
+    const tool = Array.from({ length: 12 }, (_, i) =>
+      entry(`/tmp/tool-${i}.log`, "tool-result", 50 + i),
+    );
+    const share = fitLedger([...user, ...tool], 60, countTokens);
+    const roomy = fitLedger([...user, ...tool], 60, countTokens, 400);
+    expect(share.entries.length).toBeLessThan(user.length);
+    expect(roomy.entries.map((e) => e.value).sort()).toEqual(user.map((e) => e.value).sort());
+    expect(roomy.tokens).toBeLessThanOrEqual(400);
+    expect(roomy.tokens).toBeGreaterThan(60);
+  });
+
   it("reads a summary written before the ledger had origins", () => {
     const legacy =
       "## Goal & open requests\nShip.\n\n## Verbatim references\nSaid by the user:\n- no downtime\nFrom the conversation:\n- https://a.example/x";

@@ -1,0 +1,21 @@
+import type { SQL } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "@/lib/db/client";
+import { chat } from "@/lib/db/schema";
+
+/** Whether a turn (or compaction) still holds the chat's lease: tests wait for it to end. */
+export async function isTurnActive(db: Db, chatId: string): Promise<boolean> {
+  const [row] = await db
+    .select({
+      active: sql<boolean>`${chat.activeTurnUntil} is not null and ${chat.activeTurnUntil} > now()`,
+    })
+    .from(chat)
+    .where(eq(chat.id, chatId));
+  return row?.active ?? false;
+}
+
+/** Raw rows of a query, whichever driver runs it. */
+export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
