@@ -2,7 +2,7 @@ import type { TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type FallbackPort, foldIntoSummary, type SummarizePort } from "./fold";
 import { type ProjectionInput, projectNextTurn } from "./projection";
-import { buildView, type ModelView, withHardWall } from "./view";
+import { applyHardWall, buildView, type ModelView, withHardWall } from "./view";
 
 /**
  * Tier 1 (DESIGN §8), pure: given the stored history and the durable state,
@@ -160,13 +160,16 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
     signal: input.signal,
   });
   const next = { summary: folded.summary, watermark: watermarkTo };
-  const view = buildView({
-    history: input.history,
-    state: next,
-    rules,
-    limitTokens,
-    estimator: input.estimator,
-  });
+  const view = reachTarget(
+    input,
+    buildView({
+      history: input.history,
+      state: next,
+      rules,
+      limitTokens,
+      estimator: input.estimator,
+    }),
+  );
   const tokensAfter = Math.ceil(
     (input.overheadTokens + input.estimator.estimateUIMessages(view.messages)) * input.ratio,
   );
@@ -192,6 +195,24 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       note: [folded.note, missedTarget].filter(Boolean).join("; ") || null,
     },
   };
+}
+
+/**
+ * A compaction must land at or under the target, or the next turn fires again
+ * (DESIGN §7): when the kept messages are too big for that, the hard wall cuts
+ * them (never the latest user message or the summary) to the largest cap that
+ * reaches it, or to the smallest cap when nothing does. The cap is stored with
+ * the reply and holds until the next compaction, so nothing grows back.
+ */
+function reachTarget(input: Tier1Input, view: ModelView): ModelView {
+  const { budget, ratio, estimator } = input;
+  const tokens = Math.ceil(
+    (input.overheadTokens + estimator.estimateUIMessages(view.messages)) * ratio,
+  );
+  if (tokens <= budget.target || view.hardWallCapTokens !== null) return view;
+  const targetRoom = Math.max(0, Math.floor(budget.target / ratio) - input.overheadTokens);
+  const wall = applyHardWall(view.messages, targetRoom, estimator);
+  return { ...view, messages: wall.messages, hardWallCapTokens: wall.capTokens };
 }
 
 /**

@@ -200,10 +200,12 @@ export function applyHardWall(
   if (priorCapTokens === null && estimator.estimateUIMessages(messages) <= limitTokens) {
     return { messages: [...messages], capTokens: null, fits: true };
   }
-  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  // The latest user message goes out as written; the summary is already sized by its budget.
+  const lastUser = messages.findLastIndex((m) => m.role === "user" && m.id !== SUMMARY_MESSAGE_ID);
+  const exempt = (m: FoldUIMessage, i: number) => i === lastUser || m.id === SUMMARY_MESSAGE_ID;
   let capped: FoldUIMessage[] = [...messages];
   for (const cap of ladder) {
-    capped = messages.map((m, i) => (i === lastUser ? m : capMessage(m, cap * CHARS_PER_TOKEN)));
+    capped = messages.map((m, i) => (exempt(m, i) ? m : capMessage(m, cap * CHARS_PER_TOKEN)));
     if (estimator.estimateUIMessages(capped) <= limitTokens)
       return { messages: capped, capTokens: cap, fits: true };
   }

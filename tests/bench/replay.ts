@@ -19,7 +19,9 @@ import { pct, scoreCompactions, scoreKept } from "./replay-score";
  * failures, which identifiers the model still saw at the end, and how compaction behaved.
  *
  * Options (environment): `REPLAY_CORPUS` a corpus file; `REPLAY_LIMIT` replay only the first
- * n conversations; `REPLAY_USAGE=keep` store each corpus turn with the usage of Fold's reply.
+ * n conversations; `REPLAY_USAGE=drop` store each corpus turn without the usage stats of Fold's reply
+ * (by default they are kept, as on every reply a live chat stores: the stats of the call that
+ * produced it, including the hard-wall cap that call's view used).
  */
 
 const PROVIDER = "fake";
@@ -67,7 +69,7 @@ export const benchmark: Benchmark = {
     const corpus = loadCorpus(corpusPath);
     const limit = Number(process.env.REPLAY_LIMIT) || corpus.length;
     const conversations = corpus.slice(0, limit);
-    const keepUsage = process.env.REPLAY_USAGE === "keep";
+    const keepUsage = process.env.REPLAY_USAGE !== "drop";
     const fake = await startFakeOpenAI({
       models: [{ id: MODEL, maxModelLen: WINDOW_TOKENS }],
       chunkDelayMs: 0,

@@ -78,6 +78,30 @@ describe("folding inside one long turn", () => {
     expect(again.view.messages[1]?.id).toBe("u1");
   });
 
+  it("reaches the target with the hard wall when the newest step is too big, and records the cap", async () => {
+    const h = tier1Harness();
+    const history = agentTurn(12);
+    history.push(
+      assistantMessage("s-big", {
+        tools: [
+          {
+            name: "bash",
+            callId: "call-big",
+            input: { command: "cat /srv/app/huge.log" },
+            output: `huge log: ${filler(3_000, 9)}`,
+          },
+        ],
+      }),
+    );
+    const result = expectCompacted(await runTier1(h.input(history, EMPTY_STATE)));
+    expect(result.view.messages.at(-1)?.id).toBe("s-big");
+    expect(result.projectedTokens).toBeLessThanOrEqual(h.budget.target);
+    expect(result.view.hardWallCapTokens).not.toBeNull();
+    // The user's instruction and the summary are never cut.
+    expect(result.view.messages[1]?.parts).toEqual([{ type: "text", text: INSTRUCTION }]);
+    expect(JSON.stringify(result.view.messages[0])).not.toContain("chars cut to fit");
+  });
+
   it("caps old tool-call arguments like old tool results", async () => {
     const h = tier1Harness();
     const history = agentTurn(6);
