@@ -3,14 +3,8 @@ import { chatRequestFrame } from "@/lib/ai/request-frame";
 import type { TraceOutput } from "@/lib/compaction/trace";
 import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
-import {
-  acquireTurnLease,
-  appendMessage,
-  loadHistory,
-  releaseTurnLease,
-} from "@/lib/db/queries/messages";
+import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
 import {
   COMPACTION_TRACE_TOOL_NAME,
   type FoldUIMessage,
@@ -18,8 +12,7 @@ import {
 } from "@/lib/message/ui-message";
 import { modelBudget } from "./budget";
 import { compactChat } from "./compact";
-
-const COMPACT_LEASE_MS = 120_000;
+import { holdLease } from "./lease";
 
 /**
  * Compact now (DESIGN §8): Tier 1 forced, outside a turn. Holds the turn lease
@@ -32,12 +25,12 @@ export async function compactNow(
   modelId: string,
 ): Promise<{ trace: TraceOutput | null; message: FoldUIMessage | null }> {
   const { db } = deps;
-  if (!(await acquireTurnLease(db, chat.id, COMPACT_LEASE_MS))) {
-    throw new AppError(
-      "conflict:turn",
-      "A reply is streaming in this chat. Compact after it finishes.",
-    );
-  }
+  // The same short, owned, renewed lease a turn holds: a long summarizer run keeps it.
+  const lease = await holdLease(
+    db,
+    chat.id,
+    "A reply is streaming in this chat. Compact after it finishes.",
+  );
   try {
     const [fresh, rows] = await Promise.all([getChat(db, chat.id), loadHistory(db, chat.id)]);
     if (!fresh || rows.length === 0) return { trace: null, message: null };
@@ -56,7 +49,7 @@ export async function compactNow(
     const stored = await appendMessage(db, chat.id, traceEntry(outcome.trace));
     return { trace: outcome.trace, message: rowToUIMessage(stored) };
   } finally {
-    await releaseTurnLease(db, chat.id);
+    await lease.release();
   }
 }
 

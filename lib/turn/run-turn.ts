@@ -73,14 +73,37 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
     },
   });
 
-  // One branch for the browser, one the server reads to the end and stores.
+  // One branch for the browser, one the server reads to the end and stores. The reply is
+  // stored and the chat freed before the browser sees the end of the stream, so a message
+  // sent right after it, or a reload, finds the reply there (steps 6 and 7).
   const [toBrowser, toStore] = stream.tee();
-  void persistReply(db, chat.id, toStore, observed)
-    .then((stored) => (stored ? calibrateFromTurn(db, modelId, observed) : null))
-    .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
+  const settled = persistReply(db, chat.id, toStore, observed)
+    .catch((error) => {
+      log.error({ err: error, chatId: chat.id }, "storing the reply failed");
+      return false;
+    })
     .finally(() => lease.release());
+  void settled
+    .then((stored) => (stored ? calibrateFromTurn(db, modelId, observed) : null))
+    .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"));
 
-  return createUIMessageStreamResponse({ stream: toBrowser });
+  return createUIMessageStreamResponse({ stream: toBrowser.pipeThrough(endAfter(settled)) });
+}
+
+/** Passes chunks through, holding back the stream's end (and its finish chunk) until `settled`. */
+function endAfter(settled: Promise<unknown>): TransformStream<UIMessageChunk, UIMessageChunk> {
+  let held: UIMessageChunk[] = [];
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (chunk.type === "finish" || held.length > 0) held.push(chunk);
+      else controller.enqueue(chunk);
+    },
+    async flush(controller) {
+      await settled;
+      for (const chunk of held) controller.enqueue(chunk);
+      held = [];
+    },
+  });
 }
 
 type TurnContext = PreparedTurn & {

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, max, sql } from "drizzle-orm";
+import { and, asc, eq, gte, max } from "drizzle-orm";
 import type { Db } from "../client";
 import { chat, type Message, message } from "../schema";
 import { storableJson } from "../storable";
@@ -46,33 +46,4 @@ export async function findMessage(db: Db, chatId: string, id: string): Promise<M
     .from(message)
     .where(and(eq(message.chatId, chatId), eq(message.id, id)));
   return row ?? null;
-}
-
-/**
- * Takes the chat's turn lease unless another live turn holds it. The lease is
- * a timestamp, so a crashed server's lease simply runs out.
- */
-export async function acquireTurnLease(db: Db, chatId: string, leaseMs: number): Promise<boolean> {
-  const rows = await db
-    .update(chat)
-    .set({ activeTurnUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
-    .where(
-      and(
-        eq(chat.id, chatId),
-        sql`(${chat.activeTurnUntil} is null or ${chat.activeTurnUntil} < now())`,
-      ),
-    )
-    .returning({ id: chat.id });
-  return rows.length > 0;
-}
-
-export async function renewTurnLease(db: Db, chatId: string, leaseMs: number): Promise<void> {
-  await db
-    .update(chat)
-    .set({ activeTurnUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
-    .where(eq(chat.id, chatId));
-}
-
-export async function releaseTurnLease(db: Db, chatId: string): Promise<void> {
-  await db.update(chat).set({ activeTurnUntil: null }).where(eq(chat.id, chatId));
 }

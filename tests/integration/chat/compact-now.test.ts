@@ -15,7 +15,7 @@ const fake = await vi.hoisted(async () => {
 
 import * as chatApi from "@/app/api/chat/route";
 import type { Database } from "@/lib/db/client";
-import { acquireTurnLease, releaseTurnLease } from "@/lib/db/queries/messages";
+import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { register } from "../../helpers/auth";
 import {
   type CompactResponse,
@@ -148,7 +148,8 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     const before = await snapshot(database, chatId);
     fake.reset();
 
-    expect(await acquireTurnLease(database.db, chatId, 60_000)).toBe(true);
+    const lease = await acquireLease(database.db, chatId, 60_000);
+    if (!lease) throw new Error("the lease was not free");
     try {
       const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });
       expect(response.status).toBe(409);
@@ -165,7 +166,7 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
       // The refused request did not steal or drop the turn's lease.
       expect(await isTurnActive(database.db, chatId)).toBe(true);
     } finally {
-      await releaseTurnLease(database.db, chatId);
+      await releaseLease(database.db, lease);
     }
   });
 

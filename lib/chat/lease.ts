@@ -1,0 +1,58 @@
+import type { Db } from "@/lib/db/client";
+import { acquireLease, type Lease, releaseLease, renewLease } from "@/lib/db/queries/leases";
+import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+
+/** Short, so a crashed instance frees the chat within this long. */
+export const LEASE_MS = 30_000;
+/** Renewed well inside the lease, so one slow renewal never loses it. */
+const LEASE_RENEW_MS = 10_000;
+/** A turn that is storing its reply frees the chat within moments: wait this long before a 409. */
+const LEASE_WAIT_MS = 5_000;
+const LEASE_POLL_MS = 50;
+
+export type HeldLease = { release: () => Promise<void> };
+
+/**
+ * Takes the chat's lease for a turn or a compaction and keeps renewing it
+ * (with the holder's token) until released. When another holder has it, waits
+ * briefly — a reply that just finished is being stored — then answers 409.
+ */
+export async function holdLease(
+  db: Db,
+  chatId: string,
+  conflictMessage: string,
+  now: () => number = Date.now,
+): Promise<HeldLease> {
+  let lease = await acquireLease(db, chatId, LEASE_MS);
+  const deadline = now() + LEASE_WAIT_MS;
+  while (!lease && now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+    lease = await acquireLease(db, chatId, LEASE_MS);
+  }
+  if (!lease) throw new AppError("conflict:turn", conflictMessage);
+  let held: Lease | null = lease;
+  const renew = setInterval(() => {
+    if (!held) return;
+    renewLease(db, held, LEASE_MS)
+      .then((next) => {
+        if (!next) log.warn({ chatId }, "lease lost before it was renewed");
+        held = next;
+      })
+      .catch((error) => log.warn({ err: error, chatId }, "lease renew failed"));
+  }, LEASE_RENEW_MS);
+  let released = false;
+  return {
+    release: async () => {
+      if (released) return;
+      released = true;
+      clearInterval(renew);
+      const current = held;
+      held = null;
+      if (!current) return;
+      await releaseLease(db, current).catch((error) =>
+        log.error({ err: error, chatId }, "lease release failed"),
+      );
+    },
+  };
+}

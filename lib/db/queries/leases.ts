@@ -1,0 +1,53 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "../client";
+import { chat } from "../schema";
+
+/**
+ * The chat's lease: "a turn (or a compaction) is running", across server
+ * instances. It is a timestamp, so a crashed instance's lease simply runs out;
+ * and the exact timestamp a holder wrote is its token — renew and release
+ * only succeed for the holder whose token is still on the row, so a late
+ * renewal or release can never touch a lease someone else took since.
+ */
+
+/** A held lease: its expiry, to the millisecond, is the owner's token. */
+export type Lease = { chatId: string; until: Date };
+
+/** now() + the lease, cut to milliseconds so a JavaScript Date holds it exactly. */
+const until = (leaseMs: number) =>
+  sql`date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))`;
+
+/** Takes the lease unless a live one is held; null when it is. */
+export async function acquireLease(db: Db, chatId: string, leaseMs: number): Promise<Lease | null> {
+  const [row] = await db
+    .update(chat)
+    .set({ activeTurnUntil: until(leaseMs) })
+    .where(
+      and(
+        eq(chat.id, chatId),
+        sql`(${chat.activeTurnUntil} is null or ${chat.activeTurnUntil} < now())`,
+      ),
+    )
+    .returning({ until: chat.activeTurnUntil });
+  return row?.until ? { chatId, until: row.until } : null;
+}
+
+/** Extends a lease its holder still owns; null when it was lost (expired and taken, or released). */
+export async function renewLease(db: Db, lease: Lease, leaseMs: number): Promise<Lease | null> {
+  const [row] = await db
+    .update(chat)
+    .set({ activeTurnUntil: until(leaseMs) })
+    .where(and(eq(chat.id, lease.chatId), eq(chat.activeTurnUntil, lease.until)))
+    .returning({ until: chat.activeTurnUntil });
+  return row?.until ? { chatId: lease.chatId, until: row.until } : null;
+}
+
+/** Frees a lease its holder still owns; false when the row holds someone else's (or none). */
+export async function releaseLease(db: Db, lease: Lease): Promise<boolean> {
+  const rows = await db
+    .update(chat)
+    .set({ activeTurnUntil: null })
+    .where(and(eq(chat.id, lease.chatId), eq(chat.activeTurnUntil, lease.until)))
+    .returning({ id: chat.id });
+  return rows.length > 0;
+}
