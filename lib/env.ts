@@ -98,6 +98,8 @@ export const COMPACTION_DEFAULTS = {
 
 /** A tool loop stops after this many model calls; folding inside the turn keeps long ones in the window. */
 export const TURN_MAX_STEPS_DEFAULT = 200;
+/** No chunk from the model for this long, or a model call running this long, stops the turn. */
+export const TURN_DEADLINE_DEFAULTS = { idleMs: 60_000, maxMs: 900_000 } as const;
 
 export function loadEnv(source: Source = process.env, warn: Warn = console.warn) {
   const k = <T>(name: string, schema: z.ZodType<T>, fallback: T) =>
@@ -127,6 +129,16 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
     demoModel: k("DEMO_MODEL", z.enum(["auto", "always", "never"]), "auto"),
     fetchUrlAllowPrivate: k("FETCH_URL_ALLOW_PRIVATE", bool, false),
     turnMaxSteps: k("TURN_MAX_STEPS", positiveInt(1000), TURN_MAX_STEPS_DEFAULT),
+    turnIdleTimeoutMs: k(
+      "TURN_IDLE_TIMEOUT_MS",
+      positiveInt(3_600_000),
+      TURN_DEADLINE_DEFAULTS.idleMs,
+    ),
+    turnMaxDurationMs: k(
+      "TURN_MAX_DURATION_MS",
+      positiveInt(86_400_000),
+      TURN_DEADLINE_DEFAULTS.maxMs,
+    ),
     // Ratios that cannot work together are repaired here, once, with a warning saying why.
     compaction: clampRatios(
       {

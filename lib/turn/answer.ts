@@ -21,6 +21,7 @@ import { log, metric } from "@/lib/log";
 import { RETRY_MARKER_TYPE } from "@/lib/message/retry-marker";
 import { buildStats, type MessageMetadata } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { type TurnDeadline, turnDeadline } from "./deadline";
 import { streamModelCall } from "./model-call";
 import { observeTurn, type TurnObservations } from "./observe";
 
@@ -47,8 +48,28 @@ export async function answer(
   ctx: AnswerContext,
   write: (chunk: UIMessageChunk) => void,
 ): Promise<void> {
+  const settings = env();
+  const deadline = turnDeadline({
+    idleMs: settings.turnIdleTimeoutMs,
+    maxMs: settings.turnMaxDurationMs,
+  });
+  try {
+    await answerWithin(ctx, deadline, write);
+  } finally {
+    deadline.dispose();
+  }
+  // The model hung or ran too long: say so (the error chunk), and Retry asks again.
+  const failure = deadline.failure();
+  if (failure) throw failure;
+}
+
+async function answerWithin(
+  ctx: AnswerContext,
+  deadline: TurnDeadline,
+  write: (chunk: UIMessageChunk) => void,
+): Promise<void> {
   const messages = await convertToModelMessages(ctx.compaction.view, { tools: ctx.frame.tools });
-  const finish = await streamAttempt(ctx, messages, write);
+  const finish = await streamAttempt(ctx, deadline, messages, write);
   if (!cutShortByWindow(ctx)) {
     if (finish) write(finish);
     return;
@@ -71,7 +92,7 @@ export async function answer(
   });
   ctx.observed.finished = false;
   ctx.observed.steps = 0;
-  const retryFinish = await streamAttempt(ctx, trimmed.messages, write);
+  const retryFinish = await streamAttempt(ctx, deadline, trimmed.messages, write);
   if (cutShortByWindow(ctx)) throw new ContextOverflowError(ctx.budget.modelId);
   if (retryFinish) write(retryFinish);
 }
@@ -79,6 +100,7 @@ export async function answer(
 /** One model call (with its tool loop) piped into the turn's stream; the finish chunk is returned, not written. */
 async function streamAttempt(
   ctx: AnswerContext,
+  deadline: TurnDeadline,
   messages: ModelMessage[],
   write: (chunk: UIMessageChunk) => void,
 ): Promise<UIMessageChunk | undefined> {
@@ -111,6 +133,7 @@ async function streamAttempt(
         "model stream error",
       ),
     onMetric: metric,
+    abortSignal: deadline.signal,
   });
   const ui = toUIMessageStream<ToolSet, FoldUIMessage>({
     stream: observeTurn(result.stream, ctx.now, observed).stream,
@@ -122,6 +145,7 @@ async function streamAttempt(
   });
   let finish: UIMessageChunk | undefined;
   for await (const chunk of ui) {
+    deadline.touch();
     if (chunk.type === "finish") finish = chunk as UIMessageChunk;
     else write(chunk as UIMessageChunk);
   }

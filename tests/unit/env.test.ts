@@ -1,6 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { COMPACTION_DEFAULTS, loadEnv, TURN_MAX_STEPS_DEFAULT } from "@/lib/env";
+import {
+  COMPACTION_DEFAULTS,
+  loadEnv,
+  TURN_DEADLINE_DEFAULTS,
+  TURN_MAX_STEPS_DEFAULT,
+} from "@/lib/env";
 
 const quiet = () => undefined;
 
@@ -123,6 +128,8 @@ describe("environment", () => {
       COMPACTION_SUMMARY_RATIO: String(COMPACTION_DEFAULTS.summaryRatio),
       COMPACTION_LEDGER_SHARE: String(COMPACTION_DEFAULTS.ledgerShare),
       TURN_MAX_STEPS: String(TURN_MAX_STEPS_DEFAULT),
+      TURN_IDLE_TIMEOUT_MS: String(TURN_DEADLINE_DEFAULTS.idleMs),
+      TURN_MAX_DURATION_MS: String(TURN_DEADLINE_DEFAULTS.maxMs),
       COMPACTION_BULKY_RATIO: String(COMPACTION_DEFAULTS.bulkyRatio),
       COMPACTION_SUMMARIZER_TIMEOUT_MS: String(COMPACTION_DEFAULTS.summarizerTimeoutMs),
       DEMO_MODEL: loadEnv({}, quiet).demoModel,

@@ -1,0 +1,54 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A provider that can hang, and a one-second idle deadline, set before Fold loads.
+const fake = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const server = await startFakeOpenAI({ models: [{ id: "fake-model", maxModelLen: 8192 }] });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  process.env.TURN_IDLE_TIMEOUT_MS = "1000";
+  return server;
+});
+
+import { register } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
+import { newChat, sendTurn } from "../../helpers/turns";
+
+const MODEL = "fake:fake-model";
+
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
+
+describeEachDriver("a provider that hangs", (use) => {
+  it("is stopped by the idle deadline with a clear message, and the chat is usable at once", async () => {
+    const database = use();
+    const { browser } = await register(database, "hang@example.com");
+    const chatId = await newChat(database, browser);
+    fake.script({ fault: "slow", delayMs: 20_000, text: "far too late" });
+
+    const started = Date.now();
+    const hung = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Hello?" });
+    expect(hung.response.status).toBe(200);
+    const errors = hung.chunks.filter((c) => c.type === "error");
+    expect(errors.map((c) => c.errorText)).toEqual([
+      expect.stringMatching(/model stopped responding \(nothing for 1 s\)/),
+    ]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await isTurnActive(database.db, chatId)).toBe(false);
+
+    fake.script({ text: "Here now." });
+    const next = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "Still there?",
+    });
+    expect(next.response.status).toBe(200);
+    const text = next.chunks
+      .filter((c) => c.type === "text-delta")
+      .map((c) => c.delta)
+      .join("");
+    expect(text).toBe("Here now.");
+  });
+});
