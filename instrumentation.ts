@@ -3,6 +3,9 @@
 export async function register(): Promise<void> {
   // NEXT_RUNTIME is set by Next itself, not configuration; the edge runtime has no database.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // Before any request is served: rate limits key on the socket's address (lib/limits).
+  const { installPeerAddressStamp } = await import("./lib/limits/peer-address");
+  installPeerAddressStamp();
   // Parse the environment now, so every repaired or replaced knob is reported once, at start.
   const { env } = await import("./lib/env");
   env();

@@ -1,6 +1,7 @@
 import { defineConfig } from "@playwright/test";
+import { APPROVAL_PORT, APPROVAL_URL, MAIN_PORT, MAIN_URL } from "./tests/e2e/servers";
 
-const PORT = Number(process.env.E2E_PORT ?? 3100);
+const SERVER_START_TIMEOUT_MS = 120_000;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -11,7 +12,7 @@ export default defineConfig({
   timeout: 60_000,
   reporter: [["list"]],
   use: {
-    baseURL: `http://127.0.0.1:${PORT}`,
+    baseURL: MAIN_URL,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: {
@@ -28,12 +29,26 @@ export default defineConfig({
       ],
     },
   },
-  webServer: {
-    command: "node scripts/e2e-server.mjs",
-    url: `http://127.0.0.1:${PORT}/api/health`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-  },
+  webServer: [
+    {
+      command: "node scripts/e2e-server.mjs",
+      url: `${MAIN_URL}/api/health`,
+      // Specs that are not about registration register and chat freely.
+      env: { E2E_PORT: String(MAIN_PORT), E2E_FAKE_PORT: "3199", REGISTRATION: "open" },
+      timeout: SERVER_START_TIMEOUT_MS,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+    {
+      command: "node scripts/e2e-server.mjs",
+      url: `${APPROVAL_URL}/api/health`,
+      // The default mode: new accounts wait for an admin (tests/e2e/approval.spec.ts).
+      env: { E2E_PORT: String(APPROVAL_PORT), E2E_FAKE_PORT: "3198", REGISTRATION: "approval" },
+      timeout: SERVER_START_TIMEOUT_MS,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  ],
 });

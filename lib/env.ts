@@ -46,7 +46,21 @@ export const BUILT_IN_PROVIDER_IDS = [
 /** Servers after the first are numbered `OPENAI_COMPATIBLE_2_*` … `OPENAI_COMPATIBLE_9_*`. */
 export const MAX_OPENAI_COMPATIBLE_SERVERS = 9;
 
-export type OpenAICompatibleServer = { name: string; baseUrl: string; apiKey?: string };
+export type OpenAICompatibleServer = {
+  name: string;
+  baseUrl: string;
+  apiKey?: string;
+  /**
+   * The context the server loads a model with when nothing else says (Ollama's
+   * OLLAMA_CONTEXT_LENGTH, LM Studio's default), for a model it has not loaded yet or a server
+   * that cannot tell. Unset: Ollama's own default for a model Ollama says is not loaded.
+   */
+  assumedContext?: number;
+};
+
+/** Bounds of `OPENAI_COMPATIBLE_ASSUMED_CONTEXT`: no server runs a chat model with less. */
+export const ASSUMED_CONTEXT_MIN = 256;
+export const ASSUMED_CONTEXT_MAX = 10_000_000;
 
 const providerName = z
   .string()
@@ -64,7 +78,7 @@ function openaiCompatibleServers(source: Source, warn: Warn): OpenAICompatibleSe
     const rawBaseUrl = source[`${prefix}BASE_URL`]?.trim();
     const apiKey = source[`${prefix}API_KEY`]?.trim() || undefined;
     if (!rawBaseUrl) {
-      if (apiKey || source[`${prefix}NAME`]?.trim()) {
+      if (apiKey || source[`${prefix}NAME`]?.trim() || source[`${prefix}ASSUMED_CONTEXT`]?.trim()) {
         warn(`${prefix}BASE_URL is not set; ignoring the other ${prefix}* variables`);
       }
       continue;
@@ -83,7 +97,19 @@ function openaiCompatibleServers(source: Source, warn: Warn): OpenAICompatibleSe
       continue;
     }
     taken.add(name);
-    servers.push(apiKey ? { name, baseUrl, apiKey } : { name, baseUrl });
+    const assumedContext = knob(
+      source,
+      `${prefix}ASSUMED_CONTEXT`,
+      z.coerce.number().int().min(ASSUMED_CONTEXT_MIN).max(ASSUMED_CONTEXT_MAX),
+      undefined as number | undefined,
+      warn,
+    );
+    servers.push({
+      name,
+      baseUrl,
+      ...(apiKey ? { apiKey } : {}),
+      ...(assumedContext ? { assumedContext } : {}),
+    });
   }
   return servers;
 }
@@ -101,10 +127,33 @@ export const TURN_MAX_STEPS_DEFAULT = 200;
 /** No chunk from the model for this long, or a model call running this long, stops the turn. */
 export const TURN_DEADLINE_DEFAULTS = { idleMs: 60_000, maxMs: 900_000 } as const;
 
+/** Who may create an account after the first (the admin): anyone, anyone once approved, no one. */
+export const REGISTRATION_MODES = ["open", "approval", "closed"] as const;
+export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
+
+/** Per client address (sign-in, sign-up) or per user (turns); 0 turns a limit off. */
+export const RATE_LIMIT_DEFAULTS = {
+  signInPerMinute: 10,
+  signUpPerHour: 10,
+  turnsPerMinute: 20,
+} as const;
+/** Proxy hops in front of Fold whose X-Forwarded-For entries are believed. */
+export const MAX_TRUST_PROXY_HOPS = 10;
+
+const redisUrl = z.url({ protocol: /^rediss?$/ });
+/** A count where 0 means "off". */
+const count = (max: number) => z.coerce.number().int().min(0).max(max);
+const MAX_RATE_LIMIT_POINTS = 100_000;
+
 export function loadEnv(source: Source = process.env, warn: Warn = console.warn) {
   const k = <T>(name: string, schema: z.ZodType<T>, fallback: T) =>
     knob(source, name, schema, fallback, warn);
   const optionalString = (name: string) => source[name]?.trim() || undefined;
+  // Removed: whoever first registered with a listed address became admin, and email is never
+  // verified. Admins are promoted in Admin → Users now.
+  if (optionalString("ADMIN_EMAILS")) {
+    warn("ADMIN_EMAILS is no longer read: promote admins in Admin → Users");
+  }
 
   return {
     nodeEnv: k("NODE_ENV", z.enum(["development", "production", "test"]), "development"),
@@ -118,7 +167,26 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
     dataDir: optionalString("FOLD_DATA_DIR") ?? "./.data",
     authSecret: k("BETTER_AUTH_SECRET", z.string().min(32), undefined as string | undefined),
     authUrl: k("BETTER_AUTH_URL", url, undefined as string | undefined),
-    adminEmails: csv(source.ADMIN_EMAILS).map((email) => email.toLowerCase()),
+    registration: k("REGISTRATION", z.enum(REGISTRATION_MODES), "approval"),
+    trustProxy: k<number>("TRUST_PROXY", count(MAX_TRUST_PROXY_HOPS), 0),
+    redisUrl: k("REDIS_URL", redisUrl, undefined as string | undefined),
+    rateLimits: {
+      signInPerMinute: k<number>(
+        "RATE_LIMIT_SIGN_IN_PER_MINUTE",
+        count(MAX_RATE_LIMIT_POINTS),
+        RATE_LIMIT_DEFAULTS.signInPerMinute,
+      ),
+      signUpPerHour: k<number>(
+        "RATE_LIMIT_SIGN_UP_PER_HOUR",
+        count(MAX_RATE_LIMIT_POINTS),
+        RATE_LIMIT_DEFAULTS.signUpPerHour,
+      ),
+      turnsPerMinute: k<number>(
+        "RATE_LIMIT_TURNS_PER_MINUTE",
+        count(MAX_RATE_LIMIT_POINTS),
+        RATE_LIMIT_DEFAULTS.turnsPerMinute,
+      ),
+    },
     providers: {
       openaiApiKey: optionalString("OPENAI_API_KEY"),
       anthropicApiKey: optionalString("ANTHROPIC_API_KEY"),

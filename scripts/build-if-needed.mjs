@@ -10,6 +10,8 @@ const SOURCES = [
   "public",
   "package-lock.json",
   "next.config.ts",
+  "proxy.ts",
+  "instrumentation.ts",
   "postcss.config.mjs",
   "tsconfig.json",
 ];

@@ -15,10 +15,16 @@ import {
 } from "./override-draft";
 import { SourceBadge } from "./source-badge";
 import type { SaveResult } from "./use-admin-models";
+import { LayerCell, ObservedCell } from "./window-cells";
 
 type Props = {
   model: AdminModel;
   onSave: (input: OverrideInput) => Promise<SaveResult>;
+};
+
+type RowProps = Props & {
+  /** Forgets the model's observed window; a message when that failed. */
+  onForget: (model: AdminModel) => Promise<string | null>;
 };
 
 type Status =
@@ -28,7 +34,7 @@ type Status =
   | { kind: "failed"; message: string };
 
 /** One model: what its window resolves to, and an inline editor for its override. */
-export function ModelRow({ model, onSave }: Props) {
+export function ModelRow({ model, onSave, onForget }: RowProps) {
   return (
     <tr data-model-id={model.id} className="align-top">
       <td className="py-3 pr-4 pl-4">
@@ -39,9 +45,20 @@ export function ModelRow({ model, onSave }: Props) {
         )}
       </td>
       <td className="py-3 pr-4 text-zinc-700">{model.providerLabel}</td>
-      <td className="py-3 pr-4 text-right tabular-nums" data-testid="resolved-window">
+      <td
+        className="py-3 pr-4 text-right tabular-nums"
+        data-testid="resolved-window"
+        title={model.windows.label}
+      >
         {formatCount(model.contextWindow)}
       </td>
+      <LayerCell layer={model.windows.trained} testId="trained-window" />
+      <LayerCell layer={model.windows.loaded} testId="loaded-window" />
+      <ObservedCell
+        observed={model.windows.observed}
+        label={model.label}
+        onForget={() => onForget(model)}
+      />
       <td className="py-3 pr-4 text-right tabular-nums" data-testid="resolved-output">
         {model.maxOutputTokens === null ? "—" : formatCount(model.maxOutputTokens)}
       </td>

@@ -3,6 +3,7 @@
 import { ArrowLeft, RefreshCw, ServerOff } from "lucide-react";
 import Link from "next/link";
 import { buttonGhost } from "../ui/styles";
+import { ModelAccessPanel } from "./model-access-panel";
 import { ModelRow } from "./model-row";
 import { useAdminModels } from "./use-admin-models";
 
@@ -10,6 +11,9 @@ const COLUMNS = [
   { label: "Model", className: "pl-4" },
   { label: "Provider" },
   { label: "Window", className: "text-right" },
+  { label: "Trained", className: "text-right" },
+  { label: "Loaded", className: "text-right" },
+  { label: "Observed", className: "text-right" },
   { label: "Max output", className: "text-right" },
   { label: "Source" },
   { label: "Calibration" },
@@ -20,7 +24,7 @@ const SKELETON_ROWS = 3;
 
 /** Admin → Models (DESIGN §11): every reachable model, its resolved window, and its override. */
 export function ModelsAdmin() {
-  const { state, reload, save } = useAdminModels();
+  const { state, reload, save, forget } = useAdminModels();
 
   return (
     <div className="h-full overflow-y-auto bg-panel">
@@ -35,8 +39,10 @@ export function ModelsAdmin() {
             <h1 className="text-2xl font-semibold tracking-tight">Models</h1>
             <p className="max-w-2xl text-sm text-muted">
               Every model Fold can reach, the context window it resolves to and where that number
-              comes from: an admin override, the provider's API, the model catalog, or a cautious
-              default when nothing is known. Leave an override field empty to take that number from
+              comes from: an admin override, a window a server revealed by cutting a prompt silently
+              (observed), the provider's API, the model catalog, or a cautious default when nothing
+              is known. Beside it: the length the model was trained for, the context the server runs
+              it with, and what a cut showed. Leave an override field empty to take that number from
               the rest of the chain. A saved override applies from the next request.
             </p>
           </div>
@@ -50,6 +56,8 @@ export function ModelsAdmin() {
             Refresh
           </button>
         </header>
+
+        {state.status === "ready" ? <ModelAccessPanel models={state.models} /> : null}
 
         {state.status === "error" ? (
           <div
@@ -95,7 +103,7 @@ export function ModelsAdmin() {
                   <LoadingRows />
                 ) : (
                   state.models.map((model) => (
-                    <ModelRow key={model.id} model={model} onSave={save} />
+                    <ModelRow key={model.id} model={model} onSave={save} onForget={forget} />
                   ))
                 )}
               </tbody>

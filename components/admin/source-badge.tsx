@@ -3,6 +3,8 @@ import { SOURCE_LABELS } from "../context/ring-math";
 
 const BADGES: Record<WindowSource, { text: string; className: string }> = {
   override: { text: "override", className: "bg-indigo-50 text-indigo-700 ring-indigo-200" },
+  // The server cut a prompt: a real number, but a warning that it runs smaller than it could.
+  observed: { text: "observed", className: "bg-amber-50 text-amber-800 ring-amber-200" },
   provider: { text: "provider", className: "bg-emerald-50 text-emerald-700 ring-emerald-200" },
   catalog: { text: "catalog", className: "bg-sky-50 text-sky-700 ring-sky-200" },
   // A default window is a guess: grey, and called what it is.

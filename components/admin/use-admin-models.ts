@@ -70,7 +70,27 @@ export function useAdminModels() {
     [reload],
   );
 
-  return { state, reload, save };
+  /** Forgets a model's observed window; answers a message when that failed. */
+  const forget = useCallback(
+    async (model: AdminModel): Promise<string | null> => {
+      let response: Response;
+      try {
+        response = await fetch(`${ENDPOINT}/observed`, {
+          method: "DELETE",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ provider: model.provider, model: model.model }),
+        });
+      } catch {
+        return OFFLINE_MESSAGE;
+      }
+      if (!response.ok) return errorMessage(response);
+      reload();
+      return null;
+    },
+    [reload],
+  );
+
+  return { state, reload, save, forget };
 }
 
 /** The server's own message (`{ error: { message } }`), or the status when there is none. */

@@ -37,7 +37,16 @@ const COPY: Record<
   },
 };
 
-export function AuthForm({ mode, firstUser }: { mode: Mode; firstUser?: boolean }) {
+type Props = {
+  mode: Mode;
+  firstUser?: boolean;
+  /** A line about the account being created (it waits for approval, registration is closed). */
+  notice?: string;
+  /** Registration is closed: the fields are not offered at all. */
+  closed?: boolean;
+};
+
+export function AuthForm({ mode, firstUser, notice, closed }: Props) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -81,37 +90,48 @@ export function AuthForm({ mode, firstUser }: { mode: Mode; firstUser?: boolean 
               You are the first user: this account will be the admin.
             </p>
           ) : null}
+          {notice ? <p className="text-sm text-muted">{notice}</p> : null}
         </div>
-        {mode === "register" ? (
-          <label className="block space-y-1 text-sm">
-            <span className="font-medium">Name</span>
-            <input name="name" autoComplete="name" className={inputBase} maxLength={100} />
-          </label>
-        ) : null}
-        <label className="block space-y-1 text-sm">
-          <span className="font-medium">Email</span>
-          <input name="email" type="email" required autoComplete="email" className={inputBase} />
-        </label>
-        <label className="block space-y-1 text-sm">
-          <span className="font-medium">Password</span>
-          <input
-            name="password"
-            type="password"
-            required
-            minLength={8}
-            maxLength={128}
-            autoComplete={mode === "register" ? "new-password" : "current-password"}
-            className={inputBase}
-          />
-        </label>
-        {error ? (
-          <p role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
-            {error}
-          </p>
-        ) : null}
-        <button type="submit" disabled={busy} className={`${buttonPrimary} w-full`}>
-          {busy ? copy.busy : copy.action}
-        </button>
+        {closed ? null : (
+          <>
+            {mode === "register" ? (
+              <label className="block space-y-1 text-sm">
+                <span className="font-medium">Name</span>
+                <input name="name" autoComplete="name" className={inputBase} maxLength={100} />
+              </label>
+            ) : null}
+            <label className="block space-y-1 text-sm">
+              <span className="font-medium">Email</span>
+              <input
+                name="email"
+                type="email"
+                required
+                autoComplete="email"
+                className={inputBase}
+              />
+            </label>
+            <label className="block space-y-1 text-sm">
+              <span className="font-medium">Password</span>
+              <input
+                name="password"
+                type="password"
+                required
+                minLength={8}
+                maxLength={128}
+                autoComplete={mode === "register" ? "new-password" : "current-password"}
+                className={inputBase}
+              />
+            </label>
+            {error ? (
+              <p role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
+                {error}
+              </p>
+            ) : null}
+            <button type="submit" disabled={busy} className={`${buttonPrimary} w-full`}>
+              {busy ? copy.busy : copy.action}
+            </button>
+          </>
+        )}
         <p className="text-center text-sm text-muted">
           {copy.switchText}{" "}
           <Link

@@ -12,11 +12,14 @@ import { CompactConfirm } from "../context/compact-confirm";
 import { ContextRing } from "../context/context-ring";
 import { useChatContext } from "../context/use-chat-context";
 import { useCompactNow } from "../context/use-compact-now";
+import { apiFetch } from "../outage/api-fetch";
 import { Composer } from "./composer";
+import { limitNoticeOf, readableError } from "./limit-notice";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
 import { useModels } from "./use-models";
 import { useStickToBottom } from "./use-stick-to-bottom";
+import { useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
 
 type Props = {
   chatId: string;
@@ -38,6 +41,7 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
     () =>
       new DefaultChatTransport<FoldUIMessage>({
         api: "/api/chat",
+        fetch: apiFetch,
         // Only the new message travels; the server holds the history.
         prepareSendMessagesRequest: ({ messages, trigger, messageId }) => ({
           body:
@@ -66,6 +70,9 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
     });
 
   const busy = status === "submitted" || status === "streaming";
+  // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
+  const limit = useMemo(() => limitNoticeOf(error), [error]);
+  useStoredMessagesAfterLimit(chatId, limit, setMessages);
   const { setContext } = usage;
   const compact = useCompactNow({
     chatId,
@@ -86,7 +93,7 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
 
   async function changeModel(next: string) {
     setPickedModelId(next);
-    await fetch(`/api/chats/${chatId}`, {
+    await apiFetch(`/api/chats/${chatId}`, {
       method: "PATCH",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ modelId: next }),
@@ -149,13 +156,13 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
               Thinking…
             </p>
           ) : null}
-          {error ? (
+          {error && !limit ? (
             <div
               role="alert"
               className="flex items-start gap-3 rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
             >
               <AlertCircle size={16} className="mt-0.5 shrink-0" />
-              <p className="flex-1">{error.message}</p>
+              <p className="flex-1">{readableError(error)}</p>
               {/no longer fits/.test(error.message) ? (
                 <button
                   type="button"
@@ -225,6 +232,7 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
         onStop={() => void stop()}
         busy={busy}
         disabled={!modelId}
+        notice={limit}
         toolbar={toolbar}
         maxChars={MESSAGE_MAX_CHARS}
       />

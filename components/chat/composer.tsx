@@ -1,6 +1,6 @@
 "use client";
 
-import { ArrowUp, Square } from "lucide-react";
+import { ArrowUp, Clock, Square } from "lucide-react";
 import {
   type FormEvent,
   type KeyboardEvent,
@@ -19,6 +19,8 @@ type Props = {
   /** Controls under the text box: the model picker (and, later, the context ring). */
   toolbar?: ReactNode;
   maxChars: number;
+  /** A limit the last send ran into (a daily quota, a rate limit), and when it lifts. */
+  notice?: { message: string; resetsAt: Date | null } | null;
 };
 
 /** The message box: Enter sends, Shift+Enter adds a line, a stop button while a reply streams. */
@@ -30,6 +32,7 @@ export function Composer({
   placeholder,
   toolbar,
   maxChars,
+  notice,
 }: Props) {
   const [text, setText] = useState("");
   const area = useRef<HTMLTextAreaElement>(null);
@@ -61,6 +64,30 @@ export function Composer({
 
   return (
     <form onSubmit={submit} className="border-t border-line bg-white px-4 py-3">
+      {notice ? (
+        <div
+          role="status"
+          data-testid="limit-notice"
+          className="mx-auto mb-2 flex max-w-3xl items-start gap-2 rounded-xl border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900"
+        >
+          <Clock size={16} className="mt-0.5 shrink-0" />
+          <p>
+            {notice.message}
+            {notice.resetsAt ? (
+              <span className="text-amber-700">
+                {" "}
+                (
+                {notice.resetsAt.toLocaleString(undefined, {
+                  weekday: "short",
+                  hour: "numeric",
+                  minute: "2-digit",
+                })}{" "}
+                your time)
+              </span>
+            ) : null}
+          </p>
+        </div>
+      ) : null}
       <div className="mx-auto max-w-3xl rounded-2xl border border-line bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-300">
         <textarea
           ref={area}

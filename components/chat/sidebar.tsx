@@ -1,6 +1,6 @@
 "use client";
 
-import { LogOut, MessageSquarePlus, SlidersHorizontal } from "lucide-react";
+import { LogOut, MessageSquarePlus, SlidersHorizontal, Users } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { authClient } from "@/lib/auth/client";
@@ -79,6 +79,10 @@ export function Sidebar({ user, initialChats }: Props) {
           >
             <SlidersHorizontal size={16} />
             Admin · Models
+          </Link>
+          <Link href="/admin/users" className={`${buttonGhost} w-full justify-start text-zinc-600`}>
+            <Users size={16} />
+            Admin · Users
           </Link>
         </div>
       ) : null}

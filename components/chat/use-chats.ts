@@ -2,11 +2,12 @@
 
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState } from "react";
+import { apiFetch } from "../outage/api-fetch";
 
 export type ChatListItem = { id: string; title: string; updatedAt: string };
 
 async function send(url: string, init: RequestInit): Promise<Response> {
-  const response = await fetch(url, {
+  const response = await apiFetch(url, {
     ...init,
     headers: { "content-type": "application/json", ...init.headers },
   });

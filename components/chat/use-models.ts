@@ -1,6 +1,8 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { apiFetch } from "../outage/api-fetch";
+import { useRecoveryKey } from "../outage/use-database-outage";
 
 export type PickableModel = {
   id: string;
@@ -17,9 +19,11 @@ type State =
 /** The models the signed-in user can pick, from GET /api/models. */
 export function useModels(): State {
   const [state, setState] = useState<State>({ status: "loading" });
+  const recovered = useRecoveryKey();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `recovered` is the signal to load again
   useEffect(() => {
     let cancelled = false;
-    fetch("/api/models")
+    apiFetch("/api/models")
       .then(async (response) => {
         if (!response.ok) throw new Error(`Could not load models (${response.status})`);
         return (await response.json()) as {
@@ -41,6 +45,6 @@ export function useModels(): State {
     return () => {
       cancelled = true;
     };
-  }, []);
+  }, [recovered]);
   return state;
 }

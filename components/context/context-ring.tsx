@@ -130,6 +130,9 @@ function RingDetails({ context, percent }: { context: ChatContext; percent: numb
         ))}
         <dt className="text-muted">Window source</dt>
         <dd className="text-right">{SOURCE_LABELS[context.source] ?? context.source}</dd>
+        <dd className="col-span-2 text-muted" data-testid="window-label">
+          {context.windowLabel}
+        </dd>
         <dt className="text-muted">Compacts at</dt>
         <dd className="text-right tabular-nums">
           {context.compactionEnabled ? formatCount(context.budget.trigger) : "off"}

@@ -19,6 +19,7 @@ export function ringFill(projectedTokens: number, contextWindow: number): number
 
 export const SOURCE_LABELS: Record<string, string> = {
   override: "admin override",
+  observed: "observed (the server cut a prompt)",
   provider: "provider API",
   catalog: "model catalog",
   default: "window unknown (default 8,192)",

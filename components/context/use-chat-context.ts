@@ -2,17 +2,20 @@
 
 import { useEffect, useState } from "react";
 import type { ChatContext } from "@/lib/chat/context";
+import { apiFetch } from "../outage/api-fetch";
+import { useRecoveryKey } from "../outage/use-database-outage";
 
 /** The chat's context usage for a model; refetched when the model or `refreshKey` changes. */
 export function useChatContext(chatId: string, modelId: string | null, refreshKey: number) {
   const [context, setContext] = useState<ChatContext | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const recovered = useRecoveryKey();
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey is the signal to refetch
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey and recovered are the signals to refetch
   useEffect(() => {
     if (!modelId) return;
     const controller = new AbortController();
-    fetch(`/api/chats/${chatId}/context?modelId=${encodeURIComponent(modelId)}`, {
+    apiFetch(`/api/chats/${chatId}/context?modelId=${encodeURIComponent(modelId)}`, {
       signal: controller.signal,
     })
       .then(async (response) => {
@@ -25,7 +28,7 @@ export function useChatContext(chatId: string, modelId: string | null, refreshKe
           setError(e instanceof Error ? e.message : "Context usage unavailable");
       });
     return () => controller.abort();
-  }, [chatId, modelId, refreshKey]);
+  }, [chatId, modelId, refreshKey, recovered]);
 
   return { context, error, setContext };
 }

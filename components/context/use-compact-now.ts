@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState } from "react";
 import type { ChatContext } from "@/lib/chat/context";
 import type { TraceOutput } from "@/lib/compaction/trace";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { apiFetch } from "../outage/api-fetch";
 
 /** A compaction this large (share of the window) asks first: the user loses verbatim detail. */
 const CONFIRM_DROP_SHARE = 0.25;
@@ -34,7 +35,7 @@ export function useCompactNow(options: {
     setState("running");
     setError(null);
     try {
-      const response = await fetch(`/api/chats/${chatId}/compact`, {
+      const response = await apiFetch(`/api/chats/${chatId}/compact`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(modelId ? { modelId } : {}),

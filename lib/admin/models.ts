@@ -14,12 +14,16 @@ import {
   type ModelOverride,
   upsertOverride,
 } from "@/lib/db/queries/model-overrides";
+import { deleteObservedWindow } from "@/lib/db/queries/observed-windows";
 import { AppError } from "@/lib/errors";
 import {
   type ContextWindow,
   evictContextWindow,
+  inspectContextWindow,
   resolveContextWindow,
+  type WindowInspection,
 } from "@/lib/model-window/window";
+import { type ModelWindows, modelWindows } from "./model-windows";
 import { clearsOverride, type OverrideInput } from "./override-input";
 
 /** One row of the admin table, as GET and PUT /api/admin/models answer it. */
@@ -34,9 +38,11 @@ export type AdminModel = Omit<ModelInfo, "contextWindow" | "maxOutputTokens"> &
     } | null;
     /** The ratio estimates are multiplied by: learned, or the cold-start guess at 0 samples. */
     calibration: Calibration;
+    /** Trained, loaded and observed windows side by side, with their sources (issue 15). */
+    windows: ModelWindows;
   };
 
-type Listing = Omit<AdminModel, keyof ContextWindow | "override" | "calibration">;
+type Listing = Omit<AdminModel, keyof ContextWindow | "override" | "calibration" | "windows">;
 
 export async function listAdminModels(
   db: Db,
@@ -53,8 +59,8 @@ export async function listAdminModels(
   return Promise.all(
     listings.map(async (listing) => {
       const key = modelKey(listing.provider, listing.model);
-      const window = await resolveContextWindow(listing.provider, listing.model);
-      return adminModel(listing, window, overrideOf.get(key), calibrationOf.get(key));
+      const inspection = await inspectContextWindow(listing.provider, listing.model, db);
+      return adminModel(listing, inspection, overrideOf.get(key), calibrationOf.get(key));
     }),
   );
 }
@@ -105,15 +111,30 @@ export async function describeAdminModel(
   provider: string,
   model: string,
 ): Promise<AdminModel> {
-  const [models, window, override, calibration] = await Promise.all([
+  const [models, inspection, override, calibration] = await Promise.all([
     listModels(),
-    resolveContextWindow(provider, model),
+    inspectContextWindow(provider, model, db),
     getOverride(db, provider, model),
     getCalibration(db, provider, model),
   ]);
   const info = models.find((m) => m.provider === provider && m.model === model);
   const listing = info ? listed(info) : unlisted(provider, model);
-  return adminModel(listing, window, override ?? undefined, calibration ?? undefined);
+  return adminModel(listing, inspection, override ?? undefined, calibration ?? undefined);
+}
+
+/**
+ * Forgets the window a silent cut revealed (after the server was given a larger context), so
+ * the chain asks the server again from the next request.
+ */
+export async function forgetObservedWindow(
+  db: Db,
+  provider: string,
+  model: string,
+): Promise<AdminModel> {
+  requireConfiguredProvider(provider);
+  await deleteObservedWindow(db, provider, model);
+  evictContextWindow(provider, model);
+  return describeAdminModel(db, provider, model);
 }
 
 function requireConfiguredProvider(provider: string) {
@@ -126,13 +147,14 @@ function requireConfiguredProvider(provider: string) {
 
 function adminModel(
   listing: Listing,
-  window: ContextWindow,
+  inspection: WindowInspection,
   override: ModelOverride | undefined,
   calibration: Calibration | undefined,
 ): AdminModel {
   return {
     ...listing,
-    ...window,
+    ...inspection.window,
+    windows: modelWindows(inspection),
     override: override
       ? {
           contextWindow: override.contextWindow,

@@ -41,6 +41,14 @@ export const overrideInput = z
 
 export type OverrideInput = z.infer<typeof overrideInput>;
 
+/** DELETE /api/admin/models/observed: the model whose observed window to forget. */
+export const modelRefInput = z.strictObject({
+  provider: z.string().min(1, { error: "is required" }).max(MAX_PROVIDER_CHARS),
+  model: z.string().min(1, { error: "is required" }).max(MAX_MODEL_CHARS),
+});
+
+export type ModelRefInput = z.infer<typeof modelRefInput>;
+
 export function clearsOverride(input: Pick<OverrideInput, "contextWindow" | "maxOutputTokens">) {
   return input.contextWindow === null && input.maxOutputTokens === null;
 }

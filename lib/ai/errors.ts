@@ -1,5 +1,7 @@
 import { APICallError, RetryError } from "ai";
 import { ContextOverflowError } from "@/lib/compaction/overflow";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
+import { AppError, publicErrorText } from "@/lib/errors";
 
 const BODY_EXCERPT_CHARS = 300;
 
@@ -17,13 +19,20 @@ function providerMessage(error: APICallError): string | undefined {
   }
 }
 
-/** A sentence a user can act on, never the SDK's generic "An error occurred". */
+/**
+ * A sentence a user can act on, never the SDK's generic "An error occurred" and never
+ * Fold's internal text: what the provider said is the provider's, anything else is
+ * logged under an error id and shown as a short cause with that id.
+ */
 export function describeModelError(error: unknown): string {
   // After the SDK's own retries, the last attempt's error is the one that matters.
   if (RetryError.isInstance(error) && error.lastError !== undefined) {
     return describeModelError(error.lastError);
   }
   if (ContextOverflowError.isInstance(error)) return error.message;
+  if (error instanceof AppError) return error.message;
+  // Before the network checks below: a database socket error is ours, not the provider's.
+  if (isDatabaseUnavailable(error)) return `The reply failed: ${publicErrorText(error)}`;
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     const detail = providerMessage(error) ?? error.message;
@@ -45,7 +54,6 @@ export function describeModelError(error: unknown): string {
     ) {
       return "Fold could not reach the model provider, or the connection dropped mid-reply. Retry in a moment.";
     }
-    return `The reply failed: ${error.message}`;
   }
-  return "The reply failed for an unknown reason. Retry in a moment.";
+  return `The reply failed: ${publicErrorText(error)}`;
 }

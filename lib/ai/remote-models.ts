@@ -19,16 +19,23 @@ export type RemoteModel = {
   label?: string;
   contextWindow?: number;
   maxOutputTokens?: number;
+  /** The trained context length, when the list says it apart from the served one (llama.cpp). */
+  trainedWindow?: number;
 };
 
 export type FetchFunction = typeof globalThis.fetch;
 
 const tokenCount = z.number().int().positive();
 
-/** vLLM reports `max_model_len`; Ollama, LM Studio and llama.cpp list ids only. */
+/**
+ * vLLM reports `max_model_len`; llama.cpp's server the trained `meta.n_ctx_train` (the context
+ * it runs with is in its `/props`); Ollama and LM Studio list ids only.
+ */
 const openaiCompatibleEntry = z.object({
   id: z.string().min(1),
   max_model_len: tokenCount.nullish(),
+  // Informational only: an odd `meta` must never drop the model from the list.
+  meta: z.object({ n_ctx_train: tokenCount.nullish() }).nullish().catch(null),
 });
 
 const openrouterEntry = z.object({
@@ -53,6 +60,7 @@ export function parseOpenAICompatibleModels(json: unknown): RemoteModel[] {
   return parseEntries(json, openaiCompatibleEntry).map((entry) => ({
     model: entry.id,
     contextWindow: entry.max_model_len ?? undefined,
+    ...(entry.meta?.n_ctx_train ? { trainedWindow: entry.meta.n_ctx_train } : {}),
   }));
 }
 

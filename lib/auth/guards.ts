@@ -1,37 +1,54 @@
 import { eq } from "drizzle-orm";
 import { getDb } from "@/lib/db/client";
 import { findChatForUser } from "@/lib/db/queries/chats";
-import { type Chat, user as userTable } from "@/lib/db/schema";
+import { type Chat, type UserStatus, user as userTable } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
-import { getAuth, isAdminEmail } from "./server";
+import { getAuth } from "./server";
 
 export type SessionUser = {
   id: string;
   email: string;
   name: string;
   role: "admin" | "user";
+  status: UserStatus;
 };
 
-/** The signed-in user for these request headers, or null. */
+/** The signed-in user for these request headers, whatever their status, or null. */
 export async function getSessionUser(headers: Headers): Promise<SessionUser | null> {
   const auth = await getAuth();
   const session = await auth.api.getSession({ headers });
   if (!session) return null;
   const { id, email, name } = session.user;
-  // The role is read from the row, not the session cookie cache, so a change applies at once.
+  // Role and status are read from the row, not the session cookie cache, so a change applies at once.
   const db = await getDb();
   const [row] = await db
-    .select({ role: userTable.role })
+    .select({ role: userTable.role, status: userTable.status })
     .from(userTable)
     .where(eq(userTable.id, id));
   if (!row) return null;
-  const role = row.role === "admin" || isAdminEmail(email) ? "admin" : "user";
-  return { id, email, name, role };
+  return { id, email, name, role: row.role, status: row.status };
 }
 
+/** Why a signed-in account may not use Fold yet (or any more): every app route answers 403. */
+export function statusError(status: UserStatus): AppError | null {
+  if (status === "pending") {
+    return new AppError(
+      "forbidden:pending_approval",
+      "Your account is waiting for an admin's approval.",
+    );
+  }
+  if (status === "disabled") {
+    return new AppError("forbidden:account_disabled", "This account is disabled.");
+  }
+  return null;
+}
+
+/** The signed-in, active user: 401 when signed out, 403 while pending or when disabled. */
 export async function requireUser(request: Request): Promise<SessionUser> {
   const user = await getSessionUser(request.headers);
   if (!user) throw new AppError("unauthorized:auth");
+  const refused = statusError(user.status);
+  if (refused) throw refused;
   return user;
 }
 

@@ -2,38 +2,32 @@ import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import type { Db } from "@/lib/db/client";
 import { getDb } from "@/lib/db/client";
-import { countUsers } from "@/lib/db/queries/users";
 import * as schema from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { requestOrigin } from "@/lib/http/origin";
+import { authLog } from "@/lib/log";
+import { registrationHooks } from "./registration";
 import { authSecret } from "./secret";
 
 const PASSWORD_MIN_LENGTH = 8;
 const PASSWORD_MAX_LENGTH = 128;
 const SESSION_DAYS = 30;
 
-/** The first account on a fresh install runs it; ADMIN_EMAILS names more admins. */
-export function isAdminEmail(email: string): boolean {
-  return env().adminEmails.includes(email.toLowerCase());
-}
-
-function requestOrigin(request: Request | undefined): string | undefined {
-  const host = request?.headers.get("x-forwarded-host") ?? request?.headers.get("host");
-  if (!host) return undefined;
-  const proto =
-    request?.headers.get("x-forwarded-proto") ??
-    new URL(request?.url ?? "http://x").protocol.replace(":", "");
-  return `${proto}://${host}`;
-}
-
 function createAuth(db: Db) {
   return betterAuth({
     appName: "Fold",
-    logger: { disabled: env().logLevel === "silent" },
+    // Its lines go through Fold's logger, which scrubs SQL parameters (session tokens) from errors.
+    logger: { disabled: env().logLevel === "silent", log: authLog },
+    // Errors it does not answer itself reach Fold's route wrapper (503 on an outage, error id).
+    onAPIError: { throw: true },
     secret: authSecret(),
     baseURL: env().authUrl,
     // Without a configured URL, trust exactly the host the browser addressed:
     // a same-origin form post passes, a cross-site one still does not.
-    trustedOrigins: env().authUrl ? undefined : (request) => [requestOrigin(request)],
+    // Fold's own routes apply the same rule (lib/http/origin.ts).
+    trustedOrigins: env().authUrl
+      ? undefined
+      : (request) => (request ? [requestOrigin(request)] : []),
     database: drizzleAdapter(db, {
       provider: "pg",
       schema: {
@@ -53,24 +47,13 @@ function createAuth(db: Db) {
     user: {
       additionalFields: {
         role: { type: "string", required: false, defaultValue: "user", input: false },
+        status: { type: "string", required: false, defaultValue: "active", input: false },
       },
     },
-    rateLimit: {
-      customRules: {
-        "/sign-in/email": { window: 60, max: 20 },
-        "/sign-up/email": { window: 60, max: 10 },
-      },
-    },
-    databaseHooks: {
-      user: {
-        create: {
-          before: async (newUser) => {
-            const admin = (await countUsers(db)) === 0 || isAdminEmail(newUser.email);
-            return { data: { ...newUser, role: admin ? "admin" : "user" } };
-          },
-        },
-      },
-    },
+    // Its own limiter keys on X-Forwarded-For, which any client can write: Fold limits sign-in
+    // and sign-up itself, on the socket's address (lib/limits/auth-rate-limit.ts).
+    rateLimit: { enabled: false },
+    databaseHooks: registrationHooks(db),
   });
 }
 

@@ -9,7 +9,7 @@ import type { Db } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
-import { metric } from "@/lib/log";
+import { log, metric } from "@/lib/log";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import type { ModelBudget } from "./budget";
 import { commitTier1 } from "./commit-tier1";
@@ -21,7 +21,13 @@ import { summarizerModels } from "./summarizer-models";
  * Returns the view to send and the compaction version it belongs to.
  */
 
-export type CompactReason = "threshold" | "manual" | "overflow" | "length" | "invalidated";
+export type CompactReason =
+  | "threshold"
+  | "manual"
+  | "overflow"
+  | "length"
+  | "truncated"
+  | "invalidated";
 
 export type CompactOutcome = {
   view: FoldUIMessage[];
@@ -68,10 +74,12 @@ export function stateOf(chat: Chat): CompactionState {
   };
 }
 
-/** Why a dirty chat is dirty: the latest overflow or cut-short reply, else an edit. */
+/** Why a dirty chat is dirty: the latest overflow, cut-short reply or silent cut, else an edit. */
 async function dirtyReason(db: Db, chatId: string): Promise<CompactReason> {
   const [latest] = await listCompactionEvents(db, chatId);
-  return latest?.reason === "overflow" || latest?.reason === "length"
+  return latest?.reason === "overflow" ||
+    latest?.reason === "length" ||
+    latest?.reason === "truncated"
     ? latest.reason
     : "invalidated";
 }
@@ -102,13 +110,20 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
       ? await dirtyReason(db, chat.id)
       : "threshold";
   // The summarizer cascade is resolved only when Tier 1 actually summarizes (not on the fast path).
-  const summarize: SummarizePort = async (request) =>
-    createSummarizer({
-      models: await summarizerModels(model.modelId, deps.resolveModel, db),
-      timeoutMs: settings.summarizerTimeoutMs,
-      estimator: defaultEstimator,
-      onMetric: metric,
-    })(request);
+  const summarize: SummarizePort = async (request) => {
+    try {
+      return await createSummarizer({
+        models: await summarizerModels(model.modelId, deps.resolveModel, db),
+        timeoutMs: settings.summarizerTimeoutMs,
+        estimator: defaultEstimator,
+        onMetric: metric,
+      })(request);
+    } catch (error) {
+      // The trace shows a short cause; the raw text (provider bodies, URLs) stays here.
+      if (!request.signal?.aborted) log.warn({ err: error, chatId: chat.id }, "summarizer failed");
+      throw error;
+    }
+  };
   const startedAt = now();
   const result = await runTier1({
     history,

@@ -10,6 +10,7 @@ import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { rowToUIMessage } from "@/lib/message/ui-message";
+import { describeWindow } from "@/lib/model-window/window-label";
 import { modelBudget } from "./budget";
 import { stateOf } from "./compact";
 
@@ -55,6 +56,8 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     contextWindow: window.contextWindow,
     maxOutputTokens: window.maxOutputTokens,
     source: window.source,
+    /** The window in use and who said it: "Ollama, loaded at 4,096 — the model supports 131,072". */
+    windowLabel: describeWindow(window),
     projectedTokens,
     calibration: { ratio, samples: model.calibrationSamples },
     budget: {

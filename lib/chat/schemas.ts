@@ -1,18 +1,25 @@
 import { z } from "zod";
+import { storable } from "@/lib/message/unstorable-text";
 
 export const TITLE_MAX_CHARS = 200;
 export const DEFAULT_CHAT_TITLE = "New chat";
 
-const title = z
-  .string({ error: "title must be a string" })
-  .trim()
-  .min(1, "title must not be empty")
-  .max(TITLE_MAX_CHARS, `title must be at most ${TITLE_MAX_CHARS} characters`);
+const title = storable(
+  z
+    .string({ error: "title must be a string" })
+    .trim()
+    .min(1, "title must not be empty")
+    .max(TITLE_MAX_CHARS, `title must be at most ${TITLE_MAX_CHARS} characters`),
+  "title",
+);
 
 /** `provider:model`, e.g. `openai:gpt-4o` or `demo:demo`: the one check every route uses. */
-export const modelIdSchema = z
-  .string({ error: "modelId must be a string" })
-  .regex(/^[a-z0-9][a-z0-9-]*:.{1,200}$/, "modelId must look like provider:model");
+export const modelIdSchema = storable(
+  z
+    .string({ error: "modelId must be a string" })
+    .regex(/^[a-z0-9][a-z0-9-]*:.{1,200}$/, "modelId must look like provider:model"),
+  "modelId",
+);
 
 export const createChatBody = z.strictObject({
   title: title.optional(),

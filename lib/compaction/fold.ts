@@ -1,6 +1,7 @@
 import type { TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { fitLedger, joinSummary, mergeLedger, splitSummary } from "./ledger";
+import { summarizerFailureCause } from "./summarizer-cause";
 import { stripTrace } from "./view";
 
 /**
@@ -102,9 +103,9 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
       span,
       budgetTokens: narrativeBudget,
     });
-    const reason = error instanceof Error ? error.message : String(error);
+    // A short cause for the trace; the shell logs the raw error (lib/chat/compact.ts).
     return {
-      ...finish(narrative, "fallback", [`summarizer unavailable: ${reason}`]),
+      ...finish(narrative, "fallback", [`fallback digest used: ${summarizerFailureCause(error)}`]),
       summarizerModel: null,
     };
   }

@@ -6,6 +6,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { Pool } from "pg";
 import { env } from "@/lib/env";
+import { log } from "@/lib/log";
 import { migrateDatabase } from "./migrate";
 import * as schema from "./schema";
 
@@ -19,6 +20,8 @@ export type Database =
 
 /** Connections per server instance: enough for concurrent turns, far below Postgres' default 100. */
 const POOL_MAX = 20;
+/** A server that does not answer a connect by then is down: the request gets a 503, not a hang. */
+const POOL_CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * Opens a database: a `pg` Pool when a URL is given, otherwise embedded PGlite
@@ -29,7 +32,14 @@ export async function openDatabase(options: {
   pgliteDir?: string;
 }): Promise<Database> {
   if (options.url) {
-    const pool = new Pool({ connectionString: options.url, max: POOL_MAX });
+    const pool = new Pool({
+      connectionString: options.url,
+      max: POOL_MAX,
+      connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+    });
+    // An idle connection the server drops (a restart, a failover) is reported here; unheard, it
+    // would crash the process. The pool replaces it on the next query.
+    pool.on("error", (error) => log.warn({ err: error }, "database connection lost"));
     const db = drizzleNodePg(pool, { schema }) as unknown as Db;
     return { driver: "pg", db, pool, close: () => pool.end() };
   }

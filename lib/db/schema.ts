@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
+  date,
   index,
   integer,
   jsonb,
@@ -18,6 +20,10 @@ const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull(
 
 // ── better-auth tables ────────────────────────────────────────────────────────
 
+/** pending: waits for an admin's approval; disabled: may not sign in. Existing rows stay active. */
+export const USER_STATUSES = ["active", "pending", "disabled"] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
+
 export const user = pgTable("user", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
@@ -27,6 +33,10 @@ export const user = pgTable("user", {
   role: text("role", { enum: ["admin", "user"] })
     .notNull()
     .default("user"),
+  status: text("status", { enum: USER_STATUSES }).notNull().default("active"),
+  // Per-user quota overrides; null takes the admin-set default (lib/limits/quota.ts).
+  dailyTokenLimit: integer("daily_token_limit"),
+  dailyMessageLimit: integer("daily_message_limit"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -148,12 +158,35 @@ export const modelCalibration = pgTable(
   (t) => [primaryKey({ columns: [t.provider, t.model] })],
 );
 
+/**
+ * A model's window as a server revealed it by cutting a prompt silently (issue 15): the
+ * tokens it kept. The chain uses it (below admin overrides) while the rest of the chain still
+ * gives `chain_window`, the window Fold believed when it saw the cut.
+ */
+export const modelObservedWindow = pgTable(
+  "model_observed_window",
+  {
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    contextWindow: integer("context_window").notNull(),
+    /** Fold's estimate of the prompt the server cut. */
+    sentTokens: integer("sent_tokens").notNull(),
+    chainWindow: integer("chain_window").notNull(),
+    /** Where `chain_window` came from, as the ring names it (e.g. "Ollama, trained length"). */
+    chainSource: text("chain_source").notNull(),
+    chatId: uuid("chat_id").references(() => chat.id, { onDelete: "set null" }),
+    observedAt: timestamp("observed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.model] })],
+);
+
 export const COMPACTION_REASONS = [
   "threshold",
   "manual",
   "overflow",
   "length",
   "invalidated",
+  "truncated",
 ] as const;
 export const COMPACTION_OUTCOMES = [
   "summarized",
@@ -185,6 +218,57 @@ export const compactionEvent = pgTable(
   },
   (t) => [index("compaction_event_chat_created_idx").on(t.chatId, t.createdAt)],
 );
+
+// ── Limits (DESIGN §16, multi-user) ───────────────────────────────────────────
+
+/** One user's usage on one UTC day: turns started and provider tokens spent. */
+export const usageDay = pgTable(
+  "usage_day",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    day: date("day", { mode: "string" }).notNull(),
+    messages: integer("messages").notNull().default(0),
+    tokens: bigint("tokens", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.day] })],
+);
+
+/** The admin-set daily quotas every user has unless overridden; one row, id 1. Null: no limit. */
+export const quotaDefault = pgTable("quota_default", {
+  id: integer("id").primaryKey().default(1),
+  dailyTokenLimit: integer("daily_token_limit"),
+  dailyMessageLimit: integer("daily_message_limit"),
+  updatedBy: text("updated_by").references(() => user.id, { onDelete: "set null" }),
+  updatedAt: updatedAt(),
+});
+
+/** A provider whose models are restricted to `allowed_model`; without a row, all are allowed. */
+export const providerAccess = pgTable("provider_access", {
+  provider: text("provider").primaryKey(),
+  restricted: boolean("restricted").notNull().default(false),
+  updatedBy: text("updated_by").references(() => user.id, { onDelete: "set null" }),
+  updatedAt: updatedAt(),
+});
+
+export const allowedModel = pgTable(
+  "allowed_model",
+  {
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    updatedBy: text("updated_by").references(() => user.id, { onDelete: "set null" }),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.model] })],
+);
+
+/** rate-limiter-flexible's Drizzle store: one row per key, points spent until `expire`. */
+export const rateLimit = pgTable("rate_limit", {
+  key: text("key").primaryKey(),
+  points: integer("points").notNull(),
+  expire: timestamp("expire", { withTimezone: true }),
+});
 
 export type User = typeof user.$inferSelect;
 export type Chat = typeof chat.$inferSelect;

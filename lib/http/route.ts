@@ -1,30 +1,92 @@
 import type { z } from "zod";
-import { AppError } from "@/lib/errors";
+import { getDatabase } from "@/lib/db/client";
+import { pingDatabase } from "@/lib/db/migrate";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
+import { AppError, databaseUnavailable, errorResponse } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { findUnstorableText } from "@/lib/message/unstorable-text";
+import { readBodyText } from "./body";
+import { checkStateChange } from "./origin";
 
 const MAX_JSON_BODY_BYTES = 1_000_000;
+/** How long a failed request waits to learn whether the database is the reason. */
+const DATABASE_PROBE_TIMEOUT_MS = 2_000;
 
 type Context<P> = { params: Promise<P> };
 
+type RouteOptions = {
+  /** better-auth checks the origin of its own routes; every other route leaves this on. */
+  checkOrigin?: boolean;
+};
+
+/** Whether the database answers; false on any error or after the probe timeout. */
+async function databaseReachable(): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("probe timed out")), DATABASE_PROBE_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([getDatabase().then(pingDatabase), timeout]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * Wraps a route handler so that every failure is answered in one place:
- * AppError → its status, anything else → a logged 500 with no internals.
+ * Wraps a route handler so that every request passes the same gate and every failure is
+ * answered in one place. Before the handler runs, a state-changing request from a foreign
+ * origin or without a JSON body is refused (403/415), and so are path parameters Postgres
+ * could not store (400). After: an AppError becomes its status; a database that cannot be
+ * reached becomes 503 with Retry-After (also when a failure only hides it, so the database
+ * is probed once); anything else is a 500 with an error id (`errorResponse`).
  */
 export function route<P = Record<string, never>>(
   handler: (request: Request, context: Context<P>) => Promise<Response>,
+  options: RouteOptions = {},
 ) {
   return async (request: Request, context: Context<P>): Promise<Response> => {
+    const where = { method: request.method, path: new URL(request.url).pathname };
     try {
-      return await handler(request, context);
+      if (options.checkOrigin !== false) checkStateChange(request);
+      const params = (await context?.params) ?? ({} as P);
+      refuseUnstorable(params, "bad_request:params");
+      const response = await handler(request, { params: Promise.resolve(params) });
+      // Libraries (better-auth) answer their own 500s; one caused by an outage is a 503.
+      if (response.status >= 500 && response.status !== 503 && !(await databaseReachable())) {
+        log.warn({ ...where, status: response.status }, "database unavailable");
+        return databaseUnavailable().toResponse();
+      }
+      return response;
     } catch (error) {
-      if (error instanceof AppError) return error.toResponse();
-      log.error({ err: error, url: request.url, method: request.method }, "unhandled route error");
-      return Response.json(
-        { error: { code: "internal", message: "Something went wrong on our side." } },
-        { status: 500 },
-      );
+      if (
+        !(error instanceof AppError) &&
+        !isDatabaseUnavailable(error) &&
+        !(await databaseReachable())
+      ) {
+        log.warn({ err: error, ...where }, "database unavailable");
+        return databaseUnavailable(error).toResponse();
+      }
+      return errorResponse(error, where);
     }
   };
+}
+
+/** The first zod issue as one clear sentence: `field.path: message`. */
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
+  return `${where}${issue?.message ?? "invalid input"}`;
+}
+
+/** Validated input must still be storable: a net under every schema (NUL, lone surrogates). */
+function refuseUnstorable(value: unknown, code: `bad_request:${"body" | "query" | "params"}`) {
+  const found = findUnstorableText(value);
+  if (!found) return;
+  const where = found.path.length ? `${found.path.join(".")}: ` : "";
+  throw new AppError(code, `${where}the text ${found.reason}.`);
 }
 
 /** Reads a JSON body with a size limit and validates it; every failure is a clear 4xx. */
@@ -35,14 +97,7 @@ export async function readJson<S extends z.ZodType>(
 ): Promise<z.infer<S>> {
   const { maxBytes = MAX_JSON_BODY_BYTES, emptyAs } =
     typeof options === "number" ? { maxBytes: options } : options;
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) {
-    throw new AppError("payload_too_large:body", `The request body is over ${maxBytes} bytes.`);
-  }
-  const text = await request.text();
-  if (Buffer.byteLength(text) > maxBytes) {
-    throw new AppError("payload_too_large:body", `The request body is over ${maxBytes} bytes.`);
-  }
+  const text = await readBodyText(request, maxBytes);
   let raw: unknown = emptyAs;
   try {
     if (emptyAs === undefined || text.trim() !== "") raw = JSON.parse(text);
@@ -50,10 +105,16 @@ export async function readJson<S extends z.ZodType>(
     throw new AppError("bad_request:body", "The request body is not valid JSON.");
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-    throw new AppError("bad_request:body", `${where}${issue?.message ?? "invalid input"}`);
-  }
+  if (!parsed.success) throw new AppError("bad_request:body", describeIssue(parsed.error));
+  refuseUnstorable(parsed.data, "bad_request:body");
+  return parsed.data;
+}
+
+/** Validates the query string (each parameter once, as a string); failures are a clear 400. */
+export function readQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const parsed = schema.safeParse(params);
+  if (!parsed.success) throw new AppError("bad_request:query", describeIssue(parsed.error));
+  refuseUnstorable(parsed.data, "bad_request:query");
   return parsed.data;
 }

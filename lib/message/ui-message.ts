@@ -2,6 +2,7 @@ import type { UIMessage } from "ai";
 import { z } from "zod";
 import { MESSAGE_MAX_CHARS } from "./limits";
 import { type MessageMetadata, messageMetadataSchema } from "./stats";
+import { storable } from "./unstorable-text";
 
 /** Fold's UIMessage: what the browser renders and what the database stores are one shape. */
 export type FoldUIMessage = UIMessage<MessageMetadata>;
@@ -25,7 +26,7 @@ export const incomingUserMessageSchema = z.object({
     .array(
       z.object({
         type: z.literal("text", { error: "only text parts can be sent" }),
-        text: z.string(),
+        text: storable(z.string(), "the message"),
       }),
     )
     .min(1, "the message has no parts")

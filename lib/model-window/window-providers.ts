@@ -1,7 +1,8 @@
 /**
  * Step 2 of the window chain (DESIGN §6): what a provider's own API says about a model.
  * OpenRouter and OpenAI-compatible servers publish windows in their model lists (cached and
- * shared by `remote-models.ts`); Ollama answers `/api/show`; Google answers per model.
+ * shared by `remote-models.ts`); Google answers per model. A local server (Ollama, llama.cpp,
+ * LM Studio) is asked for the context it runs the model with (`window-servers.ts`).
  * OpenAI and Anthropic publish nothing usable, so their models go to the catalog.
  */
 import { z } from "zod";
@@ -15,13 +16,16 @@ import {
   type RemoteModel,
 } from "@/lib/ai/remote-models";
 import type { Env } from "@/lib/env";
+import { localWindow, pickReport } from "./window-local";
+import { llamaCppReport, lmStudioReport, ollamaReport } from "./window-servers";
+import type { ProviderWindow, ServerKind } from "./window-types";
+
+export type { ProviderWindow } from "./window-types";
 
 export const OPENROUTER_MODELS_URL = "https://openrouter.ai/api/v1/models";
 export const GOOGLE_MODELS_URL = "https://generativelanguage.googleapis.com/v1beta/models";
 
 export type ProvidersConfig = Env["providers"];
-
-export type ProviderWindow = { contextWindow: number; maxOutputTokens: number | null };
 
 /** Asks one provider about one model; null when it does not say. Honours the signal. */
 export type ProviderLookup = (model: string, signal: AbortSignal) => Promise<ProviderWindow | null>;
@@ -47,14 +51,6 @@ const googleModel = z.object({
   outputTokenLimit: tokenCount.nullish(),
 });
 
-const ollamaShow = z.object({
-  parameters: z.string().nullish(),
-  model_info: z.record(z.string(), z.unknown()).nullish(),
-});
-
-/** `num_ctx 8192` on a line of the Modelfile parameters Ollama reports. */
-const NUM_CTX_LINE = /^\s*num_ctx\s+(\d+)\s*$/m;
-
 /**
  * The server's root: the base URL without trailing slashes or a trailing `/v1`, so that
  * `http://host/v1/` and `http://host` both become `http://host` (never `/v1/v1/models`).
@@ -75,7 +71,11 @@ export function createProviderLookups(
 
   lookups.set("demo", async (model) =>
     model === DEMO_MODEL_ID
-      ? { contextWindow: DEMO_CONTEXT_WINDOW, maxOutputTokens: DEMO_MAX_OUTPUT_TOKENS }
+      ? {
+          contextWindow: DEMO_CONTEXT_WINDOW,
+          maxOutputTokens: DEMO_MAX_OUTPUT_TOKENS,
+          detail: { server: "demo", basis: "listed" },
+        }
       : null,
   );
 
@@ -95,7 +95,9 @@ export function createProviderLookups(
       listOptions,
     );
     lists.push(list);
-    lookups.set("openrouter", async (model, signal) => listedWindow(await list.get(signal), model));
+    lookups.set("openrouter", async (model, signal) =>
+      listedWindow(await list.get(signal), model, "openrouter"),
+    );
   }
 
   for (const server of config.openaiCompatible) {
@@ -111,11 +113,20 @@ export function createProviderLookups(
     );
     lists.push(list);
     lookups.set(server.name, async (model, signal) => {
-      const listed = listedWindow(await list.get(signal), model);
+      const models = await list.get(signal);
+      // vLLM lists the window it serves (max_model_len); the others tell it in their own APIs.
+      const listed = listedWindow(models, model, "vllm");
       if (listed) return listed;
-      // vLLM reports max_model_len; Ollama lists bare ids and tells the window elsewhere.
       signal.throwIfAborted();
-      return ollamaWindow(fetch, root, server.apiKey, model, signal);
+      const target = { fetch, root, apiKey: server.apiKey, model, signal };
+      const trained = models.find((m) => m.model === model)?.trainedWindow ?? null;
+      const reports = await Promise.all([
+        ollamaReport(target),
+        lmStudioReport(target),
+        llamaCppReport(target, trained),
+      ]);
+      const report = pickReport(reports);
+      return report ? localWindow(report, server.assumedContext) : null;
     });
   }
 
@@ -127,10 +138,18 @@ export function createProviderLookups(
   };
 }
 
-function listedWindow(models: readonly RemoteModel[], model: string): ProviderWindow | null {
+function listedWindow(
+  models: readonly RemoteModel[],
+  model: string,
+  server: ServerKind,
+): ProviderWindow | null {
   const entry = models.find((m) => m.model === model);
   if (!entry?.contextWindow) return null;
-  return { contextWindow: entry.contextWindow, maxOutputTokens: entry.maxOutputTokens ?? null };
+  return {
+    contextWindow: entry.contextWindow,
+    maxOutputTokens: entry.maxOutputTokens ?? null,
+    detail: { server, basis: "listed" },
+  };
 }
 
 /** `GET …/v1beta/models/{model}`: `inputTokenLimit` is the window, `outputTokenLimit` the output. */
@@ -160,60 +179,8 @@ async function googleWindow(
   return {
     contextWindow: parsed.inputTokenLimit,
     maxOutputTokens: parsed.outputTokenLimit ?? null,
+    detail: { server: "google", basis: "listed" },
   };
-}
-
-/**
- * `POST {root}/api/show`: the architecture's trained context length, or the smaller
- * `num_ctx` the Modelfile sets, since that is what Ollama actually runs with. A server
- * that is not Ollama answers 404 and says nothing.
- */
-async function ollamaWindow(
-  fetch: FetchFunction,
-  root: string,
-  apiKey: string | undefined,
-  model: string,
-  signal: AbortSignal,
-): Promise<ProviderWindow | null> {
-  const headers: Record<string, string> = {
-    accept: "application/json",
-    "content-type": "application/json",
-  };
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  const response = await fetch(`${root}/api/show`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ model }),
-    signal,
-  });
-  if (!response.ok) {
-    await response.body?.cancel();
-    return null;
-  }
-  const parsed = ollamaShow.safeParse(await response.json().catch(() => null));
-  if (!parsed.success) return null;
-  const trained = ollamaContextLength(parsed.data.model_info ?? {});
-  const numCtx = Number(parsed.data.parameters?.match(NUM_CTX_LINE)?.[1] ?? Number.NaN);
-  const configured = Number.isInteger(numCtx) && numCtx > 0 ? numCtx : null;
-  const contextWindow =
-    trained !== null && configured !== null
-      ? Math.min(trained, configured)
-      : (configured ?? trained);
-  return contextWindow === null ? null : { contextWindow, maxOutputTokens: null };
-}
-
-/** `model_info["<arch>.context_length"]`, where `<arch>` is `general.architecture`. */
-function ollamaContextLength(info: Record<string, unknown>): number | null {
-  const arch = info["general.architecture"];
-  const keys =
-    typeof arch === "string"
-      ? [`${arch}.context_length`]
-      : Object.keys(info).filter((key) => key.endsWith(".context_length"));
-  for (const key of keys) {
-    const parsed = tokenCount.safeParse(info[key]);
-    if (parsed.success) return parsed.data;
-  }
-  return null;
 }
 
 /** The fetch with `timeoutMs` added to whatever signal the caller passes. */

@@ -1,37 +1,43 @@
 /**
  * A model's context window (DESIGN §6), resolved by a chain where the first hit wins:
- * admin override → the provider's own API → the bundled catalog → a conservative default.
+ * admin override → a window a server revealed by cutting a prompt (issue 15) → the provider's
+ * own API → the bundled catalog → a conservative default.
  * Results are cached per provider+model and resolved once for concurrent callers.
  */
 import type { FetchFunction } from "@/lib/ai/remote-models";
 import { type Db, getDb } from "@/lib/db/client";
 import { getOverride } from "@/lib/db/queries/model-overrides";
+import { getObservedWindow, type ObservedWindow } from "@/lib/db/queries/observed-windows";
 import { env } from "@/lib/env";
 import { log, metric } from "@/lib/log";
+import { LruMap } from "@/lib/lru-map";
 import { type CatalogRefreshOptions, createCatalog } from "./catalog";
 import { withDeadline } from "./window-deadline";
 import { createProviderLookups, type ProvidersConfig } from "./window-providers";
+import type { ChainWindow, ContextWindow } from "./window-types";
+
+export type {
+  ChainWindow,
+  ContextWindow,
+  ServerKind,
+  WindowBasis,
+  WindowDetail,
+  WindowSource,
+} from "./window-types";
 
 /** Windows change with deployments, not turns; an admin edit evicts at once anyway. */
 export const CONTEXT_WINDOW_TTL_MS = 60 * 60_000;
-/** A guessed window is retried soon, so a provider that was down gets its real one. */
+/**
+ * A guessed window is retried soon, so a provider that was down gets its real one, and a
+ * server's assumed default gives way to the context it loads the model with.
+ */
 export const DEFAULT_WINDOW_TTL_MS = 60_000;
+/** Windows kept at once: far above the models any install uses; model ids are user input. */
+export const WINDOW_CACHE_MAX_ENTRIES = 1_000;
 /** A provider API that has not answered by then is skipped for the catalog. */
 export const PROVIDER_WINDOW_TIMEOUT_MS = 5_000;
 /** Small enough that any current model holds it; compaction starts early rather than late. */
 export const DEFAULT_CONTEXT_WINDOW = 8192;
-
-export type WindowSource = "override" | "provider" | "catalog" | "default";
-
-export type ContextWindow = {
-  contextWindow: number;
-  /** The model's output ceiling, or null when nothing says. */
-  maxOutputTokens: number | null;
-  /** Where `contextWindow` came from; a `default` window shows a neutral ring. */
-  source: WindowSource;
-  /** The catalog entry behind a `catalog` window, e.g. `openai:gpt-4o`. */
-  matchedId?: string;
-};
 
 export type WindowResolverOptions = {
   db: () => Promise<Db>;
@@ -47,12 +53,23 @@ export type WindowResolverOptions = {
 };
 
 export type WindowResolver = {
-  /** `db` is where admin overrides are read; the process's database when not given. */
+  /** `db` is where admin overrides and observations are read; the process's database when not given. */
   resolve(provider: string, model: string, db?: Db): Promise<ContextWindow>;
+  /**
+   * For Admin → Models: the resolved window, what the chain says without an override or an
+   * observation, and the model's observation (whether or not it still applies).
+   */
+  inspect(provider: string, model: string, db?: Db): Promise<WindowInspection>;
   /** Forgets one model's window, e.g. after an admin edits its override. */
   evict(provider: string, model: string): void;
   /** Forgets every window and model list. */
   clear(): void;
+};
+
+export type WindowInspection = {
+  window: ContextWindow;
+  chain: ChainWindow;
+  observed: ObservedWindow | null;
 };
 
 type Cached = { window: ContextWindow; expiresAt: number };
@@ -67,12 +84,12 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
     timeoutMs,
   });
   const catalog = createCatalog({ refresh: options.catalogRefresh, now });
-  const cache = new Map<string, Cached>();
+  const cache = new LruMap<string, Cached>(WINDOW_CACHE_MAX_ENTRIES);
   const inFlight = new Map<string, Flight>();
   let flights = 0;
 
-  /** Steps 2–4: provider, catalog, default. */
-  async function fromSources(provider: string, model: string): Promise<ContextWindow> {
+  /** Steps 3–5: provider, catalog, default. */
+  async function fromSources(provider: string, model: string): Promise<ChainWindow> {
     const lookup = lookups.get(provider);
     if (lookup) {
       try {
@@ -91,15 +108,19 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
     return { contextWindow: DEFAULT_CONTEXT_WINDOW, maxOutputTokens: null, source: "default" };
   }
 
-  /** The whole chain. An override may set one number; the other comes from the sources. */
+  /** The whole chain. An override may set one number; the other comes from the rest. */
   async function resolveFresh(provider: string, model: string, db?: Db): Promise<ContextWindow> {
-    const override = await getOverride(db ?? (await options.db()), provider, model);
+    const database = db ?? (await options.db());
+    const [override, observed] = await Promise.all([
+      getOverride(database, provider, model),
+      getObservedWindow(database, provider, model),
+    ]);
     const contextWindow = override?.contextWindow ?? null;
     const maxOutputTokens = override?.maxOutputTokens ?? null;
     if (contextWindow !== null && maxOutputTokens !== null) {
       return { contextWindow, maxOutputTokens, source: "override" };
     }
-    const rest = await fromSources(provider, model);
+    const rest = withObservation(await fromSources(provider, model), observed);
     if (contextWindow !== null) {
       return { contextWindow, maxOutputTokens: rest.maxOutputTokens, source: "override" };
     }
@@ -120,9 +141,7 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
           .then((window) => {
             // An eviction while this ran dropped the flight: its result must not be cached.
             if (inFlight.get(key)?.id === id) {
-              const ttlMs =
-                window.source === "default" ? DEFAULT_WINDOW_TTL_MS : CONTEXT_WINDOW_TTL_MS;
-              cache.set(key, { window, expiresAt: now() + ttlMs });
+              cache.set(key, { window, expiresAt: now() + ttlOf(window) });
             }
             return window;
           })
@@ -133,6 +152,20 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
         inFlight.set(key, flight);
       }
       return flight.promise.then((window) => ({ ...window }));
+    },
+
+    async inspect(provider, model, db) {
+      const database = db ?? (await options.db());
+      const [window, observed] = await Promise.all([
+        this.resolve(provider, model, database),
+        getObservedWindow(database, provider, model),
+      ]);
+      // Only an override hides what the chain says; an observation carries it along.
+      const chain =
+        window.source === "override"
+          ? await fromSources(provider, model)
+          : (window.chain ?? (window as ChainWindow));
+      return { window, chain: { ...chain }, observed };
     },
 
     evict(provider, model) {
@@ -147,6 +180,36 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
       lookups.clear();
     },
   };
+}
+
+/**
+ * The observation stands in for the chain's window while the chain still gives the window Fold
+ * believed when it saw the cut: a server that now reports a different context (reloaded with a
+ * larger one, say) has made it stale.
+ */
+export function withObservation(
+  chain: ChainWindow,
+  observed: Pick<ObservedWindow, "contextWindow" | "chainWindow"> | null,
+): ContextWindow {
+  if (
+    !observed ||
+    observed.chainWindow !== chain.contextWindow ||
+    observed.contextWindow >= chain.contextWindow
+  ) {
+    return chain;
+  }
+  return {
+    contextWindow: observed.contextWindow,
+    maxOutputTokens: chain.maxOutputTokens,
+    source: "observed",
+    chain,
+  };
+}
+
+/** Guesses are retried within a minute; what a server or an admin said holds for an hour. */
+function ttlOf(window: ContextWindow): number {
+  const guessed = window.source === "default" || window.detail?.basis === "assumed";
+  return guessed ? DEFAULT_WINDOW_TTL_MS : CONTEXT_WINDOW_TTL_MS;
 }
 
 function cacheKey(provider: string, model: string): string {
@@ -174,7 +237,15 @@ export function resolveContextWindow(
   return windowResolver().resolve(provider, model, db);
 }
 
-/** Call after writing or deleting a `model_override` row, so the next turn sees it. */
+export function inspectContextWindow(
+  provider: string,
+  model: string,
+  db?: Db,
+): Promise<WindowInspection> {
+  return windowResolver().inspect(provider, model, db);
+}
+
+/** Call after writing or deleting a `model_override` or `model_observed_window` row, so the next turn sees it. */
 export function evictContextWindow(provider: string, model: string): void {
   windowResolver().evict(provider, model);
 }

@@ -1,5 +1,6 @@
 import { parseModelId } from "@/lib/ai/model-id";
 import { type Calibration, calibrationSample } from "@/lib/context/calibration";
+import { detectTruncation } from "@/lib/context/truncation";
 import type { Db } from "@/lib/db/client";
 import { recordCalibrationSample } from "@/lib/db/queries/calibration";
 import { metric } from "@/lib/log";
@@ -7,7 +8,9 @@ import type { TurnObservations } from "./observe";
 
 /**
  * After a turn: compare the provider's count of the first request with Fold's
- * estimate of it, log the error, and teach the model's calibration.
+ * estimate of it, log the error, and teach the model's calibration — unless the
+ * count is one of a prompt the server cut silently, which says nothing about the
+ * tokenizer (issue 15).
  */
 export async function recordTurnUsage(
   db: Db,
@@ -21,6 +24,7 @@ export async function recordTurnUsage(
 ): Promise<Calibration | null> {
   const parsed = parseModelId(input.modelId);
   if (!parsed || !input.realInputTokens) return null;
+  if (detectTruncation({ reportedTokens: input.realInputTokens, ...input })) return null;
   metric("estimate.error_ratio", {
     modelId: input.modelId,
     ratio: Number((input.estimatedTokens / input.realInputTokens).toFixed(4)),
@@ -42,7 +46,7 @@ export async function calibrateFromTurn(
   modelId: string,
   observed: TurnObservations,
 ): Promise<Calibration | null> {
-  if (!observed.estimate) return null;
+  if (!observed.estimate || observed.truncation) return null;
   const realInputTokens = observed.firstStepRecovered
     ? (observed.firstStepRecovered.reportedTokens ?? undefined)
     : observed.firstStepInputTokens;

@@ -1,4 +1,5 @@
 import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai";
+import type { Truncation } from "@/lib/context/truncation";
 
 /** What Fold learns about a turn while its stream passes by (for stats and persistence). */
 export type TurnObservations = {
@@ -23,6 +24,8 @@ export type TurnObservations = {
   toolDurationsMs: Record<string, number>;
   /** Fold's estimate of the first request, raw and calibrated (to learn from the real count). */
   estimate?: { estimatedRawTokens: number; estimatedTokens: number };
+  /** The server cut the first request silently: its count says nothing about the tokenizer. */
+  truncation?: Truncation;
 };
 
 const FIRST_TOKEN_PARTS = new Set([

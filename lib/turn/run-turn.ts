@@ -21,6 +21,7 @@ import { persistReply } from "./persist";
 import { type PreparedTurn, prepareTurn } from "./prepare";
 import { recordRecovery } from "./recovery-trace";
 import type { TurnRequest } from "./request";
+import { checkSilentTruncation } from "./silent-truncation";
 
 export type TurnDeps = {
   db: Db;
@@ -74,18 +75,18 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
   });
 
   // One branch for the browser, one the server reads to the end and stores. The reply is
-  // stored and the chat freed before the browser sees the end of the stream, so a message
-  // sent right after it, or a reload, finds the reply there (steps 6 and 7).
+  // stored, calibration learned from it and the chat freed before the browser sees the end
+  // of the stream, so a message sent right after it, or a reload, finds all of it there
+  // (steps 6 and 7).
   const [toBrowser, toStore] = stream.tee();
   const settled = persistReply(db, chat.id, toStore, observed)
     .catch((error) => {
       log.error({ err: error, chatId: chat.id }, "storing the reply failed");
       return false;
     })
-    .finally(() => lease.release());
-  void settled
     .then((stored) => (stored ? calibrateFromTurn(db, modelId, observed) : null))
-    .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"));
+    .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
+    .finally(() => lease.release());
 
   return createUIMessageStreamResponse({ stream: toBrowser.pipeThrough(endAfter(settled)) });
 }
@@ -139,6 +140,8 @@ async function streamTurn(
     },
     write,
   );
+  // The finish chunk waits until a silent cut is checked, so its trace is part of the reply.
+  let finish: UIMessageChunk | undefined;
   await answer(
     {
       chatId: turn.chat.id,
@@ -151,6 +154,12 @@ async function streamTurn(
       now,
       onRecovery: (event) => recordRecovery(db, turn.chat.id, event, write, now),
     },
-    write,
+    (chunk) => {
+      if (chunk.type === "finish") finish = chunk;
+      else write(chunk);
+    },
   );
+  const check = { chatId: turn.chat.id, budget, compaction, observed: turn.observed };
+  await checkSilentTruncation(db, check, write, now);
+  if (finish) write(finish);
 }

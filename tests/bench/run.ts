@@ -20,6 +20,8 @@ const BENCHMARKS: ReadonlyArray<{ name: string; load: () => Promise<{ benchmark:
   { name: "memory", load: () => import("./memory") },
   { name: "replay", load: () => import("./replay") },
   { name: "toolloop200", load: () => import("./toolloop") },
+  { name: "security", load: () => import("./security") },
+  { name: "local", load: () => import("./local") },
 ];
 
 const THIS_FILE = fileURLToPath(import.meta.url);

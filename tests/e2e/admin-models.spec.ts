@@ -102,7 +102,9 @@ test("an admin's window override reaches the chat's context ring on the next req
     await expect(row.getByTestId("resolved-window")).toHaveText("8,192");
   } finally {
     // Later specs share this server and expect the fake model's own window.
+    // From Fold's own origin, as the page would send it: any other origin is refused (CSRF).
     await page.request.put("/api/admin/models", {
+      headers: { origin: new URL(page.url()).origin },
       data: { provider: "fake", model: "fake-model", contextWindow: null, maxOutputTokens: null },
     });
   }

@@ -38,5 +38,7 @@ export async function signOut(database: Database, browser: Browser) {
 
 export async function sessionOf(database: Database, browser: Browser) {
   const response = await call(database, authRoute.GET, { path: "/api/auth/get-session", browser });
-  return (await response.json()) as { user: { email: string; role: string } } | null;
+  return (await response.json()) as {
+    user: { id: string; email: string; role: string; status: string };
+  } | null;
 }

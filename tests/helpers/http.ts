@@ -25,15 +25,25 @@ export async function call<P = Record<string, never>>(
     rawBody?: string;
     params?: P;
     browser?: Browser;
+    /** Set last: overrides the defaults (`origin`, `content-type`); an empty value removes one. */
+    headers?: Record<string, string>;
   },
 ): Promise<Response> {
   const headers = new Headers({ origin: ORIGIN });
   if (input.browser?.cookie) headers.set("cookie", input.browser.cookie);
   let body: string | undefined = input.rawBody;
   if (input.body !== undefined) body = JSON.stringify(input.body);
-  if (body !== undefined) headers.set("content-type", "application/json");
+  // Like Fold's pages: every request that changes state says it sends JSON.
+  const method = input.method ?? "GET";
+  if (body !== undefined || !["GET", "HEAD"].includes(method)) {
+    headers.set("content-type", "application/json");
+  }
+  for (const [name, value] of Object.entries(input.headers ?? {})) {
+    if (value === "") headers.delete(name);
+    else headers.set(name, value);
+  }
   const request = new Request(`${ORIGIN}${input.path}`, {
-    method: input.method ?? "GET",
+    method,
     headers,
     body,
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   COMPACTION_DEFAULTS,
   loadEnv,
+  RATE_LIMIT_DEFAULTS,
   TURN_DEADLINE_DEFAULTS,
   TURN_MAX_STEPS_DEFAULT,
 } from "@/lib/env";
@@ -47,15 +48,53 @@ describe("environment", () => {
   it("parses lists and booleans", () => {
     const env = loadEnv(
       {
-        ADMIN_EMAILS: " A@x.io, b@y.io ,",
         COMPACTION_ENABLED: "false",
         COMPACTION_SUMMARIZER_MODELS: "openai:gpt-4o-mini,demo:demo",
       },
       quiet,
     );
-    expect(env.adminEmails).toEqual(["a@x.io", "b@y.io"]);
     expect(env.compaction.enabled).toBe(false);
     expect(env.compaction.summarizerModels).toEqual(["openai:gpt-4o-mini", "demo:demo"]);
+  });
+
+  it("defaults to approval, no trusted proxy, no Redis, and the documented rate limits", () => {
+    const env = loadEnv({}, quiet);
+    expect(env.registration).toBe("approval");
+    expect(env.trustProxy).toBe(0);
+    expect(env.redisUrl).toBeUndefined();
+    expect(env.rateLimits).toEqual(RATE_LIMIT_DEFAULTS);
+  });
+
+  it("reads registration, proxy hops, Redis and rate limits, and repairs bad values", () => {
+    const warnings: string[] = [];
+    const env = loadEnv(
+      {
+        REGISTRATION: "closed",
+        TRUST_PROXY: "2",
+        REDIS_URL: "redis://127.0.0.1:6379",
+        RATE_LIMIT_SIGN_IN_PER_MINUTE: "0",
+        RATE_LIMIT_TURNS_PER_MINUTE: "-3",
+      },
+      (m) => warnings.push(m),
+    );
+    expect(env).toMatchObject({
+      registration: "closed",
+      trustProxy: 2,
+      redisUrl: "redis://127.0.0.1:6379",
+      rateLimits: { signInPerMinute: 0, turnsPerMinute: RATE_LIMIT_DEFAULTS.turnsPerMinute },
+    });
+    expect(warnings).toEqual([expect.stringMatching(/^RATE_LIMIT_TURNS_PER_MINUTE=/)]);
+    const wrong = loadEnv(
+      { REGISTRATION: "invite", TRUST_PROXY: "true", REDIS_URL: "http://x" },
+      quiet,
+    );
+    expect(wrong).toMatchObject({ registration: "approval", trustProxy: 0, redisUrl: undefined });
+  });
+
+  it("says ADMIN_EMAILS is no longer read", () => {
+    const warnings: string[] = [];
+    loadEnv({ ADMIN_EMAILS: "boss@example.com" }, (m) => warnings.push(m));
+    expect(warnings).toEqual([expect.stringContaining("ADMIN_EMAILS is no longer read")]);
   });
 
   it("reads numbered OpenAI-compatible servers with default names", () => {
@@ -113,7 +152,7 @@ describe("environment", () => {
     expect(warnings).toHaveLength(5);
   });
 
-  it(".env.example documents every compaction knob with the code's default", () => {
+  it(".env.example documents every knob with the code's default", () => {
     const example = readFileSync(".env.example", "utf8");
     const documented = Object.fromEntries(
       [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((m) => [m[1], m[2]?.trim()]),
@@ -133,6 +172,12 @@ describe("environment", () => {
       COMPACTION_BULKY_RATIO: String(COMPACTION_DEFAULTS.bulkyRatio),
       COMPACTION_SUMMARIZER_TIMEOUT_MS: String(COMPACTION_DEFAULTS.summarizerTimeoutMs),
       DEMO_MODEL: loadEnv({}, quiet).demoModel,
+      REGISTRATION: loadEnv({}, quiet).registration,
+      TRUST_PROXY: String(loadEnv({}, quiet).trustProxy),
+      RATE_LIMIT_SIGN_IN_PER_MINUTE: String(RATE_LIMIT_DEFAULTS.signInPerMinute),
+      RATE_LIMIT_SIGN_UP_PER_HOUR: String(RATE_LIMIT_DEFAULTS.signUpPerHour),
+      RATE_LIMIT_TURNS_PER_MINUTE: String(RATE_LIMIT_DEFAULTS.turnsPerMinute),
+      REDIS_URL: "",
     };
     const [first, second] = loadEnv(
       {
@@ -148,7 +193,6 @@ describe("environment", () => {
     for (const name of [
       "DATABASE_URL",
       "BETTER_AUTH_SECRET",
-      "ADMIN_EMAILS",
       "OPENAI_API_KEY",
       "ANTHROPIC_API_KEY",
       "GOOGLE_GENERATIVE_AI_API_KEY",

@@ -3,11 +3,27 @@ import { AuthForm } from "@/components/auth/auth-form";
 import { currentPageUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
 import { countUsers } from "@/lib/db/queries/users";
+import { env } from "@/lib/env";
 
 export const dynamic = "force-dynamic";
+
+/** What the form says about the account it creates, by REGISTRATION. */
+const NOTICES = {
+  open: undefined,
+  approval: "An admin approves new accounts before they can chat.",
+  closed: "Registration is closed on this server. Ask its admin for an account.",
+} as const;
 
 export default async function RegisterPage() {
   if (await currentPageUser()) redirect("/");
   const firstUser = (await countUsers(await getDb())) === 0;
-  return <AuthForm mode="register" firstUser={firstUser} />;
+  const mode = env().registration;
+  return (
+    <AuthForm
+      mode="register"
+      firstUser={firstUser}
+      notice={firstUser ? undefined : NOTICES[mode]}
+      closed={!firstUser && mode === "closed"}
+    />
+  );
 }

@@ -1,7 +1,10 @@
-import { getLanguageModel, resolveDefaultModelId } from "@/lib/ai/providers";
+import { getLanguageModel } from "@/lib/ai/providers";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
+import { meteredResolver } from "@/lib/limits/metering";
+import { defaultAllowedModelId } from "@/lib/limits/model-access";
+import { assertTurnAllowed, tokenRecorder } from "@/lib/limits/turn-admission";
 import { TURN_REQUEST_MAX_BYTES, turnRequestSchema } from "@/lib/turn/request";
 import { runTurn } from "@/lib/turn/run-turn";
 
@@ -12,9 +15,22 @@ export const POST = route(async (request) => {
   const user = await requireUser(request);
   const body = await readJson(request, turnRequestSchema, TURN_REQUEST_MAX_BYTES);
   const chat = await requireChat(user, body.chatId);
-  return runTurn(
-    { db: await getDb(), resolveModel: getLanguageModel, defaultModelId: resolveDefaultModelId },
-    chat,
-    body,
-  );
+  const db = await getDb();
+  const modelId = body.modelId ?? chat.modelId ?? (await defaultAllowedModelId(db));
+  const quota = await assertTurnAllowed(db, user, modelId);
+  try {
+    return await runTurn(
+      {
+        db,
+        resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)),
+        defaultModelId: async () => modelId,
+      },
+      chat,
+      body,
+    );
+  } catch (error) {
+    // The turn never started (a busy chat, a message it could not apply): its message is not spent.
+    await quota.giveBack();
+    throw error;
+  }
 });

@@ -3,6 +3,7 @@ import { createChatBody, DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { createChat, listChats } from "@/lib/db/queries/chats";
 import { readJson, route } from "@/lib/http/route";
+import { assertModelAllowed } from "@/lib/limits/model-access";
 
 export const dynamic = "force-dynamic";
 
@@ -14,7 +15,9 @@ export const GET = route(async (request) => {
 export const POST = route(async (request) => {
   const user = await requireUser(request);
   const body = await readJson(request, createChatBody);
-  const chat = await createChat(await getDb(), {
+  const db = await getDb();
+  if (body.modelId !== undefined) await assertModelAllowed(db, body.modelId);
+  const chat = await createChat(db, {
     userId: user.id,
     title: body.title ?? DEFAULT_CHAT_TITLE,
     modelId: body.modelId,

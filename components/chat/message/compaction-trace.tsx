@@ -20,7 +20,11 @@ const REASON_TEXT: Record<string, string> = {
   overflow: "the model said the prompt was too long",
   length: "the reply was cut short by the window",
   invalidated: "an edit changed summarized history",
+  truncated: "the server dropped the start of the conversation without saying so",
 };
+
+/** A silent cut is not a compaction Fold ran: it says what the server did. */
+const TRUNCATED_TITLE = "The server cut this conversation to fit its window";
 
 /** The `compact_context` entry in the timeline: running, then what it did. */
 export function CompactionTrace({
@@ -33,8 +37,10 @@ export function CompactionTrace({
   const [open, setOpen] = useState(false);
   if (!output) return <RunningTrace messages={input?.messages} />;
 
+  // The detection itself; the compaction it causes next turn shows as a compaction.
+  const truncated = output.reason === "truncated" && output.outcome === "skipped";
   const tone =
-    output.outcome === "fallback"
+    output.outcome === "fallback" || truncated
       ? "border-amber-200 bg-amber-50"
       : "border-indigo-100 bg-indigo-50/60";
   return (
@@ -50,7 +56,9 @@ export function CompactionTrace({
         className="flex w-full items-center gap-2 text-left"
       >
         <Layers size={14} className="shrink-0 text-indigo-500" />
-        <span className="font-medium">{OUTCOME_TEXT[output.outcome]}</span>
+        <span className="font-medium">
+          {truncated ? TRUNCATED_TITLE : OUTCOME_TEXT[output.outcome]}
+        </span>
         {output.outcome === "summarized" ||
         output.outcome === "fallback" ||
         output.outcome === "trimmed" ? (

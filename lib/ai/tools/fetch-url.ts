@@ -122,10 +122,15 @@ async function vet(url: URL, signal: AbortSignal, options: FetchUrlOptions) {
   for (const { address } of addresses) {
     const kind = classifyAddress(address);
     if (kind === null) continue;
-    const target = address === host ? host : `${host} resolves to ${address}, which`;
+    // A literal address is the caller's own; what a name resolves to is the server's network,
+    // so neither the address nor its kind is told.
+    const why =
+      address === host
+        ? `${host} is a ${kind} address`
+        : `${host} resolves to an address outside the public internet`;
     throw new FetchUrlError(
       "refused",
-      `Refused to fetch ${url.href}: ${target} is a ${kind} address. fetch_url only reaches public internet hosts.`,
+      `Refused to fetch ${url.href}: ${why}. fetch_url only reaches public internet hosts.`,
     );
   }
   return addresses;
@@ -234,11 +239,13 @@ async function fetchWithRedirects(
   }
 }
 
+/** The socket's error code when there is one: its message names the address it dialed. */
 function networkCause(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? error.cause : undefined;
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  return code ? `${error.message} (${code})` : error.message;
+  const code =
+    (error as NodeJS.ErrnoException).code ?? (cause as NodeJS.ErrnoException | undefined)?.code;
+  return code ?? error.message;
 }
 
 /**

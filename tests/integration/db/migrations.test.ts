@@ -6,12 +6,18 @@ import { queryRows } from "../../helpers/db";
 
 const TABLES = [
   "account",
+  "allowed_model",
   "chat",
   "compaction_event",
   "message",
   "model_calibration",
+  "model_observed_window",
   "model_override",
+  "provider_access",
+  "quota_default",
+  "rate_limit",
   "session",
+  "usage_day",
   "user",
   "verification",
 ];

@@ -101,6 +101,7 @@ describeEachDriver("context window overrides", (use) => {
       contextWindow: 32_768,
       maxOutputTokens: null,
       source: "provider",
+      detail: { server: "vllm", basis: "listed" },
     });
 
     await upsertOverride(db, {
@@ -129,6 +130,7 @@ describeEachDriver("context window overrides", (use) => {
       contextWindow: 32_768,
       maxOutputTokens: 1500,
       source: "provider",
+      detail: { server: "vllm", basis: "listed" },
     });
 
     await deleteOverride(db, "local", "m");

@@ -261,7 +261,9 @@ describe("Tier 1 (DESIGN §8)", () => {
     expect(h.fallback.calls[0]?.budgetTokens).toBe(h.budget.summaryBudget);
     expect(result.draft.outcome).toBe("fallback");
     expect(result.draft.summarizerModel).toBeNull();
-    expect(result.draft.note).toContain("provider down");
+    // The trace gets a short cause; the raw error text is the shell's to log.
+    expect(result.draft.note).toContain("fallback digest used: the summarizer failed");
+    expect(result.draft.note).not.toContain("provider down");
     expect(result.next.summary).toBe(FALLBACK_DIGEST);
     expect(summaryOf(result.view.messages)).toContain(FALLBACK_DIGEST);
     expect(result.view.fits).toBe(true);

@@ -123,6 +123,7 @@ describe("OpenAI-compatible servers", () => {
     expect(await lookups.get("local")?.("m", signal())).toEqual({
       contextWindow: 32_768,
       maxOutputTokens: null,
+      detail: { server: "vllm", basis: "listed" },
     });
   });
 
@@ -146,11 +147,15 @@ describe("OpenAI-compatible servers", () => {
     const lookups = lookupsFor(
       config({ openaiCompatible: [{ name: "ollama", baseUrl: `${stub.url}/v1/` }] }),
     );
+    // This server cannot say what it runs the model with (no /api/ps): the trained length.
     expect(await lookups.get("ollama")?.("llama3.2:latest", signal())).toEqual({
       contextWindow: 131_072,
       maxOutputTokens: null,
+      detail: { server: "ollama", basis: "trained" },
     });
-    expect(stub.hits).toEqual(["GET /v1/models", "POST /api/show"]);
+    expect(stub.hits.slice(0, 1)).toEqual(["GET /v1/models"]);
+    expect(stub.hits).toContain("POST /api/show");
+    expect(stub.hits).toContain("GET /api/ps");
   });
 
   it("take Ollama's num_ctx when the Modelfile sets a smaller one", async () => {
@@ -183,7 +188,10 @@ describe("OpenAI-compatible servers", () => {
     });
     const lookups = lookupsFor(config({ openaiCompatible: [{ name: "lms", baseUrl: stub.url }] }));
     expect(await lookups.get("lms")?.("qwen", signal())).toBeNull();
-    expect(stub.hits).toEqual(["GET /v1/models", "POST /api/show"]);
+    expect(stub.hits.slice(0, 1)).toEqual(["GET /v1/models"]);
+    expect([...stub.hits].sort()).toEqual(
+      ["GET /api/v0/models/qwen", "GET /props", "GET /v1/models", "POST /api/show"].sort(),
+    );
   });
 });
 
@@ -203,13 +211,16 @@ describe("OpenRouter", () => {
     );
     const lookups = lookupsFor(config({ openrouterApiKey: "or-key" }), fetch);
     const lookup = lookups.get("openrouter");
+    const detail = { server: "openrouter", basis: "listed" };
     expect(await lookup?.("anthropic/claude-sonnet-4", signal())).toEqual({
       contextWindow: 200_000,
       maxOutputTokens: 64_000,
+      detail,
     });
     expect(await lookup?.("meta-llama/llama-3.1-8b-instruct", signal())).toEqual({
       contextWindow: 131_072,
       maxOutputTokens: null,
+      detail,
     });
     expect(await lookup?.("unknown/model", signal())).toBeNull();
     expect(calls.map((c) => c.url)).toEqual([OPENROUTER_MODELS_URL]);
@@ -236,6 +247,7 @@ describe("Google", () => {
     expect(await lookup?.("gemini-2.5-pro", signal())).toEqual({
       contextWindow: 1_048_576,
       maxOutputTokens: 65_536,
+      detail: { server: "google", basis: "listed" },
     });
     expect(await lookup?.("models/gemini-9", signal())).toBeNull();
     expect(calls.map((c) => c.url)).toEqual([
@@ -258,6 +270,7 @@ describe("providers without a window API", () => {
     expect(await lookup?.("demo", signal())).toEqual({
       contextWindow: DEMO_CONTEXT_WINDOW,
       maxOutputTokens: DEMO_MAX_OUTPUT_TOKENS,
+      detail: { server: "demo", basis: "listed" },
     });
     expect(DEMO_CONTEXT_WINDOW).toBe(8192);
     expect(DEMO_MAX_OUTPUT_TOKENS).toBe(1024);

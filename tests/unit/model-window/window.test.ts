@@ -106,6 +106,7 @@ describe("the resolution chain: each source in its turn", () => {
       contextWindow: 32_768,
       maxOutputTokens: null,
       source: "provider",
+      detail: { server: "vllm", basis: "listed" },
     });
   });
 
@@ -125,6 +126,7 @@ describe("the resolution chain: each source in its turn", () => {
       contextWindow: 65_536,
       maxOutputTokens: 4096,
       source: "provider",
+      detail: { server: "openrouter", basis: "listed" },
     });
 
     const google = googleStub(2_000_000, 8192);
@@ -136,6 +138,7 @@ describe("the resolution chain: each source in its turn", () => {
       contextWindow: 2_000_000,
       maxOutputTokens: 8192,
       source: "provider",
+      detail: { server: "google", basis: "listed" },
     });
   });
 
@@ -144,6 +147,7 @@ describe("the resolution chain: each source in its turn", () => {
       contextWindow: DEMO_CONTEXT_WINDOW,
       maxOutputTokens: DEMO_MAX_OUTPUT_TOKENS,
       source: "provider",
+      detail: { server: "demo", basis: "listed" },
     });
   });
 
@@ -221,6 +225,7 @@ describe("partial overrides", () => {
       contextWindow: 32_768,
       maxOutputTokens: 2048,
       source: "provider",
+      detail: { server: "vllm", basis: "listed" },
     });
   });
 

@@ -1,4 +1,6 @@
 import { getAuth } from "@/lib/auth/server";
+import { route } from "@/lib/http/route";
+import { limitAuthRequest } from "@/lib/limits/auth-rate-limit";
 
 export const dynamic = "force-dynamic";
 
@@ -7,5 +9,12 @@ async function handle(request: Request): Promise<Response> {
   return auth.handler(request);
 }
 
-export const GET = handle;
-export const POST = handle;
+// better-auth checks the origin of its own routes (checkOrigin: false); the wrapper still
+// answers an outage with 503 and logs failures without their SQL parameters.
+export const GET = route<{ all: string[] }>(handle, { checkOrigin: false });
+
+/** Sign-in and sign-up are rate limited per client address first. */
+export const POST = route<{ all: string[] }>(
+  async (request) => (await limitAuthRequest(request)) ?? handle(request),
+  { checkOrigin: false },
+);

@@ -5,6 +5,7 @@ import { deleteChat, updateChat } from "@/lib/db/queries/chats";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { AppError } from "@/lib/errors";
 import { readJson, route } from "@/lib/http/route";
+import { assertModelAllowed } from "@/lib/limits/model-access";
 
 export const dynamic = "force-dynamic";
 
@@ -31,7 +32,9 @@ export const PATCH = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
   const body = await readJson(request, updateChatBody);
-  const updated = await updateChat(await getDb(), chat.id, body);
+  const db = await getDb();
+  if (body.modelId !== undefined) await assertModelAllowed(db, body.modelId);
+  const updated = await updateChat(db, chat.id, body);
   if (!updated) throw new AppError("not_found:chat", "Chat not found.");
   return Response.json({ chat: updated });
 });

@@ -47,4 +47,5 @@ export async function expectFailure(
   const error = await failure(promise);
   expect(error.reason).toBe(reason);
   expect(error.message).toMatch(message);
+  return error;
 }

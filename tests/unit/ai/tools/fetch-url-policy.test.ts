@@ -19,22 +19,25 @@ describe("fetch_url address policy", () => {
 
   it("refuses localhost after resolving it with the system resolver", async () => {
     const fetch = recordingFetch();
-    await expectFailure(
+    const error = await expectFailure(
       fetchUrl("http://localhost:3000/", { fetch }),
       "refused",
-      /localhost resolves to .+ loopback address/,
+      /localhost resolves to an address outside the public internet/,
     );
+    // What a name resolves to is the server's network: neither the address nor its kind is told.
+    expect(error.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
     expect(fetch.calls).toEqual([]);
   });
 
   it("refuses a hostname when any of its addresses is private", async () => {
     const lookup = fakeLookup({ "intranet.test": ["93.184.215.14", "10.0.0.7"] });
     const fetch = recordingFetch();
-    await expectFailure(
+    const error = await expectFailure(
       fetchUrl("https://intranet.test/wiki", { lookup, fetch }),
       "refused",
-      /intranet\.test resolves to 10\.0\.0\.7, which is a private address/,
+      /intranet\.test resolves to an address outside the public internet/,
     );
+    expect(error.message).not.toMatch(/10\.0\.0\.7|private/);
     expect(lookup.calls).toEqual(["intranet.test"]);
     expect(fetch.calls).toEqual([]);
   });

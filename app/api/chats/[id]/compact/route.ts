@@ -1,11 +1,14 @@
 import { z } from "zod";
-import { getLanguageModel, resolveDefaultModelId } from "@/lib/ai/providers";
+import { getLanguageModel } from "@/lib/ai/providers";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { compactNow } from "@/lib/chat/compact-now";
 import { chatContext } from "@/lib/chat/context";
 import { modelIdSchema } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
+import { meteredResolver } from "@/lib/limits/metering";
+import { assertModelAllowed, defaultAllowedModelId } from "@/lib/limits/model-access";
+import { tokenRecorder } from "@/lib/limits/turn-admission";
 
 export const dynamic = "force-dynamic";
 
@@ -16,11 +19,12 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
   const { modelId: asked } = await readJson(request, body, { emptyAs: {} });
-  const modelId = asked ?? chat.modelId ?? (await resolveDefaultModelId());
-  getLanguageModel(modelId);
   const db = await getDb();
+  const modelId = asked ?? chat.modelId ?? (await defaultAllowedModelId(db));
+  await assertModelAllowed(db, modelId);
   const { trace, message } = await compactNow(
-    { db, resolveModel: getLanguageModel },
+    // The summarizer's tokens count towards the user's daily quota like a turn's.
+    { db, resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)) },
     chat,
     modelId,
   );

@@ -1,0 +1,38 @@
+/** JSON calls to the admin API, answering the server's own message when one fails. */
+
+export const OFFLINE_MESSAGE = "Could not reach Fold. Check your connection and try again.";
+
+export type Result<T> = { ok: true; value: T } | { ok: false; message: string };
+
+export async function adminCall<T>(
+  url: string,
+  init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+): Promise<Result<T>> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: init.method ?? "GET",
+      cache: "no-store",
+      signal: init.signal,
+      headers: init.body === undefined ? undefined : { "content-type": "application/json" },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    return { ok: false, message: OFFLINE_MESSAGE };
+  }
+  if (!response.ok) return { ok: false, message: await serverMessage(response) };
+  if (response.status === 204) return { ok: true, value: undefined as T };
+  return { ok: true, value: (await response.json()) as T };
+}
+
+/** `{ error: { message } }`, or the status when there is none. */
+async function serverMessage(response: Response): Promise<string> {
+  try {
+    const body = (await response.json()) as { error?: { message?: string } };
+    if (body.error?.message) return body.error.message;
+  } catch {
+    // Not JSON: fall through to the status.
+  }
+  return `The server answered ${response.status}.`;
+}

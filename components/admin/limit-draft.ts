@@ -1,0 +1,37 @@
+import { dailyMessageLimit, dailyTokenLimit } from "@/lib/admin/user-input";
+
+/** The two daily limits as typed; an empty field means "none" (defaults) or "the default" (a user). */
+export type LimitDraft = { dailyMessageLimit: string; dailyTokenLimit: string };
+export type LimitValues = { dailyMessageLimit: number | null; dailyTokenLimit: number | null };
+export type LimitErrors = Partial<Record<keyof LimitDraft, string>>;
+
+const LABELS: Record<keyof LimitDraft, string> = {
+  dailyMessageLimit: "Messages",
+  dailyTokenLimit: "Tokens",
+};
+
+export function limitDraftOf(values: LimitValues): LimitDraft {
+  return {
+    dailyMessageLimit: values.dailyMessageLimit?.toString() ?? "",
+    dailyTokenLimit: values.dailyTokenLimit?.toString() ?? "",
+  };
+}
+
+/** Checks a draft by the routes' own schemas, so the messages match what the server would say. */
+export function parseLimitDraft(
+  draft: LimitDraft,
+): { ok: true; values: LimitValues } | { ok: false; errors: LimitErrors } {
+  const errors: LimitErrors = {};
+  const values: LimitValues = { dailyMessageLimit: null, dailyTokenLimit: null };
+  for (const [field, schema] of [
+    ["dailyMessageLimit", dailyMessageLimit],
+    ["dailyTokenLimit", dailyTokenLimit],
+  ] as const) {
+    const text = draft[field].replaceAll(",", "").trim();
+    if (text === "") continue;
+    const parsed = schema.safeParse(Number(text));
+    if (parsed.success) values[field] = parsed.data;
+    else errors[field] = `${LABELS[field]} ${parsed.error.issues[0]?.message ?? "is not valid"}.`;
+  }
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, values };
+}

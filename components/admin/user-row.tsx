@@ -1,0 +1,171 @@
+"use client";
+
+import { useState } from "react";
+import type { UserPatchInput } from "@/lib/admin/user-input";
+import type { AdminUser } from "@/lib/admin/users";
+import type { QuotaLimits } from "@/lib/limits/quota";
+import { formatCount } from "../stats/format";
+import { buttonGhost, buttonPrimary } from "../ui/styles";
+import { LimitForm } from "./limit-form";
+import type { ActionResult } from "./use-admin-users";
+
+type Props = {
+  user: AdminUser;
+  isSelf: boolean;
+  defaults: QuotaLimits;
+  onUpdate: (patch: UserPatchInput) => Promise<ActionResult>;
+  onResetUsage: () => Promise<ActionResult>;
+  onDelete: () => Promise<ActionResult>;
+};
+
+const STATUS_BADGES: Record<AdminUser["status"], { text: string; className: string }> = {
+  pending: { text: "waiting", className: "bg-amber-50 text-amber-800 ring-amber-200" },
+  active: { text: "active", className: "bg-emerald-50 text-emerald-700 ring-emerald-200" },
+  disabled: { text: "disabled", className: "bg-zinc-100 text-zinc-500 ring-zinc-200" },
+};
+
+/** One account: who, its status and role, today's usage against its limits, and what to do. */
+export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDelete }: Props) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const badge = STATUS_BADGES[user.status];
+
+  async function run(action: () => Promise<ActionResult>) {
+    setBusy(true);
+    setError(await action());
+    setBusy(false);
+  }
+
+  return (
+    <tr data-user-email={user.email} className="align-top">
+      <td className="py-3 pr-4 pl-4">
+        <p className="font-medium">
+          {user.name}
+          {isSelf ? <span className="ml-1 text-xs font-normal text-muted">(you)</span> : null}
+        </p>
+        <p className="text-xs text-muted">{user.email}</p>
+      </td>
+      <td className="py-3 pr-4">
+        <span
+          data-testid="user-status"
+          className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${badge.className}`}
+        >
+          {badge.text}
+        </span>
+        <p className="mt-1 text-xs text-zinc-600" data-testid="user-role">
+          {user.role}
+        </p>
+      </td>
+      <td className="py-3 pr-4 text-xs tabular-nums text-zinc-700" data-testid="user-usage">
+        <p>
+          {formatCount(user.usageToday.messages)} /{" "}
+          {limitText(user.limits.dailyMessageLimit ?? defaults.dailyMessageLimit)} messages
+        </p>
+        <p>
+          {formatCount(user.usageToday.tokens)} /{" "}
+          {limitText(user.limits.dailyTokenLimit ?? defaults.dailyTokenLimit)} tokens
+        </p>
+      </td>
+      <td className="py-3 pr-4">
+        <LimitForm
+          label={`Limits for ${user.email}`}
+          values={user.limits}
+          placeholders={{
+            dailyMessageLimit: `default (${limitText(defaults.dailyMessageLimit)})`,
+            dailyTokenLimit: `default (${limitText(defaults.dailyTokenLimit)})`,
+          }}
+          onSave={(limits) => onUpdate(limits)}
+        />
+      </td>
+      <td className="py-3 pr-4">
+        <div className="flex flex-wrap gap-1">
+          {user.status === "pending" ? (
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => run(() => onUpdate({ status: "active" }))}
+              className={`${buttonPrimary} px-3 py-1.5`}
+            >
+              Approve
+            </button>
+          ) : null}
+          {isSelf ? null : (
+            <>
+              {user.status === "disabled" ? (
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => run(() => onUpdate({ status: "active" }))}
+                  className={buttonGhost}
+                >
+                  Enable
+                </button>
+              ) : (
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => run(() => onUpdate({ status: "disabled" }))}
+                  className={buttonGhost}
+                >
+                  Disable
+                </button>
+              )}
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() =>
+                  run(() => onUpdate({ role: user.role === "admin" ? "user" : "admin" }))
+                }
+                className={buttonGhost}
+              >
+                {user.role === "admin" ? "Make user" : "Make admin"}
+              </button>
+            </>
+          )}
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => run(onResetUsage)}
+            className={buttonGhost}
+          >
+            Reset usage
+          </button>
+          {isSelf ? null : confirmDelete ? (
+            <>
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() => run(onDelete)}
+                className={`${buttonGhost} text-red-700 hover:bg-red-50`}
+              >
+                Delete {user.email} and their chats
+              </button>
+              <button type="button" onClick={() => setConfirmDelete(false)} className={buttonGhost}>
+                Keep
+              </button>
+            </>
+          ) : (
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => setConfirmDelete(true)}
+              className={`${buttonGhost} text-red-700 hover:bg-red-50`}
+            >
+              Delete
+            </button>
+          )}
+        </div>
+        {error ? (
+          <p role="alert" className="mt-1 text-xs text-red-700">
+            {error}
+          </p>
+        ) : null}
+      </td>
+    </tr>
+  );
+}
+
+function limitText(limit: number | null): string {
+  return limit === null ? "no limit" : formatCount(limit);
+}

@@ -1,0 +1,111 @@
+/**
+ * Admin → Users (DESIGN §16): every account with its status, role, quota and today's usage, and
+ * the one writer of those. Role and status changes run under the admin lock and re-check that
+ * the acting admin still is one, so two admins demoting each other cannot leave none.
+ */
+import type { Database, Db } from "@/lib/db/client";
+import { getQuotaDefaults, type QuotaLimits } from "@/lib/db/queries/quota-defaults";
+import { clearUsage, type DayUsage, usageOfUsers, usageOn } from "@/lib/db/queries/usage";
+import {
+  deleteSessions,
+  deleteUserRow,
+  findUser,
+  listUsers,
+  lockAdmins,
+  updateUserRow,
+} from "@/lib/db/queries/users";
+import type { User } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+import { usageDayOf } from "@/lib/limits/quota-day";
+import type { UserPatchInput } from "./user-input";
+
+/** One row of the admin table, as the users routes answer it. */
+export type AdminUser = Pick<User, "id" | "name" | "email" | "role" | "status"> & {
+  createdAt: string;
+  /** The user's own overrides; null takes the default. */
+  limits: QuotaLimits;
+  usageToday: DayUsage;
+};
+
+export type AdminUserList = { users: AdminUser[]; defaults: QuotaLimits };
+
+const NO_USAGE: DayUsage = { messages: 0, tokens: 0 };
+
+export async function listAdminUsers(db: Db, now: Date = new Date()): Promise<AdminUserList> {
+  const [users, defaults] = await Promise.all([listUsers(db), getQuotaDefaults(db)]);
+  const usage = await usageOfUsers(
+    db,
+    users.map((u) => u.id),
+    usageDayOf(now),
+  );
+  return { users: users.map((u) => adminUser(u, usage.get(u.id) ?? NO_USAGE)), defaults };
+}
+
+/** Approves, disables, promotes, demotes or sets limits; the actor cannot lock themself out. */
+export async function updateUser(
+  database: Database,
+  actorId: string,
+  targetId: string,
+  patch: UserPatchInput,
+  now: Date = new Date(),
+): Promise<AdminUser> {
+  const changesAccess = patch.role !== undefined || patch.status !== undefined;
+  if (changesAccess && actorId === targetId) {
+    throw new AppError(
+      "bad_request:self",
+      "You cannot change your own role or status: ask another admin.",
+    );
+  }
+  const updated = await database.db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    if (changesAccess) await requireAdminStill(tx, actorId);
+    const row = await updateUserRow(tx, targetId, patch);
+    if (!row) throw new AppError("not_found:user", "User not found.");
+    if (patch.status === "disabled") await deleteSessions(tx, targetId);
+    return row;
+  });
+  return adminUser(updated, await usageOn(database.db, targetId, usageDayOf(now)));
+}
+
+/** Deletes an account and everything it owns; never the actor's own. */
+export async function deleteUser(database: Database, actorId: string, targetId: string) {
+  if (actorId === targetId) {
+    throw new AppError("bad_request:self", "You cannot delete your own account.");
+  }
+  await database.db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    await requireAdminStill(tx, actorId);
+    if (!(await deleteUserRow(tx, targetId))) {
+      throw new AppError("not_found:user", "User not found.");
+    }
+  });
+}
+
+/** Starts the user's day over: today's messages and tokens back to zero. */
+export async function resetUsage(db: Db, targetId: string, now: Date = new Date()) {
+  const target = await findUser(db, targetId);
+  if (!target) throw new AppError("not_found:user", "User not found.");
+  await clearUsage(db, targetId, usageDayOf(now));
+  return adminUser(target, NO_USAGE);
+}
+
+async function requireAdminStill(tx: Db, actorId: string): Promise<void> {
+  await lockAdmins(tx);
+  const actor = await findUser(tx, actorId);
+  if (actor?.role !== "admin" || actor.status !== "active") {
+    throw new AppError("forbidden:admin", "Only admins can do this.");
+  }
+}
+
+function adminUser(row: User, usageToday: DayUsage): AdminUser {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    role: row.role,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+    limits: { dailyTokenLimit: row.dailyTokenLimit, dailyMessageLimit: row.dailyMessageLimit },
+    usageToday,
+  };
+}

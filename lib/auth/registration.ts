@@ -1,0 +1,50 @@
+/**
+ * Who may have an account (DESIGN §16), as better-auth database hooks: REGISTRATION decides
+ * what a new account starts as, the first account becomes the admin atomically, and a disabled
+ * account cannot start a session.
+ */
+import { APIError } from "better-auth/api";
+import type { Db } from "@/lib/db/client";
+import { claimFirstAdmin, countUsers, statusOf } from "@/lib/db/queries/users";
+import type { UserStatus } from "@/lib/db/schema";
+import { env, type RegistrationMode } from "@/lib/env";
+
+/** What a new account starts as; the first account is made admin right after it is created. */
+export function initialStatus(mode: RegistrationMode): UserStatus {
+  return mode === "open" ? "active" : "pending";
+}
+
+export function registrationHooks(db: Db) {
+  return {
+    user: {
+      create: {
+        before: async (newUser: Record<string, unknown>) => {
+          const mode = env().registration;
+          // "closed" still lets the first account in, or no one could ever run the server.
+          if (mode === "closed" && (await countUsers(db)) > 0) {
+            throw new APIError("FORBIDDEN", {
+              code: "REGISTRATION_CLOSED",
+              message: "Registration is closed on this server. Ask its admin for an account.",
+            });
+          }
+          return { data: { ...newUser, role: "user", status: initialStatus(mode) } };
+        },
+        after: async (created: { id: string }) => {
+          await claimFirstAdmin(db, created.id);
+        },
+      },
+    },
+    session: {
+      create: {
+        before: async (newSession: { userId: string }) => {
+          if ((await statusOf(db, newSession.userId)) === "disabled") {
+            throw new APIError("FORBIDDEN", {
+              code: "ACCOUNT_DISABLED",
+              message: "This account is disabled. Ask the server's admin.",
+            });
+          }
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Silent truncation (issue 15): some local servers (Ollama first of all) cut a prompt longer
+ * than the context they run with to its last N tokens instead of refusing it, and report the
+ * cut count as usage. Fold sees it only there: the provider counted far fewer tokens than Fold
+ * sent. Such a turn says nothing about the tokenizer (calibration must not learn from it) and
+ * a lot about the window: the server kept about as many tokens as it can hold.
+ */
+
+/** A whole request counted below this share of Fold's estimate was cut (the issue's 70 %). */
+export const TRUNCATION_RATIO = 0.7;
+/**
+ * When the request only adds to the previous one of the chat, the provider's count must grow
+ * by what was added, give or take this share of it (the estimator's error on a few messages)…
+ */
+export const GROWTH_TOLERANCE = 0.2;
+/** …and never less than this many tokens (framing the estimator does not see). */
+export const MIN_SHORTFALL_TOKENS = 48;
+/**
+ * No server runs a chat model with a smaller context: a count below it says more about a
+ * server that reports only the tokens it had not cached than about a window.
+ */
+export const MIN_OBSERVED_WINDOW_TOKENS = 1024;
+
+export type TruncationInput = {
+  /** The provider's count of the turn's first request. */
+  reportedTokens: number;
+  /** Fold's estimate of that request: raw (o200k) and calibrated for the model. */
+  estimatedRawTokens: number;
+  estimatedTokens: number;
+  /**
+   * When the request is the previous one of the chat plus what was added since: the
+   * provider's count of the previous request, and Fold's calibrated estimate of the rest.
+   */
+  previous?: { reportedTokens: number; addedTokens: number };
+};
+
+export type Truncation = {
+  /** What the server kept: about the window it runs the model with. */
+  keptTokens: number;
+  /** Fold's best estimate of what it sent. */
+  sentTokens: number;
+  /** Which rule saw it: the whole request, or its growth since the previous one. */
+  rule: "ratio" | "growth";
+};
+
+/** The truncation a turn's usage shows, or null when the count is what Fold expected. */
+export function detectTruncation(input: TruncationInput): Truncation | null {
+  const { reportedTokens } = input;
+  if (reportedTokens < MIN_OBSERVED_WINDOW_TOKENS) return null;
+  // The cold-start margin (and a learned ratio above 1) must not make a fair count look short.
+  const expected = Math.min(input.estimatedRawTokens, input.estimatedTokens);
+  if (reportedTokens < TRUNCATION_RATIO * expected) {
+    return { keptTokens: reportedTokens, sentTokens: input.estimatedTokens, rule: "ratio" };
+  }
+  const previous = input.previous;
+  if (!previous || reportedTokens >= input.estimatedTokens) return null;
+  const grownTo = previous.reportedTokens + previous.addedTokens;
+  const shortfall = grownTo - reportedTokens;
+  const tolerance = Math.max(MIN_SHORTFALL_TOKENS, GROWTH_TOLERANCE * previous.addedTokens);
+  if (shortfall <= tolerance) return null;
+  return { keptTokens: reportedTokens, sentTokens: grownTo, rule: "growth" };
+}

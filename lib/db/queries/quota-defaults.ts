@@ -1,0 +1,31 @@
+import type { Db } from "../client";
+import { quotaDefault } from "../schema";
+
+export type QuotaLimits = { dailyTokenLimit: number | null; dailyMessageLimit: number | null };
+
+const SINGLE_ROW_ID = 1;
+const UNLIMITED: QuotaLimits = { dailyTokenLimit: null, dailyMessageLimit: null };
+
+/** The admin-set defaults; no row yet means no limits. */
+export async function getQuotaDefaults(db: Db): Promise<QuotaLimits> {
+  const [row] = await db
+    .select({
+      dailyTokenLimit: quotaDefault.dailyTokenLimit,
+      dailyMessageLimit: quotaDefault.dailyMessageLimit,
+    })
+    .from(quotaDefault);
+  return row ?? UNLIMITED;
+}
+
+export async function saveQuotaDefaults(
+  db: Db,
+  limits: QuotaLimits,
+  updatedBy: string,
+): Promise<QuotaLimits> {
+  const values = { ...limits, updatedBy, updatedAt: new Date() };
+  await db
+    .insert(quotaDefault)
+    .values({ id: SINGLE_ROW_ID, ...values })
+    .onConflictDoUpdate({ target: quotaDefault.id, set: values });
+  return limits;
+}

@@ -1,0 +1,76 @@
+/**
+ * The model allow-list (DESIGN §16): per provider, either every model it lists or only those an
+ * admin allowed. Users see, pick and use only allowed models; a model id that is unknown or not
+ * allowed is refused with a 400 before anything is saved.
+ */
+import { defaultModelId, listModels, type ModelInfo, parseModelId } from "@/lib/ai/providers";
+import type { Db } from "@/lib/db/client";
+import { loadModelAccessRows } from "@/lib/db/queries/model-access";
+import { AppError } from "@/lib/errors";
+
+export type ModelAccess = {
+  /** Providers whose models need an explicit allow. */
+  restricted: ReadonlySet<string>;
+  /** `provider:model` ids allowed on restricted providers. */
+  allowed: ReadonlySet<string>;
+};
+
+export async function loadModelAccess(db: Db): Promise<ModelAccess> {
+  const rows = await loadModelAccessRows(db);
+  return {
+    restricted: new Set(rows.restrictedProviders),
+    allowed: new Set(rows.allowed.map((row) => `${row.provider}:${row.model}`)),
+  };
+}
+
+export function isModelAllowed(access: ModelAccess, provider: string, model: string): boolean {
+  return !access.restricted.has(provider) || access.allowed.has(`${provider}:${model}`);
+}
+
+/** The models users may pick, in the registry's order. */
+export async function allowedModels(
+  db: Db,
+  options: { signal?: AbortSignal } = {},
+): Promise<ModelInfo[]> {
+  const [models, access] = await Promise.all([listModels(options), loadModelAccess(db)]);
+  return models.filter((m) => isModelAllowed(access, m.provider, m.model));
+}
+
+/**
+ * Refuses (400 `bad_request:model`) a model id no configured provider lists right now, or one
+ * the allow-list leaves out, so it is neither used nor saved on a chat.
+ */
+export async function assertModelAllowed(db: Db, modelId: string): Promise<void> {
+  const parsed = parseModelId(modelId);
+  if (!parsed) {
+    throw new AppError("bad_request:model", `Unknown model "${modelId}": expected provider:model.`);
+  }
+  const [models, access] = await Promise.all([listModels(), loadModelAccess(db)]);
+  if (!models.some((m) => m.id === modelId)) {
+    throw new AppError(
+      "bad_request:model",
+      `Unknown model "${modelId}": no configured provider offers it right now.`,
+    );
+  }
+  if (!isModelAllowed(access, parsed.provider, parsed.model)) {
+    throw new AppError(
+      "bad_request:model",
+      `The model "${modelId}" is not available: an admin has not allowed it.`,
+    );
+  }
+}
+
+/** The first allowed model (not the demo, when another is allowed); 503 when none is. */
+export async function defaultAllowedModelId(
+  db: Db,
+  options: { signal?: AbortSignal } = {},
+): Promise<string> {
+  const id = defaultModelId(await allowedModels(db, options));
+  if (!id) {
+    throw new AppError(
+      "unavailable:model",
+      "No model is available: configure a provider, or ask an admin to allow a model.",
+    );
+  }
+  return id;
+}

@@ -1,0 +1,86 @@
+/**
+ * Per-user daily quotas (DESIGN §16): messages (turns started) and provider tokens, each an
+ * admin-set default a user's own override replaces. A turn is admitted while both are under
+ * their limit; the tokens it then spends are added as the provider reports them, so the turn
+ * that crosses the line finishes and the next one is refused.
+ */
+import { eq } from "drizzle-orm";
+import type { Db } from "@/lib/db/client";
+import { getQuotaDefaults, type QuotaLimits } from "@/lib/db/queries/quota-defaults";
+import {
+  addTokens,
+  type DayUsage,
+  returnMessage,
+  takeMessage,
+  usageOn,
+} from "@/lib/db/queries/usage";
+import { user as userTable } from "@/lib/db/schema";
+import { formatWait, quotaResetAt, usageDayOf } from "./quota-day";
+import { TooManyRequestsError } from "./too-many-requests";
+
+export type { QuotaLimits } from "@/lib/db/queries/quota-defaults";
+
+/** What a turn took from the day's quota, and how to give it back if the turn never starts. */
+export type QuotaTicket = { usage: DayUsage; giveBack: () => Promise<void> };
+
+/** The user's limits: each override, or else the default. */
+export async function limitsOf(db: Db, userId: string): Promise<QuotaLimits> {
+  const [defaults, [own]] = await Promise.all([
+    getQuotaDefaults(db),
+    db
+      .select({
+        dailyTokenLimit: userTable.dailyTokenLimit,
+        dailyMessageLimit: userTable.dailyMessageLimit,
+      })
+      .from(userTable)
+      .where(eq(userTable.id, userId)),
+  ]);
+  return {
+    dailyTokenLimit: own?.dailyTokenLimit ?? defaults.dailyTokenLimit,
+    dailyMessageLimit: own?.dailyMessageLimit ?? defaults.dailyMessageLimit,
+  };
+}
+
+/** Takes one message from today's quota, or throws a 429 that says when it resets. */
+export async function takeTurnQuota(
+  db: Db,
+  userId: string,
+  now: Date = new Date(),
+): Promise<QuotaTicket> {
+  const day = usageDayOf(now);
+  const limits = await limitsOf(db, userId);
+  const usage = await takeMessage(db, userId, day, {
+    messages: limits.dailyMessageLimit,
+    tokens: limits.dailyTokenLimit,
+  });
+  if (!usage) throw quotaExceeded(limits, await usageOn(db, userId, day), now);
+  return { usage, giveBack: () => returnMessage(db, userId, day) };
+}
+
+/** Adds tokens a provider reported to the user's day. */
+export function recordTokens(
+  db: Db,
+  userId: string,
+  tokens: number,
+  now: Date = new Date(),
+): Promise<void> {
+  return addTokens(db, userId, usageDayOf(now), tokens);
+}
+
+function quotaExceeded(limits: QuotaLimits, usage: DayUsage, now: Date): TooManyRequestsError {
+  const resetsAt = quotaResetAt(now);
+  const messagesOut =
+    limits.dailyMessageLimit !== null && usage.messages >= limits.dailyMessageLimit;
+  const what = messagesOut
+    ? `all ${count(limits.dailyMessageLimit ?? 0, "message")} of today's quota`
+    : `today's quota of ${count(limits.dailyTokenLimit ?? 0, "token")}`;
+  return new TooManyRequestsError(
+    messagesOut ? "too_many_requests:message_quota" : "too_many_requests:token_quota",
+    `You have used ${what}. It resets at midnight UTC, in ${formatWait(now, resetsAt)}.`,
+    resetsAt,
+  );
+}
+
+function count(n: number, noun: string): string {
+  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
+}

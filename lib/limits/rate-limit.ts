@@ -1,0 +1,144 @@
+/**
+ * Rate limits for sign-in, sign-up and turns (DESIGN §16), kept where every instance sees them:
+ * Redis when REDIS_URL is set, else the database through rate-limiter-flexible's Drizzle store
+ * (Postgres, or PGlite for a single embedded instance).
+ */
+import {
+  RateLimiterDrizzle,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterStoreAbstract,
+} from "rate-limiter-flexible";
+import { createClient } from "redis";
+import { type Db, getDb } from "@/lib/db/client";
+import { rateLimit } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+import { formatWait } from "./quota-day";
+import { TooManyRequestsError } from "./too-many-requests";
+
+/** How long the first limited request waits for Redis before the in-memory insurance takes over. */
+const REDIS_CONNECT_WAIT_MS = 2_000;
+
+export const RATE_LIMITS = {
+  "sign-in": {
+    durationSeconds: 60,
+    points: () => env().rateLimits.signInPerMinute,
+    message: "Too many sign-in attempts from your network.",
+  },
+  "sign-up": {
+    durationSeconds: 60 * 60,
+    points: () => env().rateLimits.signUpPerHour,
+    message: "Too many new accounts from your network.",
+  },
+  turn: {
+    durationSeconds: 60,
+    points: () => env().rateLimits.turnsPerMinute,
+    message: "You are sending messages faster than this server allows.",
+  },
+} as const;
+
+export type RateLimitName = keyof typeof RATE_LIMITS;
+type Limiter = RateLimiterStoreAbstract;
+
+/**
+ * Spends one point of `name` for `key`; throws a 429 saying when to try again once the
+ * window's points are spent. A limit set to 0 is off.
+ */
+export async function consumeRateLimit(name: RateLimitName, key: string): Promise<void> {
+  const limiter = await limiterFor(name);
+  if (!limiter) return;
+  try {
+    await limiter.consume(key);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    const now = new Date();
+    const retryAt = new Date(now.getTime() + Math.max(rejection.msBeforeNext, 1_000));
+    throw new TooManyRequestsError(
+      `too_many_requests:${name}`,
+      `${RATE_LIMITS[name].message} Try again in ${formatWait(now, retryAt)}.`,
+      retryAt,
+    );
+  }
+}
+
+// One set of limiters per database (tests open one per file), and one per Redis URL per process
+// (route bundles each hold a copy of this module, so those live on globalThis).
+const byDatabase = new WeakMap<Db, Map<RateLimitName, Limiter>>();
+type RedisEntry = {
+  client: ReturnType<typeof createClient>;
+  /** Settles once the first connection attempt did, or after REDIS_CONNECT_WAIT_MS. */
+  connecting: Promise<void>;
+  limiters: Map<RateLimitName, Limiter>;
+};
+type RedisHolder = { __foldRateLimitRedis?: Map<string, RedisEntry> };
+
+async function limiterFor(name: RateLimitName): Promise<Limiter | null> {
+  if (RATE_LIMITS[name].points() === 0) return null;
+  const { redisUrl } = env();
+  if (redisUrl) {
+    const entry = redisEntry(redisUrl);
+    await entry.connecting;
+    return cached(entry.limiters, name, () => redisLimiter(name, entry.client));
+  }
+  const db = await getDb();
+  let limiters = byDatabase.get(db);
+  if (!limiters) {
+    limiters = new Map();
+    byDatabase.set(db, limiters);
+  }
+  return cached(limiters, name, () => databaseLimiter(name, db));
+}
+
+function cached(limiters: Map<RateLimitName, Limiter>, name: RateLimitName, make: () => Limiter) {
+  let limiter = limiters.get(name);
+  if (!limiter) {
+    limiter = make();
+    limiters.set(name, limiter);
+  }
+  return limiter;
+}
+
+function options(name: RateLimitName) {
+  return {
+    keyPrefix: `fold:${name}`,
+    points: RATE_LIMITS[name].points(),
+    duration: RATE_LIMITS[name].durationSeconds,
+  };
+}
+
+function databaseLimiter(name: RateLimitName, db: Db): Limiter {
+  return new RateLimiterDrizzle({ ...options(name), storeClient: db, schema: rateLimit });
+}
+
+function redisLimiter(name: RateLimitName, client: RedisEntry["client"]): Limiter {
+  return new RateLimiterRedis({
+    ...options(name),
+    storeClient: client,
+    useRedisPackage: true,
+    rejectIfRedisNotReady: true,
+    // While Redis is unreachable each instance limits on its own rather than not at all.
+    insuranceLimiter: new RateLimiterMemory(options(name)),
+  });
+}
+
+function redisEntry(url: string): RedisEntry {
+  const holder = globalThis as RedisHolder;
+  holder.__foldRateLimitRedis ??= new Map();
+  let entry = holder.__foldRateLimitRedis.get(url);
+  if (!entry) {
+    const client = createClient({ url });
+    client.on("error", (error: unknown) => log.warn({ err: error }, "rate limit store: redis"));
+    const connected = client.connect().then(
+      () => undefined,
+      () => undefined,
+    );
+    const waited = new Promise<void>((resolve) =>
+      setTimeout(resolve, REDIS_CONNECT_WAIT_MS).unref(),
+    );
+    entry = { client, connecting: Promise.race([connected, waited]), limiters: new Map() };
+    holder.__foldRateLimitRedis.set(url, entry);
+  }
+  return entry;
+}

@@ -1,0 +1,35 @@
+/**
+ * What a turn must pass before it starts (DESIGN §16): the user's turn rate, a model the
+ * allow-list lets them use, and room in today's quota. Called by POST /api/chat before the
+ * turn pipeline runs, so a refused turn changes nothing.
+ */
+import type { Db } from "@/lib/db/client";
+import { log } from "@/lib/log";
+import type { TokenSink } from "./metering";
+import { assertModelAllowed } from "./model-access";
+import { type QuotaTicket, recordTokens, takeTurnQuota } from "./quota";
+import { consumeRateLimit } from "./rate-limit";
+
+/**
+ * 429 when the user sends turns too fast or today's quota is used up (saying when it resets),
+ * 400 when the model is unknown or not allowed. Takes one message from the quota: give it back
+ * with the ticket if the turn then does not start.
+ */
+export async function assertTurnAllowed(
+  db: Db,
+  user: { id: string },
+  modelId: string,
+): Promise<QuotaTicket> {
+  await consumeRateLimit("turn", user.id);
+  await assertModelAllowed(db, modelId);
+  return takeTurnQuota(db, user.id);
+}
+
+/** Adds each provider call's tokens to the user's day; a failed write is logged, not thrown. */
+export function tokenRecorder(db: Db, userId: string): TokenSink {
+  return (tokens) => {
+    recordTokens(db, userId, tokens).catch((error: unknown) =>
+      log.warn({ err: error, userId }, "recording token usage failed"),
+    );
+  };
+}

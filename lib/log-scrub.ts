@@ -1,0 +1,62 @@
+/**
+ * Errors are logged without the values they carry. Drizzle's "Failed query: … params: …"
+ * puts every bound parameter — session tokens, emails, message text — into the message, the
+ * stack and a `params` field; Postgres' `detail` quotes row values ("Key (token)=(…)").
+ * `scrubError` returns a copy of an error with those replaced — and of everything error-like
+ * it holds: its causes, an AggregateError's members, and fields like better-auth's `body`,
+ * whose hidden `cause` the logger would otherwise print. The error itself is left alone.
+ */
+
+export const REDACTED = "[redacted]";
+
+/** Fields of driver errors that quote data. */
+const VALUE_FIELDS = ["params", "detail", "parameters"] as const;
+const MAX_DEPTH = 8;
+
+type ErrorLike = { message: string; stack?: string; cause?: unknown } & Record<string, unknown>;
+
+function isErrorLike(value: unknown): value is ErrorLike {
+  return (
+    value !== null && typeof value === "object" && typeof (value as ErrorLike).message === "string"
+  );
+}
+
+/** Text that quotes a failed query (a wrapper's message, a library's log line) loses its params. */
+export function scrubText(text: string): string {
+  return text.replace(/(\nparams: )[\s\S]*$/, `$1${REDACTED}`);
+}
+
+/** Drizzle's wrapper: the query text is Fold's own SQL, the params are users' data. */
+function scrubbedMessage(error: ErrorLike): string {
+  if (typeof error.query === "string" && "params" in error) {
+    return `Failed query: ${error.query}\nparams: ${REDACTED}`;
+  }
+  return scrubText(error.message);
+}
+
+function hidden(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: false,
+    writable: true,
+    configurable: true,
+  });
+}
+
+export function scrubError(error: unknown, depth = 0): unknown {
+  if (!isErrorLike(error) || depth > MAX_DEPTH) return error;
+  const copy = Object.create(Object.getPrototypeOf(error)) as ErrorLike;
+  for (const [key, value] of Object.entries(error)) {
+    copy[key] = isErrorLike(value) ? scrubError(value, depth + 1) : value;
+  }
+  const message = scrubbedMessage(error);
+  hidden(copy, "message", message);
+  hidden(copy, "stack", error.stack?.replace(error.message, message));
+  if (error instanceof Error) hidden(copy, "name", error.name);
+  for (const field of VALUE_FIELDS) if (field in error) copy[field] = REDACTED;
+  if (error.cause !== undefined) hidden(copy, "cause", scrubError(error.cause, depth + 1));
+  if (Array.isArray(error.errors)) {
+    copy.errors = error.errors.map((inner: unknown) => scrubError(inner, depth + 1));
+  }
+  return copy;
+}

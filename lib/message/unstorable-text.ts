@@ -1,0 +1,54 @@
+/**
+ * Text Postgres cannot store: `text` and `jsonb` refuse U+0000, and `jsonb`
+ * refuses a lone UTF-16 surrogate. What a user sends is checked at the edge and
+ * refused with a 400 that says which field and why; output Fold produces itself
+ * (model replies, tool results, summaries) is repaired instead by
+ * lib/db/storable.ts, so one odd byte never costs a reply.
+ */
+import type { z } from "zod";
+
+const NUL = String.fromCharCode(0);
+
+/** Why Postgres would refuse this text, or null when it can be stored. */
+export function unstorableReason(text: string): string | null {
+  if (text.includes(NUL)) return "contains a NUL character (U+0000), which Fold cannot store";
+  if (!text.isWellFormed())
+    return "contains a lone surrogate (broken Unicode), which Fold cannot store";
+  return null;
+}
+
+/** `schema` refusing text Postgres cannot store, the message naming the field (`label`). */
+export function storable<S extends z.ZodType<string>>(schema: S, label: string): S {
+  return schema.refine((text) => unstorableReason(text) === null, {
+    error: (issue) => `${label} ${unstorableReason(String(issue.input)) ?? ""}`.trim(),
+  });
+}
+
+const MAX_DEPTH = 64;
+
+/**
+ * The first string (key or value) in a parsed JSON value that Postgres would refuse, with its
+ * path: a net under every schema, so a field a schema forgot still never reaches the database.
+ */
+export function findUnstorableText(
+  value: unknown,
+  path: (string | number)[] = [],
+): { path: (string | number)[]; reason: string } | null {
+  if (typeof value === "string") {
+    const reason = unstorableReason(value);
+    return reason ? { path, reason } : null;
+  }
+  if (value === null || typeof value !== "object" || path.length > MAX_DEPTH) return null;
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((item, i) => [i, item])
+    : Object.entries(value);
+  for (const [key, item] of entries) {
+    if (typeof key === "string") {
+      const reason = unstorableReason(key);
+      if (reason) return { path: [...path, key], reason: `has a key that ${reason}` };
+    }
+    const found = findUnstorableText(item, [...path, key]);
+    if (found) return found;
+  }
+  return null;
+}

@@ -1,0 +1,153 @@
+import { generateId, type UIMessageChunk } from "ai";
+import { parseModelId } from "@/lib/ai/model-id";
+import type { ModelBudget } from "@/lib/chat/budget";
+import type { CompactOutcome } from "@/lib/chat/compact";
+import { savedPct, traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
+import { defaultEstimator } from "@/lib/context/tokens";
+import { detectTruncation, type Truncation, type TruncationInput } from "@/lib/context/truncation";
+import type { Db } from "@/lib/db/client";
+import { markCompactionDirty } from "@/lib/db/compaction-state";
+import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
+import { recordObservedWindow } from "@/lib/db/queries/observed-windows";
+import { log, metric } from "@/lib/log";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { evictContextWindow, inspectContextWindow } from "@/lib/model-window/window";
+import { describeChain, truncationFix } from "@/lib/model-window/window-label";
+import type { TurnObservations } from "./observe";
+
+export type TruncationCheck = {
+  chatId: string;
+  budget: ModelBudget;
+  compaction: CompactOutcome;
+  observed: TurnObservations;
+};
+
+/**
+ * Step 5b of a turn, between the answer and its finish chunk (issue 15): did the server cut
+ * the first request silently? Then the count must not teach calibration (`observed.truncation`
+ * tells calibrate.ts), the model's window becomes what the server kept (an observation the
+ * chain uses next), the chat compacts durably before the next message, and the timeline and
+ * Admin → Models say so, with the fix. Never fails the turn.
+ */
+export async function checkSilentTruncation(
+  db: Db,
+  turn: TruncationCheck,
+  write: (chunk: UIMessageChunk) => void,
+  now: () => number,
+): Promise<Truncation | null> {
+  const { observed, budget } = turn;
+  const reportedTokens = observed.firstStepInputTokens;
+  // A provider that refused the prompt did not cut it silently; recovery has handled it.
+  if (!observed.estimate || !reportedTokens || observed.firstStepRecovered) return null;
+  const truncation = detectTruncation({
+    reportedTokens,
+    ...observed.estimate,
+    previous: previousRequest(turn) ?? undefined,
+  });
+  if (!truncation) return null;
+  observed.truncation = truncation;
+  try {
+    await record(db, turn, truncation, write, now);
+  } catch (error) {
+    log.warn(
+      { err: error, chatId: turn.chatId, modelId: budget.modelId },
+      "recording a cut failed",
+    );
+  }
+  return truncation;
+}
+
+async function record(
+  db: Db,
+  turn: TruncationCheck,
+  truncation: Truncation,
+  write: (chunk: UIMessageChunk) => void,
+  now: () => number,
+): Promise<void> {
+  const { chatId, budget } = turn;
+  const parsed = parseModelId(budget.modelId);
+  if (!parsed) return;
+  const { chain } = await inspectContextWindow(parsed.provider, parsed.model, db);
+  const believed = describeChain(chain);
+  if (truncation.keptTokens < chain.contextWindow) {
+    await recordObservedWindow(db, {
+      provider: parsed.provider,
+      model: parsed.model,
+      contextWindow: truncation.keptTokens,
+      sentTokens: truncation.sentTokens,
+      chainWindow: chain.contextWindow,
+      chainSource: believed,
+      chatId,
+    });
+    evictContextWindow(parsed.provider, parsed.model);
+  }
+  const n = (tokens: number) => tokens.toLocaleString("en-US");
+  const note = `The server kept only the last ${n(truncation.keptTokens)} of about ${n(truncation.sentTokens)} tokens Fold sent, without saying so: it runs ${budget.modelId} with a smaller context than Fold assumed (${believed}). Fold now uses ${n(truncation.keptTokens)} for this model and compacts this chat before your next message. ${truncationFix(chain.detail?.server)}`;
+  metric("context_window.truncated", {
+    modelId: budget.modelId,
+    chatId,
+    kept: truncation.keptTokens,
+    sent: truncation.sentTokens,
+    rule: truncation.rule,
+  });
+  await markCompactionDirty(db, chatId);
+  await recordCompactionEvent(db, {
+    chatId,
+    reason: "truncated",
+    outcome: "skipped",
+    tokensBefore: truncation.sentTokens,
+    tokensAfter: truncation.keptTokens,
+    messagesSummarized: 0,
+    error: note,
+  });
+  const traceId = `truncated-${generateId()}`;
+  const startedAt = now();
+  write(
+    traceStartChunk(traceId, {
+      reason: "truncated",
+      tokensBefore: truncation.sentTokens,
+      messages: 0,
+      startedAt,
+    }),
+  );
+  write(
+    traceEndChunk(traceId, {
+      outcome: "skipped",
+      reason: "truncated",
+      tokensBefore: truncation.sentTokens,
+      tokensAfter: truncation.keptTokens,
+      savedPct: savedPct(truncation.sentTokens, truncation.keptTokens),
+      messagesSummarized: 0,
+      summarizerModel: null,
+      durationMs: 0,
+      summary: null,
+      note,
+    }),
+  );
+}
+
+/**
+ * The previous request of this chat, when this one is it plus what came after: the last
+ * reply sent in this compaction version by this model, in one step (so its usage is the
+ * count of exactly that request) and never trimmed in memory.
+ */
+function previousRequest(turn: TruncationCheck): TruncationInput["previous"] | null {
+  const { view, viewVersion } = turn.compaction;
+  const index = view.findLastIndex((m: FoldUIMessage) => m.metadata?.stats !== undefined);
+  const stats = view[index]?.metadata?.stats;
+  if (
+    !stats ||
+    stats.model !== turn.budget.modelId ||
+    stats.viewVersion !== viewVersion ||
+    stats.viewTrimmed ||
+    stats.steps !== 1 ||
+    stats.inputTokens <= 0
+  ) {
+    return null;
+  }
+  const since = view.slice(index);
+  return {
+    reportedTokens: stats.inputTokens,
+    addedTokens: defaultEstimator.estimateUIMessages(since, { ratio: turn.budget.ratio }),
+  };
+}

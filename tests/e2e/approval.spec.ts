@@ -1,0 +1,84 @@
+import { type Browser, expect, type Page, test } from "@playwright/test";
+import { hydrated, PASSWORD, registerUser } from "./helpers";
+import { APPROVAL_URL } from "./servers";
+
+// This server runs REGISTRATION=approval, the default, on a store of its own: the first account
+// registered here is its admin.
+test.use({ baseURL: APPROVAL_URL });
+
+async function newPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({ baseURL: APPROVAL_URL });
+  return context.newPage();
+}
+
+/** Registers through the real form and lands on the waiting page. */
+async function registerAndWait(page: Page, email: string): Promise<void> {
+  await page.goto("/register");
+  await hydrated(page);
+  await expect(
+    page.getByText("An admin approves new accounts before they can chat."),
+  ).toBeVisible();
+  await page.getByLabel("Name").fill(email.split("@")[0] ?? "user");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("heading", { name: "Waiting for approval" })).toBeVisible();
+  await hydrated(page);
+}
+
+test("a new account waits, an admin approves it in Admin → Users, then it chats until its quota", async ({
+  browser,
+}) => {
+  const stamp = Date.now();
+  const adminEmail = `e2e-approver-${stamp}@example.com`;
+  const userEmail = `e2e-waiting-${stamp}@example.com`;
+
+  const admin = await newPage(browser);
+  await registerUser(admin, adminEmail);
+
+  const user = await newPage(browser);
+  await registerAndWait(user, userEmail);
+  // Every API refuses a waiting account with a clear code; the chat pages send it back here.
+  const refused = await user.request.get("/api/chats");
+  expect(refused.status()).toBe(403);
+  expect(await refused.json()).toMatchObject({ error: { code: "forbidden:pending_approval" } });
+  await user.goto("/");
+  await expect(user).toHaveURL(/\/waiting$/);
+  await user.screenshot({ path: "test-results/waiting-for-approval.png" });
+
+  await admin.getByRole("link", { name: "Admin · Users" }).click();
+  await expect(admin.getByRole("heading", { name: "Users" })).toBeVisible();
+  await hydrated(admin);
+  const row = admin.locator(`tr[data-user-email="${userEmail}"]`);
+  await expect(row.getByTestId("user-status")).toHaveText("waiting");
+  await admin.screenshot({ path: "test-results/admin-users.png", fullPage: true });
+  await row.getByRole("button", { name: "Approve" }).click();
+  await expect(row.getByTestId("user-status")).toHaveText("active");
+  // One message a day for this user.
+  await row.getByLabel("Messages / day").fill("1");
+  await row.getByRole("button", { name: "Save" }).click();
+  await expect(row.getByText("Saved")).toBeVisible();
+
+  await user.getByRole("button", { name: "Check again" }).click();
+  await expect(user.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
+  await hydrated(user);
+  await user.getByRole("button", { name: "New chat" }).click();
+  await expect(user).toHaveURL(/\/chat\//);
+  await hydrated(user);
+  await user.getByLabel("Model").selectOption("demo:demo");
+  const box = user.getByRole("textbox", { name: "Message" });
+  await box.fill("Hello after approval");
+  await box.press("Enter");
+  await expect(user.getByRole("button", { name: "Message stats" })).toHaveCount(1);
+
+  // The second message is over the quota: the composer says so, and when it resets.
+  await box.fill("One more, please");
+  await box.press("Enter");
+  const notice = user.getByTestId("limit-notice");
+  await expect(notice).toContainText("You have used all 1 message of today's quota.");
+  await expect(notice).toContainText("It resets at midnight UTC");
+  await expect(user.getByRole("button", { name: "Message stats" })).toHaveCount(1);
+  // The refused message was not stored, and the chat does not pretend it was.
+  await expect(user.locator("[data-role=user]")).toHaveCount(1);
+  await user.screenshot({ path: "test-results/quota-notice.png" });
+});

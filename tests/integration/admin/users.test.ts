@@ -1,0 +1,214 @@
+import { expect, it } from "vitest";
+import * as quotasRoute from "@/app/api/admin/quotas/route";
+import * as userRoute from "@/app/api/admin/users/[id]/route";
+import * as usageRoute from "@/app/api/admin/users/[id]/usage/route";
+import * as usersRoute from "@/app/api/admin/users/route";
+import * as chatsRoute from "@/app/api/chats/route";
+import type { AdminUser, AdminUserList } from "@/lib/admin/users";
+import type { Database } from "@/lib/db/client";
+import { addTokens, usageOn } from "@/lib/db/queries/usage";
+import { findUser } from "@/lib/db/queries/users";
+import { usageDayOf } from "@/lib/limits/quota-day";
+import { register, sessionOf, signIn } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { type Browser, call } from "../../helpers/http";
+
+// REGISTRATION=open (the test setup): this file is about what admins do, not about sign-up.
+
+async function idOf(database: Database, browser: Browser): Promise<string> {
+  const session = await sessionOf(database, browser);
+  if (!session) throw new Error("not signed in");
+  return session.user.id;
+}
+
+function patch(database: Database, browser: Browser, id: string, body: unknown) {
+  return call(database, userRoute.PATCH, {
+    path: `/api/admin/users/${id}`,
+    method: "PATCH",
+    body,
+    params: { id },
+    browser,
+  });
+}
+
+async function list(database: Database, browser: Browser): Promise<AdminUserList> {
+  const response = await call(database, usersRoute.GET, { path: "/api/admin/users", browser });
+  expect(response.status).toBe(200);
+  return (await response.json()) as AdminUserList;
+}
+
+describeEachDriver("Admin → Users API", (use) => {
+  it("lists every account with role, status, limits and today's usage; 403 to a non-admin", async () => {
+    const database = use();
+    const ada = await register(database, "ada@example.com");
+    const bob = await register(database, "bob@example.com");
+    const { users, defaults } = await list(database, ada.browser);
+    expect(defaults).toEqual({ dailyTokenLimit: null, dailyMessageLimit: null });
+    expect(users.map((u) => [u.email, u.role, u.status])).toEqual([
+      ["ada@example.com", "admin", "active"],
+      ["bob@example.com", "user", "active"],
+    ]);
+    expect(users[1]).toMatchObject({
+      limits: { dailyTokenLimit: null, dailyMessageLimit: null },
+      usageToday: { messages: 0, tokens: 0 },
+    });
+    const denied = await call(database, usersRoute.GET, {
+      path: "/api/admin/users",
+      browser: bob.browser,
+    });
+    expect(denied.status).toBe(403);
+    const bobId = await idOf(database, bob.browser);
+    expect((await patch(database, bob.browser, bobId, { role: "admin" })).status).toBe(403);
+    expect((await findUser(database.db, bobId))?.role).toBe("user");
+  });
+
+  it("promotes and demotes, but never the acting admin themself", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bob = await signIn(database, "bob@example.com");
+    const adaId = await idOf(database, ada.browser);
+    const bobId = await idOf(database, bob.browser);
+
+    const promoted = await patch(database, ada.browser, bobId, { role: "admin" });
+    expect(await promoted.json()).toMatchObject({ user: { id: bobId, role: "admin" } });
+    // Bob is an admin now and can see the list.
+    await list(database, bob.browser);
+
+    const selfDemote = await patch(database, ada.browser, adaId, { role: "user" });
+    expect(selfDemote.status).toBe(400);
+    expect(await selfDemote.json()).toMatchObject({ error: { code: "bad_request:self" } });
+
+    const demoted = await patch(database, ada.browser, bobId, { role: "user" });
+    expect(await demoted.json()).toMatchObject({ user: { role: "user" } });
+    expect(
+      (await call(database, usersRoute.GET, { path: "/api/admin/users", browser: bob.browser }))
+        .status,
+    ).toBe(403);
+  });
+
+  it("sets and clears a user's own limits, refusing bad numbers without writing", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bobId = await idOf(database, (await signIn(database, "bob@example.com")).browser);
+
+    const set = await patch(database, ada.browser, bobId, {
+      dailyMessageLimit: 5,
+      dailyTokenLimit: 10_000,
+    });
+    expect(((await set.json()) as { user: AdminUser }).user.limits).toEqual({
+      dailyMessageLimit: 5,
+      dailyTokenLimit: 10_000,
+    });
+    for (const bad of [
+      { dailyMessageLimit: -1 },
+      { dailyTokenLimit: 1.5 },
+      { status: "pending" },
+      {},
+    ]) {
+      const refused = await patch(database, ada.browser, bobId, bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+    }
+    const cleared = await patch(database, ada.browser, bobId, { dailyMessageLimit: null });
+    expect(((await cleared.json()) as { user: AdminUser }).user.limits).toEqual({
+      dailyMessageLimit: null,
+      dailyTokenLimit: 10_000,
+    });
+    const missing = await patch(database, ada.browser, "no-such-user", { role: "admin" });
+    expect(missing.status).toBe(404);
+  });
+
+  it("saves the default quotas every user without an override has", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const saved = await call(database, quotasRoute.PUT, {
+      path: "/api/admin/quotas",
+      method: "PUT",
+      body: { dailyTokenLimit: 200_000, dailyMessageLimit: 100 },
+      browser: ada.browser,
+    });
+    expect(await saved.json()).toEqual({
+      defaults: { dailyTokenLimit: 200_000, dailyMessageLimit: 100 },
+    });
+    const refused = await call(database, quotasRoute.PUT, {
+      path: "/api/admin/quotas",
+      method: "PUT",
+      body: { dailyTokenLimit: "lots", dailyMessageLimit: 100 },
+      browser: ada.browser,
+    });
+    expect(refused.status).toBe(400);
+    expect((await list(database, ada.browser)).defaults).toEqual({
+      dailyTokenLimit: 200_000,
+      dailyMessageLimit: 100,
+    });
+  });
+
+  it("resets a user's usage of today", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bobId = await idOf(database, (await signIn(database, "bob@example.com")).browser);
+    const today = usageDayOf(new Date());
+    await addTokens(database.db, bobId, today, 4_321);
+    expect(
+      (await list(database, ada.browser)).users.find((u) => u.id === bobId)?.usageToday,
+    ).toEqual({
+      messages: 0,
+      tokens: 4_321,
+    });
+    const reset = await call(database, usageRoute.DELETE, {
+      path: `/api/admin/users/${bobId}/usage`,
+      method: "DELETE",
+      params: { id: bobId },
+      browser: ada.browser,
+    });
+    expect(reset.status).toBe(200);
+    expect(await usageOn(database.db, bobId, today)).toEqual({ messages: 0, tokens: 0 });
+  });
+
+  it("deletes an account with its chats, never the acting admin's own", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const carol = await register(database, "carol@example.com");
+    const carolId = await idOf(database, carol.browser);
+    await call(database, chatsRoute.POST, {
+      path: "/api/chats",
+      method: "POST",
+      body: { title: "Carol's chat" },
+      browser: carol.browser,
+    });
+    const own = await call(database, userRoute.DELETE, {
+      path: `/api/admin/users/${await idOf(database, ada.browser)}`,
+      method: "DELETE",
+      params: { id: await idOf(database, ada.browser) },
+      browser: ada.browser,
+    });
+    expect(own.status).toBe(400);
+    const deleted = await call(database, userRoute.DELETE, {
+      path: `/api/admin/users/${carolId}`,
+      method: "DELETE",
+      params: { id: carolId },
+      browser: ada.browser,
+    });
+    expect(deleted.status).toBe(204);
+    expect(await findUser(database.db, carolId)).toBeNull();
+    expect(await sessionOf(database, carol.browser)).toBeNull();
+    expect((await list(database, ada.browser)).users.map((u) => u.email)).not.toContain(
+      "carol@example.com",
+    );
+  });
+
+  it("leaves an admin even when two admins demote each other at once", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bob = await signIn(database, "bob@example.com");
+    const adaId = await idOf(database, ada.browser);
+    const bobId = await idOf(database, bob.browser);
+    await patch(database, ada.browser, bobId, { role: "admin" });
+    const answers = await Promise.all([
+      patch(database, ada.browser, bobId, { role: "user" }),
+      patch(database, bob.browser, adaId, { role: "user" }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 403]);
+    const roles = await Promise.all([findUser(database.db, adaId), findUser(database.db, bobId)]);
+    expect(roles.filter((u) => u?.role === "admin")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,229 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// One provider with three models; the allow-list decides which of them users may use.
+const fake = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const server = await startFakeOpenAI({
+    models: [
+      { id: "fake-model", maxModelLen: 8192 },
+      { id: "cheap", maxModelLen: 8192 },
+      { id: "pricey", maxModelLen: 8192 },
+    ],
+  });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "always";
+  return server;
+});
+
+import * as accessRoute from "@/app/api/admin/models/access/route";
+import * as chatApi from "@/app/api/chat/route";
+import * as chatRoute from "@/app/api/chats/[id]/route";
+import * as chatsRoute from "@/app/api/chats/route";
+import * as modelsRoute from "@/app/api/models/route";
+import type { ModelInfo } from "@/lib/ai/providers";
+import type { Database } from "@/lib/db/client";
+import { getChat } from "@/lib/db/queries/chats";
+import { loadHistory } from "@/lib/db/queries/messages";
+import { usageOn } from "@/lib/db/queries/usage";
+import { usageDayOf } from "@/lib/limits/quota-day";
+import { register, sessionOf, signIn } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
+import { type Browser, call } from "../../helpers/http";
+import { newChat } from "../../helpers/turns";
+import { eventually, readChunks } from "../../helpers/ui-stream";
+
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.reset();
+  fake.configure({ chunkDelayMs: 0 });
+});
+
+type ErrorBody = { error: { code: string; message: string } };
+
+function send(database: Database, browser: Browser, chatId: string, modelId: string) {
+  return call(database, chatApi.POST, {
+    path: "/api/chat",
+    method: "POST",
+    body: {
+      trigger: "submit-message",
+      chatId,
+      modelId,
+      message: {
+        id: `u-${crypto.randomUUID()}`,
+        role: "user",
+        parts: [{ type: "text", text: "hi" }],
+      },
+    },
+    browser,
+  });
+}
+
+function putAccess(database: Database, admin: Browser, body: unknown) {
+  return call(database, accessRoute.PUT, {
+    path: "/api/admin/models/access",
+    method: "PUT",
+    body,
+    browser: admin,
+  });
+}
+
+async function pickable(database: Database, browser: Browser) {
+  const response = await call(database, modelsRoute.GET, { path: "/api/models", browser });
+  return (await response.json()) as { models: ModelInfo[]; defaultModelId: string | null };
+}
+
+/** Every way a model id reaches the server, each expected to answer 400 and save nothing. */
+async function expectRefusedEverywhere(database: Database, browser: Browser, modelId: string) {
+  const chatId = await newChat(database, browser);
+  const before = await getChat(database.db, chatId);
+  const answers = [
+    await send(database, browser, chatId, modelId),
+    await call(database, chatsRoute.POST, {
+      path: "/api/chats",
+      method: "POST",
+      body: { title: "refused", modelId },
+      browser,
+    }),
+    await call(database, chatRoute.PATCH, {
+      path: `/api/chats/${chatId}`,
+      method: "PATCH",
+      body: { modelId },
+      params: { id: chatId },
+      browser,
+    }),
+  ];
+  for (const answer of answers) {
+    expect(answer.status).toBe(400);
+    expect(((await answer.json()) as ErrorBody).error.code).toBe("bad_request:model");
+  }
+  expect(await loadHistory(database.db, chatId)).toEqual([]);
+  expect((await getChat(database.db, chatId))?.modelId).toBe(before?.modelId);
+  const titles = (
+    (await (await call(database, chatsRoute.GET, { path: "/api/chats", browser })).json()) as {
+      chats: Array<{ title: string }>;
+    }
+  ).chats.map((c) => c.title);
+  expect(titles).not.toContain("refused");
+  expect(fake.requests).toHaveLength(0);
+}
+
+describeEachDriver("model allow-list", (use) => {
+  it("refuses a model id no provider offers with 400 and saves nothing", async () => {
+    const database = use();
+    await register(database, "ada@example.com");
+    const bob = await register(database, "bob@example.com");
+    for (const unknown of ["fake:does-not-exist", "truth:fake-model", "openai:gpt-4o"]) {
+      await expectRefusedEverywhere(database, bob.browser, unknown);
+    }
+    const bobId = (await sessionOf(database, bob.browser))?.user.id ?? "";
+    expect(await usageOn(database.db, bobId, usageDayOf(new Date()))).toEqual({
+      messages: 0,
+      tokens: 0,
+    });
+  });
+
+  it("offers every listed model while the provider is not restricted", async () => {
+    const database = use();
+    const bob = await signIn(database, "bob@example.com");
+    const { models, defaultModelId } = await pickable(database, bob.browser);
+    expect(models.map((m) => m.id)).toEqual([
+      "fake:fake-model",
+      "fake:cheap",
+      "fake:pricey",
+      "demo:demo",
+    ]);
+    expect(defaultModelId).toBe("fake:fake-model");
+  });
+
+  it("shows and runs only allowed models once an admin restricts the provider", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bob = await signIn(database, "bob@example.com");
+    expect(
+      (await putAccess(database, ada.browser, { provider: "fake", model: "cheap", allowed: true }))
+        .status,
+    ).toBe(200);
+    const restricted = await putAccess(database, ada.browser, {
+      provider: "fake",
+      restricted: true,
+    });
+    expect(await restricted.json()).toEqual({
+      access: { restrictedProviders: ["fake"], allowedModelIds: ["fake:cheap"] },
+    });
+
+    const { models, defaultModelId } = await pickable(database, bob.browser);
+    expect(models.map((m) => m.id)).toEqual(["fake:cheap", "demo:demo"]);
+    expect(defaultModelId).toBe("fake:cheap");
+
+    await expectRefusedEverywhere(database, bob.browser, "fake:pricey");
+
+    const chatId = await newChat(database, bob.browser);
+    const allowed = await send(database, bob.browser, chatId, "fake:cheap");
+    expect(allowed.status).toBe(200);
+    await readChunks(allowed);
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    expect(fake.requests.map((r) => r.model)).toEqual(["cheap"]);
+    expect((await getChat(database.db, chatId))?.modelId).toBe("fake:cheap");
+  });
+
+  it("refuses a chat's saved model once it is no longer allowed, and uses an allowed default", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bob = await signIn(database, "bob@example.com");
+    await putAccess(database, ada.browser, { provider: "fake", restricted: false });
+    const created = await call(database, chatsRoute.POST, {
+      path: "/api/chats",
+      method: "POST",
+      body: { modelId: "fake:pricey" },
+      browser: bob.browser,
+    });
+    const { chat } = (await created.json()) as { chat: { id: string } };
+    await putAccess(database, ada.browser, { provider: "fake", restricted: true });
+    const refused = await call(database, chatApi.POST, {
+      path: "/api/chat",
+      method: "POST",
+      body: {
+        trigger: "submit-message",
+        chatId: chat.id,
+        message: { id: "u-saved", role: "user", parts: [{ type: "text", text: "hi" }] },
+      },
+      browser: bob.browser,
+    });
+    expect(refused.status).toBe(400);
+    expect(await loadHistory(database.db, chat.id)).toEqual([]);
+
+    // A chat with no model of its own runs on the first allowed one.
+    const plain = await newChat(database, bob.browser);
+    const answered = await call(database, chatApi.POST, {
+      path: "/api/chat",
+      method: "POST",
+      body: {
+        trigger: "submit-message",
+        chatId: plain,
+        message: { id: "u-default", role: "user", parts: [{ type: "text", text: "hi" }] },
+      },
+      browser: bob.browser,
+    });
+    expect(answered.status).toBe(200);
+    await readChunks(answered);
+    await eventually(async () => !(await isTurnActive(database.db, plain)));
+    expect(fake.requests.map((r) => r.model)).toEqual(["cheap"]);
+    expect((await getChat(database.db, plain))?.modelId).toBe("fake:cheap");
+  });
+
+  it("answers 403 to a non-admin and 400 to an unconfigured provider", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bob = await signIn(database, "bob@example.com");
+    expect(
+      (await putAccess(database, bob.browser, { provider: "fake", restricted: false })).status,
+    ).toBe(403);
+    const unknown = await putAccess(database, ada.browser, {
+      provider: "nowhere",
+      restricted: true,
+    });
+    expect(unknown.status).toBe(400);
+  });
+});

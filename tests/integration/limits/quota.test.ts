@@ -1,0 +1,205 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A real OpenAI-compatible HTTP server, configured as Fold's provider before Fold loads.
+const fake = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const server = await startFakeOpenAI({ models: [{ id: "fake-model", maxModelLen: 8192 }] });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  return server;
+});
+
+import * as quotasRoute from "@/app/api/admin/quotas/route";
+import * as userRoute from "@/app/api/admin/users/[id]/route";
+import * as usageRoute from "@/app/api/admin/users/[id]/usage/route";
+import * as chatApi from "@/app/api/chat/route";
+import type { Database } from "@/lib/db/client";
+import { loadHistory } from "@/lib/db/queries/messages";
+import { usageOn } from "@/lib/db/queries/usage";
+import { quotaResetAt, usageDayOf } from "@/lib/limits/quota-day";
+import { register, sessionOf, signIn } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
+import { type Browser, call } from "../../helpers/http";
+import { newChat } from "../../helpers/turns";
+import { eventually, readChunks } from "../../helpers/ui-stream";
+
+const MODEL = "fake:fake-model";
+
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.reset();
+  fake.configure({ chunkDelayMs: 0 });
+});
+
+type ErrorBody = { error: { code: string; message: string; resetsAt?: string } };
+
+async function turn(database: Database, browser: Browser, chatId: string, text: string) {
+  const id = `u-${crypto.randomUUID()}`;
+  const response = await call(database, chatApi.POST, {
+    path: "/api/chat",
+    method: "POST",
+    body: {
+      trigger: "submit-message",
+      chatId,
+      modelId: MODEL,
+      message: { id, role: "user", parts: [{ type: "text", text }] },
+    },
+    browser,
+  });
+  if (response.ok) await readChunks(response);
+  await eventually(async () => !(await isTurnActive(database.db, chatId)));
+  return { response, id };
+}
+
+function adminPatch(database: Database, admin: Browser, id: string, body: unknown) {
+  return call(database, userRoute.PATCH, {
+    path: `/api/admin/users/${id}`,
+    method: "PATCH",
+    body,
+    params: { id },
+    browser: admin,
+  });
+}
+
+function resetUsage(database: Database, admin: Browser, id: string) {
+  return call(database, usageRoute.DELETE, {
+    path: `/api/admin/users/${id}/usage`,
+    method: "DELETE",
+    params: { id },
+    browser: admin,
+  });
+}
+
+describeEachDriver("daily quotas", (use) => {
+  it("refuses the message past the default quota with a 429 that says when it resets", async () => {
+    const database = use();
+    const ada = await register(database, "ada@example.com");
+    await call(database, quotasRoute.PUT, {
+      path: "/api/admin/quotas",
+      method: "PUT",
+      body: { dailyTokenLimit: null, dailyMessageLimit: 2 },
+      browser: ada.browser,
+    });
+    const bob = await register(database, "bob@example.com");
+    const chatId = await newChat(database, bob.browser);
+    expect((await turn(database, bob.browser, chatId, "one")).response.status).toBe(200);
+    expect((await turn(database, bob.browser, chatId, "two")).response.status).toBe(200);
+    const stored = await loadHistory(database.db, chatId);
+
+    const refused = await turn(database, bob.browser, chatId, "three");
+    const answered = Date.now();
+    expect(refused.response.status).toBe(429);
+    const body = (await refused.response.json()) as ErrorBody;
+    const resetsAt = quotaResetAt(new Date()).toISOString();
+    expect(body.error).toEqual({
+      code: "too_many_requests:message_quota",
+      message: expect.stringMatching(
+        /^You have used all 2 messages of today's quota\. It resets at midnight UTC, in .+\.$/,
+      ),
+      resetsAt,
+    });
+    const retryAfter = Number(refused.response.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    // Retry-After is whole seconds rounded up at answer time: waiting that long from when
+    // the answer arrived never retries before the reset.
+    expect(answered + retryAfter * 1000).toBeGreaterThanOrEqual(Date.parse(resetsAt));
+    // Nothing of the refused turn was saved, and the provider was not asked.
+    expect((await loadHistory(database.db, chatId)).map((m) => m.id)).toEqual(
+      stored.map((m) => m.id),
+    );
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("lets a user's own limit replace the default, and a reset start the day over", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bob = await signIn(database, "bob@example.com");
+    const bobId = (await sessionOf(database, bob.browser))?.user.id ?? "";
+    const chatId = await newChat(database, bob.browser);
+    expect((await turn(database, bob.browser, chatId, "refused")).response.status).toBe(429);
+
+    await adminPatch(database, ada.browser, bobId, { dailyMessageLimit: 3 });
+    expect((await turn(database, bob.browser, chatId, "third")).response.status).toBe(200);
+    expect((await turn(database, bob.browser, chatId, "fourth")).response.status).toBe(429);
+
+    expect((await resetUsage(database, ada.browser, bobId)).status).toBe(200);
+    expect((await turn(database, bob.browser, chatId, "after reset")).response.status).toBe(200);
+    // Another user keeps the default.
+    const carol = await register(database, "carol@example.com");
+    const carolChat = await newChat(database, carol.browser);
+    for (const text of ["a", "b"]) {
+      expect((await turn(database, carol.browser, carolChat, text)).response.status).toBe(200);
+    }
+    expect((await turn(database, carol.browser, carolChat, "c")).response.status).toBe(429);
+  });
+
+  it("counts the provider's tokens and refuses the next turn once the token quota is spent", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const dora = await register(database, "dora@example.com");
+    const doraId = (await sessionOf(database, dora.browser))?.user.id ?? "";
+    await adminPatch(database, ada.browser, doraId, {
+      dailyMessageLimit: 100,
+      dailyTokenLimit: 50,
+    });
+    const chatId = await newChat(database, dora.browser);
+
+    expect((await turn(database, dora.browser, chatId, "spend some tokens")).response.status).toBe(
+      200,
+    );
+    const reported = fake.requests;
+    expect(reported).toHaveLength(1);
+    const day = usageDayOf(new Date());
+    const usage = await eventually(async () => {
+      const now = await usageOn(database.db, doraId, day);
+      return now.tokens > 0 ? now : null;
+    });
+    expect(usage).toMatchObject({ messages: 1 });
+    expect(usage.tokens).toBeGreaterThan(50);
+
+    const refused = await turn(database, dora.browser, chatId, "more");
+    expect(refused.response.status).toBe(429);
+    expect(((await refused.response.json()) as ErrorBody).error).toMatchObject({
+      code: "too_many_requests:token_quota",
+      message: expect.stringContaining("today's quota of 50 tokens"),
+    });
+  });
+
+  it("lets exactly the quota's number of turns through when they start at once", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const frank = await register(database, "frank@example.com");
+    const frankId = (await sessionOf(database, frank.browser))?.user.id ?? "";
+    await adminPatch(database, ada.browser, frankId, { dailyMessageLimit: 3 });
+    const chats = await Promise.all(
+      Array.from({ length: 7 }, () => newChat(database, frank.browser)),
+    );
+    const answers = await Promise.all(
+      chats.map((chatId, i) => turn(database, frank.browser, chatId, `at once ${i}`)),
+    );
+    const statuses = answers.map((a) => a.response.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429, 429]);
+    expect((await usageOn(database.db, frankId, usageDayOf(new Date()))).messages).toBe(3);
+  });
+
+  it("gives the message back when the turn does not start", async () => {
+    const database = use();
+    const erin = await register(database, "erin@example.com");
+    const erinId = (await sessionOf(database, erin.browser))?.user.id ?? "";
+    const chatId = await newChat(database, erin.browser);
+    // Nothing to regenerate in an empty chat: 404 before any model call.
+    const response = await call(database, chatApi.POST, {
+      path: "/api/chat",
+      method: "POST",
+      body: { trigger: "regenerate-message", chatId, modelId: MODEL },
+      browser: erin.browser,
+    });
+    expect(response.status).toBe(404);
+    expect(await usageOn(database.db, erinId, usageDayOf(new Date()))).toEqual({
+      messages: 0,
+      tokens: 0,
+    });
+  });
+});

@@ -1,0 +1,127 @@
+import { beforeAll, expect, it, vi } from "vitest";
+
+vi.hoisted(() => {
+  // Small limits, explicit: the test setup turns rate limits off for every other file.
+  process.env.RATE_LIMIT_SIGN_UP_PER_HOUR = "3";
+  process.env.RATE_LIMIT_SIGN_IN_PER_MINUTE = "4";
+  process.env.RATE_LIMIT_TURNS_PER_MINUTE = "2";
+  process.env.DEMO_MODEL = "always";
+  delete process.env.TRUST_PROXY;
+});
+
+import * as authRoute from "@/app/api/auth/[...all]/route";
+import * as chatApi from "@/app/api/chat/route";
+import type { Database } from "@/lib/db/client";
+import { loadHistory } from "@/lib/db/queries/messages";
+import { countUsers } from "@/lib/db/queries/users";
+import { installPeerAddressStamp, PEER_ADDRESS_HEADER } from "@/lib/limits/peer-address";
+import { PASSWORD } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
+import { anonymous, type Browser, call } from "../../helpers/http";
+import { newChat } from "../../helpers/turns";
+import { eventually, readChunks } from "../../helpers/ui-stream";
+
+// In the server, the stamp is installed at start and the socket's address set per request;
+// here each request carries the address its (simulated) socket had.
+beforeAll(() => installPeerAddressStamp());
+
+type Attempt = { peer: string; forwardedFor?: string; browser?: Browser };
+
+function authPost(database: Database, path: string, body: unknown, from: Attempt) {
+  const headers: Record<string, string> = { [PEER_ADDRESS_HEADER]: from.peer };
+  if (from.forwardedFor) headers["x-forwarded-for"] = from.forwardedFor;
+  const all = path.replace("/api/auth/", "").split("/");
+  return call(database, authRoute.POST, {
+    path,
+    method: "POST",
+    body,
+    headers,
+    params: { all },
+    browser: from.browser,
+  });
+}
+
+function signUp(database: Database, email: string, from: Attempt) {
+  const body = { email, password: PASSWORD, name: "x" };
+  return authPost(database, "/api/auth/sign-up/email", body, from);
+}
+
+function signIn(database: Database, email: string, password: string, from: Attempt) {
+  return authPost(database, "/api/auth/sign-in/email", { email, password }, from);
+}
+
+describeEachDriver("rate limits", (use) => {
+  it("limits sign-ups per socket address: a rotating X-Forwarded-For does not get around it", async () => {
+    const database = use();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const response = await signUp(database, `rotating-${i}@example.com`, {
+        peer: "203.0.113.9",
+        forwardedFor: `198.51.100.${i}`,
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
+    expect(await countUsers(database.db)).toBe(3);
+
+    const refused = await signUp(database, "late@example.com", { peer: "203.0.113.9" });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Shaped like better-auth's own errors, so the sign-up form shows the message.
+    expect(await refused.json()).toMatchObject({
+      code: "too_many_requests:sign-up",
+      message: expect.stringMatching(/^Too many new accounts from your network\. Try again in /),
+      resetsAt: expect.any(String),
+    });
+    // Another address has its own allowance.
+    expect((await signUp(database, "elsewhere@example.com", { peer: "192.0.2.50" })).status).toBe(
+      200,
+    );
+  });
+
+  it("limits sign-in attempts per address, right or wrong password", async () => {
+    const database = use();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const password = i % 2 === 0 ? "wrong password!" : PASSWORD;
+      const response = await signIn(database, "rotating-0@example.com", password, {
+        peer: "203.0.113.20",
+        forwardedFor: `10.9.8.${i}`,
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([401, 200, 401, 200, 429, 429]);
+    const other = await signIn(database, "rotating-0@example.com", PASSWORD, {
+      peer: "2001:db8:5::1",
+    });
+    expect(other.status).toBe(200);
+  });
+
+  it("limits turns per user", async () => {
+    const database = use();
+    const browser = anonymous();
+    await signIn(database, "elsewhere@example.com", PASSWORD, { peer: "192.0.2.50", browser });
+    const chatId = await newChat(database, browser);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await call(database, chatApi.POST, {
+        path: "/api/chat",
+        method: "POST",
+        body: {
+          trigger: "submit-message",
+          chatId,
+          modelId: "demo:demo",
+          message: { id: `u-${i}`, role: "user", parts: [{ type: "text", text: `hello ${i}` }] },
+        },
+        browser,
+      });
+      statuses.push(response.status);
+      if (response.ok) await readChunks(response);
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    // The refused turn saved nothing.
+    expect((await loadHistory(database.db, chatId)).map((m) => m.id)).not.toContain("u-2");
+  });
+});

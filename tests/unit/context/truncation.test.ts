@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import {
+  detectTruncation,
+  MIN_OBSERVED_WINDOW_TOKENS,
+  MIN_SHORTFALL_TOKENS,
+} from "@/lib/context/truncation";
+
+describe("silent truncation, seen from usage", () => {
+  it("a whole request counted under 70 % of the estimate was cut", () => {
+    expect(
+      detectTruncation({ reportedTokens: 4096, estimatedRawTokens: 6000, estimatedTokens: 6000 }),
+    ).toEqual({ keptTokens: 4096, sentTokens: 6000, rule: "ratio" });
+  });
+
+  it("the cold-start margin does not make a fair count look short", () => {
+    // A provider counting 80 % of o200k, with the 1.15 cold-start ratio: 0.8 / 1.15 < 0.7.
+    expect(
+      detectTruncation({ reportedTokens: 4000, estimatedRawTokens: 5000, estimatedTokens: 5750 }),
+    ).toBeNull();
+  });
+
+  it("a count below any real window is not taken for one (a server counting cached tokens out)", () => {
+    expect(
+      detectTruncation({
+        reportedTokens: MIN_OBSERVED_WINDOW_TOKENS - 1,
+        estimatedRawTokens: 9000,
+        estimatedTokens: 9000,
+      }),
+    ).toBeNull();
+  });
+
+  it("a small cut shows in the growth since the previous request", () => {
+    const input = { estimatedRawTokens: 4400, estimatedTokens: 4400 };
+    // The previous request counted 4,000; 400 tokens were added; the server counted 4,096.
+    expect(
+      detectTruncation({
+        ...input,
+        reportedTokens: 4096,
+        previous: { reportedTokens: 4000, addedTokens: 400 },
+      }),
+    ).toEqual({ keptTokens: 4096, sentTokens: 4400, rule: "growth" });
+    // Growth within the estimator's error is not a cut.
+    expect(
+      detectTruncation({
+        ...input,
+        reportedTokens: 4330,
+        previous: { reportedTokens: 4000, addedTokens: 400 },
+      }),
+    ).toBeNull();
+  });
+
+  it("a few messages of growth need at least MIN_SHORTFALL_TOKENS missing", () => {
+    const previous = { reportedTokens: 3000, addedTokens: 60 };
+    const base = { estimatedRawTokens: 3100, estimatedTokens: 3100, previous };
+    expect(detectTruncation({ ...base, reportedTokens: 3060 - MIN_SHORTFALL_TOKENS })).toBeNull();
+    expect(
+      detectTruncation({ ...base, reportedTokens: 3060 - MIN_SHORTFALL_TOKENS - 1 }),
+    ).toMatchObject({ rule: "growth" });
+  });
+
+  it("a count at or above Fold's own estimate is never a cut", () => {
+    expect(
+      detectTruncation({
+        reportedTokens: 5000,
+        estimatedRawTokens: 5000,
+        estimatedTokens: 5000,
+        previous: { reportedTokens: 5000, addedTokens: 500 },
+      }),
+    ).toBeNull();
+  });
+});

@@ -1,0 +1,81 @@
+import { DrizzleQueryError } from "drizzle-orm";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { describeModelError } from "@/lib/ai/errors";
+import { AppError, DATABASE_RETRY_AFTER_S, errorResponse, publicErrorText } from "@/lib/errors";
+import { log } from "@/lib/log";
+
+const INTERNAL = 'relation "chat_secret" does not exist at /srv/fold/lib/db/queries/chats.ts';
+const outage = () => Object.assign(new Error("PGlite is closed"), {});
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("errorResponse: the one mapping from a failure to a response", () => {
+  it("answers an AppError with its own status, code and message", async () => {
+    const response = errorResponse(new AppError("not_found:chat", "Chat not found."));
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      error: { code: "not_found:chat", message: "Chat not found." },
+    });
+  });
+
+  it("answers an unexpected error with 500 and an error id, logging the details under that id", async () => {
+    const logged = vi.spyOn(log, "error").mockImplementation(() => undefined);
+    const error = new Error(INTERNAL);
+    const response = errorResponse(error, { path: "/api/chats" });
+    expect(response.status).toBe(500);
+    const body = (await response.json()) as {
+      error: { code: string; message: string; errorId: string };
+    };
+    expect(body.error.code).toBe("internal");
+    expect(body.error.errorId).toMatch(/^[0-9a-f]{12}$/);
+    expect(body.error.message).toContain(body.error.errorId);
+    expect(JSON.stringify(body)).not.toContain("chat_secret");
+    expect(logged).toHaveBeenCalledWith(
+      expect.objectContaining({ err: error, errorId: body.error.errorId, path: "/api/chats" }),
+      "unhandled route error",
+    );
+  });
+
+  it("answers a database outage with 503 unavailable:database and Retry-After", async () => {
+    vi.spyOn(log, "warn").mockImplementation(() => undefined);
+    const response = errorResponse(outage());
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe(String(DATABASE_RETRY_AFTER_S));
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("unavailable:database");
+    expect(body.error.message).toMatch(/can't reach its database/);
+    expect(body.error.message).not.toMatch(/PGlite/);
+  });
+
+  it("sends Retry-After for any AppError that sets one", () => {
+    const response = new AppError("too_many_requests:turns", "Slow down.", {
+      retryAfterSeconds: 30,
+    }).toResponse();
+    expect(response.headers.get("retry-after")).toBe("30");
+  });
+});
+
+describe("what users read of an unexpected failure", () => {
+  it("is a short cause and an error id, never the internal text", () => {
+    vi.spyOn(log, "error").mockImplementation(() => undefined);
+    const text = publicErrorText(new Error(INTERNAL));
+    expect(text).toMatch(/^Something went wrong on Fold's side \(error id [0-9a-f]{12}\)/);
+    expect(text).not.toContain("chat_secret");
+    expect(publicErrorText(outage())).toMatch(/^Fold can't reach its database \(error id /);
+    expect(publicErrorText(new AppError("conflict:chat", "This chat is busy."))).toBe(
+      "This chat is busy.",
+    );
+  });
+
+  it("is what a failed turn streams: the reply failed, a cause and the id", () => {
+    const logged = vi.spyOn(log, "error").mockImplementation(() => undefined);
+    const text = describeModelError(new Error(INTERNAL));
+    expect(text).toMatch(/^The reply failed: Something went wrong on Fold's side \(error id /);
+    expect(text).not.toContain("chat_secret");
+    expect(logged).toHaveBeenCalledTimes(1);
+    // A database outage mid-turn is not mistaken for the provider being unreachable.
+    const dbDown = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    const wrapped = new DrizzleQueryError("select 1", [], dbDown);
+    expect(describeModelError(wrapped)).toMatch(/Fold can't reach its database \(error id /);
+  });
+});
