@@ -159,6 +159,7 @@ async function writeSummary(
   const commit = await commitCompactionState(db, {
     chatId: input.chat.id,
     expectedVersion: state.version,
+    expectedHistoryVersion: input.chat.historyVersion,
     patch,
     // Retry over a winner only when it left the summary we built on untouched (it
     // merely flagged the chat); anything else — a newer summary, a rollback — wins.

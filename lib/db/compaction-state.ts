@@ -29,6 +29,8 @@ export async function casCompactionState(
   chatId: string,
   expectedVersion: number,
   patch: CompactionPatch,
+  /** For a new summary: the history version it was built from; an edit since makes it lose. */
+  expectedHistoryVersion?: number,
 ): Promise<CasResult | null> {
   const summary = patch.contextSummary;
   const storable =
@@ -36,7 +38,15 @@ export async function casCompactionState(
   const [updated] = await db
     .update(chat)
     .set({ ...storable, version: sql`${chat.version} + 1` })
-    .where(and(eq(chat.id, chatId), eq(chat.version, expectedVersion)))
+    .where(
+      and(
+        eq(chat.id, chatId),
+        eq(chat.version, expectedVersion),
+        expectedHistoryVersion === undefined
+          ? undefined
+          : eq(chat.historyVersion, expectedHistoryVersion),
+      ),
+    )
     .returning();
   if (updated) return { won: true, chat: updated };
   const [current] = await db.select().from(chat).where(eq(chat.id, chatId));
@@ -59,17 +69,31 @@ export async function commitCompactionState(
     chatId: string;
     expectedVersion: number;
     patch: CompactionPatch;
+    /** The history version a new summary was built from: an edit since refuses the write. */
+    expectedHistoryVersion?: number;
     rebase: (current: Chat) => CompactionPatch | "covered" | Promise<CompactionPatch | "covered">;
   },
 ): Promise<CommitOutcome | null> {
-  const first = await casCompactionState(db, input.chatId, input.expectedVersion, input.patch);
+  const history = input.expectedHistoryVersion;
+  const first = await casCompactionState(
+    db,
+    input.chatId,
+    input.expectedVersion,
+    input.patch,
+    history,
+  );
   if (!first) return null;
   if (first.won) return { status: "written", chat: first.chat };
+  // The history changed under the summary: what it covers may be text that no longer exists.
+  if (history !== undefined && first.chat.historyVersion !== history) {
+    metric("cas.conflict", { chatId: input.chatId, op: "history_changed" });
+    return { status: "skipped", reason: "conflict", chat: first.chat };
+  }
 
   const next = await input.rebase(first.chat);
   if (next === "covered") return { status: "skipped", reason: "covered", chat: first.chat };
 
-  const second = await casCompactionState(db, input.chatId, first.chat.version, next);
+  const second = await casCompactionState(db, input.chatId, first.chat.version, next, history);
   if (!second) return null;
   if (second.won) return { status: "written", chat: second.chat };
   metric("cas.conflict", { chatId: input.chatId, expectedVersion: first.chat.version });

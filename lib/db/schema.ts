@@ -111,6 +111,9 @@ export const chat = pgTable(
     summaryWatermark: text("summary_watermark"),
     compactionDirty: boolean("compaction_dirty").notNull().default(false),
     version: integer("version").notNull().default(0),
+    // Bumped by every edit, regeneration or truncation of the history; a compaction's commit
+    // compares it, so a summary of text that changed meanwhile is never written.
+    historyVersion: integer("history_version").notNull().default(0),
     // Lease: a turn is streaming until this instant (holds across server instances).
     activeTurnUntil: timestamp("active_turn_until", { withTimezone: true }),
   },

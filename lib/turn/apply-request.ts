@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { invalidateFrom } from "@/lib/chat/invalidate";
 import type { Db } from "@/lib/db/client";
+import { bumpHistoryVersion } from "@/lib/db/queries/chats";
 import { appendMessage, findMessage, loadHistory, truncateFrom } from "@/lib/db/queries/messages";
 import { type Chat, type Message, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
@@ -30,6 +31,7 @@ export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest)
         await invalidateFrom(tx, chat.id, existing.seq, await loadHistory(tx, chat.id));
         await tx.update(message).set({ parts: incoming.parts }).where(eq(message.id, existing.id));
         await truncateFrom(tx, chat.id, existing.seq + 1);
+        await bumpHistoryVersion(tx, chat.id);
         return;
       }
       const [elsewhere] = await tx
@@ -59,5 +61,6 @@ export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest)
     }
     await invalidateFrom(tx, chat.id, from, history);
     await truncateFrom(tx, chat.id, from);
+    await bumpHistoryVersion(tx, chat.id);
   });
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { type Chat, chat } from "../schema";
 
@@ -78,6 +78,14 @@ export async function noteTurnOnChat(
     .where(eq(chat.id, chatId))
     .returning();
   return row ?? null;
+}
+
+/** The history was rewritten (an edit, a regeneration): an in-flight compaction must not commit. */
+export async function bumpHistoryVersion(db: Db, chatId: string): Promise<void> {
+  await db
+    .update(chat)
+    .set({ historyVersion: sql`${chat.historyVersion} + 1` })
+    .where(eq(chat.id, chatId));
 }
 
 /** The chat's current compaction version (`fallback` when the chat is gone). */

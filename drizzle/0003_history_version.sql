@@ -1,0 +1,1 @@
+ALTER TABLE "chat" ADD COLUMN "history_version" integer DEFAULT 0 NOT NULL;
