@@ -18,6 +18,7 @@ import { limitNoticeOf, readableError } from "./limit-notice";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
 import { useModels } from "./use-models";
+import { useReplyInProgress } from "./use-reply-in-progress";
 import { useStickToBottom } from "./use-stick-to-bottom";
 import { useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
 
@@ -25,9 +26,11 @@ type Props = {
   chatId: string;
   initialMessages: FoldUIMessage[];
   initialModelId: string | null;
+  /** The page was loaded while a reply to this chat was still being written. */
+  initialReplying?: boolean;
 };
 
-export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
+export function ChatView({ chatId, initialMessages, initialModelId, initialReplying }: Props) {
   const router = useRouter();
   const models = useModels();
   const [pickedModelId, setPickedModelId] = useState(initialModelId);
@@ -73,6 +76,7 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
   // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
   const limit = useMemo(() => limitNoticeOf(error), [error]);
   useStoredMessagesAfterLimit(chatId, limit, setMessages);
+  const replyElsewhere = useReplyInProgress(chatId, initialReplying === true, setMessages);
   const { setContext } = usage;
   const compact = useCompactNow({
     chatId,
@@ -186,15 +190,19 @@ export function ChatView({ chatId, initialMessages, initialModelId }: Props) {
                 <RotateCcw size={14} /> Retry
               </button>
             </div>
+          ) : !busy && lastIsUser && replyElsewhere ? (
+            <p className="animate-pulse text-sm text-muted" aria-live="polite">
+              A reply is being written… it appears here when it is done.
+            </p>
           ) : !busy && lastIsUser ? (
             <div className="flex items-center gap-3 text-sm text-muted">
-              <span>This message has no reply yet.</span>
+              <span>No reply.</span>
               <button
                 type="button"
                 onClick={() => void regenerate()}
                 className="inline-flex items-center gap-1 font-medium text-ink hover:underline"
               >
-                <RotateCcw size={14} /> Get a reply
+                <RotateCcw size={14} /> Retry
               </button>
             </div>
           ) : null}

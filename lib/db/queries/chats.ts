@@ -80,6 +80,11 @@ export async function noteTurnOnChat(
   return row ?? null;
 }
 
+/** A turn (or a compaction) holds the chat's lease right now: a reply is being written. */
+export function isReplying(row: Pick<Chat, "activeTurnUntil">, now = Date.now()): boolean {
+  return row.activeTurnUntil !== null && row.activeTurnUntil.getTime() > now;
+}
+
 /** The history was rewritten (an edit, a regeneration): an in-flight compaction must not commit. */
 export async function bumpHistoryVersion(db: Db, chatId: string): Promise<void> {
   await db

@@ -12,6 +12,7 @@ const fake = await vi.hoisted(async () => {
 
 import * as chatApi from "@/app/api/chat/route";
 import * as chatRoute from "@/app/api/chats/[id]/route";
+import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
@@ -58,14 +59,36 @@ describeEachDriver("turns back to back (DESIGN §16: stored before the stream en
         params: { id: chatId },
         browser,
       });
-      const { messages } = (await shown.json()) as {
+      const { messages, replying } = (await shown.json()) as {
+        replying: boolean;
         messages: Array<{ role: string; parts: Array<{ type: string; text?: string }> }>;
       };
+      expect(replying).toBe(false);
       const last = messages.at(-1);
       expect(last?.role).toBe("assistant");
       expect(last?.parts.some((p) => p.text === `Reply number ${turn}.`)).toBe(true);
     }
     expect(statuses.filter((s) => s === 409)).toEqual([]);
     expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+
+  it("tells a page opened mid-reply that a reply is being written, so it does not offer another", async () => {
+    const database = use();
+    const { browser } = await register(database, "mid-reply@example.com");
+    const chatId = await newChat(database, browser);
+    const show = async () =>
+      (await (
+        await call(database, chatRoute.GET, {
+          path: `/api/chats/${chatId}`,
+          params: { id: chatId },
+          browser,
+        })
+      ).json()) as { replying: boolean };
+    expect((await show()).replying).toBe(false);
+    const lease = await acquireLease(database.db, chatId, 30_000);
+    if (!lease) throw new Error("the lease was not free");
+    expect((await show()).replying).toBe(true);
+    await releaseLease(database.db, lease);
+    expect((await show()).replying).toBe(false);
   });
 });

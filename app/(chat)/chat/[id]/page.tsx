@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import { ChatView } from "@/components/chat/chat-view";
 import { requirePageUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
-import { findChatForUser } from "@/lib/db/queries/chats";
+import { findChatForUser, isReplying } from "@/lib/db/queries/chats";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { rowToUIMessage } from "@/lib/message/ui-message";
 
@@ -24,6 +24,7 @@ export default async function ChatPage({ params }: { params: Promise<{ id: strin
         chatId={chat.id}
         initialMessages={messages}
         initialModelId={chat.modelId}
+        initialReplying={isReplying(chat)}
       />
     </>
   );

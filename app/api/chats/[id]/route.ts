@@ -1,7 +1,7 @@
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { updateChatBody } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
-import { deleteChat, updateChat } from "@/lib/db/queries/chats";
+import { deleteChat, isReplying, updateChat } from "@/lib/db/queries/chats";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { AppError } from "@/lib/errors";
 import { readJson, route } from "@/lib/http/route";
@@ -18,6 +18,9 @@ export const GET = route<Params>(async (request, { params }) => {
   const { id, title, modelId, createdAt, updatedAt } = chat;
   return Response.json({
     chat: { id, title, modelId, createdAt, updatedAt },
+    // The lease was read before the history, and a turn stores its reply before freeing the
+    // lease: false here means the history above is complete.
+    replying: isReplying(chat),
     messages: messages.map(({ id, role, parts, metadata, createdAt }) => ({
       id,
       role,

@@ -1,0 +1,43 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
+
+type StoredRow = Parameters<typeof rowToUIMessage>[0];
+
+/** How often a page opened mid-reply asks whether the reply is stored yet. */
+const POLL_MS = 1_500;
+
+/**
+ * A page loaded while a reply is still being written (a reload, a second tab)
+ * must not offer to answer the message again: it says a reply is on its way
+ * and asks the server until the turn is over, then shows what was stored —
+ * the reply, or nothing, and then the message is an orphan to retry.
+ */
+export function useReplyInProgress(
+  chatId: string,
+  initiallyReplying: boolean,
+  setMessages: (messages: FoldUIMessage[]) => void,
+): boolean {
+  const [replying, setReplying] = useState(initiallyReplying);
+  useEffect(() => {
+    if (!replying) return;
+    const controller = new AbortController();
+    const timer = setInterval(() => {
+      fetch(`/api/chats/${chatId}`, { signal: controller.signal, cache: "no-store" })
+        .then(async (response) => {
+          if (!response.ok) return;
+          const body = (await response.json()) as { messages: StoredRow[]; replying: boolean };
+          if (body.replying) return;
+          setMessages(body.messages.map(rowToUIMessage));
+          setReplying(false);
+        })
+        .catch(() => undefined);
+    }, POLL_MS);
+    return () => {
+      clearInterval(timer);
+      controller.abort();
+    };
+  }, [chatId, replying, setMessages]);
+  return replying;
+}
