@@ -82,10 +82,25 @@ async function runChild(name: string): Promise<number> {
   return outcome.ok ? 0 : 1;
 }
 
+/**
+ * The benchmarks measure compaction, turns and memory, not who may register or how fast: each
+ * registers several users and sends hundreds of turns a minute, so registration is open and the
+ * rate limits are off in every child, unless a benchmark (or the caller) sets them itself.
+ */
+const BENCH_ENV_DEFAULTS: Record<string, string> = {
+  REGISTRATION: "open",
+  RATE_LIMIT_SIGN_IN_PER_MINUTE: "0",
+  RATE_LIMIT_SIGN_UP_PER_HOUR: "0",
+  RATE_LIMIT_TURNS_PER_MINUTE: "0",
+};
+
 /** Parent side: one child process per benchmark; its stdout joins our stderr, so stdout is the table. */
 function runInChild(name: string): Promise<Outcome> {
   return new Promise((resolve) => {
-    const child = fork(THIS_FILE, ["--child", name], { stdio: ["ignore", 2, 2, "ipc"] });
+    const child = fork(THIS_FILE, ["--child", name], {
+      stdio: ["ignore", 2, 2, "ipc"],
+      env: { ...BENCH_ENV_DEFAULTS, ...process.env },
+    });
     let outcome: Outcome | undefined;
     let watchdog: NodeJS.Timeout | undefined;
     child.on("message", (message) => {
