@@ -70,6 +70,16 @@ function stage0Savings(input: ProjectionInput, view: ModelView, lastIndex: numbe
   return Math.max(0, savings);
 }
 
+/** Fold's calibrated estimate of a request carrying `messages`: overhead and messages, times the ratio. */
+export function viewTokens(
+  input: Pick<ProjectionInput, "overheadTokens" | "estimator" | "ratio">,
+  messages: ModelView["messages"],
+): number {
+  return Math.ceil(
+    (input.overheadTokens + input.estimator.estimateUIMessages(messages)) * input.ratio,
+  );
+}
+
 /**
  * The next request's size. Real usage first: when the last reply was sent
  * this view's compaction version by this model, its provider count (less what
@@ -80,9 +90,7 @@ function stage0Savings(input: ProjectionInput, view: ModelView, lastIndex: numbe
  */
 export function projectTokens(input: ProjectionInput, view: ModelView): number {
   const { ratio, estimator } = input;
-  const estimated = Math.ceil(
-    (input.overheadTokens + estimator.estimateUIMessages(view.messages)) * ratio,
-  );
+  const estimated = viewTokens(input, view.messages);
   const last = lastReplyOfVersion(input, view.after);
   // Real usage describes this view only if no request of that turn was trimmed in memory.
   if (last && last.stats.model === input.modelId && !last.stats.viewTrimmed) {

@@ -1,7 +1,7 @@
 import type { TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type FallbackPort, foldIntoSummary, type SummarizePort } from "./fold";
-import { type ProjectionInput, projectNextTurn } from "./projection";
+import { type ProjectionInput, projectNextTurn, viewTokens } from "./projection";
 import { applyHardWall, buildView, type ModelView, withHardWall } from "./view";
 
 /**
@@ -160,7 +160,7 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
     signal: input.signal,
   });
   const next = { summary: folded.summary, watermark: watermarkTo };
-  const view = reachTarget(
+  const { view, tokens: tokensAfter } = reachTarget(
     input,
     buildView({
       history: input.history,
@@ -169,9 +169,6 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       limitTokens,
       estimator: input.estimator,
     }),
-  );
-  const tokensAfter = Math.ceil(
-    (input.overheadTokens + input.estimator.estimateUIMessages(view.messages)) * input.ratio,
   );
   const missedTarget =
     tokensAfter > input.budget.target
@@ -204,15 +201,14 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
  * reaches it, or to the smallest cap when nothing does. The cap is stored with
  * the reply and holds until the next compaction, so nothing grows back.
  */
-function reachTarget(input: Tier1Input, view: ModelView): ModelView {
+function reachTarget(input: Tier1Input, view: ModelView): { view: ModelView; tokens: number } {
   const { budget, ratio, estimator } = input;
-  const tokens = Math.ceil(
-    (input.overheadTokens + estimator.estimateUIMessages(view.messages)) * ratio,
-  );
-  if (tokens <= budget.target || view.hardWallCapTokens !== null) return view;
+  const tokens = viewTokens(input, view.messages);
+  if (tokens <= budget.target || view.hardWallCapTokens !== null) return { view, tokens };
   const targetRoom = Math.max(0, Math.floor(budget.target / ratio) - input.overheadTokens);
   const wall = applyHardWall(view.messages, targetRoom, estimator);
-  return { ...view, messages: wall.messages, hardWallCapTokens: wall.capTokens };
+  const walled = { ...view, messages: wall.messages, hardWallCapTokens: wall.capTokens };
+  return { view: walled, tokens: viewTokens(input, walled.messages) };
 }
 
 /**

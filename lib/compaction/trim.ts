@@ -70,14 +70,16 @@ export function cutMiddle(text: string, maxChars: number): string {
   return `${text.slice(0, half)}\n[… ${(text.length - 2 * half).toLocaleString("en-US")} chars cut to fit the context window …]\n${text.slice(text.length - half)}`;
 }
 
-/** Positions (message, part) of every tool result, newest first. */
-function toolResults(messages: readonly AnyMessage[]): Array<[number, number]> {
+/** Positions (message, part) of every part of `type` (a tool call or a tool result), newest first. */
+function partsOfType(
+  messages: readonly AnyMessage[],
+  type: "tool-call" | "tool-result",
+): Array<[number, number]> {
   const found: Array<[number, number]> = [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const parts = partsOf(messages[i] as AnyMessage);
     if (!parts) continue;
-    for (let j = parts.length - 1; j >= 0; j--)
-      if (parts[j]?.type === "tool-result") found.push([i, j]);
+    for (let j = parts.length - 1; j >= 0; j--) if (parts[j]?.type === type) found.push([i, j]);
   }
   return found;
 }
@@ -94,29 +96,17 @@ function replacePart<M extends AnyMessage>(
   messages[i] = { ...message, content: parts };
 }
 
-/** Positions (message, part) of every tool call, newest first. */
-function toolCalls(messages: readonly AnyMessage[]): Array<[number, number]> {
-  const found: Array<[number, number]> = [];
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const parts = partsOf(messages[i] as AnyMessage);
-    if (!parts) continue;
-    for (let j = parts.length - 1; j >= 0; j--)
-      if (parts[j]?.type === "tool-call") found.push([i, j]);
-  }
-  return found;
-}
-
 /** Older tool results become placeholders, and older arguments are cut like them. */
 function elide<M extends AnyMessage>(messages: M[], keepRecent: number): M[] {
   const out = [...messages];
-  for (const [index, [i, j]] of toolCalls(messages).entries()) {
+  for (const [index, [i, j]] of partsOfType(messages, "tool-call").entries()) {
     if (index < keepRecent) continue;
     const part = partsOf(out[i] as AnyMessage)?.[j];
     if (!part) continue;
     const input = cutArguments(part.input, ELIDE_MIN_CHARS);
     if (input !== part.input) replacePart(out, i, j, { ...part, input });
   }
-  for (const [index, [i, j]] of toolResults(messages).entries()) {
+  for (const [index, [i, j]] of partsOfType(messages, "tool-result").entries()) {
     if (index < keepRecent) continue;
     const part = partsOf(out[i] as AnyMessage)?.[j];
     if (!part) continue;
