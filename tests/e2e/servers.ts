@@ -3,8 +3,12 @@
  * one with open registration (specs register users freely), and one in the default approval
  * mode for the registration spec.
  */
-export const MAIN_PORT = Number(process.env.E2E_PORT ?? 3100);
-export const APPROVAL_PORT = Number(process.env.E2E_APPROVAL_PORT ?? 3101);
+// E2E_PORT_BASE moves every port at once, so two checkouts can run the suite side by side.
+const BASE = Number(process.env.E2E_PORT_BASE ?? 3100);
+export const MAIN_PORT = BASE;
+export const APPROVAL_PORT = BASE + 1;
+export const MAIN_FAKE_PORT = BASE + 99;
+export const APPROVAL_FAKE_PORT = BASE + 98;
 
 export const MAIN_URL = `http://127.0.0.1:${MAIN_PORT}`;
 export const APPROVAL_URL = `http://127.0.0.1:${APPROVAL_PORT}`;
