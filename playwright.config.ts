@@ -41,7 +41,11 @@ export default defineConfig({
       command: "node scripts/e2e-server.mjs",
       url: `${MAIN_URL}/api/health`,
       // Specs that are not about registration register and chat freely.
-      env: { E2E_PORT: String(MAIN_PORT), E2E_FAKE_PORT: String(MAIN_FAKE_PORT), REGISTRATION: "open" },
+      env: {
+        E2E_PORT: String(MAIN_PORT),
+        E2E_FAKE_PORT: String(MAIN_FAKE_PORT),
+        REGISTRATION: "open",
+      },
       timeout: SERVER_START_TIMEOUT_MS,
       reuseExistingServer: false,
       stdout: "pipe",
@@ -51,7 +55,11 @@ export default defineConfig({
       command: "node scripts/e2e-server.mjs",
       url: `${APPROVAL_URL}/api/health`,
       // The default mode: new accounts wait for an admin (tests/e2e/approval.spec.ts).
-      env: { E2E_PORT: String(APPROVAL_PORT), E2E_FAKE_PORT: String(APPROVAL_FAKE_PORT), REGISTRATION: "approval" },
+      env: {
+        E2E_PORT: String(APPROVAL_PORT),
+        E2E_FAKE_PORT: String(APPROVAL_FAKE_PORT),
+        REGISTRATION: "approval",
+      },
       timeout: SERVER_START_TIMEOUT_MS,
       reuseExistingServer: false,
       stdout: "pipe",
