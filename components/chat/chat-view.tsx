@@ -20,6 +20,7 @@ import { ModelPicker } from "./model-picker";
 import { useModels } from "./use-models";
 import { useReplyInProgress } from "./use-reply-in-progress";
 import { useStickToBottom } from "./use-stick-to-bottom";
+import { CONTINUE_TEXT, useStopReply } from "./use-stop-reply";
 import { useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
 
 type Props = {
@@ -57,6 +58,8 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
                 }
               : { trigger, chatId, modelId: modelRef.current ?? undefined, messageId },
         }),
+        // A page opened mid-reply follows the live reply (from any instance).
+        prepareReconnectToStreamRequest: () => ({ api: `/api/chats/${chatId}/stream` }),
       }),
     [chatId],
   );
@@ -66,6 +69,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
       id: chatId,
       messages: initialMessages,
       transport,
+      resume: initialReplying === true,
       onFinish: () => {
         setUsageVersion((v) => v + 1);
         router.refresh();
@@ -73,6 +77,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
     });
 
   const busy = status === "submitted" || status === "streaming";
+  const stopReply = useStopReply(chatId, busy, stop);
   // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
   const limit = useMemo(() => limitNoticeOf(error), [error]);
   useStoredMessagesAfterLimit(chatId, limit, setMessages);
@@ -153,6 +158,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
               busy={busy}
               onRegenerate={() => regenerate({ messageId: message.id })}
               onEdit={(text) => sendMessage({ text, messageId: message.id })}
+              onContinue={() => sendMessage({ text: CONTINUE_TEXT })}
             />
           ))}
           {status === "submitted" ? (
@@ -237,7 +243,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
       ) : null}
       <Composer
         onSend={(text) => sendMessage({ text })}
-        onStop={() => void stop()}
+        onStop={stopReply}
         busy={busy}
         disabled={!modelId}
         notice={limit}

@@ -1,7 +1,7 @@
 "use client";
 
 import { getToolName, isToolUIPart } from "ai";
-import { Pencil } from "lucide-react";
+import { Pencil, Play, RotateCcw } from "lucide-react";
 import { type KeyboardEvent, useState } from "react";
 import { type TraceInput, traceOutputSchema } from "@/lib/compaction/trace";
 import { answerParts } from "@/lib/message/retry-marker";
@@ -19,6 +19,8 @@ type Props = {
   busy: boolean;
   onRegenerate: () => void;
   onEdit: (text: string) => void;
+  /** Asks the model to go on from a stopped reply. */
+  onContinue?: () => void;
 };
 
 export function MessageView({
@@ -28,6 +30,7 @@ export function MessageView({
   busy,
   onRegenerate,
   onEdit,
+  onContinue,
 }: Props) {
   if (message.role === "user") return <UserMessage message={message} busy={busy} onEdit={onEdit} />;
   const text = messageText({ parts: answerParts(message.parts) });
@@ -79,12 +82,47 @@ export function MessageView({
         }
         return null;
       })}
+      {!streaming && message.metadata?.stopped ? (
+        <StoppedNotice
+          onContinue={isLastAssistant && !busy ? onContinue : undefined}
+          onRetry={isLastAssistant && !busy ? onRegenerate : undefined}
+        />
+      ) : null}
       {!streaming && (text || message.metadata?.stats) ? (
         <MessageActions
           text={text}
           stats={message.metadata?.stats}
           onRegenerate={isLastAssistant && !busy ? onRegenerate : undefined}
         />
+      ) : null}
+    </div>
+  );
+}
+
+/** A reply the user stopped: it says so, and offers to go on or to ask again. */
+function StoppedNotice({ onContinue, onRetry }: { onContinue?: () => void; onRetry?: () => void }) {
+  return (
+    <div className="flex flex-wrap items-center gap-3 text-sm text-muted" data-testid="stopped">
+      <span className="rounded-full border border-line px-2 py-0.5 text-xs font-medium">
+        Stopped
+      </span>
+      {onContinue ? (
+        <button
+          type="button"
+          onClick={onContinue}
+          className="inline-flex items-center gap-1 font-medium text-ink hover:underline"
+        >
+          <Play size={14} /> Continue
+        </button>
+      ) : null}
+      {onRetry ? (
+        <button
+          type="button"
+          onClick={onRetry}
+          className="inline-flex items-center gap-1 font-medium text-ink hover:underline"
+        >
+          <RotateCcw size={14} /> Retry
+        </button>
       ) : null}
     </div>
   );

@@ -30,7 +30,8 @@ export async function persistReply(
       },
     });
     await assembled.pipeTo(new WritableStream());
-    const complete = observed.finished || (observed.stopped && reply && hasContent(reply));
+    const complete =
+      observed.finished || (observed.stopped && reply && hasContent(settledParts(reply.parts)));
     if (observed.error || !complete || !reply) {
       log.warn({ chatId, err: observed.error }, "turn ended without a complete reply; not stored");
       return false;
@@ -38,7 +39,7 @@ export async function persistReply(
     await appendMessage(db, chatId, {
       id: reply.id,
       role: "assistant",
-      parts: answerParts(reply.parts),
+      parts: observed.stopped ? settledParts(answerParts(reply.parts)) : answerParts(reply.parts),
       metadata: reply.metadata ?? null,
     });
     return true;
@@ -48,12 +49,24 @@ export async function persistReply(
   }
 }
 
-/** A reply with something to show: text, reasoning or a tool call. */
-function hasContent(reply: FoldUIMessage): boolean {
-  return reply.parts.some(
+/** Parts with something to show: text, reasoning or a tool call. */
+function hasContent(parts: FoldUIMessage["parts"]): boolean {
+  return parts.some(
     (part) =>
       ((part.type === "text" || part.type === "reasoning") && part.text.trim() !== "") ||
       part.type.startsWith("tool-") ||
       part.type === "dynamic-tool",
   );
+}
+
+/**
+ * A stopped reply keeps only what finished: a tool call cut off before its
+ * result could not be sent to a model again, so it is left out.
+ */
+function settledParts(parts: FoldUIMessage["parts"]): FoldUIMessage["parts"] {
+  return parts.filter((part) => {
+    if (!(part.type.startsWith("tool-") || part.type === "dynamic-tool")) return true;
+    const state = (part as { state?: string }).state;
+    return state === "output-available" || state === "output-error" || state === "output-denied";
+  });
 }

@@ -12,3 +12,6 @@ export const APPROVAL_FAKE_PORT = BASE + 98;
 
 export const MAIN_URL = `http://127.0.0.1:${MAIN_PORT}`;
 export const APPROVAL_URL = `http://127.0.0.1:${APPROVAL_PORT}`;
+/** Two more instances, on Postgres and Redis, for the lifecycle spec (lifecycle.spec.ts). */
+export const INSTANCE_A_PORT = BASE + 10;
+export const INSTANCE_B_PORT = BASE + 11;

@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { type Database, openDatabase } from "@/lib/db/client";
 import { migrateDatabase } from "@/lib/db/migrate";
+import { ADMIN_URL, createPostgresDatabase } from "./postgres";
 
 /**
  * Every integration test that touches the database runs on both drivers:
@@ -13,11 +13,7 @@ import { migrateDatabase } from "@/lib/db/migrate";
 export const DRIVERS = ["pglite", "pg"] as const;
 export type Driver = (typeof DRIVERS)[number];
 
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const IN_CI = process.env.CI === "true";
-/** How long disposal waits for a closed pool's connections to leave the server. */
-const DISCONNECT_WAIT_MS = 5_000;
-const DISCONNECT_POLL_MS = 20;
 
 async function probePostgres(): Promise<string | null> {
   const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3_000 });
@@ -36,39 +32,6 @@ const postgresProblem = await probePostgres();
 if (postgresProblem) {
   const banner = `\n*** POSTGRES SUITES ${IN_CI ? "FAIL" : "SKIPPED"}: cannot reach ${ADMIN_URL} (${postgresProblem}). Set TEST_DATABASE_URL. ***\n`;
   console.warn(banner);
-}
-
-async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `fold_test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: ADMIN_URL });
-      await client.connect();
-      try {
-        // pg's Pool.end() resolves before the server has seen its connections go; a forced
-        // drop in between kills them and the pool reports it as an unhandled error.
-        const deadline = Date.now() + DISCONNECT_WAIT_MS;
-        while (Date.now() < deadline) {
-          const { rows } = await client.query<{ open: number }>(
-            "SELECT count(*)::int AS open FROM pg_stat_activity WHERE datname = $1",
-            [name],
-          );
-          if ((rows[0]?.open ?? 0) === 0) break;
-          await new Promise((resolve) => setTimeout(resolve, DISCONNECT_POLL_MS));
-        }
-        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
 }
 
 /** A fresh, empty database of the given driver (not migrated) and its disposal. */

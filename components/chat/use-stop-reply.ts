@@ -1,0 +1,38 @@
+"use client";
+
+import { useCallback, useEffect, useRef } from "react";
+import { apiFetch } from "../outage/api-fetch";
+
+/** What Continue sends after a stopped reply: the model goes on from where it was cut. */
+export const CONTINUE_TEXT = "Continue from where you stopped.";
+
+/** How long Stop waits for the server's stopped reply before dropping the stream itself. */
+const LOCAL_STOP_AFTER_MS = 3_000;
+
+/**
+ * Stop asks the server to stop the reply — the model call is aborted on
+ * whichever instance runs it, and what was written is stored as Stopped —
+ * and lets the stream end by itself with that stopped reply. Only if the
+ * server cannot be reached, or the stream does not end soon, does the page
+ * drop the stream on its own.
+ */
+export function useStopReply(chatId: string, busy: boolean, stopLocally: () => void) {
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => {
+    if (!busy) clearTimeout(timer.current);
+  }, [busy]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return useCallback(() => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(stopLocally, LOCAL_STOP_AFTER_MS);
+    apiFetch(`/api/chats/${chatId}/stop`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+    })
+      .then((response) => {
+        // Nothing is running on the server (the reply ended meanwhile): nothing to wait for.
+        if (!response.ok || response.status === 200) stopLocally();
+      })
+      .catch(() => stopLocally());
+  }, [chatId, stopLocally]);
+}

@@ -1,0 +1,221 @@
+import { type BrowserContext, expect, type Page, test } from "@playwright/test";
+import { type FakeOpenAI, startFakeOpenAI } from "../fixtures/fake-openai/server";
+import {
+  type Client,
+  createChat,
+  type Instance,
+  sendMessage,
+  startInstance,
+  withCookie,
+} from "../helpers/instances";
+import { createPostgresDatabase } from "../helpers/postgres";
+import { hydrated, PASSWORD } from "./helpers";
+import { INSTANCE_A_PORT, INSTANCE_B_PORT } from "./servers";
+
+/**
+ * Turns across instances (issue 11): two `next start` processes on one Postgres and one
+ * Redis, a provider that streams slowly. A reload on B follows a reply streaming on A; Stop
+ * stops the model wherever the turn runs; an instance killed mid-turn frees the chat within
+ * the 30 s lease and the orphaned message offers Retry.
+ */
+
+const MODEL = "fake:fake-model";
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+test.describe.configure({ mode: "serial" });
+
+let fake: FakeOpenAI;
+let a: Instance;
+let b: Instance;
+let dropDatabase: () => Promise<void>;
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  // About 16 s per reply: time to reload, stop or crash in the middle of one.
+  fake = await startFakeOpenAI({
+    models: [{ id: "fake-model", maxModelLen: 16_384 }],
+    chunkDelayMs: 40,
+    chunkChars: 6,
+    replyTokens: 600,
+  });
+  const database = await createPostgresDatabase();
+  dropDatabase = database.drop;
+  const options = { databaseUrl: database.url, redisUrl: REDIS_URL, providerUrl: fake.url };
+  // One after the other: the first applies the migrations.
+  a = await startInstance({ ...options, port: INSTANCE_A_PORT });
+  b = await startInstance({ ...options, port: INSTANCE_B_PORT });
+  // A cold instance compiles each route on first use: warm both so timings are a warm server's.
+  for (const base of [a.url, b.url]) {
+    for (const pathname of ["/login", "/register", "/api/models"])
+      await fetch(`${base}${pathname}`);
+  }
+});
+
+test.afterAll(async () => {
+  await Promise.all([a?.kill(), b?.kill()]);
+  await fake?.close();
+  await dropDatabase?.();
+});
+
+/** A user registered in the browser on A; the API client shares its session (cookies ignore the port). */
+async function signedIn(page: Page, context: BrowserContext, email: string): Promise<Client> {
+  await page.goto(`${a.url}/register`);
+  await hydrated(page);
+  await page.getByLabel("Name").fill(email.split("@")[0] ?? "user");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith("/register"));
+  const cookies = await context.cookies(a.url);
+  return withCookie(cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join("; "));
+}
+
+async function openChat(page: Page, base: string, chatId: string) {
+  await page.goto(`${base}/chat/${chatId}`);
+  // Generous: two extra servers and a streaming provider share the machine with the browser.
+  await expect(page.locator("html[data-hydrated='true']")).toBeAttached({ timeout: 20_000 });
+}
+
+const assistantText = (page: Page) =>
+  page.locator("[data-role='assistant']", { hasText: "Fake reply" }).last();
+
+/** Reads a streaming response until `enough` text has arrived; the rest streams on unread. */
+async function readUntil(response: Response, enough: number): Promise<void> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!/"text-delta"/.test(text) || text.length < enough) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    text += decoder.decode(value, { stream: true });
+  }
+  reader.releaseLock();
+}
+
+test("Stop in the browser stops the model; the reply stays, marked Stopped, with Continue and Retry", async ({
+  page,
+  context,
+}) => {
+  const client = await signedIn(page, context, "stop-ui@example.com");
+  const chatId = await createChat(client, a.url);
+  await openChat(page, a.url, chatId);
+  fake.reset();
+  await page.getByRole("textbox", { name: "Message" }).fill("Tell me a long story.");
+  await page.keyboard.press("Enter");
+  await expect(assistantText(page)).toContainText(/\w{3,}/);
+  await page.getByRole("button", { name: "Stop" }).click();
+
+  const stopped = page.getByTestId("stopped");
+  await expect(stopped).toContainText("Stopped");
+  await expect(stopped.getByRole("button", { name: "Continue" })).toBeVisible();
+  await expect(stopped.getByRole("button", { name: "Retry" })).toBeVisible();
+  await expect
+    .poll(() => fake.requests.filter((request) => request.stream).at(-1)?.abortedAt ?? null)
+    .not.toBeNull();
+
+  // Stored as it was cut: a reload shows the same partial reply, still Stopped.
+  const partial = (await assistantText(page).textContent()) ?? "";
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByTestId("stopped")).toBeVisible();
+  expect(((await assistantText(page).textContent()) ?? "").length).toBeLessThanOrEqual(
+    partial.length + 20,
+  );
+
+  // Continue asks the model to go on; the new reply is not stopped.
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page.getByRole("button", { name: "Stop" })).toBeVisible();
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect(page.getByTestId("stopped")).toHaveCount(2);
+});
+
+test("a reload on another instance follows the reply streaming on the first", async ({
+  page,
+  context,
+}) => {
+  const client = await signedIn(page, context, "resume@example.com");
+  const chatId = await createChat(client, a.url);
+  const response = await sendMessage(client, a.url, {
+    chatId,
+    modelId: MODEL,
+    text: "Tell me a long story.",
+  });
+  expect(response.status).toBe(200);
+  await readUntil(response, 400);
+
+  await openChat(page, b.url, chatId);
+  // The live reply, continuing: text is there before the reply ends, and it grows.
+  const reply = assistantText(page);
+  await expect(reply).toContainText(/\w{3,}/, { timeout: 15_000 });
+  const early = ((await reply.textContent()) ?? "").length;
+  await expect
+    .poll(async () => ((await reply.textContent()) ?? "").length)
+    .toBeGreaterThan(early + 40);
+  await expect(page.getByRole("button", { name: "Message stats" })).toBeVisible({
+    timeout: 30_000,
+  });
+  const stored = (await (await client.fetch(b.url, `/api/chats/${chatId}`)).json()) as {
+    messages: Array<{ role: string; parts: Array<{ type: string; text?: string }> }>;
+  };
+  const storedText = stored.messages
+    .at(-1)
+    ?.parts.filter((part) => part.type === "text")
+    .map((part) => part.text)
+    .join("");
+  expect(((await reply.textContent()) ?? "").replace(/\s+/g, " ").trim()).toContain(
+    (storedText ?? "").replace(/\s+/g, " ").trim().slice(0, 200),
+  );
+});
+
+test("a stop sent to one instance stops the turn running on another", async ({ page, context }) => {
+  const client = await signedIn(page, context, "stop-api@example.com");
+  const chatId = await createChat(client, a.url);
+  fake.reset();
+  const response = await sendMessage(client, a.url, {
+    chatId,
+    modelId: MODEL,
+    text: "Tell me a long story.",
+  });
+  const body = response.text();
+  const stop = await client.fetch(b.url, `/api/chats/${chatId}/stop`, { method: "POST" });
+  expect(stop.status).toBe(202);
+  const wire = await body;
+  expect(wire).toContain('"stopped":true');
+  await expect
+    .poll(() => fake.requests.filter((request) => request.stream).at(-1)?.abortedAt ?? null)
+    .not.toBeNull();
+});
+
+test("an instance killed mid-turn frees the chat within 30 s; the orphan offers Retry, answered on another instance", async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(120_000);
+  const client = await signedIn(page, context, "crash@example.com");
+  const chatId = await createChat(client, a.url);
+  const response = await sendMessage(client, a.url, {
+    chatId,
+    modelId: MODEL,
+    text: "Tell me a long story.",
+  });
+  await readUntil(response, 200);
+  await a.kill("SIGKILL");
+  const killedAt = Date.now();
+
+  await openChat(page, b.url, chatId);
+  const orphan = page.getByText("No reply.");
+  await expect(orphan).toBeVisible({ timeout: 45_000 });
+  // The lease is 30 s from its last renewal; the page asks every 1.5 s.
+  expect(Date.now() - killedAt).toBeLessThanOrEqual(32_000);
+
+  await page.getByRole("button", { name: "Retry" }).click();
+  await expect(assistantText(page)).toContainText(/\w{3,}/);
+  await expect(page.getByRole("button", { name: "Message stats" })).toBeVisible({
+    timeout: 30_000,
+  });
+  const stored = (await (await client.fetch(b.url, `/api/chats/${chatId}`)).json()) as {
+    messages: Array<{ role: string }>;
+  };
+  // Answered in place: one user message, one reply.
+  expect(stored.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+});
