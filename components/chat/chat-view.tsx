@@ -199,7 +199,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
             </div>
           ) : null}
           {messages.map((message, index) => (
-            <div key={message.id} className="space-y-1">
+            <div key={message.id} className="group/message space-y-1">
               <MessageView
                 message={message}
                 streaming={status === "streaming" && index === messages.length - 1}
