@@ -207,7 +207,11 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
                 busy={busy}
                 onRegenerate={() => regenerate({ messageId: message.id })}
                 onEdit={(text) =>
-                  void safeEdit.request(message.id, text, messages.length - index - 1)
+                  void safeEdit.request(
+                    message.id,
+                    text,
+                    messages.slice(index + 1).filter((m) => !m.metadata?.compaction).length,
+                  )
                 }
               />
               {message.metadata?.compaction ? null : (

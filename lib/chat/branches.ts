@@ -88,11 +88,17 @@ export function stateForBranch(input: {
   return { summary: null, watermark: null };
 }
 
-/** How many messages an edit of `messageId` would remove from the chat as shown. */
-export function laterMessages(history: readonly Pick<Message, "id">[], messageId: string): number {
+/**
+ * How many messages an edit of `messageId` would remove from the chat as shown (a compaction
+ * entry in the timeline is not a message).
+ */
+export function laterMessages(
+  history: readonly Pick<Message, "id" | "metadata">[],
+  messageId: string,
+): number {
   const index = history.findIndex((m) => m.id === messageId);
   if (index === -1) throw new AppError("not_found:message", "There is no such message.");
-  return history.length - index - 1;
+  return history.slice(index + 1).filter((m) => m.metadata?.compaction !== true).length;
 }
 
 /** The switches to show: one per edited message that is in the chat as shown. */

@@ -172,6 +172,10 @@ describeEachDriver("What the model remembers", (use) => {
     expect(
       (await pin(database, browser, chatId, { messageId: "missing", pinned: true })).status,
     ).toBe(404);
+    const { browser: stranger } = await register(database, "pins-stranger@example.com");
+    expect(
+      (await pin(database, stranger, chatId, { messageId: pinnedRow.id, pinned: true })).status,
+    ).toBe(404);
     const pinned = await pin(database, browser, chatId, { messageId: pinnedRow.id, pinned: true });
     expect(pinned.status).toBe(200);
     expect(((await pinned.json()) as { memory: ChatMemory }).memory.pinnedIds).toEqual([
