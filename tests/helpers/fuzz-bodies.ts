@@ -68,7 +68,6 @@ export const TEMPLATES: Record<string, Template> = {
   "POST /api/chats/[id]/branches": { messageId: TOKENS.fresh, position: 1 },
   "PUT /api/chats/[id]/memory": { summary: "## Goal & open requests\n- edited", version: 0 },
   "PUT /api/chats/[id]/pins": { messageId: TOKENS.fresh, pinned: true },
-  "POST /api/chats/[id]/continue": {},
   "POST /api/chat": {
     trigger: "submit-message",
     chatId: TOKENS.chat,
