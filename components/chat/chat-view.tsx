@@ -194,7 +194,9 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
             <div className="py-24 text-center">
               <p className="text-base font-medium">What's on your mind?</p>
               <p className="mt-1 text-sm text-muted">
-                Ask anything. Long chats are fine: Fold folds old turns into a summary.
+                {remembered.memory?.summary
+                  ? "This chat continues an earlier one: the model starts from its summary (open Memory to read it)."
+                  : "Ask anything. Long chats are fine: Fold folds old turns into a summary."}
               </p>
             </div>
           ) : null}
