@@ -106,9 +106,13 @@ test("the memory panel shows the summary; an edited summary is what the next req
   const filler = "budget harbour lantern meadow copper river signal orchard granite window ".repeat(
     20,
   );
-  for (let turn = 1; turn <= 4; turn++) {
-    await sendAndWait(page, `Request ${turn}: keep item ${turn} in the plan. ${filler}`);
-  }
+  const request = (turn: number) => `Request ${turn}: keep item ${turn} in the plan. ${filler}`;
+  for (let turn = 1; turn <= 4; turn++) await sendAndWait(page, request(turn));
+  // Pin the second request: it must never be folded.
+  const pinned = userMessages(page).nth(1);
+  await pinned.hover();
+  await pinned.locator("xpath=..").getByRole("button", { name: "Pin message" }).click();
+  await expect(page.getByText("Pinned", { exact: true })).toHaveCount(1);
   // Compact now from the ring (a large drop asks first).
   await page.getByTestId("context-ring").click();
   const confirm = page.getByRole("alertdialog", { name: "Compact this chat now?" });
@@ -146,4 +150,16 @@ test("the memory panel shows the summary; an edited summary is what the next req
   expect(turn, "the fake provider never got the turn").toBeDefined();
   const sent = (turn?.messages ?? []).map(textOf).join("\n");
   expect(sent).toContain(`<conversation-summary>\n${mine}\n</conversation-summary>`);
+  // The pinned request went out as written, though the summary covers it.
+  expect((turn?.messages ?? []).filter((m) => textOf(m) === request(2).trim())).toHaveLength(1);
+  expect((turn?.messages ?? []).some((m) => textOf(m) === request(1).trim())).toBe(false);
+
+  // Continue in a new chat: it starts from this summary.
+  const source = page.url();
+  await page.getByRole("button", { name: "Memory" }).click();
+  await panel.getByRole("button", { name: "Continue in a new chat" }).click();
+  await expect(page).not.toHaveURL(source);
+  await expect(page.getByText("This chat continues an earlier one")).toBeVisible();
+  await page.getByRole("button", { name: "Memory" }).click();
+  await expect(panel.getByTestId("memory-summary")).toContainText("LISBON-MARKER-42");
 });
