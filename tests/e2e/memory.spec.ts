@@ -44,6 +44,7 @@ const userMessages = (page: Page) => page.locator("[data-role=user]");
 test("an edit that drops later messages asks first, and the old version stays a switch away", async ({
   page,
 }) => {
+  test.setTimeout(120_000);
   await newChat(page, `e2e-branches-${Date.now()}@example.com`);
   await sendAndWait(page, "First question: which trains go to Porto?");
   await sendAndWait(page, "Second question: and the buses?");
