@@ -19,7 +19,13 @@ import type { Database } from "@/lib/db/client";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
 import { register } from "../../helpers/auth";
-import { chatRow, compactNowCall, historyOf, isSummaryRequest } from "../../helpers/compaction";
+import {
+  chatRow,
+  compactNowCall,
+  historyOf,
+  isSummaryRequest,
+  isTraceEntry,
+} from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
@@ -104,7 +110,10 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
     const impact = (await (
       await branchesOf(database, browser, chatId, `?messageId=${first.id}`)
     ).json()) as BranchesJson;
-    expect(impact.edit).toEqual({ messageId: first.id, laterMessages: original.length - 1 });
+    // Every later message; the compact-now entry in the timeline is not one.
+    const later = original.slice(1).filter((m) => !isTraceEntry(m));
+    expect(later.length).toBe(original.length - 2);
+    expect(impact.edit).toEqual({ messageId: first.id, laterMessages: later.length });
     expect(impact.branches).toEqual([]);
 
     await edit(database, browser, chatId, first.id, "A different first question, please.");
