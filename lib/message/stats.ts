@@ -45,6 +45,8 @@ export const messageMetadataSchema = z.object({
   error: z.string().optional(),
   /** The user pinned it (issue 14): never folded into the summary, sent verbatim. */
   pinned: z.boolean().optional(),
+  /** The user stopped this reply: it is what was written until then. */
+  stopped: z.boolean().optional(),
 });
 
 export type MessageMetadata = z.infer<typeof messageMetadataSchema>;
