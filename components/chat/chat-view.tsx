@@ -12,6 +12,11 @@ import { CompactConfirm } from "../context/compact-confirm";
 import { ContextRing } from "../context/context-ring";
 import { useChatContext } from "../context/use-chat-context";
 import { useCompactNow } from "../context/use-compact-now";
+import { EditConfirm } from "../memory/edit-confirm";
+import { MemoryPanel } from "../memory/memory-panel";
+import { MessageMemoryBar } from "../memory/message-memory-bar";
+import { errorText, JSON_HEADERS, useChatMemory } from "../memory/use-chat-memory";
+import { useSafeEdit } from "../memory/use-safe-edit";
 import { apiFetch } from "../outage/api-fetch";
 import { Composer } from "./composer";
 import { limitNoticeOf, readableError } from "./limit-notice";
@@ -78,6 +83,44 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
 
   const busy = status === "submitted" || status === "streaming";
   const stopReply = useStopReply(chatId, busy, stop);
+  const remembered = useChatMemory(chatId, usageVersion);
+  const [memoryProblem, setMemoryProblem] = useState<string | null>(null);
+  const safeEdit = useSafeEdit(
+    chatId,
+    useCallback(
+      (messageId: string, text: string) => void sendMessage({ text, messageId }),
+      [sendMessage],
+    ),
+  );
+  const watermarkIndex = remembered.memory?.watermark
+    ? messages.findIndex((m) => m.id === remembered.memory?.watermark)
+    : -1;
+
+  async function pinMessage(messageId: string, pinned: boolean) {
+    const problem = await remembered.pin(messageId, pinned);
+    setMemoryProblem(problem);
+    if (problem) return;
+    setMessages((list) =>
+      list.map((m) => (m.id === messageId ? { ...m, metadata: { ...m.metadata, pinned } } : m)),
+    );
+    setUsageVersion((v) => v + 1);
+  }
+
+  async function switchBranch(messageId: string, position: number) {
+    const response = await apiFetch(`/api/chats/${chatId}/branches`, {
+      method: "POST",
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ messageId, position }),
+    });
+    if (!response.ok) {
+      setMemoryProblem(await errorText(response, "That version could not be shown."));
+      return;
+    }
+    const shown = (await response.json()) as { messages: FoldUIMessage[] };
+    setMemoryProblem(null);
+    setMessages(shown.messages);
+    setUsageVersion((v) => v + 1);
+  }
   // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
   const limit = useMemo(() => limitNoticeOf(error), [error]);
   useStoredMessagesAfterLimit(chatId, limit, setMessages);
@@ -92,6 +135,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
       ({ message, context }: { message: FoldUIMessage | null; context: ChatContext }) => {
         if (message) setMessages((list) => [...list, message]);
         setContext(context);
+        setUsageVersion((v) => v + 1);
       },
       [setMessages, setContext],
     ),
@@ -130,6 +174,16 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
                 : undefined
           }
         />
+        <MemoryPanel
+          chatId={chatId}
+          memory={remembered.memory}
+          busy={busy}
+          onSaved={(memory, entry) => {
+            remembered.setMemory(memory);
+            setMessages((list) => [...list, entry]);
+            setUsageVersion((v) => v + 1);
+          }}
+        />
       </>
     ) : (
       <span className="text-xs text-muted">
@@ -145,21 +199,41 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
             <div className="py-24 text-center">
               <p className="text-base font-medium">What's on your mind?</p>
               <p className="mt-1 text-sm text-muted">
-                Ask anything. Long chats are fine: Fold folds old turns into a summary.
+                {remembered.memory?.summary
+                  ? "This chat continues an earlier one: the model starts from its summary (open Memory to read it)."
+                  : "Ask anything. Long chats are fine: Fold folds old turns into a summary."}
               </p>
             </div>
           ) : null}
           {messages.map((message, index) => (
-            <MessageView
-              key={message.id}
-              message={message}
-              streaming={status === "streaming" && index === messages.length - 1}
-              isLastAssistant={message.id === lastAssistantId}
-              busy={busy}
-              onRegenerate={() => regenerate({ messageId: message.id })}
-              onEdit={(text) => sendMessage({ text, messageId: message.id })}
-              onContinue={() => sendMessage({ text: CONTINUE_TEXT })}
-            />
+            <div key={message.id} className="group/message space-y-1">
+              <MessageView
+                message={message}
+                streaming={status === "streaming" && index === messages.length - 1}
+                isLastAssistant={message.id === lastAssistantId}
+                busy={busy}
+                onRegenerate={() => regenerate({ messageId: message.id })}
+                onEdit={(text) =>
+                  void safeEdit.request(
+                    message.id,
+                    text,
+                    messages.slice(index + 1).filter((m) => !m.metadata?.compaction).length,
+                  )
+                }
+                onContinue={() => sendMessage({ text: CONTINUE_TEXT })}
+              />
+              {message.metadata?.compaction ? null : (
+                <MessageMemoryBar
+                  role={message.role}
+                  folded={index <= watermarkIndex && message.metadata?.pinned !== true}
+                  pinned={message.metadata?.pinned === true}
+                  branch={remembered.branches.find((b) => b.messageId === message.id)}
+                  busy={busy}
+                  onPin={(pinned) => void pinMessage(message.id, pinned)}
+                  onSwitch={(position) => void switchBranch(message.id, position)}
+                />
+              )}
+            </div>
           ))}
           {status === "submitted" ? (
             <p className="animate-pulse text-sm text-muted" aria-live="polite">
@@ -224,6 +298,22 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
           </button>
         ) : null}
       </div>
+      <EditConfirm
+        laterMessages={safeEdit.laterMessages}
+        onConfirm={safeEdit.confirm}
+        onCancel={safeEdit.cancel}
+      />
+      {memoryProblem ? (
+        <div
+          role="alert"
+          className="mx-auto mb-2 flex w-full max-w-3xl items-center justify-between gap-2 rounded-lg bg-red-50 px-3 py-2 text-xs text-red-700"
+        >
+          <span>{memoryProblem}</span>
+          <button type="button" onClick={() => setMemoryProblem(null)} className="font-medium">
+            Dismiss
+          </button>
+        </div>
+      ) : null}
       <CompactConfirm
         open={compact.state === "confirm"}
         context={usage.context}

@@ -18,6 +18,7 @@ const TONE_CLASSES = {
 const SEGMENTS = [
   { key: "systemAndTools", label: "System & tools", className: "bg-zinc-400" },
   { key: "summary", label: "Summary", className: "bg-indigo-400" },
+  { key: "pinned", label: "Pinned messages", className: "bg-amber-400" },
   { key: "messages", label: "Messages", className: "bg-zinc-700" },
   { key: "reservedForOutput", label: "Reserved for output", className: "bg-zinc-200" },
   { key: "free", label: "Free", className: "bg-white" },

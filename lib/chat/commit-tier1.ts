@@ -106,6 +106,7 @@ export async function commitTier1(db: Db, input: CommitTier1Input): Promise<Comp
       Math.floor(input.model.budget.inputBudget / input.model.ratio) - input.overheadTokens,
     ),
     estimator: defaultEstimator,
+    pinnedIds: input.result.view.pinnedIds,
   });
   return outcome(view, winner.version, trace("conflict"));
 }

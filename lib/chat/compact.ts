@@ -10,6 +10,7 @@ import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { log, metric } from "@/lib/log";
+import { pinnedIdsOf } from "@/lib/message/pins";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import type { ModelBudget } from "./budget";
 import { commitTier1 } from "./commit-tier1";
@@ -134,6 +135,7 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     modelId: model.modelId,
     estimator: defaultEstimator,
     keepRecentToolResults: settings.keepRecentToolResults,
+    pinnedIds: pinnedIdsOf(history),
     ledgerShare: settings.ledgerShare,
     force: input.force,
     signal: input.signal,

@@ -9,6 +9,7 @@ import { loadHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { pinnedIdsOf } from "@/lib/message/pins";
 import { rowToUIMessage } from "@/lib/message/ui-message";
 import { describeWindow } from "@/lib/model-window/window-label";
 import { modelBudget } from "./budget";
@@ -33,8 +34,11 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
   const state = settings.enabled
     ? stateOf(chat)
     : { summary: null, watermark: null, dirty: false, version: chat.version };
+  const history = rows.map(rowToUIMessage);
+  const pinnedIds = pinnedIdsOf(history);
   const { view, projectedTokens } = projectNextTurn({
-    history: rows.map(rowToUIMessage),
+    history,
+    pinnedIds,
     state,
     budget,
     overheadTokens: frame.overheadTokens,
@@ -46,10 +50,14 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
   const summaryTokens = view.summary
     ? Math.ceil(defaultEstimator.estimateUIMessages([summaryMessage(view.summary)]) * ratio)
     : 0;
+  const pinnedInView = view.messages.filter((m) => pinnedIds.has(m.id));
   const projection = {
     projectedTokens,
     overheadTokens: Math.ceil(frame.overheadTokens * ratio),
     summaryTokens,
+    pinnedTokens: pinnedInView.length
+      ? Math.ceil(defaultEstimator.estimateUIMessages(pinnedInView) * ratio)
+      : 0,
   };
   return {
     modelId,

@@ -25,10 +25,16 @@ export async function invalidateFrom(
   if (watermarkSeq !== undefined && watermarkSeq < changedSeq) return;
 
   // Newest first; the best rollback point is the furthest watermark still before the change.
-  let target: { summary: string; watermark: string; seq: number } | null = null;
+  let target: { summary: string; watermark: string | null; seq: number } | null = null;
   for (const event of await listSummaryEvents(db, chatId)) {
-    const seq = event.watermarkTo ? seqOf.get(event.watermarkTo) : undefined;
-    if (seq === undefined || seq >= changedSeq || !event.summary || !event.watermarkTo) continue;
+    // A handoff's summary came from another chat: it precedes every message of this one.
+    const seq =
+      event.reason === "handoff"
+        ? -1
+        : event.watermarkTo
+          ? seqOf.get(event.watermarkTo)
+          : undefined;
+    if (seq === undefined || seq >= changedSeq || !event.summary) continue;
     if (!target || seq > target.seq)
       target = { summary: event.summary, watermark: event.watermarkTo, seq };
   }

@@ -21,6 +21,8 @@ export type ProjectionInput = {
   modelId: string;
   estimator: TokenEstimator;
   keepRecentToolResults: number;
+  /** Messages the user pinned (issue 14): sent verbatim even when the summary covers them. */
+  pinnedIds?: ReadonlySet<string>;
 };
 
 /** Raw room for messages: what the input budget leaves after the overhead, in uncalibrated tokens. */
@@ -130,6 +132,7 @@ export function projectNextTurn(input: ProjectionInput) {
     estimator: input.estimator,
     knownToFit: true,
     priorCapTokens,
+    pinnedIds: input.pinnedIds,
   });
   return { view, projectedTokens: projectTokens(input, view), rules, limitTokens, priorCapTokens };
 }

@@ -1,6 +1,6 @@
 import type { TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
-import { type FallbackPort, foldIntoSummary, type SummarizePort } from "./fold";
+import { type FallbackPort, type FoldResult, foldIntoSummary, type SummarizePort } from "./fold";
 import { type ProjectionInput, projectNextTurn, viewTokens } from "./projection";
 import { applyHardWall, buildView, type ModelView, withHardWall } from "./view";
 
@@ -13,6 +13,9 @@ import { applyHardWall, buildView, type ModelView, withHardWall } from "./view";
  */
 
 export type { FallbackPort, SummarizePort };
+
+/** The summary when only pinned messages were folded: they follow it verbatim. */
+const ONLY_PINS_SUMMARY = "(The messages before this point are the pinned ones that follow.)";
 
 export type Tier1Input = ProjectionInput & {
   /** Share of the summary budget held for the reference ledger. */
@@ -146,19 +149,23 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
     };
   }
 
-  input.onSummarizeStart?.({ tokensBefore, messages: span.length });
+  // Pinned messages stay verbatim in the view: the summarizer need not retell them.
+  const toSummarize = span.filter((m) => !walled.pinnedIds.has(m.id));
+  input.onSummarizeStart?.({ tokensBefore, messages: toSummarize.length });
   const position = new Map(input.history.map((m, i) => [m.id, i + 1]));
-  const folded = await foldIntoSummary({
-    previousSummary: walled.summary,
-    span,
-    positions: span.map((m) => position.get(m.id) ?? 0),
-    summaryBudget: input.budget.summaryBudget,
-    ledgerShare: input.ledgerShare,
-    estimator: input.estimator,
-    summarize: input.summarize,
-    fallback: input.fallback,
-    signal: input.signal,
-  });
+  const folded = toSummarize.length
+    ? await foldIntoSummary({
+        previousSummary: walled.summary,
+        span: toSummarize,
+        positions: toSummarize.map((m) => position.get(m.id) ?? 0),
+        summaryBudget: input.budget.summaryBudget,
+        ledgerShare: input.ledgerShare,
+        estimator: input.estimator,
+        summarize: input.summarize,
+        fallback: input.fallback,
+        signal: input.signal,
+      })
+    : onlyPinsFolded(walled.summary);
   const next = { summary: folded.summary, watermark: watermarkTo };
   const { view, tokens: tokensAfter } = reachTarget(
     input,
@@ -168,6 +175,7 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       rules,
       limitTokens,
       estimator: input.estimator,
+      pinnedIds: input.pinnedIds,
     }),
   );
   const missedTarget =
@@ -194,6 +202,16 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   };
 }
 
+/** Everything the keep window leaves is pinned: the watermark moves, the summary stays as it is. */
+function onlyPinsFolded(previous: string | null): FoldResult {
+  return {
+    summary: previous?.trim() || ONLY_PINS_SUMMARY,
+    outcome: "summarized",
+    summarizerModel: null,
+    note: "only pinned messages were folded; they stay verbatim",
+  };
+}
+
 /**
  * A compaction must land at or under the target, or the next turn fires again
  * (DESIGN §7): when the kept messages are too big for that, the hard wall cuts
@@ -206,7 +224,7 @@ function reachTarget(input: Tier1Input, view: ModelView): { view: ModelView; tok
   const tokens = viewTokens(input, view.messages);
   if (tokens <= budget.target || view.hardWallCapTokens !== null) return { view, tokens };
   const targetRoom = Math.max(0, Math.floor(budget.target / ratio) - input.overheadTokens);
-  const wall = applyHardWall(view.messages, targetRoom, estimator);
+  const wall = applyHardWall(view.messages, targetRoom, estimator, null, view.pinnedIds);
   const walled = { ...view, messages: wall.messages, hardWallCapTokens: wall.capTokens };
   return { view: walled, tokens: viewTokens(input, walled.messages) };
 }
@@ -218,9 +236,14 @@ function reachTarget(input: Tier1Input, view: ModelView): { view: ModelView; tok
  */
 function spanToFold(input: Tier1Input, view: ModelView): FoldUIMessage[] {
   const { budget, ratio } = input;
+  // Pins the summary already covers are sent verbatim beside it: they take room from the keep window.
+  const pinTokens = view.keptPins.length ? input.estimator.estimateUIMessages(view.keptPins) : 0;
   const keepRoom = Math.min(
     budget.keepRecent,
-    budget.target - budget.summaryBudget - Math.ceil(input.overheadTokens * ratio),
+    budget.target -
+      budget.summaryBudget -
+      Math.ceil(input.overheadTokens * ratio) -
+      Math.ceil(pinTokens * ratio),
   );
   const keepRaw = Math.max(0, Math.floor(keepRoom / ratio));
   const pinnedTokens = view.pinned ? input.estimator.estimateUIMessages([view.pinned]) : 0;

@@ -193,6 +193,8 @@ export function applyHardWall(
   estimator: TokenEstimator,
   /** The cap an earlier turn of this compaction version already applied: never relaxed. */
   priorCapTokens: number | null = null,
+  /** Messages the user pinned: sent verbatim, never cut. */
+  pinnedIds: ReadonlySet<string> = NO_PINS,
 ): { messages: FoldUIMessage[]; capTokens: number | null; fits: boolean } {
   const ladder = HARD_WALL_CAPS_TOKENS.filter(
     (cap) => priorCapTokens === null || cap <= priorCapTokens,
@@ -202,7 +204,8 @@ export function applyHardWall(
   }
   // The latest user message goes out as written; the summary is already sized by its budget.
   const lastUser = messages.findLastIndex((m) => m.role === "user" && m.id !== SUMMARY_MESSAGE_ID);
-  const exempt = (m: FoldUIMessage, i: number) => i === lastUser || m.id === SUMMARY_MESSAGE_ID;
+  const exempt = (m: FoldUIMessage, i: number) =>
+    i === lastUser || m.id === SUMMARY_MESSAGE_ID || pinnedIds.has(m.id);
   let capped: FoldUIMessage[] = [...messages];
   for (const cap of ladder) {
     capped = messages.map((m, i) => (exempt(m, i) ? m : capMessage(m, cap * CHARS_PER_TOKEN)));
@@ -211,6 +214,9 @@ export function applyHardWall(
   }
   return { messages: capped, capTokens: ladder[ladder.length - 1] ?? priorCapTokens, fits: false };
 }
+
+/** No message pinned: the common case, shared so it costs nothing. */
+export const NO_PINS: ReadonlySet<string> = new Set();
 
 export type ModelView = {
   /** What goes to `convertToModelMessages`: summary message (if any) + edited messages. */
@@ -224,6 +230,10 @@ export type ModelView = {
    * the model always sees what it is answering.
    */
   pinned: FoldUIMessage | null;
+  /** Messages the user pinned that the summary covers: sent verbatim right after it. */
+  keptPins: FoldUIMessage[];
+  /** Ids of every message the user pinned (covered or not): the hard wall never cuts them. */
+  pinnedIds: ReadonlySet<string>;
   watermarkMissing: boolean;
   hardWallCapTokens: number | null;
   /** False when even the hard wall cannot make it fit (the latest message alone is too big). */
@@ -242,13 +252,33 @@ function pinnedUserMessage(
   return null;
 }
 
+/** Pinned messages the summary covers, in order (the latest user message is placed on its own). */
+function coveredPins(
+  history: readonly FoldUIMessage[],
+  coveredCount: number,
+  pinnedIds: ReadonlySet<string>,
+  pinnedUser: FoldUIMessage | null,
+): FoldUIMessage[] {
+  if (pinnedIds.size === 0) return [];
+  const covered = history
+    .slice(0, coveredCount)
+    .filter((m) => pinnedIds.has(m.id) && m.id !== pinnedUser?.id);
+  return stripTrace(covered);
+}
+
 /** The hard-wall check a view built with `knownToFit` skipped, applied to its messages. */
 export function withHardWall(
   view: ModelView,
   limitTokens: number,
   estimator: TokenEstimator,
 ): ModelView {
-  const wall = applyHardWall(view.messages, limitTokens, estimator, view.hardWallCapTokens);
+  const wall = applyHardWall(
+    view.messages,
+    limitTokens,
+    estimator,
+    view.hardWallCapTokens,
+    view.pinnedIds,
+  );
   return { ...view, messages: wall.messages, hardWallCapTokens: wall.capTokens, fits: wall.fits };
 }
 
@@ -266,23 +296,29 @@ export function buildView(input: {
   knownToFit?: boolean;
   /** The hard-wall cap already applied in this compaction version (from the last reply's stats). */
   priorCapTokens?: number | null;
+  /** Messages the user pinned (issue 14): never folded away, never cut. */
+  pinnedIds?: ReadonlySet<string>;
 }): ModelView {
+  const pinnedIds = input.pinnedIds ?? NO_PINS;
   const split = splitAtWatermark(input.history, input.state.summary ? input.state.watermark : null);
   const after = stripTrace(split.after);
   const summary = split.watermarkMissing ? null : input.state.summary;
   const pinned = summary ? pinnedUserMessage(input.history, split.coveredCount) : null;
-  const head = summary ? [summaryMessage(summary), ...(pinned ? [pinned] : [])] : [];
+  const keptPins = summary ? coveredPins(input.history, split.coveredCount, pinnedIds, pinned) : [];
+  const head = summary ? [summaryMessage(summary), ...keptPins, ...(pinned ? [pinned] : [])] : [];
   const edited = [...head, ...editContext(after, input.rules, input.estimator)];
   const priorCap = input.priorCapTokens ?? null;
   const wall =
     input.knownToFit && priorCap === null
       ? { messages: edited, capTokens: null, fits: true }
-      : applyHardWall(edited, input.limitTokens, input.estimator, priorCap);
+      : applyHardWall(edited, input.limitTokens, input.estimator, priorCap, pinnedIds);
   return {
     messages: wall.messages,
     after,
     summary,
     pinned,
+    keptPins,
+    pinnedIds,
     watermarkMissing: split.watermarkMissing,
     hardWallCapTokens: wall.capTokens,
     fits: wall.fits,

@@ -136,6 +136,42 @@ export const message = pgTable(
   (t) => [uniqueIndex("message_chat_seq_idx").on(t.chatId, t.seq)],
 );
 
+/** A message as an archived branch holds it: the stored row without its place in the chat. */
+export type ArchivedMessage = {
+  id: string;
+  role: "system" | "user" | "assistant";
+  parts: unknown[];
+  metadata: Record<string, unknown> | null;
+  createdAt: string;
+};
+
+/**
+ * One version of an edited user message and everything that followed it (issue 14, safe
+ * edits). An edit keeps the message's id, so its versions share `anchor_id`; exactly one is
+ * active, and its messages live in `message`. An inactive version holds its messages here,
+ * with the summary and watermark the chat had when it was left, so switching back restores
+ * the compaction state that belongs to it.
+ */
+export const messageBranch = pgTable(
+  "message_branch",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    chatId: uuid("chat_id")
+      .notNull()
+      .references(() => chat.id, { onDelete: "cascade" }),
+    anchorId: text("anchor_id").notNull(),
+    /** 1-based, in the order the versions were written: the ‹ n/m › the chat shows. */
+    position: integer("position").notNull(),
+    active: boolean("active").notNull().default(false),
+    /** The anchor and every later message, while this version is not shown; null while it is. */
+    messages: jsonb("messages").$type<ArchivedMessage[]>(),
+    summary: text("summary"),
+    watermark: text("watermark"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("message_branch_anchor_position_idx").on(t.chatId, t.anchorId, t.position)],
+);
+
 export const modelOverride = pgTable(
   "model_override",
   {
@@ -190,6 +226,10 @@ export const COMPACTION_REASONS = [
   "length",
   "invalidated",
   "truncated",
+  /** The user rewrote the summary in the memory panel. */
+  "edited",
+  /** A new chat seeded with another chat's summary ("Continue in a new chat"). */
+  "handoff",
 ] as const;
 export const COMPACTION_OUTCOMES = [
   "summarized",
@@ -277,3 +317,4 @@ export type User = typeof user.$inferSelect;
 export type Chat = typeof chat.$inferSelect;
 export type Message = typeof message.$inferSelect;
 export type CompactionEvent = typeof compactionEvent.$inferSelect;
+export type MessageBranch = typeof messageBranch.$inferSelect;

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { keepEditedBranch } from "@/lib/chat/branches";
 import { invalidateFrom } from "@/lib/chat/invalidate";
 import type { Db } from "@/lib/db/client";
 import { bumpHistoryVersion } from "@/lib/db/queries/chats";
@@ -28,7 +29,10 @@ export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest)
         if (existing.role !== "user") {
           throw new AppError("bad_request:message", "Only your own messages can be edited.");
         }
-        await invalidateFrom(tx, chat.id, existing.seq, await loadHistory(tx, chat.id));
+        const history = await loadHistory(tx, chat.id);
+        // The version the edit replaces stays reachable through the ‹ n/m › switch.
+        await keepEditedBranch(tx, chat.id, existing, history);
+        await invalidateFrom(tx, chat.id, existing.seq, history);
         await tx.update(message).set({ parts: incoming.parts }).where(eq(message.id, existing.id));
         await truncateFrom(tx, chat.id, existing.seq + 1);
         await bumpHistoryVersion(tx, chat.id);

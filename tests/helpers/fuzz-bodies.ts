@@ -65,6 +65,9 @@ export const TEMPLATES: Record<string, Template> = {
   "POST /api/chats": { title: "Trip", modelId: TOKENS.model },
   "PATCH /api/chats/[id]": { title: "Renamed", modelId: TOKENS.model },
   "POST /api/chats/[id]/compact": { modelId: TOKENS.model },
+  "POST /api/chats/[id]/branches": { messageId: TOKENS.fresh, position: 1 },
+  "PUT /api/chats/[id]/memory": { summary: "## Goal & open requests\n- edited", version: 0 },
+  "PUT /api/chats/[id]/pins": { messageId: TOKENS.fresh, pinned: true },
   "POST /api/chat": {
     trigger: "submit-message",
     chatId: TOKENS.chat,

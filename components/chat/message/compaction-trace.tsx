@@ -21,7 +21,11 @@ const REASON_TEXT: Record<string, string> = {
   length: "the reply was cut short by the window",
   invalidated: "an edit changed summarized history",
   truncated: "the server dropped the start of the conversation without saying so",
+  edited: "you edited the summary in the memory panel",
 };
+
+/** The user's own edit of the summary (the memory panel): no compaction ran. */
+const EDITED_TITLE = "Summary edited by you";
 
 /** A silent cut is not a compaction Fold ran: it says what the server did. */
 const TRUNCATED_TITLE = "The server cut this conversation to fit its window";
@@ -39,6 +43,7 @@ export function CompactionTrace({
 
   // The detection itself; the compaction it causes next turn shows as a compaction.
   const truncated = output.reason === "truncated" && output.outcome === "skipped";
+  const edited = output.reason === "edited";
   const tone =
     output.outcome === "fallback" || truncated
       ? "border-amber-200 bg-amber-50"
@@ -57,11 +62,11 @@ export function CompactionTrace({
       >
         <Layers size={14} className="shrink-0 text-indigo-500" />
         <span className="font-medium">
-          {truncated ? TRUNCATED_TITLE : OUTCOME_TEXT[output.outcome]}
+          {truncated ? TRUNCATED_TITLE : edited ? EDITED_TITLE : OUTCOME_TEXT[output.outcome]}
         </span>
-        {output.outcome === "summarized" ||
-        output.outcome === "fallback" ||
-        output.outcome === "trimmed" ? (
+        {edited ? null : output.outcome === "summarized" ||
+          output.outcome === "fallback" ||
+          output.outcome === "trimmed" ? (
           <span className="text-muted">
             {formatCount(output.tokensBefore)} → {formatCount(output.tokensAfter)} tokens (−
             {output.savedPct} %) · {output.messagesSummarized} messages summarized

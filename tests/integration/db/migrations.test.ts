@@ -10,6 +10,7 @@ const TABLES = [
   "chat",
   "compaction_event",
   "message",
+  "message_branch",
   "model_calibration",
   "model_observed_window",
   "model_override",

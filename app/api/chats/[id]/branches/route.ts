@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { requireChat, requireUser } from "@/lib/auth/guards";
+import { branchSwitches, laterMessages, switchBranch } from "@/lib/chat/branches";
+import { holdLease } from "@/lib/chat/lease";
+import { getDb } from "@/lib/db/client";
+import { loadHistory } from "@/lib/db/queries/messages";
+import { readJson, readQuery, route } from "@/lib/http/route";
+import { rowToUIMessage } from "@/lib/message/ui-message";
+
+export const dynamic = "force-dynamic";
+
+type Params = { id: string };
+
+const messageId = z.string().min(1, "messageId must not be empty").max(100);
+
+const query = z.strictObject({ messageId: messageId.optional() });
+
+const switchBody = z.strictObject({
+  messageId,
+  position: z.number().int("position must be a whole number").min(1).max(10_000),
+});
+
+/**
+ * The ‹ n/m › switches of a chat's edited messages; with `?messageId=`, also how many
+ * messages an edit of that message would move to an old version (the edit asks first).
+ */
+export const GET = route<Params>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const chat = await requireChat(user, (await params).id);
+  const { messageId: asked } = readQuery(request, query);
+  const db = await getDb();
+  const history = await loadHistory(db, chat.id);
+  return Response.json({
+    branches: await branchSwitches(db, chat.id, history),
+    ...(asked ? { edit: { messageId: asked, laterMessages: laterMessages(history, asked) } } : {}),
+  });
+});
+
+/** Shows another version of an edited message; answers the chat's messages as they now are. */
+export const POST = route<Params>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const chat = await requireChat(user, (await params).id);
+  const body = await readJson(request, switchBody);
+  const db = await getDb();
+  const lease = await holdLease(
+    db,
+    chat.id,
+    "A reply is streaming in this chat. Switch after it finishes.",
+  );
+  try {
+    await switchBranch(db, chat.id, body.messageId, body.position);
+  } finally {
+    await lease.release();
+  }
+  const history = await loadHistory(db, chat.id);
+  return Response.json({
+    messages: history.map(rowToUIMessage),
+    branches: await branchSwitches(db, chat.id, history),
+  });
+});

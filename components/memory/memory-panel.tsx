@@ -1,0 +1,217 @@
+"use client";
+
+import { Brain, Pencil, X } from "lucide-react";
+import { useRouter } from "next/navigation";
+import { Dialog } from "radix-ui";
+import { useState } from "react";
+import type { ChatMemory } from "@/lib/chat/memory";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { Markdown } from "../chat/message/markdown";
+import { apiFetch } from "../outage/api-fetch";
+import { buttonGhost, buttonPrimary, inputBase } from "../ui/styles";
+import { errorText, JSON_HEADERS } from "./use-chat-memory";
+
+const ORIGIN_TEXT: Record<string, string> = {
+  user: "you",
+  assistant: "the assistant",
+  "tool-args": "a tool call",
+  "tool-result": "a tool result",
+};
+
+type Props = {
+  chatId: string;
+  memory: ChatMemory | null;
+  /** A turn or compaction is running: the summary may be about to change. */
+  busy: boolean;
+  onSaved: (memory: ChatMemory, entry: FoldUIMessage) => void;
+};
+
+/**
+ * "What the model remembers": the summary the next request carries (Markdown), its
+ * reference ledger, how many messages it covers and which are pinned. The user can rewrite
+ * the summary, or continue in a new chat that starts from it.
+ */
+export function MemoryPanel({ chatId, memory, busy, onSaved }: Props) {
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const [draft, setDraft] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [working, setWorking] = useState(false);
+
+  async function save() {
+    if (!memory || draft === null) return;
+    setWorking(true);
+    const response = await apiFetch(`/api/chats/${chatId}/memory`, {
+      method: "PUT",
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ summary: draft, version: memory.version }),
+    });
+    setWorking(false);
+    if (!response.ok) {
+      setProblem(await errorText(response, "The summary could not be saved."));
+      return;
+    }
+    const saved = (await response.json()) as { memory: ChatMemory; message: FoldUIMessage };
+    setDraft(null);
+    setProblem(null);
+    onSaved(saved.memory, saved.message);
+  }
+
+  async function continueInNewChat() {
+    setWorking(true);
+    const response = await apiFetch(`/api/chats/${chatId}/continue`, {
+      method: "POST",
+      headers: JSON_HEADERS,
+      body: "{}",
+    });
+    setWorking(false);
+    if (!response.ok) {
+      setProblem(await errorText(response, "A new chat could not be started."));
+      return;
+    }
+    const { chat } = (await response.json()) as { chat: { id: string } };
+    setOpen(false);
+    router.push(`/chat/${chat.id}`);
+    router.refresh();
+  }
+
+  const summary = memory?.summary ?? null;
+  return (
+    <Dialog.Root
+      open={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        if (!next) {
+          setDraft(null);
+          setProblem(null);
+        }
+      }}
+    >
+      <Dialog.Trigger className="inline-flex items-center gap-1 rounded-lg px-2 py-1 text-xs text-muted hover:bg-zinc-100 hover:text-ink">
+        <Brain size={14} /> Memory
+      </Dialog.Trigger>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 bg-black/20" />
+        <Dialog.Content className="fixed top-0 right-0 flex h-full w-[min(100vw,32rem)] flex-col gap-4 overflow-y-auto bg-white p-6 shadow-xl">
+          <div className="flex items-start justify-between gap-2">
+            <div>
+              <Dialog.Title className="text-base font-semibold">
+                What the model remembers
+              </Dialog.Title>
+              <Dialog.Description className="text-sm text-muted">
+                {summary
+                  ? "Older messages reach the model as this summary. Pinned messages are always sent as written."
+                  : "Nothing is summarized yet: the model sees every message as written."}
+              </Dialog.Description>
+            </div>
+            <Dialog.Close aria-label="Close" className={buttonGhost}>
+              <X size={16} />
+            </Dialog.Close>
+          </div>
+
+          {summary && draft === null ? (
+            <section aria-label="Summary" className="space-y-2">
+              <div className="flex items-center justify-between">
+                <h3 className="text-sm font-semibold">Summary</h3>
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => setDraft(summary)}
+                  className={buttonGhost}
+                >
+                  <Pencil size={14} /> Edit summary
+                </button>
+              </div>
+              <div
+                className="rounded-xl border border-line p-3 text-sm"
+                data-testid="memory-summary"
+              >
+                <Markdown text={memory?.narrative || summary} streaming={false} />
+              </div>
+            </section>
+          ) : null}
+
+          {draft !== null ? (
+            <section className="space-y-2">
+              <label htmlFor="summary-draft" className="text-sm font-semibold">
+                Edit summary
+              </label>
+              <textarea
+                id="summary-draft"
+                value={draft}
+                rows={16}
+                onChange={(e) => setDraft(e.target.value)}
+                className={`${inputBase} font-mono text-xs`}
+              />
+              <p className="text-xs text-muted">
+                The next message sends this text in place of the older turns.
+              </p>
+              <div className="flex justify-end gap-2">
+                <button type="button" onClick={() => setDraft(null)} className={buttonGhost}>
+                  Cancel
+                </button>
+                <button
+                  type="button"
+                  disabled={working || busy || !draft.trim()}
+                  onClick={() => void save()}
+                  className={buttonPrimary}
+                >
+                  Save summary
+                </button>
+              </div>
+            </section>
+          ) : null}
+
+          {memory && memory.ledger.length > 0 && draft === null ? (
+            <section aria-label="Exact references" className="space-y-2">
+              <h3 className="text-sm font-semibold">Exact references</h3>
+              <p className="text-xs text-muted">
+                Values Fold keeps character for character, whatever the summary says.
+              </p>
+              <ul className="space-y-1 text-xs">
+                {memory.ledger.map((entry) => (
+                  <li key={`${entry.origin}-${entry.value}`} className="flex justify-between gap-3">
+                    <code className="break-all">{entry.value}</code>
+                    <span className="shrink-0 text-muted">
+                      from {ORIGIN_TEXT[entry.origin] ?? entry.origin}, {entry.mentions}×
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ) : null}
+
+          {memory ? (
+            <p className="text-xs text-muted">
+              {memory.pinnedIds.length === 0
+                ? "No pinned messages. Pin one from its toolbar to keep it out of the summary."
+                : `${memory.pinnedIds.length} pinned ${memory.pinnedIds.length === 1 ? "message" : "messages"}, always sent as written.`}
+            </p>
+          ) : null}
+
+          {problem ? (
+            <p role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-xs text-red-700">
+              {problem}
+            </p>
+          ) : null}
+
+          <div className="mt-auto border-t border-line pt-4">
+            <button
+              type="button"
+              disabled={!summary || working || busy}
+              onClick={() => void continueInNewChat()}
+              className={buttonGhost}
+            >
+              Continue in a new chat
+            </button>
+            <p className="text-xs text-muted">
+              {summary
+                ? "Starts a new chat that begins with this summary and its references."
+                : "Available once older messages have been summarized."}
+            </p>
+          </div>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}

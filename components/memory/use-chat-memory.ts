@@ -1,0 +1,62 @@
+"use client";
+
+import { useCallback, useEffect, useState } from "react";
+import type { BranchSwitch } from "@/lib/chat/branches";
+import type { ChatMemory } from "@/lib/chat/memory";
+import { apiFetch } from "../outage/api-fetch";
+import { useRecoveryKey } from "../outage/use-database-outage";
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+/** A failed call's own sentence (lib/errors.ts), or a generic one. */
+export async function errorText(response: Response, fallback: string): Promise<string> {
+  const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+  return body?.error?.message ?? fallback;
+}
+
+/**
+ * What the model remembers of a chat (summary, ledger, watermark, pins) and the ‹ n/m ›
+ * switches of its edited messages; refetched whenever `refreshKey` changes.
+ */
+export function useChatMemory(chatId: string, refreshKey: number) {
+  const [memory, setMemory] = useState<ChatMemory | null>(null);
+  const [branches, setBranches] = useState<BranchSwitch[]>([]);
+  const recovered = useRecoveryKey();
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey and recovered are the signals to refetch
+  useEffect(() => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    void Promise.all([
+      apiFetch(`/api/chats/${chatId}/memory`, { signal }),
+      apiFetch(`/api/chats/${chatId}/branches`, { signal }),
+    ])
+      .then(async ([memoryResponse, branchesResponse]) => {
+        if (memoryResponse.ok)
+          setMemory(((await memoryResponse.json()) as { memory: ChatMemory }).memory);
+        if (branchesResponse.ok) {
+          setBranches(((await branchesResponse.json()) as { branches: BranchSwitch[] }).branches);
+        }
+      })
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, [chatId, refreshKey, recovered]);
+
+  const pin = useCallback(
+    async (messageId: string, pinned: boolean): Promise<string | null> => {
+      const response = await apiFetch(`/api/chats/${chatId}/pins`, {
+        method: "PUT",
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ messageId, pinned }),
+      });
+      if (!response.ok) return errorText(response, "The message could not be pinned.");
+      setMemory(((await response.json()) as { memory: ChatMemory }).memory);
+      return null;
+    },
+    [chatId],
+  );
+
+  return { memory, setMemory, branches, setBranches, pin };
+}
+
+export { JSON_HEADERS };

@@ -1,0 +1,201 @@
+import { eq, inArray } from "drizzle-orm";
+import type { Db } from "@/lib/db/client";
+import { commitCompactionState } from "@/lib/db/compaction-state";
+import {
+  activateBranch,
+  archiveBranch,
+  archiveRows,
+  branchesOf,
+  insertBranch,
+  listBranches,
+  replaceTail,
+} from "@/lib/db/queries/branches";
+import { bumpHistoryVersion } from "@/lib/db/queries/chats";
+import { loadHistory } from "@/lib/db/queries/messages";
+import { chat as chatTable, type Message, message } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+
+/**
+ * Safe edits (issue 14): an edit that rewrites a user message keeps the version it replaces —
+ * the old text and everything that followed it — as a branch the chat can switch back to.
+ * Each version keeps the compaction state it had when it was left, so the summary shown and
+ * sent always belongs to the version on screen.
+ */
+
+/** The ‹ n/m › switch on one edited message. */
+export type BranchSwitch = { messageId: string; position: number; count: number };
+
+type SummaryState = { summary: string | null; watermark: string | null };
+
+/**
+ * Called inside an edit's transaction before it changes anything: the version on screen
+ * (the anchor and everything after it, with the chat's summary state) is archived, and a
+ * new active version is opened for the edit.
+ */
+export async function keepEditedBranch(
+  db: Db,
+  chatId: string,
+  anchor: Message,
+  history: readonly Message[],
+): Promise<void> {
+  const [chat] = await db.select().from(chatTable).where(eq(chatTable.id, chatId));
+  if (!chat) return;
+  const left = {
+    messages: archiveRows(history.filter((m) => m.seq >= anchor.seq)),
+    summary: chat.contextSummary,
+    watermark: chat.summaryWatermark,
+  };
+  const versions = await branchesOf(db, chatId, anchor.id);
+  const current = versions.find((v) => v.active);
+  let last = versions[versions.length - 1]?.position ?? 0;
+  if (current) await archiveBranch(db, current.id, left);
+  else
+    await insertBranch(db, {
+      chatId,
+      anchorId: anchor.id,
+      position: ++last,
+      active: false,
+      ...left,
+    });
+  await insertBranch(db, {
+    chatId,
+    anchorId: anchor.id,
+    position: last + 1,
+    active: true,
+    messages: null,
+    summary: null,
+    watermark: null,
+  });
+}
+
+/**
+ * Which summary state the chat takes when it shows another version: the target's own when
+ * its summary covers part of its messages; the current one when it covers only messages both
+ * versions share (or nothing); else the target's, which then covers only shared messages.
+ */
+export function stateForBranch(input: {
+  current: SummaryState;
+  target: SummaryState;
+  /** Ids of the messages before the anchor: the same in every version. */
+  sharedIds: ReadonlySet<string>;
+  /** Ids of the target version's messages (the anchor and what follows it). */
+  targetIds: ReadonlySet<string>;
+}): SummaryState | "keep" {
+  const { current, target, sharedIds, targetIds } = input;
+  if (target.watermark && targetIds.has(target.watermark)) return target;
+  if (!current.watermark || sharedIds.has(current.watermark)) return "keep";
+  if (!target.watermark || sharedIds.has(target.watermark)) return target;
+  return { summary: null, watermark: null };
+}
+
+/**
+ * How many messages an edit of `messageId` would remove from the chat as shown (a compaction
+ * entry in the timeline is not a message).
+ */
+export function laterMessages(
+  history: readonly Pick<Message, "id" | "metadata">[],
+  messageId: string,
+): number {
+  const index = history.findIndex((m) => m.id === messageId);
+  if (index === -1) throw new AppError("not_found:message", "There is no such message.");
+  return history.slice(index + 1).filter((m) => m.metadata?.compaction !== true).length;
+}
+
+/** The switches to show: one per edited message that is in the chat as shown. */
+export async function branchSwitches(
+  db: Db,
+  chatId: string,
+  history: readonly Pick<Message, "id">[],
+): Promise<BranchSwitch[]> {
+  const shown = new Set(history.map((m) => m.id));
+  const switches = new Map<string, BranchSwitch>();
+  for (const version of await listBranches(db, chatId)) {
+    if (!shown.has(version.anchorId)) continue;
+    const entry = switches.get(version.anchorId) ?? {
+      messageId: version.anchorId,
+      position: 0,
+      count: 0,
+    };
+    entry.count += 1;
+    if (version.active) entry.position = version.position;
+    switches.set(version.anchorId, entry);
+  }
+  return [...switches.values()].filter((s) => s.count > 1 && s.position > 0);
+}
+
+/**
+ * Shows another version of an edited message, in one transaction: the version on screen is
+ * archived with its summary state, the target's messages take its place, the summary state
+ * follows (see `stateForBranch`) through the CAS writer, and the history version is bumped so
+ * an in-flight compaction of the old version cannot commit.
+ */
+export async function switchBranch(
+  db: Db,
+  chatId: string,
+  anchorId: string,
+  position: number,
+): Promise<void> {
+  await db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    const history = await loadHistory(tx, chatId);
+    const anchor = history.find((m) => m.id === anchorId);
+    if (!anchor) throw new AppError("not_found:message", "That message is not in this chat.");
+    const versions = await branchesOf(tx, chatId, anchorId);
+    const target = versions.find((v) => v.position === position);
+    if (!target) throw new AppError("not_found:branch", "That message has no such version.");
+    if (target.active) return;
+    const [chat] = await tx.select().from(chatTable).where(eq(chatTable.id, chatId));
+    if (!chat) throw new AppError("not_found:chat", "Chat not found.");
+
+    const current = { summary: chat.contextSummary, watermark: chat.summaryWatermark };
+    const left = { messages: archiveRows(history.filter((m) => m.seq >= anchor.seq)), ...current };
+    const shown = versions.find((v) => v.active);
+    const last = versions[versions.length - 1]?.position ?? 0;
+    if (shown) await archiveBranch(tx, shown.id, left);
+    else await insertBranch(tx, { chatId, anchorId, position: last + 1, active: false, ...left });
+
+    const restored = target.messages ?? [];
+    await tx.delete(message).where(
+      inArray(
+        message.id,
+        left.messages.map((m) => m.id),
+      ),
+    );
+    const taken = restored.length
+      ? await tx
+          .select({ id: message.id })
+          .from(message)
+          .where(
+            inArray(
+              message.id,
+              restored.map((m) => m.id),
+            ),
+          )
+      : [];
+    if (taken.length > 0) {
+      throw new AppError("conflict:branch", "That version's messages clash with this chat's.");
+    }
+    await replaceTail(tx, chatId, anchor.seq, restored);
+    await activateBranch(tx, target.id);
+
+    const next = stateForBranch({
+      current,
+      target: { summary: target.summary, watermark: target.watermark },
+      sharedIds: new Set(history.filter((m) => m.seq < anchor.seq).map((m) => m.id)),
+      targetIds: new Set(restored.map((m) => m.id)),
+    });
+    if (next !== "keep") {
+      const patch = { contextSummary: next.summary, summaryWatermark: next.watermark };
+      const outcome = await commitCompactionState(tx, {
+        chatId,
+        expectedVersion: chat.version,
+        patch,
+        rebase: () => patch,
+      });
+      if (outcome?.status !== "written") {
+        throw new AppError("conflict:chat", "The chat changed meanwhile. Try again.");
+      }
+    }
+    await bumpHistoryVersion(tx, chatId);
+  });
+}

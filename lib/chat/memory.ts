@@ -1,0 +1,215 @@
+import { generateId } from "ai";
+import { and, eq, sql } from "drizzle-orm";
+import { type LedgerEntry, splitSummary } from "@/lib/compaction/ledger";
+import { savedPct, type TraceOutput } from "@/lib/compaction/trace";
+import { defaultEstimator } from "@/lib/context/tokens";
+import type { Db } from "@/lib/db/client";
+import { casCompactionState } from "@/lib/db/compaction-state";
+import { type ChatSummary, createChat, getChat } from "@/lib/db/queries/chats";
+import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
+import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
+import { type Chat, message } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+import {
+  COMPACTION_TRACE_TOOL_NAME,
+  type FoldUIMessage,
+  rowToUIMessage,
+} from "@/lib/message/ui-message";
+import { holdLease } from "./lease";
+import { TITLE_MAX_CHARS } from "./schemas";
+
+/**
+ * "What the model remembers" (issue 14): the summary a chat's next request carries, its
+ * reference ledger, which messages it covers and which are pinned; the user's own edit of
+ * the summary; pins; and a handoff that seeds a new chat with the summary.
+ */
+
+export type ChatMemory = {
+  /** The summary as the model receives it (narrative and ledger), or null. */
+  summary: string | null;
+  /** The narrative part, without the "Verbatim references" section. */
+  narrative: string;
+  ledger: LedgerEntry[];
+  /** Id of the last message the summary covers; null when it covers none of this chat's. */
+  watermark: string | null;
+  /** The compaction version the summary belongs to: an edit must name it. */
+  version: number;
+  pinnedIds: string[];
+};
+
+export function memoryOf(chat: Chat, history: readonly FoldUIMessage[]): ChatMemory {
+  const { narrative, ledger } = splitSummary(chat.contextSummary);
+  return {
+    summary: chat.contextSummary,
+    narrative,
+    ledger,
+    watermark: chat.contextSummary ? chat.summaryWatermark : null,
+    version: chat.version,
+    pinnedIds: history.filter((m) => m.metadata?.pinned === true).map((m) => m.id),
+  };
+}
+
+export async function chatMemory(db: Db, chat: Chat): Promise<ChatMemory> {
+  return memoryOf(chat, (await loadHistory(db, chat.id)).map(rowToUIMessage));
+}
+
+/**
+ * The user rewrites the summary: written through the CAS writer against the version they
+ * edited (a compaction since answers 409 rather than being overwritten), recorded as a
+ * compaction event "edited" — a rollback point like any summary — and left in the timeline
+ * as a trace entry. The next request carries it.
+ */
+export async function editSummary(
+  db: Db,
+  chat: Chat,
+  input: { summary: string; version: number },
+): Promise<{ memory: ChatMemory; message: FoldUIMessage }> {
+  const lease = await holdLease(
+    db,
+    chat.id,
+    "A reply is streaming in this chat. Edit the summary after it finishes.",
+  );
+  try {
+    const started = Date.now();
+    const fresh = await getChat(db, chat.id);
+    if (!fresh) throw new AppError("not_found:chat", "Chat not found.");
+    if (!fresh.contextSummary) {
+      throw new AppError("conflict:no_summary", "This chat has no summary to edit yet.");
+    }
+    const written = await casCompactionState(db, chat.id, input.version, {
+      contextSummary: input.summary,
+    });
+    if (!written?.won) {
+      throw new AppError(
+        "conflict:summary",
+        "The summary changed since you opened it (a compaction ran). Reload it and edit again.",
+      );
+    }
+    const before = defaultEstimator.countText(fresh.contextSummary);
+    const after = defaultEstimator.countText(input.summary);
+    await recordCompactionEvent(db, {
+      chatId: chat.id,
+      reason: "edited",
+      outcome: "summarized",
+      tokensBefore: before,
+      tokensAfter: after,
+      messagesSummarized: 0,
+      watermarkFrom: written.chat.summaryWatermark,
+      watermarkTo: written.chat.summaryWatermark,
+      summary: input.summary,
+      latencyMs: Date.now() - started,
+      error: "edited by user",
+    });
+    const trace: TraceOutput = {
+      outcome: "summarized",
+      reason: "edited",
+      tokensBefore: before,
+      tokensAfter: after,
+      savedPct: savedPct(before, after),
+      messagesSummarized: 0,
+      summarizerModel: null,
+      durationMs: Date.now() - started,
+      summary: input.summary,
+      note: "edited by user",
+    };
+    const stored = await appendMessage(db, chat.id, traceEntry(trace));
+    return { memory: await chatMemory(db, written.chat), message: rowToUIMessage(stored) };
+  } finally {
+    await lease.release();
+  }
+}
+
+/** The summary's edit in the timeline: a finished `compact_context` call, not a reply. */
+function traceEntry(trace: TraceOutput) {
+  return {
+    id: generateId(),
+    role: "assistant" as const,
+    parts: [
+      {
+        type: `tool-${COMPACTION_TRACE_TOOL_NAME}`,
+        toolCallId: `edit-${generateId()}`,
+        state: "output-available",
+        input: {
+          reason: trace.reason,
+          tokensBefore: trace.tokensBefore,
+          messages: 0,
+          startedAt: Date.now(),
+        },
+        output: trace,
+      },
+    ],
+    metadata: { compaction: true },
+  };
+}
+
+/** Pins or unpins one message; a pinned message is never folded into the summary. */
+export async function setPinned(
+  db: Db,
+  chatId: string,
+  messageId: string,
+  pinned: boolean,
+): Promise<void> {
+  const [row] = await db
+    .select({ metadata: message.metadata })
+    .from(message)
+    .where(and(eq(message.chatId, chatId), eq(message.id, messageId)));
+  if (!row) throw new AppError("not_found:message", "There is no such message in this chat.");
+  if ((row.metadata as { compaction?: boolean } | null)?.compaction === true) {
+    throw new AppError("bad_request:message", "A compaction entry cannot be pinned.");
+  }
+  await db
+    .update(message)
+    .set({
+      metadata: pinned
+        ? sql`coalesce(${message.metadata}, '{}'::jsonb) || '{"pinned": true}'::jsonb`
+        : sql`coalesce(${message.metadata}, '{}'::jsonb) - 'pinned'`,
+    })
+    .where(and(eq(message.chatId, chatId), eq(message.id, messageId)));
+}
+
+/** The suffix a handoff's title gets, within the title limit. */
+function continuedTitle(title: string): string {
+  const suffix = " (continued)";
+  return `${title.slice(0, TITLE_MAX_CHARS - suffix.length)}${suffix}`;
+}
+
+/**
+ * Continue in a new chat: a new chat, same model, whose context begins with this chat's
+ * summary and ledger. The summary is seeded through the CAS writer with no watermark (it
+ * covers none of the new chat's messages, so it precedes them all) and recorded as a
+ * "handoff" event, the new chat's first rollback point.
+ */
+export async function continueInNewChat(
+  db: Db,
+  userId: string,
+  source: Chat,
+): Promise<ChatSummary> {
+  const summary = source.contextSummary;
+  if (!summary) {
+    throw new AppError(
+      "conflict:no_summary",
+      "Nothing is summarized yet. Compact this chat first, then continue in a new one.",
+    );
+  }
+  return db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    const created = await createChat(tx, {
+      userId,
+      title: continuedTitle(source.title),
+      modelId: source.modelId,
+    });
+    const seeded = await casCompactionState(tx, created.id, 0, { contextSummary: summary });
+    if (!seeded?.won) throw new Error("a new chat's first compaction write lost its CAS");
+    await recordCompactionEvent(tx, {
+      chatId: created.id,
+      reason: "handoff",
+      outcome: "summarized",
+      messagesSummarized: 0,
+      watermarkFrom: null,
+      watermarkTo: null,
+      summary,
+      error: `continued from "${source.title}"`,
+    });
+    return created;
+  });
+}

@@ -1,0 +1,102 @@
+import { and, asc, eq, gte } from "drizzle-orm";
+import type { Db } from "../client";
+import {
+  type ArchivedMessage,
+  type Message,
+  type MessageBranch,
+  message,
+  messageBranch,
+} from "../schema";
+import { storableJson } from "../storable";
+
+/** Every version of every edited message in a chat, in the order they were written. */
+export async function listBranches(db: Db, chatId: string): Promise<MessageBranch[]> {
+  return db
+    .select()
+    .from(messageBranch)
+    .where(eq(messageBranch.chatId, chatId))
+    .orderBy(asc(messageBranch.anchorId), asc(messageBranch.position));
+}
+
+export async function branchesOf(
+  db: Db,
+  chatId: string,
+  anchorId: string,
+): Promise<MessageBranch[]> {
+  return db
+    .select()
+    .from(messageBranch)
+    .where(and(eq(messageBranch.chatId, chatId), eq(messageBranch.anchorId, anchorId)))
+    .orderBy(asc(messageBranch.position));
+}
+
+export function archiveRows(rows: readonly Message[]): ArchivedMessage[] {
+  return rows.map(({ id, role, parts, metadata, createdAt }) => ({
+    id,
+    role,
+    parts,
+    metadata,
+    createdAt: createdAt.toISOString(),
+  }));
+}
+
+/** Leaves a version: its messages and the compaction state it had go into its row. */
+export async function archiveBranch(
+  db: Db,
+  branchId: string,
+  input: { messages: ArchivedMessage[]; summary: string | null; watermark: string | null },
+): Promise<void> {
+  await db
+    .update(messageBranch)
+    .set({
+      active: false,
+      messages: input.messages,
+      summary: input.summary,
+      watermark: input.watermark,
+    })
+    .where(eq(messageBranch.id, branchId));
+}
+
+export async function insertBranch(
+  db: Db,
+  input: {
+    chatId: string;
+    anchorId: string;
+    position: number;
+    active: boolean;
+    messages: ArchivedMessage[] | null;
+    summary: string | null;
+    watermark: string | null;
+  },
+): Promise<void> {
+  await db.insert(messageBranch).values(input);
+}
+
+export async function activateBranch(db: Db, branchId: string): Promise<void> {
+  await db
+    .update(messageBranch)
+    .set({ active: true, messages: null, summary: null, watermark: null })
+    .where(eq(messageBranch.id, branchId));
+}
+
+/** Replaces the messages from `fromSeq` on with an archived version's, in its order. */
+export async function replaceTail(
+  db: Db,
+  chatId: string,
+  fromSeq: number,
+  archived: readonly ArchivedMessage[],
+): Promise<void> {
+  await db.delete(message).where(and(eq(message.chatId, chatId), gte(message.seq, fromSeq)));
+  if (archived.length === 0) return;
+  await db.insert(message).values(
+    archived.map((row, i) => ({
+      id: row.id,
+      chatId,
+      seq: fromSeq + i,
+      role: row.role,
+      parts: storableJson(row.parts),
+      metadata: storableJson(row.metadata),
+      createdAt: new Date(row.createdAt),
+    })),
+  );
+}

@@ -1,0 +1,166 @@
+import { expect, type Page, test } from "@playwright/test";
+import { RECORDED_PATH } from "../fixtures/fake-openai/server";
+import { hydrated, registerUser } from "./helpers";
+import { MAIN_FAKE_PORT } from "./servers";
+
+// fake:small has a 4,096-token window (scripts/e2e-server.mjs): a few long turns fill it.
+const SMALL_MODEL = "fake:small";
+
+type Recorded = { messages: Array<{ role: string; content: unknown }> };
+
+/** What the e2e fake provider was asked, newest last (it runs in its own process). */
+async function recordedRequests(page: Page): Promise<Recorded[]> {
+  const response = await page.request.get(`http://127.0.0.1:${MAIN_FAKE_PORT}${RECORDED_PATH}`);
+  return ((await response.json()) as { requests: Recorded[] }).requests;
+}
+
+function textOf(message: Recorded["messages"][number]): string {
+  if (typeof message.content === "string") return message.content;
+  if (!Array.isArray(message.content)) return "";
+  return message.content.map((p: { text?: string }) => p.text ?? "").join("");
+}
+
+async function newChat(page: Page, email: string) {
+  await registerUser(page, email);
+  await page.getByRole("button", { name: "New chat" }).click();
+  // The first chat a fresh server creates can take a few seconds on a busy machine.
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+}
+
+/** Sends a message and waits for its finished reply (each reply gets a stats button). */
+async function sendAndWait(page: Page, text: string) {
+  const stats = page.getByRole("button", { name: "Message stats" });
+  const replies = await stats.count();
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(box).toBeEnabled();
+  await box.fill(text);
+  await box.press("Enter");
+  await expect(stats).toHaveCount(replies + 1, { timeout: 30_000 });
+}
+
+const userMessages = (page: Page) => page.locator("[data-role=user]");
+
+test("an edit that drops later messages asks first, and the old version stays a switch away", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await newChat(page, `e2e-branches-${Date.now()}@example.com`);
+  await sendAndWait(page, "First question: which trains go to Porto?");
+  await sendAndWait(page, "Second question: and the buses?");
+  await expect(userMessages(page)).toHaveCount(2);
+
+  const first = userMessages(page).first();
+  await first.hover();
+  await first.getByRole("button", { name: "Edit message" }).click();
+  await page
+    .getByRole("textbox", { name: "Edit message" })
+    .fill("First question, edited: flights?");
+  await page.getByRole("button", { name: "Save & send" }).click();
+
+  // It asks, with the real count: the first reply, the second question and its reply.
+  const ask = page.getByRole("alertdialog", { name: "Edit this message?" });
+  await expect(ask).toContainText("This removes the 3 messages after it");
+  await page.screenshot({ path: "test-results/memory-edit-asks.png" });
+  await ask.getByRole("button", { name: "Edit and send" }).click();
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1, {
+    timeout: 30_000,
+  });
+  await expect(userMessages(page)).toHaveCount(1);
+  await expect(userMessages(page).getByText("Second question: and the buses?")).toHaveCount(0);
+
+  const versions = page.getByRole("group", { name: "Versions of this message" });
+  await expect(versions).toContainText("2/2");
+
+  // Back: the first version with everything after it.
+  await versions.getByRole("button", { name: "Previous version" }).click();
+  await expect(versions).toContainText("1/2");
+  await expect(userMessages(page).getByText("Second question: and the buses?")).toBeVisible();
+  await expect(
+    userMessages(page).getByText("First question: which trains go to Porto?"),
+  ).toBeVisible();
+  await expect(userMessages(page)).toHaveCount(2);
+  await page.screenshot({ path: "test-results/memory-branch-1.png" });
+
+  // Forth: the edited version again.
+  await versions.getByRole("button", { name: "Next version" }).click();
+  await expect(versions).toContainText("2/2");
+  await expect(userMessages(page).getByText("First question, edited: flights?")).toBeVisible();
+  await expect(userMessages(page).getByText("Second question: and the buses?")).toHaveCount(0);
+
+  // The version shown is stored: a reload shows the same.
+  await page.reload();
+  await hydrated(page);
+  await expect(versions).toContainText("2/2");
+  await expect(userMessages(page)).toHaveCount(1);
+});
+
+test("the memory panel shows the summary; an edited summary is what the next request carries", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await newChat(page, `e2e-memory-${Date.now()}@example.com`);
+  const picker = page.getByLabel("Model");
+  await expect(picker).toBeEnabled();
+  await picker.selectOption(SMALL_MODEL);
+
+  const filler = "budget harbour lantern meadow copper river signal orchard granite window ".repeat(
+    20,
+  );
+  const request = (turn: number) => `Request ${turn}: keep item ${turn} in the plan. ${filler}`;
+  for (let turn = 1; turn <= 4; turn++) await sendAndWait(page, request(turn));
+  // Pin the second request: it must never be folded.
+  const pinned = userMessages(page).nth(1);
+  await pinned.hover();
+  await pinned.locator("xpath=..").getByRole("button", { name: "Pin message" }).click();
+  await expect(page.getByText("Pinned", { exact: true })).toHaveCount(1);
+  // Compact now from the ring (a large drop asks first).
+  await page.getByTestId("context-ring").click();
+  const confirm = page.getByRole("alertdialog", { name: "Compact this chat now?" });
+  await expect(
+    confirm.or(page.locator("[data-testid=compaction-trace][data-state=done]")).first(),
+  ).toBeVisible();
+  if (await confirm.isVisible())
+    await confirm.getByRole("button", { name: "Compact", exact: true }).click();
+  await expect(page.locator("[data-testid=compaction-trace][data-state=done]")).toHaveCount(1, {
+    timeout: 30_000,
+  });
+  // The first messages are folded: marked in the timeline.
+  await expect(page.getByText("In summary").first()).toBeVisible();
+
+  await page.getByRole("button", { name: "Memory" }).click();
+  const panel = page.getByRole("dialog", { name: "What the model remembers" });
+  await expect(panel.getByTestId("memory-summary")).toContainText("Goal & open requests");
+  // Rendered as Markdown: a heading, not "## " text.
+  await expect(panel.getByTestId("memory-summary").getByRole("heading").first()).toBeVisible();
+  await page.screenshot({ path: "test-results/memory-panel.png" });
+
+  await panel.getByRole("button", { name: "Edit summary" }).click();
+  const mine = "## Goal & open requests\n- Plan the Lisbon trip in May (marker LISBON-MARKER-42).";
+  await panel.getByRole("textbox", { name: "Edit summary" }).fill(mine);
+  await panel.getByRole("button", { name: "Save summary" }).click();
+  await expect(panel.getByTestId("memory-summary")).toContainText("LISBON-MARKER-42");
+  await panel.getByRole("button", { name: "Close" }).click();
+  await expect(page.getByText("Summary edited by you")).toBeVisible();
+
+  await sendAndWait(page, "What is the plan, in one line?");
+  const requests = await recordedRequests(page);
+  const turn = requests.findLast((r) =>
+    r.messages.some((m) => textOf(m).includes("What is the plan, in one line?")),
+  );
+  expect(turn, "the fake provider never got the turn").toBeDefined();
+  const sent = (turn?.messages ?? []).map(textOf).join("\n");
+  expect(sent).toContain(`<conversation-summary>\n${mine}\n</conversation-summary>`);
+  // The pinned request went out as written, though the summary covers it.
+  expect((turn?.messages ?? []).filter((m) => textOf(m) === request(2).trim())).toHaveLength(1);
+  expect((turn?.messages ?? []).some((m) => textOf(m) === request(1).trim())).toBe(false);
+
+  // Continue in a new chat: it starts from this summary.
+  const source = page.url();
+  await page.getByRole("button", { name: "Memory" }).click();
+  await panel.getByRole("button", { name: "Continue in a new chat" }).click();
+  await expect(page).not.toHaveURL(source);
+  await expect(page.getByText("This chat continues an earlier one")).toBeVisible();
+  await page.getByRole("button", { name: "Memory" }).click();
+  await expect(panel.getByTestId("memory-summary")).toContainText("LISBON-MARKER-42");
+});

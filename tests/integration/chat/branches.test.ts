@@ -1,0 +1,201 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
+const fake = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const server = await startFakeOpenAI({
+    models: [{ id: "small", maxModelLen: 4096 }],
+    replyTokens: 120,
+  });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  return server;
+});
+
+import * as chatApi from "@/app/api/chat/route";
+import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
+import type { Database } from "@/lib/db/client";
+import { contentText } from "../../fixtures/fake-openai/request";
+import type { RecordedRequest } from "../../fixtures/fake-openai/types";
+import { register } from "../../helpers/auth";
+import {
+  chatRow,
+  compactNowCall,
+  historyOf,
+  isSummaryRequest,
+  isTraceEntry,
+} from "../../helpers/compaction";
+import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
+import { type Browser, call } from "../../helpers/http";
+import { longMessage, newChat, sendTurn } from "../../helpers/turns";
+import { eventually, readChunks } from "../../helpers/ui-stream";
+
+const MODEL = "fake:small";
+
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
+
+type Switch = { messageId: string; position: number; count: number };
+type BranchesJson = { branches: Switch[]; edit?: { messageId: string; laterMessages: number } };
+type SwitchedJson = { messages: Array<{ id: string; parts: unknown[] }>; branches: Switch[] };
+
+function branchesOf(database: Database, browser: Browser, chatId: string, query = "") {
+  return call(database, branchesRoute.GET, {
+    path: `/api/chats/${chatId}/branches${query}`,
+    params: { id: chatId },
+    browser,
+  });
+}
+
+function switchTo(database: Database, browser: Browser, chatId: string, body: unknown) {
+  return call(database, branchesRoute.POST, {
+    path: `/api/chats/${chatId}/branches`,
+    method: "POST",
+    body,
+    params: { id: chatId },
+    browser,
+  });
+}
+
+async function edit(
+  database: Database,
+  browser: Browser,
+  chatId: string,
+  id: string,
+  text: string,
+) {
+  const response = await call(database, chatApi.POST, {
+    path: "/api/chat",
+    method: "POST",
+    body: {
+      trigger: "submit-message",
+      chatId,
+      modelId: MODEL,
+      message: { id, role: "user", parts: [{ type: "text", text }] },
+    },
+    browser,
+  });
+  expect(response.status).toBe(200);
+  await readChunks(response);
+  await eventually(async () => !(await isTurnActive(database.db, chatId)));
+}
+
+/** The summary a chat-model request carried, or null. */
+function sentSummary(request: RecordedRequest | undefined): string | null {
+  const text = (request?.messages ?? []).map(contentText).join("\n");
+  const match = /<conversation-summary>\n([\s\S]*?)\n<\/conversation-summary>/.exec(text);
+  return match?.[1] ?? null;
+}
+
+const lastChatRequest = () => fake.requests.filter((r) => !isSummaryRequest(r)).at(-1);
+
+describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use) => {
+  it("tells how many messages an edit moves away, keeps them, and switches back and forth with each version's own summary", async () => {
+    const database = use();
+    const { browser } = await register(database, "branches@example.com");
+    const chatId = await newChat(database, browser);
+    for (let turn = 0; turn < 5; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const original = await historyOf(database.db, chatId);
+    const compacted = await chatRow(database.db, chatId);
+    expect(compacted.contextSummary).toBeTruthy();
+    const first = original[0];
+    if (!first) throw new Error("no first message");
+
+    // The edit asks first, with the real count of what it moves away.
+    const impact = (await (
+      await branchesOf(database, browser, chatId, `?messageId=${first.id}`)
+    ).json()) as BranchesJson;
+    // Every later message; the compact-now entry in the timeline is not one.
+    const later = original.slice(1).filter((m) => !isTraceEntry(m));
+    expect(later.length).toBe(original.length - 2);
+    expect(impact.edit).toEqual({ messageId: first.id, laterMessages: later.length });
+    expect(impact.branches).toEqual([]);
+
+    await edit(database, browser, chatId, first.id, "A different first question, please.");
+    const editedHistory = await historyOf(database.db, chatId);
+    expect(editedHistory).toHaveLength(2);
+    // The summary of the old version is not the edited version's.
+    expect((await chatRow(database.db, chatId)).contextSummary).toBeNull();
+    const listed = (await (await branchesOf(database, browser, chatId)).json()) as BranchesJson;
+    expect(listed.branches).toEqual([{ messageId: first.id, position: 2, count: 2 }]);
+
+    // Back to the first version: every message returns, in order, with its summary.
+    const back = await switchTo(database, browser, chatId, { messageId: first.id, position: 1 });
+    expect(back.status).toBe(200);
+    const backJson = (await back.json()) as SwitchedJson;
+    expect(backJson.messages.map((m) => m.id)).toEqual(original.map((m) => m.id));
+    expect(backJson.branches).toEqual([{ messageId: first.id, position: 1, count: 2 }]);
+    const restored = await historyOf(database.db, chatId);
+    expect(restored.map((m) => [m.id, m.parts])).toEqual(original.map((m) => [m.id, m.parts]));
+    const onFirst = await chatRow(database.db, chatId);
+    expect(onFirst.contextSummary).toBe(compacted.contextSummary);
+    expect(onFirst.summaryWatermark).toBe(compacted.summaryWatermark);
+    expect(onFirst.historyVersion).toBeGreaterThan(compacted.historyVersion);
+
+    // The next turn on this version sends this version's summary.
+    fake.reset();
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "And now?" });
+    expect(sentSummary(lastChatRequest())).toBe(compacted.contextSummary?.trim());
+
+    // And forth: the edited version, without the first version's summary.
+    const forth = await switchTo(database, browser, chatId, { messageId: first.id, position: 2 });
+    expect(forth.status).toBe(200);
+    const forthJson = (await forth.json()) as SwitchedJson;
+    expect(forthJson.messages.map((m) => m.id)).toEqual(editedHistory.map((m) => m.id));
+    expect((await chatRow(database.db, chatId)).contextSummary).toBeNull();
+    fake.reset();
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Carry on." });
+    expect(sentSummary(lastChatRequest())).toBeNull();
+    expect(contentText(lastChatRequest()?.messages[1] ?? { role: "user", content: "" })).toContain(
+      "A different first question",
+    );
+
+    // The first version kept the turn sent on it.
+    const again = (await (
+      await switchTo(database, browser, chatId, { messageId: first.id, position: 1 })
+    ).json()) as SwitchedJson;
+    expect(again.messages).toHaveLength(original.length + 2);
+  });
+
+  it("answers 4xx to bad input and 404 for another user's chat, changing nothing", async () => {
+    const database = use();
+    const { browser } = await register(database, "owner@example.com");
+    const { browser: stranger } = await register(database, "stranger@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Hello there." });
+    const [first] = await historyOf(database.db, chatId);
+    if (!first) throw new Error("no message");
+    await edit(database, browser, chatId, first.id, "Hello again.");
+    const before = await historyOf(database.db, chatId);
+
+    expect((await branchesOf(database, stranger, chatId)).status).toBe(404);
+    expect(
+      (await switchTo(database, stranger, chatId, { messageId: first.id, position: 1 })).status,
+    ).toBe(404);
+    for (const body of [
+      {},
+      { messageId: first.id },
+      { messageId: first.id, position: 0 },
+      { messageId: first.id, position: 1.5 },
+      { messageId: first.id, position: "1" },
+      { messageId: first.id, position: 1, extra: true },
+    ]) {
+      expect((await switchTo(database, browser, chatId, body)).status).toBe(400);
+    }
+    expect(
+      (await switchTo(database, browser, chatId, { messageId: first.id, position: 3 })).status,
+    ).toBe(404);
+    expect(
+      (await switchTo(database, browser, chatId, { messageId: "nope", position: 1 })).status,
+    ).toBe(404);
+    expect((await branchesOf(database, browser, chatId, "?messageId=nope")).status).toBe(404);
+    expect((await historyOf(database.db, chatId)).map((m) => m.id)).toEqual(
+      before.map((m) => m.id),
+    );
+  });
+});

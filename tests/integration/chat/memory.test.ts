@@ -1,0 +1,254 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
+const fake = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const server = await startFakeOpenAI({
+    models: [{ id: "small", maxModelLen: 4096 }],
+    replyTokens: 120,
+  });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  return server;
+});
+
+import * as continueRoute from "@/app/api/chats/[id]/continue/route";
+import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
+import * as pinsRoute from "@/app/api/chats/[id]/pins/route";
+import type { ChatMemory } from "@/lib/chat/memory";
+import type { Database } from "@/lib/db/client";
+import { contentText } from "../../fixtures/fake-openai/request";
+import type { RecordedRequest } from "../../fixtures/fake-openai/types";
+import { register } from "../../helpers/auth";
+import {
+  chatRow,
+  compactNowCall,
+  contextOf,
+  eventsOf,
+  historyOf,
+  isSummaryRequest,
+  summarizerPrompt,
+} from "../../helpers/compaction";
+import { describeEachDriver } from "../../helpers/databases";
+import { type Browser, call } from "../../helpers/http";
+import { longMessage, newChat, sendTurn } from "../../helpers/turns";
+
+const MODEL = "fake:small";
+
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
+
+function memoryOf(database: Database, browser: Browser, chatId: string) {
+  return call(database, memoryRoute.GET, {
+    path: `/api/chats/${chatId}/memory`,
+    params: { id: chatId },
+    browser,
+  });
+}
+
+function putSummary(database: Database, browser: Browser, chatId: string, body: unknown) {
+  return call(database, memoryRoute.PUT, {
+    path: `/api/chats/${chatId}/memory`,
+    method: "PUT",
+    body,
+    params: { id: chatId },
+    browser,
+  });
+}
+
+function pin(database: Database, browser: Browser, chatId: string, body: unknown) {
+  return call(database, pinsRoute.PUT, {
+    path: `/api/chats/${chatId}/pins`,
+    method: "PUT",
+    body,
+    params: { id: chatId },
+    browser,
+  });
+}
+
+function continueChat(database: Database, browser: Browser, chatId: string) {
+  return call(database, continueRoute.POST, {
+    path: `/api/chats/${chatId}/continue`,
+    method: "POST",
+    body: {},
+    params: { id: chatId },
+    browser,
+  });
+}
+
+/** The summary a chat-model request carried, or null. */
+function sentSummary(request: RecordedRequest | undefined): string | null {
+  const text = (request?.messages ?? []).map(contentText).join("\n");
+  const match = /<conversation-summary>\n([\s\S]*?)\n<\/conversation-summary>/.exec(text);
+  return match?.[1] ?? null;
+}
+
+const lastChatRequest = () => fake.requests.filter((r) => !isSummaryRequest(r)).at(-1);
+
+async function compactedChat(database: Database, browser: Browser): Promise<string> {
+  const chatId = await newChat(database, browser);
+  for (let turn = 0; turn < 5; turn++) {
+    const text = `${longMessage(turn)} The notes are at https://example.com/notes/${turn}.`;
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text });
+  }
+  expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+  expect((await chatRow(database.db, chatId)).contextSummary).toBeTruthy();
+  return chatId;
+}
+
+describeEachDriver("What the model remembers", (use) => {
+  it("shows the summary and its ledger, and a summary the user edits is what the next request carries", async () => {
+    const database = use();
+    const { browser } = await register(database, "memory@example.com");
+    const chatId = await compactedChat(database, browser);
+    const row = await chatRow(database.db, chatId);
+
+    const shown = (await (await memoryOf(database, browser, chatId)).json()) as {
+      memory: ChatMemory;
+    };
+    expect(shown.memory.summary).toBe(row.contextSummary);
+    expect(shown.memory.watermark).toBe(row.summaryWatermark);
+    expect(shown.memory.version).toBe(row.version);
+    expect(shown.memory.ledger.length).toBeGreaterThan(0);
+    expect(shown.memory.narrative).not.toContain("Verbatim references");
+
+    const mine = "## Goal & open requests\n- The user's own words: plan the trip to Lisbon in May.";
+    const stale = row.version - 1;
+    expect(
+      (await putSummary(database, browser, chatId, { summary: mine, version: stale })).status,
+    ).toBe(409);
+    for (const body of [
+      {},
+      { summary: "", version: row.version },
+      { summary: mine },
+      { summary: 3, version: 1 },
+    ]) {
+      expect((await putSummary(database, browser, chatId, body)).status).toBe(400);
+    }
+    const { browser: stranger } = await register(database, "memory-stranger@example.com");
+    expect((await memoryOf(database, stranger, chatId)).status).toBe(404);
+    expect(
+      (await putSummary(database, stranger, chatId, { summary: mine, version: row.version }))
+        .status,
+    ).toBe(404);
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(row.contextSummary);
+
+    const saved = await putSummary(database, browser, chatId, {
+      summary: mine,
+      version: row.version,
+    });
+    expect(saved.status).toBe(200);
+    const savedJson = (await saved.json()) as { memory: ChatMemory; message: { parts: unknown[] } };
+    expect(savedJson.memory.summary).toBe(mine);
+    expect(JSON.stringify(savedJson.message.parts)).toContain("edited by user");
+    const after = await chatRow(database.db, chatId);
+    expect(after.contextSummary).toBe(mine);
+    expect(after.version).toBe(row.version + 1);
+    expect((await eventsOf(database.db, chatId)).at(-1)).toMatchObject({
+      reason: "edited",
+      outcome: "summarized",
+      summary: mine,
+      watermarkTo: row.summaryWatermark,
+      error: "edited by user",
+    });
+
+    fake.reset();
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "What was the plan?" });
+    expect(sentSummary(lastChatRequest())).toBe(mine);
+  });
+
+  it("a pinned message survives a compaction verbatim, and counts in the ring's breakdown", async () => {
+    const database = use();
+    const { browser } = await register(database, "pins@example.com");
+    const chatId = await newChat(database, browser);
+    const pinnedText = `Remember exactly: the deploy key is fold-7Q2-ZZ9 and the port is 8443. ${longMessage(99, 60)}`;
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: pinnedText });
+    const [pinnedRow] = await historyOf(database.db, chatId);
+    if (!pinnedRow) throw new Error("no message");
+    expect(
+      (await pin(database, browser, chatId, { messageId: pinnedRow.id, pinned: "yes" })).status,
+    ).toBe(400);
+    expect(
+      (await pin(database, browser, chatId, { messageId: "missing", pinned: true })).status,
+    ).toBe(404);
+    const { browser: stranger } = await register(database, "pins-stranger@example.com");
+    expect(
+      (await pin(database, stranger, chatId, { messageId: pinnedRow.id, pinned: true })).status,
+    ).toBe(404);
+    const pinned = await pin(database, browser, chatId, { messageId: pinnedRow.id, pinned: true });
+    expect(pinned.status).toBe(200);
+    expect(((await pinned.json()) as { memory: ChatMemory }).memory.pinnedIds).toEqual([
+      pinnedRow.id,
+    ]);
+
+    // Long turns until an automatic compaction folds past the pinned message.
+    let folded = false;
+    for (let turn = 0; turn < 24 && !folded; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+      folded = (await chatRow(database.db, chatId)).summaryWatermark !== null;
+    }
+    expect(folded).toBe(true);
+    const summaries = fake.requests.filter(isSummaryRequest);
+    expect(summaries.length).toBeGreaterThan(0);
+    // The summarizer never gets the pinned message itself (replies may quote it).
+    for (const request of summaries) {
+      expect(summarizerPrompt(request)).not.toContain("<user>\nRemember exactly");
+    }
+
+    fake.reset();
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "What is the deploy key?" });
+    const request = lastChatRequest();
+    expect(sentSummary(request)).not.toBeNull();
+    const verbatim = request?.messages.filter((m) => contentText(m) === pinnedText) ?? [];
+    expect(verbatim).toHaveLength(1);
+    expect(verbatim[0]?.role).toBe("user");
+    const context = (await contextOf(database, browser, chatId, MODEL)) as unknown as {
+      breakdown: { pinned: number };
+    };
+    expect(context.breakdown.pinned).toBeGreaterThan(0);
+
+    // Unpinned, it is folded like any other covered message.
+    await pin(database, browser, chatId, { messageId: pinnedRow.id, pinned: false });
+    fake.reset();
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "And now?" });
+    expect(lastChatRequest()?.messages.some((m) => contentText(m) === pinnedText)).toBe(false);
+  });
+
+  it("continue in a new chat starts a chat whose context begins with the summary and ledger", async () => {
+    const database = use();
+    const { browser } = await register(database, "handoff@example.com");
+    const chatId = await compactedChat(database, browser);
+    const source = await chatRow(database.db, chatId);
+
+    const empty = await newChat(database, browser);
+    expect((await continueChat(database, browser, empty)).status).toBe(409);
+    const { browser: stranger } = await register(database, "handoff-stranger@example.com");
+    expect((await continueChat(database, stranger, chatId)).status).toBe(404);
+
+    const response = await continueChat(database, browser, chatId);
+    expect(response.status).toBe(201);
+    const { chat } = (await response.json()) as {
+      chat: { id: string; title: string; modelId: string };
+    };
+    expect(chat.id).not.toBe(chatId);
+    expect(chat.modelId).toBe(MODEL);
+    const memory = (
+      (await (await memoryOf(database, browser, chat.id)).json()) as { memory: ChatMemory }
+    ).memory;
+    expect(memory.summary).toBe(source.contextSummary);
+    expect(memory.ledger.length).toBeGreaterThan(0);
+    expect(memory.watermark).toBeNull();
+    expect((await eventsOf(database.db, chat.id)).map((e) => e.reason)).toEqual(["handoff"]);
+
+    fake.reset();
+    await sendTurn(database, browser, { chatId: chat.id, modelId: MODEL, text: "Where were we?" });
+    const request = lastChatRequest();
+    expect(sentSummary(request)).toBe(source.contextSummary?.trim());
+    expect(contentText(request?.messages.at(-1) ?? { role: "user", content: "" })).toBe(
+      "Where were we?",
+    );
+    // The source chat is unchanged.
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(source.contextSummary);
+  });
+});

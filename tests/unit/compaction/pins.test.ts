@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { runTier1 } from "@/lib/compaction/tier1";
+import { buildView, SUMMARY_MESSAGE_ID } from "@/lib/compaction/view";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { EMPTY_STATE, exchange, filler, tier1Harness } from "./histories";
+
+/** Twelve exchanges of about 700 tokens each: well over the 8k budget's trigger. */
+function longHistory(): FoldUIMessage[] {
+  return Array.from({ length: 12 }, (_, n) =>
+    exchange(n, { userTokens: 300, textTokens: 400 }),
+  ).flat();
+}
+
+const textOf = (m: FoldUIMessage | undefined) =>
+  (m?.parts ?? []).map((p) => (p.type === "text" ? p.text : "")).join("");
+
+describe("Pinned messages (issue 14)", () => {
+  it("a pinned message the fold covers is sent verbatim right after the summary, and not summarized", async () => {
+    const history = longHistory();
+    const pinnedMessage = history[2] as FoldUIMessage;
+    const pinnedIds = new Set([pinnedMessage.id]);
+    const { input, summarizer } = tier1Harness();
+
+    const result = await runTier1(input(history, EMPTY_STATE, { force: true, pinnedIds }));
+
+    expect(result.kind).toBe("compacted");
+    if (result.kind !== "compacted") return;
+    const covered = history.findIndex((m) => m.id === result.next.watermark);
+    expect(covered).toBeGreaterThan(2);
+    expect(result.view.messages[0]?.id).toBe(SUMMARY_MESSAGE_ID);
+    expect(result.view.messages[1]).toEqual(pinnedMessage);
+    const summarized = summarizer.calls.flatMap((c) => c.span.map((m) => m.id));
+    expect(summarized).not.toContain(pinnedMessage.id);
+    expect(summarized).toContain(history[0]?.id);
+
+    // The next turn's view keeps it too, whatever the summary says.
+    const view = buildView({
+      history,
+      state: result.next,
+      rules: { bulkyToolTokens: 256, keepRecentToolResults: 2 },
+      limitTokens: 100_000,
+      estimator: tier1Harness().estimator,
+      pinnedIds,
+    });
+    expect(view.messages.filter((m) => m.id === pinnedMessage.id)).toEqual([pinnedMessage]);
+    // Without the pin, the same state folds it away.
+    const unpinned = buildView({
+      history,
+      state: result.next,
+      rules: { bulkyToolTokens: 256, keepRecentToolResults: 2 },
+      limitTokens: 100_000,
+      estimator: tier1Harness().estimator,
+    });
+    expect(unpinned.messages.some((m) => m.id === pinnedMessage.id)).toBe(false);
+  });
+
+  it("the hard wall cuts other messages but never a pinned one", () => {
+    const big = filler(3000, 1);
+    const history: FoldUIMessage[] = [
+      { id: "p", role: "user", parts: [{ type: "text", text: big }] },
+      { id: "a", role: "assistant", parts: [{ type: "text", text: big }] },
+      { id: "u", role: "user", parts: [{ type: "text", text: "latest" }] },
+    ];
+    const view = buildView({
+      history,
+      state: { summary: null, watermark: null },
+      rules: { bulkyToolTokens: 256, keepRecentToolResults: 2 },
+      limitTokens: 4000,
+      estimator: tier1Harness().estimator,
+      pinnedIds: new Set(["p"]),
+    });
+    expect(view.fits).toBe(true);
+    expect(textOf(view.messages[0])).toBe(big);
+    expect(textOf(view.messages[1]).length).toBeLessThan(big.length);
+  });
+});
