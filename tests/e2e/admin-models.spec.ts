@@ -49,7 +49,7 @@ test("an admin's window override reaches the chat's context ring on the next req
 
   // The fake provider's /v1/models says 8192.
   const before = await ringDetails(page);
-  await expect(before).toContainText("/ 8,192 tokens");
+  await expect(before).toContainText("of 8,192 tokens");
   await expect(before).toContainText("provider API");
   await page.screenshot({ path: "test-results/ring-hover.png" });
   await closeHoverCard(page);
@@ -89,7 +89,7 @@ test("an admin's window override reaches the chat's context ring on the next req
     await hydrated(page);
     await expect(page.getByLabel("Model")).toHaveValue(FAKE_MODEL);
     const after = await ringDetails(page);
-    await expect(after).toContainText("/ 16,000 tokens");
+    await expect(after).toContainText("of 16,000 tokens");
     await expect(after).toContainText("admin override");
     await closeHoverCard(page);
 

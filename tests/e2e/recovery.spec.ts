@@ -105,7 +105,7 @@ test("a chat made to overflow shows the recovery trace and then the answer", asy
     await expect(traces).toHaveCount(1);
     const trace = reply.getByTestId("compaction-trace");
     await expect(trace).toHaveAttribute("data-state", "done");
-    await expect(trace).toContainText("Trimmed the request to fit the window and retried");
+    await expect(trace).toContainText("this request was shortened and sent again");
     await expect(trace).toContainText("0 messages summarized");
     await expect(reply).toContainText("Fake reply to: Now the question:");
     await expect(reply.getByRole("button", { name: "Message stats" })).toBeVisible();
