@@ -13,14 +13,17 @@ import { ContextRing } from "../context/context-ring";
 import { useChatContext } from "../context/use-chat-context";
 import { useCompactNow } from "../context/use-compact-now";
 import { apiFetch } from "../outage/api-fetch";
+import { ModelLabelsProvider } from "../stats/model-labels";
 import { Composer } from "./composer";
 import { limitNoticeOf, readableError } from "./limit-notice";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
-import { useModels } from "./use-models";
+import { type PickableModel, useModels } from "./use-models";
 import { useReplyInProgress } from "./use-reply-in-progress";
 import { useStickToBottom } from "./use-stick-to-bottom";
 import { useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
+
+const NO_MODELS: PickableModel[] = [];
 
 type Props = {
   chatId: string;
@@ -133,7 +136,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
     );
 
   return (
-    <>
+    <ModelLabelsProvider models={models.status === "ready" ? models.models : NO_MODELS}>
       <div ref={ref} onScroll={onScroll} className="relative min-h-0 flex-1 overflow-y-auto">
         <div className="mx-auto max-w-3xl space-y-6 px-4 py-6">
           {messages.length === 0 ? (
@@ -244,6 +247,6 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
         toolbar={toolbar}
         maxChars={MESSAGE_MAX_CHARS}
       />
-    </>
+    </ModelLabelsProvider>
   );
 }

@@ -28,7 +28,9 @@ test("send a message, watch it stream, open its stats, and find it all again aft
   const stats = page.getByRole("dialog", { name: "Stats" });
   await expect(stats).toContainText("Input tokens");
   await expect(stats).toContainText("Time to first token");
-  await expect(stats).toContainText("fake:fake-model");
+  // A readable name, not the raw id.
+  await expect(stats).toContainText("fake-model (fake)");
+  await expect(stats).not.toContainText("fake:fake-model");
   const before = await stats.textContent();
   await page.screenshot({ path: "test-results/chat-stats.png", fullPage: true });
   await page.keyboard.press("Escape");
