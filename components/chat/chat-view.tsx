@@ -15,9 +15,11 @@ import { useCompactNow } from "../context/use-compact-now";
 import { apiFetch } from "../outage/api-fetch";
 import { ModelLabelsProvider } from "../stats/model-labels";
 import { Composer } from "./composer";
+import { useFirstMessage } from "./first-message";
 import { limitNoticeOf, readableError } from "./limit-notice";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
+import { Thinking } from "./thinking";
 import { type PickableModel, useModels } from "./use-models";
 import { useReplyInProgress } from "./use-reply-in-progress";
 import { useStickToBottom } from "./use-stick-to-bottom";
@@ -76,6 +78,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
     });
 
   const busy = status === "submitted" || status === "streaming";
+  useFirstMessage(chatId, (text) => void sendMessage({ text }));
   // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
   const limit = useMemo(() => limitNoticeOf(error), [error]);
   useStoredMessagesAfterLimit(chatId, limit, setMessages);
@@ -158,11 +161,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
               onEdit={(text) => sendMessage({ text, messageId: message.id })}
             />
           ))}
-          {status === "submitted" ? (
-            <p className="animate-pulse text-sm text-muted" aria-live="polite">
-              Thinking…
-            </p>
-          ) : null}
+          {status === "submitted" ? <Thinking /> : null}
           {error && !limit ? (
             <div
               role="alert"

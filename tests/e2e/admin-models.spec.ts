@@ -110,7 +110,7 @@ test("an admin's window override reaches the chat's context ring on the next req
   }
 });
 
-test("a signed-out visitor is sent to sign in and a non-admin gets a 404 on /admin/models", async ({
+test("a signed-out visitor is sent to sign in and a non-admin gets a 403 page on /admin/models", async ({
   browser,
 }) => {
   const context = await browser.newContext();
@@ -126,9 +126,15 @@ test("a signed-out visitor is sent to sign in and a non-admin gets a 404 on /adm
   await expect(page.getByRole("link", { name: "Admin · Models" })).toHaveCount(0);
 
   const response = await page.goto("/admin/models");
-  expect(response?.status()).toBe(404);
-  await expect(page.getByText("This page could not be found.")).toBeVisible();
+  expect(response?.status()).toBe(403);
+  await expect(page.getByRole("heading", { name: "This page is for admins" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Models" })).toHaveCount(0);
+  // An in-app page, with the way back.
+  await page
+    .getByRole("navigation", { name: "Where to go" })
+    .getByRole("link", { name: "Back to your chats" })
+    .click();
+  await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
 
   const api = await page.request.get("/api/admin/models");
   expect(api.status()).toBe(403);
