@@ -1,7 +1,10 @@
 import { expect, type Page, test } from "@playwright/test";
-import { hydrated, registerUser } from "./helpers";
+import { expectNoAxeViolations } from "./axe";
+import { hydrated, PASSWORD, registerUser } from "./helpers";
 
 const FAKE_MODEL = "fake:fake-model";
+/** The server's first user, so its admin; the accessibility test signs in as it again. */
+const ADMIN_EMAIL = `e2e-admin-${Date.now()}@example.com`;
 const OVERRIDE_TOKENS = 16_000;
 
 async function sessionRole(page: Page): Promise<string | undefined> {
@@ -27,7 +30,7 @@ test("an admin's window override reaches the chat's context ring on the next req
   page,
 }) => {
   // This spec file sorts first, so its user is the e2e server's first: the admin.
-  await registerUser(page, `e2e-admin-${Date.now()}@example.com`);
+  await registerUser(page, ADMIN_EMAIL);
   expect(
     await sessionRole(page),
     "the user registered here is not admin: another spec registered first on this e2e server " +
@@ -71,6 +74,14 @@ test("an admin's window override reaches the chat's context ring on the next req
     await row.getByRole("button", { name: "Save" }).click();
     await expect(row).toContainText("Window must be above zero.");
     await expect(row.getByTestId("window-source")).toHaveText("provider");
+    // A window with no room for a conversation is refused, with the reason.
+    await windowInput.fill("10");
+    await row.getByRole("button", { name: "Save" }).click();
+    await expect(row).toContainText("Window is too small");
+    await expect(row).toContainText("8 are left for the conversation");
+    await expect(row.getByTestId("window-source")).toHaveText("provider");
+    // Calibration in words, not just "×1.15 / 0 samples".
+    await expect(row.getByTestId("calibration")).toContainText("than Fold estimates");
 
     await windowInput.fill(String(OVERRIDE_TOKENS));
     await row.getByRole("button", { name: "Save" }).click();
@@ -129,6 +140,7 @@ test("a signed-out visitor is sent to sign in and a non-admin gets a 403 page on
   expect(response?.status()).toBe(403);
   await expect(page.getByRole("heading", { name: "This page is for admins" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Models" })).toHaveCount(0);
+  await expectNoAxeViolations(page, "the 403 page");
   // An in-app page, with the way back.
   await page
     .getByRole("navigation", { name: "Where to go" })
@@ -139,4 +151,27 @@ test("a signed-out visitor is sent to sign in and a non-admin gets a 403 page on
   const api = await page.request.get("/api/admin/models");
   expect(api.status()).toBe(403);
   await context.close();
+});
+
+test("the admin pages have no axe-core violations, in light and dark", async ({ page }) => {
+  await page.goto("/login");
+  await hydrated(page);
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
+
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.goto("/admin/models");
+    await hydrated(page);
+    await expect(page.locator(`tr[data-model-id="${FAKE_MODEL}"]`)).toBeVisible();
+    await expectNoAxeViolations(page, `/admin/models (${colorScheme})`);
+
+    await page.goto("/admin/users");
+    await hydrated(page);
+    await expect(page.getByRole("heading", { name: "Users" })).toBeVisible();
+    await expect(page.locator(`tr[data-user-email="${ADMIN_EMAIL}"]`)).toBeVisible();
+    await expectNoAxeViolations(page, `/admin/users (${colorScheme})`);
+  }
 });
