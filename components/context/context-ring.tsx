@@ -112,7 +112,8 @@ function RingDetails({ context, percent }: { context: ChatContext; percent: numb
   const triggerPercent = Math.round((context.budget.trigger / total) * 100);
   const roomTokens = Math.max(0, context.budget.trigger - context.projectedTokens);
   return (
-    <div className="space-y-3" data-testid="context-details">
+    // A labelled region: the card is portalled outside the page's landmarks.
+    <section aria-label="Context details" className="space-y-3" data-testid="context-details">
       <div>
         <p className="text-sm font-semibold">How much the model can see</p>
         <p className="text-muted">
@@ -162,6 +163,6 @@ function RingDetails({ context, percent }: { context: ChatContext; percent: numb
         </p>
       ) : null}
       <p className="text-muted">Click the ring to summarize older messages now.</p>
-    </div>
+    </section>
   );
 }
