@@ -5,11 +5,12 @@ import type { PickableModel } from "../chat/use-models";
 
 const ModelLabels = createContext<ReadonlyMap<string, string>>(new Map());
 
-/** "GPT-4.1 (OpenAI)"; a label that already names its provider ("Demo (offline)") stays as is. */
+/** "GPT-4.1 (OpenAI)"; a label that starts with its provider's name ("Demo (offline)") stays as is. */
 export function readableModelName(model: Pick<PickableModel, "label" | "providerLabel">): string {
-  return model.label.toLowerCase().includes(model.providerLabel.toLowerCase())
-    ? model.label
-    : `${model.label} (${model.providerLabel})`;
+  const { label, providerLabel } = model;
+  return label === providerLabel || label.startsWith(`${providerLabel} `)
+    ? label
+    : `${label} (${providerLabel})`;
 }
 
 /** The names the stats popovers show instead of raw ids like `demo:demo`. */

@@ -160,6 +160,8 @@ test("a signed-out visitor is sent to sign in and a non-admin gets a 403 page on
 });
 
 test("the admin pages have no axe-core violations, in light and dark", async ({ page }) => {
+  // Four full axe-core runs over wide tables: more than the default minute on a busy machine.
+  test.setTimeout(180_000);
   await page.goto("/login");
   await hydrated(page);
   await page.getByLabel("Email").fill(ADMIN_EMAIL);

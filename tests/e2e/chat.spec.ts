@@ -58,6 +58,8 @@ test("send a message, watch it stream, open its stats, and find it all again aft
 test("the offline demo model answers and draws on the conversation", async ({ page }) => {
   await registerUser(page, `e2e-demo-${Date.now()}@example.com`);
   await page.getByRole("button", { name: "New chat" }).click();
+  // The home page has a model picker too: wait for the chat's own.
+  await expect(page).toHaveURL(/\/chat\//);
   await hydrated(page);
   await page.getByLabel("Model").selectOption("demo:demo");
   const box = page.getByRole("textbox", { name: "Message" });
