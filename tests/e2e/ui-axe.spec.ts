@@ -7,6 +7,8 @@ import { hydrated, registerUser } from "./helpers";
 for (const colorScheme of ["light", "dark"] as const) {
   test.describe(`${colorScheme} mode`, () => {
     test.use({ colorScheme });
+    // Several full axe-core runs each: more than the default minute on a busy machine.
+    test.setTimeout(180_000);
 
     test("sign-in, register and not-found pages have no axe-core violations", async ({ page }) => {
       await page.goto("/login");
@@ -32,7 +34,7 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expectNoAxeViolations(page, `home (${colorScheme})`);
 
       await page.getByRole("button", { name: "New chat" }).click();
-      await expect(page).toHaveURL(/\/chat\//);
+      await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
       await hydrated(page);
       await page.getByLabel("Model").selectOption("fake:fake-model");
       const box = page.getByRole("textbox", { name: "Message" });

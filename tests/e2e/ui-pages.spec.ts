@@ -9,7 +9,7 @@ const HOLD_MS = 2_500;
 
 async function newChat(page: Page): Promise<void> {
   await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\//);
+  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
   await hydrated(page);
   await page.getByLabel("Model").selectOption(FAKE_MODEL);
 }
