@@ -59,7 +59,7 @@ test("the offline demo model answers and draws on the conversation", async ({ pa
   await registerUser(page, `e2e-demo-${Date.now()}@example.com`);
   await page.getByRole("button", { name: "New chat" }).click();
   // The home page has a model picker too: wait for the chat's own.
-  await expect(page).toHaveURL(/\/chat\//);
+  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
   await hydrated(page);
   await page.getByLabel("Model").selectOption("demo:demo");
   const box = page.getByRole("textbox", { name: "Message" });
