@@ -6,7 +6,8 @@ test("send a message, watch it stream, open its stats, and find it all again aft
 }) => {
   await registerUser(page, `e2e-chat-${Date.now()}@example.com`);
   await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\//);
+  // 2–4 s on a loaded 2-core machine: more than the default 5 s now and then.
+  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
   await hydrated(page);
 
   const picker = page.getByLabel("Model");
