@@ -12,6 +12,8 @@ const nextConfig: NextConfig = {
     "rate-limiter-flexible",
   ],
   poweredByHeader: false,
+  // `forbidden()` and app/forbidden.tsx: a non-admin on an admin page gets a real 403 page.
+  experimental: { authInterrupts: true },
   // Pages get their Content-Security-Policy, with a nonce, from proxy.ts.
   async headers() {
     return [

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
+import { Toaster } from "sonner";
 import { HydrationMarker } from "@/components/hydration-marker";
 import { OutageBanner } from "@/components/outage/outage-banner";
 import "./globals.css";
@@ -20,6 +21,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         <HydrationMarker />
         <OutageBanner />
         {children}
+        <Toaster />
       </body>
     </html>
   );

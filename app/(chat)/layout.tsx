@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { Sidebar } from "@/components/chat/sidebar";
+import { SkipToComposer } from "@/components/chat/skip-link";
 import { requirePageUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
 import { listChats } from "@/lib/db/queries/chats";
@@ -16,6 +17,7 @@ export default async function ChatLayout({ children }: { children: ReactNode }) 
   }));
   return (
     <div className="flex h-full">
+      <SkipToComposer />
       <Sidebar user={user} initialChats={initialChats} />
       <main className="flex min-w-0 flex-1 flex-col">{children}</main>
     </div>

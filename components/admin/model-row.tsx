@@ -65,21 +65,31 @@ export function ModelRow({ model, onSave, onForget }: RowProps) {
       <td className="py-3 pr-4">
         <SourceBadge source={model.source} matchedId={model.matchedId} />
       </td>
-      <td className="py-3 pr-4 tabular-nums text-zinc-700">
-        <span title="Provider tokens per estimated token">
-          ×{model.calibration.ratio.toFixed(2)}
-        </span>
-        <span className="block text-xs text-muted">
-          {model.calibration.samples === 0
-            ? "no samples yet"
-            : `${formatCount(model.calibration.samples)} ${model.calibration.samples === 1 ? "sample" : "samples"}`}
-        </span>
+      <td className="max-w-48 py-3 pr-4 text-zinc-700" data-testid="calibration">
+        <span className="tabular-nums">×{model.calibration.ratio.toFixed(2)}</span>
+        <span className="block text-xs text-muted">{calibrationText(model.calibration)}</span>
       </td>
       <td className="py-3 pr-4">
         <OverrideEditor model={model} onSave={onSave} />
       </td>
     </tr>
   );
+}
+
+/**
+ * The calibration ratio in words: how the provider's real counts compare with Fold's estimate,
+ * and how many replies taught it. Fold multiplies its estimates by the ratio.
+ */
+export function calibrationText(calibration: { ratio: number; samples: number }): string {
+  const { ratio, samples } = calibration;
+  const percent = Math.round(Math.abs(ratio - 1) * 100);
+  const compared =
+    percent === 0
+      ? "The provider counts about as many tokens as Fold estimates"
+      : `The provider counts ${percent} % ${ratio > 1 ? "more" : "fewer"} tokens than Fold estimates`;
+  if (samples === 0)
+    return `${compared}: a cautious starting guess, until replies show the real counts.`;
+  return `${compared}, learned from ${formatCount(samples)} ${samples === 1 ? "reply" : "replies"}.`;
 }
 
 function OverrideEditor({ model, onSave }: Props) {
@@ -103,6 +113,7 @@ function OverrideEditor({ model, onSave }: Props) {
       model: model.model,
       // Without a window override the row already shows the window the chain gives.
       chainWindow: model.override?.contextWindow == null ? model.contextWindow : null,
+      chainOutput: model.override?.maxOutputTokens == null ? model.maxOutputTokens : null,
     });
     if (!parsed.ok) {
       setErrors(parsed.errors);

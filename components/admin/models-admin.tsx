@@ -45,6 +45,12 @@ export function ModelsAdmin() {
               it with, and what a cut showed. Leave an override field empty to take that number from
               the rest of the chain. A saved override applies from the next request.
             </p>
+            <p className="max-w-2xl text-sm text-muted">
+              Calibration: Fold estimates tokens itself before it sends a message, then reads the
+              provider's real count from each reply and learns the difference. ×1.10 means the
+              provider counted 10 % more than the estimate; Fold scales its estimates by it, so
+              compaction fires in time.
+            </p>
           </div>
           <button
             type="button"

@@ -1,4 +1,5 @@
 import { type OverrideInput, overrideInput } from "@/lib/admin/override-input";
+import { windowTooSmall } from "@/lib/context/budget";
 
 /** The editor's two fields as typed; an empty field means "take it from the chain". */
 export type OverrideDraft = { contextWindow: string; maxOutputTokens: string };
@@ -28,11 +29,17 @@ export function sameDraft(a: OverrideDraft, b: OverrideDraft): boolean {
 
 /**
  * Checks a draft by the route's own schema, so the messages match what the server would say.
- * `chainWindow` is the window an empty window field falls back to, when the row knows it.
+ * `chainWindow` is the window an empty window field falls back to, when the row knows it;
+ * `chainOutput` likewise for an empty max-output field.
  */
 export function parseDraft(
   draft: OverrideDraft,
-  target: { provider: string; model: string; chainWindow: number | null },
+  target: {
+    provider: string;
+    model: string;
+    chainWindow: number | null;
+    chainOutput?: number | null;
+  },
 ): { ok: true; input: OverrideInput } | { ok: false; errors: DraftErrors } {
   const parsed = overrideInput.safeParse({
     provider: target.provider,
@@ -63,6 +70,18 @@ export function parseDraft(
         maxOutputTokens: `Max output must be below the model's window (${target.chainWindow.toLocaleString("en-US")}).`,
       },
     };
+  }
+  // The route checks the window it resolves; the row can say the same before a round trip.
+  if (contextWindow !== null && maxOutputTokens === null && target.chainOutput != null) {
+    const tooSmall = windowTooSmall({ contextWindow, maxOutputTokens: target.chainOutput });
+    if (tooSmall) {
+      return {
+        ok: false,
+        errors: {
+          contextWindow: `Window ${tooSmall}, with the model's output limit of ${target.chainOutput.toLocaleString("en-US")}.`,
+        },
+      };
+    }
   }
   return { ok: true, input: parsed.data };
 }

@@ -39,6 +39,7 @@ const COPY: Record<
 
 type Props = {
   mode: Mode;
+  /** No account exists yet: the next one registered becomes the admin (lib/auth/registration). */
   firstUser?: boolean;
   /** A line about the account being created (it waits for approval, registration is closed). */
   notice?: string;
@@ -85,9 +86,21 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
         <div className="space-y-1">
           <p className="text-xs font-semibold uppercase tracking-widest text-accent">Fold</p>
           <h1 className="text-xl font-semibold">{copy.title}</h1>
-          {firstUser ? (
+          {firstUser && mode === "register" ? (
             <p className="text-sm text-muted">
               You are the first user: this account will be the admin.
+            </p>
+          ) : null}
+          {firstUser && mode === "login" ? (
+            <p
+              className="rounded-lg bg-indigo-50 px-3 py-2 text-sm text-indigo-900"
+              data-testid="first-run-hint"
+            >
+              Nobody has an account on this server yet.{" "}
+              <Link href="/register" className="font-medium underline underline-offset-2">
+                Create the first account
+              </Link>{" "}
+              — it becomes the admin of this server.
             </p>
           ) : null}
           {notice ? <p className="text-sm text-muted">{notice}</p> : null}

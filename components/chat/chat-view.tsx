@@ -18,15 +18,20 @@ import { MessageMemoryBar } from "../memory/message-memory-bar";
 import { errorText, JSON_HEADERS, useChatMemory } from "../memory/use-chat-memory";
 import { useSafeEdit } from "../memory/use-safe-edit";
 import { apiFetch } from "../outage/api-fetch";
+import { ModelLabelsProvider } from "../stats/model-labels";
 import { Composer } from "./composer";
+import { useFirstMessage } from "./first-message";
 import { limitNoticeOf, readableError } from "./limit-notice";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
-import { useModels } from "./use-models";
+import { Thinking } from "./thinking";
+import { type PickableModel, useModels } from "./use-models";
 import { useReplyInProgress } from "./use-reply-in-progress";
 import { useStickToBottom } from "./use-stick-to-bottom";
 import { CONTINUE_TEXT, useStopReply } from "./use-stop-reply";
 import { useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
+
+const NO_MODELS: PickableModel[] = [];
 
 type Props = {
   chatId: string;
@@ -121,6 +126,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
     setMessages(shown.messages);
     setUsageVersion((v) => v + 1);
   }
+  useFirstMessage(chatId, (text) => void sendMessage({ text }));
   // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
   const limit = useMemo(() => limitNoticeOf(error), [error]);
   useStoredMessagesAfterLimit(chatId, limit, setMessages);
@@ -192,7 +198,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
     );
 
   return (
-    <>
+    <ModelLabelsProvider models={models.status === "ready" ? models.models : NO_MODELS}>
       <div ref={ref} onScroll={onScroll} className="relative min-h-0 flex-1 overflow-y-auto">
         <div className="mx-auto max-w-3xl space-y-6 px-4 py-6">
           {messages.length === 0 ? (
@@ -235,11 +241,7 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
               )}
             </div>
           ))}
-          {status === "submitted" ? (
-            <p className="animate-pulse text-sm text-muted" aria-live="polite">
-              Thinking…
-            </p>
-          ) : null}
+          {status === "submitted" ? <Thinking /> : null}
           {error && !limit ? (
             <div
               role="alert"
@@ -340,6 +342,6 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
         toolbar={toolbar}
         maxChars={MESSAGE_MAX_CHARS}
       />
-    </>
+    </ModelLabelsProvider>
   );
 }

@@ -9,6 +9,7 @@ import {
   useRef,
   useState,
 } from "react";
+import { COMPOSER_ID } from "./skip-link";
 
 type Props = {
   onSend: (text: string) => void;
@@ -91,6 +92,7 @@ export function Composer({
       <div className="mx-auto max-w-3xl rounded-2xl border border-line bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-300">
         <textarea
           ref={area}
+          id={COMPOSER_ID}
           aria-label="Message"
           rows={1}
           value={text}

@@ -16,13 +16,23 @@ const TONE_CLASSES = {
 } as const;
 
 const SEGMENTS = [
-  { key: "systemAndTools", label: "System & tools", className: "bg-zinc-400" },
-  { key: "summary", label: "Summary", className: "bg-indigo-400" },
+  { key: "systemAndTools", label: "Fold's instructions and tools", className: "bg-zinc-400" },
+  { key: "summary", label: "Summary of older messages", className: "bg-indigo-400" },
   { key: "pinned", label: "Pinned messages", className: "bg-amber-400" },
   { key: "messages", label: "Messages", className: "bg-zinc-700" },
-  { key: "reservedForOutput", label: "Reserved for output", className: "bg-zinc-200" },
+  { key: "reservedForOutput", label: "Kept free for the reply", className: "bg-zinc-200" },
   { key: "free", label: "Free", className: "bg-white" },
 ] as const;
+
+/** Compaction off: the ring warns as the chat nears what the model can take at all. */
+function toneInput(context: ChatContext) {
+  return {
+    projectedTokens: context.projectedTokens,
+    limitTokens: context.compactionEnabled ? context.budget.trigger : context.budget.inputBudget,
+    compactsNext: context.compactsNext,
+    source: context.source,
+  };
+}
 
 type Props = {
   context: ChatContext | null;
@@ -35,10 +45,12 @@ type Props = {
 /** How full the chat's context window is, as a ring; the hover card explains the numbers. */
 export function ContextRing({ context, error, onClick, busyLabel }: Props) {
   const fill = context ? ringFill(context.projectedTokens, context.contextWindow) : 0;
-  const tone = context ? ringTone(fill, context.source) : "unknown";
+  const tone = context ? ringTone(toneInput(context)) : "unknown";
   const percent = Math.round(fill * 100);
+  const visible = busyLabel ?? (context && context.source !== "default" ? `${percent}%` : "");
+  // The accessible name starts with the visible text, so voice control finds the button by it.
   const label = context
-    ? `Context: ${formatCount(context.projectedTokens)} of ${formatCount(context.contextWindow)} tokens (${percent} %)`
+    ? `${visible ? `${visible} ` : ""}context used: ${formatCount(context.projectedTokens)} of ${formatCount(context.contextWindow)} tokens`
     : (error ?? "Context usage loading");
 
   return (
@@ -75,9 +87,7 @@ export function ContextRing({ context, error, onClick, busyLabel }: Props) {
               transform="rotate(-90 10 10)"
             />
           </svg>
-          <span className="tabular-nums">
-            {busyLabel ?? (context && context.source !== "default" ? `${percent}%` : "")}
-          </span>
+          <span className="tabular-nums">{visible}</span>
         </button>
       </HoverCard.Trigger>
       <HoverCard.Portal>
@@ -100,12 +110,16 @@ export function ContextRing({ context, error, onClick, busyLabel }: Props) {
 
 function RingDetails({ context, percent }: { context: ChatContext; percent: number }) {
   const total = context.contextWindow;
+  const triggerPercent = Math.round((context.budget.trigger / total) * 100);
+  const roomTokens = Math.max(0, context.budget.trigger - context.projectedTokens);
   return (
-    <div className="space-y-3" data-testid="context-details">
+    // A labelled region: the card is portalled outside the page's landmarks.
+    <section aria-label="Context details" className="space-y-3" data-testid="context-details">
       <div>
-        <p className="text-sm font-semibold">Context window</p>
+        <p className="text-sm font-semibold">How much the model can see</p>
         <p className="text-muted">
-          {formatCount(context.projectedTokens)} / {formatCount(total)} tokens ({percent} %)
+          This chat uses {formatCount(context.projectedTokens)} of {formatCount(total)} tokens (
+          {percent} %)
         </p>
       </div>
       <div className="flex h-2 overflow-hidden rounded-full border border-line" aria-hidden="true">
@@ -129,20 +143,27 @@ function RingDetails({ context, percent }: { context: ChatContext; percent: numb
             <dd className="text-right tabular-nums">{formatCount(context.breakdown[s.key])}</dd>
           </div>
         ))}
-        <dt className="text-muted">Window source</dt>
+        <dt className="text-muted">Window size</dt>
         <dd className="text-right">{SOURCE_LABELS[context.source] ?? context.source}</dd>
         <dd className="col-span-2 text-muted" data-testid="window-label">
           {context.windowLabel}
         </dd>
-        <dt className="text-muted">Compacts at</dt>
-        <dd className="text-right tabular-nums">
-          {context.compactionEnabled ? formatCount(context.budget.trigger) : "off"}
-        </dd>
-        <dt className="text-muted">Next message</dt>
-        <dd className="text-right">{context.compactsNext ? "compacts first" : "sent as is"}</dd>
-        <dt className="text-muted">Messages in the summary</dt>
-        <dd className="text-right tabular-nums">{formatCount(context.summarizedMessages)}</dd>
       </dl>
-    </div>
+      <p data-testid="context-next">
+        {!context.compactionEnabled
+          ? "Automatic summarizing is off on this server."
+          : context.compactsNext
+            ? "Before your next message is sent, older messages will be summarized to make room."
+            : `Older messages get summarized when this chat reaches ${formatCount(context.budget.trigger)} tokens (${triggerPercent} % of the window): room for about ${formatCount(roomTokens)} more.`}
+      </p>
+      {context.summarizedMessages > 0 ? (
+        <p className="text-muted">
+          {formatCount(context.summarizedMessages)} older{" "}
+          {context.summarizedMessages === 1 ? "message is" : "messages are"} in the summary; all of
+          them stay in the chat.
+        </p>
+      ) : null}
+      <p className="text-muted">Click the ring to summarize older messages now.</p>
+    </section>
   );
 }

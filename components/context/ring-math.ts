@@ -1,14 +1,27 @@
-/** Colour thresholds of the context ring (DESIGN §11). */
-export const AMBER_AT = 0.7;
-export const RED_AT = 0.9;
+/**
+ * The context ring's colour is relative to where compaction fires, not to the window: a
+ * chat compacts at roughly 55–70 % of its window, so fixed 70/90 % thresholds never warned.
+ */
+
+/** Amber from this share of the trigger on: the next few messages will fold older ones. */
+export const AMBER_SHARE_OF_TRIGGER = 0.75;
 
 export type RingTone = "unknown" | "neutral" | "amber" | "red";
 
+export type RingToneInput = {
+  projectedTokens: number;
+  /** Where the chat compacts (the budget's trigger); with compaction off, the input budget. */
+  limitTokens: number;
+  /** The next message compacts first (over the trigger, or after an overflow or an edit). */
+  compactsNext: boolean;
+  source: string;
+};
+
 /** A `default` window is a guess, so the ring stays grey rather than alarm anyone. */
-export function ringTone(fill: number, source: string): RingTone {
-  if (source === "default") return "unknown";
-  if (fill >= RED_AT) return "red";
-  if (fill >= AMBER_AT) return "amber";
+export function ringTone(input: RingToneInput): RingTone {
+  if (input.source === "default") return "unknown";
+  if (input.compactsNext || input.projectedTokens >= input.limitTokens) return "red";
+  if (input.projectedTokens >= AMBER_SHARE_OF_TRIGGER * input.limitTokens) return "amber";
   return "neutral";
 }
 

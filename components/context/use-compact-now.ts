@@ -1,6 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
+import { toast } from "sonner";
 import type { ChatContext } from "@/lib/chat/context";
 import type { TraceOutput } from "@/lib/compaction/trace";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -8,6 +9,13 @@ import { apiFetch } from "../outage/api-fetch";
 
 /** A compaction this large (share of the window) asks first: the user loses verbatim detail. */
 const CONFIRM_DROP_SHARE = 0.25;
+
+/** Compact-now that found nothing to fold answers the click; the chat's timeline stays as it was. */
+function nothingToFoldText(trace: TraceOutput): string {
+  return trace.note?.includes("does not fit")
+    ? "Nothing to summarize: the latest message alone is too long for this model."
+    : "Nothing to summarize yet: the recent messages are all this chat has, and they fit.";
+}
 
 export type CompactState = "idle" | "confirm" | "queued" | "running";
 
@@ -48,6 +56,7 @@ export function useCompactNow(options: {
           "error" in body ? body.error.message : `Compaction failed (${response.status})`,
         );
       }
+      if (body.trace?.outcome === "skipped") toast(nothingToFoldText(body.trace));
       onDone(body);
     } catch (e) {
       setError(e instanceof Error ? e.message : "Compaction failed");

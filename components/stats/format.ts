@@ -59,10 +59,14 @@ export function summarizeStats(stats: MessageStats): string {
 export type StatsRow = { label: string; value: string };
 
 /** Every figure the popover lists, in order; labels are stable (the e2e test reads them). */
-export function statsRows(stats: MessageStats, contextWindow?: number): StatsRow[] {
+export function statsRows(
+  stats: MessageStats,
+  contextWindow?: number,
+  modelName: string = stats.model,
+): StatsRow[] {
   const { ttftMs, totalMs, tokensPerSecond } = deriveTimings(stats);
   return [
-    { label: "Model", value: stats.model },
+    { label: "Model", value: modelName },
     { label: "Input tokens", value: formatCount(stats.inputTokens) },
     { label: "Output tokens", value: formatCount(stats.outputTokens) },
     { label: "Cache read tokens", value: formatCount(stats.cacheReadTokens) },

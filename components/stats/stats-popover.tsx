@@ -6,6 +6,7 @@ import { Fragment, useId, useState } from "react";
 import type { MessageStats } from "@/lib/message/stats";
 import { iconButton } from "../chat/message/styles";
 import { statsRows, summarizeStats } from "./format";
+import { useModelLabel } from "./model-labels";
 
 type Props = {
   stats: MessageStats;
@@ -18,6 +19,7 @@ export function StatsPopover({ stats, contextWindow }: Props) {
   const [open, setOpen] = useState(false);
   const [hovered, setHovered] = useState(false);
   const headingId = useId();
+  const modelName = useModelLabel(stats.model);
 
   return (
     <Tooltip.Provider delayDuration={300}>
@@ -52,7 +54,7 @@ export function StatsPopover({ stats, contextWindow }: Props) {
                 Stats
               </h2>
               <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">
-                {statsRows(stats, contextWindow).map(({ label, value }) => (
+                {statsRows(stats, contextWindow, modelName).map(({ label, value }) => (
                   <Fragment key={label}>
                     <dt className="text-muted">{label}</dt>
                     <dd className="min-w-0 text-right font-medium break-words tabular-nums">

@@ -4,6 +4,7 @@
  * overrides, which evicts the cached window so the next request sees the edit.
  */
 import { listModels, type ModelInfo, providerRegistry } from "@/lib/ai/providers";
+import { windowTooSmall } from "@/lib/context/budget";
 import { type Calibration, effectiveRatio } from "@/lib/context/calibration";
 import { type Database, type Db, withDatabase } from "@/lib/db/client";
 import { getCalibration, listCalibrations } from "@/lib/db/queries/calibration";
@@ -85,17 +86,25 @@ export async function saveOverride(
         return;
       }
       await upsertOverride(tx, { ...input, updatedBy });
-      if (input.contextWindow === null && input.maxOutputTokens !== null) {
-        evictContextWindow(provider, model);
-        const window = await withDatabase({ ...database, db: tx }, () =>
-          resolveContextWindow(provider, model),
+      // The numbers the override leaves to the chain are known only once it resolves.
+      evictContextWindow(provider, model);
+      const window = await withDatabase({ ...database, db: tx }, () =>
+        resolveContextWindow(provider, model),
+      );
+      if (
+        input.contextWindow === null &&
+        input.maxOutputTokens !== null &&
+        input.maxOutputTokens >= window.contextWindow
+      ) {
+        throw new AppError(
+          "bad_request:body",
+          `maxOutputTokens: must be below the model's context window (${window.contextWindow} tokens, source: ${window.source})`,
         );
-        if (input.maxOutputTokens >= window.contextWindow) {
-          throw new AppError(
-            "bad_request:body",
-            `maxOutputTokens: must be below the model's context window (${window.contextWindow} tokens, source: ${window.source})`,
-          );
-        }
+      }
+      const tooSmall = windowTooSmall(window);
+      if (tooSmall) {
+        const field = input.contextWindow === null ? "maxOutputTokens" : "contextWindow";
+        throw new AppError("bad_request:body", `${field}: the resulting window ${tooSmall}`);
       }
     });
   } finally {

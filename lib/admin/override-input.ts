@@ -3,6 +3,7 @@
  * server imports, so the editor in the browser checks a draft by the same rules as the route.
  */
 import { z } from "zod";
+import { windowTooSmall } from "@/lib/context/budget";
 
 /** Far above any model today, low enough that a stray extra digit is caught. */
 export const MAX_OVERRIDE_TOKENS = 10_000_000;
@@ -22,7 +23,8 @@ const tokenLimit = z
 
 /**
  * PUT /api/admin/models. Either number may be null: that one then comes from the rest of the
- * chain; both null clears the override. An output ceiling must leave room for some input.
+ * chain; both null clears the override. An output ceiling must leave room for some input, and
+ * a window room for the reply's reserve plus a short conversation (`windowTooSmall`).
  */
 export const overrideInput = z
   .strictObject({
@@ -37,7 +39,15 @@ export const overrideInput = z
       input.maxOutputTokens === null ||
       input.maxOutputTokens < input.contextWindow,
     { error: "must be below the context window", path: ["maxOutputTokens"] },
-  );
+  )
+  .superRefine((input, ctx) => {
+    if (input.contextWindow === null) return;
+    const reason = windowTooSmall({
+      contextWindow: input.contextWindow,
+      maxOutputTokens: input.maxOutputTokens,
+    });
+    if (reason) ctx.addIssue({ code: "custom", message: reason, path: ["contextWindow"] });
+  });
 
 export type OverrideInput = z.infer<typeof overrideInput>;
 

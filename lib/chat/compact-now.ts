@@ -17,7 +17,7 @@ import { holdLease } from "./lease";
 /**
  * Compact now (DESIGN §8): Tier 1 forced, outside a turn. Holds the turn lease
  * so it never races a streaming reply (409 instead), and leaves a trace entry
- * in the timeline.
+ * in the timeline when it folded something.
  */
 export async function compactNow(
   deps: { db: Db; resolveModel: (modelId: string) => LanguageModel },
@@ -45,7 +45,10 @@ export async function compactNow(
       overheadTokens: frame.overheadTokens,
       force: true,
     });
-    if (!outcome.trace) return { trace: null, message: null };
+    // Nothing to fold is an answer for the person who clicked, not an event in the chat's timeline.
+    if (!outcome.trace || outcome.trace.outcome === "skipped") {
+      return { trace: outcome.trace, message: null };
+    }
     const stored = await appendMessage(db, chat.id, traceEntry(outcome.trace));
     return { trace: outcome.trace, message: rowToUIMessage(stored) };
   } finally {

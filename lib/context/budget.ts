@@ -71,13 +71,7 @@ export function computeBudget(
   r: BudgetRatios,
 ): Budget {
   const W = window.contextWindow;
-  const outputReserve = Math.floor(
-    Math.min(
-      window.maxOutputTokens ??
-        Math.min(DEFAULT_OUTPUT_RESERVE_TOKENS, DEFAULT_OUTPUT_RESERVE_SHARE * W),
-      MAX_RESERVE_SHARE * W,
-    ),
-  );
+  const outputReserve = outputReserveOf(window);
   // Both reserves together never take more than half the window: the safety margin gives way first.
   const safetyReserve = Math.floor(
     Math.min(r.reserveRatio * W, MAX_RESERVE_SHARE * W - outputReserve),
@@ -94,4 +88,42 @@ export function computeBudget(
     summaryBudget: Math.floor(Math.min(r.summaryRatio * inputBudget, SUMMARY_MAX_TOKENS)),
     bulkyToolTokens: Math.floor(Math.max(BULKY_MIN_TOKENS, r.bulkyRatio * inputBudget)),
   };
+}
+
+type WindowShape = { contextWindow: number; maxOutputTokens: number | null };
+
+/** What a window keeps free for the reply: the output limit, or a long answer, never over half. */
+export function outputReserveOf(window: WindowShape): number {
+  const W = window.contextWindow;
+  return Math.floor(
+    Math.min(
+      window.maxOutputTokens ??
+        Math.min(DEFAULT_OUTPUT_RESERVE_TOKENS, DEFAULT_OUTPUT_RESERVE_SHARE * W),
+      MAX_RESERVE_SHARE * W,
+    ),
+  );
+}
+
+/**
+ * The least a window must hold besides the reply's reserve: Fold's instructions and tools
+ * (a few hundred tokens) and a short exchange. Below it every message would be "too long".
+ */
+export const MIN_CONVERSATION_TOKENS = 1024;
+
+/** Why a window cannot hold a conversation (for an admin's override), or null when it can. */
+export function windowTooSmall(window: WindowShape): string | null {
+  const reserve = outputReserveOf(window);
+  const room = window.contextWindow - reserve;
+  if (room >= MIN_CONVERSATION_TOKENS) return null;
+  const count = (n: number) => n.toLocaleString("en-US");
+  return `is too small: after keeping ${count(reserve)} tokens free for the reply, ${count(room)} are left for the conversation, and a chat needs at least ${count(MIN_CONVERSATION_TOKENS)} (a window of ${count(minimumWindow(window.maxOutputTokens))} or more)`;
+}
+
+/** The smallest window that passes `windowTooSmall` for this output limit. */
+export function minimumWindow(maxOutputTokens: number | null): number {
+  let W = MIN_CONVERSATION_TOKENS;
+  while (W - outputReserveOf({ contextWindow: W, maxOutputTokens }) < MIN_CONVERSATION_TOKENS) {
+    W += 1;
+  }
+  return W;
 }

@@ -1,7 +1,14 @@
 import { expect, type Page, test } from "@playwright/test";
-import { hydrated, registerUser } from "./helpers";
+import { expectNoAxeViolations } from "./axe";
+import { hydrated, PASSWORD, registerUser } from "./helpers";
 
 const FAKE_MODEL = "fake:fake-model";
+/**
+ * The server's first user, so its admin; the accessibility test signs in as it again. Fixed,
+ * not time-stamped: Playwright loads this file again in a new worker after a failure, and each
+ * e2e run starts on a fresh store.
+ */
+const ADMIN_EMAIL = "e2e-admin@example.com";
 const OVERRIDE_TOKENS = 16_000;
 
 async function sessionRole(page: Page): Promise<string | undefined> {
@@ -27,7 +34,7 @@ test("an admin's window override reaches the chat's context ring on the next req
   page,
 }) => {
   // This spec file sorts first, so its user is the e2e server's first: the admin.
-  await registerUser(page, `e2e-admin-${Date.now()}@example.com`);
+  await registerUser(page, ADMIN_EMAIL);
   expect(
     await sessionRole(page),
     "the user registered here is not admin: another spec registered first on this e2e server " +
@@ -49,7 +56,7 @@ test("an admin's window override reaches the chat's context ring on the next req
 
   // The fake provider's /v1/models says 8192.
   const before = await ringDetails(page);
-  await expect(before).toContainText("/ 8,192 tokens");
+  await expect(before).toContainText("of 8,192 tokens");
   await expect(before).toContainText("provider API");
   await page.screenshot({ path: "test-results/ring-hover.png" });
   await closeHoverCard(page);
@@ -71,6 +78,16 @@ test("an admin's window override reaches the chat's context ring on the next req
     await row.getByRole("button", { name: "Save" }).click();
     await expect(row).toContainText("Window must be above zero.");
     await expect(row.getByTestId("window-source")).toHaveText("provider");
+    // A window with no room for a conversation is refused, with the reason.
+    await windowInput.fill("10");
+    await row.getByRole("button", { name: "Save" }).click();
+    await expect(row).toContainText("Window is too small");
+    await expect(row).toContainText("8 are left for the conversation");
+    await expect(row.getByTestId("window-source")).toHaveText("provider");
+    // Calibration in words, not just "×1.15 / 0 samples".
+    await expect(row.getByTestId("calibration")).toContainText(
+      /The provider counts .* Fold estimates, learned from \d+ repl/,
+    );
 
     await windowInput.fill(String(OVERRIDE_TOKENS));
     await row.getByRole("button", { name: "Save" }).click();
@@ -89,7 +106,7 @@ test("an admin's window override reaches the chat's context ring on the next req
     await hydrated(page);
     await expect(page.getByLabel("Model")).toHaveValue(FAKE_MODEL);
     const after = await ringDetails(page);
-    await expect(after).toContainText("/ 16,000 tokens");
+    await expect(after).toContainText("of 16,000 tokens");
     await expect(after).toContainText("admin override");
     await closeHoverCard(page);
 
@@ -110,7 +127,7 @@ test("an admin's window override reaches the chat's context ring on the next req
   }
 });
 
-test("a signed-out visitor is sent to sign in and a non-admin gets a 404 on /admin/models", async ({
+test("a signed-out visitor is sent to sign in and a non-admin gets a 403 page on /admin/models", async ({
   browser,
 }) => {
   const context = await browser.newContext();
@@ -126,11 +143,43 @@ test("a signed-out visitor is sent to sign in and a non-admin gets a 404 on /adm
   await expect(page.getByRole("link", { name: "Admin · Models" })).toHaveCount(0);
 
   const response = await page.goto("/admin/models");
-  expect(response?.status()).toBe(404);
-  await expect(page.getByText("This page could not be found.")).toBeVisible();
+  expect(response?.status()).toBe(403);
+  await expect(page.getByRole("heading", { name: "This page is for admins" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Models" })).toHaveCount(0);
+  await expectNoAxeViolations(page, "the 403 page");
+  // An in-app page, with the way back.
+  await page
+    .getByRole("navigation", { name: "Where to go" })
+    .getByRole("link", { name: "Back to your chats" })
+    .click();
+  await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
 
   const api = await page.request.get("/api/admin/models");
   expect(api.status()).toBe(403);
   await context.close();
+});
+
+test("the admin pages have no axe-core violations, in light and dark", async ({ page }) => {
+  // Four full axe-core runs over wide tables: more than the default minute on a busy machine.
+  test.setTimeout(180_000);
+  await page.goto("/login");
+  await hydrated(page);
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
+
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.goto("/admin/models");
+    await hydrated(page);
+    await expect(page.locator(`tr[data-model-id="${FAKE_MODEL}"]`)).toBeVisible();
+    await expectNoAxeViolations(page, `/admin/models (${colorScheme})`);
+
+    await page.goto("/admin/users");
+    await hydrated(page);
+    await expect(page.getByRole("heading", { name: "Users" })).toBeVisible();
+    await expect(page.locator(`tr[data-user-email="${ADMIN_EMAIL}"]`)).toBeVisible();
+    await expectNoAxeViolations(page, `/admin/users (${colorScheme})`);
+  }
 });

@@ -34,9 +34,25 @@ test("a new account waits, an admin approves it in Admin → Users, then it chat
   const userEmail = `e2e-waiting-${stamp}@example.com`;
 
   const admin = await newPage(browser);
+  // A fresh server: the sign-in page says how to begin, true to how the first account is made.
+  await admin.goto("/login");
+  await hydrated(admin);
+  const hint = admin.getByTestId("first-run-hint");
+  await expect(hint).toContainText("Nobody has an account on this server yet.");
+  await expect(hint).toContainText("it becomes the admin");
+  await hint.getByRole("link", { name: "Create the first account" }).click();
+  await expect(admin).toHaveURL(/\/register$/);
+  await expect(
+    admin.getByText("You are the first user: this account will be the admin."),
+  ).toBeVisible();
   await registerUser(admin, adminEmail);
 
   const user = await newPage(browser);
+  // Once an account exists, the hint is gone.
+  await user.goto("/login");
+  await hydrated(user);
+  await expect(user.getByRole("heading", { name: "Sign in to Fold" })).toBeVisible();
+  await expect(user.getByTestId("first-run-hint")).toHaveCount(0);
   await registerAndWait(user, userEmail);
   // Every API refuses a waiting account with a clear code; the chat pages send it back here.
   const refused = await user.request.get("/api/chats");

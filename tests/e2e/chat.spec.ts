@@ -6,7 +6,8 @@ test("send a message, watch it stream, open its stats, and find it all again aft
 }) => {
   await registerUser(page, `e2e-chat-${Date.now()}@example.com`);
   await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\//);
+  // 2–4 s on a loaded 2-core machine: more than the default 5 s now and then.
+  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
   await hydrated(page);
 
   const picker = page.getByLabel("Model");
@@ -28,7 +29,9 @@ test("send a message, watch it stream, open its stats, and find it all again aft
   const stats = page.getByRole("dialog", { name: "Stats" });
   await expect(stats).toContainText("Input tokens");
   await expect(stats).toContainText("Time to first token");
-  await expect(stats).toContainText("fake:fake-model");
+  // A readable name, not the raw id.
+  await expect(stats).toContainText("fake-model (fake)");
+  await expect(stats).not.toContainText("fake:fake-model");
   const before = await stats.textContent();
   await page.screenshot({ path: "test-results/chat-stats.png", fullPage: true });
   await page.keyboard.press("Escape");
@@ -56,6 +59,8 @@ test("send a message, watch it stream, open its stats, and find it all again aft
 test("the offline demo model answers and draws on the conversation", async ({ page }) => {
   await registerUser(page, `e2e-demo-${Date.now()}@example.com`);
   await page.getByRole("button", { name: "New chat" }).click();
+  // The home page has a model picker too: wait for the chat's own.
+  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
   await hydrated(page);
   await page.getByLabel("Model").selectOption("demo:demo");
   const box = page.getByRole("textbox", { name: "Message" });

@@ -1,10 +1,14 @@
 import { redirect } from "next/navigation";
 import { AuthForm } from "@/components/auth/auth-form";
 import { currentPageUser } from "@/lib/auth/session";
+import { getDb } from "@/lib/db/client";
+import { countUsers } from "@/lib/db/queries/users";
 
 export const dynamic = "force-dynamic";
 
 export default async function LoginPage() {
   if (await currentPageUser()) redirect("/");
-  return <AuthForm mode="login" />;
+  // A fresh install: say how to begin instead of asking for an account nobody has.
+  const firstUser = (await countUsers(await getDb())) === 0;
+  return <AuthForm mode="login" firstUser={firstUser} />;
 }

@@ -4,22 +4,28 @@ import { ChevronRight, Layers } from "lucide-react";
 import { useEffect, useState } from "react";
 import type { TraceInput, TraceOutput } from "@/lib/compaction/trace";
 import { formatCount, formatDuration } from "../../stats/format";
+import { Markdown } from "./markdown";
 
+/** One plain sentence per outcome: what happened to the chat, not what the code did. */
 const OUTCOME_TEXT: Record<TraceOutput["outcome"], string> = {
-  summarized: "Compacted context",
-  fallback: "Compacted context with an automatic digest (the summarizer was unavailable)",
-  trimmed: "Trimmed the request to fit the window and retried",
-  skipped: "Compaction skipped",
-  conflict: "Another compaction won; using its summary",
-  failed: "Compaction failed",
+  summarized: "Summarized older messages to make room",
+  fallback:
+    "Summarized older messages with a simpler digest, because the summarizer did not answer",
+  trimmed: "The chat was too long for the model, so this request was shortened and sent again",
+  skipped: "Nothing to summarize yet",
+  conflict: "Another summary was written at the same moment; this chat uses that one",
+  failed: "Older messages could not be summarized this time",
 };
 
+/** Outcomes whose detail (the cause, in a few words) waits behind a toggle. */
+const TROUBLE: ReadonlySet<TraceOutput["outcome"]> = new Set(["fallback", "failed", "trimmed"]);
+
 const REASON_TEXT: Record<string, string> = {
-  threshold: "the context was nearly full",
+  threshold: "the chat was getting close to what the model can read at once",
   manual: "you asked",
-  overflow: "the model said the prompt was too long",
-  length: "the reply was cut short by the window",
-  invalidated: "an edit changed summarized history",
+  overflow: "the model said the chat was too long",
+  length: "the reply was cut short because the model ran out of room",
+  invalidated: "an edit changed messages that were already summarized",
   truncated: "the server dropped the start of the conversation without saying so",
   edited: "you edited the summary in the memory panel",
 };
@@ -44,15 +50,19 @@ export function CompactionTrace({
   // The detection itself; the compaction it causes next turn shows as a compaction.
   const truncated = output.reason === "truncated" && output.outcome === "skipped";
   const edited = output.reason === "edited";
-  const tone =
-    output.outcome === "fallback" || truncated
-      ? "border-amber-200 bg-amber-50"
-      : "border-indigo-100 bg-indigo-50/60";
+  const trouble = TROUBLE.has(output.outcome) || truncated;
+  const tone = trouble ? "border-amber-200 bg-amber-50" : "border-indigo-100 bg-indigo-50/60";
+  const shrank =
+    !edited &&
+    (output.outcome === "summarized" ||
+      output.outcome === "fallback" ||
+      output.outcome === "trimmed");
   return (
     <div
       className={`rounded-xl border px-3 py-2 text-xs ${tone}`}
       data-testid="compaction-trace"
       data-state="done"
+      data-outcome={output.outcome}
     >
       <button
         type="button"
@@ -64,14 +74,11 @@ export function CompactionTrace({
         <span className="font-medium">
           {truncated ? TRUNCATED_TITLE : edited ? EDITED_TITLE : OUTCOME_TEXT[output.outcome]}
         </span>
-        {edited ? null : output.outcome === "summarized" ||
-          output.outcome === "fallback" ||
-          output.outcome === "trimmed" ? (
+        {shrank ? (
           <span className="text-muted">
+            {output.messagesSummarized > 0 ? `${output.messagesSummarized} messages · ` : ""}
             {formatCount(output.tokensBefore)} → {formatCount(output.tokensAfter)} tokens (−
-            {output.savedPct} %) · {output.messagesSummarized} messages summarized
-            {output.summarizerModel ? ` · ${output.summarizerModel}` : ""} ·{" "}
-            {formatDuration(output.durationMs)}
+            {output.savedPct} %)
           </span>
         ) : null}
         <ChevronRight
@@ -82,14 +89,30 @@ export function CompactionTrace({
       {open ? (
         <div className="mt-2 space-y-2 border-t border-indigo-100 pt-2">
           <p className="text-muted">Why: {REASON_TEXT[output.reason] ?? output.reason}.</p>
-          {output.note ? <p className="text-muted">{output.note}</p> : null}
+          {shrank ? (
+            <p className="text-muted">
+              Took {formatDuration(output.durationMs)}
+              {output.summarizerModel ? `, written by ${output.summarizerModel}` : ""}. Every
+              message stays in the chat; the model reads the summary instead of the older ones.
+            </p>
+          ) : null}
+          {output.note ? (
+            trouble ? (
+              <details className="text-muted" data-testid="compaction-details">
+                <summary className="cursor-pointer select-none">Details</summary>
+                <p className="mt-1">{output.note}</p>
+              </details>
+            ) : (
+              <p className="text-muted">{output.note}</p>
+            )
+          ) : null}
           {output.summary ? (
-            <pre
-              className="max-h-96 overflow-auto rounded-lg bg-white p-3 font-sans text-xs whitespace-pre-wrap"
+            <div
+              className="max-h-96 overflow-auto rounded-lg bg-white p-3"
               data-testid="compaction-summary"
             >
-              {output.summary}
-            </pre>
+              <Markdown text={output.summary} streaming={false} />
+            </div>
           ) : null}
         </div>
       ) : null}

@@ -195,6 +195,50 @@ describeEachDriver("admin models API", (use) => {
     });
   });
 
+  it("refuses a window with no room for the reply's reserve and a short conversation, saying why", async () => {
+    const database = use();
+    const { browser } = await signIn(database, "ada@example.com");
+    const cases: Array<[string, unknown, RegExp]> = [
+      // The window a user saw blamed on their message: 10 tokens.
+      [
+        "ten tokens",
+        { ...DEMO, contextWindow: 10, maxOutputTokens: null },
+        /^contextWindow: is too small: after keeping 2 tokens free for the reply, 8 are left for the conversation, and a chat needs at least 1,024/,
+      ],
+      [
+        "a reply reserve that takes half",
+        { ...DEMO, contextWindow: 2000, maxOutputTokens: 1500 },
+        /^contextWindow: is too small: after keeping 1,000 tokens free for the reply, 1,000 are left/,
+      ],
+      // Valid by the form's numbers, but the provider's own 1,024-token output limit then
+      // takes half of a 1,500-token window: only the resolved window can tell.
+      [
+        "too small with the chain's output limit",
+        { ...DEMO, contextWindow: 1500, maxOutputTokens: null },
+        /^contextWindow: the resulting window is too small: after keeping 750 tokens free for the reply, 750 are left/,
+      ],
+    ];
+    for (const [name, body, message] of cases) {
+      const response = await put(database, browser, body);
+      expect(response.status, name).toBe(400);
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      expect(error.code, name).toBe("bad_request:body");
+      expect(error.message, name).toMatch(message);
+    }
+    expect(await listOverrides(database.db)).toEqual([]);
+    expect(await demoRow(database, browser)).toMatchObject({ contextWindow: 8192, override: null });
+
+    // The smallest window that leaves the room is accepted.
+    const smallest = await put(database, browser, {
+      ...DEMO,
+      contextWindow: 2048,
+      maxOutputTokens: 1024,
+    });
+    expect(smallest.status).toBe(200);
+    expect(await demoRow(database, browser)).toMatchObject({ contextWindow: 2048 });
+    await put(database, browser, { ...DEMO, contextWindow: null, maxOutputTokens: null });
+  });
+
   it("refuses an output ceiling alone when the window it would fall back to is smaller", async () => {
     const database = use();
     const { browser } = await signIn(database, "ada@example.com");

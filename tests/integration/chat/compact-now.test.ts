@@ -222,6 +222,35 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     expect(await isTurnActive(database.db, chatId)).toBe(false);
   });
 
+  it("with nothing to fold answers 'skipped' without adding a trace entry, however often it is asked", async () => {
+    const database = use();
+    const { browser } = await register(database, "nothing@example.com");
+    const chatId = await newChat(database, browser);
+    const { response: turn } = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "A short question.",
+    });
+    expect(turn.status).toBe(200);
+    const historyBefore = await historyOf(database.db, chatId);
+    fake.reset();
+
+    for (let click = 0; click < 2; click++) {
+      const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as CompactResponse;
+      expect(body.trace?.outcome).toBe("skipped");
+      expect(body.message).toBeNull();
+    }
+    expect(fake.requests).toEqual([]);
+    // The timeline is untouched: the last entry is still the reply, so Regenerate stays on it.
+    const history = await historyOf(database.db, chatId);
+    expect(history.map((m) => m.id)).toEqual(historyBefore.map((m) => m.id));
+    expect(history.at(-1)?.role).toBe("assistant");
+    expect(history.some(isTraceEntry)).toBe(false);
+    expect(await isTurnActive(database.db, chatId)).toBe(false);
+  });
+
   it("a regenerate after compact-now regenerates the last real reply, not the trace entry", async () => {
     const database = use();
     const { browser, chatId } = await chatWithHistory(database, "regen@example.com");

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { type BudgetRatios, clampRatios, computeBudget } from "@/lib/context/budget";
+import {
+  type BudgetRatios,
+  clampRatios,
+  computeBudget,
+  MIN_CONVERSATION_TOKENS,
+  minimumWindow,
+  outputReserveOf,
+  windowTooSmall,
+} from "@/lib/context/budget";
 import { COMPACTION_DEFAULTS, loadEnv } from "@/lib/env";
 
 const DEFAULTS: BudgetRatios = { ...COMPACTION_DEFAULTS };
@@ -61,5 +69,30 @@ describe("budget (DESIGN §7)", () => {
     expect(warnings).toEqual([expect.stringMatching(/target 0\.6 is not below trigger 0\.5/)]);
     const b = computeBudget({ contextWindow: 8192, maxOutputTokens: null }, env.compaction);
     expect(b.target).toBeLessThan(b.trigger);
+  });
+});
+
+describe("windowTooSmall", () => {
+  it("accepts a window that leaves the reply's reserve and a short conversation", () => {
+    expect(windowTooSmall({ contextWindow: 8192, maxOutputTokens: null })).toBeNull();
+    expect(windowTooSmall({ contextWindow: 2048, maxOutputTokens: 1024 })).toBeNull();
+  });
+
+  it("refuses a window the budget would leave no conversation in, and names the smallest that works", () => {
+    const reason = windowTooSmall({ contextWindow: 10, maxOutputTokens: null });
+    expect(reason).toMatch(/8 are left for the conversation/);
+    // 1,365 − a quarter of it for the reply (341) leaves 1,024.
+    expect(reason).toMatch(/a window of 1,365 or more/);
+  });
+
+  it("the smallest window it names is the first one it accepts", () => {
+    for (const maxOutputTokens of [null, 256, 1024, 100_000]) {
+      const smallest = minimumWindow(maxOutputTokens);
+      expect(windowTooSmall({ contextWindow: smallest, maxOutputTokens })).toBeNull();
+      expect(windowTooSmall({ contextWindow: smallest - 1, maxOutputTokens })).not.toBeNull();
+      expect(
+        smallest - outputReserveOf({ contextWindow: smallest, maxOutputTokens }),
+      ).toBeGreaterThanOrEqual(MIN_CONVERSATION_TOKENS);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { notFound } from "next/navigation";
 import { ChatView } from "@/components/chat/chat-view";
+import { ExportMenu } from "@/components/chat/export-menu";
 import { requirePageUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
 import { findChatForUser, isReplying } from "@/lib/db/queries/chats";
@@ -16,8 +17,9 @@ export default async function ChatPage({ params }: { params: Promise<{ id: strin
   const messages = (await loadHistory(db, chat.id)).map(rowToUIMessage);
   return (
     <>
-      <header className="flex h-14 shrink-0 items-center border-b border-line px-6">
-        <h1 className="truncate text-base font-semibold">{chat.title}</h1>
+      <header className="flex h-14 shrink-0 items-center gap-2 border-b border-line px-6">
+        <h1 className="min-w-0 flex-1 truncate text-base font-semibold">{chat.title}</h1>
+        <ExportMenu chatId={chat.id} />
       </header>
       <ChatView
         key={chat.id}

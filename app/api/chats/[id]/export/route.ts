@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { requireChat, requireUser } from "@/lib/auth/guards";
+import { chatToJson, chatToMarkdown, EXPORT_FORMATS, exportFileName } from "@/lib/chat/export";
+import { getDb } from "@/lib/db/client";
+import { loadHistory } from "@/lib/db/queries/messages";
+import { readQuery, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+const query = z.strictObject({
+  format: z.enum(EXPORT_FORMATS, { error: "must be markdown or json" }),
+});
+
+/** Downloads the chat as Markdown or JSON; another user's chat is a 404 like any other. */
+export const GET = route<{ id: string }>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const chat = await requireChat(user, (await params).id);
+  const { format } = readQuery(request, query);
+  const rows = await loadHistory(await getDb(), chat.id);
+  const now = new Date();
+  const body =
+    format === "json"
+      ? `${JSON.stringify(chatToJson(chat, rows, now), null, 2)}\n`
+      : chatToMarkdown(chat, rows, now);
+  return new Response(body, {
+    headers: {
+      "content-type":
+        format === "json" ? "application/json; charset=utf-8" : "text/markdown; charset=utf-8",
+      "content-disposition": `attachment; filename="${exportFileName(chat, format)}"`,
+      "cache-control": "no-store",
+    },
+  });
+});

@@ -1,0 +1,187 @@
+import { readFile } from "node:fs/promises";
+import { expect, type Page, test } from "@playwright/test";
+import { chatExportSchema } from "@/lib/chat/export";
+import { hydrated, registerUser } from "./helpers";
+
+const FAKE_MODEL = "fake:fake-model";
+/** How long the test holds the first message back, so "Thinking…" has seconds to count. */
+const HOLD_MS = 2_500;
+
+async function newChat(page: Page): Promise<void> {
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
+  await hydrated(page);
+  await page.getByLabel("Model").selectOption(FAKE_MODEL);
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  const replies = await page.getByRole("button", { name: "Message stats" }).count();
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(replies + 1);
+}
+
+test("typing on the home page starts a chat and sends the message there, once", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-home-${Date.now()}@example.com`);
+  await page.getByLabel("Model").selectOption(FAKE_MODEL);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Hello from the home page");
+  await box.press("Enter");
+
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  await expect(page.locator("[data-role=user]")).toHaveText("Hello from the home page");
+  await expect(page.locator("[data-role=assistant]").last()).toContainText(
+    "Fake reply to: Hello from the home page",
+  );
+  await expect(page.getByLabel("Model")).toHaveValue(FAKE_MODEL);
+
+  // A reload neither loses it nor sends it again.
+  await page.reload();
+  await hydrated(page);
+  await expect(page.locator("[data-role=user]")).toHaveCount(1);
+  await expect(page.locator("[data-role=assistant]")).toHaveCount(1);
+});
+
+test("'Thinking…' counts the seconds until the reply starts", async ({ page }) => {
+  await registerUser(page, `e2e-timer-${Date.now()}@example.com`);
+  await newChat(page);
+  // Hold the request back in the browser: the reply cannot start before HOLD_MS.
+  await page.route("**/api/chat", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
+    await route.continue();
+  });
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Take your time.");
+  await box.press("Enter");
+
+  const thinking = page.getByTestId("thinking");
+  await expect(thinking).toContainText("Thinking…");
+  await expect(page.getByTestId("thinking-seconds")).toHaveText("0 s");
+  await expect(page.getByTestId("thinking-seconds")).toHaveText("1 s");
+  await expect(page.getByTestId("thinking-seconds")).toHaveText("2 s");
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1);
+  await expect(thinking).toHaveCount(0);
+});
+
+test("unknown pages and other users' chats get an in-app 404; admin pages a 403 for users", async ({
+  browser,
+}) => {
+  const stamp = Date.now();
+  // Two accounts: the second is never the server's first, so never its admin.
+  const ownerPage = await (await browser.newContext()).newPage();
+  await registerUser(ownerPage, `e2e-owner-${stamp}@example.com`);
+  await newChat(ownerPage);
+  await send(ownerPage, "Mine alone.");
+  const ownersChat = ownerPage.url();
+
+  const page = await (await browser.newContext()).newPage();
+  await registerUser(page, `e2e-visitor-${stamp}@example.com`);
+
+  for (const url of ["/no-such-page", new URL(ownersChat).pathname]) {
+    const response = await page.goto(url);
+    expect(response?.status(), url).toBe(404);
+    await expect(page.getByRole("heading", { name: "This page does not exist" })).toBeVisible();
+    await expect(page.getByText("Mine alone.")).toHaveCount(0);
+  }
+  const nav = page.getByRole("navigation", { name: "Where to go" });
+  await nav.getByRole("link", { name: "Back to your chats" }).click();
+  await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
+
+  const forbidden = await page.goto("/admin/users");
+  expect(forbidden?.status()).toBe(403);
+  await expect(page.getByRole("heading", { name: "This page is for admins" })).toBeVisible();
+  await expect(nav.getByRole("link", { name: "Back to your chats" })).toBeVisible();
+});
+
+test("the first Tab reaches a skip link that jumps to the message box", async ({ page }) => {
+  await registerUser(page, `e2e-skip-${Date.now()}@example.com`);
+  await newChat(page);
+  // A fresh load: the keyboard starts from the top of the page.
+  await page.reload();
+  await hydrated(page);
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name: "Skip to the message box" });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeVisible();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeFocused();
+});
+
+test("compact-now with nothing to fold answers with a toast and keeps Regenerate", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-nothing-${Date.now()}@example.com`);
+  await newChat(page);
+  await send(page, "A short question.");
+
+  // The hover card speaks plainly.
+  const ring = page.getByTestId("context-ring");
+  await ring.hover();
+  const details = page.getByTestId("context-details");
+  await expect(details).toContainText("Older messages get summarized when this chat reaches");
+  await expect(details).not.toContainText("Compacts at");
+  await expect(details).not.toContainText("sent as is");
+  await page.mouse.move(0, 0);
+  await expect(details).toBeHidden();
+  await expect(ring).toHaveAttribute("data-tone", "neutral");
+
+  for (let click = 0; click < 2; click++) {
+    await ring.click();
+    await expect(page.getByText("Nothing to summarize yet").first()).toBeVisible();
+  }
+  await expect(page.getByTestId("compaction-trace")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Regenerate response" })).toBeVisible();
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByTestId("compaction-trace")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Regenerate response" })).toBeVisible();
+});
+
+test("a chat exports as Markdown and as JSON that holds every message in order", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-export-${Date.now()}@example.com`);
+  await newChat(page);
+  const questions = ["First question about tides.", "Second question about moons."];
+  for (const question of questions) await send(page, question);
+  const chatId = page.url().split("/").at(-1) ?? "";
+
+  async function download(item: string) {
+    await page.getByRole("button", { name: "Export" }).click();
+    const [file] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("menuitem", { name: item }).click(),
+    ]);
+    const path = await file.path();
+    return { name: file.suggestedFilename(), text: await readFile(path, "utf8") };
+  }
+
+  const json = await download("JSON (.json)");
+  expect(json.name).toMatch(/\.json$/);
+  const exported = chatExportSchema.parse(JSON.parse(json.text));
+  // The same messages the chat's API serves, in the same order, with roles and text.
+  const stored = (await (await page.request.get(`/api/chats/${chatId}`)).json()) as {
+    messages: Array<{ id: string; role: string; parts: Array<{ type: string; text?: string }> }>;
+  };
+  expect(stored.messages).toHaveLength(4);
+  expect(exported.messages.map((m) => [m.id, m.role])).toEqual(
+    stored.messages.map((m) => [m.id, m.role]),
+  );
+  expect(exported.messages.map((m) => m.parts)).toEqual(stored.messages.map((m) => m.parts));
+  expect(exported.messages.filter((m) => m.role === "user").map((m) => m.text)).toEqual(questions);
+  for (const [index, question] of questions.entries()) {
+    expect(exported.messages[index * 2 + 1]?.text).toContain(`Fake reply to: ${question}`);
+  }
+
+  const markdown = await download("Markdown (.md)");
+  expect(markdown.name).toMatch(/\.md$/);
+  expect(markdown.text.match(/^### You · /gm)).toHaveLength(2);
+  expect(markdown.text.match(/^### Assistant · /gm)).toHaveLength(2);
+  const first = markdown.text.indexOf(questions[0] ?? "");
+  const second = markdown.text.indexOf(questions[1] ?? "");
+  expect(first).toBeGreaterThan(0);
+  expect(second).toBeGreaterThan(first);
+});

@@ -1,0 +1,141 @@
+import { afterAll, expect, it, vi } from "vitest";
+
+// A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
+const fake = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const server = await startFakeOpenAI({
+    models: [{ id: "small", maxModelLen: 4096 }],
+    replyTokens: 60,
+  });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  return server;
+});
+
+import * as exportRoute from "@/app/api/chats/[id]/export/route";
+import { chatExportSchema } from "@/lib/chat/export";
+import type { Database } from "@/lib/db/client";
+import { loadHistory } from "@/lib/db/queries/messages";
+import { answerParts } from "@/lib/message/retry-marker";
+import { messageText, rowToUIMessage } from "@/lib/message/ui-message";
+import { register } from "../../helpers/auth";
+import { compactNowCall, isTraceEntry } from "../../helpers/compaction";
+import { describeEachDriver } from "../../helpers/databases";
+import { anonymous, type Browser, call } from "../../helpers/http";
+import { longMessage, newChat, sendTurn } from "../../helpers/turns";
+
+const MODEL = "fake:small";
+const TURNS = 3;
+
+afterAll(() => fake.close());
+
+function exportChat(database: Database, browser: Browser, chatId: string, query: string) {
+  return call(database, exportRoute.GET, {
+    path: `/api/chats/${chatId}/export${query}`,
+    params: { id: chatId },
+    browser,
+  });
+}
+
+/** A chat with three long turns and a manual compaction's trace entry in its timeline. */
+async function storedChat(database: Database, email: string) {
+  const { browser } = await register(database, email);
+  const chatId = await newChat(database, browser);
+  for (let turn = 0; turn < TURNS; turn++) {
+    const { response } = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: longMessage(turn),
+    });
+    expect(response.status).toBe(200);
+  }
+  expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+  const rows = await loadHistory(database.db, chatId);
+  expect(rows.some(isTraceEntry)).toBe(true);
+  return { browser, chatId, rows };
+}
+
+describeEachDriver("GET /api/chats/:id/export", (use) => {
+  it("exports every stored message as JSON, in order, with roles, text and parts that round-trip", async () => {
+    const database = use();
+    const { browser, chatId, rows } = await storedChat(database, "json@example.com");
+
+    const response = await exportChat(database, browser, chatId, "?format=json");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(response.headers.get("content-disposition")).toMatch(
+      /^attachment; filename=".+\.json"$/,
+    );
+    const exported = chatExportSchema.parse(JSON.parse(await response.text()));
+
+    expect(exported.chat.id).toBe(chatId);
+    expect(exported.messages.map((m) => m.id)).toEqual(rows.map((r) => r.id));
+    expect(exported.messages.map((m) => m.role)).toEqual(rows.map((r) => r.role));
+    expect(exported.messages.map((m) => m.text)).toEqual(
+      rows.map((r) => messageText({ parts: answerParts(rowToUIMessage(r).parts) })),
+    );
+    // Parts and metadata come back exactly as stored: the file is a faithful copy.
+    expect(exported.messages.map((m) => m.parts)).toEqual(rows.map((r) => r.parts));
+    expect(exported.messages.map((m) => m.metadata)).toEqual(rows.map((r) => r.metadata ?? null));
+    // Each user message's text is the one that was sent.
+    const userTexts = exported.messages.filter((m) => m.role === "user").map((m) => m.text);
+    expect(userTexts).toEqual(Array.from({ length: TURNS }, (_, turn) => longMessage(turn)));
+    // The summary the compaction wrote travels with it.
+    expect(exported.chat.summary).toContain("## Goal & open requests");
+  });
+
+  it("exports a readable Markdown transcript, each message under who said it", async () => {
+    const database = use();
+    const { browser, chatId, rows } = await storedChat(database, "md@example.com");
+
+    const response = await exportChat(database, browser, chatId, "?format=markdown");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/markdown/);
+    expect(response.headers.get("content-disposition")).toMatch(/filename=".+\.md"$/);
+    const markdown = await response.text();
+
+    expect(markdown).toMatch(/^# .+\n/);
+    expect(markdown.match(/^### You · /gm)).toHaveLength(TURNS);
+    // Every user message and every reply appears, in the stored order.
+    let from = 0;
+    for (const row of rows) {
+      const text = messageText({ parts: answerParts(rowToUIMessage(row).parts) });
+      if (!text) continue;
+      const at = markdown.indexOf(text, from);
+      expect(at, `message ${row.id} is missing or out of order`).toBeGreaterThanOrEqual(from);
+      from = at + text.length;
+    }
+    expect(markdown).toMatch(/Older messages were summarized \(\d+ messages\)/);
+  });
+
+  it("answers 404 to another user and 401 to a stranger, without the chat's text", async () => {
+    const database = use();
+    const { chatId, rows } = await storedChat(database, "owner@example.com");
+    const { browser: other } = await register(database, "other@example.com");
+    const firstUser = rows.find((row) => row.role === "user");
+    if (!firstUser) throw new Error("the chat has no user message");
+    const secret = messageText({ parts: answerParts(rowToUIMessage(firstUser).parts) });
+
+    for (const format of ["json", "markdown"]) {
+      const response = await exportChat(database, other, chatId, `?format=${format}`);
+      expect(response.status, format).toBe(404);
+      expect(await response.text()).not.toContain(secret.slice(0, 40));
+      const signedOut = await exportChat(database, anonymous(), chatId, `?format=${format}`);
+      expect(signedOut.status, format).toBe(401);
+    }
+  });
+
+  it("answers 400 to a missing or unknown format", async () => {
+    const database = use();
+    const { browser } = await register(database, "format@example.com");
+    const chatId = await newChat(database, browser);
+    for (const query of ["", "?format=pdf", "?format=json&extra=1"]) {
+      const response = await exportChat(database, browser, chatId, query);
+      expect(response.status, query).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+        "bad_request:query",
+      );
+    }
+  });
+});
