@@ -131,6 +131,7 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     budget: model.budget,
     overheadTokens: input.overheadTokens,
     ratio: model.ratio,
+    classRatios: model.classRatios,
     modelId: model.modelId,
     estimator: defaultEstimator,
     keepRecentToolResults: settings.keepRecentToolResults,

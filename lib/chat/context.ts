@@ -39,12 +39,15 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     budget,
     overheadTokens: frame.overheadTokens,
     ratio,
+    classRatios: model.classRatios,
     modelId,
     estimator: defaultEstimator,
     keepRecentToolResults: settings.keepRecentToolResults,
   });
   const summaryTokens = view.summary
-    ? Math.ceil(defaultEstimator.estimateUIMessages([summaryMessage(view.summary)]) * ratio)
+    ? defaultEstimator.estimateUIMessages([summaryMessage(view.summary)], {
+        ratio: model.classRatios,
+      })
     : 0;
   const projection = {
     projectedTokens,

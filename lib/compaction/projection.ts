@@ -1,4 +1,5 @@
 import type { Budget } from "@/lib/context/budget";
+import type { ClassRatios } from "@/lib/context/content-class";
 import type { TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { buildView, type CompactionState, type ModelView, splitAtWatermark } from "./view";
@@ -16,8 +17,10 @@ export type ProjectionInput = {
   budget: Budget;
   /** Raw tokens of the system prompt and tool schemas. */
   overheadTokens: number;
-  /** Calibrated ratio of real to estimated tokens for this model. */
+  /** Calibrated ratio of real to estimated tokens for this model, overall. */
   ratio: number;
+  /** The same per content class, for estimates of messages (the overall ratio when absent). */
+  classRatios?: ClassRatios;
   modelId: string;
   estimator: TokenEstimator;
   keepRecentToolResults: number;
@@ -70,13 +73,22 @@ function stage0Savings(input: ProjectionInput, view: ModelView, lastIndex: numbe
   return Math.max(0, savings);
 }
 
-/** Fold's calibrated estimate of a request carrying `messages`: overhead and messages, times the ratio. */
+/**
+ * Fold's calibrated estimate of a request carrying `messages`: the overhead times the
+ * overall ratio, the messages times their per-class ratios.
+ */
 export function viewTokens(
-  input: Pick<ProjectionInput, "overheadTokens" | "estimator" | "ratio">,
+  input: Pick<ProjectionInput, "overheadTokens" | "estimator" | "ratio" | "classRatios">,
   messages: ModelView["messages"],
 ): number {
-  return Math.ceil(
-    (input.overheadTokens + input.estimator.estimateUIMessages(messages)) * input.ratio,
+  if (!input.classRatios) {
+    return Math.ceil(
+      (input.overheadTokens + input.estimator.estimateUIMessages(messages)) * input.ratio,
+    );
+  }
+  return (
+    Math.ceil(input.overheadTokens * input.ratio) +
+    input.estimator.estimateUIMessages(messages, { ratio: input.classRatios })
   );
 }
 
@@ -99,7 +111,7 @@ export function projectTokens(input: ProjectionInput, view: ModelView): number {
       last.stats.contextTokens +
       (last.stats.lastStepOutputTokens ?? last.stats.outputTokens) -
       Math.floor(stage0Savings(input, view, last.index) * ratio) +
-      estimator.estimateUIMessages(since, { ratio });
+      estimator.estimateUIMessages(since, { ratio: input.classRatios ?? ratio });
     return Math.max(fromUsage, estimated);
   }
   return estimated;

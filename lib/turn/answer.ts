@@ -15,7 +15,8 @@ import type { CompactOutcome } from "@/lib/chat/compact";
 import { ContextOverflowError } from "@/lib/compaction/overflow";
 import { endsAtWindow, type RecoveryEvent } from "@/lib/compaction/recovery";
 import { trimToFit } from "@/lib/compaction/trim";
-import { defaultEstimator } from "@/lib/context/tokens";
+import { addClassTokens, classTotal } from "@/lib/context/content-class";
+import { applyRatio, defaultEstimator } from "@/lib/context/tokens";
 import { env } from "@/lib/env";
 import { log, metric } from "@/lib/log";
 import { RETRY_MARKER_TYPE } from "@/lib/message/retry-marker";
@@ -207,11 +208,15 @@ function replyMetadata(
 ): MessageMetadata {
   const { observed, compaction } = ctx;
   // Fold's own estimate of the first request, for calibration against the provider's count.
-  const rawTokens = ctx.frame.overheadTokens + defaultEstimator.estimateUIMessages(compaction.view);
-  observed.estimate ??= {
-    estimatedRawTokens: rawTokens,
-    estimatedTokens: Math.ceil(rawTokens * ctx.budget.ratio),
-  };
+  if (!observed.estimate) {
+    const rawClasses = defaultEstimator.classTokensOfUIMessages(compaction.view);
+    addClassTokens(rawClasses, ctx.frame.overheadClasses);
+    observed.estimate = {
+      estimatedRawTokens: classTotal(rawClasses),
+      estimatedRawClasses: rawClasses,
+      estimatedTokens: applyRatio(rawClasses, ctx.budget.classRatios),
+    };
+  }
   return {
     stats: buildStats({
       model: ctx.budget.modelId,

@@ -49,9 +49,9 @@ export async function compactForTurn(
 
 /** The one refusal Tier 1 makes: the latest user message alone does not fit. Says how big it is. */
 function tooLong(turn: { history: FoldUIMessage[]; model: ModelBudget }): AppError {
-  const { modelId, window, budget, ratio } = turn.model;
+  const { modelId, window, budget, classRatios } = turn.model;
   const latest = turn.history.findLast((m) => m.role === "user");
-  const tokens = latest ? Math.ceil(defaultEstimator.estimateUIMessages([latest]) * ratio) : 0;
+  const tokens = latest ? defaultEstimator.estimateUIMessages([latest], { ratio: classRatios }) : 0;
   const n = (value: number) => value.toLocaleString("en-US");
   return new AppError(
     "bad_request:too_long",
