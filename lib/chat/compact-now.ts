@@ -43,6 +43,7 @@ export async function compactNow(
       history: rows.map(rowToUIMessage),
       model,
       overheadTokens: frame.overheadTokens,
+      overheadClasses: frame.overheadClasses,
       force: true,
     });
     if (!outcome.trace) return { trace: null, message: null };

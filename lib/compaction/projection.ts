@@ -1,6 +1,6 @@
 import type { Budget } from "@/lib/context/budget";
-import type { ClassRatios } from "@/lib/context/content-class";
-import type { TokenEstimator } from "@/lib/context/tokens";
+import { addClassTokens, type ClassRatios, type ClassTokens } from "@/lib/context/content-class";
+import { applyRatio, type TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { buildView, type CompactionState, type ModelView, splitAtWatermark } from "./view";
 
@@ -17,6 +17,8 @@ export type ProjectionInput = {
   budget: Budget;
   /** Raw tokens of the system prompt and tool schemas. */
   overheadTokens: number;
+  /** The same by content class; with `classRatios`, the overhead is calibrated per class too. */
+  overheadClasses?: ClassTokens;
   /** Calibrated ratio of real to estimated tokens for this model, overall. */
   ratio: number;
   /** The same per content class, for estimates of messages (the overall ratio when absent). */
@@ -74,22 +76,30 @@ function stage0Savings(input: ProjectionInput, view: ModelView, lastIndex: numbe
 }
 
 /**
- * Fold's calibrated estimate of a request carrying `messages`: the overhead times the
- * overall ratio, the messages times their per-class ratios.
+ * Fold's calibrated estimate of a request carrying `messages`: overhead and messages by
+ * content class times the per-class ratios (what a turn records and calibration learns
+ * from), or times the overall ratio when the classes are not known.
  */
 export function viewTokens(
-  input: Pick<ProjectionInput, "overheadTokens" | "estimator" | "ratio" | "classRatios">,
+  input: Pick<
+    ProjectionInput,
+    "overheadTokens" | "overheadClasses" | "estimator" | "ratio" | "classRatios"
+  >,
   messages: ModelView["messages"],
 ): number {
-  if (!input.classRatios) {
-    return Math.ceil(
-      (input.overheadTokens + input.estimator.estimateUIMessages(messages)) * input.ratio,
+  const { classRatios, overheadClasses, estimator } = input;
+  if (classRatios && overheadClasses) {
+    const tokens = estimator.classTokensOfUIMessages(messages);
+    addClassTokens(tokens, overheadClasses);
+    return applyRatio(tokens, classRatios);
+  }
+  if (classRatios) {
+    return (
+      Math.ceil(input.overheadTokens * input.ratio) +
+      estimator.estimateUIMessages(messages, { ratio: classRatios })
     );
   }
-  return (
-    Math.ceil(input.overheadTokens * input.ratio) +
-    input.estimator.estimateUIMessages(messages, { ratio: input.classRatios })
-  );
+  return Math.ceil((input.overheadTokens + estimator.estimateUIMessages(messages)) * input.ratio);
 }
 
 /**

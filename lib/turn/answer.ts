@@ -170,6 +170,17 @@ async function streamAttempt(
   return finish;
 }
 
+/** Fold's estimate of the first request, raw by content class and calibrated per class. */
+function requestEstimate(ctx: AnswerContext) {
+  const rawClasses = defaultEstimator.classTokensOfUIMessages(ctx.compaction.view);
+  addClassTokens(rawClasses, ctx.frame.overheadClasses);
+  return {
+    estimatedRawTokens: classTotal(rawClasses),
+    estimatedRawClasses: rawClasses,
+    estimatedTokens: applyRatio(rawClasses, ctx.budget.classRatios),
+  };
+}
+
 /**
  * A stopped reply's stats: the provider reports no usage for a request cut
  * off mid-stream, so input is Fold's estimate of the request and output the
@@ -177,9 +188,7 @@ async function streamAttempt(
  */
 function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
   const { observed } = ctx;
-  const rawTokens =
-    ctx.frame.overheadTokens + defaultEstimator.estimateUIMessages(ctx.compaction.view);
-  const inputTokens = Math.ceil(rawTokens * ctx.budget.ratio);
+  const inputTokens = requestEstimate(ctx).estimatedTokens;
   const outputTokens = defaultEstimator.countText(observed.streamedText ?? "");
   return {
     stopped: true,
@@ -208,15 +217,7 @@ function replyMetadata(
 ): MessageMetadata {
   const { observed, compaction } = ctx;
   // Fold's own estimate of the first request, for calibration against the provider's count.
-  if (!observed.estimate) {
-    const rawClasses = defaultEstimator.classTokensOfUIMessages(compaction.view);
-    addClassTokens(rawClasses, ctx.frame.overheadClasses);
-    observed.estimate = {
-      estimatedRawTokens: classTotal(rawClasses),
-      estimatedRawClasses: rawClasses,
-      estimatedTokens: applyRatio(rawClasses, ctx.budget.classRatios),
-    };
-  }
+  observed.estimate ??= requestEstimate(ctx);
   return {
     stats: buildStats({
       model: ctx.budget.modelId,

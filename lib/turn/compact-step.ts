@@ -2,6 +2,7 @@ import type { UIMessageChunk } from "ai";
 import type { ModelBudget } from "@/lib/chat/budget";
 import { type CompactDeps, type CompactOutcome, compactChat } from "@/lib/chat/compact";
 import { traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
+import type { ClassTokens } from "@/lib/context/content-class";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Chat } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
@@ -20,6 +21,7 @@ export async function compactForTurn(
     history: FoldUIMessage[];
     model: ModelBudget;
     overheadTokens: number;
+    overheadClasses?: ClassTokens;
     traceId: string;
   },
   write: (chunk: UIMessageChunk) => void,
@@ -31,6 +33,7 @@ export async function compactForTurn(
     history: turn.history,
     model: turn.model,
     overheadTokens: turn.overheadTokens,
+    overheadClasses: turn.overheadClasses,
     onSummarizeStart: ({ tokensBefore, messages, reason }) => {
       traceOpen = true;
       write(traceStartChunk(turn.traceId, { reason, tokensBefore, messages, startedAt: now() }));
