@@ -1,6 +1,7 @@
 import { parseModelId } from "@/lib/ai/model-id";
 import { type Budget, computeBudget } from "@/lib/context/budget";
-import { effectiveRatio } from "@/lib/context/calibration";
+import { classRatios, effectiveRatio } from "@/lib/context/calibration";
+import type { ClassRatios } from "@/lib/context/content-class";
 import type { Db } from "@/lib/db/client";
 import { getCalibration } from "@/lib/db/queries/calibration";
 import { env } from "@/lib/env";
@@ -20,8 +21,10 @@ export type ModelBudget = {
   modelId: string;
   window: ContextWindow;
   budget: Budget;
-  /** Multiplier from Fold's raw estimate to this model's count. */
+  /** Multiplier from Fold's raw estimate to this model's count, overall (budget room). */
   ratio: number;
+  /** The same per content class: what estimates of messages are multiplied by. */
+  classRatios: ClassRatios;
   calibrationSamples: number;
 };
 
@@ -45,6 +48,7 @@ export async function modelBudget(db: Db, modelId: string): Promise<ModelBudget>
     window,
     budget: computeBudget(window, env().compaction),
     ratio: effectiveRatio(calibration),
+    classRatios: classRatios(calibration),
     calibrationSamples: calibration?.samples ?? 0,
   };
 }

@@ -43,6 +43,7 @@ export async function compactNow(
       history: rows.map(rowToUIMessage),
       model,
       overheadTokens: frame.overheadTokens,
+      overheadClasses: frame.overheadClasses,
       force: true,
     });
     // Nothing to fold is an answer for the person who clicked, not an event in the chat's timeline.

@@ -4,6 +4,7 @@ import { createSummarizer } from "@/lib/compaction/summarize";
 import { runTier1, type SummarizePort } from "@/lib/compaction/tier1";
 import type { TraceOutput } from "@/lib/compaction/trace";
 import { type CompactionState, stripTrace } from "@/lib/compaction/view";
+import type { ClassTokens } from "@/lib/context/content-class";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
@@ -56,6 +57,8 @@ export type CompactInput = {
   model: ModelBudget;
   /** Raw tokens of the instructions and tool schemas every request carries. */
   overheadTokens: number;
+  /** The same by content class, so Tier 1 calibrates it per class. */
+  overheadClasses?: ClassTokens;
   force?: boolean;
   signal?: AbortSignal;
   /** Called right before the summarizer runs, so the trace can show "Compacting context…". */
@@ -131,7 +134,9 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     state,
     budget: model.budget,
     overheadTokens: input.overheadTokens,
+    overheadClasses: input.overheadClasses,
     ratio: model.ratio,
+    classRatios: model.classRatios,
     modelId: model.modelId,
     estimator: defaultEstimator,
     keepRecentToolResults: settings.keepRecentToolResults,

@@ -3,7 +3,7 @@ import { chatRequestFrame } from "@/lib/ai/request-frame";
 import { projectNextTurn } from "@/lib/compaction/projection";
 import { summaryMessage } from "@/lib/compaction/view";
 import { breakdown } from "@/lib/context/breakdown";
-import { defaultEstimator } from "@/lib/context/tokens";
+import { applyRatio, defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
@@ -42,18 +42,22 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     state,
     budget,
     overheadTokens: frame.overheadTokens,
+    overheadClasses: frame.overheadClasses,
     ratio,
+    classRatios: model.classRatios,
     modelId,
     estimator: defaultEstimator,
     keepRecentToolResults: settings.keepRecentToolResults,
   });
   const summaryTokens = view.summary
-    ? Math.ceil(defaultEstimator.estimateUIMessages([summaryMessage(view.summary)]) * ratio)
+    ? defaultEstimator.estimateUIMessages([summaryMessage(view.summary)], {
+        ratio: model.classRatios,
+      })
     : 0;
   const pinnedInView = view.messages.filter((m) => pinnedIds.has(m.id));
   const projection = {
     projectedTokens,
-    overheadTokens: Math.ceil(frame.overheadTokens * ratio),
+    overheadTokens: applyRatio(frame.overheadClasses, model.classRatios),
     summaryTokens,
     pinnedTokens: pinnedInView.length
       ? Math.ceil(defaultEstimator.estimateUIMessages(pinnedInView) * ratio)

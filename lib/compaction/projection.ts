@@ -1,5 +1,6 @@
 import type { Budget } from "@/lib/context/budget";
-import type { TokenEstimator } from "@/lib/context/tokens";
+import { addClassTokens, type ClassRatios, type ClassTokens } from "@/lib/context/content-class";
+import { applyRatio, type TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { buildView, type CompactionState, type ModelView, splitAtWatermark } from "./view";
 
@@ -16,8 +17,12 @@ export type ProjectionInput = {
   budget: Budget;
   /** Raw tokens of the system prompt and tool schemas. */
   overheadTokens: number;
-  /** Calibrated ratio of real to estimated tokens for this model. */
+  /** The same by content class; with `classRatios`, the overhead is calibrated per class too. */
+  overheadClasses?: ClassTokens;
+  /** Calibrated ratio of real to estimated tokens for this model, overall. */
   ratio: number;
+  /** The same per content class, for estimates of messages (the overall ratio when absent). */
+  classRatios?: ClassRatios;
   modelId: string;
   estimator: TokenEstimator;
   keepRecentToolResults: number;
@@ -72,14 +77,31 @@ function stage0Savings(input: ProjectionInput, view: ModelView, lastIndex: numbe
   return Math.max(0, savings);
 }
 
-/** Fold's calibrated estimate of a request carrying `messages`: overhead and messages, times the ratio. */
+/**
+ * Fold's calibrated estimate of a request carrying `messages`: overhead and messages by
+ * content class times the per-class ratios (what a turn records and calibration learns
+ * from), or times the overall ratio when the classes are not known.
+ */
 export function viewTokens(
-  input: Pick<ProjectionInput, "overheadTokens" | "estimator" | "ratio">,
+  input: Pick<
+    ProjectionInput,
+    "overheadTokens" | "overheadClasses" | "estimator" | "ratio" | "classRatios"
+  >,
   messages: ModelView["messages"],
 ): number {
-  return Math.ceil(
-    (input.overheadTokens + input.estimator.estimateUIMessages(messages)) * input.ratio,
-  );
+  const { classRatios, overheadClasses, estimator } = input;
+  if (classRatios && overheadClasses) {
+    const tokens = estimator.classTokensOfUIMessages(messages);
+    addClassTokens(tokens, overheadClasses);
+    return applyRatio(tokens, classRatios);
+  }
+  if (classRatios) {
+    return (
+      Math.ceil(input.overheadTokens * input.ratio) +
+      estimator.estimateUIMessages(messages, { ratio: classRatios })
+    );
+  }
+  return Math.ceil((input.overheadTokens + estimator.estimateUIMessages(messages)) * input.ratio);
 }
 
 /**
@@ -101,7 +123,7 @@ export function projectTokens(input: ProjectionInput, view: ModelView): number {
       last.stats.contextTokens +
       (last.stats.lastStepOutputTokens ?? last.stats.outputTokens) -
       Math.floor(stage0Savings(input, view, last.index) * ratio) +
-      estimator.estimateUIMessages(since, { ratio });
+      estimator.estimateUIMessages(since, { ratio: input.classRatios ?? ratio });
     return Math.max(fromUsage, estimated);
   }
   return estimated;

@@ -1,5 +1,6 @@
 import type { ModelMessage, PrepareStepFunction, ToolSet } from "ai";
 import type { Budget } from "@/lib/context/budget";
+import type { ClassRatios } from "@/lib/context/content-class";
 import type { TokenEstimator } from "@/lib/context/tokens";
 import { foldEarlierSteps } from "./fold-steps";
 import { ignoreMetrics, type MetricSink } from "./ports";
@@ -20,8 +21,10 @@ const FOLD_NOTE_SHARE = 0.2;
 
 export type Tier2Options = {
   budget: Budget;
-  /** Calibrated ratio of real to estimated tokens. */
+  /** Calibrated ratio of real to estimated tokens, overall. */
   ratio: number;
+  /** The same per content class, for estimates of messages (the overall ratio when absent). */
+  classRatios?: ClassRatios;
   /** Raw tokens of instructions and tool schemas. */
   overheadTokens: number;
   estimator: TokenEstimator;
@@ -45,6 +48,7 @@ export function createTier2<TOOLS extends ToolSet>(
   options: Tier2Options,
 ): PrepareStepFunction<TOOLS> {
   const { budget, ratio, estimator } = options;
+  const messageRatio = options.classRatios ?? ratio;
   const metric = options.onMetric ?? ignoreMetrics;
   // The provider counts more than Fold's estimate and there is nothing left to cut: stop trying.
   let stalled = false;
@@ -56,8 +60,9 @@ export function createTier2<TOOLS extends ToolSet>(
       usage?.inputTokens !== undefined
         ? usage.inputTokens +
           (usage.outputTokens ?? 0) +
-          estimator.estimateModelMessages(trailingToolMessages(messages), { ratio })
-        : Math.ceil((options.overheadTokens + estimator.estimateModelMessages(messages)) * ratio);
+          estimator.estimateModelMessages(trailingToolMessages(messages), { ratio: messageRatio })
+        : Math.ceil(options.overheadTokens * ratio) +
+          estimator.estimateModelMessages(messages, { ratio: messageRatio });
     if (projectedTokens < budget.trigger) return undefined;
 
     const limitTokens = Math.max(0, Math.floor(budget.target / ratio) - options.overheadTokens);

@@ -1,4 +1,5 @@
 import { asSchema, type ToolSet } from "ai";
+import { type ClassTokens, emptyClassTokens } from "./content-class";
 import type { TokenEstimator } from "./tokens";
 
 /** Framing a provider adds around the system prompt and each tool definition. */
@@ -24,6 +25,8 @@ export type Overhead = {
   overheadTokens: number;
   /** Raw tokens of the tool schemas alone (sent beside a provider prompt, which holds the instructions). */
   toolOverheadTokens: number;
+  /** `overheadTokens` by content class: instructions as prose, schemas as JSON, framing apart. */
+  overheadClasses: ClassTokens;
 };
 
 /**
@@ -35,12 +38,20 @@ export async function estimateOverhead(
   instructions: string,
   tools: ToolSet,
 ): Promise<Overhead> {
-  let toolOverheadTokens = 0;
+  const overheadClasses = emptyClassTokens();
   for (const [name, tool] of Object.entries(tools)) {
     const parameters = await asSchema(tool.inputSchema).jsonSchema;
     const definition = JSON.stringify({ name, description: tool.description ?? "", parameters });
-    toolOverheadTokens += memoCount(estimator, definition) + TOOL_DEFINITION_OVERHEAD_TOKENS;
+    overheadClasses.json += memoCount(estimator, definition);
+    overheadClasses.frame += TOOL_DEFINITION_OVERHEAD_TOKENS;
   }
-  const instructionTokens = memoCount(estimator, instructions) + SYSTEM_OVERHEAD_TOKENS;
-  return { overheadTokens: instructionTokens + toolOverheadTokens, toolOverheadTokens };
+  const toolOverheadTokens = overheadClasses.json + overheadClasses.frame;
+  overheadClasses.prose += memoCount(estimator, instructions);
+  overheadClasses.frame += SYSTEM_OVERHEAD_TOKENS;
+  const instructionTokens = overheadClasses.prose + SYSTEM_OVERHEAD_TOKENS;
+  return {
+    overheadTokens: instructionTokens + toolOverheadTokens,
+    toolOverheadTokens,
+    overheadClasses,
+  };
 }

@@ -5,6 +5,16 @@
 import type { ModelMessage, UIMessage } from "ai";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import {
+  addClassTokens,
+  type ClassHint,
+  type ClassRatios,
+  type ClassTokens,
+  CONTENT_CLASSES,
+  classSegments,
+  classTotal,
+  emptyClassTokens,
+} from "./content-class";
+import {
   type CountMessage,
   type CountUnit,
   unitsFromModelMessage,
@@ -51,9 +61,10 @@ export const ESTIMATE_CACHE_MAX_ENTRIES = 20_000;
 export type EstimateOptions = {
   /**
    * The calibrated ratio of real to estimated input tokens for the model
-   * (DESIGN §5, `model_calibration.ratio`), applied to the total and rounded up.
+   * (DESIGN §5, `model_calibration`): one number applied to the total, or one
+   * per content class applied to that class's tokens; rounded up.
    */
-  ratio?: number;
+  ratio?: number | Readonly<ClassRatios>;
 };
 
 export type EstimatorStats = {
@@ -70,6 +81,10 @@ export type TokenEstimator = {
   estimateModelMessages(messages: readonly ModelMessage[], options?: EstimateOptions): number;
   /** One message's tokens, overhead included, memoized by key + content hash; no ratio. */
   countMessage(message: CountMessage): number;
+  /** The raw tokens of the messages split by content class (their sum is `estimate` without ratio). */
+  classTokens(messages: readonly CountMessage[]): ClassTokens;
+  classTokensOfUIMessages(messages: readonly UIMessage[]): ClassTokens;
+  classTokensOfModelMessages(messages: readonly ModelMessage[]): ClassTokens;
   countText(text: string): number;
   readonly stats: Readonly<EstimatorStats>;
   readonly cacheSize: number;
@@ -85,7 +100,7 @@ export type EstimatorConfig = {
  */
 export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
   const cacheMaxEntries = config.cacheMaxEntries ?? ESTIMATE_CACHE_MAX_ENTRIES;
-  const cache = new Map<string, number>();
+  const cache = new Map<string, ClassTokens>();
   const stats: EstimatorStats = { tokenizerCalls: 0, cacheHits: 0, cacheMisses: 0 };
 
   const countText = (text: string): number => {
@@ -95,8 +110,8 @@ export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
     return countTokens(text, { disallowedSpecial: NO_SPECIAL_TOKENS });
   };
 
-  /** Tokens of a message's units, memoized by message id + content hash (LRU). */
-  const unitsTokens = (key: string | undefined, units: readonly CountUnit[]): number => {
+  /** Tokens of a message's units by class, memoized by message id + content hash (LRU). */
+  const unitsTokens = (key: string | undefined, units: readonly CountUnit[]): ClassTokens => {
     const cacheKey = `${key ?? ""}#${hashUnits(units)}`;
     const cached = cache.get(cacheKey);
     if (cached !== undefined) {
@@ -106,8 +121,8 @@ export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
       return cached;
     }
     stats.cacheMisses += 1;
-    let tokens = 0;
-    for (const unit of units) tokens += unitTokens(unit, countText);
+    const tokens = emptyClassTokens();
+    for (const unit of units) unitClassTokens(unit, countText, tokens);
     cache.set(cacheKey, tokens);
     if (cache.size > cacheMaxEntries) {
       const oldest = cache.keys().next();
@@ -116,17 +131,27 @@ export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
     return tokens;
   };
 
-  const countMessage = (message: CountMessage): number => {
-    if (message.units.length === 0 && !message.wireMessages) return 0;
-    const wireMessages = message.wireMessages ?? 1;
-    return unitsTokens(message.key, message.units) + wireMessages * MESSAGE_OVERHEAD_TOKENS;
+  /** Adds one message's tokens, its per-message framing as `frame`, into `into`. */
+  const addMessage = (into: ClassTokens, message: CountMessage): void => {
+    if (message.units.length === 0 && !message.wireMessages) return;
+    addClassTokens(into, unitsTokens(message.key, message.units));
+    into.frame += (message.wireMessages ?? 1) * MESSAGE_OVERHEAD_TOKENS;
   };
 
-  const estimate = (messages: readonly CountMessage[], options: EstimateOptions = {}): number => {
-    let total = 0;
-    for (const message of messages) total += countMessage(message);
-    return applyRatio(total, options.ratio);
+  const countMessage = (message: CountMessage): number => {
+    const tokens = emptyClassTokens();
+    addMessage(tokens, message);
+    return classTotal(tokens);
   };
+
+  const classTokens = (messages: readonly CountMessage[]): ClassTokens => {
+    const tokens = emptyClassTokens();
+    for (const message of messages) addMessage(tokens, message);
+    return tokens;
+  };
+
+  const estimate = (messages: readonly CountMessage[], options: EstimateOptions = {}): number =>
+    applyRatio(classTokens(messages), options.ratio);
 
   return {
     estimate,
@@ -137,6 +162,10 @@ export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
         options,
       ),
     countMessage,
+    classTokens,
+    classTokensOfUIMessages: (messages) => classTokens(messages.map(unitsFromUIMessage)),
+    classTokensOfModelMessages: (messages) =>
+      classTokens(messages.map((m) => unitsFromModelMessage(m))),
     countText,
     stats,
     get cacheSize() {
@@ -152,20 +181,45 @@ export function countTextTokens(text: string): number {
   return defaultEstimator.countText(text);
 }
 
-/** Tokens of one unit. Files and images are priced from the modality table, never tokenized. */
-export function unitTokens(unit: CountUnit, countText: (text: string) => number): number {
+/** Tokens of a text split by content class, added into `into`. */
+function addTextTokens(
+  text: string,
+  hint: ClassHint,
+  countText: (text: string) => number,
+  into: ClassTokens,
+): void {
+  const segments = classSegments(text, hint);
+  for (const segment of segments) into[segment.contentClass] += countText(segment.text);
+}
+
+/**
+ * Tokens of one unit by content class, added into `into`. Files and images are
+ * priced from the modality table, never tokenized, and count as prose.
+ */
+export function unitClassTokens(
+  unit: CountUnit,
+  countText: (text: string) => number,
+  into: ClassTokens,
+): void {
   switch (unit.type) {
     case "text":
     case "summary":
-      return countText(unit.text);
+      addTextTokens(unit.text, "text", countText, into);
+      return;
     case "tool-call":
-      return countText(`${unit.toolName} ${unit.input}`) + TOOL_CALL_OVERHEAD_TOKENS;
+      addTextTokens(`${unit.toolName} ${unit.input}`, "tool", countText, into);
+      into.frame += TOOL_CALL_OVERHEAD_TOKENS;
+      return;
     case "tool-result":
-      return countText(unit.output) + TOOL_RESULT_OVERHEAD_TOKENS;
+      addTextTokens(unit.output, "tool", countText, into);
+      into.frame += TOOL_RESULT_OVERHEAD_TOKENS;
+      return;
     case "image":
-      return imageTokens(unit.width, unit.height);
+      into.prose += imageTokens(unit.width, unit.height);
+      return;
     case "file":
-      return fileTokens(unit.mediaType, unit.byteSize);
+      into.prose += fileTokens(unit.mediaType, unit.byteSize);
+      return;
   }
 }
 
@@ -185,9 +239,21 @@ export function fileTokens(mediaType: string, byteSize?: number): number {
   return Math.ceil(byteSize / TEXT_BYTES_PER_TOKEN);
 }
 
-function applyRatio(total: number, ratio = 1): number {
-  if (!Number.isFinite(ratio) || ratio <= 0) return total;
-  return Math.ceil(total * ratio);
+/** Raw class tokens times a ratio (one, or one per class), rounded up. */
+export function applyRatio(
+  tokens: Readonly<ClassTokens>,
+  ratio: number | Readonly<ClassRatios> = 1,
+): number {
+  if (typeof ratio === "number") {
+    const total = classTotal(tokens);
+    return !Number.isFinite(ratio) || ratio <= 0 ? total : Math.ceil(total * ratio);
+  }
+  let total = 0;
+  for (const c of CONTENT_CLASSES) {
+    const r = ratio[c];
+    total += tokens[c] * (Number.isFinite(r) && r > 0 ? r : 1);
+  }
+  return Math.ceil(total);
 }
 
 const NO_SPECIAL_TOKENS: Set<string> = new Set();

@@ -192,6 +192,8 @@ export const modelCalibration = pgTable(
     model: text("model").notNull(),
     ratio: real("ratio").notNull().default(1),
     samples: integer("samples").notNull().default(0),
+    /** The per-content-class fit (ratios and covariance, lib/context/calibration.ts); null = cold. */
+    classFit: jsonb("class_fit").$type<unknown>(),
     updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.provider, t.model] })],

@@ -15,7 +15,8 @@ import type { CompactOutcome } from "@/lib/chat/compact";
 import { ContextOverflowError } from "@/lib/compaction/overflow";
 import { endsAtWindow, type RecoveryEvent } from "@/lib/compaction/recovery";
 import { trimToFit } from "@/lib/compaction/trim";
-import { defaultEstimator } from "@/lib/context/tokens";
+import { addClassTokens, classTotal } from "@/lib/context/content-class";
+import { applyRatio, defaultEstimator } from "@/lib/context/tokens";
 import { env } from "@/lib/env";
 import { log, metric } from "@/lib/log";
 import { RETRY_MARKER_TYPE } from "@/lib/message/retry-marker";
@@ -169,6 +170,17 @@ async function streamAttempt(
   return finish;
 }
 
+/** Fold's estimate of the first request, raw by content class and calibrated per class. */
+function requestEstimate(ctx: AnswerContext) {
+  const rawClasses = defaultEstimator.classTokensOfUIMessages(ctx.compaction.view);
+  addClassTokens(rawClasses, ctx.frame.overheadClasses);
+  return {
+    estimatedRawTokens: classTotal(rawClasses),
+    estimatedRawClasses: rawClasses,
+    estimatedTokens: applyRatio(rawClasses, ctx.budget.classRatios),
+  };
+}
+
 /**
  * A stopped reply's stats: the provider reports no usage for a request cut
  * off mid-stream, so input is Fold's estimate of the request and output the
@@ -176,9 +188,7 @@ async function streamAttempt(
  */
 function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
   const { observed } = ctx;
-  const rawTokens =
-    ctx.frame.overheadTokens + defaultEstimator.estimateUIMessages(ctx.compaction.view);
-  const inputTokens = Math.ceil(rawTokens * ctx.budget.ratio);
+  const inputTokens = requestEstimate(ctx).estimatedTokens;
   const outputTokens = defaultEstimator.countText(observed.streamedText ?? "");
   return {
     stopped: true,
@@ -207,11 +217,7 @@ function replyMetadata(
 ): MessageMetadata {
   const { observed, compaction } = ctx;
   // Fold's own estimate of the first request, for calibration against the provider's count.
-  const rawTokens = ctx.frame.overheadTokens + defaultEstimator.estimateUIMessages(compaction.view);
-  observed.estimate ??= {
-    estimatedRawTokens: rawTokens,
-    estimatedTokens: Math.ceil(rawTokens * ctx.budget.ratio),
-  };
+  observed.estimate ??= requestEstimate(ctx);
   return {
     stats: buildStats({
       model: ctx.budget.modelId,

@@ -1,5 +1,6 @@
 import { parseModelId } from "@/lib/ai/model-id";
 import { type Calibration, calibrationSample } from "@/lib/context/calibration";
+import type { ClassTokens } from "@/lib/context/content-class";
 import { detectTruncation } from "@/lib/context/truncation";
 import type { Db } from "@/lib/db/client";
 import { recordCalibrationSample } from "@/lib/db/queries/calibration";
@@ -18,6 +19,8 @@ export async function recordTurnUsage(
     modelId: string;
     realInputTokens: number | undefined;
     estimatedRawTokens: number;
+    /** The same raw estimate split by content class: what calibration fits. */
+    estimatedRawClasses: ClassTokens;
     /** The calibrated estimate Fold used this turn (raw × the ratio it had). */
     estimatedTokens: number;
   },
@@ -31,7 +34,7 @@ export async function recordTurnUsage(
     real: input.realInputTokens,
     estimated: input.estimatedTokens,
   });
-  const sample = calibrationSample(input.realInputTokens, input.estimatedRawTokens);
+  const sample = calibrationSample(input.realInputTokens, input.estimatedRawClasses);
   if (sample === null) return null;
   return recordCalibrationSample(db, parsed.provider, parsed.model, sample);
 }

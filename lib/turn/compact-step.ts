@@ -2,6 +2,7 @@ import type { UIMessageChunk } from "ai";
 import type { ModelBudget } from "@/lib/chat/budget";
 import { type CompactDeps, type CompactOutcome, compactChat } from "@/lib/chat/compact";
 import { traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
+import type { ClassTokens } from "@/lib/context/content-class";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Chat } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
@@ -20,6 +21,7 @@ export async function compactForTurn(
     history: FoldUIMessage[];
     model: ModelBudget;
     overheadTokens: number;
+    overheadClasses?: ClassTokens;
     traceId: string;
   },
   write: (chunk: UIMessageChunk) => void,
@@ -31,6 +33,7 @@ export async function compactForTurn(
     history: turn.history,
     model: turn.model,
     overheadTokens: turn.overheadTokens,
+    overheadClasses: turn.overheadClasses,
     onSummarizeStart: ({ tokensBefore, messages, reason }) => {
       traceOpen = true;
       write(traceStartChunk(turn.traceId, { reason, tokensBefore, messages, startedAt: now() }));
@@ -49,9 +52,9 @@ export async function compactForTurn(
 
 /** The one refusal Tier 1 makes: the latest user message alone does not fit. Says how big it is. */
 function tooLong(turn: { history: FoldUIMessage[]; model: ModelBudget }): AppError {
-  const { modelId, window, budget, ratio } = turn.model;
+  const { modelId, window, budget, classRatios } = turn.model;
   const latest = turn.history.findLast((m) => m.role === "user");
-  const tokens = latest ? Math.ceil(defaultEstimator.estimateUIMessages([latest]) * ratio) : 0;
+  const tokens = latest ? defaultEstimator.estimateUIMessages([latest], { ratio: classRatios }) : 0;
   const n = (value: number) => value.toLocaleString("en-US");
   return new AppError(
     "bad_request:too_long",

@@ -64,6 +64,7 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
     ? createTier2<TOOLS>({
         budget: model.budget,
         ratio: model.ratio,
+        classRatios: model.classRatios,
         overheadTokens: options.overheadTokens,
         estimator: defaultEstimator,
         keepRecentToolResults: options.keepRecentToolResults,

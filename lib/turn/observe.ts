@@ -1,4 +1,5 @@
 import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai";
+import type { ClassTokens } from "@/lib/context/content-class";
 import type { Truncation } from "@/lib/context/truncation";
 
 /** What Fold learns about a turn while its stream passes by (for stats and persistence). */
@@ -23,7 +24,11 @@ export type TurnObservations = {
   /** Tool call id → milliseconds from the call to its result. */
   toolDurationsMs: Record<string, number>;
   /** Fold's estimate of the first request, raw and calibrated (to learn from the real count). */
-  estimate?: { estimatedRawTokens: number; estimatedTokens: number };
+  estimate?: {
+    estimatedRawTokens: number;
+    estimatedRawClasses: ClassTokens;
+    estimatedTokens: number;
+  };
   /** The server cut the first request silently: its count says nothing about the tokenizer. */
   truncation?: Truncation;
   /** The model call was aborted (a deadline or a stop). */

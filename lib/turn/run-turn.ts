@@ -170,6 +170,7 @@ async function streamTurn(
       history: turn.history,
       model: budget,
       overheadTokens: frame.overheadTokens,
+      overheadClasses: frame.overheadClasses,
       traceId: `compact-${turn.assistantId}`,
     },
     write,

@@ -148,6 +148,6 @@ function previousRequest(turn: TruncationCheck): TruncationInput["previous"] | n
   const since = view.slice(index);
   return {
     reportedTokens: stats.inputTokens,
-    addedTokens: defaultEstimator.estimateUIMessages(since, { ratio: turn.budget.ratio }),
+    addedTokens: defaultEstimator.estimateUIMessages(since, { ratio: turn.budget.classRatios }),
   };
 }

@@ -1,7 +1,47 @@
-import { and, eq, sql } from "drizzle-orm";
-import { CALIBRATION_EMA_ALPHA, type Calibration } from "@/lib/context/calibration";
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import {
+  type Calibration,
+  type CalibrationSample,
+  type ClassFit,
+  nextCalibration,
+} from "@/lib/context/calibration";
 import type { Db } from "../client";
 import { modelCalibration } from "../schema";
+
+const ratio = z.number().finite();
+/** The stored per-class fit; one written for another class list parses as null (cold). */
+const classFitSchema = z.object({
+  ratios: z.object({
+    prose: ratio,
+    code: ratio,
+    json: ratio,
+    cjk: ratio,
+    digits: ratio,
+    script: ratio,
+    indic: ratio,
+    frame: ratio,
+  }),
+  covariance: z.array(z.number().finite()),
+});
+
+function parseClassFit(value: unknown): ClassFit | null {
+  const parsed = classFitSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+type Row = { ratio: number; samples: number; classFit: unknown };
+const toCalibration = (row: Row): Calibration & { classFit: ClassFit | null } => ({
+  ratio: row.ratio,
+  samples: row.samples,
+  classFit: parseClassFit(row.classFit),
+});
+
+const columns = {
+  ratio: modelCalibration.ratio,
+  samples: modelCalibration.samples,
+  classFit: modelCalibration.classFit,
+};
 
 export async function getCalibration(
   db: Db,
@@ -9,39 +49,45 @@ export async function getCalibration(
   model: string,
 ): Promise<Calibration | null> {
   const [row] = await db
-    .select({ ratio: modelCalibration.ratio, samples: modelCalibration.samples })
+    .select(columns)
     .from(modelCalibration)
     .where(and(eq(modelCalibration.provider, provider), eq(modelCalibration.model, model)));
-  return row ?? null;
+  return row ? toCalibration(row) : null;
 }
 
 export async function listCalibrations(db: Db) {
-  return db.select().from(modelCalibration);
+  const rows = await db.select().from(modelCalibration);
+  return rows.map((row) => ({ ...row, ...toCalibration(row) }));
 }
 
 /**
- * Folds one sample into the model's ratio in a single statement, so two turns
- * finishing at once both count (the same rule as `nextCalibration`).
+ * Folds one turn's sample into the model's calibration. The row is locked for the update,
+ * so two turns finishing at once both count, one after the other.
  */
 export async function recordCalibrationSample(
   db: Db,
   provider: string,
   model: string,
-  sample: number,
+  sample: CalibrationSample,
 ): Promise<Calibration> {
-  const [row] = await db
-    .insert(modelCalibration)
-    .values({ provider, model, ratio: sample, samples: 1 })
-    .onConflictDoUpdate({
-      target: [modelCalibration.provider, modelCalibration.model],
-      set: {
-        ratio: sql`case when ${modelCalibration.samples} = 0 then ${sample}
-          else ${modelCalibration.ratio} + ${CALIBRATION_EMA_ALPHA} * (${sample} - ${modelCalibration.ratio}) end`,
-        samples: sql`${modelCalibration.samples} + 1`,
+  const where = and(eq(modelCalibration.provider, provider), eq(modelCalibration.model, model));
+  return db.transaction(async (tx) => {
+    await tx
+      .insert(modelCalibration)
+      .values({ provider, model, ratio: 1, samples: 0 })
+      .onConflictDoNothing();
+    const [row] = await tx.select(columns).from(modelCalibration).where(where).for("update");
+    if (!row) throw new Error("calibration row vanished inside its transaction");
+    const next = nextCalibration(toCalibration(row), sample);
+    await tx
+      .update(modelCalibration)
+      .set({
+        ratio: next.ratio,
+        samples: next.samples,
+        classFit: next.classFit,
         updatedAt: new Date(),
-      },
-    })
-    .returning({ ratio: modelCalibration.ratio, samples: modelCalibration.samples });
-  if (!row) throw new Error("calibration upsert returned no row");
-  return row;
+      })
+      .where(where);
+    return next;
+  });
 }

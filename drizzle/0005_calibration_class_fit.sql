@@ -1,0 +1,1 @@
+ALTER TABLE "model_calibration" ADD COLUMN "class_fit" jsonb;

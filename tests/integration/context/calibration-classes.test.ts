@@ -1,0 +1,96 @@
+import { afterAll, expect, it, vi } from "vitest";
+
+// A provider that counts with Qwen 3's real tokenizer and chat framing (issue 13).
+const fake = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const server = await startFakeOpenAI({
+    models: [{ id: "qwen", maxModelLen: 128_000, tokenizer: "qwen3" }],
+  });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  return server;
+});
+
+import * as chatApi from "@/app/api/chat/route";
+import * as chatsRoute from "@/app/api/chats/route";
+import { COLD_CLASS_RATIOS } from "@/lib/context/calibration";
+import { getCalibration } from "@/lib/db/queries/calibration";
+import { loadHistory } from "@/lib/db/queries/messages";
+import { register } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
+import { call } from "../../helpers/http";
+import { eventually, readChunks } from "../../helpers/ui-stream";
+
+afterAll(() => fake.close());
+
+/** Rows of readings: Qwen 3 spends a token per digit where o200k spends one per three. */
+function readings(turn: number): string {
+  const rows: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    const a = (turn * 7_919 + i * 104_729) % 1_000_000;
+    const b = (turn * 15_485_863 + i * 32_452_843) % 10_000_000;
+    rows.push(`| S${1000 + i} | ${a} | ${b} | ${(a % 977) / 10} |`);
+  }
+  return `Which sensors look off?\n\n${rows.join("\n")}`;
+}
+
+const PROMPTS = [
+  readings(1),
+  "请用中文解释一下为什么缓存命中率下降时要先检查键的过期时间。",
+  readings(2),
+  "Summarize the differences between TCP and QUIC congestion control.",
+  readings(3),
+  readings(4),
+];
+
+describeEachDriver("per-class self-calibration", (use) => {
+  it("learns a Qwen 3 provider by content class and stores the fit", async () => {
+    const database = use();
+    const { browser } = await register(database, "qwen-cal@example.com");
+    const created = await call(database, chatsRoute.POST, {
+      path: "/api/chats",
+      method: "POST",
+      body: {},
+      browser,
+    });
+    const chatId = ((await created.json()) as { chat: { id: string } }).chat.id;
+    fake.reset();
+
+    const errors: number[] = [];
+    for (const [turn, text] of PROMPTS.entries()) {
+      const response = await call(database, chatApi.POST, {
+        path: "/api/chat",
+        method: "POST",
+        body: {
+          trigger: "submit-message",
+          chatId,
+          modelId: "fake:qwen",
+          message: { id: `q${turn}`, role: "user", parts: [{ type: "text", text }] },
+        },
+        browser,
+      });
+      await readChunks(response);
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+      const rows = await loadHistory(database.db, chatId);
+      const metadata = rows[rows.length - 1]?.metadata as {
+        stats: { estimatedInputTokens: number };
+      };
+      const real = fake.requests[turn]?.promptTokens ?? 0;
+      errors.push((metadata.stats.estimatedInputTokens - real) / real);
+    }
+
+    const calibration = await getCalibration(database.db, "fake", "qwen");
+    expect(calibration?.samples).toBe(PROMPTS.length);
+    const ratios = calibration?.classFit?.ratios;
+    if (!ratios) throw new Error("expected a per-class fit in model_calibration.class_fit");
+    // Digits cost Qwen far more than prose; classes no turn carried keep their cold priors.
+    expect(ratios.digits).toBeGreaterThan(ratios.prose + 0.2);
+    expect(ratios.indic).toBe(COLD_CLASS_RATIOS.indic);
+    expect(ratios.script).toBe(COLD_CLASS_RATIOS.script);
+    // Cold: never under by more than the 5 % reserve. Learned: the last turns are close.
+    expect(errors[0]).toBeGreaterThan(-0.05);
+    for (const error of errors.slice(4)) expect(Math.abs(error)).toBeLessThan(0.03);
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { classSegments, classTotal } from "@/lib/context/content-class";
+import { createEstimator } from "@/lib/context/tokens";
+
+const classesOf = (text: string, hint: "text" | "tool" = "text") =>
+  classSegments(text, hint).map((s) => s.contentClass);
+
+describe("content classes", () => {
+  it("tells prose, code, JSON, CJK, digits and other scripts apart line by line", () => {
+    expect(classesOf("The meeting moved to Tuesday afternoon, sorry for the noise.")).toEqual([
+      "prose",
+    ]);
+    expect(classesOf("长城并不是一道连续的城墙，而是由许多朝代修建的防御体系。")).toEqual(["cjk"]);
+    expect(classesOf("2026-11-26T11:45:03Z 10.0.3.17 status=503 latency_ms=8123")).toEqual([
+      "digits",
+    ]);
+    expect(classesOf("Транссибирская магистраль — самая длинная железная дорога.")).toEqual([
+      "script",
+    ]);
+    expect(classesOf("दीवाली रोशनी का त्योहार है और पूरे भारत में मनाई जाती है।")).toEqual(["indic"]);
+    expect(classesOf('{"status": "ok", "items": ["a", "b"]}')).toEqual(["json"]);
+  });
+
+  it("splits a mixed message into runs and keeps the text whole", () => {
+    const text = [
+      "Here is the fix for the loop:",
+      "```ts",
+      "for (const row of rows) total += row.amount;",
+      "```",
+      "| 318274 | 992731 | 120938 |",
+      "| 554321 | 778812 | 903112 |",
+      "请确认一下这个结果是否正确。",
+    ].join("\n");
+    const segments = classSegments(text, "text");
+    expect(segments.map((s) => s.contentClass)).toEqual(["prose", "code", "digits", "cjk"]);
+    expect(segments.map((s) => s.text).join("")).toBe(text);
+  });
+
+  it("counts plain tool output as JSON and tool output that is a log as digits", () => {
+    expect(classesOf("file written successfully to the workspace", "tool")).toEqual(["json"]);
+    expect(classesOf("12:00:01 431 ms 200\n12:00:02 388 ms 200", "tool")).toEqual(["digits"]);
+  });
+
+  it("splits the estimator's count by class without changing a one-class text's total", () => {
+    const estimator = createEstimator();
+    const prose = "A plain sentence about the weather in spring.";
+    const tokens = estimator.classTokens([{ units: [{ type: "text", text: prose }] }]);
+    expect(tokens.prose).toBe(estimator.countText(prose));
+    expect(tokens.frame).toBeGreaterThan(0);
+    expect(classTotal(tokens)).toBe(
+      estimator.countMessage({ units: [{ type: "text", text: prose }] }),
+    );
+    const call = estimator.classTokens([
+      { units: [{ type: "tool-call", toolName: "read", input: '{"path":"/tmp/a.txt"}' }] },
+    ]);
+    expect(call.json).toBeGreaterThan(0);
+    expect(call.prose).toBe(0);
+  });
+});
