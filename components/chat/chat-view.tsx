@@ -2,7 +2,7 @@
 
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
-import { AlertCircle, ArrowDown, RotateCcw } from "lucide-react";
+import { AlertCircle, RotateCcw } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useCallback, useMemo, useRef, useState } from "react";
 import type { ChatContext } from "@/lib/chat/context";
@@ -15,22 +15,33 @@ import { useCompactNow } from "../context/use-compact-now";
 import { apiFetch } from "../outage/api-fetch";
 import { Composer } from "./composer";
 import { limitNoticeOf, readableError } from "./limit-notice";
+import { MessageList } from "./message-list";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
+import { withStoredTail } from "./stored-tail";
 import { useModels } from "./use-models";
+import { useOlderMessages } from "./use-older-messages";
 import { useReplyInProgress } from "./use-reply-in-progress";
-import { useStickToBottom } from "./use-stick-to-bottom";
 import { useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
 
 type Props = {
   chatId: string;
+  /** The newest page of the chat; older pages load as the user scrolls up. */
   initialMessages: FoldUIMessage[];
+  /** Messages older than `initialMessages` exist. */
+  initialHasMore: boolean;
   initialModelId: string | null;
   /** The page was loaded while a reply to this chat was still being written. */
   initialReplying?: boolean;
 };
 
-export function ChatView({ chatId, initialMessages, initialModelId, initialReplying }: Props) {
+export function ChatView({
+  chatId,
+  initialMessages,
+  initialHasMore,
+  initialModelId,
+  initialReplying,
+}: Props) {
   const router = useRouter();
   const models = useModels();
   const [pickedModelId, setPickedModelId] = useState(initialModelId);
@@ -73,10 +84,22 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
     });
 
   const busy = status === "submitted" || status === "streaming";
+  // useChat holds the newest page and the live turn; older pages sit in front of it.
+  const history = useOlderMessages(chatId, initialHasMore);
+  const timeline = useMemo(
+    () => (history.older.length > 0 ? [...history.older, ...messages] : messages),
+    [history.older, messages],
+  );
+  const [followRequest, setFollowRequest] = useState(0);
+  // What the server sends back is its newest page: it replaces only the end of the timeline.
+  const setStoredTail = useCallback(
+    (page: FoldUIMessage[]) => setMessages((shown) => withStoredTail(shown, page)),
+    [setMessages],
+  );
   // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
   const limit = useMemo(() => limitNoticeOf(error), [error]);
-  useStoredMessagesAfterLimit(chatId, limit, setMessages);
-  const replyElsewhere = useReplyInProgress(chatId, initialReplying === true, setMessages);
+  useStoredMessagesAfterLimit(chatId, limit, setStoredTail);
+  const replyElsewhere = useReplyInProgress(chatId, initialReplying === true, setStoredTail);
   const { setContext } = usage;
   const compact = useCompactNow({
     chatId,
@@ -91,9 +114,15 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
       [setMessages, setContext],
     ),
   });
-  const { ref, pinned, onScroll, scrollToBottom } = useStickToBottom<HTMLDivElement>(messages);
-  const lastAssistantId = [...messages].reverse().find((m) => m.role === "assistant")?.id;
-  const lastIsUser = messages[messages.length - 1]?.role === "user";
+  const lastAssistantId = useMemo(() => lastAssistantOf(timeline), [timeline]);
+  const lastIsUser = timeline[timeline.length - 1]?.role === "user";
+
+  /** An edit rewrites history from a message useChat must hold: hand it the older pages first. */
+  function edit(messageId: string, text: string) {
+    const older = history.takeAll();
+    if (older.length > 0) setMessages((shown) => [...older, ...shown]);
+    void sendMessage({ text, messageId });
+  }
 
   async function changeModel(next: string) {
     setPickedModelId(next);
@@ -132,92 +161,91 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
       </span>
     );
 
-  return (
-    <>
-      <div ref={ref} onScroll={onScroll} className="relative min-h-0 flex-1 overflow-y-auto">
-        <div className="mx-auto max-w-3xl space-y-6 px-4 py-6">
-          {messages.length === 0 ? (
-            <div className="py-24 text-center">
-              <p className="text-base font-medium">What's on your mind?</p>
-              <p className="mt-1 text-sm text-muted">
-                Ask anything. Long chats are fine: Fold folds old turns into a summary.
-              </p>
-            </div>
-          ) : null}
-          {messages.map((message, index) => (
-            <MessageView
-              key={message.id}
-              message={message}
-              streaming={status === "streaming" && index === messages.length - 1}
-              isLastAssistant={message.id === lastAssistantId}
-              busy={busy}
-              onRegenerate={() => regenerate({ messageId: message.id })}
-              onEdit={(text) => sendMessage({ text, messageId: message.id })}
-            />
-          ))}
-          {status === "submitted" ? (
-            <p className="animate-pulse text-sm text-muted" aria-live="polite">
-              Thinking…
-            </p>
-          ) : null}
-          {error && !limit ? (
-            <div
-              role="alert"
-              className="flex items-start gap-3 rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+  const footer = (
+    <div className="space-y-6">
+      {status === "submitted" ? (
+        <p className="animate-pulse text-sm text-muted" aria-live="polite">
+          Thinking…
+        </p>
+      ) : null}
+      {history.error ? <p className="text-center text-xs text-muted">{history.error}</p> : null}
+      {error && !limit ? (
+        <div
+          role="alert"
+          className="flex items-start gap-3 rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+        >
+          <AlertCircle size={16} className="mt-0.5 shrink-0" />
+          <p className="flex-1">{readableError(error)}</p>
+          {/no longer fits/.test(error.message) ? (
+            <button
+              type="button"
+              onClick={() => {
+                clearError();
+                compact.request();
+              }}
+              className="inline-flex items-center gap-1 font-medium hover:underline"
             >
-              <AlertCircle size={16} className="mt-0.5 shrink-0" />
-              <p className="flex-1">{readableError(error)}</p>
-              {/no longer fits/.test(error.message) ? (
-                <button
-                  type="button"
-                  onClick={() => {
-                    clearError();
-                    compact.request();
-                  }}
-                  className="inline-flex items-center gap-1 font-medium hover:underline"
-                >
-                  Compact now
-                </button>
-              ) : null}
-              <button
-                type="button"
-                onClick={() => {
-                  clearError();
-                  void regenerate();
-                }}
-                className="inline-flex items-center gap-1 font-medium hover:underline"
-              >
-                <RotateCcw size={14} /> Retry
-              </button>
-            </div>
-          ) : !busy && lastIsUser && replyElsewhere ? (
-            <p className="animate-pulse text-sm text-muted" aria-live="polite">
-              A reply is being written… it appears here when it is done.
-            </p>
-          ) : !busy && lastIsUser ? (
-            <div className="flex items-center gap-3 text-sm text-muted">
-              <span>No reply.</span>
-              <button
-                type="button"
-                onClick={() => void regenerate()}
-                className="inline-flex items-center gap-1 font-medium text-ink hover:underline"
-              >
-                <RotateCcw size={14} /> Retry
-              </button>
-            </div>
+              Compact now
+            </button>
           ) : null}
-        </div>
-        {!pinned ? (
           <button
             type="button"
-            onClick={scrollToBottom}
-            aria-label="Scroll to the latest message"
-            className="sticky bottom-3 left-1/2 mx-auto flex -translate-x-1/2 items-center rounded-full border border-line bg-white p-2 shadow"
+            onClick={() => {
+              clearError();
+              void regenerate();
+            }}
+            className="inline-flex items-center gap-1 font-medium hover:underline"
           >
-            <ArrowDown size={16} />
+            <RotateCcw size={14} /> Retry
           </button>
-        ) : null}
-      </div>
+        </div>
+      ) : !busy && lastIsUser && replyElsewhere ? (
+        <p className="animate-pulse text-sm text-muted" aria-live="polite">
+          A reply is being written… it appears here when it is done.
+        </p>
+      ) : !busy && lastIsUser ? (
+        <div className="flex items-center gap-3 text-sm text-muted">
+          <span>No reply.</span>
+          <button
+            type="button"
+            onClick={() => void regenerate()}
+            className="inline-flex items-center gap-1 font-medium text-ink hover:underline"
+          >
+            <RotateCcw size={14} /> Retry
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+
+  return (
+    <>
+      <MessageList
+        messages={timeline}
+        hasOlder={history.hasMore}
+        loadingOlder={history.loading}
+        onLoadOlder={() => void history.loadOlder(timeline[0]?.id)}
+        followRequest={followRequest}
+        footer={footer}
+        empty={
+          <div className="py-24 text-center">
+            <p className="text-base font-medium">What's on your mind?</p>
+            <p className="mt-1 text-sm text-muted">
+              Ask anything. Long chats are fine: Fold folds old turns into a summary.
+            </p>
+          </div>
+        }
+        renderMessage={(message, index) => (
+          <MessageView
+            message={message}
+            streaming={status === "streaming" && index === timeline.length - 1}
+            isLastAssistant={message.id === lastAssistantId}
+            busy={busy}
+            onRegenerate={() => regenerate({ messageId: message.id })}
+            onEdit={(text) => edit(message.id, text)}
+          />
+        )}
+      />
       <CompactConfirm
         open={compact.state === "confirm"}
         context={usage.context}
@@ -236,7 +264,10 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
         </div>
       ) : null}
       <Composer
-        onSend={(text) => sendMessage({ text })}
+        onSend={(text) => {
+          setFollowRequest((n) => n + 1);
+          void sendMessage({ text });
+        }}
         onStop={() => void stop()}
         busy={busy}
         disabled={!modelId}
@@ -246,4 +277,10 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
       />
     </>
   );
+}
+
+function lastAssistantOf(messages: FoldUIMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--)
+    if (messages[i]?.role === "assistant") return messages[i]?.id;
+  return undefined;
 }
