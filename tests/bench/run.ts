@@ -22,6 +22,7 @@ const BENCHMARKS: ReadonlyArray<{ name: string; load: () => Promise<{ benchmark:
   { name: "toolloop200", load: () => import("./toolloop") },
   { name: "security", load: () => import("./security") },
   { name: "local", load: () => import("./local") },
+  { name: "ui", load: () => import("./ui") },
 ];
 
 const THIS_FILE = fileURLToPath(import.meta.url);
