@@ -168,7 +168,6 @@ export function ChatView({
           Thinking…
         </p>
       ) : null}
-      {history.error ? <p className="text-center text-xs text-muted">{history.error}</p> : null}
       {error && !limit ? (
         <div
           role="alert"

@@ -3,6 +3,7 @@
 import { useCallback, useRef, useState } from "react";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { apiFetch } from "../outage/api-fetch";
+import { toast } from "../ui/toast";
 
 type StoredRow = Parameters<typeof rowToUIMessage>[0];
 
@@ -18,7 +19,6 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
   const [older, setOlder] = useState<FoldUIMessage[]>([]);
   const [hasMore, setHasMore] = useState(initialHasMore);
   const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const busy = useRef(false);
 
   /** Fetches the page before `oldestLoaded`, the oldest message on screen. */
@@ -27,7 +27,6 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
       if (busy.current || !hasMore || !oldestLoaded) return;
       busy.current = true;
       setLoading(true);
-      setError(null);
       try {
         const query = `?before=${encodeURIComponent(oldestLoaded)}&limit=${OLDER_PAGE_LIMIT}`;
         const response = await apiFetch(`/api/chats/${chatId}${query}`, { cache: "no-store" });
@@ -36,7 +35,7 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
         setOlder((list) => [...page.messages.map(rowToUIMessage), ...list]);
         setHasMore(page.hasMore);
       } catch {
-        setError("Older messages could not be loaded. Scroll up again to retry.");
+        toast.error("Older messages could not be loaded. Scroll up to try again.");
       } finally {
         busy.current = false;
         setLoading(false);
@@ -52,5 +51,5 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
     return all;
   }, [older]);
 
-  return { older, hasMore, loading, error, loadOlder, takeAll };
+  return { older, hasMore, loading, loadOlder, takeAll };
 }

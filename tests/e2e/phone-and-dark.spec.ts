@@ -80,6 +80,12 @@ test("home, a long chat and admin fit phone and desktop screens, in light and da
       await hydrated(page);
       await expect(page.locator("[data-role=assistant] pre").last()).toBeVisible();
       await expectNoWiderThanViewport(page, `chat (${tag})`);
+      // The timeline clips sideways, so check it too: nothing in it may be cut off (code blocks
+      // scroll inside themselves).
+      const timeline = await page
+        .getByTestId("message-scroller")
+        .evaluate((el) => ({ content: el.scrollWidth, box: el.clientWidth }));
+      expect(timeline.content, `timeline (${tag})`).toBeLessThanOrEqual(timeline.box);
       // The send button and the model picker sit side by side, never on top of each other.
       const picker = await page.getByLabel("Model").boundingBox();
       const send = await page.getByRole("button", { name: "Send message" }).boundingBox();
