@@ -234,6 +234,8 @@ export function ChatView({
             </p>
           </div>
         }
+        // Everything a row draws besides its message: see MessageList's renderMessage.
+        renderVersion={`${status}|${busy}|${lastAssistantId}|${timeline.length}`}
         renderMessage={(message, index) => (
           <MessageView
             message={message}

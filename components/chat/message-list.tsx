@@ -2,7 +2,7 @@
 
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { ArrowDown } from "lucide-react";
-import { type ReactNode, type UIEvent, useCallback, useEffect, useRef } from "react";
+import { memo, type ReactNode, type UIEvent, useCallback, useEffect, useRef } from "react";
 import { useStickToBottom } from "use-stick-to-bottom";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 
@@ -13,9 +13,17 @@ const OVERSCAN = 6;
 /** Scrolling up to within this distance of the top asks for older messages. */
 const NEAR_TOP_PX = 600;
 
+type RenderMessage = (message: FoldUIMessage, index: number) => ReactNode;
+
 type Props = {
   messages: FoldUIMessage[];
-  renderMessage: (message: FoldUIMessage, index: number) => ReactNode;
+  /**
+   * Draws one message. Rows are memoized: a row re-renders only when its message object, its
+   * index or `renderVersion` changes, so scrolling and streaming never redraw settled messages.
+   * Anything else the drawing depends on must be folded into `renderVersion`.
+   */
+  renderMessage: RenderMessage;
+  renderVersion: string;
   /** Under the last message: "Thinking…", an error, a retry. */
   footer?: ReactNode;
   /** Shown instead of the list when there are no messages. */
@@ -38,6 +46,7 @@ type Props = {
 export function MessageList({
   messages,
   renderMessage,
+  renderVersion,
   footer,
   empty,
   hasOlder,
@@ -118,7 +127,12 @@ export function MessageList({
                 className="absolute top-0 left-0 w-full pb-6"
                 style={{ transform: `translateY(${item.start - margin}px)` }}
               >
-                {renderMessage(message, item.index)}
+                <Row
+                  message={message}
+                  index={item.index}
+                  version={renderVersion}
+                  render={renderMessage}
+                />
               </div>
             );
           })}
@@ -138,3 +152,16 @@ export function MessageList({
     </div>
   );
 }
+
+type RowProps = { message: FoldUIMessage; index: number; version: string; render: RenderMessage };
+
+/** `render` is a new function on every parent render; what it draws is keyed by the rest. */
+const Row = memo(
+  function Row({ message, index, render }: RowProps) {
+    return render(message, index);
+  },
+  (before, after) =>
+    before.message === after.message &&
+    before.index === after.index &&
+    before.version === after.version,
+);

@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { hydrated, registerUser } from "./helpers";
 
@@ -34,6 +35,15 @@ async function expectNoWiderThanViewport(page: Page, what: string) {
     scrollWidth,
     `${what} is ${scrollWidth}px wide in a ${viewport}px viewport`,
   ).toBeLessThanOrEqual(viewport);
+}
+
+/** Text that is hard to read in this scheme: axe-core's colour-contrast rule (WCAG AA). */
+async function expectReadableContrast(page: Page, what: string) {
+  const { violations } = await new AxeBuilder({ page }).withRules(["color-contrast"]).analyze();
+  const offenders = violations.flatMap((v) =>
+    v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary}`),
+  );
+  expect(offenders, `contrast on ${what}`).toEqual([]);
 }
 
 async function shoot(page: Page, name: string) {
@@ -77,6 +87,7 @@ test("home, a long chat and admin fit phone and desktop screens, in light and da
       await hydrated(page);
       await expect(page.locator("html")).toHaveClass(new RegExp(scheme));
       await expectNoWiderThanViewport(page, `home (${tag})`);
+      await expectReadableContrast(page, `home (${tag})`);
       await shoot(page, `home-${tag}`);
 
       await page.goto(chatUrl);
@@ -89,6 +100,7 @@ test("home, a long chat and admin fit phone and desktop screens, in light and da
         .getByTestId("message-scroller")
         .evaluate((el) => ({ content: el.scrollWidth, box: el.clientWidth }));
       expect(timeline.content, `timeline (${tag})`).toBeLessThanOrEqual(timeline.box);
+      await expectReadableContrast(page, `chat (${tag})`);
       // The send button and the model picker sit side by side, never on top of each other.
       const picker = await page.getByLabel("Model").boundingBox();
       const send = await page.getByRole("button", { name: "Send message" }).boundingBox();
