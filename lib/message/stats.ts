@@ -43,6 +43,8 @@ export const messageMetadataSchema = z.object({
   compaction: z.boolean().optional(),
   /** Set on a reply that failed: a readable reason; such a reply is not a finished answer. */
   error: z.string().optional(),
+  /** The user stopped this reply: it is what was written until then. */
+  stopped: z.boolean().optional(),
 });
 
 export type MessageMetadata = z.infer<typeof messageMetadataSchema>;

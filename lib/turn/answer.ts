@@ -36,6 +36,8 @@ export type AnswerContext = {
   now: () => number;
   /** Recovery trimmed a request: record it (trace, dirty flag, event). */
   onRecovery: (event: RecoveryEvent) => Promise<void>;
+  /** Aborts when the user stops the reply (from any instance). */
+  stopSignal?: AbortSignal;
 };
 
 /**
@@ -53,23 +55,33 @@ export async function answer(
     idleMs: settings.turnIdleTimeoutMs,
     maxMs: settings.turnMaxDurationMs,
   });
+  const signal = ctx.stopSignal
+    ? AbortSignal.any([deadline.signal, ctx.stopSignal])
+    : deadline.signal;
   try {
-    await answerWithin(ctx, deadline, write);
+    await answerWithin(ctx, signal, deadline, write);
   } finally {
     deadline.dispose();
   }
   // The model hung or ran too long: say so (the error chunk), and Retry asks again.
   const failure = deadline.failure();
   if (failure) throw failure;
+  if (ctx.stopSignal?.aborted && !ctx.observed.finished) {
+    // Stopped by the user: what was written so far is the reply, marked as stopped.
+    ctx.observed.stopped = true;
+    write({ type: "finish", messageMetadata: stoppedMetadata(ctx) } as UIMessageChunk);
+  }
 }
 
 async function answerWithin(
   ctx: AnswerContext,
+  signal: AbortSignal,
   deadline: TurnDeadline,
   write: (chunk: UIMessageChunk) => void,
 ): Promise<void> {
   const messages = await convertToModelMessages(ctx.compaction.view, { tools: ctx.frame.tools });
-  const finish = await streamAttempt(ctx, deadline, messages, write);
+  const finish = await streamAttempt(ctx, signal, deadline, messages, write);
+  if (signal.aborted) return;
   if (!cutShortByWindow(ctx)) {
     if (finish) write(finish);
     return;
@@ -92,7 +104,8 @@ async function answerWithin(
   });
   ctx.observed.finished = false;
   ctx.observed.steps = 0;
-  const retryFinish = await streamAttempt(ctx, deadline, trimmed.messages, write);
+  const retryFinish = await streamAttempt(ctx, signal, deadline, trimmed.messages, write);
+  if (signal.aborted) return;
   if (cutShortByWindow(ctx)) throw new ContextOverflowError(ctx.budget.modelId);
   if (retryFinish) write(retryFinish);
 }
@@ -100,6 +113,7 @@ async function answerWithin(
 /** One model call (with its tool loop) piped into the turn's stream; the finish chunk is returned, not written. */
 async function streamAttempt(
   ctx: AnswerContext,
+  signal: AbortSignal,
   deadline: TurnDeadline,
   messages: ModelMessage[],
   write: (chunk: UIMessageChunk) => void,
@@ -133,7 +147,7 @@ async function streamAttempt(
         "model stream error",
       ),
     onMetric: metric,
-    abortSignal: deadline.signal,
+    abortSignal: signal,
   });
   const ui = toUIMessageStream<ToolSet, FoldUIMessage>({
     stream: observeTurn(result.stream, ctx.now, observed).stream,
@@ -146,10 +160,43 @@ async function streamAttempt(
   let finish: UIMessageChunk | undefined;
   for await (const chunk of ui) {
     deadline.touch();
+    if (chunk.type === "text-delta" || chunk.type === "reasoning-delta")
+      observed.streamedText = (observed.streamedText ?? "") + chunk.delta;
     if (chunk.type === "finish") finish = chunk as UIMessageChunk;
-    else write(chunk as UIMessageChunk);
+    // An abort ends the stream; `answer` says how (a deadline's error, or a stopped reply).
+    else if (chunk.type !== "abort") write(chunk as UIMessageChunk);
   }
   return finish;
+}
+
+/**
+ * A stopped reply's stats: the provider reports no usage for a request cut
+ * off mid-stream, so input is Fold's estimate of the request and output the
+ * estimate of what was written.
+ */
+function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
+  const { observed } = ctx;
+  const rawTokens =
+    ctx.frame.overheadTokens + defaultEstimator.estimateUIMessages(ctx.compaction.view);
+  const inputTokens = Math.ceil(rawTokens * ctx.budget.ratio);
+  const outputTokens = defaultEstimator.countText(observed.streamedText ?? "");
+  return {
+    stopped: true,
+    stats: buildStats({
+      model: ctx.budget.modelId,
+      totalUsage: { inputTokens, outputTokens } as LanguageModelUsage,
+      lastStepUsage: observed.lastStepUsage,
+      steps: observed.steps,
+      estimatedInputTokens: inputTokens,
+      viewVersion: ctx.compaction.viewVersion,
+      viewCapTokens: ctx.compaction.capTokens,
+      startedAt: ctx.startedAt,
+      firstTokenAt: observed.firstTokenAt,
+      finishedAt: ctx.now(),
+      finishReason: "stopped",
+    }),
+    toolDurationsMs: observed.toolDurationsMs,
+  };
 }
 
 /** The reply's stats, computed once it is done so they never delay the first token. */

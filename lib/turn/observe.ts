@@ -26,6 +26,12 @@ export type TurnObservations = {
   estimate?: { estimatedRawTokens: number; estimatedTokens: number };
   /** The server cut the first request silently: its count says nothing about the tokenizer. */
   truncation?: Truncation;
+  /** The model call was aborted (a deadline or a stop). */
+  aborted?: boolean;
+  /** The user stopped the reply: what was written so far is stored, marked as stopped. */
+  stopped?: boolean;
+  /** The reply's text (and reasoning) as streamed, for a stopped reply's output estimate. */
+  streamedText?: string;
 };
 
 const FIRST_TOKEN_PARTS = new Set([
@@ -74,7 +80,8 @@ export function observeTurn<TOOLS extends ToolSet>(
           track.finishReason = part.finishReason;
         }
         if (part.type === "error") track.error ??= part.error;
-        if (part.type === "abort") track.error ??= new Error("aborted");
+        // An abort is a deadline (an error the turn reports) or a stop (a stored, stopped reply).
+        if (part.type === "abort") track.aborted = true;
         controller.enqueue(part);
       },
     }),

@@ -9,7 +9,8 @@ import type { TurnObservations } from "./observe";
 /**
  * Step 6 of a turn: store the finished reply. A reply that failed or was cut
  * off by an error is not stored as an answer: the user's message stays, and
- * Retry asks again.
+ * Retry asks again. A reply the user stopped is stored as far as it got,
+ * marked as stopped, when it got anywhere.
  */
 export async function persistReply(
   db: Db,
@@ -29,7 +30,8 @@ export async function persistReply(
       },
     });
     await assembled.pipeTo(new WritableStream());
-    if (observed.error || !observed.finished || !reply) {
+    const complete = observed.finished || (observed.stopped && reply && hasContent(reply));
+    if (observed.error || !complete || !reply) {
       log.warn({ chatId, err: observed.error }, "turn ended without a complete reply; not stored");
       return false;
     }
@@ -44,4 +46,14 @@ export async function persistReply(
     log.error({ err: error, chatId }, "storing the reply failed");
     return false;
   }
+}
+
+/** A reply with something to show: text, reasoning or a tool call. */
+function hasContent(reply: FoldUIMessage): boolean {
+  return reply.parts.some(
+    (part) =>
+      ((part.type === "text" || part.type === "reasoning") && part.text.trim() !== "") ||
+      part.type.startsWith("tool-") ||
+      part.type === "dynamic-tool",
+  );
 }

@@ -11,6 +11,9 @@ import { modelBudget } from "@/lib/chat/budget";
 import type { Db } from "@/lib/db/client";
 import type { Chat } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
+import { type LiveBus, liveBus } from "@/lib/live/bus";
+import { watchStop } from "@/lib/live/stop";
+import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log } from "@/lib/log";
 import { answer } from "./answer";
 import { calibrateFromTurn } from "./calibrate";
@@ -31,6 +34,8 @@ export type TurnDeps = {
   now?: () => number;
   /** The tools the model may call; Fold's built-in ones unless a caller (a replay) brings its own. */
   tools?: ToolSet;
+  /** How instances reach a running turn (stop, resume); the process's own unless a test brings one. */
+  live?: LiveBus;
 };
 
 /**
@@ -38,13 +43,16 @@ export type TurnDeps = {
  * load (prepare) → Tier 1 (compact-step) → model call with Tier 2 and
  * recovery (answer) → persist → calibrate. The response stream opens before
  * Tier 1, so a compaction shows in the timeline while it runs; the reply is
- * stored even if the browser goes away mid-stream.
+ * stored even if the browser goes away mid-stream. While it runs, the turn
+ * listens for Stop and publishes its stream, so any instance can stop it and
+ * a reload anywhere can follow it (lib/live).
  */
 export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest): Promise<Response> {
   const { db } = deps;
   const modelId = request.modelId ?? chat.modelId ?? (await deps.defaultModelId());
   const model = deps.resolveModel(modelId);
 
+  const live = deps.live ?? liveBus();
   const lease = await holdTurnLease(db, chat.id);
   let prepared: PreparedTurn;
   try {
@@ -54,6 +62,14 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
     throw error;
   }
 
+  const stop = new AbortController();
+  const unwatch = await watchStop(live, chat.id, () => stop.abort()).catch((error: unknown) => {
+    log.warn(
+      { err: error, chatId: chat.id },
+      "stop channel unavailable; Stop works on this instance only",
+    );
+    return async () => undefined;
+  });
   const observed = noObservations();
   const assistantId = generateId();
   const stream = new ReadableStream<UIMessageChunk>({
@@ -61,7 +77,11 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
       controller.enqueue({ type: "start", messageId: assistantId });
       const write = (chunk: UIMessageChunk) => controller.enqueue(chunk);
       try {
-        await streamTurn(deps, { ...prepared, modelId, model, assistantId, observed }, write);
+        await streamTurn(
+          deps,
+          { ...prepared, modelId, model, assistantId, observed, stopSignal: stop.signal },
+          write,
+        );
       } catch (error) {
         observed.error ??= error;
         log.warn({ err: error, chatId: chat.id }, "turn failed");
@@ -84,11 +104,24 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
       log.error({ err: error, chatId: chat.id }, "storing the reply failed");
       return false;
     })
-    .then((stored) => (stored ? calibrateFromTurn(db, modelId, observed) : null))
+    .then((stored) =>
+      stored && !observed.stopped ? calibrateFromTurn(db, modelId, observed) : null,
+    )
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
-    .finally(() => lease.release());
+    .finally(async () => {
+      // The reply is stored: a reload from here on reads it, not the live stream.
+      await unwatch().catch(() => undefined);
+      await endTurnStream(live, chat.id);
+      await lease.release();
+    });
 
-  return createUIMessageStreamResponse({ stream: toBrowser.pipeThrough(endAfter(settled)) });
+  return createUIMessageStreamResponse({
+    stream: toBrowser.pipeThrough(endAfter(settled)),
+    // A copy of the wire stream, for readers that join late (a reload, another tab or instance).
+    consumeSseStream: ({ stream: sse }) => {
+      void publishTurnStream(live, chat.id, assistantId, sse);
+    },
+  });
 }
 
 /** Passes chunks through, holding back the stream's end (and its finish chunk) until `settled`. */
@@ -112,6 +145,7 @@ type TurnContext = PreparedTurn & {
   model: LanguageModel;
   assistantId: string;
   observed: TurnObservations;
+  stopSignal: AbortSignal;
 };
 
 /** Tier 1, then the model call, written chunk by chunk into the turn's stream. */
@@ -152,6 +186,7 @@ async function streamTurn(
       observed: turn.observed,
       startedAt,
       now,
+      stopSignal: turn.stopSignal,
       onRecovery: (event) => recordRecovery(db, turn.chat.id, event, write, now),
     },
     (chunk) => {

@@ -21,3 +21,32 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** A UI message stream's JSON chunks as they arrive (for stopping or resuming mid-reply). */
+export async function* streamChunks(
+  body: ReadableStream<Uint8Array> | ReadableStream<string>,
+): AsyncGenerator<Record<string, unknown>> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const piece of body as AsyncIterable<Uint8Array | string>) {
+    buffer += typeof piece === "string" ? piece : decoder.decode(piece, { stream: true });
+    let end = buffer.indexOf("\n\n");
+    while (end >= 0) {
+      const data = buffer
+        .slice(0, end)
+        .replace(/^data: /, "")
+        .trim();
+      buffer = buffer.slice(end + 2);
+      if (data && data !== "[DONE]") yield JSON.parse(data) as Record<string, unknown>;
+      end = buffer.indexOf("\n\n");
+    }
+  }
+}
+
+/** The reply text in a list of UI message chunks. */
+export function textOf(chunks: ReadonlyArray<Record<string, unknown>>): string {
+  return chunks
+    .filter((chunk) => chunk.type === "text-delta")
+    .map((chunk) => chunk.delta)
+    .join("");
+}

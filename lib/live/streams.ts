@@ -1,0 +1,80 @@
+import {
+  createResumableStreamContext,
+  type ResumableStreamContext,
+} from "resumable-stream/generic";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+import type { LiveBus } from "./bus";
+
+/**
+ * A turn's stream, readable again while it runs: the turn publishes its
+ * server-sent events through `resumable-stream`, and records which stream is
+ * its chat's live one; a reader that arrives late (a reload, a second tab,
+ * another instance) gets everything so far, then the rest as it comes.
+ */
+const contexts = new WeakMap<LiveBus, ResumableStreamContext>();
+
+function contextOf(bus: LiveBus): ResumableStreamContext {
+  let context = contexts.get(bus);
+  if (!context) {
+    context = createResumableStreamContext({
+      keyPrefix: "fold:stream",
+      // A long-running server: nothing to keep alive.
+      waitUntil: null,
+      publisher: bus.publisher,
+      subscriber: bus.subscriber,
+    });
+    contexts.set(bus, context);
+  }
+  return context;
+}
+
+const activeKey = (chatId: string) => `fold:live-stream:${chatId}`;
+
+/** The live-stream record outlives any turn: the longest turn plus a margin. */
+const activeSeconds = () => Math.ceil(env().turnMaxDurationMs / 1000) + 60;
+
+/**
+ * Publishes a turn's SSE stream under `streamId` and marks it as the chat's
+ * live stream. Reads `sse` to its end whether or not anyone resumes; a bus
+ * that fails costs resumption only, never the turn.
+ */
+export async function publishTurnStream(
+  bus: LiveBus,
+  chatId: string,
+  streamId: string,
+  sse: ReadableStream<string>,
+): Promise<void> {
+  try {
+    const own = await contextOf(bus).createNewResumableStream(streamId, () => sse);
+    await bus.publisher.set(activeKey(chatId), streamId, { EX: activeSeconds() });
+    // The producer side needs no reader: drain our copy so the stream runs to its end.
+    await own?.pipeTo(new WritableStream());
+  } catch (error) {
+    log.warn({ err: error, chatId }, "live stream: publishing failed; a reload will not resume");
+    await sse.cancel().catch(() => undefined);
+  }
+}
+
+/** The turn is over: the chat has no live stream any more (its reply is stored). */
+export async function endTurnStream(bus: LiveBus, chatId: string): Promise<void> {
+  await bus.publisher
+    .set(activeKey(chatId), "", { EX: 1 })
+    .catch((error: unknown) => log.warn({ err: error, chatId }, "live stream: clearing failed"));
+}
+
+/** The chat's live stream from its start, or null when no turn is streaming. */
+export async function resumeTurnStream(
+  bus: LiveBus,
+  chatId: string,
+): Promise<ReadableStream<string> | null> {
+  const streamId = await bus.publisher.get(activeKey(chatId));
+  if (typeof streamId !== "string" || streamId === "") return null;
+  try {
+    return (await contextOf(bus).resumeExistingStream(streamId)) ?? null;
+  } catch (error) {
+    // The producer is gone (its instance died): there is nothing to resume.
+    log.warn({ err: error, chatId }, "live stream: resuming failed");
+    return null;
+  }
+}

@@ -1,0 +1,185 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A provider that streams slowly, and Redis as the bus between instances, set before Fold loads.
+const fake = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const server = await startFakeOpenAI({
+    models: [{ id: "fake-model", maxModelLen: 16_384 }],
+    chunkDelayMs: 25,
+    chunkChars: 6,
+    replyTokens: 300,
+  });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  process.env.REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+  return server;
+});
+
+import * as chatApi from "@/app/api/chat/route";
+import * as chatRoute from "@/app/api/chats/[id]/route";
+import * as stopRoute from "@/app/api/chats/[id]/stop/route";
+import * as streamRoute from "@/app/api/chats/[id]/stream/route";
+import { redisBus } from "@/lib/live/bus";
+import { requestStop } from "@/lib/live/stop";
+import { resumeTurnStream } from "@/lib/live/streams";
+import { register } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
+import { type Browser, call } from "../../helpers/http";
+import { newChat } from "../../helpers/turns";
+import { eventually, streamChunks, textOf } from "../../helpers/ui-stream";
+
+const MODEL = "fake:fake-model";
+// "Another instance": its own Redis connections, as a second server process would have.
+const otherInstance = redisBus(process.env.REDIS_URL ?? "");
+
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
+
+function startTurn(database: Parameters<typeof call>[0], browser: Browser, chatId: string) {
+  return call(database, chatApi.POST, {
+    path: "/api/chat",
+    method: "POST",
+    body: {
+      trigger: "submit-message",
+      chatId,
+      modelId: MODEL,
+      message: {
+        id: `u-${crypto.randomUUID()}`,
+        role: "user",
+        parts: [{ type: "text", text: "Tell me a long story." }],
+      },
+    },
+    browser,
+  });
+}
+
+type StoredMessage = {
+  role: string;
+  parts: Array<{ type: string; text?: string }>;
+  metadata: Record<string, unknown> | null;
+};
+
+async function storedChat(database: Parameters<typeof call>[0], browser: Browser, chatId: string) {
+  const response = await call(database, chatRoute.GET, {
+    path: `/api/chats/${chatId}`,
+    params: { id: chatId },
+    browser,
+  });
+  return (await response.json()) as { messages: StoredMessage[]; replying: boolean };
+}
+
+describeEachDriver("Stop and resume across instances", (use) => {
+  it("a stop sent through another instance aborts the provider request and stores the partial reply as stopped", async () => {
+    const database = use();
+    const { browser } = await register(database, "stopper@example.com");
+    const chatId = await newChat(database, browser);
+    const response = await startTurn(database, browser, chatId);
+    expect(response.status).toBe(200);
+
+    const chunks: Array<Record<string, unknown>> = [];
+    let stopSentAt = 0;
+    for await (const chunk of streamChunks(response.body as ReadableStream<Uint8Array>)) {
+      chunks.push(chunk);
+      if (!stopSentAt && textOf(chunks).length >= 30) {
+        stopSentAt = Date.now();
+        expect(await requestStop(otherInstance, chatId)).toBe(1);
+      }
+    }
+    const finish = chunks.find((chunk) => chunk.type === "finish") as {
+      messageMetadata?: { stopped?: boolean; stats?: { finishReason: string } };
+    };
+    expect(finish.messageMetadata?.stopped).toBe(true);
+    expect(finish.messageMetadata?.stats?.finishReason).toBe("stopped");
+    expect(chunks.some((chunk) => chunk.type === "error")).toBe(false);
+
+    // The provider saw its request go away, soon after the stop.
+    const [request] = fake.requests;
+    expect(request?.abortedAt).not.toBeNull();
+    expect((request?.abortedAt ?? 0) - stopSentAt).toBeLessThan(2_000);
+
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    const stored = await storedChat(database, browser, chatId);
+    const reply = stored.messages.at(-1);
+    expect(reply?.role).toBe("assistant");
+    expect(reply?.metadata?.stopped).toBe(true);
+    const storedText =
+      reply?.parts
+        .filter((p) => p.type === "text")
+        .map((p) => p.text)
+        .join("") ?? "";
+    expect(storedText).toBe(textOf(chunks));
+    // Partial: the full reply is 300 tokens, far longer than what streamed before the stop.
+    expect(storedText.length).toBeGreaterThan(0);
+    expect(storedText.length).toBeLessThan(600);
+    expect(stored.replying).toBe(false);
+  });
+
+  it("a reader on another instance joining mid-reply gets the whole reply, from its first chunk", async () => {
+    const database = use();
+    const { browser } = await register(database, "follower@example.com");
+    const chatId = await newChat(database, browser);
+    const response = await startTurn(database, browser, chatId);
+    const original = streamChunks(response.body as ReadableStream<Uint8Array>);
+    const seen: Array<Record<string, unknown>> = [];
+    for await (const chunk of original) {
+      seen.push(chunk);
+      if (textOf(seen).length >= 30) break;
+    }
+    // Leaving the loop dropped the first reader, as a reload does; the turn goes on.
+    const resumed = await eventually(() => resumeTurnStream(otherInstance, chatId));
+    const followed: Array<Record<string, unknown>> = [];
+    for await (const chunk of streamChunks(resumed)) followed.push(chunk);
+    expect(followed[0]?.type).toBe("start");
+    expect(followed.some((chunk) => chunk.type === "finish")).toBe(true);
+    const stored = await storedChat(database, browser, chatId);
+    const reply = stored.messages.at(-1);
+    expect(reply?.role).toBe("assistant");
+    const storedText = reply?.parts
+      .filter((p) => p.type === "text")
+      .map((p) => p.text)
+      .join("");
+    expect(textOf(followed)).toBe(storedText);
+    // Once the reply is stored there is nothing to resume: the stored history is complete.
+    const after = await call(database, streamRoute.GET, {
+      path: `/api/chats/${chatId}/stream`,
+      params: { id: chatId },
+      browser,
+    });
+    expect(after.status).toBe(204);
+  });
+
+  it("the stop route answers whether a reply was running, and only for the chat's owner", async () => {
+    const database = use();
+    const { browser } = await register(database, "owner-stop@example.com");
+    const { browser: stranger } = await register(database, "stranger-stop@example.com");
+    const chatId = await newChat(database, browser);
+    const stopCall = (who: Browser) =>
+      call(database, stopRoute.POST, {
+        path: `/api/chats/${chatId}/stop`,
+        method: "POST",
+        params: { id: chatId },
+        browser: who,
+      });
+
+    const idle = await stopCall(browser);
+    expect(idle.status).toBe(200);
+    expect(await idle.json()).toEqual({ stopping: false });
+    expect((await stopCall(stranger)).status).toBe(404);
+
+    const response = await startTurn(database, browser, chatId);
+    const chunks: Array<Record<string, unknown>> = [];
+    for await (const chunk of streamChunks(response.body as ReadableStream<Uint8Array>)) {
+      chunks.push(chunk);
+      if (textOf(chunks).length >= 12 && chunks.length < 1_000) {
+        const stopped = await stopCall(browser);
+        expect(stopped.status).toBe(202);
+        chunks.length = 1_000; // stop once
+      }
+    }
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    const stored = await storedChat(database, browser, chatId);
+    expect(stored.messages.at(-1)?.metadata?.stopped).toBe(true);
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { memoryBus } from "@/lib/live/bus";
+import { requestStop, watchStop } from "@/lib/live/stop";
+import { endTurnStream, publishTurnStream, resumeTurnStream } from "@/lib/live/streams";
+
+/** A stream of strings whose pieces are released one by one by `push`, then `end`. */
+function controlledStream() {
+  let controller!: ReadableStreamDefaultController<string>;
+  const stream = new ReadableStream<string>({
+    start: (c) => {
+      controller = c;
+    },
+  });
+  return {
+    stream,
+    push: (piece: string) => controller.enqueue(piece),
+    end: () => controller.close(),
+  };
+}
+
+async function readAll(stream: ReadableStream<string>): Promise<string> {
+  let text = "";
+  for await (const piece of stream) text += piece;
+  return text;
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+describe("the single-instance live bus (no REDIS_URL)", () => {
+  it("gives a reader who joins mid-stream everything so far, then the rest", async () => {
+    const bus = memoryBus();
+    const source = controlledStream();
+    const published = publishTurnStream(bus, "chat-1", "stream-1", source.stream);
+    source.push("data: one\n\n");
+    source.push("data: two\n\n");
+    await tick();
+    const resumed = await resumeTurnStream(bus, "chat-1");
+    expect(resumed).not.toBeNull();
+    const reading = readAll(resumed as ReadableStream<string>);
+    source.push("data: three\n\n");
+    await tick();
+    source.end();
+    await published;
+    expect(await reading).toBe("data: one\n\ndata: two\n\ndata: three\n\n");
+  });
+
+  it("has nothing to resume for a chat without a live stream, or once the turn is over", async () => {
+    const bus = memoryBus();
+    expect(await resumeTurnStream(bus, "chat-2")).toBeNull();
+    const source = controlledStream();
+    const published = publishTurnStream(bus, "chat-2", "stream-2", source.stream);
+    source.push("data: only\n\n");
+    source.end();
+    await published;
+    await endTurnStream(bus, "chat-2");
+    expect(await resumeTurnStream(bus, "chat-2")).toBeNull();
+  });
+
+  it("delivers a stop to the chat's running turn only, and not after it stopped listening", async () => {
+    const bus = memoryBus();
+    const heard: string[] = [];
+    const unwatchA = await watchStop(bus, "chat-a", () => heard.push("a"));
+    await watchStop(bus, "chat-b", () => heard.push("b"));
+    expect(await requestStop(bus, "chat-a")).toBe(1);
+    await tick();
+    expect(heard).toEqual(["a"]);
+    await unwatchA();
+    expect(await requestStop(bus, "chat-a")).toBe(0);
+    await tick();
+    expect(heard).toEqual(["a"]);
+  });
+
+  it("expires keys like Redis does", async () => {
+    let now = 0;
+    const bus = memoryBus(() => now);
+    await bus.publisher.set("k", "v", { EX: 2 });
+    now = 1_999;
+    expect(await bus.publisher.get("k")).toBe("v");
+    now = 2_000;
+    expect(await bus.publisher.get("k")).toBeNull();
+  });
+});
