@@ -1,10 +1,21 @@
-import type { Metadata } from "next";
+import type { Metadata, Viewport } from "next";
+import { headers } from "next/headers";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
-import { Toaster } from "sonner";
 import { HydrationMarker } from "@/components/hydration-marker";
 import { OutageBanner } from "@/components/outage/outage-banner";
+import { Providers } from "@/components/ui/theme";
+import { NONCE_HEADER } from "@/lib/http/security-headers";
 import "./globals.css";
+
+export const viewport: Viewport = {
+  width: "device-width",
+  initialScale: 1,
+  themeColor: [
+    { media: "(prefers-color-scheme: light)", color: "#ffffff" },
+    { media: "(prefers-color-scheme: dark)", color: "#0b0b0e" },
+  ],
+};
 
 export const metadata: Metadata = {
   title: "Fold",
@@ -15,13 +26,16 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   // Every page renders per request, so Next can put this request's CSP nonce (proxy.ts) on
   // its scripts; a page prerendered at build time would carry none and not hydrate.
   await connection();
+  const nonce = (await headers()).get(NONCE_HEADER) ?? undefined;
   return (
-    <html lang="en">
+    // next-themes sets the theme class on <html> before React hydrates.
+    <html lang="en" suppressHydrationWarning>
       <body>
-        <HydrationMarker />
-        <OutageBanner />
-        {children}
-        <Toaster />
+        <Providers nonce={nonce}>
+          <HydrationMarker />
+          <OutageBanner />
+          {children}
+        </Providers>
       </body>
     </html>
   );

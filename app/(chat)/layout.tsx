@@ -2,15 +2,16 @@ import type { ReactNode } from "react";
 import { Sidebar } from "@/components/chat/sidebar";
 import { SkipToComposer } from "@/components/chat/skip-link";
 import { requirePageUser } from "@/lib/auth/session";
+import { PAGE_DEFAULT_LIMIT } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
-import { listChats } from "@/lib/db/queries/chats";
+import { listChatPage } from "@/lib/db/queries/chats";
 
 export const dynamic = "force-dynamic";
 
 export default async function ChatLayout({ children }: { children: ReactNode }) {
   const user = await requirePageUser();
-  const chats = await listChats(await getDb(), user.id);
-  const initialChats = chats.map((c) => ({
+  const page = await listChatPage(await getDb(), user.id, { limit: PAGE_DEFAULT_LIMIT });
+  const initialChats = (page?.chats ?? []).map((c) => ({
     id: c.id,
     title: c.title,
     updatedAt: c.updatedAt.toISOString(),
@@ -18,7 +19,7 @@ export default async function ChatLayout({ children }: { children: ReactNode }) 
   return (
     <div className="flex h-full">
       <SkipToComposer />
-      <Sidebar user={user} initialChats={initialChats} />
+      <Sidebar user={user} initialChats={initialChats} initialHasMore={page?.hasMore ?? false} />
       <main className="flex min-w-0 flex-1 flex-col">{children}</main>
     </div>
   );

@@ -3,7 +3,7 @@ import { HomeComposer } from "@/components/chat/home-composer";
 
 export default function HomePage() {
   return (
-    <div className="flex flex-1 flex-col items-center justify-center gap-3 px-2 py-6 text-center">
+    <div className="flex flex-1 flex-col items-center justify-center gap-3 px-2 pt-14 pb-6 text-center md:pt-6">
       <MessagesSquare className="text-zinc-300" size={40} aria-hidden="true" />
       <h1 className="text-xl font-semibold">Welcome to Fold</h1>
       <p className="max-w-md px-4 text-sm text-muted">

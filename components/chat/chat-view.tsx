@@ -2,7 +2,7 @@
 
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
-import { AlertCircle, ArrowDown, RotateCcw } from "lucide-react";
+import { AlertCircle, RotateCcw } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useCallback, useMemo, useRef, useState } from "react";
 import type { ChatContext } from "@/lib/chat/context";
@@ -22,12 +22,14 @@ import { ModelLabelsProvider } from "../stats/model-labels";
 import { Composer } from "./composer";
 import { useFirstMessage } from "./first-message";
 import { limitNoticeOf, readableError } from "./limit-notice";
+import { MessageList } from "./message-list";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
+import { withStoredTail } from "./stored-tail";
 import { Thinking } from "./thinking";
 import { type PickableModel, useModels } from "./use-models";
+import { useOlderMessages } from "./use-older-messages";
 import { useReplyInProgress } from "./use-reply-in-progress";
-import { useStickToBottom } from "./use-stick-to-bottom";
 import { CONTINUE_TEXT, useStopReply } from "./use-stop-reply";
 import { useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
 
@@ -35,13 +37,22 @@ const NO_MODELS: PickableModel[] = [];
 
 type Props = {
   chatId: string;
+  /** The newest page of the chat; older pages load as the user scrolls up. */
   initialMessages: FoldUIMessage[];
+  /** Messages older than `initialMessages` exist. */
+  initialHasMore: boolean;
   initialModelId: string | null;
   /** The page was loaded while a reply to this chat was still being written. */
   initialReplying?: boolean;
 };
 
-export function ChatView({ chatId, initialMessages, initialModelId, initialReplying }: Props) {
+export function ChatView({
+  chatId,
+  initialMessages,
+  initialHasMore,
+  initialModelId,
+  initialReplying,
+}: Props) {
   const router = useRouter();
   const models = useModels();
   const [pickedModelId, setPickedModelId] = useState(initialModelId);
@@ -87,18 +98,36 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
     });
 
   const busy = status === "submitted" || status === "streaming";
+  // useChat holds the newest page and the live turn; older pages sit in front of it.
+  const history = useOlderMessages(chatId, initialHasMore);
+  const timeline = useMemo(
+    () => (history.older.length > 0 ? [...history.older, ...messages] : messages),
+    [history.older, messages],
+  );
+  const [followRequest, setFollowRequest] = useState(0);
+  // What the server sends back is its newest page: it replaces only the end of the timeline.
+  const setStoredTail = useCallback(
+    (page: FoldUIMessage[]) => setMessages((shown) => withStoredTail(shown, page)),
+    [setMessages],
+  );
+  const takeOlder = history.takeAll;
   const stopReply = useStopReply(chatId, busy, stop);
   const remembered = useChatMemory(chatId, usageVersion);
   const [memoryProblem, setMemoryProblem] = useState<string | null>(null);
   const safeEdit = useSafeEdit(
     chatId,
     useCallback(
-      (messageId: string, text: string) => void sendMessage({ text, messageId }),
-      [sendMessage],
+      // An edit rewrites history from a message useChat must hold: hand it the older pages first.
+      (messageId: string, text: string) => {
+        const older = takeOlder();
+        if (older.length > 0) setMessages((shown) => [...older, ...shown]);
+        void sendMessage({ text, messageId });
+      },
+      [sendMessage, setMessages, takeOlder],
     ),
   );
   const watermarkIndex = remembered.memory?.watermark
-    ? messages.findIndex((m) => m.id === remembered.memory?.watermark)
+    ? timeline.findIndex((m) => m.id === remembered.memory?.watermark)
     : -1;
 
   async function pinMessage(messageId: string, pinned: boolean) {
@@ -123,14 +152,16 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
     }
     const shown = (await response.json()) as { messages: FoldUIMessage[] };
     setMemoryProblem(null);
+    // The server answers the whole version shown: it replaces every page held.
+    takeOlder();
     setMessages(shown.messages);
     setUsageVersion((v) => v + 1);
   }
   useFirstMessage(chatId, (text) => void sendMessage({ text }));
   // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
   const limit = useMemo(() => limitNoticeOf(error), [error]);
-  useStoredMessagesAfterLimit(chatId, limit, setMessages);
-  const replyElsewhere = useReplyInProgress(chatId, initialReplying === true, setMessages);
+  useStoredMessagesAfterLimit(chatId, limit, setStoredTail);
+  const replyElsewhere = useReplyInProgress(chatId, initialReplying === true, setStoredTail);
   const { setContext } = usage;
   const compact = useCompactNow({
     chatId,
@@ -146,9 +177,8 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
       [setMessages, setContext],
     ),
   });
-  const { ref, pinned, onScroll, scrollToBottom } = useStickToBottom<HTMLDivElement>(messages);
-  const lastAssistantId = [...messages].reverse().find((m) => m.role === "assistant")?.id;
-  const lastIsUser = messages[messages.length - 1]?.role === "user";
+  const lastAssistantId = useMemo(() => lastAssistantOf(timeline), [timeline]);
+  const lastIsUser = timeline[timeline.length - 1]?.role === "user";
 
   async function changeModel(next: string) {
     setPickedModelId(next);
@@ -197,109 +227,110 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
       </span>
     );
 
-  return (
-    <ModelLabelsProvider models={models.status === "ready" ? models.models : NO_MODELS}>
-      <div ref={ref} onScroll={onScroll} className="relative min-h-0 flex-1 overflow-y-auto">
-        <div className="mx-auto max-w-3xl space-y-6 px-4 py-6">
-          {messages.length === 0 ? (
-            <div className="py-24 text-center">
-              <p className="text-base font-medium">What's on your mind?</p>
-              <p className="mt-1 text-sm text-muted">
-                {remembered.memory?.summary
-                  ? "This chat continues an earlier one: the model starts from its summary (open Memory to read it)."
-                  : "Ask anything. Long chats are fine: Fold folds old turns into a summary."}
-              </p>
-            </div>
-          ) : null}
-          {messages.map((message, index) => (
-            <div key={message.id} className="group/message space-y-1">
-              <MessageView
-                message={message}
-                streaming={status === "streaming" && index === messages.length - 1}
-                isLastAssistant={message.id === lastAssistantId}
-                busy={busy}
-                onRegenerate={() => regenerate({ messageId: message.id })}
-                onEdit={(text) =>
-                  void safeEdit.request(
-                    message.id,
-                    text,
-                    messages.slice(index + 1).filter((m) => !m.metadata?.compaction).length,
-                  )
-                }
-                onContinue={() => sendMessage({ text: CONTINUE_TEXT })}
-              />
-              {message.metadata?.compaction ? null : (
-                <MessageMemoryBar
-                  role={message.role}
-                  folded={index <= watermarkIndex && message.metadata?.pinned !== true}
-                  pinned={message.metadata?.pinned === true}
-                  branch={remembered.branches.find((b) => b.messageId === message.id)}
-                  busy={busy}
-                  onPin={(pinned) => void pinMessage(message.id, pinned)}
-                  onSwitch={(position) => void switchBranch(message.id, position)}
-                />
-              )}
-            </div>
-          ))}
-          {status === "submitted" ? <Thinking /> : null}
-          {error && !limit ? (
-            <div
-              role="alert"
-              className="flex items-start gap-3 rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+  const footer = (
+    <div className="space-y-6">
+      {status === "submitted" ? <Thinking /> : null}
+      {error && !limit ? (
+        <div
+          role="alert"
+          className="flex items-start gap-3 rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+        >
+          <AlertCircle size={16} className="mt-0.5 shrink-0" />
+          <p className="flex-1">{readableError(error)}</p>
+          {/no longer fits/.test(error.message) ? (
+            <button
+              type="button"
+              onClick={() => {
+                clearError();
+                compact.request();
+              }}
+              className="inline-flex items-center gap-1 font-medium hover:underline"
             >
-              <AlertCircle size={16} className="mt-0.5 shrink-0" />
-              <p className="flex-1">{readableError(error)}</p>
-              {/no longer fits/.test(error.message) ? (
-                <button
-                  type="button"
-                  onClick={() => {
-                    clearError();
-                    compact.request();
-                  }}
-                  className="inline-flex items-center gap-1 font-medium hover:underline"
-                >
-                  Compact now
-                </button>
-              ) : null}
-              <button
-                type="button"
-                onClick={() => {
-                  clearError();
-                  void regenerate();
-                }}
-                className="inline-flex items-center gap-1 font-medium hover:underline"
-              >
-                <RotateCcw size={14} /> Retry
-              </button>
-            </div>
-          ) : !busy && lastIsUser && replyElsewhere ? (
-            <p className="animate-pulse text-sm text-muted" aria-live="polite">
-              A reply is being written… it appears here when it is done.
-            </p>
-          ) : !busy && lastIsUser ? (
-            <div className="flex items-center gap-3 text-sm text-muted">
-              <span>No reply.</span>
-              <button
-                type="button"
-                onClick={() => void regenerate()}
-                className="inline-flex items-center gap-1 font-medium text-ink hover:underline"
-              >
-                <RotateCcw size={14} /> Retry
-              </button>
-            </div>
+              Compact now
+            </button>
           ) : null}
-        </div>
-        {!pinned ? (
           <button
             type="button"
-            onClick={scrollToBottom}
-            aria-label="Scroll to the latest message"
-            className="sticky bottom-3 left-1/2 mx-auto flex -translate-x-1/2 items-center rounded-full border border-line bg-white p-2 shadow"
+            onClick={() => {
+              clearError();
+              void regenerate();
+            }}
+            className="inline-flex items-center gap-1 font-medium hover:underline"
           >
-            <ArrowDown size={16} />
+            <RotateCcw size={14} /> Retry
           </button>
-        ) : null}
-      </div>
+        </div>
+      ) : !busy && lastIsUser && replyElsewhere ? (
+        <p className="animate-pulse text-sm text-muted" aria-live="polite">
+          A reply is being written… it appears here when it is done.
+        </p>
+      ) : !busy && lastIsUser ? (
+        <div className="flex items-center gap-3 text-sm text-muted">
+          <span>No reply.</span>
+          <button
+            type="button"
+            onClick={() => void regenerate()}
+            className="inline-flex items-center gap-1 font-medium text-ink hover:underline"
+          >
+            <RotateCcw size={14} /> Retry
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+
+  return (
+    <ModelLabelsProvider models={models.status === "ready" ? models.models : NO_MODELS}>
+      <MessageList
+        messages={timeline}
+        hasOlder={history.hasMore}
+        loadingOlder={history.loading}
+        onLoadOlder={() => void history.loadOlder(timeline[0]?.id)}
+        followRequest={followRequest}
+        footer={footer}
+        empty={
+          <div className="py-24 text-center">
+            <p className="text-base font-medium">What's on your mind?</p>
+            <p className="mt-1 text-sm text-muted">
+              {remembered.memory?.summary
+                ? "This chat continues an earlier one: the model starts from its summary (open Memory to read it)."
+                : "Ask anything. Long chats are fine: Fold folds old turns into a summary."}
+            </p>
+          </div>
+        }
+        // Everything a row draws besides its message: see MessageList's renderMessage.
+        renderVersion={`${status}|${busy}|${lastAssistantId}|${timeline.length}|${watermarkIndex}|${JSON.stringify(remembered.branches)}`}
+        renderMessage={(message, index) => (
+          <div className="group/message space-y-1">
+            <MessageView
+              message={message}
+              streaming={status === "streaming" && index === timeline.length - 1}
+              isLastAssistant={message.id === lastAssistantId}
+              busy={busy}
+              onRegenerate={() => regenerate({ messageId: message.id })}
+              onEdit={(text) =>
+                void safeEdit.request(
+                  message.id,
+                  text,
+                  timeline.slice(index + 1).filter((m) => !m.metadata?.compaction).length,
+                )
+              }
+              onContinue={() => sendMessage({ text: CONTINUE_TEXT })}
+            />
+            {message.metadata?.compaction ? null : (
+              <MessageMemoryBar
+                role={message.role}
+                folded={index <= watermarkIndex && message.metadata?.pinned !== true}
+                pinned={message.metadata?.pinned === true}
+                branch={remembered.branches.find((b) => b.messageId === message.id)}
+                busy={busy}
+                onPin={(pinned) => void pinMessage(message.id, pinned)}
+                onSwitch={(position) => void switchBranch(message.id, position)}
+              />
+            )}
+          </div>
+        )}
+      />
       <EditConfirm
         laterMessages={safeEdit.laterMessages}
         onConfirm={safeEdit.confirm}
@@ -334,7 +365,10 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
         </div>
       ) : null}
       <Composer
-        onSend={(text) => sendMessage({ text })}
+        onSend={(text) => {
+          setFollowRequest((n) => n + 1);
+          void sendMessage({ text });
+        }}
         onStop={stopReply}
         busy={busy}
         disabled={!modelId}
@@ -344,4 +378,10 @@ export function ChatView({ chatId, initialMessages, initialModelId, initialReply
       />
     </ModelLabelsProvider>
   );
+}
+
+function lastAssistantOf(messages: FoldUIMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--)
+    if (messages[i]?.role === "assistant") return messages[i]?.id;
+  return undefined;
 }

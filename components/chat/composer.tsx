@@ -104,7 +104,7 @@ export function Composer({
         />
         <div className="flex items-center justify-between gap-2">
           <div className="flex min-w-0 items-center gap-2">{toolbar}</div>
-          <div className="flex items-center gap-2">
+          <div className="flex shrink-0 items-center gap-2">
             {tooLong ? (
               <span className="text-xs text-red-600">
                 {text.length.toLocaleString("en-US")} / {maxChars.toLocaleString("en-US")}{" "}

@@ -201,7 +201,7 @@ function UserMessage({
           <Pencil size={14} />
         </button>
       ) : null}
-      <div className="max-w-[85%] rounded-2xl bg-zinc-100 px-4 py-2 text-sm whitespace-pre-wrap">
+      <div className="max-w-[85%] min-w-0 rounded-2xl bg-zinc-100 px-4 py-2 text-sm whitespace-pre-wrap [overflow-wrap:anywhere]">
         {text}
       </div>
     </div>

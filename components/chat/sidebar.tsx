@@ -1,22 +1,80 @@
 "use client";
 
-import { LogOut, MessageSquarePlus, SlidersHorizontal, Users } from "lucide-react";
+import { LogOut, Menu, MessageSquarePlus, SlidersHorizontal, Users, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
+import { Dialog } from "radix-ui";
+import { type ReactNode, useEffect, useState } from "react";
 import { authClient } from "@/lib/auth/client";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
+import { ThemeToggle } from "../ui/theme";
 import { ChatListEntry } from "./chat-list-entry";
 import { type ChatListItem, useChats } from "./use-chats";
 
 type Props = {
   user: { name: string; email: string; role: "admin" | "user" };
   initialChats: ChatListItem[];
+  /** Older chats exist beyond the first page. */
+  initialHasMore: boolean;
 };
 
-export function Sidebar({ user, initialChats }: Props) {
+/**
+ * The chat list: a column beside the chat from 768 px up, a drawer below that, opened by the
+ * menu button in the corner (Radix Dialog: Escape and a click outside close it, focus moves in
+ * and comes back to the button).
+ */
+export function Sidebar(props: Props) {
+  const pathname = usePathname();
+  const [open, setOpen] = useState(false);
+  // Following a link in the drawer closes it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: close whenever the page changes
+  useEffect(() => setOpen(false), [pathname]);
+  // One list for both places, so the drawer opens on what the column shows.
+  const list = useChats(props.initialChats, props.initialHasMore);
+  const panel = <SidebarPanel user={props.user} list={list} />;
+  return (
+    <>
+      <aside className="hidden h-full w-72 shrink-0 flex-col border-r border-line bg-panel md:flex">
+        {panel}
+      </aside>
+      <Dialog.Root open={open} onOpenChange={setOpen}>
+        <Dialog.Trigger
+          aria-label="Open the chat list"
+          className="fixed top-2.5 left-2 z-30 rounded-lg p-2 text-zinc-700 hover:bg-zinc-100 md:hidden"
+        >
+          <Menu size={20} />
+        </Dialog.Trigger>
+        <Dialog.Portal>
+          <Dialog.Overlay className="fixed inset-0 z-40 bg-black/30 md:hidden" />
+          <Dialog.Content className="fixed inset-y-0 left-0 z-50 flex w-72 max-w-[85vw] flex-col border-r border-line bg-panel shadow-xl md:hidden">
+            <Dialog.Title className="sr-only">Chats</Dialog.Title>
+            <Dialog.Description className="sr-only">
+              Your chats, a new chat, and your account.
+            </Dialog.Description>
+            <Dialog.Close
+              aria-label="Close the chat list"
+              className="absolute top-3.5 right-3 rounded-lg p-1.5 text-zinc-600 hover:bg-zinc-100"
+            >
+              <X size={18} />
+            </Dialog.Close>
+            {panel}
+          </Dialog.Content>
+        </Dialog.Portal>
+      </Dialog.Root>
+    </>
+  );
+}
+
+function SidebarPanel({
+  user,
+  list,
+}: {
+  user: Props["user"];
+  list: ReturnType<typeof useChats>;
+}): ReactNode {
   const pathname = usePathname();
   const router = useRouter();
-  const { chats, error, creating, create, rename, remove, dismissError } = useChats(initialChats);
+  const { chats, error, creating, create, rename, remove, dismissError, hasMore, loadMore } = list;
 
   async function signOut() {
     await authClient.signOut();
@@ -25,7 +83,7 @@ export function Sidebar({ user, initialChats }: Props) {
   }
 
   return (
-    <aside className="flex h-full w-72 shrink-0 flex-col border-r border-line bg-panel">
+    <>
       <div className="flex items-center justify-between px-4 pt-4 pb-3">
         <span className="text-lg font-semibold tracking-tight">Fold</span>
       </div>
@@ -70,6 +128,15 @@ export function Sidebar({ user, initialChats }: Props) {
             })}
           </ul>
         )}
+        {hasMore ? (
+          <button
+            type="button"
+            onClick={loadMore}
+            className={`${buttonGhost} my-2 w-full text-xs text-muted`}
+          >
+            Show older chats
+          </button>
+        ) : null}
       </nav>
       {user.role === "admin" ? (
         <div className="border-t border-line px-3 py-2">
@@ -94,16 +161,19 @@ export function Sidebar({ user, initialChats }: Props) {
             {user.role === "admin" ? " · admin" : ""}
           </p>
         </div>
-        <button
-          type="button"
-          onClick={signOut}
-          className={buttonGhost}
-          aria-label="Sign out"
-          title="Sign out"
-        >
-          <LogOut size={16} />
-        </button>
+        <div className="flex items-center">
+          <ThemeToggle className={buttonGhost} />
+          <button
+            type="button"
+            onClick={signOut}
+            className={buttonGhost}
+            aria-label="Sign out"
+            title="Sign out"
+          >
+            <LogOut size={16} />
+          </button>
+        </div>
       </div>
-    </aside>
+    </>
   );
 }

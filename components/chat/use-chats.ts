@@ -20,14 +20,22 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   return response;
 }
 
-/** The sidebar's chat list: server-rendered first, then kept in step with each mutation. */
-export function useChats(initial: ChatListItem[]) {
+/**
+ * The sidebar's chat list: the first page server-rendered, older pages on request, kept in step
+ * with each mutation.
+ */
+export function useChats(initial: ChatListItem[], initialHasMore: boolean) {
   const router = useRouter();
   const [chats, setChats] = useState(initial);
+  const [hasMore, setHasMore] = useState(initialHasMore);
   const [error, setError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
 
-  useEffect(() => setChats(initial), [initial]);
+  // A refreshed first page replaces the list (older pages are fetched again on request).
+  useEffect(() => {
+    setChats(initial);
+    setHasMore(initialHasMore);
+  }, [initial, initialHasMore]);
 
   const run = useCallback(async (action: () => Promise<void>) => {
     setError(null);
@@ -76,5 +84,31 @@ export function useChats(initial: ChatListItem[]) {
     [router, run],
   );
 
-  return { chats, error, creating, create, rename, remove, dismissError: () => setError(null) };
+  const loadMore = useCallback(
+    () =>
+      run(async () => {
+        const last = chats[chats.length - 1];
+        const query = last ? `?before=${encodeURIComponent(last.id)}` : "";
+        const response = await send(`/api/chats${query}`, { method: "GET" });
+        const page = (await response.json()) as { chats: ChatListItem[]; hasMore: boolean };
+        setChats((list) => {
+          const known = new Set(list.map((c) => c.id));
+          return [...list, ...page.chats.filter((c) => !known.has(c.id))];
+        });
+        setHasMore(page.hasMore);
+      }),
+    [chats, run],
+  );
+
+  return {
+    chats,
+    hasMore,
+    error,
+    creating,
+    create,
+    rename,
+    remove,
+    loadMore,
+    dismissError: () => setError(null),
+  };
 }

@@ -23,6 +23,8 @@ export type BenchDatabase = {
   database: Database;
   /** Which database the figures were measured on, for the printed notes. */
   label: string;
+  /** Its connection URL, for a server process of its own; none for in-memory PGlite. */
+  url?: string;
   dispose(): Promise<void>;
 };
 
@@ -83,5 +85,5 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
     await dispose();
     throw error;
   }
-  return { database, label: `Postgres at ${url.host}`, dispose };
+  return { database, label: `Postgres at ${url.host}`, url: url.toString(), dispose };
 }

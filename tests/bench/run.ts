@@ -23,6 +23,7 @@ const BENCHMARKS: ReadonlyArray<{ name: string; load: () => Promise<{ benchmark:
   { name: "security", load: () => import("./security") },
   { name: "local", load: () => import("./local") },
   { name: "lifecycle", load: () => import("./lifecycle") },
+  { name: "ui", load: () => import("./ui") },
 ];
 
 const THIS_FILE = fileURLToPath(import.meta.url);

@@ -1,15 +1,18 @@
 import { requireUser } from "@/lib/auth/guards";
-import { createChatBody, DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
+import { chatPageQuery, createChatBody, DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
-import { createChat, listChats } from "@/lib/db/queries/chats";
-import { readJson, route } from "@/lib/http/route";
+import { createChat, listChatPage } from "@/lib/db/queries/chats";
+import { AppError } from "@/lib/errors";
+import { readJson, readQuery, route } from "@/lib/http/route";
 import { assertModelAllowed } from "@/lib/limits/model-access";
 
 export const dynamic = "force-dynamic";
 
 export const GET = route(async (request) => {
   const user = await requireUser(request);
-  return Response.json({ chats: await listChats(await getDb(), user.id) });
+  const page = await listChatPage(await getDb(), user.id, readQuery(request, chatPageQuery));
+  if (!page) throw new AppError("bad_request:query", "before is not one of your chats.");
+  return Response.json(page);
 });
 
 export const POST = route(async (request) => {

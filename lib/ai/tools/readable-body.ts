@@ -1,4 +1,4 @@
-import { htmlToText } from "./html-to-text";
+import { pageText } from "./page-text";
 
 /**
  * Turning an HTTP response body into text for the model: read at most
@@ -105,7 +105,7 @@ export function render(
   kind: ContentKind,
   baseUrl: string,
 ): { title?: string; text: string } {
-  if (kind === "html") return htmlToText(text, { baseUrl });
+  if (kind === "html") return pageText(text, { baseUrl });
   if (kind === "json") {
     try {
       return { text: JSON.stringify(JSON.parse(text), null, 2) };

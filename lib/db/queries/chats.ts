@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { type Chat, chat } from "../schema";
 
@@ -15,12 +15,34 @@ const summaryColumns = {
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function listChats(db: Db, userId: string): Promise<ChatSummary[]> {
-  return db
+export type ChatPage = { chats: ChatSummary[]; hasMore: boolean };
+
+/**
+ * One page of the user's chats, most recently active first: the `limit` chats after the chat
+ * `before` in that order (from the top without it). Null when `before` is not one of the
+ * user's chats. The cursor is compared in the database, so timestamps keep their precision.
+ */
+export async function listChatPage(
+  db: Db,
+  userId: string,
+  page: { before?: string; limit: number },
+): Promise<ChatPage | null> {
+  let after: SQL | undefined;
+  if (page.before !== undefined) {
+    if (!(await findChatForUser(db, userId, page.before))) return null;
+    const cursor = db
+      .select({ updatedAt: chat.updatedAt, createdAt: chat.createdAt, id: chat.id })
+      .from(chat)
+      .where(eq(chat.id, page.before));
+    after = sql`(${chat.updatedAt}, ${chat.createdAt}, ${chat.id}) < ${cursor}`;
+  }
+  const rows = await db
     .select(summaryColumns)
     .from(chat)
-    .where(eq(chat.userId, userId))
-    .orderBy(desc(chat.updatedAt), desc(chat.createdAt));
+    .where(and(eq(chat.userId, userId), after))
+    .orderBy(desc(chat.updatedAt), desc(chat.createdAt), desc(chat.id))
+    .limit(page.limit + 1);
+  return { chats: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
 
 /** The chat if it exists and belongs to the user; anything else is null. */

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, max } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, max } from "drizzle-orm";
 import type { Db } from "../client";
 import { chat, type Message, message } from "../schema";
 import { storableJson } from "../storable";
@@ -7,6 +7,38 @@ export type NewMessage = Pick<Message, "id" | "role" | "parts" | "metadata">;
 
 export async function loadHistory(db: Db, chatId: string): Promise<Message[]> {
   return db.select().from(message).where(eq(message.chatId, chatId)).orderBy(asc(message.seq));
+}
+
+export type MessagePage = { messages: Message[]; hasMore: boolean };
+
+/**
+ * One page of a chat for the browser: the `limit` newest messages older than the message
+ * `before` (the newest of the chat without it), oldest first, and whether older ones remain.
+ * Null when `before` is not a message of this chat.
+ */
+export async function loadMessagePage(
+  db: Db,
+  chatId: string,
+  page: { before?: string; limit: number },
+): Promise<MessagePage | null> {
+  let beforeSeq: number | undefined;
+  if (page.before !== undefined) {
+    const cursor = await findMessage(db, chatId, page.before);
+    if (!cursor) return null;
+    beforeSeq = cursor.seq;
+  }
+  const rows = await db
+    .select()
+    .from(message)
+    .where(
+      and(
+        eq(message.chatId, chatId),
+        beforeSeq === undefined ? undefined : lt(message.seq, beforeSeq),
+      ),
+    )
+    .orderBy(desc(message.seq))
+    .limit(page.limit + 1);
+  return { messages: rows.slice(0, page.limit).reverse(), hasMore: rows.length > page.limit };
 }
 
 /** Appends after the last message; `seq` keeps the order within the chat. */

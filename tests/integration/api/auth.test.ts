@@ -112,6 +112,6 @@ describeEachDriver("auth", (use) => {
       path: "/api/chats",
       browser: bob.browser,
     });
-    expect(await bobsList.json()).toEqual({ chats: [] });
+    expect(await bobsList.json()).toEqual({ chats: [], hasMore: false });
   });
 });

@@ -1,10 +1,10 @@
 import { requireChat, requireUser } from "@/lib/auth/guards";
-import { updateChatBody } from "@/lib/chat/schemas";
+import { messagePageQuery, updateChatBody } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { deleteChat, isReplying, updateChat } from "@/lib/db/queries/chats";
-import { loadHistory } from "@/lib/db/queries/messages";
+import { loadMessagePage } from "@/lib/db/queries/messages";
 import { AppError } from "@/lib/errors";
-import { readJson, route } from "@/lib/http/route";
+import { readJson, readQuery, route } from "@/lib/http/route";
 import { assertModelAllowed } from "@/lib/limits/model-access";
 
 export const dynamic = "force-dynamic";
@@ -14,14 +14,17 @@ type Params = { id: string };
 export const GET = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
-  const messages = await loadHistory(await getDb(), chat.id);
+  const page = await loadMessagePage(await getDb(), chat.id, readQuery(request, messagePageQuery));
+  if (!page) throw new AppError("bad_request:query", "before is not a message of this chat.");
   const { id, title, modelId, createdAt, updatedAt } = chat;
   return Response.json({
     chat: { id, title, modelId, createdAt, updatedAt },
     // The lease was read before the history, and a turn stores its reply before freeing the
     // lease: false here means the history above is complete.
     replying: isReplying(chat),
-    messages: messages.map(({ id, role, parts, metadata, createdAt }) => ({
+    // The newest page (or the page before `before`), oldest first; `hasMore`: older ones remain.
+    hasMore: page.hasMore,
+    messages: page.messages.map(({ id, role, parts, metadata, createdAt }) => ({
       id,
       role,
       parts,

@@ -41,7 +41,7 @@ describe("fetch_url against a local server (allowPrivate)", () => {
       status: 200,
       contentType: "text/html",
       title: "Local page",
-      text: `# Hello\n\nFirst paragraph with a link (${base}/next).\n\n- one\n- two`,
+      text: `## Hello\n\nFirst paragraph with a link (${base}/next).\n\n- one\n- two`,
       truncated: false,
     });
   });

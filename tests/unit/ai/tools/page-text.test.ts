@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { htmlToText } from "@/lib/ai/tools/html-to-text";
+import { pageText } from "@/lib/ai/tools/page-text";
 
 const page = `<!doctype html>
 <html>
@@ -24,13 +24,14 @@ const page = `<!doctype html>
 </body>
 </html>`;
 
-describe("htmlToText", () => {
+describe("pageText", () => {
   it("keeps the title, headings, paragraphs, list items and links", () => {
-    const { title, text } = htmlToText(page, { baseUrl: "https://tea.test/guide" });
+    const { title, text } = pageText(page, { baseUrl: "https://tea.test/guide" });
     expect(title).toBe("Tea & Biscuits");
     expect(text).toBe(
       [
-        "# Brewing guide",
+        // Readability keeps one h1 for the page title, so headings in the article start at ##.
+        "## Brewing guide",
         "",
         "Use fresh water at 95°C. See our tips (https://tea.test/tips).",
         "",
@@ -47,39 +48,53 @@ describe("htmlToText", () => {
   });
 
   it("drops scripts, styles, navigation, footers and hidden elements", () => {
-    const { text } = htmlToText(
-      `${page}<div hidden>secret</div><p aria-hidden="true">icon</p><p class="visually-hidden">shown</p>`,
-    );
+    const { text } = pageText(`${page}<div hidden>secret</div><p aria-hidden="true">icon</p>`);
     for (const dropped of ["Injected", "color", "Home", "Shop", "Copyright", "JavaScript"])
       expect(text).not.toContain(dropped);
     expect(text).not.toContain("secret");
     expect(text).not.toContain("icon");
-    expect(text).toContain("shown");
   });
 
   it("prefers the single <main> element over the page around it", () => {
-    const { text } = htmlToText(
+    const { text } = pageText(
       "<header><p>Site banner</p></header><main><p>The article.</p></main><div>Related links</div>",
     );
     expect(text).toBe("The article.");
   });
 
+  it("picks the article out of a page full of other blocks", () => {
+    const filler = (label: string) =>
+      `<div class="sidebar-widget"><a href="/x">${label} one</a> <a href="/y">${label} two</a></div>`;
+    const story = Array.from(
+      { length: 6 },
+      (_, i) =>
+        `<p>Paragraph ${i + 1} of the story, long enough to read as prose, with commas, clauses, and a point to make about tea.</p>`,
+    ).join("");
+    const { text } = pageText(
+      `<html><body>${filler("Sponsored")}<div class="comments">${filler("Comment")}</div><article><h1>Story</h1>${story}</article>${filler("Popular")}</body></html>`,
+    );
+    expect(text).toContain("Paragraph 1 of the story");
+    expect(text).toContain("Paragraph 6 of the story");
+    for (const boilerplate of ["Sponsored", "Comment one", "Popular"])
+      expect(text).not.toContain(boilerplate);
+  });
+
   it("preserves preformatted text and separates table cells", () => {
-    const { text } = htmlToText(
+    const { text } = pageText(
       "<pre>\nif (x) {\n  run();\n}</pre><table><tr><th>Name</th><th>Age</th></tr><tr><td>Ada</td><td>36</td></tr></table>",
     );
     expect(text).toBe("if (x) {\n  run();\n}\n\nName | Age\nAda | 36");
   });
 
   it("decodes named and numeric entities and keeps stray < as text", () => {
-    const { text } = htmlToText(
+    const { text } = pageText(
       "<p>a &lt; b &amp;&amp; c > d &#8212; &#x1F600; &copy 2024 &bogus; 1 < 2</p>",
     );
     expect(text).toBe("a < b && c > d — 😀 © 2024 &bogus; 1 < 2");
   });
 
   it("turns <br> into line breaks and skips links that repeat their URL or point in-page", () => {
-    const { text } = htmlToText(
+    const { text } = pageText(
       '<p>one<br>two<br><br>three <a href="https://x.test/">https://x.test/</a> <a href="#top">top</a></p>',
       { baseUrl: "https://x.test/page" },
     );
@@ -87,13 +102,13 @@ describe("htmlToText", () => {
   });
 
   it("does not treat a > inside a quoted attribute as the end of the tag", () => {
-    const { text } = htmlToText('<p title="a > b">visible</p><img alt="x>y" src="i.png">after');
+    const { text } = pageText('<p title="a > b">visible</p><img alt="x>y" src="i.png">after');
     expect(text).toBe("visible\n\nafter");
   });
 
   it("returns no title when the page has none, and survives unterminated markup", () => {
-    expect(htmlToText("<p>plain").title).toBeUndefined();
-    expect(htmlToText("<p>text</p><script>never closed").text).toBe("text");
-    expect(htmlToText("<p>text</p><a href='x").text).toBe("text");
+    expect(pageText("<p>plain").title).toBeUndefined();
+    expect(pageText("<p>text</p><script>never closed").text).toBe("text");
+    expect(pageText("<p>text</p><a href='x").text).toBe("text");
   });
 });

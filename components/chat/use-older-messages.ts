@@ -1,0 +1,55 @@
+"use client";
+
+import { useCallback, useRef, useState } from "react";
+import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
+import { apiFetch } from "../outage/api-fetch";
+import { toast } from "../ui/toast";
+
+type StoredRow = Parameters<typeof rowToUIMessage>[0];
+
+/** Messages per request when scrolling back: the API's largest page. */
+export const OLDER_PAGE_LIMIT = 200;
+
+/**
+ * The part of a long chat above the page it opened on, fetched a page at a time as the user
+ * scrolls up. Kept apart from useChat's messages, so streaming a reply never copies thousands
+ * of messages; `takeAll` hands them over when useChat must see the whole history (an edit).
+ */
+export function useOlderMessages(chatId: string, initialHasMore: boolean) {
+  const [older, setOlder] = useState<FoldUIMessage[]>([]);
+  const [hasMore, setHasMore] = useState(initialHasMore);
+  const [loading, setLoading] = useState(false);
+  const busy = useRef(false);
+
+  /** Fetches the page before `oldestLoaded`, the oldest message on screen. */
+  const loadOlder = useCallback(
+    async (oldestLoaded: string | undefined) => {
+      if (busy.current || !hasMore || !oldestLoaded) return;
+      busy.current = true;
+      setLoading(true);
+      try {
+        const query = `?before=${encodeURIComponent(oldestLoaded)}&limit=${OLDER_PAGE_LIMIT}`;
+        const response = await apiFetch(`/api/chats/${chatId}${query}`, { cache: "no-store" });
+        if (!response.ok) throw new Error(`status ${response.status}`);
+        const page = (await response.json()) as { messages: StoredRow[]; hasMore: boolean };
+        setOlder((list) => [...page.messages.map(rowToUIMessage), ...list]);
+        setHasMore(page.hasMore);
+      } catch {
+        toast.error("Older messages could not be loaded. Scroll up to try again.");
+      } finally {
+        busy.current = false;
+        setLoading(false);
+      }
+    },
+    [chatId, hasMore],
+  );
+
+  /** Empties the list and returns what it held. */
+  const takeAll = useCallback(() => {
+    const all = older;
+    setOlder([]);
+    return all;
+  }, [older]);
+
+  return { older, hasMore, loading, loadOlder, takeAll };
+}

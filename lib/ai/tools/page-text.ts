@@ -1,0 +1,213 @@
+import { Readability } from "@mozilla/readability";
+import { parseHTML } from "linkedom";
+
+/**
+ * HTML to plain text a model can read. linkedom parses the page (entities,
+ * malformed markup), Readability picks the article out of the page around it,
+ * and a short walk over the result writes headings as `#` lines, paragraphs
+ * separated by blank lines, list items as bullets, table rows as `a | b` and
+ * links as `text (url)`. A page Readability finds no article in is read whole,
+ * minus the same boilerplate; a page with a single `<main>` is read from there.
+ */
+
+export type PageText = { title?: string; text: string };
+
+/** Never text for the model: code, styling, chrome and widgets. */
+const SKIPPED = new Set([
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "nav",
+  "aside",
+  "footer",
+  "svg",
+  "math",
+  "object",
+  "canvas",
+  "select",
+  "button",
+  "dialog",
+  "iframe",
+  "img",
+  "head",
+  "title",
+]);
+/** Blocks separated from their neighbours by a blank line. */
+const PARAGRAPHS = new Set(["p", "blockquote", "table", "dl", "figure", "hr", "form", "fieldset"]);
+/** Blocks that start on a new line. */
+const LINES = new Set([
+  "div",
+  "section",
+  "article",
+  "header",
+  "main",
+  "ul",
+  "ol",
+  "tr",
+  "dt",
+  "dd",
+  "figcaption",
+  "details",
+  "summary",
+  "address",
+]);
+/** Link targets longer than this are noise to a model; the label alone is kept. */
+const MAX_LINK_URL_CHARS = 500;
+
+class TextWriter {
+  private out = "";
+  private line = "";
+  private prefix = "";
+  /** Newlines owed before the next block: 1 for a new line, 2 for a new paragraph. */
+  private gap = 0;
+
+  constructor(private readonly baseUrl?: string) {}
+
+  /** Ends the current line of inline text and asks for at least `gap` newlines before the next. */
+  private flush(gap = 1): void {
+    const text = this.line
+      .split("\n")
+      .map((l) => l.replace(/[ \t]+/g, " ").trim())
+      .join("\n")
+      .trim();
+    if (text) this.push(this.prefix + text);
+    this.line = "";
+    this.prefix = "";
+    this.gap = Math.max(this.gap, gap);
+  }
+
+  private push(text: string): void {
+    if (this.out) this.out += "\n".repeat(Math.max(1, this.gap));
+    this.out += text;
+    this.gap = 0;
+  }
+
+  walk(node: Node, depth = 0, raw = false): void {
+    if (node.nodeType === 3) {
+      const value = node.nodeValue ?? "";
+      this.line += raw ? value : value.replace(/\s+/g, " ");
+      return;
+    }
+    if (node.nodeType !== 1) return;
+    const el = node as Element;
+    const name = el.localName;
+    if (SKIPPED.has(name) || el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true")
+      return;
+    if (name === "br") this.line += "\n";
+    else if (name === "pre") {
+      this.flush(2);
+      const code = (el.textContent ?? "").replace(/^\n/, "").replace(/\s+$/, "");
+      if (code) this.push(code);
+      this.gap = 2;
+    } else if (/^h[1-6]$/.test(name)) {
+      this.flush(2);
+      this.children(el, depth, raw);
+      this.line = `${"#".repeat(Number(name[1]))} ${this.line.trim()}`;
+      this.flush(2);
+    } else if (name === "li") this.listItem(el, depth);
+    else if (name === "tr") this.row(el, depth);
+    else if (name === "a") this.link(el, depth, raw);
+    else if (PARAGRAPHS.has(name) || LINES.has(name)) {
+      // A list inside a list item continues it; anywhere else it is a paragraph of its own.
+      const gap = PARAGRAPHS.has(name) || ((name === "ul" || name === "ol") && depth === 0) ? 2 : 1;
+      this.flush(gap);
+      this.children(el, depth, raw);
+      this.flush(gap);
+    } else this.children(el, depth, raw);
+  }
+
+  private children(el: Element, depth: number, raw: boolean): void {
+    for (const child of Array.from(el.childNodes)) this.walk(child, depth, raw);
+  }
+
+  private listItem(el: Element, depth: number): void {
+    this.flush();
+    const list = el.parentElement;
+    let marker = "- ";
+    if (list?.localName === "ol") {
+      const start = Number.parseInt(list.getAttribute("start") ?? "1", 10);
+      const index = Array.from(list.children)
+        .filter((c) => c.localName === "li")
+        .indexOf(el);
+      marker = `${(Number.isNaN(start) ? 1 : start) + index}. `;
+    }
+    const indent = "  ".repeat(depth);
+    this.prefix = indent + marker;
+    for (const child of Array.from(el.childNodes)) {
+      const nested = child.nodeType === 1 && /^(ul|ol)$/.test((child as Element).localName);
+      if (nested) {
+        this.flush();
+        this.walk(child, depth + 1);
+      } else this.walk(child, depth);
+    }
+    this.flush();
+  }
+
+  private row(el: Element, depth: number): void {
+    this.flush();
+    const cells: string[] = [];
+    for (const cell of Array.from(el.children)) {
+      if (cell.localName !== "td" && cell.localName !== "th") continue;
+      this.children(cell, depth, false);
+      cells.push(this.line.replace(/\s+/g, " ").trim());
+      this.line = "";
+    }
+    this.line = cells.join(" | ");
+    this.flush();
+  }
+
+  private link(el: Element, depth: number, raw: boolean): void {
+    const start = this.line.length;
+    this.children(el, depth, raw);
+    const href = this.absolute(el.getAttribute("href"));
+    const label = this.line.slice(start).trim();
+    if (href && label && !label.includes(href)) this.line += ` (${href})`;
+  }
+
+  /** http(s) links only, resolved against the page; in-page anchors and scripts are dropped. */
+  private absolute(href: string | null): string | null {
+    if (!href || href.trim().startsWith("#")) return null;
+    try {
+      const url = new URL(href.trim(), this.baseUrl);
+      if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+      return url.href.length > MAX_LINK_URL_CHARS ? null : url.href;
+    } catch {
+      return null;
+    }
+  }
+
+  finish(): string {
+    this.flush();
+    return this.out;
+  }
+}
+
+function textOf(root: Node, baseUrl?: string): string {
+  const writer = new TextWriter(baseUrl);
+  writer.walk(root);
+  return writer.finish();
+}
+
+/** linkedom builds a document only from a page with an `<html>` element; a fragment gets one. */
+function parse(html: string) {
+  return parseHTML(
+    /<html[\s>]/i.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`,
+  );
+}
+
+/** The `<title>` and readable text of an HTML document; `baseUrl` resolves relative links. */
+export function pageText(html: string, options: { baseUrl?: string } = {}): PageText {
+  const { document } = parse(html);
+  const title = document.querySelector("title")?.textContent?.replace(/\s+/g, " ").trim();
+  const found = title ? { title } : {};
+  // A page that marks its one main region says where its content is; otherwise Readability looks.
+  const mains = document.querySelectorAll("main");
+  const main = mains.length === 1 ? mains[0] : undefined;
+  if (main) return { ...found, text: textOf(main, options.baseUrl) };
+  const body = parse(html).document.body;
+  // Readability edits the document it reads, so the whole-page fallback reads a second parse.
+  const article = new Readability(document, { serializer: (node) => node }).parse();
+  const text = article?.content ? textOf(article.content, options.baseUrl) : "";
+  return { ...found, text: text || (body ? textOf(body, options.baseUrl) : "") };
+}

@@ -1,0 +1,46 @@
+import { expect, type Page, test } from "@playwright/test";
+import { hydrated, registerUser } from "./helpers";
+
+/** About 3,000 words in 30 paragraphs, as a pasted document would be. */
+function pastedDocument(): string {
+  const words = ["context", "window", "summary", "turn", "fold", "token", "reply", "budget"];
+  return Array.from({ length: 30 }, (_, p) =>
+    Array.from({ length: 100 }, (_, w) => words[(p * 7 + w * 3) % words.length]).join(" "),
+  ).join("\n\n");
+}
+
+async function distanceFromBottom(page: Page): Promise<number> {
+  return page
+    .getByTestId("message-scroller")
+    .evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+}
+
+test("after a 3,000-word paste the view stays at the bottom and later replies land on screen", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-paste-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
+  await hydrated(page);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  const box = page.getByRole("textbox", { name: "Message" });
+
+  const pasted = pastedDocument();
+  expect(pasted.split(/\s+/).length).toBe(3_000);
+  await box.fill(pasted);
+  await box.press("Enter");
+  const reply = page.locator("[data-role=assistant]").last();
+  // Generous: this machine's CPUs are shared, and the first reply also warms the server.
+  await expect(reply).toContainText("Fake reply to: context", { timeout: 20_000 });
+  await expect(reply).toBeInViewport();
+  await expect.poll(() => distanceFromBottom(page)).toBeLessThan(4);
+
+  for (const question of ["And the next one?", "One more, please."]) {
+    await box.fill(question);
+    await box.press("Enter");
+    const answer = page.locator("[data-role=assistant]").last();
+    await expect(answer).toContainText(`Fake reply to: ${question}`, { timeout: 20_000 });
+    await expect(answer).toBeInViewport();
+    await expect.poll(() => distanceFromBottom(page)).toBeLessThan(4);
+  }
+});
