@@ -52,6 +52,8 @@ export type CompactDeps = {
 export type CompactInput = {
   chat: Chat;
   history: readonly FoldUIMessage[];
+  /** 1-based position of `history[0]` in the whole chat, when it starts later (see loadTurnHistory). */
+  firstPosition?: number;
   model: ModelBudget;
   /** Raw tokens of the instructions and tool schemas every request carries. */
   overheadTokens: number;
@@ -135,6 +137,7 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     estimator: defaultEstimator,
     keepRecentToolResults: settings.keepRecentToolResults,
     ledgerShare: settings.ledgerShare,
+    firstPosition: input.firstPosition,
     force: input.force,
     signal: input.signal,
     now,

@@ -17,6 +17,8 @@ export type { FallbackPort, SummarizePort };
 export type Tier1Input = ProjectionInput & {
   /** Share of the summary budget held for the reference ledger. */
   ledgerShare: number;
+  /** 1-based position of `history[0]` in the whole chat (a turn loads from the watermark on). */
+  firstPosition?: number;
   /** Compact now: summarize everything but the keep window, whatever the projection says. */
   force?: boolean;
   summarize: SummarizePort;
@@ -147,7 +149,8 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   }
 
   input.onSummarizeStart?.({ tokensBefore, messages: span.length });
-  const position = new Map(input.history.map((m, i) => [m.id, i + 1]));
+  const first = input.firstPosition ?? 1;
+  const position = new Map(input.history.map((m, i) => [m.id, i + first]));
   const folded = await foldIntoSummary({
     previousSummary: walled.summary,
     span,

@@ -18,6 +18,7 @@ export async function compactForTurn(
   turn: {
     chat: Chat;
     history: FoldUIMessage[];
+    firstPosition?: number;
     model: ModelBudget;
     overheadTokens: number;
     traceId: string;
@@ -29,6 +30,7 @@ export async function compactForTurn(
   const outcome = await compactChat(deps, {
     chat: turn.chat,
     history: turn.history,
+    firstPosition: turn.firstPosition,
     model: turn.model,
     overheadTokens: turn.overheadTokens,
     onSummarizeStart: ({ tokensBefore, messages, reason }) => {

@@ -134,6 +134,7 @@ async function streamTurn(
     {
       chat: turn.chat,
       history: turn.history,
+      firstPosition: turn.firstPosition,
       model: budget,
       overheadTokens: frame.overheadTokens,
       traceId: `compact-${turn.assistantId}`,
