@@ -9,12 +9,11 @@ import { createEstimator } from "@/lib/context/tokens";
 import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { BenchContext, Benchmark, Figures } from "./benchmark";
 import { CORPUS, type Conversation } from "./corpus";
-import { projectionFigures } from "./estimator-projection";
 
 /**
  * `estimator`: how close Fold's token estimate comes to a provider's real prompt count, next
- * to the chars ÷ 4 and chars ÷ 3.5 rules of thumb; and what a turn's path up to the model
- * call costs an unchanged chat as its history grows (DESIGN §5; estimator-projection.ts).
+ * to the chars ÷ 4 and chars ÷ 3.5 rules of thumb. (What a turn's path costs an unchanged
+ * chat as its history grows is the `turn` benchmark, turn.ts.)
  *
  * Accuracy: every corpus conversation goes to the fake OpenAI-compatible server in the wire
  * format (assistant `tool_calls`, `tool` messages), whose `usage.prompt_tokens` is the truth.
@@ -323,7 +322,6 @@ export const benchmark: Benchmark = {
     }
     figures["estimator.conversations"] = CORPUS.length;
     context.note("estimator.conversations", "corpus size (tests/bench/corpus)");
-    Object.assign(figures, await projectionFigures(context));
     return figures;
   },
 };

@@ -16,6 +16,7 @@ const BENCHMARKS: ReadonlyArray<{ name: string; load: () => Promise<{ benchmark:
   { name: "estimator", load: () => import("./estimator") },
   { name: "sim", load: () => import("./sim") },
   { name: "tier1", load: () => import("./tier1") },
+  { name: "turn", load: () => import("./turn") },
   { name: "recovery", load: () => import("./recovery") },
   { name: "memory", load: () => import("./memory") },
   { name: "replay", load: () => import("./replay") },
