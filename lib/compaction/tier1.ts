@@ -21,6 +21,13 @@ export type Tier1Input = ProjectionInput & {
   firstPosition?: number;
   /** Compact now: summarize everything but the keep window, whatever the projection says. */
   force?: boolean;
+  /**
+   * A background compaction is folding this chat right now: send the current view as long
+   * as it fits the input budget, and leave the folding to it (its commit is CAS-checked).
+   */
+  deferFold?: boolean;
+  /** Tokens the next request will add beyond the stored history (a compaction ahead of the turn). */
+  expectedTokens?: number;
   summarize: SummarizePort;
   fallback: FallbackPort;
   signal?: AbortSignal;
@@ -103,7 +110,7 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   const { rules, limitTokens, priorCapTokens } = projected;
   const tokensBefore = projected.projectedTokens;
   const dirty = input.state.dirty || projected.view.watermarkMissing;
-  const underTrigger = tokensBefore < input.budget.trigger;
+  const underTrigger = tokensBefore + (input.expectedTokens ?? 0) < input.budget.trigger;
 
   // Fast path: under the trigger, nothing to repair, nobody asked.
   if (underTrigger && !dirty && !input.force && priorCapTokens === null) {
@@ -117,6 +124,9 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       : projected.view;
   if (!dirty && !input.force && underTrigger) {
     // Walled but under the trigger: keep the wall, nothing to fold.
+    return { kind: "noop", view: walled, projectedTokens: tokensBefore };
+  }
+  if (input.deferFold && !input.force && tokensBefore <= input.budget.inputBudget) {
     return { kind: "noop", view: walled, projectedTokens: tokensBefore };
   }
 
