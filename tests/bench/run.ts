@@ -17,6 +17,7 @@ const BENCHMARKS: ReadonlyArray<{ name: string; load: () => Promise<{ benchmark:
   { name: "sim", load: () => import("./sim") },
   { name: "tier1", load: () => import("./tier1") },
   { name: "turn", load: () => import("./turn") },
+  { name: "compaction", load: () => import("./compaction") },
   { name: "recovery", load: () => import("./recovery") },
   { name: "memory", load: () => import("./memory") },
   { name: "replay", load: () => import("./replay") },
