@@ -19,6 +19,36 @@ function memoCount(estimator: TokenEstimator, text: string): number {
   return tokens;
 }
 
+/**
+ * A tool definition's tokens, by its input schema object (tools are rebuilt per request, their
+ * schemas are not) and then by name and description: converting a schema to JSON Schema is
+ * most of what counting the overhead costs, and it never changes.
+ */
+const definitionTokens = new WeakMap<object, Map<string, number>>();
+
+async function toolDefinitionTokens(
+  estimator: TokenEstimator,
+  name: string,
+  tool: ToolSet[string],
+): Promise<number> {
+  const schema: unknown = tool.inputSchema;
+  const memoizable = typeof schema === "object" && schema !== null;
+  const key = `${name}\n${tool.description ?? ""}`;
+  let byTool = memoizable ? definitionTokens.get(schema) : undefined;
+  const known = byTool?.get(key);
+  if (known !== undefined) return known;
+  const parameters = await asSchema(tool.inputSchema).jsonSchema;
+  const definition = JSON.stringify({ name, description: tool.description ?? "", parameters });
+  const tokens = memoCount(estimator, definition);
+  if (!memoizable) return tokens;
+  if (!byTool) {
+    byTool = new Map();
+    definitionTokens.set(schema, byTool);
+  }
+  byTool.set(key, tokens);
+  return tokens;
+}
+
 export type Overhead = {
   /** Raw tokens of the instructions and the tool schemas together. */
   overheadTokens: number;
@@ -37,9 +67,8 @@ export async function estimateOverhead(
 ): Promise<Overhead> {
   let toolOverheadTokens = 0;
   for (const [name, tool] of Object.entries(tools)) {
-    const parameters = await asSchema(tool.inputSchema).jsonSchema;
-    const definition = JSON.stringify({ name, description: tool.description ?? "", parameters });
-    toolOverheadTokens += memoCount(estimator, definition) + TOOL_DEFINITION_OVERHEAD_TOKENS;
+    toolOverheadTokens +=
+      (await toolDefinitionTokens(estimator, name, tool)) + TOOL_DEFINITION_OVERHEAD_TOKENS;
   }
   const instructionTokens = memoCount(estimator, instructions) + SYSTEM_OVERHEAD_TOKENS;
   return { overheadTokens: instructionTokens + toolOverheadTokens, toolOverheadTokens };
