@@ -13,8 +13,7 @@ import { type CompactDeps, compactChat, projectChat } from "./compact";
 /**
  * Compaction off the critical path (DESIGN §16): right after a reply is
  * stored, when the next turn's projection — with a next message as long as
- * the user's last — crosses the trigger (or the chat is dirty), the chat is
- * folded at once, so the next turn finds the summary
+ * the user's last — crosses the trigger, the chat is folded at once, so the next turn finds the summary
  * already written instead of waiting for the summarizer.
  *
  * It holds no lease while the summarizer runs — a turn that arrives meanwhile
@@ -72,14 +71,16 @@ async function compactIfDue(
     tools ? chatRequestFrame(new Date(), tools) : chatRequestFrame(new Date()),
     modelBudget(deps.db, modelId),
   ]);
-  if (!input || input.history.length === 0) return;
+  // A dirty chat (an overflow, a cut-short reply, an edit) compacts in its next turn, which
+  // records why and shows it; the background takes only the trigger.
+  if (!input || input.history.length === 0 || input.chat.compactionDirty) return;
   // The next turn adds the user's next message: expect one as long as their last.
   const lastUser = input.history.findLast((m) => m.role === "user");
   const nextMessage = lastUser
     ? defaultEstimator.estimateUIMessages([lastUser], { ratio: model.ratio })
     : 0;
   const projected = projectChat({ ...input, model, overheadTokens: frame.overheadTokens });
-  if (!input.chat.compactionDirty && projected + nextMessage < model.budget.trigger) return;
+  if (projected + nextMessage < model.budget.trigger) return;
   if (running.has(chatId)) return;
   metric("compaction.background", { chatId, projected, trigger: model.budget.trigger });
   const fold = compactChat(deps, {
