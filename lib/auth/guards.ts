@@ -1,7 +1,6 @@
-import { eq } from "drizzle-orm";
 import { getDb } from "@/lib/db/client";
 import { findChatForUser } from "@/lib/db/queries/chats";
-import { type Chat, type UserStatus, user as userTable } from "@/lib/db/schema";
+import { type Chat, USER_STATUSES, type UserStatus } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { getAuth } from "./server";
 
@@ -18,15 +17,16 @@ export async function getSessionUser(headers: Headers): Promise<SessionUser | nu
   const auth = await getAuth();
   const session = await auth.api.getSession({ headers });
   if (!session) return null;
-  const { id, email, name } = session.user;
-  // Role and status are read from the row, not the session cookie cache, so a change applies at once.
-  const db = await getDb();
-  const [row] = await db
-    .select({ role: userTable.role, status: userTable.status })
-    .from(userTable)
-    .where(eq(userTable.id, id));
-  if (!row) return null;
-  return { id, email, name, role: row.role, status: row.status };
+  const { id, email, name, role, status } = session.user;
+  // A cached session's role and status were just checked against the row (lib/auth/cookie-cache.ts).
+  return {
+    id,
+    email,
+    name,
+    role: role === "admin" ? "admin" : "user",
+    // An unknown status is refused like a disabled account, never let through.
+    status: USER_STATUSES.find((s) => s === status) ?? "disabled",
+  };
 }
 
 /** Why a signed-in account may not use Fold yet (or any more): every app route answers 403. */

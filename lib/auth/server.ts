@@ -6,6 +6,7 @@ import * as schema from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { requestOrigin } from "@/lib/http/origin";
 import { authLog } from "@/lib/log";
+import { cookieCacheVersion, SESSION_COOKIE_CACHE_SECONDS } from "./cookie-cache";
 import { registrationHooks } from "./registration";
 import { authSecret } from "./secret";
 
@@ -43,7 +44,16 @@ function createAuth(db: Db) {
       minPasswordLength: PASSWORD_MIN_LENGTH,
       maxPasswordLength: PASSWORD_MAX_LENGTH,
     },
-    session: { expiresIn: SESSION_DAYS * 24 * 60 * 60 },
+    session: {
+      expiresIn: SESSION_DAYS * 24 * 60 * 60,
+      // The signed session cookie saves the session lookup; its version check is one query
+      // that keeps revocation immediate (lib/auth/cookie-cache.ts).
+      cookieCache: {
+        enabled: true,
+        maxAge: SESSION_COOKIE_CACHE_SECONDS,
+        version: cookieCacheVersion(db),
+      },
+    },
     user: {
       additionalFields: {
         role: { type: "string", required: false, defaultValue: "user", input: false },

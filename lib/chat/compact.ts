@@ -1,5 +1,6 @@
 import type { LanguageModel } from "ai";
 import { fallbackDigest } from "@/lib/compaction/fallback";
+import { projectNextTurn } from "@/lib/compaction/projection";
 import { createSummarizer } from "@/lib/compaction/summarize";
 import { runTier1, type SummarizePort } from "@/lib/compaction/tier1";
 import type { TraceOutput } from "@/lib/compaction/trace";
@@ -54,12 +55,18 @@ export type CompactDeps = {
 export type CompactInput = {
   chat: Chat;
   history: readonly FoldUIMessage[];
+  /** 1-based position of `history[0]` in the whole chat, when it starts later (see loadTurnHistory). */
+  firstPosition?: number;
   model: ModelBudget;
   /** Raw tokens of the instructions and tool schemas every request carries. */
   overheadTokens: number;
   /** The same by content class, so Tier 1 calibrates it per class. */
   overheadClasses?: ClassTokens;
   force?: boolean;
+  /** Another compaction of this chat is running: fold nothing while the view fits (tier1.ts). */
+  deferFold?: boolean;
+  /** Tokens the next turn will add (its user message), for a compaction run ahead of it. */
+  expectedTokens?: number;
   signal?: AbortSignal;
   /** Called right before the summarizer runs, so the trace can show "Compacting context…". */
   onSummarizeStart?: (info: {
@@ -76,6 +83,22 @@ export function stateOf(chat: Chat): CompactionState {
     dirty: chat.compactionDirty,
     version: chat.version,
   };
+}
+
+/** The next request's projected size for this chat, as Tier 1's first step computes it. */
+export function projectChat(
+  input: Pick<CompactInput, "chat" | "history" | "model" | "overheadTokens">,
+) {
+  return projectNextTurn({
+    history: input.history,
+    state: stateOf(input.chat),
+    budget: input.model.budget,
+    overheadTokens: input.overheadTokens,
+    ratio: input.model.ratio,
+    modelId: input.model.modelId,
+    estimator: defaultEstimator,
+    keepRecentToolResults: env().compaction.keepRecentToolResults,
+  }).projectedTokens;
 }
 
 /** Why a dirty chat is dirty: the latest overflow, cut-short reply or silent cut, else an edit. */
@@ -142,7 +165,10 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     keepRecentToolResults: settings.keepRecentToolResults,
     pinnedIds: pinnedIdsOf(history),
     ledgerShare: settings.ledgerShare,
+    firstPosition: input.firstPosition,
     force: input.force,
+    deferFold: input.deferFold,
+    expectedTokens: input.expectedTokens,
     signal: input.signal,
     now,
     onSummarizeStart: (info) => input.onSummarizeStart?.({ ...info, reason }),

@@ -5,7 +5,7 @@ import { summaryMessage } from "@/lib/compaction/view";
 import { breakdown } from "@/lib/context/breakdown";
 import { applyRatio, defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
-import { loadHistory } from "@/lib/db/queries/messages";
+import { loadHistory, loadTurnHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -23,13 +23,19 @@ import { stateOf } from "./compact";
 export async function chatContext(db: Db, chat: Chat, modelId: string) {
   if (!parseModelId(modelId))
     throw new AppError("bad_request:model", "modelId must look like provider:model");
+  const settings = env().compaction;
+  // Only what the next turn sends is read: the summary covers the rest (see loadTurnHistory).
   const [model, rows, frame] = await Promise.all([
     modelBudget(db, modelId),
-    loadHistory(db, chat.id),
+    settings.enabled
+      ? loadTurnHistory(db, chat.id, {
+          summary: chat.contextSummary,
+          watermark: chat.summaryWatermark,
+        })
+      : loadHistory(db, chat.id),
     chatRequestFrame(new Date()),
   ]);
   const { budget, ratio, window } = model;
-  const settings = env().compaction;
   // With compaction off, turns send the whole stored history: project that, not the summary view.
   const state = settings.enabled
     ? stateOf(chat)
@@ -79,7 +85,9 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
       outputReserve: budget.outputReserve,
     },
     breakdown: breakdown(projection, budget),
-    summarizedMessages: rows.length - view.after.length,
+    // Stored seqs run 0..n−1 (history is only ever cut at its tail), so the first row's seq
+    // counts the messages before it.
+    summarizedMessages: (rows[0]?.seq ?? 0) + rows.length - view.after.length,
     compactionEnabled: settings.enabled,
     /** The next turn compacts first (after an overflow, a cut-short reply or an edit). */
     compactsNext: settings.enabled && (state.dirty || projectedTokens >= budget.trigger),

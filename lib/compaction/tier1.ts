@@ -20,8 +20,17 @@ const ONLY_PINS_SUMMARY = "(The messages before this point are the pinned ones t
 export type Tier1Input = ProjectionInput & {
   /** Share of the summary budget held for the reference ledger. */
   ledgerShare: number;
+  /** 1-based position of `history[0]` in the whole chat (a turn loads from the watermark on). */
+  firstPosition?: number;
   /** Compact now: summarize everything but the keep window, whatever the projection says. */
   force?: boolean;
+  /**
+   * A background compaction is folding this chat right now: send the current view as long
+   * as it fits the input budget, and leave the folding to it (its commit is CAS-checked).
+   */
+  deferFold?: boolean;
+  /** Tokens the next request will add beyond the stored history (a compaction ahead of the turn). */
+  expectedTokens?: number;
   summarize: SummarizePort;
   fallback: FallbackPort;
   signal?: AbortSignal;
@@ -104,7 +113,7 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   const { rules, limitTokens, priorCapTokens } = projected;
   const tokensBefore = projected.projectedTokens;
   const dirty = input.state.dirty || projected.view.watermarkMissing;
-  const underTrigger = tokensBefore < input.budget.trigger;
+  const underTrigger = tokensBefore + (input.expectedTokens ?? 0) < input.budget.trigger;
 
   // Fast path: under the trigger, nothing to repair, nobody asked.
   if (underTrigger && !dirty && !input.force && priorCapTokens === null) {
@@ -118,6 +127,9 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       : projected.view;
   if (!dirty && !input.force && underTrigger) {
     // Walled but under the trigger: keep the wall, nothing to fold.
+    return { kind: "noop", view: walled, projectedTokens: tokensBefore };
+  }
+  if (input.deferFold && !input.force && tokensBefore <= input.budget.inputBudget) {
     return { kind: "noop", view: walled, projectedTokens: tokensBefore };
   }
 
@@ -152,7 +164,8 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   // Pinned messages stay verbatim in the view: the summarizer need not retell them.
   const toSummarize = span.filter((m) => !walled.pinnedIds.has(m.id));
   input.onSummarizeStart?.({ tokensBefore, messages: toSummarize.length });
-  const position = new Map(input.history.map((m, i) => [m.id, i + 1]));
+  const first = input.firstPosition ?? 1;
+  const position = new Map(input.history.map((m, i) => [m.id, i + first]));
   const folded = toSummarize.length
     ? await foldIntoSummary({
         previousSummary: walled.summary,

@@ -20,6 +20,36 @@ function memoCount(estimator: TokenEstimator, text: string): number {
   return tokens;
 }
 
+/**
+ * A tool definition's tokens, by its input schema object (tools are rebuilt per request, their
+ * schemas are not) and then by name and description: converting a schema to JSON Schema is
+ * most of what counting the overhead costs, and it never changes.
+ */
+const definitionTokens = new WeakMap<object, Map<string, number>>();
+
+async function toolDefinitionTokens(
+  estimator: TokenEstimator,
+  name: string,
+  tool: ToolSet[string],
+): Promise<number> {
+  const schema: unknown = tool.inputSchema;
+  const memoizable = typeof schema === "object" && schema !== null;
+  const key = `${name}\n${tool.description ?? ""}`;
+  let byTool = memoizable ? definitionTokens.get(schema) : undefined;
+  const known = byTool?.get(key);
+  if (known !== undefined) return known;
+  const parameters = await asSchema(tool.inputSchema).jsonSchema;
+  const definition = JSON.stringify({ name, description: tool.description ?? "", parameters });
+  const tokens = memoCount(estimator, definition);
+  if (!memoizable) return tokens;
+  if (!byTool) {
+    byTool = new Map();
+    definitionTokens.set(schema, byTool);
+  }
+  byTool.set(key, tokens);
+  return tokens;
+}
+
 export type Overhead = {
   /** Raw tokens of the instructions and the tool schemas together. */
   overheadTokens: number;
@@ -40,9 +70,7 @@ export async function estimateOverhead(
 ): Promise<Overhead> {
   const overheadClasses = emptyClassTokens();
   for (const [name, tool] of Object.entries(tools)) {
-    const parameters = await asSchema(tool.inputSchema).jsonSchema;
-    const definition = JSON.stringify({ name, description: tool.description ?? "", parameters });
-    overheadClasses.json += memoCount(estimator, definition);
+    overheadClasses.json += await toolDefinitionTokens(estimator, name, tool);
     overheadClasses.frame += TOOL_DEFINITION_OVERHEAD_TOKENS;
   }
   const toolOverheadTokens = overheadClasses.json + overheadClasses.frame;

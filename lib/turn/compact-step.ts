@@ -1,6 +1,12 @@
 import type { UIMessageChunk } from "ai";
+import { backgroundCompaction, loadCompactionInput } from "@/lib/chat/background-compact";
 import type { ModelBudget } from "@/lib/chat/budget";
-import { type CompactDeps, type CompactOutcome, compactChat } from "@/lib/chat/compact";
+import {
+  type CompactDeps,
+  type CompactOutcome,
+  compactChat,
+  projectChat,
+} from "@/lib/chat/compact";
 import { traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
 import type { ClassTokens } from "@/lib/context/content-class";
 import { defaultEstimator } from "@/lib/context/tokens";
@@ -19,6 +25,7 @@ export async function compactForTurn(
   turn: {
     chat: Chat;
     history: FoldUIMessage[];
+    firstPosition?: number;
     model: ModelBudget;
     overheadTokens: number;
     overheadClasses?: ClassTokens;
@@ -28,12 +35,13 @@ export async function compactForTurn(
 ): Promise<CompactOutcome> {
   const now = deps.now ?? Date.now;
   let traceOpen = false;
+  const { input, deferFold } = await besideBackgroundCompaction(deps, turn);
   const outcome = await compactChat(deps, {
-    chat: turn.chat,
-    history: turn.history,
+    ...input,
     model: turn.model,
     overheadTokens: turn.overheadTokens,
     overheadClasses: turn.overheadClasses,
+    deferFold,
     onSummarizeStart: ({ tokensBefore, messages, reason }) => {
       traceOpen = true;
       write(traceStartChunk(turn.traceId, { reason, tokensBefore, messages, startedAt: now() }));
@@ -48,6 +56,25 @@ export async function compactForTurn(
   }
   if (!outcome.fits) throw tooLong(turn);
   return outcome;
+}
+
+/**
+ * A background compaction of this chat is running (it started after the last
+ * reply): the turn goes ahead with the current view when that fits, folding
+ * nothing itself; only when it would not fit does it wait for the compaction
+ * and read the chat again.
+ */
+async function besideBackgroundCompaction(
+  deps: CompactDeps,
+  turn: Parameters<typeof compactForTurn>[1],
+) {
+  const current = { chat: turn.chat, history: turn.history, firstPosition: turn.firstPosition };
+  const running = backgroundCompaction(turn.chat.id);
+  if (!running) return { input: current, deferFold: false };
+  if (projectChat(turn) <= turn.model.budget.inputBudget)
+    return { input: current, deferFold: true };
+  await running;
+  return { input: (await loadCompactionInput(deps, turn.chat.id)) ?? current, deferFold: false };
 }
 
 /** The one refusal Tier 1 makes: the latest user message alone does not fit. Says how big it is. */

@@ -2,17 +2,25 @@ import { DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { titleFromMessage } from "@/lib/chat/title";
 import type { Db } from "@/lib/db/client";
 import { noteTurnOnChat } from "@/lib/db/queries/chats";
-import { loadHistory } from "@/lib/db/queries/messages";
-import type { Chat } from "@/lib/db/schema";
+import { firstUserMessage, loadHistory, loadTurnHistory } from "@/lib/db/queries/messages";
+import type { Chat, Message } from "@/lib/db/schema";
+import { env } from "@/lib/env";
 import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/message/ui-message";
 import { applyTurnRequest } from "./apply-request";
 import type { TurnRequest } from "./request";
 
-export type PreparedTurn = { chat: Chat; history: FoldUIMessage[] };
+export type PreparedTurn = {
+  chat: Chat;
+  /** The stored messages the turn needs: from the watermark on (see loadTurnHistory). */
+  history: FoldUIMessage[];
+  /** 1-based position of `history[0]` in the whole chat. */
+  firstPosition: number;
+};
 
 /**
- * Steps 2–3 of a turn: apply the request to the stored history, load it, and
- * note the turn on the chat (its model, a first title, its place in the list).
+ * Steps 2–3 of a turn: apply the request to the stored history, note the turn
+ * on the chat (its model, a first title, its place in the list) and load what
+ * the turn sends — the messages from the watermark on, not the whole chat.
  */
 export async function prepareTurn(
   db: Db,
@@ -21,14 +29,38 @@ export async function prepareTurn(
   modelId: string,
 ): Promise<PreparedTurn> {
   await applyTurnRequest(db, chat, request);
-  const history = (await loadHistory(db, chat.id)).map(rowToUIMessage);
-  const firstUser = history.find((m) => m.role === "user");
-  const noted = await noteTurnOnChat(db, chat.id, {
-    modelId: chat.modelId !== modelId ? modelId : undefined,
-    title:
-      chat.title === DEFAULT_CHAT_TITLE && firstUser
-        ? titleFromMessage(messageText(firstUser))
-        : undefined,
-  });
-  return { chat: noted ?? chat, history };
+  const firstUser = chat.title === DEFAULT_CHAT_TITLE ? await firstUserMessage(db, chat.id) : null;
+  // Both at once: the load reads from the watermark the chat had at the request, and is
+  // checked against the one the chat has now (an edit just now may have moved it back).
+  const [noted, rows] = await Promise.all([
+    noteTurnOnChat(db, chat.id, {
+      modelId: chat.modelId !== modelId ? modelId : undefined,
+      title: firstUser ? titleFromMessage(messageText(rowToUIMessage(firstUser))) : undefined,
+    }),
+    loadForTurn(db, chat),
+  ]);
+  const current = noted ?? chat;
+  const loaded = covers(rows, current) ? rows : await loadForTurn(db, current);
+  return {
+    chat: current,
+    history: loaded.map(rowToUIMessage),
+    firstPosition: (loaded[0]?.seq ?? 0) + 1,
+  };
+}
+
+/** With compaction off every turn sends the whole history, so it loads all of it. */
+function loadForTurn(db: Db, chat: Chat): Promise<Message[]> {
+  return env().compaction.enabled
+    ? loadTurnHistory(db, chat.id, {
+        summary: chat.contextSummary,
+        watermark: chat.summaryWatermark,
+      })
+    : loadHistory(db, chat.id);
+}
+
+/** Rows loaded for one state still serve `chat`'s: they start at seq 0 or hold its watermark. */
+function covers(rows: readonly Message[], chat: Chat): boolean {
+  if ((rows[0]?.seq ?? 0) === 0) return true;
+  const watermark = chat.contextSummary ? chat.summaryWatermark : null;
+  return watermark !== null && rows.some((row) => row.id === watermark);
 }

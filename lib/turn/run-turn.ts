@@ -7,6 +7,7 @@ import {
 } from "ai";
 import { describeModelError } from "@/lib/ai/errors";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
+import { compactAfterReply } from "@/lib/chat/background-compact";
 import { modelBudget } from "@/lib/chat/budget";
 import type { Db } from "@/lib/db/client";
 import type { Chat } from "@/lib/db/schema";
@@ -114,6 +115,8 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
       await endTurnStream(live, chat.id);
       await lease.release();
     });
+  // Off the critical path: if the next turn would cross the trigger, compact now (DESIGN §16).
+  void settled.then(() => compactAfterReply(deps, chat.id, modelId, deps.tools));
 
   return createUIMessageStreamResponse({
     stream: toBrowser.pipeThrough(endAfter(settled)),
@@ -168,6 +171,7 @@ async function streamTurn(
     {
       chat: turn.chat,
       history: turn.history,
+      firstPosition: turn.firstPosition,
       model: budget,
       overheadTokens: frame.overheadTokens,
       overheadClasses: frame.overheadClasses,

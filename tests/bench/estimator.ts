@@ -11,13 +11,12 @@ import { startFakeOpenAI, TOKENIZER_FAMILIES } from "../fixtures/fake-openai/ser
 import type { BenchContext, Benchmark, Figures } from "./benchmark";
 import type { Conversation } from "./corpus";
 import { mixedConversations } from "./estimator-mixed";
-import { projectionFigures } from "./estimator-projection";
 import { charsOf, realPromptTokens, toWire } from "./estimator-wire";
 
 /**
  * `estimator`: how close Fold's token estimate comes to real tokenizers of other model
- * families, cold and once calibrated; and what a turn's path up to the model call costs an
- * unchanged chat as its history grows (DESIGN §5; estimator-projection.ts).
+ * families, cold and once calibrated. (What a turn's path costs an unchanged chat as its
+ * history grows is the `turn` benchmark, turn.ts.)
  *
  * Accuracy: a mixed set — the corpus (agent conversations with code and JSON tool output)
  * woven with generated CJK and digit-heavy conversations (estimator-mixed.ts, fixed seed) —
@@ -205,7 +204,6 @@ export const benchmark: Benchmark = {
       "estimator.conversations",
       "turns per family: tests/bench/corpus + generated CJK and digit-heavy (estimator-mixed.ts)",
     );
-    Object.assign(figures, await projectionFigures(context));
     return figures;
   },
 };

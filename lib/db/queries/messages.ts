@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lt, max } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, max, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { chat, type Message, message } from "../schema";
 import { storableJson } from "../storable";
@@ -39,6 +39,52 @@ export async function loadMessagePage(
     .orderBy(desc(message.seq))
     .limit(page.limit + 1);
   return { messages: rows.slice(0, page.limit).reverse(), hasMore: rows.length > page.limit };
+}
+
+/**
+ * What a turn needs of the stored history (DESIGN §8.1): the watermark message
+ * and everything after it, reaching back to the latest user message when the
+ * summary covers it (the view pins it). Nothing the summary covers beyond
+ * that is read, so a turn costs what it sends, not the chat's length. With no
+ * summary, or a watermark that names a message no longer stored, it is the
+ * whole history (the view then needs all of it).
+ */
+export async function loadTurnHistory(
+  db: Db,
+  chatId: string,
+  state: { summary: string | null; watermark: string | null },
+): Promise<Message[]> {
+  const watermark = state.summary ? state.watermark : null;
+  if (!watermark) return loadHistory(db, chatId);
+  // LEAST skips a NULL: an unknown watermark falls back to the latest user message, caught below.
+  const rows = await db
+    .select()
+    .from(message)
+    .where(
+      and(
+        eq(message.chatId, chatId),
+        gte(
+          message.seq,
+          sql`least(
+            (select m.seq from ${message} m where m.chat_id = ${chatId} and m.id = ${watermark}),
+            (select max(m.seq) from ${message} m where m.chat_id = ${chatId} and m.role = 'user')
+          )`,
+        ),
+      ),
+    )
+    .orderBy(asc(message.seq));
+  return rows.some((row) => row.id === watermark) ? rows : loadHistory(db, chatId);
+}
+
+/** The chat's first user message (it names a new chat), or null. */
+export async function firstUserMessage(db: Db, chatId: string): Promise<Message | null> {
+  const [row] = await db
+    .select()
+    .from(message)
+    .where(and(eq(message.chatId, chatId), eq(message.role, "user")))
+    .orderBy(asc(message.seq))
+    .limit(1);
+  return row ?? null;
 }
 
 /** Appends after the last message; `seq` keeps the order within the chat. */

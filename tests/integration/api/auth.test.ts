@@ -27,6 +27,20 @@ describeEachDriver("auth", (use) => {
     expect((await sessionOf(database, again.browser))?.user.email).toBe("ada@example.com");
   });
 
+  it("answers 401 at once to a copy of a signed-out session's cookies, cookie cache and all", async () => {
+    const database = use();
+    const { browser } = await register(database, "cid@example.com");
+    const list = () => call(database, chatsRoute.GET, { path: "/api/chats", browser: copy });
+    // Another tab, or a stolen cookie jar: the same cookies, including the signed session cache.
+    const copy = { cookie: browser.cookie };
+    expect(copy.cookie).toContain("session_data=");
+    expect((await list()).status).toBe(200);
+
+    expect((await signOut(database, browser)).status).toBe(200);
+    const after = await list();
+    expect(after.status).toBe(401);
+  });
+
   it("rejects a wrong password and a duplicate email", async () => {
     const database = use();
     expect((await signIn(database, "ada@example.com", "not the password")).response.status).toBe(

@@ -10,6 +10,8 @@ const fake = await vi.hoisted(async () => {
   process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
   process.env.OPENAI_COMPATIBLE_NAME = "fake";
   process.env.DEMO_MODEL = "never";
+  // Tier 1 inside the turn, as when the background compaction is off or has not run.
+  process.env.COMPACTION_BACKGROUND = "false";
   return server;
 });
 

@@ -1,0 +1,40 @@
+import { randomUUID } from "node:crypto";
+import { and, eq, gt } from "drizzle-orm";
+import type { Db } from "@/lib/db/client";
+import { session as sessionTable, user as userTable } from "@/lib/db/schema";
+
+/**
+ * How long better-auth's signed session cookie may stand in for its session
+ * lookup. Not how long a revoked session lives: see `cookieCacheVersion`.
+ */
+export const SESSION_COOKIE_CACHE_SECONDS = 5 * 60;
+
+/**
+ * The cookie cache's version check, run on every request the cache answers:
+ * one query that the session row still exists and that the user's role and
+ * status are still the ones cached. Anything else yields a version that never
+ * matches, so better-auth drops the cache and reads the database — a sign-out
+ * elsewhere, a disabled account or a role change applies at once, and the
+ * cache only saves better-auth's own lookups.
+ */
+export function cookieCacheVersion(db: Db) {
+  return async (
+    session: { token: string },
+    user: { id: string } & Record<string, unknown>,
+  ): Promise<string> => {
+    const [row] = await db
+      .select({ role: userTable.role, status: userTable.status })
+      .from(sessionTable)
+      .innerJoin(userTable, eq(userTable.id, sessionTable.userId))
+      .where(
+        and(
+          eq(sessionTable.token, session.token),
+          eq(sessionTable.userId, user.id),
+          gt(sessionTable.expiresAt, new Date()),
+        ),
+      );
+    if (!row || row.role !== user.role || row.status !== user.status)
+      return `stale-${randomUUID()}`;
+    return `${row.role}:${row.status}`;
+  };
+}

@@ -1,0 +1,63 @@
+import { expect, it } from "vitest";
+import type { Db } from "@/lib/db/client";
+import { appendMessage, loadTurnHistory } from "@/lib/db/queries/messages";
+import { describeEachDriver } from "../../helpers/databases";
+import { seedChat } from "../../helpers/fixtures";
+
+/** Stores user/assistant pairs m0…m(n−1) in a new chat; the chat's id. */
+async function chatOf(db: Db, roles: readonly Role[]): Promise<string> {
+  const chat = await seedChat(db);
+  for (const [i, role] of roles.entries()) {
+    await appendMessage(db, chat.id, {
+      id: `${chat.id}-m${i}`,
+      role,
+      parts: [{ type: "text", text: `message ${i}` }],
+      metadata: null,
+    });
+  }
+  return chat.id;
+}
+
+type Role = "user" | "assistant";
+const alternating = (n: number): Role[] =>
+  Array.from({ length: n }, (_, i) => (i % 2 === 0 ? "user" : "assistant"));
+const seqs = (rows: ReadonlyArray<{ seq: number }>) => rows.map((r) => r.seq);
+
+describeEachDriver("what a turn loads", (use) => {
+  it("reads from the watermark on, not the messages the summary covers", async () => {
+    const { db } = use();
+    const chatId = await chatOf(db, alternating(40));
+    const rows = await loadTurnHistory(db, chatId, {
+      summary: "S",
+      watermark: `${chatId}-m33`,
+    });
+    expect(seqs(rows)).toEqual([33, 34, 35, 36, 37, 38, 39]);
+  });
+
+  it("reaches back to the latest user message when the summary covers it", async () => {
+    const { db } = use();
+    // A long tool loop after one user message: m30 is the last user message, m35 the watermark.
+    const roles: Role[] = [...alternating(30), "user", ...Array<Role>(9).fill("assistant")];
+    const chatId = await chatOf(db, roles);
+    const rows = await loadTurnHistory(db, chatId, {
+      summary: "S",
+      watermark: `${chatId}-m35`,
+    });
+    expect(seqs(rows)).toEqual([30, 31, 32, 33, 34, 35, 36, 37, 38, 39]);
+  });
+
+  it("reads the whole history with no summary, or a watermark that no longer exists", async () => {
+    const { db } = use();
+    const chatId = await chatOf(db, alternating(12));
+    const all = Array.from({ length: 12 }, (_, i) => i);
+    expect(seqs(await loadTurnHistory(db, chatId, { summary: null, watermark: null }))).toEqual(
+      all,
+    );
+    expect(
+      seqs(await loadTurnHistory(db, chatId, { summary: null, watermark: `${chatId}-m5` })),
+    ).toEqual(all);
+    expect(seqs(await loadTurnHistory(db, chatId, { summary: "S", watermark: "gone" }))).toEqual(
+      all,
+    );
+  });
+});

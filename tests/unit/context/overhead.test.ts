@@ -1,0 +1,26 @@
+import { tool } from "ai";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { estimateOverhead } from "@/lib/context/overhead";
+import { createEstimator } from "@/lib/context/tokens";
+
+const schema = z.object({ query: z.string().describe("what to look up") });
+
+describe("the instructions-and-tools overhead", () => {
+  it("is the same for tools rebuilt per request, and follows a changed description or schema", async () => {
+    const estimator = createEstimator();
+    const count = (description: string, inputSchema: z.ZodType = schema) =>
+      estimateOverhead(estimator, "Be brief.", { lookup: tool({ description, inputSchema }) });
+
+    const first = await count("Looks a word up.");
+    expect(await count("Looks a word up.")).toEqual(first);
+
+    const longer = await count("Looks a word up in the dictionary and returns every sense of it.");
+    expect(longer.toolOverheadTokens).toBeGreaterThan(first.toolOverheadTokens);
+
+    const wider = z.object({ query: z.string(), language: z.string(), limit: z.number() });
+    expect((await count("Looks a word up.", wider)).toolOverheadTokens).toBeGreaterThan(
+      first.toolOverheadTokens,
+    );
+  });
+});
