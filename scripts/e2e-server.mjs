@@ -46,6 +46,9 @@ const server = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], {
     OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
     OPENAI_COMPATIBLE_NAME: "fake",
     DEMO_MODEL: "always",
+    // The compaction spec watches a compaction run inside a turn, with its live trace; a
+    // background compaction (the default) shows none yet, and is covered by integration tests.
+    COMPACTION_BACKGROUND: process.env.COMPACTION_BACKGROUND ?? "false",
     // Every spec signs up and chats from 127.0.0.1: rate limits would only get in the way.
     RATE_LIMIT_SIGN_IN_PER_MINUTE: process.env.RATE_LIMIT_SIGN_IN_PER_MINUTE ?? "0",
     RATE_LIMIT_SIGN_UP_PER_HOUR: process.env.RATE_LIMIT_SIGN_UP_PER_HOUR ?? "0",

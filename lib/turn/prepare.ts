@@ -41,10 +41,14 @@ export async function prepareTurn(
   ]);
   const current = noted ?? chat;
   const loaded = covers(rows, current) ? rows : await loadForTurn(db, current);
+  // Pinned messages the summary covers come first, then the contiguous rest: positions
+  // count from the watermark (or the first row when the whole history is loaded).
+  const watermark = current.contextSummary ? current.summaryWatermark : null;
+  const anchor = Math.max(0, watermark ? loaded.findIndex((row) => row.id === watermark) : 0);
   return {
     chat: current,
     history: loaded.map(rowToUIMessage),
-    firstPosition: (loaded[0]?.seq ?? 0) + 1,
+    firstPosition: (loaded[anchor]?.seq ?? 0) + 1 - anchor,
   };
 }
 
@@ -58,9 +62,12 @@ function loadForTurn(db: Db, chat: Chat): Promise<Message[]> {
     : loadHistory(db, chat.id);
 }
 
-/** Rows loaded for one state still serve `chat`'s: they start at seq 0 or hold its watermark. */
+/**
+ * Rows loaded for one state still serve `chat`'s: they hold its watermark, or they are the
+ * whole history (every seq from 0 on; pinned rows alone can start at 0 too).
+ */
 function covers(rows: readonly Message[], chat: Chat): boolean {
-  if ((rows[0]?.seq ?? 0) === 0) return true;
   const watermark = chat.contextSummary ? chat.summaryWatermark : null;
-  return watermark !== null && rows.some((row) => row.id === watermark);
+  if (watermark !== null && rows.some((row) => row.id === watermark)) return true;
+  return rows.every((row, index) => row.seq === index);
 }

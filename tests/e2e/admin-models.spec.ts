@@ -64,7 +64,7 @@ test("an admin's window override reaches the chat's context ring on the next req
   try {
     await page.getByRole("link", { name: "Admin · Models" }).click();
     await expect(page).toHaveURL(/\/admin\/models$/);
-    await expect(page.getByRole("heading", { name: "Models" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Models", exact: true })).toBeVisible();
     await hydrated(page);
 
     const row = page.locator(`tr[data-model-id="${FAKE_MODEL}"]`);
@@ -145,7 +145,7 @@ test("a signed-out visitor is sent to sign in and a non-admin gets a 403 page on
   const response = await page.goto("/admin/models");
   expect(response?.status()).toBe(403);
   await expect(page.getByRole("heading", { name: "This page is for admins" })).toBeVisible();
-  await expect(page.getByRole("heading", { name: "Models" })).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: "Models", exact: true })).toHaveCount(0);
   await expectNoAxeViolations(page, "the 403 page");
   // An in-app page, with the way back.
   await page

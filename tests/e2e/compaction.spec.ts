@@ -74,6 +74,29 @@ async function nextFillSoft(page: Page, previous: number, message: string): Prom
   return ringFill(page);
 }
 
+type Stored = {
+  messages: Array<{
+    role: string;
+    parts: Array<{ type: string }>;
+    metadata: { compaction?: boolean } | null;
+  }>;
+};
+
+/**
+ * What the chat has stored: replies (not counting compact-now entries) and finished
+ * compaction traces. The timeline is virtualized, so the DOM holds only what is on screen.
+ */
+async function stored(page: Page): Promise<{ replies: number; traces: number }> {
+  const chatId = new URL(page.url()).pathname.split("/").pop();
+  const response = await page.request.get(`/api/chats/${chatId}?limit=200`);
+  const { messages } = (await response.json()) as Stored;
+  return {
+    replies: messages.filter((m) => m.role === "assistant" && !m.metadata?.compaction).length,
+    traces: messages.flatMap((m) => m.parts).filter((p) => p.type === "tool-compact_context")
+      .length,
+  };
+}
+
 async function send(page: Page, text: string): Promise<void> {
   const box = page.getByRole("textbox", { name: "Message" });
   await expect(box).toBeEnabled();
@@ -96,8 +119,6 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
   // The ring has the small model's usage (not the default model's) before the first turn.
   await expect(ring(page)).toHaveAttribute("aria-label", /of 4,096 tokens/);
 
-  const stats = page.getByRole("button", { name: "Message stats" });
-  const traces = page.getByTestId("compaction-trace");
   const running = page.locator("[data-testid=compaction-trace][data-state=running]");
   const done = page.locator("[data-testid=compaction-trace][data-state=done]");
 
@@ -106,11 +127,16 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
   let compactedOn: number | undefined;
   let fillBeforeCompaction = 0;
   for (let turn = 0; turn < MAX_TURNS && compactedOn === undefined; turn++) {
-    const replies = await stats.count();
+    const { replies } = await stored(page);
     const before = fill;
     await send(page, longMessage(turn));
-    // Whichever comes first: the running trace, or this turn's finished reply.
-    await expect(running.or(stats.nth(replies)).first()).toBeVisible({ timeout: 30_000 });
+    // Whichever comes first: the running trace, or this turn's stored reply.
+    await expect
+      .poll(async () => (await running.isVisible()) || (await stored(page)).replies > replies, {
+        timeout: 30_000,
+        intervals: [50],
+      })
+      .toBe(true);
 
     if (await running.isVisible()) {
       compactedOn = turn;
@@ -118,9 +144,11 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
       await expect(running).toContainText("Compacting context…");
       await page.screenshot({ path: "test-results/compaction-running.png" });
     }
-    await expect(stats).toHaveCount(replies + 1, { timeout: 30_000 });
+    await expect
+      .poll(async () => (await stored(page)).replies, { timeout: 30_000 })
+      .toBe(replies + 1);
     expect(
-      await done.count(),
+      (await stored(page)).traces,
       `turn ${turn + 1} compacted, but the trace was never seen running`,
     ).toBe(compactedOn === undefined ? 0 : 1);
 
@@ -133,8 +161,9 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
 
   // The finished trace replaced the running one.
   await expect(running).toHaveCount(0);
-  await expect(traces).toHaveCount(1);
-  const trace = done.first();
+  expect((await stored(page)).traces).toBe(1);
+  const trace = done.last();
+  await trace.scrollIntoViewIfNeeded();
   await expect(trace).toContainText("Summarized older messages");
   await expect(trace).not.toContainText("automatic digest");
   await expect(trace).toContainText("tokens");
@@ -155,14 +184,16 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
   // Two more turns: the ring fills again, and nothing compacts (hysteresis).
   const turnAfter = (compactedOn ?? 0) + 1;
   for (const turn of [turnAfter, turnAfter + 1]) {
-    const replies = await stats.count();
+    const { replies } = await stored(page);
     const before = fill;
     await send(page, longMessage(turn));
-    await expect(stats).toHaveCount(replies + 1, { timeout: 30_000 });
+    await expect
+      .poll(async () => (await stored(page)).replies, { timeout: 30_000 })
+      .toBe(replies + 1);
     fill = await nextFill(page, before);
     expect(fill, `turn ${turn + 1}: the ring should fill up`).toBeGreaterThan(before);
   }
-  await expect(traces).toHaveCount(1);
+  expect((await stored(page)).traces).toBe(1);
 
   // Compact now from the ring; a large drop asks first.
   const fillBeforeCompactNow = fill;
@@ -173,8 +204,9 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
     await confirm.getByRole("button", { name: "Compact", exact: true }).click();
     await expect(confirm).toBeHidden();
   }
-  await expect(done).toHaveCount(2, { timeout: 30_000 });
+  await expect.poll(async () => (await stored(page)).traces, { timeout: 30_000 }).toBe(2);
   const manual = done.last();
+  await manual.scrollIntoViewIfNeeded();
   await expect(manual).toContainText("Summarized older messages");
   await expect(manual).toContainText("tokens");
   // The ring takes its numbers from the compact response at once.
@@ -196,12 +228,12 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
   // The traces are part of the stored timeline; the ring reads the same after a reload.
   await page.reload();
   await hydrated(page);
-  await expect(done).toHaveCount(2);
+  expect((await stored(page)).traces).toBe(2);
   await expect(running).toHaveCount(0);
-  await expect(done.first()).toContainText("Summarized older messages");
-  await done.first().getByRole("button").click();
+  await expect(done.last()).toContainText("Summarized older messages");
+  await done.last().getByRole("button").click();
   await expect(
-    done.first().getByTestId("compaction-summary").getByRole("heading", {
+    done.last().getByTestId("compaction-summary").getByRole("heading", {
       name: "Goal & open requests",
     }),
   ).toBeVisible();

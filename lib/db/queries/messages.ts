@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lt, max, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, max, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { chat, type Message, message } from "../schema";
 import { storableJson } from "../storable";
@@ -44,8 +44,8 @@ export async function loadMessagePage(
 /**
  * What a turn needs of the stored history (DESIGN §8.1): the watermark message
  * and everything after it, reaching back to the latest user message when the
- * summary covers it (the view pins it). Nothing the summary covers beyond
- * that is read, so a turn costs what it sends, not the chat's length. With no
+ * summary covers it (the view pins it), and the messages the user pinned.
+ * Nothing else the summary covers is read, so a turn costs what it sends, not the chat's length. With no
  * summary, or a watermark that names a message no longer stored, it is the
  * whole history (the view then needs all of it).
  */
@@ -63,12 +63,16 @@ export async function loadTurnHistory(
     .where(
       and(
         eq(message.chatId, chatId),
-        gte(
-          message.seq,
-          sql`least(
-            (select m.seq from ${message} m where m.chat_id = ${chatId} and m.id = ${watermark}),
-            (select max(m.seq) from ${message} m where m.chat_id = ${chatId} and m.role = 'user')
-          )`,
+        or(
+          gte(
+            message.seq,
+            sql`least(
+              (select m.seq from ${message} m where m.chat_id = ${chatId} and m.id = ${watermark}),
+              (select max(m.seq) from ${message} m where m.chat_id = ${chatId} and m.role = 'user')
+            )`,
+          ),
+          // A pinned message is sent verbatim though the summary covers it (lib/message/pins.ts).
+          sql`${message.metadata} ->> 'pinned' = 'true'`,
         ),
       ),
     )
