@@ -10,6 +10,8 @@ const fake = await vi.hoisted(async () => {
   process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
   process.env.OPENAI_COMPATIBLE_NAME = "fake";
   process.env.DEMO_MODEL = "never";
+  // Compactions happen where this file asks for them, not in the background after a reply.
+  process.env.COMPACTION_BACKGROUND = "false";
   return server;
 });
 
