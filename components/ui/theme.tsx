@@ -23,7 +23,8 @@ function ThemedToaster() {
   return (
     <Toaster
       theme={resolvedTheme === "dark" ? "dark" : "light"}
-      position="bottom-center"
+      // At the top: at the bottom a toast would cover the composer and the ring it answers.
+      position="top-center"
       closeButton
     />
   );

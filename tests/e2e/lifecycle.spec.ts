@@ -176,10 +176,23 @@ test("a stop sent to one instance stops the turn running on another", async ({ p
     modelId: MODEL,
     text: "Tell me a long story.",
   });
-  const body = response.text();
+  // Stop once the model is writing: a stop that lands earlier ends the turn before the
+  // provider is ever asked (and there is no request to abort).
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let wire = "";
+  while (!wire.includes('"text-delta"')) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    wire += decoder.decode(value, { stream: true });
+  }
   const stop = await client.fetch(b.url, `/api/chats/${chatId}/stop`, { method: "POST" });
   expect(stop.status).toBe(202);
-  const wire = await body;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    wire += decoder.decode(value, { stream: true });
+  }
   expect(wire).toContain('"stopped":true');
   await expect
     .poll(() => fake.requests.filter((request) => request.stream).at(-1)?.abortedAt ?? null)
