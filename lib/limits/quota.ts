@@ -4,9 +4,9 @@
  * their limit; the tokens it then spends are added as the provider reports them, so the turn
  * that crosses the line finishes and the next one is refused.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { getQuotaDefaults, type QuotaLimits } from "@/lib/db/queries/quota-defaults";
+import type { QuotaLimits } from "@/lib/db/queries/quota-defaults";
 import {
   addTokens,
   type DayUsage,
@@ -14,7 +14,7 @@ import {
   takeMessage,
   usageOn,
 } from "@/lib/db/queries/usage";
-import { user as userTable } from "@/lib/db/schema";
+import { quotaDefault, user as userTable } from "@/lib/db/schema";
 import { formatWait, quotaResetAt, usageDayOf } from "./quota-day";
 import { TooManyRequestsError } from "./too-many-requests";
 
@@ -23,22 +23,29 @@ export type { QuotaLimits } from "@/lib/db/queries/quota-defaults";
 /** What a turn took from the day's quota, and how to give it back if the turn never starts. */
 export type QuotaTicket = { usage: DayUsage; giveBack: () => Promise<void> };
 
-/** The user's limits: each override, or else the default. */
+/** The user's limits: each override, or else the default (one query, the defaults joined in). */
 export async function limitsOf(db: Db, userId: string): Promise<QuotaLimits> {
-  const [defaults, [own]] = await Promise.all([
-    getQuotaDefaults(db),
-    db
-      .select({
-        dailyTokenLimit: userTable.dailyTokenLimit,
-        dailyMessageLimit: userTable.dailyMessageLimit,
-      })
-      .from(userTable)
-      .where(eq(userTable.id, userId)),
-  ]);
+  const [row] = await db
+    .select({
+      dailyTokenLimit: sql<
+        number | null
+      >`coalesce(${userTable.dailyTokenLimit}, ${quotaDefault.dailyTokenLimit})`,
+      dailyMessageLimit: sql<
+        number | null
+      >`coalesce(${userTable.dailyMessageLimit}, ${quotaDefault.dailyMessageLimit})`,
+    })
+    .from(userTable)
+    .leftJoin(quotaDefault, sql`true`)
+    .where(eq(userTable.id, userId));
   return {
-    dailyTokenLimit: own?.dailyTokenLimit ?? defaults.dailyTokenLimit,
-    dailyMessageLimit: own?.dailyMessageLimit ?? defaults.dailyMessageLimit,
+    dailyTokenLimit: numberOrNull(row?.dailyTokenLimit),
+    dailyMessageLimit: numberOrNull(row?.dailyMessageLimit),
   };
+}
+
+/** A raw `coalesce` comes back untyped: PGlite and node-postgres agree on integers, but be sure. */
+function numberOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
 }
 
 /** Takes one message from today's quota, or throws a 429 that says when it resets. */

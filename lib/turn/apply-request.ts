@@ -3,7 +3,12 @@ import { keepEditedBranch } from "@/lib/chat/branches";
 import { invalidateFrom } from "@/lib/chat/invalidate";
 import type { Db } from "@/lib/db/client";
 import { bumpHistoryVersion } from "@/lib/db/queries/chats";
-import { appendMessage, findMessage, loadHistory, truncateFrom } from "@/lib/db/queries/messages";
+import {
+  appendMessage,
+  findMessageAnywhere,
+  loadHistory,
+  truncateFrom,
+} from "@/lib/db/queries/messages";
 import { type Chat, type Message, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { TurnRequest } from "./request";
@@ -20,38 +25,41 @@ function isCompactionEntry(row: Message): boolean {
  */
 export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest): Promise<void> {
   if (request.trigger === "continue") return;
-  await db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
-    if (request.trigger === "submit-message") {
-      const incoming = request.message;
-      const existing = await findMessage(tx, chat.id, incoming.id);
-      if (existing) {
-        if (existing.role !== "user") {
-          throw new AppError("bad_request:message", "Only your own messages can be edited.");
-        }
-        const history = await loadHistory(tx, chat.id);
-        // The version the edit replaces stays reachable through the ‹ n/m › switch.
-        await keepEditedBranch(tx, chat.id, existing, history);
-        await invalidateFrom(tx, chat.id, existing.seq, history);
-        await tx.update(message).set({ parts: incoming.parts }).where(eq(message.id, existing.id));
-        await truncateFrom(tx, chat.id, existing.seq + 1);
-        await bumpHistoryVersion(tx, chat.id);
-        return;
-      }
-      const [elsewhere] = await tx
-        .select({ id: message.id })
-        .from(message)
-        .where(eq(message.id, incoming.id));
-      if (elsewhere) throw new AppError("conflict:message", "That message id is already in use.");
-      await appendMessage(tx, chat.id, {
-        id: incoming.id,
-        role: "user",
-        parts: incoming.parts,
-        metadata: null,
-      });
+  if (request.trigger === "submit-message") {
+    const incoming = request.message;
+    // Message ids are unique across chats: one lookup tells a new message, an edit, a clash.
+    const existing = await findMessageAnywhere(db, incoming.id);
+    if (!existing) {
+      // One statement: no transaction needed. The turn notes itself on the chat next.
+      await appendMessage(
+        db,
+        chat.id,
+        { id: incoming.id, role: "user", parts: incoming.parts, metadata: null },
+        { touchChat: false },
+      );
       return;
     }
+    if (existing.chatId !== chat.id) {
+      throw new AppError("conflict:message", "That message id is already in use.");
+    }
+    if (existing.role !== "user") {
+      throw new AppError("bad_request:message", "Only your own messages can be edited.");
+    }
+    await db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      const history = await loadHistory(tx, chat.id);
+      // The version the edit replaces stays reachable through the ‹ n/m › switch.
+      await keepEditedBranch(tx, chat.id, existing, history);
+      await invalidateFrom(tx, chat.id, existing.seq, history);
+      await tx.update(message).set({ parts: incoming.parts }).where(eq(message.id, existing.id));
+      await truncateFrom(tx, chat.id, existing.seq + 1);
+      await bumpHistoryVersion(tx, chat.id);
+    });
+    return;
+  }
 
+  await db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
     const history = await loadHistory(tx, chat.id);
     const target = request.messageId
       ? history.find((m) => m.id === request.messageId)

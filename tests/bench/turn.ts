@@ -125,7 +125,7 @@ export const benchmark: Benchmark = {
     const { casCompactionState } = await import("@/lib/db/compaction-state");
     const { getChat } = await import("@/lib/db/queries/chats");
     const { message } = await import("@/lib/db/schema");
-    const { register } = await import("../helpers/auth");
+    const { register, sessionOf } = await import("../helpers/auth");
     const { isTurnActive } = await import("../helpers/db");
     const { call } = await import("../helpers/http");
     const { eventually } = await import("../helpers/ui-stream");
@@ -136,6 +136,9 @@ export const benchmark: Benchmark = {
     try {
       const { response, browser } = await register(database, "turns@example.com");
       if (!response.ok) throw new Error(`sign-up answered ${response.status}`);
+      // As the browser's session hook does on load: the signed session cookie is refreshed
+      // (the first account became admin after its sign-up cookie was written).
+      await sessionOf(database, browser);
 
       /** A chat of `size` stored messages ending with a reply, summarized up to the keep window. */
       async function seed(size: number): Promise<string> {

@@ -91,12 +91,17 @@ export async function firstUserMessage(db: Db, chatId: string): Promise<Message 
   return row ?? null;
 }
 
-/** Appends after the last message; `seq` keeps the order within the chat. */
-export async function appendMessage(db: Db, chatId: string, input: NewMessage): Promise<Message> {
-  const [last] = await db
-    .select({ seq: max(message.seq) })
-    .from(message)
-    .where(eq(message.chatId, chatId));
+/**
+ * Appends after the last message in one statement (`seq`, which keeps the order within the
+ * chat, is taken in the insert). `touchChat: false` leaves the chat's `updatedAt` to a caller
+ * that writes the chat row anyway (a turn notes itself on the chat).
+ */
+export async function appendMessage(
+  db: Db,
+  chatId: string,
+  input: NewMessage,
+  options: { touchChat?: boolean } = {},
+): Promise<Message> {
   const [row] = await db
     .insert(message)
     .values({
@@ -105,12 +110,20 @@ export async function appendMessage(db: Db, chatId: string, input: NewMessage): 
       parts: storableJson(input.parts),
       metadata: storableJson(input.metadata),
       chatId,
-      seq: (last?.seq ?? -1) + 1,
+      seq: sql`(select coalesce(max(${message.seq}), -1) + 1 from ${message} where ${message.chatId} = ${chatId})`,
     })
     .returning();
   if (!row) throw new Error("insert into message returned no row");
-  await db.update(chat).set({ updatedAt: new Date() }).where(eq(chat.id, chatId));
+  if (options.touchChat !== false) {
+    await db.update(chat).set({ updatedAt: new Date() }).where(eq(chat.id, chatId));
+  }
   return row;
+}
+
+/** A message by id in any chat (ids are unique across chats), or null. */
+export async function findMessageAnywhere(db: Db, id: string): Promise<Message | null> {
+  const [row] = await db.select().from(message).where(eq(message.id, id));
+  return row ?? null;
 }
 
 /** Drops the message at `seq` and everything after it (edit and regenerate rewrite history). */

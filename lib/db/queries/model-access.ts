@@ -1,4 +1,5 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
 import type { Db } from "../client";
 import { allowedModel, providerAccess } from "../schema";
 
@@ -8,15 +9,22 @@ export type ModelAccessRows = {
   allowed: Array<{ provider: string; model: string }>;
 };
 
+/** Both lists in one round trip: restricted providers come back with a null model. */
 export async function loadModelAccessRows(db: Db): Promise<ModelAccessRows> {
-  const [providers, allowed] = await Promise.all([
+  const rows = await unionAll(
     db
-      .select({ provider: providerAccess.provider })
+      .select({ provider: providerAccess.provider, model: sql<string | null>`null` })
       .from(providerAccess)
       .where(eq(providerAccess.restricted, true)),
     db.select({ provider: allowedModel.provider, model: allowedModel.model }).from(allowedModel),
-  ]);
-  return { restrictedProviders: providers.map((p) => p.provider), allowed };
+  );
+  const restrictedProviders: string[] = [];
+  const allowed: Array<{ provider: string; model: string }> = [];
+  for (const { provider, model } of rows) {
+    if (model === null) restrictedProviders.push(provider);
+    else allowed.push({ provider, model });
+  }
+  return { restrictedProviders, allowed };
 }
 
 export async function setProviderRestricted(
