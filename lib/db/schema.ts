@@ -133,7 +133,13 @@ export const message = pgTable(
     metadata: jsonb("metadata").$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("message_chat_seq_idx").on(t.chatId, t.seq)],
+  (t) => [
+    uniqueIndex("message_chat_seq_idx").on(t.chatId, t.seq),
+    // A turn reads pinned messages the summary covers: found without scanning the chat.
+    index("message_pinned_idx")
+      .on(t.chatId, t.seq)
+      .where(sql`${t.metadata} ->> 'pinned' = 'true'`),
+  ],
 );
 
 /** A message as an archived branch holds it: the stored row without its place in the chat. */

@@ -1,0 +1,1 @@
+CREATE INDEX "message_pinned_idx" ON "message" USING btree ("chat_id","seq") WHERE "message"."metadata" ->> 'pinned' = 'true';
