@@ -1,15 +1,11 @@
 import { generateId, type LanguageModel } from "ai";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
-import type { TraceOutput } from "@/lib/compaction/trace";
+import { type TraceOutput, traceEntry } from "@/lib/compaction/trace";
 import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
 import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
-import {
-  COMPACTION_TRACE_TOOL_NAME,
-  type FoldUIMessage,
-  rowToUIMessage,
-} from "@/lib/message/ui-message";
+import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { modelBudget } from "./budget";
 import { compactChat } from "./compact";
 import { holdLease } from "./lease";
@@ -50,32 +46,20 @@ export async function compactNow(
     if (!outcome.trace || outcome.trace.outcome === "skipped") {
       return { trace: outcome.trace, message: null };
     }
-    const stored = await appendMessage(db, chat.id, traceEntry(outcome.trace));
+    const { trace } = outcome;
+    const entry = traceEntry(
+      trace,
+      {
+        reason: "manual",
+        tokensBefore: trace.tokensBefore,
+        messages: trace.messagesSummarized,
+        startedAt: Date.now() - trace.durationMs,
+      },
+      { messageId: generateId(), toolCallId: `compact-${generateId()}` },
+    );
+    const stored = await appendMessage(db, chat.id, entry);
     return { trace: outcome.trace, message: rowToUIMessage(stored) };
   } finally {
     await lease.release();
   }
-}
-
-/** The timeline entry a manual compaction leaves: a finished `compact_context` call, not a reply. */
-function traceEntry(trace: TraceOutput) {
-  return {
-    id: generateId(),
-    role: "assistant" as const,
-    parts: [
-      {
-        type: `tool-${COMPACTION_TRACE_TOOL_NAME}`,
-        toolCallId: `compact-${generateId()}`,
-        state: "output-available",
-        input: {
-          reason: "manual",
-          tokensBefore: trace.tokensBefore,
-          messages: trace.messagesSummarized,
-          startedAt: Date.now() - trace.durationMs,
-        },
-        output: trace,
-      },
-    ],
-    metadata: { compaction: true },
-  };
 }

@@ -31,6 +31,20 @@ export async function holdLease(
     lease = await acquireLease(db, chatId, LEASE_MS);
   }
   if (!lease) throw new AppError("conflict:turn", conflictMessage);
+  return keepRenewing(db, lease);
+}
+
+/**
+ * The chat's background-compaction lease, taken at once or not at all: null when another
+ * instance is compacting the chat (nobody waits for a background job). Renewed like a turn's.
+ */
+export async function tryHoldCompactionLease(db: Db, chatId: string): Promise<HeldLease | null> {
+  const lease = await acquireLease(db, chatId, LEASE_MS, "compaction");
+  return lease ? keepRenewing(db, lease) : null;
+}
+
+function keepRenewing(db: Db, lease: Lease): HeldLease {
+  const { chatId } = lease;
   let held: Lease | null = lease;
   const renew = setInterval(() => {
     if (!held) return;

@@ -1,7 +1,7 @@
 import { generateId } from "ai";
 import { and, eq, sql } from "drizzle-orm";
 import { type LedgerEntry, splitSummary } from "@/lib/compaction/ledger";
-import { savedPct, type TraceOutput } from "@/lib/compaction/trace";
+import { savedPct, type TraceOutput, traceEntry } from "@/lib/compaction/trace";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
@@ -10,11 +10,7 @@ import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import { type Chat, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
-import {
-  COMPACTION_TRACE_TOOL_NAME,
-  type FoldUIMessage,
-  rowToUIMessage,
-} from "@/lib/message/ui-message";
+import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { holdLease } from "./lease";
 import { TITLE_MAX_CHARS } from "./schemas";
 
@@ -112,34 +108,16 @@ export async function editSummary(
       summary: input.summary,
       note: "edited by user",
     };
-    const stored = await appendMessage(db, chat.id, traceEntry(trace));
+    const entry = traceEntry(
+      trace,
+      { reason: trace.reason, tokensBefore: trace.tokensBefore, messages: 0, startedAt: started },
+      { messageId: generateId(), toolCallId: `edit-${generateId()}` },
+    );
+    const stored = await appendMessage(db, chat.id, entry);
     return { memory: await chatMemory(db, written.chat), message: rowToUIMessage(stored) };
   } finally {
     await lease.release();
   }
-}
-
-/** The summary's edit in the timeline: a finished `compact_context` call, not a reply. */
-function traceEntry(trace: TraceOutput) {
-  return {
-    id: generateId(),
-    role: "assistant" as const,
-    parts: [
-      {
-        type: `tool-${COMPACTION_TRACE_TOOL_NAME}`,
-        toolCallId: `edit-${generateId()}`,
-        state: "output-available",
-        input: {
-          reason: trace.reason,
-          tokensBefore: trace.tokensBefore,
-          messages: 0,
-          startedAt: Date.now(),
-        },
-        output: trace,
-      },
-    ],
-    metadata: { compaction: true },
-  };
 }
 
 /** Pins or unpins one message; a pinned message is never folded into the summary. */

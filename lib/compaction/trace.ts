@@ -39,6 +39,31 @@ export function traceEndChunk(toolCallId: string, output: TraceOutput): UIMessag
   return { type: "tool-output-available", toolCallId, output };
 }
 
+/**
+ * A compaction outside a turn (compact-now, a summary edit, a background compaction) as its
+ * own timeline entry: a finished `compact_context` call, never a reply, never sent to the model.
+ */
+export function traceEntry(
+  trace: TraceOutput,
+  input: TraceInput,
+  ids: { messageId: string; toolCallId: string },
+) {
+  return {
+    id: ids.messageId,
+    role: "assistant" as const,
+    parts: [
+      {
+        type: `tool-${COMPACTION_TRACE_TOOL_NAME}`,
+        toolCallId: ids.toolCallId,
+        state: "output-available",
+        input,
+        output: trace,
+      },
+    ],
+    metadata: { compaction: true },
+  };
+}
+
 export function savedPct(before: number, after: number): number {
   if (before <= 0) return 0;
   return Math.round(((before - after) / before) * 1000) / 10;

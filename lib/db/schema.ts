@@ -116,6 +116,9 @@ export const chat = pgTable(
     historyVersion: integer("history_version").notNull().default(0),
     // Lease: a turn is streaming until this instant (holds across server instances).
     activeTurnUntil: timestamp("active_turn_until", { withTimezone: true }),
+    // Lease of a background compaction (DESIGN §16): held apart from the turn's, so a turn
+    // whose view fits goes ahead while the summarizer runs; one that does not fit waits.
+    compactionUntil: timestamp("compaction_until", { withTimezone: true }),
   },
   (t) => [index("chat_user_updated_idx").on(t.userId, t.updatedAt)],
 );
@@ -136,9 +139,7 @@ export const message = pgTable(
   (t) => [
     uniqueIndex("message_chat_seq_idx").on(t.chatId, t.seq),
     // A turn reads pinned messages the summary covers: found without scanning the chat.
-    index("message_pinned_idx")
-      .on(t.chatId, t.seq)
-      .where(sql`${t.metadata} ->> 'pinned' = 'true'`),
+    index("message_pinned_idx").on(t.chatId, t.seq).where(sql`${t.metadata} ->> 'pinned' = 'true'`),
   ],
 );
 

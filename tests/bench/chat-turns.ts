@@ -99,7 +99,7 @@ export async function foldTtftMs(chat: BenchChat, text: string): Promise<number>
 }
 
 /** Reads a UI message stream (SSE) to its end; when its first text-delta event arrived. */
-async function firstTextDeltaAt(body: ReadableStream<Uint8Array>): Promise<number> {
+export async function firstTextDeltaAt(body: ReadableStream<Uint8Array>): Promise<number> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";

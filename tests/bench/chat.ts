@@ -1,12 +1,15 @@
 import { type RecordedRequest, startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { Benchmark, Figures } from "./benchmark";
+import type { HttpRun, HttpSample } from "./chat-http";
 import type { BenchChat } from "./chat-turns";
 import { percentile, round1 } from "./measure";
 
 /**
  * `chat`: the time Fold adds to time-to-first-token. 20 users each hold one chat and send
  * 10 turns; the chats run concurrently, each chat's turns one after another, against the
- * fake OpenAI-compatible server with no delay of its own between chunks.
+ * fake OpenAI-compatible server with no delay of its own between chunks. The same plan then
+ * runs over real HTTP against `next start` (chat-http.ts), with one chat alone after it and
+ * the server's own CPU per turn.
  */
 
 const CHATS = 20;
@@ -70,6 +73,23 @@ async function runChat(
   return samples;
 }
 
+function httpFigures(http: HttpRun): Figures {
+  const overhead = (samples: readonly HttpSample[]) => samples.map((s) => s.foldMs - s.directMs);
+  return {
+    "chat.http_ttft_overhead_p50_ms": round1(percentile(overhead(http.concurrent), 50)),
+    "chat.http_ttft_overhead_p95_ms": round1(percentile(overhead(http.concurrent), 95)),
+    "chat.http_ttft_fold_p50_ms": round1(
+      percentile(
+        http.concurrent.map((s) => s.foldMs),
+        50,
+      ),
+    ),
+    "chat.http_single_ttft_overhead_p50_ms": round1(percentile(overhead(http.single), 50)),
+    "chat.http_single_ttft_overhead_p95_ms": round1(percentile(overhead(http.single), 95)),
+    "chat.cpu_ms_per_turn": round1(http.cpuMsPerTurn),
+  };
+}
+
 export const benchmark: Benchmark = {
   name: "chat",
   async run(context) {
@@ -92,6 +112,13 @@ export const benchmark: Benchmark = {
           Promise.all(chats.map((chat, i) => runChat(chat, i, count, turns)));
         await all(WARMUP_TURNS_PER_CHAT);
         const samples = (await all(TURNS_PER_CHAT)).flat();
+        console.error("chat: in-process phase done; starting `next start` for the HTTP phase");
+        const { runOverHttp } = await import("./chat-http");
+        const http = await runOverHttp(bench, fake.url, `${PROVIDER}:${MODEL}`, {
+          chats: CHATS,
+          turns: TURNS_PER_CHAT,
+          warmup: WARMUP_TURNS_PER_CHAT,
+        });
         checkBaselineMatchesFold(fake.requests);
 
         const overhead = samples.map((s) => s.foldMs - s.directMs);
@@ -111,6 +138,7 @@ export const benchmark: Benchmark = {
             ),
           ),
           "chat.turns": samples.length,
+          ...httpFigures(http),
         };
         const setup = `${CHATS} chats × ${TURNS_PER_CHAT} turns, ${CHATS} concurrent; ${bench.label}`;
         context.note("chat.ttft_overhead_p50_ms", `Fold − direct, paired per turn; ${setup}`);
@@ -121,6 +149,19 @@ export const benchmark: Benchmark = {
           "AI SDK streamText → fake server, same request as Fold",
         );
         context.note("chat.turns", `measured, after ${CHATS * WARMUP_TURNS_PER_CHAT} warm-up`);
+        context.note(
+          "chat.http_ttft_overhead_p50_ms",
+          `over HTTP to \`next start\` (no Redis), Fold − direct paired per turn; ${setup}`,
+        );
+        context.note("chat.http_ttft_overhead_p95_ms", "over HTTP, Fold − direct, 20 concurrent");
+        context.note(
+          "chat.http_single_ttft_overhead_p95_ms",
+          `over HTTP, one chat alone, ${TURNS_PER_CHAT} turns`,
+        );
+        context.note(
+          "chat.cpu_ms_per_turn",
+          "CPU of the `next start` process (/proc) over the concurrent HTTP turns ÷ turns: serving, the turn, streaming and storing the reply; the fake provider runs elsewhere",
+        );
         return figures;
       } finally {
         await bench.dispose();

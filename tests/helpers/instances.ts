@@ -17,6 +17,8 @@ const START_TIMEOUT_MS = 90_000;
 
 export type Instance = {
   url: string;
+  /** The server's process id (to read its CPU time). */
+  pid: number;
   /** Ends the process: SIGTERM by default; SIGKILL is a crash. */
   kill: (signal?: NodeJS.Signals) => Promise<void>;
 };
@@ -24,7 +26,8 @@ export type Instance = {
 export type InstanceOptions = {
   port: number;
   databaseUrl: string;
-  redisUrl: string;
+  /** Without one the instance keeps its live state in-process, as a single server does. */
+  redisUrl?: string;
   /** An OpenAI-compatible base URL ending in /v1 (the fake provider). */
   providerUrl: string;
   env?: Record<string, string>;
@@ -37,6 +40,24 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
     () => false,
   );
   if (taken) throw new Error(`port ${options.port} already answers: stop what runs there first`);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    DATABASE_URL: options.databaseUrl,
+    BETTER_AUTH_SECRET: "instances-secret-instances-secret-0123",
+    OPENAI_COMPATIBLE_BASE_URL: options.providerUrl,
+    OPENAI_COMPATIBLE_NAME: "fake",
+    DEMO_MODEL: "never",
+    REGISTRATION: "open",
+    RATE_LIMIT_SIGN_IN_PER_MINUTE: "0",
+    RATE_LIMIT_SIGN_UP_PER_HOUR: "0",
+    RATE_LIMIT_TURNS_PER_MINUTE: "0",
+    LOG_LEVEL: "error",
+    ...options.env,
+  };
+  if (options.redisUrl) env.REDIS_URL = options.redisUrl;
+  else delete env.REDIS_URL;
   // The server itself, not an npx wrapper: a SIGKILL must kill what serves the requests.
   const child: ChildProcess = spawn(
     process.execPath,
@@ -44,23 +65,7 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
     {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "pipe"],
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-        DATABASE_URL: options.databaseUrl,
-        REDIS_URL: options.redisUrl,
-        BETTER_AUTH_SECRET: "instances-secret-instances-secret-0123",
-        OPENAI_COMPATIBLE_BASE_URL: options.providerUrl,
-        OPENAI_COMPATIBLE_NAME: "fake",
-        DEMO_MODEL: "never",
-        REGISTRATION: "open",
-        RATE_LIMIT_SIGN_IN_PER_MINUTE: "0",
-        RATE_LIMIT_SIGN_UP_PER_HOUR: "0",
-        RATE_LIMIT_TURNS_PER_MINUTE: "0",
-        LOG_LEVEL: "error",
-        ...options.env,
-      },
+      env,
     },
   );
   let stderr = "";
@@ -81,8 +86,10 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  if (child.pid === undefined) throw new Error(`instance on ${url} has no process id`);
   return {
     url,
+    pid: child.pid,
     kill: async (signal = "SIGTERM") => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;

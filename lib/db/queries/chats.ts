@@ -107,6 +107,11 @@ export function isReplying(row: Pick<Chat, "activeTurnUntil">, now = Date.now())
   return row.activeTurnUntil !== null && row.activeTurnUntil.getTime() > now;
 }
 
+/** A background compaction holds the chat's compaction lease right now: the summarizer runs. */
+export function isCompacting(row: Pick<Chat, "compactionUntil">, now = Date.now()): boolean {
+  return row.compactionUntil !== null && row.compactionUntil.getTime() > now;
+}
+
 /** The history was rewritten (an edit, a regeneration): an in-flight compaction must not commit. */
 export async function bumpHistoryVersion(db: Db, chatId: string): Promise<void> {
   await db

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { chat } from "../schema";
 
@@ -10,44 +10,57 @@ import { chat } from "../schema";
  * renewal or release can never touch a lease someone else took since.
  */
 
+/**
+ * Which of the chat's two leases: a turn's (also taken by compact-now), or a background
+ * compaction's. Each is its own column with the same owner-token rules.
+ */
+export type LeaseKind = "turn" | "compaction";
+
 /** A held lease: its expiry, to the millisecond, is the owner's token. */
-export type Lease = { chatId: string; until: Date };
+export type Lease = { chatId: string; until: Date; kind: LeaseKind };
+
+const columnOf = (kind: LeaseKind) =>
+  kind === "turn" ? chat.activeTurnUntil : chat.compactionUntil;
+const setOf = (kind: LeaseKind, value: SQL | null) =>
+  kind === "turn" ? { activeTurnUntil: value } : { compactionUntil: value };
 
 /** now() + the lease, cut to milliseconds so a JavaScript Date holds it exactly. */
 const until = (leaseMs: number) =>
   sql`date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))`;
 
 /** Takes the lease unless a live one is held; null when it is. */
-export async function acquireLease(db: Db, chatId: string, leaseMs: number): Promise<Lease | null> {
+export async function acquireLease(
+  db: Db,
+  chatId: string,
+  leaseMs: number,
+  kind: LeaseKind = "turn",
+): Promise<Lease | null> {
+  const column = columnOf(kind);
   const [row] = await db
     .update(chat)
-    .set({ activeTurnUntil: until(leaseMs) })
-    .where(
-      and(
-        eq(chat.id, chatId),
-        sql`(${chat.activeTurnUntil} is null or ${chat.activeTurnUntil} < now())`,
-      ),
-    )
-    .returning({ until: chat.activeTurnUntil });
-  return row?.until ? { chatId, until: row.until } : null;
+    .set(setOf(kind, until(leaseMs)))
+    .where(and(eq(chat.id, chatId), sql`(${column} is null or ${column} < now())`))
+    .returning({ until: column });
+  return row?.until ? { chatId, until: row.until, kind } : null;
 }
 
 /** Extends a lease its holder still owns; null when it was lost (expired and taken, or released). */
 export async function renewLease(db: Db, lease: Lease, leaseMs: number): Promise<Lease | null> {
+  const column = columnOf(lease.kind);
   const [row] = await db
     .update(chat)
-    .set({ activeTurnUntil: until(leaseMs) })
-    .where(and(eq(chat.id, lease.chatId), eq(chat.activeTurnUntil, lease.until)))
-    .returning({ until: chat.activeTurnUntil });
-  return row?.until ? { chatId: lease.chatId, until: row.until } : null;
+    .set(setOf(lease.kind, until(leaseMs)))
+    .where(and(eq(chat.id, lease.chatId), eq(column, lease.until)))
+    .returning({ until: column });
+  return row?.until ? { ...lease, until: row.until } : null;
 }
 
 /** Frees a lease its holder still owns; false when the row holds someone else's (or none). */
 export async function releaseLease(db: Db, lease: Lease): Promise<boolean> {
   const rows = await db
     .update(chat)
-    .set({ activeTurnUntil: null })
-    .where(and(eq(chat.id, lease.chatId), eq(chat.activeTurnUntil, lease.until)))
+    .set(setOf(lease.kind, null))
+    .where(and(eq(chat.id, lease.chatId), eq(columnOf(lease.kind), lease.until)))
     .returning({ id: chat.id });
   return rows.length > 0;
 }

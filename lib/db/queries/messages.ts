@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lt, max, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { chat, type Message, message } from "../schema";
 import { storableJson } from "../storable";

@@ -1,0 +1,1 @@
+ALTER TABLE "chat" ADD COLUMN "compaction_until" timestamp with time zone;

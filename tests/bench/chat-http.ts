@@ -1,0 +1,118 @@
+import { readFile } from "node:fs/promises";
+// @ts-expect-error -- a plain .mjs script shared with `npm start` and the e2e runner
+import { buildIfNeeded } from "../../scripts/build-if-needed.mjs";
+import { isTurnActive } from "../helpers/db";
+import { anonymous } from "../helpers/http";
+import { type Client, createChat, sendMessage, signUp, startInstance } from "../helpers/instances";
+import type { BenchChat } from "./chat-turns";
+import type { BenchDatabase } from "./database";
+
+/**
+ * The `chat` benchmark over real HTTP: Fold as `next start` serves it (its own process, on the
+ * benchmark's Postgres database, no Redis: one server), each turn paired with the same request
+ * sent straight to the fake provider from this process. The server's CPU time is read from
+ * /proc, so `cpuMsPerTurn` is Fold's own work (HTTP, Next, the turn, storing the reply); the
+ * fake provider runs here, not in the server.
+ */
+
+const PORT = Number(process.env.BENCH_CHAT_HTTP_PORT ?? 3430);
+/** Linux reports process times in clock ticks; USER_HZ is 100 on every mainstream kernel. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+export type HttpSample = { directMs: number; foldMs: number };
+
+type HttpChat = { client: Client; chatId: string; bench: BenchChat };
+
+/** utime + stime of a process, in ms (fields 14 and 15 of /proc/<pid>/stat). */
+async function processCpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1_000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** POST /api/chat over HTTP: ms to the first text-delta; then the reply is read and stored. */
+async function foldHttpTtftMs(chat: HttpChat, base: string, text: string): Promise<number> {
+  const turns = await import("./chat-turns");
+  const started = performance.now();
+  const response = await sendMessage(chat.client, base, {
+    chatId: chat.chatId,
+    modelId: chat.bench.modelId,
+    text,
+  });
+  if (response.status !== 200 || !response.body) {
+    throw new Error(`POST /api/chat answered ${response.status}: ${await response.text()}`);
+  }
+  const firstAt = await turns.firstTextDeltaAt(response.body);
+  const { eventually } = await import("../helpers/ui-stream");
+  await eventually(async () => !(await isTurnActive(chat.bench.database.db, chat.chatId)));
+  return firstAt - started;
+}
+
+export type HttpRun = {
+  /** Samples of every chat running at once. */
+  concurrent: HttpSample[];
+  /** Samples of one chat alone. */
+  single: HttpSample[];
+  cpuMsPerTurn: number;
+};
+
+/**
+ * `chats` users each with one chat send `turns` turns concurrently (chats in parallel, each
+ * chat's turns in sequence), after `warmup` unmeasured turns each; then one chat alone sends
+ * `turns` more. The direct request for the same history goes out just before each Fold turn.
+ */
+export async function runOverHttp(
+  bench: BenchDatabase,
+  providerUrl: string,
+  modelId: string,
+  plan: { chats: number; turns: number; warmup: number },
+): Promise<HttpRun> {
+  if (!bench.url)
+    throw new Error("the HTTP phase needs the Postgres server (PGlite is in-process)");
+  buildIfNeeded();
+  const instance = await startInstance({ port: PORT, databaseUrl: bench.url, providerUrl });
+  try {
+    const turns = await import("./chat-turns");
+    const base = instance.url;
+    // The first account becomes the admin: the measured users are ordinary ones.
+    await signUp(base, "http-admin@example.com");
+    const chats: HttpChat[] = await Promise.all(
+      Array.from({ length: plan.chats }, async (_, i) => {
+        const client = await signUp(base, `http-${i}@example.com`);
+        const chatId = await createChat(client, base);
+        // The direct baseline reads the chat's history from the same database.
+        const direct: BenchChat = {
+          database: bench.database,
+          browser: anonymous(),
+          chatId,
+          modelId,
+        };
+        return { client, chatId, bench: direct };
+      }),
+    );
+    const run = async (chat: HttpChat, index: number, count: number, label: string) => {
+      const samples: HttpSample[] = [];
+      for (let turn = 0; turn < count; turn++) {
+        const text = `HTTP ${label} chat ${index}, turn ${turn}: how does a context window fill up?`;
+        const directMs = await turns.directTtftMs(chat.bench, text);
+        const foldMs = await foldHttpTtftMs(chat, base, text);
+        samples.push({ directMs, foldMs });
+      }
+      return samples;
+    };
+    await Promise.all(chats.map((chat, i) => run(chat, i, plan.warmup, "warm-up")));
+    const cpuBefore = await processCpuMs(instance.pid);
+    const concurrent = (
+      await Promise.all(chats.map((chat, i) => run(chat, i, plan.turns, "concurrent")))
+    ).flat();
+    const cpuMsPerTurn = ((await processCpuMs(instance.pid)) - cpuBefore) / concurrent.length;
+    const [alone] = chats;
+    if (!alone) throw new Error("no chat to run alone");
+    const single = await run(alone, 0, plan.turns, "single");
+    return { concurrent, single, cpuMsPerTurn };
+  } finally {
+    await instance.kill();
+  }
+}
