@@ -1,50 +1,45 @@
-import type { ToolSet } from "ai";
+import { generateId, JsonToSseTransformStream, type ToolSet, type UIMessageChunk } from "ai";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
+import {
+  type TraceInput,
+  traceEndChunk,
+  traceEntry,
+  traceStartChunk,
+} from "@/lib/compaction/trace";
 import { defaultEstimator } from "@/lib/context/tokens";
 import { getChat } from "@/lib/db/queries/chats";
-import { loadTurnHistory } from "@/lib/db/queries/messages";
+import { appendMessage, loadTurnHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import type { LiveBus } from "@/lib/live/bus";
+import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log, metric } from "@/lib/log";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { modelBudget } from "./budget";
 import { type CompactDeps, compactChat, projectChat } from "./compact";
+import { type HeldLease, tryHoldCompactionLease } from "./lease";
 
 /**
  * Compaction off the critical path (DESIGN §16): right after a reply is
  * stored, when the next turn's projection — with a next message as long as
- * the user's last — crosses the trigger, the chat is folded at once, so the next turn finds the summary
- * already written instead of waiting for the summarizer.
+ * the user's last — crosses the trigger, the chat is folded at once, so the
+ * next turn finds the summary already written instead of waiting for the
+ * summarizer.
  *
- * It holds no lease while the summarizer runs — a turn that arrives meanwhile
- * proceeds when its view fits (compact-step.ts) — and commits through the
- * one CAS writer, which refuses it if a turn, compact-now or an edit changed
- * the compaction state or the history version since it read them.
+ * It runs under the chat's compaction lease (one per chat across instances),
+ * apart from the turn's lease: a turn that arrives meanwhile goes ahead when
+ * its view fits and waits for the lease only when it does not
+ * (compact-step.ts). It commits through the one CAS writer, which refuses it
+ * if a turn, compact-now or an edit changed the compaction state or the
+ * history version since it read them. While it runs, its `compact_context`
+ * trace streams live (GET /api/chats/:id/compaction, from any instance); what
+ * it folded stays in the timeline as a trace entry.
  */
 
-/** The background compactions this process is folding right now, by chat: a turn can wait for one. */
-const running = new Map<string, Promise<void>>();
+export type BackgroundDeps = CompactDeps & { live: LiveBus };
 
-/** The background compaction folding this chat in this process right now, if any. */
-export function backgroundCompaction(chatId: string): Promise<void> | undefined {
-  return running.get(chatId);
-}
-
-/** Starts a background compaction of the chat if the next turn would need one; never throws. */
-export function compactAfterReply(
-  deps: CompactDeps,
-  chatId: string,
-  modelId: string,
-  tools?: ToolSet,
-): Promise<void> {
-  const settings = env().compaction;
-  if (!settings.enabled || !settings.background) return Promise.resolve();
-  const existing = running.get(chatId);
-  if (existing) return existing;
-  return compactIfDue(deps, chatId, modelId, tools).catch((error) =>
-    log.warn({ err: error, chatId }, "background compaction failed"),
-  );
-}
+/** Outcomes worth a timeline entry; a failure or a lost race is retried by the next turn. */
+const KEPT_OUTCOMES = new Set(["summarized", "fallback", "trimmed"]);
 
 /** What a turn reads of a chat for Tier 1, fresh from the database. */
 export async function loadCompactionInput(
@@ -60,12 +55,39 @@ export async function loadCompactionInput(
   return { chat, history: rows.map(rowToUIMessage), firstPosition: (rows[0]?.seq ?? 0) + 1 };
 }
 
-async function compactIfDue(
-  deps: CompactDeps,
+/**
+ * Called once the reply is stored, before the turn frees the chat: when the next turn would
+ * cross the trigger, takes the compaction lease and starts folding without waiting for it.
+ * True when a compaction started (its trace is live from now on); never throws.
+ */
+export async function startBackgroundCompaction(
+  deps: BackgroundDeps,
   chatId: string,
   modelId: string,
   tools?: ToolSet,
-): Promise<void> {
+): Promise<boolean> {
+  const settings = env().compaction;
+  if (!settings.enabled || !settings.background) return false;
+  try {
+    const due = await dueCompaction(deps, chatId, modelId, tools);
+    if (!due) return false;
+    const lease = await tryHoldCompactionLease(deps.db, chatId);
+    if (!lease) return false;
+    metric("compaction.background", { chatId, projected: due.projected, trigger: due.trigger });
+    void foldInBackground(deps, due, lease).catch((error: unknown) =>
+      log.warn({ err: error, chatId }, "background compaction failed"),
+    );
+    return true;
+  } catch (error) {
+    log.warn({ err: error, chatId }, "background compaction could not start");
+    return false;
+  }
+}
+
+type Due = NonNullable<Awaited<ReturnType<typeof dueCompaction>>>;
+
+/** The chat as Tier 1 would fold it, when the next turn would cross the trigger; else null. */
+async function dueCompaction(deps: CompactDeps, chatId: string, modelId: string, tools?: ToolSet) {
   const [input, frame, model] = await Promise.all([
     loadCompactionInput(deps, chatId),
     tools ? chatRequestFrame(new Date(), tools) : chatRequestFrame(new Date()),
@@ -73,27 +95,79 @@ async function compactIfDue(
   ]);
   // A dirty chat (an overflow, a cut-short reply, an edit) compacts in its next turn, which
   // records why and shows it; the background takes only the trigger.
-  if (!input || input.history.length === 0 || input.chat.compactionDirty) return;
+  if (!input || input.history.length === 0 || input.chat.compactionDirty) return null;
   // The next turn adds the user's next message: expect one as long as their last.
   const lastUser = input.history.findLast((m) => m.role === "user");
   const nextMessage = lastUser
     ? defaultEstimator.estimateUIMessages([lastUser], { ratio: model.ratio })
     : 0;
   const projected = projectChat({ ...input, model, overheadTokens: frame.overheadTokens });
-  if (projected + nextMessage < model.budget.trigger) return;
-  if (running.has(chatId)) return;
-  metric("compaction.background", { chatId, projected, trigger: model.budget.trigger });
-  const fold = compactChat(deps, {
-    ...input,
-    model,
-    overheadTokens: frame.overheadTokens,
-    expectedTokens: nextMessage,
-  })
-    .then(() => undefined)
-    .finally(() => running.delete(chatId));
-  running.set(
-    chatId,
-    fold.catch(() => undefined),
-  );
-  await fold;
+  if (projected + nextMessage < model.budget.trigger) return null;
+  return { input, frame, model, nextMessage, projected, trigger: model.budget.trigger };
+}
+
+/** Folds the chat, streaming its trace live, and stores the trace; frees the lease at the end. */
+async function foldInBackground(deps: BackgroundDeps, due: Due, lease: HeldLease): Promise<void> {
+  const now = deps.now ?? Date.now;
+  const chatId = due.input.chat.id;
+  const messageId = generateId();
+  const toolCallId = `compact-${generateId()}`;
+  const trace = liveTrace(messageId);
+  const published = publishTurnStream(deps.live, chatId, messageId, trace.sse, "compaction");
+  let started: TraceInput | null = null;
+  try {
+    const outcome = await compactChat(deps, {
+      ...due.input,
+      model: due.model,
+      overheadTokens: due.frame.overheadTokens,
+      overheadClasses: due.frame.overheadClasses,
+      expectedTokens: due.nextMessage,
+      onSummarizeStart: ({ tokensBefore, messages, reason }) => {
+        started = { reason, tokensBefore, messages, startedAt: now() };
+        trace.write(traceStartChunk(toolCallId, started));
+      },
+    });
+    const result = outcome.trace;
+    if (!result || !KEPT_OUTCOMES.has(result.outcome)) return;
+    const input: TraceInput = started ?? {
+      reason: result.reason,
+      tokensBefore: result.tokensBefore,
+      messages: result.messagesSummarized,
+      startedAt: now() - result.durationMs,
+    };
+    if (!started) trace.write(traceStartChunk(toolCallId, input));
+    trace.write(traceEndChunk(toolCallId, result));
+    await appendMessage(deps.db, chatId, traceEntry(result, input, { messageId, toolCallId }));
+  } finally {
+    trace.end();
+    await published;
+    await endTurnStream(deps.live, chatId, "compaction");
+    await lease.release();
+  }
+}
+
+/** A UI message stream of one timeline entry, written chunk by chunk, as server-sent events. */
+function liveTrace(messageId: string) {
+  let controller!: ReadableStreamDefaultController<UIMessageChunk>;
+  const chunks = new ReadableStream<UIMessageChunk>({
+    start: (c) => {
+      controller = c;
+    },
+  });
+  controller.enqueue({ type: "start", messageId, messageMetadata: { compaction: true } });
+  // A bus that failed cancels the stream: the fold goes on without anyone watching.
+  const safely = (step: () => void) => {
+    try {
+      step();
+    } catch {}
+  };
+  return {
+    sse: chunks.pipeThrough(new JsonToSseTransformStream()),
+    write: (chunk: UIMessageChunk) => safely(() => controller.enqueue(chunk)),
+    end: () =>
+      safely(() => {
+        controller.enqueue({ type: "finish" });
+        controller.close();
+      }),
+  };
 }

@@ -5,6 +5,7 @@ import { summaryMessage } from "@/lib/compaction/view";
 import { breakdown } from "@/lib/context/breakdown";
 import { applyRatio, defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
+import { isCompacting } from "@/lib/db/queries/chats";
 import { loadHistory, loadTurnHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
@@ -89,6 +90,8 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     // counts the messages before it.
     summarizedMessages: (rows[0]?.seq ?? 0) + rows.length - view.after.length,
     compactionEnabled: settings.enabled,
+    /** A background compaction is folding the chat right now (its trace streams live). */
+    compacting: isCompacting(chat),
     /** The next turn compacts first (after an overflow, a cut-short reply or an edit). */
     compactsNext: settings.enabled && (state.dirty || projectedTokens >= budget.trigger),
   };

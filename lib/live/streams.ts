@@ -29,7 +29,14 @@ function contextOf(bus: LiveBus): ResumableStreamContext {
   return context;
 }
 
-const activeKey = (chatId: string) => `fold:live-stream:${chatId}`;
+/**
+ * What streams live in a chat: a turn's reply, or a background compaction's trace (which may
+ * run beside the next turn, so each has its own record).
+ */
+export type LiveKind = "turn" | "compaction";
+
+const activeKey = (chatId: string, kind: LiveKind) =>
+  kind === "turn" ? `fold:live-stream:${chatId}` : `fold:live-compaction:${chatId}`;
 
 /** The live-stream record outlives any turn: the longest turn plus a margin. */
 const activeSeconds = () => Math.ceil(env().turnMaxDurationMs / 1000) + 60;
@@ -44,10 +51,11 @@ export async function publishTurnStream(
   chatId: string,
   streamId: string,
   sse: ReadableStream<string>,
+  kind: LiveKind = "turn",
 ): Promise<void> {
   try {
     const own = await contextOf(bus).createNewResumableStream(streamId, () => sse);
-    await bus.publisher.set(activeKey(chatId), streamId, { EX: activeSeconds() });
+    await bus.publisher.set(activeKey(chatId, kind), streamId, { EX: activeSeconds() });
     // The producer side needs no reader: drain our copy so the stream runs to its end.
     await own?.pipeTo(new WritableStream());
   } catch (error) {
@@ -56,10 +64,14 @@ export async function publishTurnStream(
   }
 }
 
-/** The turn is over: the chat has no live stream any more (its reply is stored). */
-export async function endTurnStream(bus: LiveBus, chatId: string): Promise<void> {
+/** The turn (or compaction) is over: its result is stored, so there is nothing live to follow. */
+export async function endTurnStream(
+  bus: LiveBus,
+  chatId: string,
+  kind: LiveKind = "turn",
+): Promise<void> {
   await bus.publisher
-    .set(activeKey(chatId), "", { EX: 1 })
+    .set(activeKey(chatId, kind), "", { EX: 1 })
     .catch((error: unknown) => log.warn({ err: error, chatId }, "live stream: clearing failed"));
 }
 
@@ -67,8 +79,9 @@ export async function endTurnStream(bus: LiveBus, chatId: string): Promise<void>
 export async function resumeTurnStream(
   bus: LiveBus,
   chatId: string,
+  kind: LiveKind = "turn",
 ): Promise<ReadableStream<string> | null> {
-  const streamId = await bus.publisher.get(activeKey(chatId));
+  const streamId = await bus.publisher.get(activeKey(chatId, kind));
   if (typeof streamId !== "string" || streamId === "") return null;
   try {
     return (await contextOf(bus).resumeExistingStream(streamId)) ?? null;

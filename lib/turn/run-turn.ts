@@ -7,7 +7,7 @@ import {
 } from "ai";
 import { describeModelError } from "@/lib/ai/errors";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
-import { compactAfterReply } from "@/lib/chat/background-compact";
+import { startBackgroundCompaction } from "@/lib/chat/background-compact";
 import { modelBudget } from "@/lib/chat/budget";
 import type { Db } from "@/lib/db/client";
 import type { Chat } from "@/lib/db/schema";
@@ -109,14 +109,15 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
       stored && !observed.stopped ? calibrateFromTurn(db, modelId, observed) : null,
     )
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
+    // Off the critical path: if the next turn would cross the trigger, a compaction starts
+    // now, under its own lease, before this turn frees the chat (DESIGN §16). It never throws.
+    .then(() => startBackgroundCompaction({ ...deps, live }, chat.id, modelId, deps.tools))
     .finally(async () => {
       // The reply is stored: a reload from here on reads it, not the live stream.
       await unwatch().catch(() => undefined);
       await endTurnStream(live, chat.id);
       await lease.release();
     });
-  // Off the critical path: if the next turn would cross the trigger, compact now (DESIGN §16).
-  void settled.then(() => compactAfterReply(deps, chat.id, modelId, deps.tools));
 
   return createUIMessageStreamResponse({
     stream: toBrowser.pipeThrough(endAfter(settled)),

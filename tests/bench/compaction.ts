@@ -20,9 +20,6 @@ const SUMMARY_DELAY_MS = 3_000;
 const ROUNDS = 12;
 /** Long turns before giving up on a round reaching the trigger. */
 const MAX_FILL_TURNS = 15;
-/** How long after a turn to look for the background compaction starting. */
-const DECISION_MS = 1_000;
-const DECISION_POLL_MS = 10;
 const WORDS_PER_TURN = 220;
 const AUTH_SECRET = "bench-secret-bench-secret-bench-secret-0123";
 
@@ -48,39 +45,24 @@ export const benchmark: Benchmark = {
     // Fold parses its environment on first use: load it only now.
     const { openBenchDatabase } = await import("./database");
     const turns = await import("./chat-turns");
-    const { backgroundCompaction } = await import("@/lib/chat/background-compact");
+    const { compactionSettled, isCompactingNow } = await import("../helpers/db");
     const { listCompactionEvents } = await import("@/lib/db/queries/compaction-events");
     const bench = await openBenchDatabase();
-
-    /**
-     * The background compaction folding the chat, if one starts right after the last reply.
-     * (Wrapped: an async function returning the promise itself would wait for it.)
-     */
-    async function startedCompaction(
-      chatId: string,
-    ): Promise<{ running: Promise<void> } | undefined> {
-      const deadline = performance.now() + DECISION_MS;
-      while (performance.now() < deadline) {
-        const running = backgroundCompaction(chatId);
-        if (running) return { running };
-        await new Promise((resolve) => setTimeout(resolve, DECISION_POLL_MS));
-      }
-      return undefined;
-    }
 
     try {
       const ordinary: number[] = [];
       const afterTrigger: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const chat = await turns.openChat(bench.database, `round-${round}@example.com`, MODEL_ID);
-        let running: { running: Promise<void> } | undefined;
+        // The decision to compact is taken before a turn frees the chat: known when it ends.
+        let running = false;
         for (let turn = 0; turn < MAX_FILL_TURNS && !running; turn++) {
           ordinary.push(await turns.foldTtftMs(chat, longText(round, turn)));
-          running = await startedCompaction(chat.chatId);
+          running = await isCompactingNow(bench.database.db, chat.chatId);
         }
         if (!running) throw new Error(`round ${round}: no reply crossed the trigger`);
         afterTrigger.push(await turns.foldTtftMs(chat, `Round ${round}: a short follow-up.`));
-        await running.running;
+        await compactionSettled(bench.database.db, chat.chatId);
         const events = await listCompactionEvents(bench.database.db, chat.chatId);
         if (!events.some((e) => e.outcome === "summarized")) {
           throw new Error(`round ${round}: the background compaction did not commit`);

@@ -13,22 +13,22 @@ const fake = await vi.hoisted(async () => {
   return server;
 });
 
+import * as compactionRoute from "@/app/api/chats/[id]/compaction/route";
 import * as contextRoute from "@/app/api/chats/[id]/context/route";
-import { backgroundCompaction } from "@/lib/chat/background-compact";
 import type { Database } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
+import { loadHistory } from "@/lib/db/queries/messages";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
+import { compactionSettled, isCompactingNow } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
 import { longMessage, newChat, sendTurn } from "../../helpers/turns";
-import { eventually } from "../../helpers/ui-stream";
+import { streamChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
 /** The summarizer takes this long, so a turn sent meanwhile runs while it writes. */
 const SLOW_SUMMARY_MS = 3_000;
 const MAX_TURNS = 15;
-/** How long after a turn to look for a background compaction starting (it starts within moments). */
-const DECISION_MS = 1_000;
 
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
@@ -43,7 +43,11 @@ async function contextOf(database: Database, browser: Browser, chatId: string) {
     params: { id: chatId },
     browser,
   });
-  return (await response.json()) as { compactsNext: boolean; summarizedMessages: number };
+  return (await response.json()) as {
+    compactsNext: boolean;
+    compacting: boolean;
+    summarizedMessages: number;
+  };
 }
 
 /**
@@ -65,14 +69,10 @@ async function fillUntil(
     });
     expect(response.status).toBe(200);
     turns.push(chunks);
-    // The reply is stored before the browser's stream ends; the decision to compact follows it.
-    // (Wrapped: an async check returning the promise itself would wait for it.)
-    const folding = await eventually(async () => {
-      const running = backgroundCompaction(chatId);
-      return running ? { running } : null;
-    }, DECISION_MS).catch(() => undefined);
+    // The decision is taken before the turn frees the chat, so it is known when the stream ends.
+    const folding = await isCompactingNow(database.db, chatId);
     if (folding && until === "due") return turns;
-    await folding?.running;
+    await compactionSettled(database.db, chatId);
     if (until === "compacted" && (await listCompactionEvents(database.db, chatId)).length > 0) {
       return turns;
     }
@@ -95,6 +95,12 @@ describeEachDriver("compaction in the background", (use) => {
     expect(turns.some(hasTrace)).toBe(false);
     const after = await contextOf(database, browser, chatId);
     expect(after.compactsNext).toBe(false);
+    expect(after.compacting).toBe(false);
+    // What it folded stays in the timeline as a finished trace entry, after the reply.
+    const stored = await loadHistory(database.db, chatId);
+    const entry = stored.at(-1);
+    expect(entry?.metadata).toMatchObject({ compaction: true });
+    expect(JSON.stringify(entry?.parts)).toContain('"outcome":"summarized"');
     expect(after.summarizedMessages).toBeGreaterThan(0);
 
     // The next turn sends the summary straight away, without compacting first.
@@ -111,8 +117,16 @@ describeEachDriver("compaction in the background", (use) => {
     fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
     try {
       await fillUntil("due", database, browser, chatId);
-      const running = backgroundCompaction(chatId);
-      expect(running).toBeDefined();
+      expect((await contextOf(database, browser, chatId)).compacting).toBe(true);
+      // An open page follows the trace live: it is running now.
+      const live = await call(database, compactionRoute.GET, {
+        path: `/api/chats/${chatId}/compaction`,
+        params: { id: chatId },
+        browser,
+      });
+      expect(live.status).toBe(200);
+      if (!live.body) throw new Error("the live trace has no body");
+      const liveChunks = streamChunks(live.body);
 
       const meanwhile = await sendTurn(database, browser, {
         chatId,
@@ -125,9 +139,22 @@ describeEachDriver("compaction in the background", (use) => {
       // Its reply is stored before the summary is: it did not wait for the summarizer.
       expect(await listCompactionEvents(database.db, chatId)).toEqual([]);
 
-      await running;
+      // The live trace ran from start to end, then closed.
+      const seen: Chunk[] = [];
+      for await (const chunk of liveChunks) seen.push(chunk as Chunk);
+      expect(hasTrace(seen)).toBe(true);
+      const end = seen.find((c) => c.type === "tool-output-available");
+      expect(end?.output).toMatchObject({ outcome: "summarized" });
+      await compactionSettled(database.db, chatId);
       const events = await listCompactionEvents(database.db, chatId);
       expect(events.map((e) => e.outcome)).toEqual(["summarized"]);
+      // Nothing is left to follow once it is done.
+      const after = await call(database, compactionRoute.GET, {
+        path: `/api/chats/${chatId}/compaction`,
+        params: { id: chatId },
+        browser,
+      });
+      expect(after.status).toBe(204);
     } finally {
       fake.configure({ summaryDelayMs: 0 });
     }

@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
-import { holdLease } from "@/lib/chat/lease";
+import { holdLease, tryHoldCompactionLease } from "@/lib/chat/lease";
 import { acquireLease, releaseLease, renewLease } from "@/lib/db/queries/leases";
 import { describeEachDriver } from "../../helpers/databases";
-import { isTurnActive } from "../../helpers/db";
+import { isCompactingNow, isTurnActive } from "../../helpers/db";
 import { seedChat } from "../../helpers/fixtures";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -16,6 +16,25 @@ describeEachDriver("owned leases (one turn or compaction at a time, across insta
     expect(await acquireLease(db, id, 30_000)).toBeNull();
     expect(await releaseLease(db, first as NonNullable<typeof first>)).toBe(true);
     expect(await acquireLease(db, id, 30_000)).not.toBeNull();
+  });
+
+  it("a background compaction's lease is one per chat and apart from the turn's", async () => {
+    const { db } = use();
+    const { id } = await seedChat(db);
+    const compacting = await tryHoldCompactionLease(db, id);
+    expect(compacting).not.toBeNull();
+    expect(await isCompactingNow(db, id)).toBe(true);
+    // A second instance does not start another compaction, and does not wait for one.
+    expect(await tryHoldCompactionLease(db, id)).toBeNull();
+    // A turn still takes the chat meanwhile.
+    const turn = await holdLease(db, id, "busy");
+    expect(await isTurnActive(db, id)).toBe(true);
+    await turn.release();
+    await compacting?.release();
+    expect(await isCompactingNow(db, id)).toBe(false);
+    const again = await tryHoldCompactionLease(db, id);
+    expect(again).not.toBeNull();
+    await again?.release();
   });
 
   it("an expired holder can neither renew nor release the lease someone took since", async () => {
