@@ -27,6 +27,7 @@ import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
 import { withStoredTail } from "./stored-tail";
 import { Thinking } from "./thinking";
+import { useLiveCompaction } from "./use-live-compaction";
 import { type PickableModel, useModels } from "./use-models";
 import { useOlderMessages } from "./use-older-messages";
 import { useReplyInProgress } from "./use-reply-in-progress";
@@ -163,6 +164,18 @@ export function ChatView({
   useStoredMessagesAfterLimit(chatId, limit, setStoredTail);
   const replyElsewhere = useReplyInProgress(chatId, initialReplying === true, setStoredTail);
   const { setContext } = usage;
+  // A background compaction that started after the last reply: its trace, live, then kept.
+  const liveCompaction = useLiveCompaction(
+    chatId,
+    usage.context?.compacting === true,
+    useCallback(
+      (entry: FoldUIMessage) => {
+        setMessages((list) => (list.some((m) => m.id === entry.id) ? list : [...list, entry]));
+        setUsageVersion((v) => v + 1);
+      },
+      [setMessages],
+    ),
+  );
   const compact = useCompactNow({
     chatId,
     modelId,
@@ -205,7 +218,7 @@ export function ChatView({
           busyLabel={
             compact.state === "queued"
               ? "queued"
-              : compact.state === "running"
+              : compact.state === "running" || liveCompaction
                 ? "compacting…"
                 : undefined
           }
@@ -229,6 +242,19 @@ export function ChatView({
 
   const footer = (
     <div className="space-y-6">
+      {liveCompaction ? (
+        <div aria-live="polite">
+          <MessageView
+            message={liveCompaction}
+            streaming
+            isLastAssistant={false}
+            busy={busy}
+            onRegenerate={() => undefined}
+            onEdit={() => undefined}
+            onContinue={() => undefined}
+          />
+        </div>
+      ) : null}
       {status === "submitted" ? <Thinking /> : null}
       {error && !limit ? (
         <div

@@ -1,0 +1,67 @@
+"use client";
+
+import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema } from "ai";
+import { useEffect, useRef, useState } from "react";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { apiFetch } from "../outage/api-fetch";
+
+/**
+ * A background compaction of an open chat, shown as it runs: while the
+ * context endpoint says the chat is compacting, follow its live trace
+ * (GET /api/chats/:id/compaction, served by whichever instance) and return
+ * the timeline entry it is building; when it ends, hand the finished entry
+ * to `onDone` (it is stored by then) and return null again.
+ */
+export function useLiveCompaction(
+  chatId: string,
+  compacting: boolean,
+  onDone: (entry: FoldUIMessage) => void,
+): FoldUIMessage | null {
+  const [live, setLive] = useState<FoldUIMessage | null>(null);
+  const onDoneRef = useRef(onDone);
+  onDoneRef.current = onDone;
+
+  useEffect(() => {
+    if (!compacting) return;
+    const controller = new AbortController();
+    void follow(chatId, controller.signal, setLive)
+      .then((entry) => {
+        if (entry && !controller.signal.aborted) onDoneRef.current(entry);
+      })
+      // A trace that cannot be followed costs the live view only: the entry is stored anyway.
+      .catch(() => undefined)
+      .finally(() => {
+        if (!controller.signal.aborted) setLive(null);
+      });
+    return () => controller.abort();
+  }, [chatId, compacting]);
+
+  return live;
+}
+
+/** Reads the live trace to its end; the finished entry, or null when none was running. */
+async function follow(
+  chatId: string,
+  signal: AbortSignal,
+  show: (message: FoldUIMessage) => void,
+): Promise<FoldUIMessage | null> {
+  const response = await apiFetch(`/api/chats/${chatId}/compaction`, { signal });
+  if (response.status !== 200 || !response.body) return null;
+  const chunks = parseJsonEventStream({
+    stream: response.body,
+    schema: uiMessageChunkSchema,
+  }).pipeThrough(
+    new TransformStream({
+      transform(result, controller) {
+        if (result.success) controller.enqueue(result.value);
+      },
+    }),
+  );
+  let last: FoldUIMessage | null = null;
+  for await (const message of readUIMessageStream<FoldUIMessage>({ stream: chunks })) {
+    last = message;
+    show(message);
+  }
+  // Only a finished trace is kept in the timeline (a failed fold is retried by the next turn).
+  return last?.parts.some((part) => "output" in part && part.output !== undefined) ? last : null;
+}
