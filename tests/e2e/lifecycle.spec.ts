@@ -9,6 +9,7 @@ import {
   withCookie,
 } from "../helpers/instances";
 import { createPostgresDatabase } from "../helpers/postgres";
+import { readUntilText } from "../helpers/ui-stream";
 import { hydrated, PASSWORD } from "./helpers";
 import { INSTANCE_A_PORT, INSTANCE_B_PORT } from "./servers";
 
@@ -79,19 +80,6 @@ async function openChat(page: Page, base: string, chatId: string) {
 const assistantText = (page: Page) =>
   page.locator("[data-role='assistant']", { hasText: "Fake reply" }).last();
 
-/** Reads a streaming response until `enough` text has arrived; the rest streams on unread. */
-async function readUntil(response: Response, enough: number): Promise<void> {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  while (!/"text-delta"/.test(text) || text.length < enough) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    text += decoder.decode(value, { stream: true });
-  }
-  reader.releaseLock();
-}
-
 test("Stop in the browser stops the model; the reply stays, marked Stopped, with Continue and Retry", async ({
   page,
   context,
@@ -141,7 +129,7 @@ test("a reload on another instance follows the reply streaming on the first", as
     text: "Tell me a long story.",
   });
   expect(response.status).toBe(200);
-  await readUntil(response, 400);
+  await readUntilText(response);
 
   await openChat(page, b.url, chatId);
   // The live reply, continuing: text is there before the reply ends, and it grows.
@@ -178,22 +166,14 @@ test("a stop sent to one instance stops the turn running on another", async ({ p
   });
   // Stop once the model is writing: a stop that lands earlier ends the turn before the
   // provider is ever asked (and there is no request to abort).
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let wire = "";
-  while (!wire.includes('"text-delta"')) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    wire += decoder.decode(value, { stream: true });
-  }
+  const { seen: chunks, rest } = await readUntilText(response);
   const stop = await client.fetch(b.url, `/api/chats/${chatId}/stop`, { method: "POST" });
   expect(stop.status).toBe(202);
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    wire += decoder.decode(value, { stream: true });
-  }
-  expect(wire).toContain('"stopped":true');
+  for await (const chunk of rest) chunks.push(chunk);
+  const finish = chunks.find((chunk) => chunk.type === "finish") as
+    | { messageMetadata?: { stopped?: boolean } }
+    | undefined;
+  expect(finish?.messageMetadata?.stopped).toBe(true);
   await expect
     .poll(() => fake.requests.filter((request) => request.stream).at(-1)?.abortedAt ?? null)
     .not.toBeNull();
@@ -211,7 +191,7 @@ test("an instance killed mid-turn frees the chat within 30 s; the orphan offers 
     modelId: MODEL,
     text: "Tell me a long story.",
   });
-  await readUntil(response, 200);
+  await readUntilText(response);
   await a.kill("SIGKILL");
   const killedAt = Date.now();
 
