@@ -1,5 +1,6 @@
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { type FakeOpenAI, startFakeOpenAI } from "../fixtures/fake-openai/server";
+import { cookieHeader } from "../helpers/account";
 import {
   type Client,
   createChat,
@@ -10,7 +11,7 @@ import {
 } from "../helpers/instances";
 import { createPostgresDatabase } from "../helpers/postgres";
 import { readUntilText } from "../helpers/ui-stream";
-import { hydrated, PASSWORD } from "./helpers";
+import { hydrated, registerUser } from "./helpers";
 import { INSTANCE_A_PORT, INSTANCE_B_PORT } from "./servers";
 
 /**
@@ -60,15 +61,8 @@ test.afterAll(async () => {
 
 /** A user registered in the browser on A; the API client shares its session (cookies ignore the port). */
 async function signedIn(page: Page, context: BrowserContext, email: string): Promise<Client> {
-  await page.goto(`${a.url}/register`);
-  await hydrated(page);
-  await page.getByLabel("Name").fill(email.split("@")[0] ?? "user");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.waitForURL((url) => !url.pathname.startsWith("/register"));
-  const cookies = await context.cookies(a.url);
-  return withCookie(cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join("; "));
+  await registerUser(page, email, a.url);
+  return withCookie(cookieHeader(await context.cookies(a.url)));
 }
 
 async function openChat(page: Page, base: string, chatId: string) {
