@@ -21,3 +21,58 @@ export async function registerUser(page: Page, email: string, base = ""): Promis
   await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
   await hydrated(page);
 }
+
+/** Types `text` into the composer once it takes input, and sends it. */
+export async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(box).toBeEnabled();
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+const WORDS = [
+  "budget",
+  "harbour",
+  "lantern",
+  "meadow",
+  "copper",
+  "river",
+  "signal",
+  "orchard",
+  "granite",
+  "window",
+  "summary",
+  "velvet",
+  "compass",
+  "thunder",
+  "pepper",
+  "glacier",
+  "archive",
+  "ember",
+  "canvas",
+  "falcon",
+  "quartz",
+  "willow",
+  "beacon",
+  "saddle",
+  "tundra",
+  "marble",
+  "cactus",
+  "ribbon",
+  "anchor",
+  "nectar",
+  "pigeon",
+  "walnut",
+];
+
+/** `count` pseudo-random words after `label`, the same on every run. */
+export function prose(label: string, seed: number, count: number): string {
+  let state = seed * 7919 + 17;
+  const words: string[] = [];
+  for (let i = 0; i < count; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    words.push(WORDS[(state >>> 16) % WORDS.length] ?? "word");
+    if (i % 12 === 11) words.push(`note-${seed}-${i}.`);
+  }
+  return `${label} ${words.join(" ")}`;
+}
