@@ -10,6 +10,7 @@ import {
   startInstance,
 } from "../helpers/instances";
 import { createPostgresDatabase } from "../helpers/postgres";
+import { readUntilText } from "../helpers/ui-stream";
 import type { BenchContext, Benchmark, Figures } from "./benchmark";
 import { percentile, round1 } from "./measure";
 
@@ -60,7 +61,7 @@ export const benchmark: Benchmark = {
       for (let i = 0; i < SAMPLES; i++) {
         const chatId = await createChat(client, a.url);
         const response = await sendMessage(client, a.url, { chatId, modelId: MODEL, text: "Go." });
-        const body = await firstText(response);
+        const { rest } = await readUntilText(response);
         resumes.push(await resumeFirstChunkMs(client, b.url, chatId));
         const sentAt = Date.now();
         const stop = await client.fetch(b.url, `/api/chats/${chatId}/stop`, { method: "POST" });
@@ -69,14 +70,14 @@ export const benchmark: Benchmark = {
           () => fake.requests.filter((request) => request.stream).at(-1)?.abortedAt ?? null,
         );
         stops.push(abortedAt - sentAt);
-        await body.cancel().catch(() => undefined);
+        await rest.return(undefined).catch(() => undefined);
       }
       console.error(`lifecycle: ${SAMPLES} stops and resumes done; crashing instance A`);
 
       // A crash mid-turn: how long until another instance takes the chat.
       const chatId = await createChat(client, a.url);
       const response = await sendMessage(client, a.url, { chatId, modelId: MODEL, text: "Go." });
-      await firstText(response);
+      await readUntilText(response);
       await a.kill("SIGKILL");
       const killedAt = Date.now();
       for (;;) {
@@ -137,21 +138,6 @@ async function backToBackTurns(client: Client, base: string, turns: number) {
       missing += 1;
   }
   return { conflicts, missing };
-}
-
-/** Reads a streaming reply until its first text; the rest stays unread on the returned reader. */
-async function firstText(response: Response): Promise<ReadableStreamDefaultReader<Uint8Array>> {
-  if (response.status !== 200 || !response.body)
-    throw new Error(`turn answered ${response.status}`);
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  while (!text.includes('"text-delta"')) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-  }
-  return reader;
 }
 
 /** Milliseconds from asking instance `base` for the chat's live stream to its first chunk. */

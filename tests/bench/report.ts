@@ -5,16 +5,27 @@ import type { Figures } from "./benchmark";
 
 export type Row = { figure: string; value: number; notes: string | undefined };
 
-/** The unit a figure's name ends with; names without one are plain counts. */
-const UNIT_SUFFIXES: ReadonlyArray<readonly [suffix: string, unit: string]> = [
-  ["_ms", "ms"],
-  ["_pct", "%"],
-  ["_tokens", "tokens"],
-  ["_ratio", "ratio"],
-];
+/**
+ * The unit words a figure's name may hold, as whole `_`-separated words: `turn.wall_ms_1000`,
+ * `lifecycle.stop_to_provider_abort_ms_p95`, `lifecycle.crash_unlock_s`, `sim.seconds`,
+ * `memory.user_kept_pct`, `sim.summarizer_input_ratio_pruned`. A word that only contains one
+ * (`lifecycle.backtoback_409s`) does not count.
+ */
+const UNIT_WORDS: ReadonlyMap<string, string> = new Map([
+  ["ms", "ms"],
+  ["s", "s"],
+  ["seconds", "s"],
+  ["pct", "%"],
+  ["tokens", "tokens"],
+  ["ratio", "ratio"],
+  ["fps", "fps"],
+]);
 
-function unitOf(figure: string): string {
-  return UNIT_SUFFIXES.find(([suffix]) => figure.endsWith(suffix))?.[1] ?? "count";
+/** The unit a figure's name holds (after the benchmark's prefix); names without one are plain counts. */
+export function unitOf(figure: string): string {
+  const words = figure.slice(figure.indexOf(".") + 1).split("_");
+  const word = words.find((candidate) => UNIT_WORDS.has(candidate));
+  return (word && UNIT_WORDS.get(word)) ?? "count";
 }
 
 /** A plain-text table: figure name | value | unit/notes. */

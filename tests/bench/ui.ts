@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { browserCookies } from "../helpers/account";
 import type { Benchmark } from "./benchmark";
 import { percentile } from "./measure";
 
@@ -128,14 +129,7 @@ export const benchmark: Benchmark = {
         ],
       });
       const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-      const cookies = session.cookie
-        .split("; ")
-        .filter(Boolean)
-        .map((pair) => {
-          const at = pair.indexOf("=");
-          return { name: pair.slice(0, at), value: pair.slice(at + 1), url: ORIGIN };
-        });
-      await page.context().addCookies(cookies);
+      await page.context().addCookies(browserCookies(session.cookie, ORIGIN));
 
       const last = page.locator(`[data-message-id="${lastId}"]`);
       const opens: number[] = [];

@@ -1,57 +1,14 @@
 import { expect, type Page, test } from "@playwright/test";
-import { hydrated, registerUser } from "./helpers";
+import { hydrated, prose, registerUser, send } from "./helpers";
 
 // The e2e fake provider serves `small` with a 4,096-token window and waits 1.5 s before
 // answering a summarizer request, so the running trace stays on screen (scripts/e2e-server.mjs).
 const SMALL_MODEL = "fake:small";
 const MAX_TURNS = 14;
 
-const WORDS = [
-  "budget",
-  "harbour",
-  "lantern",
-  "meadow",
-  "copper",
-  "river",
-  "signal",
-  "orchard",
-  "granite",
-  "window",
-  "summary",
-  "velvet",
-  "compass",
-  "thunder",
-  "pepper",
-  "glacier",
-  "archive",
-  "ember",
-  "canvas",
-  "falcon",
-  "quartz",
-  "willow",
-  "beacon",
-  "saddle",
-  "tundra",
-  "marble",
-  "cactus",
-  "ribbon",
-  "anchor",
-  "nectar",
-  "pigeon",
-  "walnut",
-];
-
 /** About 250 words, different on every turn, with a first line naming the turn. */
-function longMessage(turn: number): string {
-  let seed = turn * 7919 + 17;
-  const words: string[] = [];
-  for (let i = 0; i < 245; i++) {
-    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-    words.push(WORDS[(seed >>> 16) % WORDS.length] ?? "word");
-    if (i % 12 === 11) words.push(`note-${turn}-${i}.`);
-  }
-  return `Request ${turn + 1}: please keep track of item ${turn + 1} in the plan. ${words.join(" ")}`;
-}
+const longMessage = (turn: number) =>
+  prose(`Request ${turn + 1}: please keep track of item ${turn + 1} in the plan.`, turn, 245);
 
 const ring = (page: Page) => page.getByTestId("context-ring");
 
@@ -95,13 +52,6 @@ async function stored(page: Page): Promise<{ replies: number; traces: number }> 
     traces: messages.flatMap((m) => m.parts).filter((p) => p.type === "tool-compact_context")
       .length,
   };
-}
-
-async function send(page: Page, text: string): Promise<void> {
-  const box = page.getByRole("textbox", { name: "Message" });
-  await expect(box).toBeEnabled();
-  await box.fill(text);
-  await box.press("Enter");
 }
 
 test("a long chat compacts itself, shows the trace, and compacts again from the ring", async ({

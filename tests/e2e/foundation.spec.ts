@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { hydrated, registerUser } from "./helpers";
+import { hydrated, PASSWORD, registerUser } from "./helpers";
 
 test("register, create a chat, see it in the sidebar, and find it again after a reload", async ({
   page,
@@ -48,7 +48,7 @@ test("a signed-out visitor is sent to sign in, and signing in works", async ({ p
   await expect(page).toHaveURL(/\/login$/);
   await hydrated(page);
   await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("correct horse battery");
+  await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
 });

@@ -1,14 +1,18 @@
 import { expect, type Page } from "@playwright/test";
+import { PASSWORD } from "../helpers/account";
 
-export const PASSWORD = "correct horse battery";
+export { PASSWORD };
 
 export async function hydrated(page: Page): Promise<void> {
   await expect(page.locator("html[data-hydrated='true']")).toBeAttached();
 }
 
-/** Registers a fresh account through the real form and waits for the chat home. */
-export async function registerUser(page: Page, email: string): Promise<void> {
-  await page.goto("/register");
+/**
+ * Registers a fresh account through the real form and waits for the chat home: on the
+ * server the spec runs against, or on the one at `base`.
+ */
+export async function registerUser(page: Page, email: string, base = ""): Promise<void> {
+  await page.goto(`${base}/register`);
   await hydrated(page);
   await page.getByLabel("Name").fill(email.split("@")[0] ?? "user");
   await page.getByLabel("Email").fill(email);
@@ -16,4 +20,59 @@ export async function registerUser(page: Page, email: string): Promise<void> {
   await page.getByRole("button", { name: "Create account" }).click();
   await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
   await hydrated(page);
+}
+
+/** Types `text` into the composer once it takes input, and sends it. */
+export async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(box).toBeEnabled();
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+const WORDS = [
+  "budget",
+  "harbour",
+  "lantern",
+  "meadow",
+  "copper",
+  "river",
+  "signal",
+  "orchard",
+  "granite",
+  "window",
+  "summary",
+  "velvet",
+  "compass",
+  "thunder",
+  "pepper",
+  "glacier",
+  "archive",
+  "ember",
+  "canvas",
+  "falcon",
+  "quartz",
+  "willow",
+  "beacon",
+  "saddle",
+  "tundra",
+  "marble",
+  "cactus",
+  "ribbon",
+  "anchor",
+  "nectar",
+  "pigeon",
+  "walnut",
+];
+
+/** `count` pseudo-random words after `label`, the same on every run. */
+export function prose(label: string, seed: number, count: number): string {
+  let state = seed * 7919 + 17;
+  const words: string[] = [];
+  for (let i = 0; i < count; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    words.push(WORDS[(state >>> 16) % WORDS.length] ?? "word");
+    if (i % 12 === 11) words.push(`note-${seed}-${i}.`);
+  }
+  return `${label} ${words.join(" ")}`;
 }

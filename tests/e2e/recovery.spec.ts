@@ -1,5 +1,5 @@
-import { expect, type Page, test } from "@playwright/test";
-import { hydrated, registerUser } from "./helpers";
+import { expect, test } from "@playwright/test";
+import { hydrated, prose, registerUser, send } from "./helpers";
 
 // The e2e fake provider (scripts/e2e-server.mjs) serves `skewed` with a 4,096-token window
 // and counts every prompt 2.5× o200k. Fold learns that ratio per model, but only after a
@@ -13,64 +13,10 @@ import { hydrated, registerUser } from "./helpers";
 const ROOMY_MODEL = "fake:fake-model";
 const SKEWED_MODEL = "fake:skewed";
 
-const WORDS = [
-  "budget",
-  "harbour",
-  "lantern",
-  "meadow",
-  "copper",
-  "river",
-  "signal",
-  "orchard",
-  "granite",
-  "window",
-  "summary",
-  "velvet",
-  "compass",
-  "thunder",
-  "pepper",
-  "glacier",
-  "archive",
-  "ember",
-  "canvas",
-  "falcon",
-  "quartz",
-  "willow",
-  "beacon",
-  "saddle",
-  "tundra",
-  "marble",
-  "cactus",
-  "ribbon",
-  "anchor",
-  "nectar",
-  "pigeon",
-  "walnut",
-];
-
-/** `count` pseudo-random words after `label`, the same on every run. */
-function prose(label: string, seed: number, count: number): string {
-  let state = seed * 7919 + 17;
-  const words: string[] = [];
-  for (let i = 0; i < count; i++) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    words.push(WORDS[(state >>> 16) % WORDS.length] ?? "word");
-    if (i % 12 === 11) words.push(`note-${seed}-${i}.`);
-  }
-  return `${label} ${words.join(" ")}`;
-}
-
 /** ≈ 940 o200k tokens: sent on the roomy model, it fits anywhere. */
 const BACKGROUND = prose("Background for the plan:", 1, 600);
 /** ≈ 505 tokens: together with the background, too much for `skewed`'s real count. */
 const QUESTION = prose("Now the question:", 2, 320);
-
-async function send(page: Page, text: string): Promise<void> {
-  const box = page.getByRole("textbox", { name: "Message" });
-  await expect(box).toBeEnabled();
-  await box.fill(text);
-  await box.press("Enter");
-}
 
 test("a chat made to overflow shows the recovery trace and then the answer", async ({ page }) => {
   test.setTimeout(120_000);

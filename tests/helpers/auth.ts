@@ -1,16 +1,17 @@
 import * as authRoute from "@/app/api/auth/[...all]/route";
 import type { Database } from "@/lib/db/client";
+import { PASSWORD, signUpBody } from "./account";
 import { anonymous, type Browser, call } from "./http";
 
-export const PASSWORD = "correct horse battery";
+export { PASSWORD };
 
 /** Registers through better-auth's real endpoint; the browser keeps the session cookie. */
-export async function register(database: Database, email: string, name = email.split("@")[0]) {
+export async function register(database: Database, email: string, name?: string) {
   const browser = anonymous();
   const response = await call(database, authRoute.POST, {
     path: "/api/auth/sign-up/email",
     method: "POST",
-    body: { email, password: PASSWORD, name },
+    body: signUpBody(email, name),
     browser,
   });
   return { response, browser };

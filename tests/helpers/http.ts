@@ -1,4 +1,5 @@
 import { type Database, withDatabase } from "@/lib/db/client";
+import { type CookieJar, keepCookies } from "./account";
 
 /**
  * Calls the app's real route handlers in-process, against a test database,
@@ -9,7 +10,7 @@ export const ORIGIN = "http://localhost:3000";
 
 type Handler<P> = (request: Request, context: { params: Promise<P> }) => Promise<Response>;
 
-export type Browser = { cookie: string };
+export type Browser = CookieJar;
 
 export function anonymous(): Browser {
   return { cookie: "" };
@@ -50,15 +51,6 @@ export async function call<P = Record<string, never>>(
   const response = await withDatabase(database, () =>
     handler(request, { params: Promise.resolve((input.params ?? {}) as P) }),
   );
-  if (input.browser) {
-    for (const setCookie of response.headers.getSetCookie()) {
-      const [pair] = setCookie.split(";");
-      if (!pair) continue;
-      const [name] = pair.split("=");
-      const rest = input.browser.cookie.split("; ").filter((c) => c && !c.startsWith(`${name}=`));
-      const expired = /max-age=0/i.test(setCookie) || pair.endsWith("=");
-      input.browser.cookie = (expired ? rest : [...rest, pair]).join("; ");
-    }
-  }
+  if (input.browser) keepCookies(input.browser, response);
   return response;
 }

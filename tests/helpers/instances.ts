@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
+import { type CookieJar, keepCookies, signUpBody } from "./account";
 
 /**
  * Fold as it runs in production, several times over: `next start` processes
@@ -108,15 +109,14 @@ export async function signUp(base: string, email: string): Promise<Client> {
   const response = await fetch(`${base}/api/auth/sign-up/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: base },
-    body: JSON.stringify({ name: email.split("@")[0], email, password: "correct horse battery" }),
+    body: JSON.stringify(signUpBody(email)),
   });
   if (!response.ok) throw new Error(`sign-up failed: ${response.status} ${await response.text()}`);
-  const cookie = response.headers
-    .getSetCookie()
-    .map((line) => line.split(";")[0])
-    .join("; ");
-  if (!cookie.includes("session_token")) throw new Error(`sign-up set no session: ${cookie}`);
-  return withCookie(cookie);
+  const jar: CookieJar = { cookie: "" };
+  keepCookies(jar, response);
+  if (!jar.cookie.includes("session_token"))
+    throw new Error(`sign-up set no session: ${jar.cookie}`);
+  return withCookie(jar.cookie);
 }
 
 /** A client with the session cookie a browser holds. */

@@ -43,6 +43,30 @@ export async function* streamChunks(
   }
 }
 
+/**
+ * Reads a streaming reply (a UI message stream) until its text has `minChars` characters, by
+ * default until its first text delta. Returns the chunks read so far and the rest of the
+ * stream: the reply streams on unread until `rest` is read, and `rest.return()` cancels it.
+ */
+export async function readUntilText(
+  response: Response,
+  minChars = 1,
+): Promise<{
+  seen: Array<Record<string, unknown>>;
+  rest: AsyncGenerator<Record<string, unknown>>;
+}> {
+  if (!response.ok || !response.body) throw new Error(`the turn answered ${response.status}`);
+  const rest = streamChunks(response.body);
+  const seen: Array<Record<string, unknown>> = [];
+  // next() by hand, not for-await: leaving a for-await loop would cancel the stream.
+  while (textOf(seen).length < minChars) {
+    const next = await rest.next();
+    if (next.done) throw new Error(`the stream ended after ${textOf(seen).length} characters`);
+    seen.push(next.value);
+  }
+  return { seen, rest };
+}
+
 /** The reply text in a list of UI message chunks. */
 export function textOf(chunks: ReadonlyArray<Record<string, unknown>>): string {
   return chunks

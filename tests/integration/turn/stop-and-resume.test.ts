@@ -28,7 +28,7 @@ import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
 import { newChat } from "../../helpers/turns";
-import { eventually, streamChunks, textOf } from "../../helpers/ui-stream";
+import { eventually, readUntilText, streamChunks, textOf } from "../../helpers/ui-stream";
 
 const MODEL = "fake:fake-model";
 // "Another instance": its own Redis connections, as a second server process would have.
@@ -78,15 +78,10 @@ describeEachDriver("Stop and resume across instances", (use) => {
     const response = await startTurn(database, browser, chatId);
     expect(response.status).toBe(200);
 
-    const chunks: Array<Record<string, unknown>> = [];
-    let stopSentAt = 0;
-    for await (const chunk of streamChunks(response.body as ReadableStream<Uint8Array>)) {
-      chunks.push(chunk);
-      if (!stopSentAt && textOf(chunks).length >= 30) {
-        stopSentAt = Date.now();
-        expect(await requestStop(otherInstance, chatId)).toBe(1);
-      }
-    }
+    const { seen: chunks, rest } = await readUntilText(response, 30);
+    const stopSentAt = Date.now();
+    expect(await requestStop(otherInstance, chatId)).toBe(1);
+    for await (const chunk of rest) chunks.push(chunk);
     const finish = chunks.find((chunk) => chunk.type === "finish") as {
       messageMetadata?: { stopped?: boolean; stats?: { finishReason: string } };
     };
@@ -121,13 +116,9 @@ describeEachDriver("Stop and resume across instances", (use) => {
     const { browser } = await register(database, "follower@example.com");
     const chatId = await newChat(database, browser);
     const response = await startTurn(database, browser, chatId);
-    const original = streamChunks(response.body as ReadableStream<Uint8Array>);
-    const seen: Array<Record<string, unknown>> = [];
-    for await (const chunk of original) {
-      seen.push(chunk);
-      if (textOf(seen).length >= 30) break;
-    }
-    // Leaving the loop dropped the first reader, as a reload does; the turn goes on.
+    const { rest } = await readUntilText(response, 30);
+    // Drops the first reader, as a reload does; the turn goes on.
+    await rest.return(undefined);
     const resumed = await eventually(() => resumeTurnStream(otherInstance, chatId));
     const followed: Array<Record<string, unknown>> = [];
     for await (const chunk of streamChunks(resumed)) followed.push(chunk);
@@ -169,15 +160,9 @@ describeEachDriver("Stop and resume across instances", (use) => {
     expect((await stopCall(stranger)).status).toBe(404);
 
     const response = await startTurn(database, browser, chatId);
-    const chunks: Array<Record<string, unknown>> = [];
-    for await (const chunk of streamChunks(response.body as ReadableStream<Uint8Array>)) {
-      chunks.push(chunk);
-      if (textOf(chunks).length >= 12 && chunks.length < 1_000) {
-        const stopped = await stopCall(browser);
-        expect(stopped.status).toBe(202);
-        chunks.length = 1_000; // stop once
-      }
-    }
+    const { rest } = await readUntilText(response, 12);
+    expect((await stopCall(browser)).status).toBe(202);
+    for await (const _ of rest); // to the end of the stopped reply
     await eventually(async () => !(await isTurnActive(database.db, chatId)));
     const stored = await storedChat(database, browser, chatId);
     expect(stored.messages.at(-1)?.metadata?.stopped).toBe(true);
