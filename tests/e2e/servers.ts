@@ -15,3 +15,5 @@ export const APPROVAL_URL = `http://127.0.0.1:${APPROVAL_PORT}`;
 /** Two more instances, on Postgres and Redis, for the lifecycle spec (lifecycle.spec.ts). */
 export const INSTANCE_A_PORT = BASE + 10;
 export const INSTANCE_B_PORT = BASE + 11;
+/** One more, with background compaction on (background-compaction.spec.ts). */
+export const BACKGROUND_PORT = BASE + 12;
