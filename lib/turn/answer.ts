@@ -188,7 +188,9 @@ function requestEstimate(ctx: AnswerContext) {
  */
 function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
   const { observed } = ctx;
-  const inputTokens = requestEstimate(ctx).estimatedTokens;
+  // The same estimate a finished reply records (and calibration would read), made once.
+  observed.estimate ??= requestEstimate(ctx);
+  const inputTokens = observed.estimate.estimatedTokens;
   const outputTokens = defaultEstimator.countText(observed.streamedText ?? "");
   return {
     stopped: true,

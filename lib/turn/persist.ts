@@ -30,8 +30,12 @@ export async function persistReply(
       },
     });
     await assembled.pipeTo(new WritableStream());
-    const complete =
-      observed.finished || (observed.stopped && reply && hasContent(settledParts(reply.parts)));
+    const parts = reply
+      ? observed.stopped
+        ? settledParts(answerParts(reply.parts))
+        : answerParts(reply.parts)
+      : [];
+    const complete = observed.finished || (observed.stopped && hasContent(parts));
     if (observed.error || !complete || !reply) {
       log.warn({ chatId, err: observed.error }, "turn ended without a complete reply; not stored");
       return false;
@@ -39,7 +43,7 @@ export async function persistReply(
     await appendMessage(db, chatId, {
       id: reply.id,
       role: "assistant",
-      parts: observed.stopped ? settledParts(answerParts(reply.parts)) : answerParts(reply.parts),
+      parts,
       metadata: reply.metadata ?? null,
     });
     return true;
