@@ -21,8 +21,11 @@ export type Lease = { chatId: string; until: Date; kind: LeaseKind };
 
 const columnOf = (kind: LeaseKind) =>
   kind === "turn" ? chat.activeTurnUntil : chat.compactionUntil;
-const setOf = (kind: LeaseKind, value: SQL | null) =>
-  kind === "turn" ? { activeTurnUntil: value } : { compactionUntil: value };
+/** An update of one lease column (each spelled out: the compaction writer's guard reads them). */
+const setLease = (db: Db, kind: LeaseKind, value: SQL | null) =>
+  kind === "turn"
+    ? db.update(chat).set({ activeTurnUntil: value })
+    : db.update(chat).set({ compactionUntil: value });
 
 /** now() + the lease, cut to milliseconds so a JavaScript Date holds it exactly. */
 const until = (leaseMs: number) =>
@@ -36,9 +39,7 @@ export async function acquireLease(
   kind: LeaseKind = "turn",
 ): Promise<Lease | null> {
   const column = columnOf(kind);
-  const [row] = await db
-    .update(chat)
-    .set(setOf(kind, until(leaseMs)))
+  const [row] = await setLease(db, kind, until(leaseMs))
     .where(and(eq(chat.id, chatId), sql`(${column} is null or ${column} < now())`))
     .returning({ until: column });
   return row?.until ? { chatId, until: row.until, kind } : null;
@@ -47,9 +48,7 @@ export async function acquireLease(
 /** Extends a lease its holder still owns; null when it was lost (expired and taken, or released). */
 export async function renewLease(db: Db, lease: Lease, leaseMs: number): Promise<Lease | null> {
   const column = columnOf(lease.kind);
-  const [row] = await db
-    .update(chat)
-    .set(setOf(lease.kind, until(leaseMs)))
+  const [row] = await setLease(db, lease.kind, until(leaseMs))
     .where(and(eq(chat.id, lease.chatId), eq(column, lease.until)))
     .returning({ until: column });
   return row?.until ? { ...lease, until: row.until } : null;
@@ -57,9 +56,7 @@ export async function renewLease(db: Db, lease: Lease, leaseMs: number): Promise
 
 /** Frees a lease its holder still owns; false when the row holds someone else's (or none). */
 export async function releaseLease(db: Db, lease: Lease): Promise<boolean> {
-  const rows = await db
-    .update(chat)
-    .set(setOf(lease.kind, null))
+  const rows = await setLease(db, lease.kind, null)
     .where(and(eq(chat.id, lease.chatId), eq(columnOf(lease.kind), lease.until)))
     .returning({ id: chat.id });
   return rows.length > 0;
