@@ -18,6 +18,9 @@ import { type ClassRatios, type ClassTokens, CONTENT_CLASSES, classTotal } from 
  * highest ratio measured for that class across Qwen 3, Llama 3, DeepSeek V3,
  * Gemma 3 and Claude tokenizers (tests/bench/estimator.ts), so a first turn
  * over-estimates rather than under-estimates whichever family it meets.
+ * `frame` is the per-message framing of those families' chat templates
+ * (tests/bench/estimator-priors.ts); the once-per-request framing is counted
+ * apart (REQUEST_OVERHEAD_TOKENS in overhead.ts), so it no longer inflates it.
  */
 export const COLD_CLASS_RATIOS: Readonly<ClassRatios> = {
   prose: 1.1,
@@ -27,7 +30,7 @@ export const COLD_CLASS_RATIOS: Readonly<ClassRatios> = {
   digits: 1.65,
   script: 2.7,
   indic: 3.1,
-  frame: 1.8,
+  frame: 1.25,
 };
 /** How far each cold prior may be off (one standard deviation): wide where families disagree. */
 const PRIOR_SD: Readonly<ClassRatios> = {
