@@ -32,11 +32,11 @@ describe("the instructions-and-tools overhead", () => {
 
     const chinese = "请用简体中文回答，并且尽量简短，不要重复用户的问题。";
     const overhead = await estimateOverhead(estimator, chinese, {});
-    expect(overhead.overheadClasses.cjk).toBe(estimator.countText(chinese));
+    expect(overhead.overheadClasses.han).toBe(estimator.countText(chinese));
     expect(overhead.overheadClasses.prose).toBe(0);
     expect(overhead.overheadClasses.frame).toBeGreaterThan(REQUEST_OVERHEAD_TOKENS);
     expect(overhead.overheadTokens).toBe(
-      overhead.overheadClasses.cjk + overhead.overheadClasses.frame,
+      overhead.overheadClasses.han + overhead.overheadClasses.frame,
     );
   });
 });
