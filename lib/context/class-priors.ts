@@ -18,7 +18,7 @@ export const PROBED_FAMILIES = ["qwen3", "llama3", "deepseek_v3", "gemma3", "cla
 
 export const PROBE_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
   prose: [1.057, 1.057, 1.105, 1.13, 1.127],
-  code: [1.007, 1.007, 1.058, 1.173, 1.133],
+  code: [1.007, 1.007, 1.12, 1.298, 1.34],
   json: [1.003, 1.003, 1.051, 1.165, 1.1],
   digits: [1.96, 1.0, 1.0, 1.96, 1.0],
   han: [1.0, 1.375, 1.0, 1.0, 1.778],

@@ -161,14 +161,103 @@ const EVERYDAY: Partial<Record<ContentClass, string[]>> = {
   ],
 };
 
+/** Short code of our own in the languages people paste besides TypeScript (no digits). */
+const SNIPPETS: Record<string, string> = {
+  go: `package main
+
+import (
+	"encoding/json"
+	"log"
+	"net/http"
+)
+
+type greeting struct {
+	Name    string \`json:"name"\`
+	Message string \`json:"message"\`
+}
+
+func hello(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("name")
+	if name == "" {
+		http.Error(w, "missing name", http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(greeting{Name: name, Message: "hello " + name}); err != nil {
+		log.Printf("encode: %v", err)
+	}
+}`,
+  python: `from collections import Counter
+from pathlib import Path
+
+
+def top_words(path: Path, limit: int) -> list[tuple[str, int]]:
+    """Count the words of a text file, most frequent first."""
+    counts: Counter[str] = Counter()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            counts.update(word.lower().strip(".,;:!?") for word in line.split())
+    return counts.most_common(limit)
+
+
+if __name__ == "__main__":
+    for word, count in top_words(Path("notes.txt"), limit=TOP_WORDS):
+        print(f"{word}\\t{count}")`,
+  rust: `use std::collections::HashMap;
+
+pub fn group_by_len(words: &[&str]) -> HashMap<usize, Vec<String>> {
+    let mut groups: HashMap<usize, Vec<String>> = HashMap::new();
+    for word in words {
+        groups.entry(word.chars().count()).or_default().push(word.to_string());
+    }
+    for list in groups.values_mut() {
+        list.sort();
+        list.dedup();
+    }
+    groups
+}`,
+  c: `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *read_line(FILE *in) {
+	size_t cap = BUFSIZ, len = 0;
+	char *buf = malloc(cap);
+	int ch;
+	if (!buf) return NULL;
+	while ((ch = fgetc(in)) != EOF && ch != '\\n') {
+		if (len + 1 >= cap) {
+			char *next = realloc(buf, cap *= 2);
+			if (!next) { free(buf); return NULL; }
+			buf = next;
+		}
+		buf[len++] = (char)ch;
+	}
+	buf[len] = '\\0';
+	return buf;
+}`,
+  sh: `#!/usr/bin/env bash
+set -euo pipefail
+src="\${HOME}/photos"
+dest="/mnt/backup/photos-$(date +%F)"
+mkdir -p "$dest"
+rsync -a --delete --exclude '*.tmp' "$src/" "$dest/"
+find /mnt/backup -maxdepth 1 -name 'photos-*' -mtime "+\${KEEP_DAYS:?}" -exec rm -rf {} +
+echo "backed up to $dest"`,
+};
+
 /** Probe texts by the class Fold gives them (our own sentences; the repository's own files). */
 const PROBES: Partial<Record<ContentClass, { hint: "text" | "tool"; texts: string[] }>> = {
   prose: { hint: "text", texts: [noDigits(file("README.md"))] },
   code: {
     hint: "text",
-    texts: ["lib/context/tokens.ts", "lib/context/calibration.ts", "lib/context/budget.ts"].map(
-      (f) => `\`\`\`ts\n${noDigits(file(f))}\n\`\`\``,
-    ),
+    texts: [
+      ...["lib/context/tokens.ts", "lib/context/calibration.ts", "lib/context/budget.ts"].map(
+        (f) => `\`\`\`ts\n${noDigits(file(f))}\n\`\`\``,
+      ),
+      // Other languages than the repository's TypeScript: snippets of our own.
+      ...Object.entries(SNIPPETS).map(([lang, code]) => `\`\`\`${lang}\n${code}\n\`\`\``),
+    ],
   },
   json: {
     hint: "tool",
