@@ -2,51 +2,64 @@
  * Self-calibration (DESIGN §5, issue 13): each turn compares Fold's raw
  * estimate of the prompt, split by content class, with the provider's real
  * count, and refines one ratio per class for that model. Real tokenizers skew
- * by content (Qwen and Gemma split numbers into digits, Claude spends up to 3×
- * on Indic scripts), so one ratio per model would be right only for the mix it
+ * by content (Qwen and Gemma split numbers into digits, Claude spends 3× and
+ * more on Arabic and Indic scripts), so one ratio per model would be right only for the mix it
  * last saw.
  *
  * The fit is a small Kalman filter (recursive least squares with a prior) on
- * the turn's class mix: y = real / raw ≈ Σ ratio[c] · share[c]. A turn moves
- * the classes it contains, in proportion to their share and how unsure we are
- * of them; classes it lacks keep their (conservative) cold priors.
+ * the turn's class mix: y = real / raw ≈ Σ ratio[c] · share[c]. It learns only
+ * from each turn's total real count. A turn moves the classes it contains, in
+ * proportion to their share and how unsure we are of them; a class it lacks
+ * moves only as far as the families are known to price it together with those
+ * (the prior covariance, from class-priors.ts), so a model that proves cheap
+ * on Russian is expected cheaper on Greek too, while prose stays put.
  */
+import { PROBE_RATIOS } from "./class-priors";
 import { type ClassRatios, type ClassTokens, CONTENT_CLASSES, classTotal } from "./content-class";
 
+const roundUp = (value: number) => Math.ceil(value * 100) / 100;
+
 /**
- * What a raw o200k count is multiplied by before any sample, per class: the
- * highest ratio measured for that class across Qwen 3, Llama 3, DeepSeek V3,
- * Gemma 3 and Claude tokenizers (tests/bench/estimator.ts), so a first turn
+ * What a raw o200k count is multiplied by before any sample, per class: the highest ratio
+ * the probed families show on any probe of that class (class-priors.ts), so a first turn
  * over-estimates rather than under-estimates whichever family it meets.
  */
-export const COLD_CLASS_RATIOS: Readonly<ClassRatios> = {
-  prose: 1.1,
-  code: 1.25,
-  json: 1.25,
-  cjk: 1.75,
-  digits: 1.65,
-  script: 2.7,
-  indic: 3.1,
-  frame: 1.8,
-};
-/** How far each cold prior may be off (one standard deviation): wide where families disagree. */
-const PRIOR_SD: Readonly<ClassRatios> = {
-  prose: 0.1,
-  code: 0.15,
-  json: 0.2,
-  cjk: 0.4,
-  digits: 0.4,
-  script: 1,
-  indic: 1.2,
-  frame: 0.6,
-};
+export const COLD_CLASS_RATIOS: Readonly<ClassRatios> = Object.fromEntries(
+  CONTENT_CLASSES.map((c) => [c, roundUp(Math.max(...PROBE_RATIOS[c]))]),
+) as ClassRatios;
+
+/** How far any family may be from the probed ones on a class, beyond their spread (one SD). */
+const PRIOR_EXTRA_SD = 0.05;
+
+/**
+ * The cold fit's covariance: how far, and together, the families' ratios fall below the
+ * cold priors (their second moment about the prior), plus a little room on each class for a
+ * family unlike the probed ones. Classes the families price alike move together: a turn that
+ * shows a model cheap on Cyrillic lowers its (unseen) Arabic and Greek as well.
+ */
+function coldCovariance(): number[] {
+  const n = CONTENT_CLASSES.length;
+  const families = PROBE_RATIOS.prose.length;
+  const below = CONTENT_CLASSES.map((c) => PROBE_RATIOS[c].map((r) => COLD_CLASS_RATIOS[c] - r));
+  const covariance = new Array<number>(n * n).fill(0);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      let sum = 0;
+      for (let f = 0; f < families; f++) sum += (below[i]?.[f] ?? 0) * (below[j]?.[f] ?? 0);
+      covariance[i * n + j] = sum / families + (i === j ? PRIOR_EXTRA_SD ** 2 : 0);
+    }
+  }
+  return covariance;
+}
+const COLD_COVARIANCE = coldCovariance();
+
 /** Noise of one turn's overall ratio around the per-class model (≈ 1.5 %). */
 const SAMPLE_NOISE_SD = 0.015;
 /** Drift allowed per turn, so an old fit keeps learning (a model behind an alias can change). */
 const DRIFT_SD = 0.005;
-/** No class ratio is learned outside this band; a sample outside it is a broken turn. */
+/** No class ratio is learned outside this band (Claude spends ≈ 5× on Tamil); a sample outside it is a broken turn. */
 const RATIO_MIN = 0.3;
-const RATIO_MAX = 4;
+const RATIO_MAX = 6;
 /** The overall ratio the scalar paths use before any sample (budget room, the ring). */
 export const COLD_START_RATIO = 1.15;
 /** Prompts this small are dominated by fixed overheads the estimator does not model. */
@@ -89,12 +102,7 @@ export function calibrationSample(
 }
 
 function coldFit(): ClassFit {
-  const n = CONTENT_CLASSES.length;
-  const covariance = new Array<number>(n * n).fill(0);
-  CONTENT_CLASSES.forEach((c, i) => {
-    covariance[i * n + i] = PRIOR_SD[c] ** 2;
-  });
-  return { ratios: { ...COLD_CLASS_RATIOS }, covariance };
+  return { ratios: { ...COLD_CLASS_RATIOS }, covariance: [...COLD_COVARIANCE] };
 }
 
 /** A stored fit that does not have one entry per class (an older class list) starts cold. */

@@ -1,16 +1,19 @@
 /**
  * Content classes (issue 13): real tokenizers disagree with o200k by kind of
  * text — Chinese costs Qwen fewer tokens and Llama more, Qwen and Gemma split
- * numbers into single digits, JSON and code fare differently again. The
- * estimator splits its raw count by class so calibration can learn one ratio
- * per class instead of one per model.
- */
-
-/**
- * `script` is every other writing system and emoji (Cyrillic, Arabic, Devanagari…):
- * measured against o200k, Claude's and Qwen's tokenizers spend up to 2.9× on them.
- */
-/**
+ * numbers into single digits, JSON and code fare differently again, and each
+ * writing system has its own price in each family (against o200k, Claude
+ * spends ≈ 3× on Arabic but ≈ 1.8× on Russian; Gemma spends less on Hindi than
+ * o200k, Claude ≈ 3.6× more). The estimator splits its raw count by class so
+ * calibration can learn one ratio per class instead of one per model.
+ *
+ * Writing systems are classes of their own where the families price them
+ * apart: `han` (Chinese), `kana` (Japanese: kana mixed with kanji), `hangul`,
+ * `cyrillic`, `greek`, `arabic` (the Arabic script: Arabic, Persian, Urdu),
+ * `hebrew`, `indic` (Devanagari, Bengali, Tamil and the other Brahmic scripts
+ * of India and Sri Lanka), `thai` (Thai, Lao, Myanmar, Khmer), `emoji`, and
+ * `script` for any other (Armenian, Georgian, Ethiopic, Tibetan…).
+ *
  * `frame` is not content but the chat template's framing around each message
  * and tool call, which differs by model family as much as any text does.
  */
@@ -18,13 +21,37 @@ export const CONTENT_CLASSES = [
   "prose",
   "code",
   "json",
-  "cjk",
   "digits",
-  "script",
+  "han",
+  "kana",
+  "hangul",
+  "cyrillic",
+  "greek",
+  "arabic",
+  "hebrew",
   "indic",
+  "thai",
+  "emoji",
+  "script",
   "frame",
 ] as const;
 export type ContentClass = (typeof CONTENT_CLASSES)[number];
+
+/** The writing-system classes: text that is not Latin-script prose, code, JSON or digits. */
+export const SCRIPT_CLASSES = [
+  "han",
+  "kana",
+  "hangul",
+  "cyrillic",
+  "greek",
+  "arabic",
+  "hebrew",
+  "indic",
+  "thai",
+  "emoji",
+  "script",
+] as const satisfies readonly ContentClass[];
+export type ScriptClass = (typeof SCRIPT_CLASSES)[number];
 
 /** Raw (o200k) tokens per content class; their sum is the plain estimate. */
 export type ClassTokens = Record<ContentClass, number>;
@@ -32,29 +59,94 @@ export type ClassTokens = Record<ContentClass, number>;
 /** Multipliers from raw (o200k) tokens to a model's tokens, one per content class. */
 export type ClassRatios = Record<ContentClass, number>;
 
-/** A line at least this share CJK (of its non-space characters) is CJK text. */
-const CJK_SHARE = 0.25;
-/** …or at least this share of other scripts and emoji. */
+/** A line at least this share (of its non-space characters) in one non-Latin writing system is that system's. */
 const SCRIPT_SHARE = 0.25;
+/** A CJK line with at least this share of kana among its CJK characters is Japanese. */
+const KANA_SHARE = 0.1;
 /** A line at least this share digits is digit-heavy: tables, logs, ids. */
 const DIGIT_SHARE = 0.3;
 /** Lines shorter than this take their neighbours' class: too little to judge. */
 const MIN_JUDGED_CHARS = 4;
 
-const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff01-\uff60]/g;
-const DIGIT = /[0-9]/g;
-const INDIC = /[\u0900-\u0dff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]/g;
-const SCRIPT =
-  /[\u0370-\u03ff\u0400-\u052f\u0530-\u058f\u0590-\u08ff\u10a0-\u10ff]|[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}]|\u200d|\ufe0f/gu;
-const NON_SPACE = /\S/gu;
 const FENCE = /^\s*(```|~~~)/;
 const JSON_KEY = /"\s*:/;
 const JSON_LINE = /^\s*([{[\]}]|"[^"]*"\s*:)/;
 const CODE_LINE =
   /^\s*(import |export |from |def |class |function |const |let |var |return\b|if \(|for \(|while \(|#include|package |public |private |fn |use |\/\/|#!|@|\$ )|[;{}]\s*$|\)\s*(=>|\{|:)\s*$|^ {4,}\S|^\t+\S/;
 
+/** Code point ranges (inclusive) of each writing system; `cjk` is CJK punctuation and full-width forms. */
+type ScriptKey = ScriptClass | "cjk";
+const RANGES: readonly (readonly [number, number, ScriptKey])[] = [
+  [0x0370, 0x03ff, "greek"],
+  [0x0400, 0x052f, "cyrillic"],
+  [0x0530, 0x058f, "script"], // Armenian
+  [0x0590, 0x05ff, "hebrew"],
+  [0x0600, 0x06ff, "arabic"],
+  [0x0700, 0x074f, "script"], // Syriac
+  [0x0750, 0x077f, "arabic"],
+  [0x0780, 0x07ff, "script"], // Thaana, N'Ko
+  [0x08a0, 0x08ff, "arabic"],
+  [0x0900, 0x0dff, "indic"],
+  [0x0e00, 0x0eff, "thai"], // Thai, Lao
+  [0x0f00, 0x0fff, "script"], // Tibetan
+  [0x1000, 0x109f, "thai"], // Myanmar
+  [0x10a0, 0x10ff, "script"], // Georgian
+  [0x1100, 0x11ff, "hangul"],
+  [0x1200, 0x13ff, "script"], // Ethiopic, Cherokee
+  [0x1780, 0x17ff, "thai"], // Khmer
+  [0x1800, 0x18af, "script"], // Mongolian
+  [0x1c80, 0x1c8f, "cyrillic"],
+  [0x1f00, 0x1fff, "greek"],
+  [0x200d, 0x200d, "emoji"], // zero-width joiner inside emoji sequences
+  [0x231a, 0x23ff, "emoji"],
+  [0x2600, 0x27bf, "emoji"],
+  [0x2b00, 0x2bff, "emoji"],
+  [0x2d00, 0x2d2f, "script"], // Georgian
+  [0x2de0, 0x2dff, "cyrillic"],
+  [0x3000, 0x303f, "cjk"],
+  [0x3040, 0x30ff, "kana"],
+  [0x3130, 0x318f, "hangul"],
+  [0x31f0, 0x31ff, "kana"],
+  [0x3400, 0x4dbf, "han"],
+  [0x4e00, 0x9fff, "han"],
+  [0xa640, 0xa69f, "cyrillic"],
+  [0xa960, 0xa97f, "hangul"],
+  [0xac00, 0xd7ff, "hangul"],
+  [0xf900, 0xfaff, "han"],
+  [0xfb1d, 0xfb4f, "hebrew"],
+  [0xfb50, 0xfdff, "arabic"],
+  [0xfe0f, 0xfe0f, "emoji"], // emoji presentation selector
+  [0xfe70, 0xfeff, "arabic"],
+  [0xff00, 0xffef, "cjk"],
+  [0xff65, 0xff9f, "kana"], // half-width katakana (inside the full-width block)
+  [0x1f000, 0x1faff, "emoji"],
+  [0x20000, 0x3134f, "han"],
+  [0xe0020, 0xe007f, "emoji"], // tag sequences (subdivision flags)
+];
+const RANGE_STARTS = RANGES.map(([start]) => start);
+
+/** The writing system of a code point above Latin, or undefined (Latin, punctuation, symbols). */
+function scriptOf(code: number): ScriptKey | undefined {
+  if (code < 0x0370) return undefined;
+  // Last range starting at or before the code point (binary search; ranges are sorted).
+  let lo = 0;
+  let hi = RANGE_STARTS.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((RANGE_STARTS[mid] ?? 0) <= code) lo = mid;
+    else hi = mid - 1;
+  }
+  for (let i = lo; i >= 0 && i >= lo - 1; i--) {
+    const range = RANGES[i];
+    if (range && range[0] <= code && code <= range[1]) return range[2];
+  }
+  return undefined;
+}
+
 export function emptyClassTokens(): ClassTokens {
-  return { prose: 0, code: 0, json: 0, cjk: 0, digits: 0, script: 0, indic: 0, frame: 0 };
+  const tokens = {} as ClassTokens;
+  for (const c of CONTENT_CLASSES) tokens[c] = 0;
+  return tokens;
 }
 
 export function addClassTokens(into: ClassTokens, add: Readonly<ClassTokens>, times = 1): void {
@@ -70,18 +162,56 @@ export function classTotal(tokens: Readonly<ClassTokens>): number {
 /** The class a whole unit of this kind defaults to when its lines look like nothing special. */
 export type ClassHint = "text" | "tool";
 
-function count(text: string, pattern: RegExp): number {
-  return text.match(pattern)?.length ?? 0;
+type LineCensus = { chars: number; digits: number; scripts: Partial<Record<ScriptKey, number>> };
+
+function census(line: string): LineCensus {
+  const scripts: Partial<Record<ScriptKey, number>> = {};
+  let chars = 0;
+  let digits = 0;
+  for (const ch of line) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0 || code === 0x3000) {
+      continue;
+    }
+    chars += 1;
+    if (code >= 0x30 && code <= 0x39) digits += 1;
+    const script = scriptOf(code);
+    if (script) scripts[script] = (scripts[script] ?? 0) + 1;
+  }
+  return { chars, digits, scripts };
+}
+
+/** The writing-system class of a line, or null when it is mostly Latin, digits or punctuation. */
+function scriptClass({ chars, scripts }: LineCensus): ScriptClass | null {
+  const han = scripts.han ?? 0;
+  const kana = scripts.kana ?? 0;
+  const hangul = scripts.hangul ?? 0;
+  const cjk = han + kana + hangul;
+  if (cjk + (scripts.cjk ?? 0) >= SCRIPT_SHARE * chars && cjk > 0) {
+    if (hangul >= han + kana) return "hangul";
+    return kana >= KANA_SHARE * (han + kana) ? "kana" : "han";
+  }
+  let best: ScriptClass | null = null;
+  let bestCount = 0;
+  let total = 0;
+  for (const c of SCRIPT_CLASSES) {
+    const n = scripts[c] ?? 0;
+    total += n;
+    if (n > bestCount) {
+      best = c;
+      bestCount = n;
+    }
+  }
+  return total >= SCRIPT_SHARE * chars ? best : null;
 }
 
 /** The class of one line, or null when the line is too short to say. */
 function lineClass(line: string, hint: ClassHint, inFence: boolean): ContentClass | null {
-  const chars = count(line, NON_SPACE);
-  if (chars < MIN_JUDGED_CHARS) return null;
-  if (count(line, CJK) >= CJK_SHARE * chars) return "cjk";
-  if (count(line, INDIC) >= SCRIPT_SHARE * chars) return "indic";
-  if (count(line, SCRIPT) >= SCRIPT_SHARE * chars) return "script";
-  if (count(line, DIGIT) >= DIGIT_SHARE * chars) return "digits";
+  const lineCensus = census(line);
+  if (lineCensus.chars < MIN_JUDGED_CHARS) return null;
+  const script = scriptClass(lineCensus);
+  if (script) return script;
+  if (lineCensus.digits >= DIGIT_SHARE * lineCensus.chars) return "digits";
   if (inFence) return "code";
   if (JSON_LINE.test(line) || (hint === "tool" && JSON_KEY.test(line))) return "json";
   if (CODE_LINE.test(line)) return "code";

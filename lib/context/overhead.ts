@@ -1,10 +1,15 @@
 import { asSchema, type ToolSet } from "ai";
-import { type ClassTokens, emptyClassTokens } from "./content-class";
+import { addClassTokens, type ClassTokens, classTotal, emptyClassTokens } from "./content-class";
 import type { TokenEstimator } from "./tokens";
 
 /** Framing a provider adds around the system prompt and each tool definition. */
 const SYSTEM_OVERHEAD_TOKENS = 4;
 const TOOL_DEFINITION_OVERHEAD_TOKENS = 8;
+/**
+ * Framing every request carries once, whatever it holds: the begin-of-text token and the
+ * generation prompt that opens the reply (`<|im_start|>assistant\n`, `\n\nAssistant:`…).
+ */
+export const REQUEST_OVERHEAD_TOKENS = 3;
 
 // Instructions (they change once a day) and tool schemas rarely change: count each once.
 const MEMO_MAX_ENTRIES = 64;
@@ -55,7 +60,7 @@ export type Overhead = {
   overheadTokens: number;
   /** Raw tokens of the tool schemas alone (sent beside a provider prompt, which holds the instructions). */
   toolOverheadTokens: number;
-  /** `overheadTokens` by content class: instructions as prose, schemas as JSON, framing apart. */
+  /** `overheadTokens` by content class: instructions by their lines, schemas as JSON, framing apart. */
   overheadClasses: ClassTokens;
 };
 
@@ -74,9 +79,14 @@ export async function estimateOverhead(
     overheadClasses.frame += TOOL_DEFINITION_OVERHEAD_TOKENS;
   }
   const toolOverheadTokens = overheadClasses.json + overheadClasses.frame;
-  overheadClasses.prose += memoCount(estimator, instructions);
-  overheadClasses.frame += SYSTEM_OVERHEAD_TOKENS;
-  const instructionTokens = overheadClasses.prose + SYSTEM_OVERHEAD_TOKENS;
+  // The instructions by class (they may be in any language), memoized by the estimator.
+  const instructionClasses = estimator.classTokens([
+    { key: "instructions", units: [{ type: "text", text: instructions }], wireMessages: 0 },
+  ]);
+  addClassTokens(overheadClasses, instructionClasses);
+  const framing = (instructions === "" ? 0 : SYSTEM_OVERHEAD_TOKENS) + REQUEST_OVERHEAD_TOKENS;
+  overheadClasses.frame += framing;
+  const instructionTokens = classTotal(instructionClasses) + framing;
   return {
     overheadTokens: instructionTokens + toolOverheadTokens,
     toolOverheadTokens,

@@ -1,11 +1,18 @@
+import type { ModelMessage } from "ai";
 import {
   type Calibration,
   calibrationSample,
   classRatios,
   nextCalibration,
 } from "@/lib/context/calibration";
-import { type ClassTokens, CONTENT_CLASSES, classTotal } from "@/lib/context/content-class";
-import { applyRatio, createEstimator } from "@/lib/context/tokens";
+import {
+  addClassTokens,
+  type ClassTokens,
+  CONTENT_CLASSES,
+  classTotal,
+} from "@/lib/context/content-class";
+import { estimateOverhead } from "@/lib/context/overhead";
+import { applyRatio, createEstimator, type TokenEstimator } from "@/lib/context/tokens";
 import type { TokenizerFamily } from "../fixtures/fake-openai/server";
 import { startFakeOpenAI, TOKENIZER_FAMILIES } from "../fixtures/fake-openai/server";
 import type { BenchContext, Benchmark, Figures } from "./benchmark";
@@ -75,6 +82,22 @@ function errors(samples: readonly Sample[], estimate: (s: Sample) => number): Er
   return { mean: sum / n, max, maxUnder, signedMean: signed / n, worst, worstUnder };
 }
 
+/**
+ * Fold's raw estimate of the request by class, the way a turn makes it (`requestEstimate` in
+ * lib/turn/answer.ts): the instructions and tools through `estimateOverhead`, which adds the
+ * per-request framing, plus the messages.
+ */
+export async function requestRawClasses(
+  estimator: TokenEstimator,
+  messages: readonly ModelMessage[],
+): Promise<ClassTokens> {
+  const instructions = messages.flatMap((m) => (m.role === "system" ? [m.content] : [])).join("\n");
+  const { overheadClasses } = await estimateOverhead(estimator, instructions, {});
+  const raw = estimator.classTokensOfModelMessages(messages.filter((m) => m.role !== "system"));
+  addClassTokens(raw, overheadClasses);
+  return raw;
+}
+
 export async function measureFamily(
   url: string,
   family: TokenizerFamily,
@@ -86,7 +109,7 @@ export async function measureFamily(
   for (const conversation of conversations) {
     const wire = toWire(conversation.messages);
     const real = await realPromptTokens(url, family, wire);
-    const raw: ClassTokens = estimator.classTokensOfModelMessages(conversation.messages);
+    const raw = await requestRawClasses(estimator, conversation.messages);
     samples.push({
       conversation,
       real,

@@ -6,24 +6,27 @@ import {
   type ClassFit,
   nextCalibration,
 } from "@/lib/context/calibration";
+import { CONTENT_CLASSES, type ContentClass } from "@/lib/context/content-class";
 import type { Db } from "../client";
 import { modelCalibration } from "../schema";
 
 const ratio = z.number().finite();
-/** The stored per-class fit; one written for another class list parses as null (cold). */
-const classFitSchema = z.object({
-  ratios: z.object({
-    prose: ratio,
-    code: ratio,
-    json: ratio,
-    cjk: ratio,
-    digits: ratio,
-    script: ratio,
-    indic: ratio,
-    frame: ratio,
-  }),
-  covariance: z.array(z.number().finite()),
-});
+/**
+ * The stored per-class fit. One written for another class list (a class missing, an unknown
+ * one, a covariance of another size) parses as null, so the model's classes start cold
+ * rather than reading ratios under the wrong names.
+ */
+const classFitSchema = z
+  .object({
+    ratios: z.strictObject(
+      Object.fromEntries(CONTENT_CLASSES.map((c) => [c, ratio])) as Record<
+        ContentClass,
+        typeof ratio
+      >,
+    ),
+    covariance: z.array(z.number().finite()),
+  })
+  .refine((fit) => fit.covariance.length === CONTENT_CLASSES.length ** 2);
 
 function parseClassFit(value: unknown): ClassFit | null {
   const parsed = classFitSchema.safeParse(value);

@@ -85,10 +85,12 @@ describeEachDriver("per-class self-calibration", (use) => {
     expect(calibration?.samples).toBe(PROMPTS.length);
     const ratios = calibration?.classFit?.ratios;
     if (!ratios) throw new Error("expected a per-class fit in model_calibration.class_fit");
-    // Digits cost Qwen far more than prose; classes no turn carried keep their cold priors.
+    // Digits cost Qwen far more than prose, Chinese less than the cautious prior; a writing
+    // system no turn carried never rises above its cold prior.
     expect(ratios.digits).toBeGreaterThan(ratios.prose + 0.2);
-    expect(ratios.indic).toBe(COLD_CLASS_RATIOS.indic);
-    expect(ratios.script).toBe(COLD_CLASS_RATIOS.script);
+    expect(ratios.han).toBeLessThan(COLD_CLASS_RATIOS.han - 0.2);
+    expect(ratios.indic).toBeLessThanOrEqual(COLD_CLASS_RATIOS.indic);
+    expect(ratios.script).toBeLessThanOrEqual(COLD_CLASS_RATIOS.script);
     // Cold: never under by more than the 5 % reserve. Learned: the last turns are close.
     expect(errors[0]).toBeGreaterThan(-0.05);
     for (const error of errors.slice(4)) expect(Math.abs(error)).toBeLessThan(0.03);

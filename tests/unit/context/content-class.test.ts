@@ -6,19 +6,38 @@ const classesOf = (text: string, hint: "text" | "tool" = "text") =>
   classSegments(text, hint).map((s) => s.contentClass);
 
 describe("content classes", () => {
-  it("tells prose, code, JSON, CJK, digits and other scripts apart line by line", () => {
+  it("tells prose, code, JSON, digits and each writing system apart line by line", () => {
     expect(classesOf("The meeting moved to Tuesday afternoon, sorry for the noise.")).toEqual([
       "prose",
     ]);
-    expect(classesOf("长城并不是一道连续的城墙，而是由许多朝代修建的防御体系。")).toEqual(["cjk"]);
     expect(classesOf("2026-11-26T11:45:03Z 10.0.3.17 status=503 latency_ms=8123")).toEqual([
       "digits",
     ]);
-    expect(classesOf("Транссибирская магистраль — самая длинная железная дорога.")).toEqual([
-      "script",
-    ]);
-    expect(classesOf("दीवाली रोशनी का त्योहार है और पूरे भारत में मनाई जाती है।")).toEqual(["indic"]);
     expect(classesOf('{"status": "ok", "items": ["a", "b"]}')).toEqual(["json"]);
+    const scripts: [string, string][] = [
+      ["长城并不是一道连续的城墙，而是由许多朝代修建的防御体系。", "han"],
+      ["来週の会議は火曜日の午後に変更になりました。", "kana"],
+      ["カタカナだけのテキスト", "kana"],
+      ["다음 주 회의는 화요일 오후로 바뀌었습니다.", "hangul"],
+      ["Транссибирская магистраль — самая длинная железная дорога.", "cyrillic"],
+      ["Η συνάντηση μεταφέρθηκε την Τρίτη το απόγευμα.", "greek"],
+      ["تم نقل الاجتماع إلى يوم الثلاثاء بعد الظهر.", "arabic"],
+      ["הפגישה הועברה ליום שלישי אחר הצהריים.", "hebrew"],
+      ["दीवाली रोशनी का त्योहार है और पूरे भारत में मनाई जाती है।", "indic"],
+      ["நேற்று மாலை நாங்கள் ஆற்றங்கரையில் நடந்தோம்.", "indic"],
+      ["การประชุมถูกย้ายไปวันอังคารตอนบ่าย", "thai"],
+      ["🎉🎂🎈 🥳👏 👩‍💻 🇫🇷🇯🇵 👍🏽", "emoji"],
+      ["Հանդիպումը տեղափոխվեց երեքշաբթի։", "script"],
+    ];
+    for (const [text, expected] of scripts)
+      expect([text, classesOf(text)]).toEqual([text, [expected]]);
+  });
+
+  it("keeps a line with a few foreign words in its main class", () => {
+    expect(classesOf("The café in Москва was closed, so we walked on to the river.")).toEqual([
+      "prose",
+    ]);
+    expect(classesOf("Party time 🎉 with everyone from the office tonight!")).toEqual(["prose"]);
   });
 
   it("splits a mixed message into runs and keeps the text whole", () => {
@@ -32,7 +51,7 @@ describe("content classes", () => {
       "请确认一下这个结果是否正确。",
     ].join("\n");
     const segments = classSegments(text, "text");
-    expect(segments.map((s) => s.contentClass)).toEqual(["prose", "code", "digits", "cjk"]);
+    expect(segments.map((s) => s.contentClass)).toEqual(["prose", "code", "digits", "han"]);
     expect(segments.map((s) => s.text).join("")).toBe(text);
   });
 

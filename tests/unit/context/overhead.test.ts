@@ -1,7 +1,7 @@
 import { tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { estimateOverhead } from "@/lib/context/overhead";
+import { estimateOverhead, REQUEST_OVERHEAD_TOKENS } from "@/lib/context/overhead";
 import { createEstimator } from "@/lib/context/tokens";
 
 const schema = z.object({ query: z.string().describe("what to look up") });
@@ -21,6 +21,22 @@ describe("the instructions-and-tools overhead", () => {
     const wider = z.object({ query: z.string(), language: z.string(), limit: z.number() });
     expect((await count("Looks a word up.", wider)).toolOverheadTokens).toBeGreaterThan(
       first.toolOverheadTokens,
+    );
+  });
+
+  it("counts the request's own framing once, and the instructions by their content class", async () => {
+    const estimator = createEstimator();
+    const empty = await estimateOverhead(estimator, "", {});
+    expect(empty.overheadTokens).toBe(REQUEST_OVERHEAD_TOKENS);
+    expect(empty.overheadClasses.frame).toBe(REQUEST_OVERHEAD_TOKENS);
+
+    const chinese = "请用简体中文回答，并且尽量简短，不要重复用户的问题。";
+    const overhead = await estimateOverhead(estimator, chinese, {});
+    expect(overhead.overheadClasses.han).toBe(estimator.countText(chinese));
+    expect(overhead.overheadClasses.prose).toBe(0);
+    expect(overhead.overheadClasses.frame).toBeGreaterThan(REQUEST_OVERHEAD_TOKENS);
+    expect(overhead.overheadTokens).toBe(
+      overhead.overheadClasses.han + overhead.overheadClasses.frame,
     );
   });
 });

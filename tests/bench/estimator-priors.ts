@@ -1,0 +1,434 @@
+// `npx tsx tests/bench/estimator-priors.ts`: where the cold class priors in
+// lib/context/calibration.ts come from. Text of one class at a time — probes of our own,
+// apart from the estimator benchmark's conversations — counted by o200k (Fold's raw count)
+// and by each family's real tokenizer; a class's cold prior is the highest ratio any family
+// shows on any one probe (a conversation may be all Arabic), so that a first turn
+// over-estimates whichever family and language it meets.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { CONTENT_CLASSES, type ContentClass } from "@/lib/context/content-class";
+import { createEstimator } from "@/lib/context/tokens";
+import {
+  familyPromptText,
+  loadFamilyTokenizer,
+  TOKENIZER_FAMILIES,
+} from "../fixtures/fake-openai/family-tokens";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const file = (relative: string) => readFileSync(path.join(ROOT, relative), "utf8");
+/** Digits stripped: they are a class of their own wherever they stand. */
+const noDigits = (text: string) => text.replace(/[0-9]/g, "");
+
+/**
+ * Short everyday messages of our own per writing system: greetings, the time, the weather,
+ * food and travel, a line or two each. Short common phrases are where o200k is most
+ * efficient (it merges whole common words) and the other families are not, so a class's
+ * cold prior has to cover them as well as longer sentences.
+ */
+const EVERYDAY: Partial<Record<ContentClass, string[]>> = {
+  han: [
+    "早上好！你吃早饭了吗？",
+    "现在几点了？我的手机没电了。",
+    "周末我们去爬山吧，天气预报说是晴天。",
+    "这家餐厅的饺子特别好吃，你一定要尝尝。",
+    "请问去火车站怎么走？",
+    "明天要降温了，记得多穿点衣服。",
+    "晚饭想吃什么？我们点外卖吧。",
+    "谢谢你的帮助，路上注意安全！",
+    "我下周要去广州出差，有什么好玩的地方吗？",
+    "今天好热啊，我们去买冰淇淋吧。",
+    "生日快乐！祝你天天开心。",
+    "你周末有空吗？一起去看电影吧。",
+    "外面在下雪，路很滑，慢点开车。",
+    "早安！今天台北會不會很冷？",
+  ],
+  kana: [
+    "おはようございます！よく眠れましたか？",
+    "今何時ですか？",
+    "明日は雨が降るそうなので、傘を持って行ってください。",
+    "このラーメン屋さん、すごくおいしいですよ。",
+    "駅までどうやって行けばいいですか？",
+    "お誕生日おめでとう！楽しい一日を。",
+    "週末は家族で京都に旅行に行きます。",
+    "晩ご飯は何にしようか？",
+    "ありがとうございます。また明日会いましょう。",
+    "寒くなってきたので、風邪をひかないように気をつけてね。",
+    "今度一緒にお茶でもどうですか？",
+    "こんにちは！お元気ですか？",
+  ],
+  hangul: [
+    "좋은 아침이에요! 아침 먹었어요?",
+    "지금 몇 시예요?",
+    "내일 비가 온대요. 우산 꼭 챙기세요.",
+    "이 식당 김치찌개가 정말 맛있어요.",
+    "지하철역까지 어떻게 가요?",
+    "생일 축하해요! 좋은 하루 보내세요.",
+    "주말에 부산으로 여행 갈 거예요.",
+    "저녁에 뭐 먹을까요?",
+    "고마워요. 내일 봐요!",
+    "날씨가 추워졌으니 감기 조심하세요.",
+    "이번 주말에 같이 영화 볼래요?",
+  ],
+  cyrillic: [
+    "Доброе утро! Как спалось?",
+    "Который час?",
+    "Завтра обещают дождь, возьми зонтик.",
+    "Здесь очень вкусный борщ, обязательно попробуй.",
+    "Как пройти к вокзалу?",
+    "С днём рождения! Всего самого лучшего.",
+    "На выходных мы едем в Казань.",
+    "Что будем есть на ужин?",
+    "Спасибо большое, до завтра!",
+    "Похолодало, одевайся теплее.",
+    "Привіт! Як справи?",
+    "Добър ден! Къде е гарата?",
+  ],
+  greek: [
+    "Καλημέρα! Πώς κοιμήθηκες;",
+    "Τι ώρα είναι;",
+    "Αύριο θα βρέξει, πάρε ομπρέλα.",
+    "Το φαγητό εδώ είναι πολύ νόστιμο.",
+    "Πώς πάω στο λιμάνι;",
+    "Χρόνια πολλά! Να είσαι πάντα καλά.",
+    "Το Σάββατο πάμε εκδρομή στη Θεσσαλονίκη.",
+    "Τι θα φάμε απόψε;",
+    "Ευχαριστώ πολύ, τα λέμε αύριο!",
+    "Κάνει κρύο σήμερα, ντύσου ζεστά.",
+  ],
+  arabic: [
+    "صباح الخير! كيف نمت؟",
+    "كم الساعة الآن؟",
+    "يقولون إنها ستمطر غدًا، خذ معك مظلة.",
+    "الطعام في هذا المطعم لذيذ جدًا.",
+    "كيف أصل إلى محطة القطار؟",
+    "عيد ميلاد سعيد! كل عام وأنت بخير.",
+    "سنسافر إلى دبي في عطلة نهاية الأسبوع.",
+    "ماذا سنأكل على العشاء؟",
+    "شكرًا جزيلًا، أراك غدًا!",
+    "الجو بارد اليوم، البس ملابس دافئة.",
+    "سلام! حالت چطوره؟",
+    "آج موسم بہت اچھا ہے۔",
+  ],
+  hebrew: [
+    "בוקר טוב! איך ישנת?",
+    "מה השעה?",
+    "מחר אמור לרדת גשם, קח מטריה.",
+    "האוכל כאן ממש טעים.",
+    "איך מגיעים לתחנת הרכבת?",
+    "יום הולדת שמח! שתהיה לך שנה נהדרת.",
+    "בסוף השבוע אנחנו נוסעים לאילת.",
+    "מה נאכל לארוחת ערב?",
+    "תודה רבה, נתראה מחר!",
+    "קר היום, תתלבש חם.",
+  ],
+  indic: [
+    "सुप्रभात! नाश्ता कर लिया?",
+    "अभी कितने बजे हैं?",
+    "कल बारिश होगी, छाता ले जाना।",
+    "यहाँ का खाना बहुत स्वादिष्ट है।",
+    "रेलवे स्टेशन कैसे जाऊँ?",
+    "जन्मदिन मुबारक हो! खुश रहो।",
+    "इस हफ्ते हम जयपुर घूमने जा रहे हैं।",
+    "रात के खाने में क्या बनाएँ?",
+    "बहुत धन्यवाद, कल मिलते हैं!",
+    "আজ খুব গরম, তাই না?",
+    "வணக்கம்! எப்படி இருக்கீங்க?",
+    "ఈ రోజు వాతావరణం బాగుంది.",
+  ],
+  thai: [
+    "สวัสดีตอนเช้า กินข้าวหรือยัง",
+    "ตอนนี้กี่โมงแล้ว",
+    "พรุ่งนี้ฝนจะตก อย่าลืมพกร่มนะ",
+    "ร้านนี้ก๋วยเตี๋ยวอร่อยมาก",
+    "ไปสถานีรถไฟยังไงครับ",
+    "สุขสันต์วันเกิดนะ ขอให้มีความสุขมาก ๆ",
+    "เสาร์อาทิตย์นี้เราจะไปเที่ยวเชียงใหม่",
+    "เย็นนี้กินอะไรดี",
+    "ขอบคุณมากค่ะ แล้วเจอกันพรุ่งนี้",
+    "วันนี้อากาศร้อนมาก",
+  ],
+  script: [
+    "Բարի լույս։ Ինչպե՞ս ես։",
+    "Ժամը քանի՞սն է։",
+    "Շնորհակալություն, վաղը կհանդիպենք։",
+    "Ի՞նչ ենք ուտելու ընթրիքին։",
+    "გამარჯობა! როგორ ხარ?",
+    "დღეს ძალიან ცხელა.",
+    "მადლობა, ხვალ შევხვდებით!",
+    "ሰላም! እንዴት ነህ?",
+    "ነገ ዝናብ ይዘንባል።",
+    "ምሳ ምን እንብላ?",
+  ],
+};
+
+/** Short code of our own in the languages people paste besides TypeScript (no digits). */
+const SNIPPETS: Record<string, string> = {
+  go: `package main
+
+import (
+	"encoding/json"
+	"log"
+	"net/http"
+)
+
+type greeting struct {
+	Name    string \`json:"name"\`
+	Message string \`json:"message"\`
+}
+
+func hello(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("name")
+	if name == "" {
+		http.Error(w, "missing name", http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(greeting{Name: name, Message: "hello " + name}); err != nil {
+		log.Printf("encode: %v", err)
+	}
+}`,
+  python: `from collections import Counter
+from pathlib import Path
+
+
+def top_words(path: Path, limit: int) -> list[tuple[str, int]]:
+    """Count the words of a text file, most frequent first."""
+    counts: Counter[str] = Counter()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            counts.update(word.lower().strip(".,;:!?") for word in line.split())
+    return counts.most_common(limit)
+
+
+if __name__ == "__main__":
+    for word, count in top_words(Path("notes.txt"), limit=TOP_WORDS):
+        print(f"{word}\\t{count}")`,
+  rust: `use std::collections::HashMap;
+
+pub fn group_by_len(words: &[&str]) -> HashMap<usize, Vec<String>> {
+    let mut groups: HashMap<usize, Vec<String>> = HashMap::new();
+    for word in words {
+        groups.entry(word.chars().count()).or_default().push(word.to_string());
+    }
+    for list in groups.values_mut() {
+        list.sort();
+        list.dedup();
+    }
+    groups
+}`,
+  c: `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *read_line(FILE *in) {
+	size_t cap = BUFSIZ, len = 0;
+	char *buf = malloc(cap);
+	int ch;
+	if (!buf) return NULL;
+	while ((ch = fgetc(in)) != EOF && ch != '\\n') {
+		if (len + 1 >= cap) {
+			char *next = realloc(buf, cap *= 2);
+			if (!next) { free(buf); return NULL; }
+			buf = next;
+		}
+		buf[len++] = (char)ch;
+	}
+	buf[len] = '\\0';
+	return buf;
+}`,
+  sh: `#!/usr/bin/env bash
+set -euo pipefail
+src="\${HOME}/photos"
+dest="/mnt/backup/photos-$(date +%F)"
+mkdir -p "$dest"
+rsync -a --delete --exclude '*.tmp' "$src/" "$dest/"
+find /mnt/backup -maxdepth 1 -name 'photos-*' -mtime "+\${KEEP_DAYS:?}" -exec rm -rf {} +
+echo "backed up to $dest"`,
+};
+
+/** Probe texts by the class Fold gives them (our own sentences; the repository's own files). */
+const PROBES: Partial<Record<ContentClass, { hint: "text" | "tool"; texts: string[] }>> = {
+  prose: { hint: "text", texts: [noDigits(file("README.md"))] },
+  code: {
+    hint: "text",
+    texts: [
+      ...["lib/context/tokens.ts", "lib/context/calibration.ts", "lib/context/budget.ts"].map(
+        (f) => `\`\`\`ts\n${noDigits(file(f))}\n\`\`\``,
+      ),
+      // Other languages than the repository's TypeScript: snippets of our own.
+      ...Object.entries(SNIPPETS).map(([lang, code]) => `\`\`\`${lang}\n${code}\n\`\`\``),
+    ],
+  },
+  json: {
+    hint: "tool",
+    texts: [noDigits(JSON.stringify(JSON.parse(file("package.json")), null, 1))],
+  },
+  digits: {
+    hint: "text",
+    texts: [
+      [
+        "2025-03-14 08:12:55 431 ms 200 17 2048",
+        "2025-03-14 08:12:57 388 ms 200 18 1976",
+        "2025-03-14 08:13:04 9120 ms 504 19 0",
+      ].join("\n"),
+      "| 3.1416 | 2.7183 | 1.4142 | 0.5772 |\n| 6.0221 | 1.6022 | 9.1094 | 8.3145 |",
+      "1741939200,48213907,6650312,99.2\n1741942800,48302211,6649875,98.7\n1741946400,48399410,6651020,99.0",
+      "104,3,19.99\n105,12,4.50\n106,1,249.00\n107,7,0.35",
+    ],
+  },
+  han: {
+    hint: "text",
+    texts: [
+      "我们在河边找了一家安静的小饭馆，点了几道家常菜，一边吃一边聊起了小时候的事情。后来雨越下越大，大家只好在店里多坐了一会儿。",
+      "你好！明天上海会下雨吗？",
+      "新的日志系统上线以后，排查问题的时间明显缩短了，但是磁盘占用也涨了不少，需要定期清理旧文件。",
+    ],
+  },
+  kana: {
+    hint: "text",
+    texts: [
+      "引っ越しの準備がなかなか終わらず、週末はずっと段ボールに本を詰めていました。新しい部屋は駅から近くて便利です。",
+      "今日はとても暑いですね。",
+      "テストが失敗する原因を調べたら、タイムゾーンの設定が環境ごとに違っていたことが分かりました。",
+    ],
+  },
+  hangul: {
+    hint: "text",
+    texts: [
+      "오늘 아침에는 버스가 늦게 와서 회의에 조금 늦었지만, 다행히 중요한 안건은 아직 시작하지 않았습니다.",
+      "안녕하세요! 오늘 날씨 어때요?",
+      "새 버전을 설치한 뒤로 앱이 자주 멈춰서 이전 버전으로 되돌렸어요.",
+    ],
+  },
+  cyrillic: {
+    hint: "text",
+    texts: [
+      "Вчера мы весь вечер чинили старый велосипед: поменяли цепь, подкачали колёса и наконец поехали кататься по набережной.",
+      "Если сервер отвечает медленно, сначала посмотрите на журнал запросов и проверьте, не закончилось ли место на диске.",
+      "Учора ми цілий вечір лагодили старий велосипед, а потім поїхали кататися вздовж річки.",
+    ],
+  },
+  greek: {
+    hint: "text",
+    texts: [
+      "Το πρωί πήγαμε στην αγορά και αγοράσαμε φρέσκα φρούτα, ψωμί και λίγο τυρί για το ταξίδι.",
+      "Αν η εφαρμογή κλείνει συνέχεια, δοκιμάστε πρώτα να την ενημερώσετε στη νέα έκδοση.",
+    ],
+  },
+  arabic: {
+    hint: "text",
+    texts: [
+      "ذهبنا في نهاية الأسبوع إلى السوق القديم واشترينا بعض التوابل والقهوة، ثم جلسنا في مقهى صغير نتحدث عن خطط الصيف.",
+      "إذا كان الخادم بطيئًا، فابدأ بمراجعة سجل الطلبات وتأكد من وجود مساحة كافية على القرص.",
+      "آخر هفته به بازار قدیمی رفتیم و کمی ادویه و قهوه خریدیم و بعد در یک کافه کوچک نشستیم.",
+    ],
+  },
+  hebrew: {
+    hint: "text",
+    texts: [
+      "אתמול בערב ישבנו במרפסת, שתינו תה ודיברנו על הטיול שתכננו לחורף הבא.",
+      "אם האפליקציה נסגרת כל הזמן, נסו קודם לעדכן אותה לגרסה החדשה.",
+    ],
+  },
+  indic: {
+    hint: "text",
+    texts: [
+      "कल शाम हम सब दोस्त नदी के किनारे घूमने गए और देर रात तक पुरानी बातें करते रहे।",
+      "अगर ऐप बार बार बंद हो जाता है तो पहले नया संस्करण डाउनलोड करके देखिए।",
+      "আমরা সকালে বাজারে গিয়ে তাজা সবজি আর মাছ কিনে এনেছিলাম।",
+      "நேற்று மாலை நாங்கள் ஆற்றங்கரையில் நடந்து சென்று பழைய கதைகளைப் பேசினோம்.",
+    ],
+  },
+  thai: {
+    hint: "text",
+    texts: [
+      "เมื่อวานฝนตกหนักมาก เราเลยอยู่บ้านดูหนังและทำอาหารกินกันเอง",
+      "ถ้าแอปปิดเองบ่อย ๆ ให้ลองอัปเดตเป็นเวอร์ชันใหม่ก่อน",
+    ],
+  },
+  emoji: {
+    hint: "text",
+    texts: ["🎉🎂🎈 🥳👏 🌧️☔🌈 👩‍💻👨‍🍳 🇫🇷🇯🇵🇧🇷 👍🏽👋🏿", "🍕🍔🌮🍣 ⚽🏀🎾 🚗🚲✈️ ❤️💔✨"],
+  },
+  script: {
+    hint: "text",
+    texts: [
+      "Երեկ երեկոյան մենք զբոսնեցինք գետի ափով և խոսեցինք հին օրերի մասին։",
+      "გუშინ საღამოს მდინარის ნაპირზე ვისეირნეთ და ძველ დღეებზე ვისაუბრეთ.",
+      "ትናንት ምሽት በወንዙ ዳር ተጓዝን እና ስለ ድሮ ጊዜ ተነጋገርን።",
+    ],
+  },
+};
+
+for (const [cls, texts] of Object.entries(EVERYDAY) as [ContentClass, string[]][]) {
+  PROBES[cls]?.texts.push(...texts);
+}
+
+/** Chat framing: a conversation of short messages, less the tokens of their text alone. */
+const FRAME_MESSAGES = 8;
+
+async function main(): Promise<void> {
+  const estimator = createEstimator();
+  /** o200k tokens of each probe in its class. */
+  const o200k = new Map<string, number>();
+  const probes = Object.entries(PROBES) as [
+    ContentClass,
+    { hint: "text" | "tool"; texts: string[] },
+  ][];
+  for (const [cls, probe] of probes) {
+    for (const text of probe.texts) {
+      const units =
+        probe.hint === "tool"
+          ? [{ type: "tool-result" as const, toolName: "probe", output: text }]
+          : [{ type: "text" as const, text }];
+      const tokens = estimator.classTokens([{ units, wireMessages: 0 }]);
+      o200k.set(text, tokens[cls]);
+      const stray = CONTENT_CLASSES.filter((c) => c !== cls && c !== "frame" && tokens[c] > 0);
+      if (stray.length > 0) console.warn(`probe for ${cls} also holds ${stray.join(", ")}`);
+    }
+  }
+  const messages = Array.from({ length: FRAME_MESSAGES }, (_, i) => ({
+    role: i % 2 === 0 ? ("user" as const) : ("assistant" as const),
+    content: "ok",
+  }));
+  const frameRaw = estimator.classTokensOfModelMessages(messages).frame;
+  const ratios: Record<string, Record<string, number>> = {};
+  for (const family of TOKENIZER_FAMILIES) {
+    const tokenizer = await loadFamilyTokenizer(family);
+    const count = (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length;
+    const row: Record<string, number> = {};
+    for (const [cls, probe] of probes) {
+      row[cls] = Math.max(...probe.texts.map((t) => count(t) / (o200k.get(t) ?? Number.NaN)));
+    }
+    const framed = count(familyPromptText(family, tokenizer, { messages, tools: undefined }));
+    const bare = count(familyPromptText(family, tokenizer, { messages: [], tools: undefined }));
+    row.frame = (framed - bare - FRAME_MESSAGES * count("ok")) / frameRaw;
+    ratios[family] = row;
+    console.log(
+      family.padEnd(12),
+      Object.entries(row)
+        .map(([c, r]) => `${c} ${r.toFixed(3)}`)
+        .join("  "),
+    );
+  }
+  const classes = [...probes.map(([c]) => c), "frame"];
+  const max = classes.map(
+    (c) => `${c} ${Math.max(...Object.values(ratios).map((r) => r[c] ?? 0)).toFixed(3)}`,
+  );
+  console.log("highest".padEnd(12), max.join("  "));
+  const min = classes.map(
+    (c) => `${c} ${Math.min(...Object.values(ratios).map((r) => r[c] ?? 0)).toFixed(3)}`,
+  );
+  console.log("lowest".padEnd(12), min.join("  "));
+  // The table lib/context/class-priors.ts holds (families in TOKENIZER_FAMILIES order).
+  console.log(`\n// ${TOKENIZER_FAMILIES.join(", ")}`);
+  for (const c of classes) {
+    const cells = TOKENIZER_FAMILIES.map((f) => (ratios[f]?.[c] ?? Number.NaN).toFixed(3));
+    console.log(`  ${c}: [${cells.join(", ")}],`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,46 @@
+import { expect, it } from "vitest";
+import { COLD_CLASS_RATIOS } from "@/lib/context/calibration";
+import { CONTENT_CLASSES, emptyClassTokens } from "@/lib/context/content-class";
+import { getCalibration, recordCalibrationSample } from "@/lib/db/queries/calibration";
+import { modelCalibration } from "@/lib/db/schema";
+import { describeEachDriver } from "../../helpers/databases";
+
+/** A fit stored under the class list before writing systems were split (eight classes). */
+const OLD_CLASSES = ["prose", "code", "json", "cjk", "digits", "script", "indic", "frame"];
+const oldFit = {
+  ratios: Object.fromEntries(OLD_CLASSES.map((c, i) => [c, 1 + i / 10])),
+  covariance: new Array<number>(OLD_CLASSES.length ** 2).fill(0.01),
+};
+
+describeEachDriver("a stored class fit for another class list", (use) => {
+  it("reads as cold, keeps the overall ratio, and the next sample stores a whole new fit", async () => {
+    const { db } = use();
+    await db.insert(modelCalibration).values({
+      provider: "fake",
+      model: "old-classes",
+      ratio: 1.3,
+      samples: 12,
+      classFit: oldFit,
+    });
+
+    const stored = await getCalibration(db, "fake", "old-classes");
+    expect(stored?.classFit).toBeNull();
+    expect(stored?.ratio).toBe(1.3);
+    expect(stored?.samples).toBe(12);
+
+    const raw = { ...emptyClassTokens(), cyrillic: 900, prose: 300, frame: 40 };
+    const next = await recordCalibrationSample(db, "fake", "old-classes", {
+      realTokens: 1_500,
+      raw,
+    });
+    expect(next.samples).toBe(13);
+    const reread = await getCalibration(db, "fake", "old-classes");
+    const fit = reread?.classFit;
+    if (!fit) throw new Error("expected the new per-class fit to be stored");
+    expect(Object.keys(fit.ratios).sort()).toEqual([...CONTENT_CLASSES].sort());
+    expect(fit.covariance).toHaveLength(CONTENT_CLASSES.length ** 2);
+    // It started from the cold priors, not from the old ratios stored under other names.
+    expect(fit.ratios.cyrillic).toBeLessThan(COLD_CLASS_RATIOS.cyrillic);
+    expect(fit.ratios.code).not.toBe(oldFit.ratios.code);
+  });
+});
