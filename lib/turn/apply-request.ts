@@ -4,7 +4,7 @@ import { invalidateFrom } from "@/lib/chat/invalidate";
 import type { Db } from "@/lib/db/client";
 import { bumpHistoryVersion } from "@/lib/db/queries/chats";
 import {
-  appendMessage,
+  appendIfNew,
   findMessageAnywhere,
   loadHistory,
   truncateFrom,
@@ -27,18 +27,17 @@ export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest)
   if (request.trigger === "continue") return;
   if (request.trigger === "submit-message") {
     const incoming = request.message;
-    // Message ids are unique across chats: one lookup tells a new message, an edit, a clash.
+    // A new message is one statement (the turn notes itself on the chat next). Ids are unique
+    // across chats, so when it is not new, the stored one tells an edit from a clash.
+    const appended = await appendIfNew(db, chat.id, {
+      id: incoming.id,
+      role: "user",
+      parts: incoming.parts,
+      metadata: null,
+    });
+    if (appended) return;
     const existing = await findMessageAnywhere(db, incoming.id);
-    if (!existing) {
-      // One statement: no transaction needed. The turn notes itself on the chat next.
-      await appendMessage(
-        db,
-        chat.id,
-        { id: incoming.id, role: "user", parts: incoming.parts, metadata: null },
-        { touchChat: false },
-      );
-      return;
-    }
+    if (!existing) throw new AppError("conflict:message", "That message id is already in use.");
     if (existing.chatId !== chat.id) {
       throw new AppError("conflict:message", "That message id is already in use.");
     }

@@ -91,33 +91,42 @@ export async function firstUserMessage(db: Db, chatId: string): Promise<Message 
   return row ?? null;
 }
 
+/** A new row at the end of the chat: `seq`, which keeps the order, is taken in the insert. */
+function lastRowValues(chatId: string, input: NewMessage) {
+  return {
+    id: input.id,
+    role: input.role,
+    parts: storableJson(input.parts),
+    metadata: storableJson(input.metadata),
+    chatId,
+    seq: sql<number>`(select coalesce(max(${message.seq}), -1) + 1 from ${message} where ${message.chatId} = ${chatId})`,
+  };
+}
+
+/** Appends after the last message, in one statement, and marks the chat as just used. */
+export async function appendMessage(db: Db, chatId: string, input: NewMessage): Promise<Message> {
+  const [row] = await db.insert(message).values(lastRowValues(chatId, input)).returning();
+  if (!row) throw new Error("insert into message returned no row");
+  await db.update(chat).set({ updatedAt: new Date() }).where(eq(chat.id, chatId));
+  return row;
+}
+
 /**
- * Appends after the last message in one statement (`seq`, which keeps the order within the
- * chat, is taken in the insert). `touchChat: false` leaves the chat's `updatedAt` to a caller
- * that writes the chat row anyway (a turn notes itself on the chat).
+ * Appends a message whose id may already be taken (a user message the browser sends is
+ * either new or an edit): one statement when it is new; null, writing nothing, when a
+ * message with that id exists in any chat. The chat's `updatedAt` is left to the caller.
  */
-export async function appendMessage(
+export async function appendIfNew(
   db: Db,
   chatId: string,
   input: NewMessage,
-  options: { touchChat?: boolean } = {},
-): Promise<Message> {
+): Promise<Message | null> {
   const [row] = await db
     .insert(message)
-    .values({
-      id: input.id,
-      role: input.role,
-      parts: storableJson(input.parts),
-      metadata: storableJson(input.metadata),
-      chatId,
-      seq: sql`(select coalesce(max(${message.seq}), -1) + 1 from ${message} where ${message.chatId} = ${chatId})`,
-    })
+    .values(lastRowValues(chatId, input))
+    .onConflictDoNothing({ target: message.id })
     .returning();
-  if (!row) throw new Error("insert into message returned no row");
-  if (options.touchChat !== false) {
-    await db.update(chat).set({ updatedAt: new Date() }).where(eq(chat.id, chatId));
-  }
-  return row;
+  return row ?? null;
 }
 
 /** A message by id in any chat (ids are unique across chats), or null. */
