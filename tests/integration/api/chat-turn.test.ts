@@ -268,6 +268,20 @@ describeEachDriver("a chat turn through the real provider path", (use) => {
     expect(await loadHistory(database.db, chatId)).toEqual([]);
   });
 
+  it("answers 409 to a message whose id another chat already holds, and writes nothing", async () => {
+    const database = use();
+    const first = await newChat(database, alice);
+    const second = await newChat(database, alice);
+    expect((await send(database, alice, first, "hello", "u-shared-id")).status).toBe(200);
+    await settled(database, alice, first);
+    const clash = await send(database, alice, second, "hello again", "u-shared-id");
+    expect(clash.status).toBe(409);
+    expect(await loadHistory(database.db, second)).toEqual([]);
+    // The first chat keeps its message as it was.
+    const kept = await loadHistory(database.db, first);
+    expect(kept.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
   it("rejects bad input with a clear 4xx and writes nothing", async () => {
     const database = use();
     const chatId = await newChat(database, alice);
