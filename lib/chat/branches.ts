@@ -12,7 +12,7 @@ import {
 } from "@/lib/db/queries/branches";
 import { bumpHistoryVersion } from "@/lib/db/queries/chats";
 import { loadHistory } from "@/lib/db/queries/messages";
-import { chat as chatTable, type Message, message } from "@/lib/db/schema";
+import { chat as chatTable, type Message, type MessageBranch, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 
 /**
@@ -107,15 +107,30 @@ export function laterMessages(
   return history.slice(index + 1).filter((m) => m.metadata?.compaction !== true).length;
 }
 
-/** The switches to show: one per turn with versions whose user message is in the chat as shown. */
+/**
+ * The switches to show: one per turn with versions whose user message is in the chat as shown.
+ * `history` is read only when the chat has versions at all (most have none).
+ */
 export async function branchSwitches(
   db: Db,
   chatId: string,
-  history: readonly Pick<Message, "id" | "role" | "parts">[],
+  history:
+    | readonly Pick<Message, "id" | "role" | "parts">[]
+    | (() => Promise<readonly Pick<Message, "id" | "role" | "parts">[]>),
 ): Promise<BranchSwitch[]> {
+  const versions = await listBranches(db, chatId);
+  if (versions.length === 0) return [];
+  const rows = typeof history === "function" ? await history() : history;
+  return switchesOf(versions, rows);
+}
+
+function switchesOf(
+  versions: readonly MessageBranch[],
+  history: readonly Pick<Message, "id" | "role" | "parts">[],
+): BranchSwitch[] {
   const shown = new Map(history.map((m, index) => [m.id, index]));
   const switches = new Map<string, BranchSwitch & { edited: boolean }>();
-  for (const version of await listBranches(db, chatId)) {
+  for (const version of versions) {
     const index = shown.get(version.anchorId);
     if (index === undefined) continue;
     const anchor = history[index];
