@@ -5,6 +5,7 @@ import { DefaultChatTransport } from "ai";
 import { AlertCircle, RotateCcw } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useCallback, useMemo, useRef, useState } from "react";
+import type { BranchSwitch } from "@/lib/chat/branches";
 import type { ChatContext } from "@/lib/chat/context";
 import { MESSAGE_MAX_CHARS } from "@/lib/message/limits";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -16,7 +17,7 @@ import { EditConfirm } from "../memory/edit-confirm";
 import { MemoryPanel } from "../memory/memory-panel";
 import { MessageMemoryBar } from "../memory/message-memory-bar";
 import { errorText, JSON_HEADERS, useChatMemory } from "../memory/use-chat-memory";
-import { useSafeEdit } from "../memory/use-safe-edit";
+import { type Rewrite, useSafeEdit } from "../memory/use-safe-edit";
 import { apiFetch } from "../outage/api-fetch";
 import { ModelLabelsProvider } from "../stats/model-labels";
 import { Composer } from "./composer";
@@ -118,13 +119,16 @@ export function ChatView({
   const safeEdit = useSafeEdit(
     chatId,
     useCallback(
-      // An edit rewrites history from a message useChat must hold: hand it the older pages first.
-      (messageId: string, text: string) => {
+      // An edit or a regenerate rewrites history from a message useChat must hold: hand it the
+      // older pages first.
+      (rewrite: Rewrite) => {
         const older = takeOlder();
         if (older.length > 0) setMessages((shown) => [...older, ...shown]);
-        void sendMessage({ text, messageId });
+        if (rewrite.kind === "edit")
+          void sendMessage({ text: rewrite.text, messageId: rewrite.messageId });
+        else void regenerate({ messageId: rewrite.messageId });
       },
-      [sendMessage, setMessages, takeOlder],
+      [sendMessage, regenerate, setMessages, takeOlder],
     ),
   );
   const watermarkIndex = remembered.memory?.watermark
@@ -333,12 +337,16 @@ export function ChatView({
               streaming={status === "streaming" && index === timeline.length - 1}
               isLastAssistant={message.id === lastAssistantId}
               busy={busy}
-              onRegenerate={() => regenerate({ messageId: message.id })}
+              onRegenerate={() =>
+                void safeEdit.request(
+                  { kind: "regenerate", messageId: message.id },
+                  laterShown(timeline, index),
+                )
+              }
               onEdit={(text) =>
                 void safeEdit.request(
-                  message.id,
-                  text,
-                  timeline.slice(index + 1).filter((m) => !m.metadata?.compaction).length,
+                  { kind: "edit", messageId: message.id, text },
+                  laterShown(timeline, index),
                 )
               }
               onContinue={() => sendMessage({ text: CONTINUE_TEXT })}
@@ -348,17 +356,20 @@ export function ChatView({
                 role={message.role}
                 folded={index <= watermarkIndex && message.metadata?.pinned !== true}
                 pinned={message.metadata?.pinned === true}
-                branch={remembered.branches.find((b) => b.messageId === message.id)}
+                branch={branchOn(remembered.branches, message.id)}
                 busy={busy}
                 onPin={(pinned) => void pinMessage(message.id, pinned)}
-                onSwitch={(position) => void switchBranch(message.id, position)}
+                onSwitch={(position) => {
+                  const branch = branchOn(remembered.branches, message.id);
+                  if (branch) void switchBranch(branch.messageId, position);
+                }}
               />
             )}
           </div>
         )}
       />
       <EditConfirm
-        laterMessages={safeEdit.laterMessages}
+        pending={safeEdit.pending}
         onConfirm={safeEdit.confirm}
         onCancel={safeEdit.cancel}
       />
@@ -404,6 +415,16 @@ export function ChatView({
       />
     </ModelLabelsProvider>
   );
+}
+
+/** Messages after the one at `index` (a compaction entry in the timeline is not one). */
+function laterShown(timeline: FoldUIMessage[], index: number): number {
+  return timeline.slice(index + 1).filter((m) => !m.metadata?.compaction).length;
+}
+
+/** The ‹ n/m › switch that sits under this message, if any. */
+function branchOn(branches: BranchSwitch[], messageId: string): BranchSwitch | undefined {
+  return branches.find((b) => b.shownOn === messageId);
 }
 
 function lastAssistantOf(messages: FoldUIMessage[]): string | undefined {

@@ -5,9 +5,11 @@ import { ArrowDown } from "lucide-react";
 import { memo, type ReactNode, type UIEvent, useCallback, useEffect, useRef } from "react";
 import { useStickToBottom } from "use-stick-to-bottom";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { estimateMessageHeight } from "./estimate-height";
 
-/** A first guess at a message's height; each is measured once rendered. */
-const ESTIMATED_MESSAGE_PX = 120;
+/** Before the scroller is laid out: the widest column, and a row of unknown content. */
+const DEFAULT_WIDTH_PX = 800;
+const DEFAULT_ROW_PX = 120;
 /** Messages rendered beyond the visible ones, so a quick scroll never shows a gap. */
 const OVERSCAN = 6;
 /** Scrolling up to within this distance of the top asks for older messages. */
@@ -59,7 +61,12 @@ export function MessageList({
   const virtualizer = useVirtualizer({
     count: messages.length,
     getScrollElement: () => stick.scrollRef.current,
-    estimateSize: () => ESTIMATED_MESSAGE_PX,
+    // A guess from the message's text until the row is measured (estimate-height.ts).
+    estimateSize: (index) => {
+      const message = messages[index];
+      const width = stick.scrollRef.current?.clientWidth ?? DEFAULT_WIDTH_PX;
+      return message ? estimateMessageHeight(message, width) : DEFAULT_ROW_PX;
+    },
     getItemKey: (index) => messages[index]?.id ?? index,
     anchorTo: "end",
     overscan: OVERSCAN,

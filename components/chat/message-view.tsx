@@ -92,7 +92,8 @@ export function MessageView({
         <MessageActions
           text={text}
           stats={message.metadata?.stats}
-          onRegenerate={isLastAssistant && !busy ? onRegenerate : undefined}
+          // Any reply can be regenerated: the one it replaces stays a version away.
+          onRegenerate={!busy ? onRegenerate : undefined}
         />
       ) : null}
     </div>

@@ -140,14 +140,20 @@ function SidebarPanel({
       </nav>
       {user.role === "admin" ? (
         <div className="border-t border-line px-3 py-2">
+          {/* Not prefetched: every chat opened would render both admin pages on the server. */}
           <Link
             href="/admin/models"
+            prefetch={false}
             className={`${buttonGhost} w-full justify-start text-zinc-600`}
           >
             <SlidersHorizontal size={16} />
             Admin · Models
           </Link>
-          <Link href="/admin/users" className={`${buttonGhost} w-full justify-start text-zinc-600`}>
+          <Link
+            href="/admin/users"
+            prefetch={false}
+            className={`${buttonGhost} w-full justify-start text-zinc-600`}
+          >
             <Users size={16} />
             Admin · Users
           </Link>

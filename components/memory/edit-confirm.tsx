@@ -3,33 +3,38 @@
 import { AlertDialog } from "radix-ui";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 
-/** Asks before an edit that moves later messages to an older version of the chat. */
+const WORDS = {
+  edit: { title: "Edit this message?", action: "Edit and send" },
+  regenerate: { title: "Regenerate this reply?", action: "Regenerate" },
+} as const;
+
+/** Asks before an edit or a regenerate that moves later messages to an older version. */
 export function EditConfirm(props: {
-  laterMessages: number | null;
+  pending: { kind: "edit" | "regenerate"; laterMessages: number } | null;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
-  const { laterMessages, onConfirm, onCancel } = props;
-  const n = laterMessages ?? 0;
+  const { pending, onConfirm, onCancel } = props;
+  const n = pending?.laterMessages ?? 0;
+  const words = WORDS[pending?.kind ?? "edit"];
   return (
     <AlertDialog.Root
-      open={laterMessages !== null}
+      open={pending !== null}
       onOpenChange={(next) => (next ? undefined : onCancel())}
     >
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 bg-black/30" />
         <AlertDialog.Content className="fixed top-1/2 left-1/2 w-[min(90vw,26rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl">
-          <AlertDialog.Title className="text-base font-semibold">
-            Edit this message?
-          </AlertDialog.Title>
+          <AlertDialog.Title className="text-base font-semibold">{words.title}</AlertDialog.Title>
           <AlertDialog.Description className="text-sm text-muted">
             This removes the {n} {n === 1 ? "message" : "messages"} after it from the chat. They are
-            kept: switch back to them with the ‹ › arrows under the message.
+            kept: switch back to them with the ‹ › arrows under the{" "}
+            {pending?.kind === "regenerate" ? "reply" : "message"}.
           </AlertDialog.Description>
           <div className="flex justify-end gap-2">
             <AlertDialog.Cancel className={buttonGhost}>Cancel</AlertDialog.Cancel>
             <AlertDialog.Action onClick={onConfirm} className={buttonPrimary}>
-              Edit and send
+              {words.action}
             </AlertDialog.Action>
           </div>
         </AlertDialog.Content>

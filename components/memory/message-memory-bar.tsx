@@ -8,7 +8,7 @@ type Props = {
   /** The summary covers it: the model sees it through the summary, not as written. */
   folded: boolean;
   pinned: boolean;
-  /** The ‹ n/m › switch when this user message has other versions. */
+  /** The ‹ n/m › switch when this message's turn has other versions. */
   branch?: BranchSwitch;
   busy: boolean;
   onPin: (pinned: boolean) => void;

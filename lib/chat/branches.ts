@@ -12,27 +12,33 @@ import {
 } from "@/lib/db/queries/branches";
 import { bumpHistoryVersion } from "@/lib/db/queries/chats";
 import { loadHistory } from "@/lib/db/queries/messages";
-import { chat as chatTable, type Message, message } from "@/lib/db/schema";
+import { chat as chatTable, type Message, type MessageBranch, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 
 /**
- * Safe edits (issue 14): an edit that rewrites a user message keeps the version it replaces —
- * the old text and everything that followed it — as a branch the chat can switch back to.
- * Each version keeps the compaction state it had when it was left, so the summary shown and
- * sent always belongs to the version on screen.
+ * Safe edits and regenerations (issue 14): an edit that rewrites a user message, or a
+ * regenerate that replaces the reply to one, keeps the version it replaces — that message as
+ * it was and everything that followed it — as a branch the chat can switch back to. Both kinds
+ * are versions of the same turn, anchored on the user message. Each version keeps the
+ * compaction state it had when it was left, so the summary shown and sent always belongs to
+ * the version on screen.
  */
 
-/** The ‹ n/m › switch on one edited message. */
-export type BranchSwitch = { messageId: string; position: number; count: number };
+/**
+ * The ‹ n/m › switch of one turn's versions. `messageId` is the user message they are versions
+ * of (what a switch names); `shownOn` is where the switch sits: under the reply when every
+ * version asks the same thing (only regenerated), under the user message once it was edited.
+ */
+export type BranchSwitch = { messageId: string; shownOn: string; position: number; count: number };
 
 type SummaryState = { summary: string | null; watermark: string | null };
 
 /**
- * Called inside an edit's transaction before it changes anything: the version on screen
- * (the anchor and everything after it, with the chat's summary state) is archived, and a
- * new active version is opened for the edit.
+ * Called inside an edit's or a regenerate's transaction before it changes anything: the
+ * version on screen (the anchor — the user message edited or answered anew — and everything
+ * after it, with the chat's summary state) is archived, and a new active version is opened.
  */
-export async function keepEditedBranch(
+export async function keepShownVersion(
   db: Db,
   chatId: string,
   anchor: Message,
@@ -101,26 +107,59 @@ export function laterMessages(
   return history.slice(index + 1).filter((m) => m.metadata?.compaction !== true).length;
 }
 
-/** The switches to show: one per edited message that is in the chat as shown. */
+/**
+ * The switches to show: one per turn with versions whose user message is in the chat as shown.
+ * `history` is read only when the chat has versions at all (most have none).
+ */
 export async function branchSwitches(
   db: Db,
   chatId: string,
-  history: readonly Pick<Message, "id">[],
+  history:
+    | readonly Pick<Message, "id" | "role" | "parts">[]
+    | (() => Promise<readonly Pick<Message, "id" | "role" | "parts">[]>),
 ): Promise<BranchSwitch[]> {
-  const shown = new Set(history.map((m) => m.id));
-  const switches = new Map<string, BranchSwitch>();
-  for (const version of await listBranches(db, chatId)) {
-    if (!shown.has(version.anchorId)) continue;
+  const versions = await listBranches(db, chatId);
+  if (versions.length === 0) return [];
+  const rows = typeof history === "function" ? await history() : history;
+  return switchesOf(versions, rows);
+}
+
+function switchesOf(
+  versions: readonly MessageBranch[],
+  history: readonly Pick<Message, "id" | "role" | "parts">[],
+): BranchSwitch[] {
+  const shown = new Map(history.map((m, index) => [m.id, index]));
+  const switches = new Map<string, BranchSwitch & { edited: boolean }>();
+  for (const version of versions) {
+    const index = shown.get(version.anchorId);
+    if (index === undefined) continue;
+    const anchor = history[index];
     const entry = switches.get(version.anchorId) ?? {
       messageId: version.anchorId,
+      shownOn: version.anchorId,
       position: 0,
       count: 0,
+      edited: false,
     };
     entry.count += 1;
     if (version.active) entry.position = version.position;
+    // An archived version starts with the anchor as it was then.
+    const then = version.messages?.[0];
+    if (then && anchor && JSON.stringify(then.parts) !== JSON.stringify(anchor.parts)) {
+      entry.edited = true;
+    }
     switches.set(version.anchorId, entry);
   }
-  return [...switches.values()].filter((s) => s.count > 1 && s.position > 0);
+  return [...switches.values()]
+    .filter((s) => s.count > 1 && s.position > 0)
+    .map(({ edited, ...entry }) => {
+      const at = shown.get(entry.messageId) ?? -1;
+      const reply = history[at + 1];
+      return {
+        ...entry,
+        shownOn: !edited && reply?.role === "assistant" ? reply.id : entry.messageId,
+      };
+    });
 }
 
 /**

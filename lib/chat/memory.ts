@@ -7,7 +7,7 @@ import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
 import { type ChatSummary, createChat, getChat } from "@/lib/db/queries/chats";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
-import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
+import { appendMessage, pinnedMessageIds } from "@/lib/db/queries/messages";
 import { type Chat, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
@@ -33,7 +33,7 @@ export type ChatMemory = {
   pinnedIds: string[];
 };
 
-export function memoryOf(chat: Chat, history: readonly FoldUIMessage[]): ChatMemory {
+export function memoryOf(chat: Chat, pinnedIds: string[]): ChatMemory {
   const { narrative, ledger } = splitSummary(chat.contextSummary);
   return {
     summary: chat.contextSummary,
@@ -41,12 +41,13 @@ export function memoryOf(chat: Chat, history: readonly FoldUIMessage[]): ChatMem
     ledger,
     watermark: chat.contextSummary ? chat.summaryWatermark : null,
     version: chat.version,
-    pinnedIds: history.filter((m) => m.metadata?.pinned === true).map((m) => m.id),
+    pinnedIds,
   };
 }
 
+/** Reads only the pinned messages' ids: a long chat's memory costs what a short one's does. */
 export async function chatMemory(db: Db, chat: Chat): Promise<ChatMemory> {
-  return memoryOf(chat, (await loadHistory(db, chat.id)).map(rowToUIMessage));
+  return memoryOf(chat, await pinnedMessageIds(db, chat.id));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { keepEditedBranch } from "@/lib/chat/branches";
+import { keepShownVersion } from "@/lib/chat/branches";
 import { invalidateFrom } from "@/lib/chat/invalidate";
 import type { Db } from "@/lib/db/client";
 import { bumpHistoryVersion } from "@/lib/db/queries/chats";
@@ -19,9 +19,11 @@ function isCompactionEntry(row: Message): boolean {
 }
 
 /**
- * Applies what the browser asked for to the stored history, in one
- * transaction: append a new user message, edit one (dropping what followed
- * it), or drop the reply to regenerate. Returns nothing; the caller reloads.
+ * Applies what the browser asked for to the stored history: append a new user
+ * message (one statement), or, in one transaction, edit one (dropping what
+ * followed it) or drop the reply to regenerate — an edit and a regenerate keep
+ * what they drop as an earlier version of the turn. Returns nothing; the
+ * caller reloads.
  */
 export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest): Promise<void> {
   if (request.trigger === "continue") return;
@@ -48,7 +50,7 @@ export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest)
       const tx = txn as unknown as Db;
       const history = await loadHistory(tx, chat.id);
       // The version the edit replaces stays reachable through the ‹ n/m › switch.
-      await keepEditedBranch(tx, chat.id, existing, history);
+      await keepShownVersion(tx, chat.id, existing, history);
       await invalidateFrom(tx, chat.id, existing.seq, history);
       await tx.update(message).set({ parts: incoming.parts }).where(eq(message.id, existing.id));
       await truncateFrom(tx, chat.id, existing.seq + 1);
@@ -69,6 +71,11 @@ export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest)
     const remaining = history.filter((m) => m.seq < from);
     if (remaining[remaining.length - 1]?.role !== "user") {
       throw new AppError("bad_request:message", "There is no message of yours to answer.");
+    }
+    // The reply it replaces, and whatever followed, stays reachable through the ‹ n/m › switch.
+    const answered = remaining[remaining.length - 1];
+    if (answered && history.some((m) => m.seq >= from)) {
+      await keepShownVersion(tx, chat.id, answered, history);
     }
     await invalidateFrom(tx, chat.id, from, history);
     await truncateFrom(tx, chat.id, from);

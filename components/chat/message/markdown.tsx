@@ -1,7 +1,8 @@
 "use client";
 
 import { memo } from "react";
-import { type Components, Streamdown } from "streamdown";
+import { type Components, type PluginConfig, Streamdown } from "streamdown";
+import { code } from "./code-highlighter";
 
 type Props = {
   text: string;
@@ -10,6 +11,8 @@ type Props = {
 };
 
 const NO_LINK_CHECK = { enabled: false };
+/** Fenced code is highlighted by Shiki, loaded from the bundle on first use. */
+const PLUGINS: PluginConfig = { code };
 
 /**
  * Assistant Markdown, rendered by Streamdown: it parses block by block, so a streaming reply
@@ -25,6 +28,7 @@ export const Markdown = memo(function Markdown({ text, streaming }: Props) {
       components={COMPONENTS}
       linkSafety={NO_LINK_CHECK}
       lineNumbers={false}
+      plugins={PLUGINS}
     >
       {text}
     </Streamdown>

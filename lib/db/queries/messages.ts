@@ -9,6 +9,16 @@ export async function loadHistory(db: Db, chatId: string): Promise<Message[]> {
   return db.select().from(message).where(eq(message.chatId, chatId)).orderBy(asc(message.seq));
 }
 
+/** Ids of the messages the user pinned, oldest first: read without the rest of the chat. */
+export async function pinnedMessageIds(db: Db, chatId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: message.id })
+    .from(message)
+    .where(and(eq(message.chatId, chatId), sql`${message.metadata} ->> 'pinned' = 'true'`))
+    .orderBy(asc(message.seq));
+  return rows.map((row) => row.id);
+}
+
 export type MessagePage = { messages: Message[]; hasMore: boolean };
 
 /**

@@ -39,7 +39,7 @@ const MODEL = "fake:small";
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
 
-type Switch = { messageId: string; position: number; count: number };
+type Switch = { messageId: string; shownOn: string; position: number; count: number };
 type BranchesJson = { branches: Switch[]; edit?: { messageId: string; laterMessages: number } };
 type SwitchedJson = { messages: Array<{ id: string; parts: unknown[] }>; branches: Switch[] };
 
@@ -84,6 +84,28 @@ async function edit(
   await eventually(async () => !(await isTurnActive(database.db, chatId)));
 }
 
+async function regenerate(
+  database: Database,
+  browser: Browser,
+  chatId: string,
+  messageId?: string,
+) {
+  const response = await call(database, chatApi.POST, {
+    path: "/api/chat",
+    method: "POST",
+    body: { trigger: "regenerate-message", chatId, modelId: MODEL, messageId },
+    browser,
+  });
+  expect(response.status).toBe(200);
+  await readChunks(response);
+  await eventually(async () => !(await isTurnActive(database.db, chatId)));
+}
+
+const textOf = (row: { parts: unknown }) =>
+  (row.parts as Array<{ type: string; text?: string }>)
+    .map((p) => (p.type === "text" ? (p.text ?? "") : ""))
+    .join("");
+
 /** The summary a chat-model request carried, or null. */
 function sentSummary(request: RecordedRequest | undefined): string | null {
   const text = (request?.messages ?? []).map(contentText).join("\n");
@@ -124,14 +146,18 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
     // The summary of the old version is not the edited version's.
     expect((await chatRow(database.db, chatId)).contextSummary).toBeNull();
     const listed = (await (await branchesOf(database, browser, chatId)).json()) as BranchesJson;
-    expect(listed.branches).toEqual([{ messageId: first.id, position: 2, count: 2 }]);
+    expect(listed.branches).toEqual([
+      { messageId: first.id, shownOn: first.id, position: 2, count: 2 },
+    ]);
 
     // Back to the first version: every message returns, in order, with its summary.
     const back = await switchTo(database, browser, chatId, { messageId: first.id, position: 1 });
     expect(back.status).toBe(200);
     const backJson = (await back.json()) as SwitchedJson;
     expect(backJson.messages.map((m) => m.id)).toEqual(original.map((m) => m.id));
-    expect(backJson.branches).toEqual([{ messageId: first.id, position: 1, count: 2 }]);
+    expect(backJson.branches).toEqual([
+      { messageId: first.id, shownOn: first.id, position: 1, count: 2 },
+    ]);
     const restored = await historyOf(database.db, chatId);
     expect(restored.map((m) => [m.id, m.parts])).toEqual(original.map((m) => [m.id, m.parts]));
     const onFirst = await chatRow(database.db, chatId);
@@ -199,5 +225,126 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
     expect((await historyOf(database.db, chatId)).map((m) => m.id)).toEqual(
       before.map((m) => m.id),
     );
+  });
+});
+
+describeEachDriver("Safe regenerate: the replaced reply stays a version away", (use) => {
+  it("keeps the last reply it replaces, with the switch on the reply, and switches back and forth", async () => {
+    const database = use();
+    const { browser } = await register(database, "regen-last@example.com");
+    const chatId = await newChat(database, browser);
+    fake.script({ text: "The first answer." }, { text: "The second answer." });
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Which answer?" });
+    const original = await historyOf(database.db, chatId);
+    const [asked, reply] = original;
+    if (!asked || !reply) throw new Error("no turn");
+    expect(textOf(reply)).toBe("The first answer.");
+
+    // The last reply: nothing after it moves, so nothing to ask.
+    const impact = (await (
+      await branchesOf(database, browser, chatId, `?messageId=${reply.id}`)
+    ).json()) as BranchesJson;
+    expect(impact.edit).toEqual({ messageId: reply.id, laterMessages: 0 });
+
+    await regenerate(database, browser, chatId);
+    const regenerated = await historyOf(database.db, chatId);
+    expect(regenerated).toHaveLength(2);
+    const [, second] = regenerated;
+    if (!second) throw new Error("no new reply");
+    expect(second.id).not.toBe(reply.id);
+    expect(textOf(second)).toBe("The second answer.");
+    const listed = (await (await branchesOf(database, browser, chatId)).json()) as BranchesJson;
+    // Versions of the turn asked in `asked`, shown under its reply.
+    expect(listed.branches).toEqual([
+      { messageId: asked.id, shownOn: second.id, position: 2, count: 2 },
+    ]);
+
+    const back = (await (
+      await switchTo(database, browser, chatId, { messageId: asked.id, position: 1 })
+    ).json()) as SwitchedJson;
+    expect(back.messages.map((m) => m.id)).toEqual([asked.id, reply.id]);
+    expect(back.branches).toEqual([
+      { messageId: asked.id, shownOn: reply.id, position: 1, count: 2 },
+    ]);
+    expect(textOf((await historyOf(database.db, chatId))[1] ?? { parts: [] })).toBe(
+      "The first answer.",
+    );
+
+    const forth = (await (
+      await switchTo(database, browser, chatId, { messageId: asked.id, position: 2 })
+    ).json()) as SwitchedJson;
+    expect(forth.messages.map((m) => m.id)).toEqual([asked.id, second.id]);
+
+    // A third try adds a third version; the second stays reachable.
+    fake.script({ text: "The third answer." });
+    await regenerate(database, browser, chatId, second.id);
+    const third = (await (await branchesOf(database, browser, chatId)).json()) as BranchesJson;
+    expect(third.branches).toHaveLength(1);
+    expect(third.branches[0]).toMatchObject({ messageId: asked.id, position: 3, count: 3 });
+    const two = (await (
+      await switchTo(database, browser, chatId, { messageId: asked.id, position: 2 })
+    ).json()) as SwitchedJson;
+    expect(two.messages.map((m) => m.id)).toEqual([asked.id, second.id]);
+  });
+
+  it("says how many later messages a regenerate moves away, keeps them all, and an edit after it moves the switch to the message", async () => {
+    const database = use();
+    const { browser } = await register(database, "regen-middle@example.com");
+    const chatId = await newChat(database, browser);
+    for (const text of ["One?", "Two?", "Three?"]) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text });
+    }
+    const original = await historyOf(database.db, chatId);
+    expect(original).toHaveLength(6);
+    const [asked, reply] = original;
+    if (!asked || !reply) throw new Error("no turn");
+
+    const impact = (await (
+      await branchesOf(database, browser, chatId, `?messageId=${reply.id}`)
+    ).json()) as BranchesJson;
+    expect(impact.edit).toEqual({ messageId: reply.id, laterMessages: 4 });
+
+    fake.script({ text: "A better first answer." });
+    await regenerate(database, browser, chatId, reply.id);
+    const now = await historyOf(database.db, chatId);
+    expect(now.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(now[0]?.id).toBe(asked.id);
+    expect(textOf(now[1] ?? { parts: [] })).toBe("A better first answer.");
+    // The model was asked the first question alone, not what followed it.
+    expect(lastChatRequest()?.messages.filter((m) => m.role === "user")).toHaveLength(1);
+
+    const back = (await (
+      await switchTo(database, browser, chatId, { messageId: asked.id, position: 1 })
+    ).json()) as SwitchedJson;
+    expect(back.messages.map((m) => m.id)).toEqual(original.map((m) => m.id));
+    const restored = await historyOf(database.db, chatId);
+    expect(restored.map((m) => [m.id, m.parts])).toEqual(original.map((m) => [m.id, m.parts]));
+
+    // Editing the question adds a version of the same turn; the switch moves to the message.
+    await edit(database, browser, chatId, asked.id, "One, rephrased?");
+    const listed = (await (await branchesOf(database, browser, chatId)).json()) as BranchesJson;
+    expect(listed.branches).toEqual([
+      { messageId: asked.id, shownOn: asked.id, position: 3, count: 3 },
+    ]);
+  });
+
+  it("refuses to regenerate a message that is not in the chat, changing nothing", async () => {
+    const database = use();
+    const { browser } = await register(database, "regen-bad@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Hello there." });
+    const before = await historyOf(database.db, chatId);
+    const response = await call(database, chatApi.POST, {
+      path: "/api/chat",
+      method: "POST",
+      body: { trigger: "regenerate-message", chatId, modelId: MODEL, messageId: "nope" },
+      browser,
+    });
+    expect(response.status).toBe(404);
+    expect((await historyOf(database.db, chatId)).map((m) => m.id)).toEqual(
+      before.map((m) => m.id),
+    );
+    const listed = (await (await branchesOf(database, browser, chatId)).json()) as BranchesJson;
+    expect(listed.branches).toEqual([]);
   });
 });

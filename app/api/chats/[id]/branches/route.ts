@@ -29,10 +29,13 @@ export const GET = route<Params>(async (request, { params }) => {
   const chat = await requireChat(user, (await params).id);
   const { messageId: asked } = readQuery(request, query);
   const db = await getDb();
-  const history = await loadHistory(db, chat.id);
+  // The whole history only when it is needed: most chats have no versions to show.
+  const history = asked ? await loadHistory(db, chat.id) : undefined;
   return Response.json({
-    branches: await branchSwitches(db, chat.id, history),
-    ...(asked ? { edit: { messageId: asked, laterMessages: laterMessages(history, asked) } } : {}),
+    branches: await branchSwitches(db, chat.id, history ?? (() => loadHistory(db, chat.id))),
+    ...(history && asked
+      ? { edit: { messageId: asked, laterMessages: laterMessages(history, asked) } }
+      : {}),
   });
 });
 

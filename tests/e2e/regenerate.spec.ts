@@ -1,0 +1,95 @@
+import { expect, type Page, test } from "@playwright/test";
+import { SCRIPT_PATH } from "../fixtures/fake-openai/server";
+import { hydrated, registerUser } from "./helpers";
+import { MAIN_FAKE_PORT } from "./servers";
+
+/** The next reply of the e2e fake provider (it runs in its own process). */
+async function scriptReply(page: Page, text: string): Promise<void> {
+  const response = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
+    data: [{ text }],
+  });
+  expect(response.ok()).toBe(true);
+}
+
+/** Sends a message and waits for its finished reply (each reply gets a stats button). */
+async function sendAndWait(page: Page, text: string, reply: string) {
+  await scriptReply(page, reply);
+  const stats = page.getByRole("button", { name: "Message stats" });
+  const replies = await stats.count();
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(box).toBeEnabled();
+  await box.fill(text);
+  await box.press("Enter");
+  await expect(stats).toHaveCount(replies + 1, { timeout: 30_000 });
+}
+
+const replies = (page: Page) => page.locator("[data-role=assistant]");
+const userMessages = (page: Page) => page.locator("[data-role=user]");
+
+test("regenerate keeps the replaced reply a switch away, and asks before it moves later messages", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await registerUser(page, `e2e-regenerate-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+
+  await sendAndWait(page, "Question one: where does the Douro rise?", "First try at one.");
+  await sendAndWait(page, "Question two: and where does it end?", "The answer to two.");
+
+  // Regenerating the first reply would move the second question and its reply: it asks first.
+  const first = replies(page).first();
+  await first.hover();
+  await first.getByRole("button", { name: "Regenerate response" }).click();
+  const ask = page.getByRole("alertdialog", { name: "Regenerate this reply?" });
+  await expect(ask).toContainText("This removes the 2 messages after it");
+  // Cancel changes nothing.
+  await ask.getByRole("button", { name: "Cancel" }).click();
+  await expect(ask).toHaveCount(0);
+  await expect(userMessages(page)).toHaveCount(2);
+
+  await scriptReply(page, "Second try at one.");
+  await first.hover();
+  await first.getByRole("button", { name: "Regenerate response" }).click();
+  await ask.getByRole("button", { name: "Regenerate" }).click();
+  await expect(replies(page)).toHaveCount(1);
+  await expect(replies(page).first()).toContainText("Second try at one.", { timeout: 30_000 });
+  await expect(userMessages(page)).toHaveCount(1);
+
+  // The switch sits on the reply.
+  const versions = page.getByRole("group", { name: "Versions of this message" });
+  await expect(versions).toContainText("2/2");
+  const row = page.locator("div.group\\/message").filter({ has: versions });
+  await expect(row.locator("[data-role=assistant]")).toHaveCount(1);
+  await expect(row.locator("[data-role=user]")).toHaveCount(0);
+  await page.screenshot({ path: "test-results/regenerate-2-of-2.png" });
+
+  // Back: the first reply and everything after it.
+  await versions.getByRole("button", { name: "Previous version" }).click();
+  await expect(versions).toContainText("1/2");
+  await expect(replies(page).first()).toContainText("First try at one.");
+  await expect(page.getByText("The answer to two.")).toBeVisible();
+  await expect(userMessages(page)).toHaveCount(2);
+
+  // Forth, then regenerate the last reply: nothing follows it, so no question, a third version.
+  await versions.getByRole("button", { name: "Next version" }).click();
+  await expect(versions).toContainText("2/2");
+  await expect(replies(page).first()).toContainText("Second try at one.");
+  await scriptReply(page, "Third try at one.");
+  const only = replies(page).first();
+  await only.hover();
+  await only.getByRole("button", { name: "Regenerate response" }).click();
+  await expect(replies(page).first()).toContainText("Third try at one.", { timeout: 30_000 });
+  await expect(ask).toHaveCount(0);
+  await expect(versions).toContainText("3/3");
+
+  // Stored: a reload shows the same, and the second try is still there.
+  await page.reload();
+  await hydrated(page);
+  await expect(versions).toContainText("3/3");
+  await versions.getByRole("button", { name: "Previous version" }).click();
+  await expect(versions).toContainText("2/3");
+  await expect(replies(page).first()).toContainText("Second try at one.");
+});
