@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
+import { prepared } from "@/lib/db/prepared";
 import { session as sessionTable, user as userTable } from "@/lib/db/schema";
 
 /**
@@ -22,17 +23,21 @@ export function cookieCacheVersion(db: Db) {
     session: { token: string },
     user: { id: string } & Record<string, unknown>,
   ): Promise<string> => {
-    const [row] = await db
-      .select({ role: userTable.role, status: userTable.status })
-      .from(sessionTable)
-      .innerJoin(userTable, eq(userTable.id, sessionTable.userId))
-      .where(
-        and(
-          eq(sessionTable.token, session.token),
-          eq(sessionTable.userId, user.id),
-          gt(sessionTable.expiresAt, new Date()),
-        ),
-      );
+    const query = prepared(db, "session_role_status", (on) =>
+      on
+        .select({ role: userTable.role, status: userTable.status })
+        .from(sessionTable)
+        .innerJoin(userTable, eq(userTable.id, sessionTable.userId))
+        .where(
+          and(
+            eq(sessionTable.token, sql.placeholder("token")),
+            eq(sessionTable.userId, sql.placeholder("userId")),
+            gt(sessionTable.expiresAt, sql.placeholder("now")),
+          ),
+        )
+        .prepare("session_role_status"),
+    );
+    const [row] = await query.execute({ token: session.token, userId: user.id, now: new Date() });
     if (!row || row.role !== user.role || row.status !== user.status)
       return `stale-${randomUUID()}`;
     return `${row.role}:${row.status}`;

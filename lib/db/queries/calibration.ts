@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
   type Calibration,
@@ -8,6 +8,7 @@ import {
 } from "@/lib/context/calibration";
 import { CONTENT_CLASSES, type ContentClass } from "@/lib/context/content-class";
 import type { Db } from "../client";
+import { prepared } from "../prepared";
 import { modelCalibration } from "../schema";
 
 const ratio = z.number().finite();
@@ -51,10 +52,19 @@ export async function getCalibration(
   provider: string,
   model: string,
 ): Promise<Calibration | null> {
-  const [row] = await db
-    .select(columns)
-    .from(modelCalibration)
-    .where(and(eq(modelCalibration.provider, provider), eq(modelCalibration.model, model)));
+  const query = prepared(db, "get_calibration", (on) =>
+    on
+      .select(columns)
+      .from(modelCalibration)
+      .where(
+        and(
+          eq(modelCalibration.provider, sql.placeholder("provider")),
+          eq(modelCalibration.model, sql.placeholder("model")),
+        ),
+      )
+      .prepare("get_calibration"),
+  );
+  const [row] = await query.execute({ provider, model });
   return row ? toCalibration(row) : null;
 }
 

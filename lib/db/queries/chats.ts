@@ -1,5 +1,6 @@
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { prepared } from "../prepared";
 import { type Chat, chat } from "../schema";
 
 /** What the browser sees of a chat: no compaction internals. */
@@ -52,10 +53,16 @@ export async function findChatForUser(
   chatId: string,
 ): Promise<Chat | null> {
   if (!UUID_PATTERN.test(chatId)) return null;
-  const [row] = await db
-    .select()
-    .from(chat)
-    .where(and(eq(chat.id, chatId), eq(chat.userId, userId)));
+  const query = prepared(db, "find_chat_for_user", (on) =>
+    on
+      .select()
+      .from(chat)
+      .where(
+        and(eq(chat.id, sql.placeholder("chatId")), eq(chat.userId, sql.placeholder("userId"))),
+      )
+      .prepare("find_chat_for_user"),
+  );
+  const [row] = await query.execute({ chatId, userId });
   return row ?? null;
 }
 

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gte, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { prepared } from "../prepared";
 import { chat, type Message, message } from "../schema";
 import { storableJson } from "../storable";
 
@@ -67,26 +68,31 @@ export async function loadTurnHistory(
   const watermark = state.summary ? state.watermark : null;
   if (!watermark) return loadHistory(db, chatId);
   // LEAST skips a NULL: an unknown watermark falls back to the latest user message, caught below.
-  const rows = await db
-    .select()
-    .from(message)
-    .where(
-      and(
-        eq(message.chatId, chatId),
-        or(
-          gte(
-            message.seq,
-            sql`least(
-              (select m.seq from ${message} m where m.chat_id = ${chatId} and m.id = ${watermark}),
-              (select max(m.seq) from ${message} m where m.chat_id = ${chatId} and m.role = 'user')
-            )`,
+  const query = prepared(db, "load_turn_history", (on) => {
+    const chatId = sql.placeholder("chatId");
+    return on
+      .select()
+      .from(message)
+      .where(
+        and(
+          eq(message.chatId, chatId),
+          or(
+            gte(
+              message.seq,
+              sql`least(
+                (select m.seq from ${message} m where m.chat_id = ${chatId} and m.id = ${sql.placeholder("watermark")}),
+                (select max(m.seq) from ${message} m where m.chat_id = ${chatId} and m.role = 'user')
+              )`,
+            ),
+            // A pinned message is sent verbatim though the summary covers it (lib/message/pins.ts).
+            sql`${message.metadata} ->> 'pinned' = 'true'`,
           ),
-          // A pinned message is sent verbatim though the summary covers it (lib/message/pins.ts).
-          sql`${message.metadata} ->> 'pinned' = 'true'`,
         ),
-      ),
-    )
-    .orderBy(asc(message.seq));
+      )
+      .orderBy(asc(message.seq))
+      .prepare("load_turn_history");
+  });
+  const rows = await query.execute({ chatId, watermark });
   return rows.some((row) => row.id === watermark) ? rows : loadHistory(db, chatId);
 }
 
