@@ -6,6 +6,7 @@
  */
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
+import { prepared } from "@/lib/db/prepared";
 import type { QuotaLimits } from "@/lib/db/queries/quota-defaults";
 import {
   addTokens,
@@ -25,18 +26,22 @@ export type QuotaTicket = { usage: DayUsage; giveBack: () => Promise<void> };
 
 /** The user's limits: each override, or else the default (one query, the defaults joined in). */
 export async function limitsOf(db: Db, userId: string): Promise<QuotaLimits> {
-  const [row] = await db
-    .select({
-      dailyTokenLimit: sql<
-        number | null
-      >`coalesce(${userTable.dailyTokenLimit}, ${quotaDefault.dailyTokenLimit})`,
-      dailyMessageLimit: sql<
-        number | null
-      >`coalesce(${userTable.dailyMessageLimit}, ${quotaDefault.dailyMessageLimit})`,
-    })
-    .from(userTable)
-    .leftJoin(quotaDefault, sql`true`)
-    .where(eq(userTable.id, userId));
+  const query = prepared(db, "quota_limits", (on) =>
+    on
+      .select({
+        dailyTokenLimit: sql<
+          number | null
+        >`coalesce(${userTable.dailyTokenLimit}, ${quotaDefault.dailyTokenLimit})`,
+        dailyMessageLimit: sql<
+          number | null
+        >`coalesce(${userTable.dailyMessageLimit}, ${quotaDefault.dailyMessageLimit})`,
+      })
+      .from(userTable)
+      .leftJoin(quotaDefault, sql`true`)
+      .where(eq(userTable.id, sql.placeholder("userId")))
+      .prepare("quota_limits"),
+  );
+  const [row] = await query.execute({ userId });
   return {
     dailyTokenLimit: numberOrNull(row?.dailyTokenLimit),
     dailyMessageLimit: numberOrNull(row?.dailyMessageLimit),

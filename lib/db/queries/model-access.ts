@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/pg-core";
 import type { Db } from "../client";
+import { prepared } from "../prepared";
 import { allowedModel, providerAccess } from "../schema";
 
 /** Providers restricted to their allowed models, and those models. */
@@ -11,13 +12,16 @@ export type ModelAccessRows = {
 
 /** Both lists in one round trip: restricted providers come back with a null model. */
 export async function loadModelAccessRows(db: Db): Promise<ModelAccessRows> {
-  const rows = await unionAll(
-    db
-      .select({ provider: providerAccess.provider, model: sql<string | null>`null` })
-      .from(providerAccess)
-      .where(eq(providerAccess.restricted, true)),
-    db.select({ provider: allowedModel.provider, model: allowedModel.model }).from(allowedModel),
+  const query = prepared(db, "model_access", (on) =>
+    unionAll(
+      on
+        .select({ provider: providerAccess.provider, model: sql<string | null>`null` })
+        .from(providerAccess)
+        .where(eq(providerAccess.restricted, true)),
+      on.select({ provider: allowedModel.provider, model: allowedModel.model }).from(allowedModel),
+    ).prepare("model_access"),
   );
+  const rows = await query.execute();
   const restrictedProviders: string[] = [];
   const allowed: Array<{ provider: string; model: string }> = [];
   for (const { provider, model } of rows) {
