@@ -8,7 +8,11 @@ import {
 } from "@/lib/compaction/trace";
 import { defaultEstimator } from "@/lib/context/tokens";
 import { getChat } from "@/lib/db/queries/chats";
-import { appendMessage, loadTurnHistory } from "@/lib/db/queries/messages";
+import {
+  appendMessage,
+  loadTurnHistory,
+  turnHistoryFirstPosition,
+} from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import type { LiveBus } from "@/lib/live/bus";
@@ -48,11 +52,13 @@ export async function loadCompactionInput(
 ): Promise<{ chat: Chat; history: FoldUIMessage[]; firstPosition: number } | null> {
   const chat = await getChat(deps.db, chatId);
   if (!chat) return null;
-  const rows = await loadTurnHistory(deps.db, chatId, {
-    summary: chat.contextSummary,
-    watermark: chat.summaryWatermark,
-  });
-  return { chat, history: rows.map(rowToUIMessage), firstPosition: (rows[0]?.seq ?? 0) + 1 };
+  const state = { summary: chat.contextSummary, watermark: chat.summaryWatermark };
+  const rows = await loadTurnHistory(deps.db, chatId, state);
+  return {
+    chat,
+    history: rows.map(rowToUIMessage),
+    firstPosition: turnHistoryFirstPosition(rows, state),
+  };
 }
 
 /**

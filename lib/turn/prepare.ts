@@ -2,7 +2,12 @@ import { DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { titleFromMessage } from "@/lib/chat/title";
 import type { Db } from "@/lib/db/client";
 import { noteTurnOnChat } from "@/lib/db/queries/chats";
-import { firstUserMessage, loadHistory, loadTurnHistory } from "@/lib/db/queries/messages";
+import {
+  firstUserMessage,
+  loadHistory,
+  loadTurnHistory,
+  turnHistoryFirstPosition,
+} from "@/lib/db/queries/messages";
 import type { Chat, Message } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/message/ui-message";
@@ -41,14 +46,13 @@ export async function prepareTurn(
   ]);
   const current = noted ?? chat;
   const loaded = covers(rows, current) ? rows : await loadForTurn(db, current);
-  // Pinned messages the summary covers come first, then the contiguous rest: positions
-  // count from the watermark (or the first row when the whole history is loaded).
-  const watermark = current.contextSummary ? current.summaryWatermark : null;
-  const anchor = Math.max(0, watermark ? loaded.findIndex((row) => row.id === watermark) : 0);
   return {
     chat: current,
     history: loaded.map(rowToUIMessage),
-    firstPosition: (loaded[anchor]?.seq ?? 0) + 1 - anchor,
+    firstPosition: turnHistoryFirstPosition(loaded, {
+      summary: current.contextSummary,
+      watermark: current.summaryWatermark,
+    }),
   };
 }
 

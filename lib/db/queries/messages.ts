@@ -96,6 +96,20 @@ export async function loadTurnHistory(
   return rows.some((row) => row.id === watermark) ? rows : loadHistory(db, chatId);
 }
 
+/**
+ * The 1-based position in the whole chat of `history[0]` for rows `loadTurnHistory` returned:
+ * pinned messages the summary covers come first, then the contiguous rest, so positions count
+ * back from the watermark (or from the first row when the whole history was loaded).
+ */
+export function turnHistoryFirstPosition(
+  rows: readonly Message[],
+  state: { summary: string | null; watermark: string | null },
+): number {
+  const watermark = state.summary ? state.watermark : null;
+  const anchor = Math.max(0, watermark ? rows.findIndex((row) => row.id === watermark) : 0);
+  return (rows[anchor]?.seq ?? 0) + 1 - anchor;
+}
+
 /** The chat's first user message (it names a new chat), or null. */
 export async function firstUserMessage(db: Db, chatId: string): Promise<Message | null> {
   const [row] = await db
