@@ -23,7 +23,7 @@ export function cookieCacheVersion(db: Db) {
     session: { token: string },
     user: { id: string } & Record<string, unknown>,
   ): Promise<string> => {
-    const query = prepared(db, "session_role_status", (on) =>
+    const query = prepared(db, "session_role_status", (on, name) =>
       on
         .select({ role: userTable.role, status: userTable.status })
         .from(sessionTable)
@@ -35,7 +35,7 @@ export function cookieCacheVersion(db: Db) {
             gt(sessionTable.expiresAt, sql.placeholder("now")),
           ),
         )
-        .prepare("session_role_status"),
+        .prepare(name),
     );
     const [row] = await query.execute({ token: session.token, userId: user.id, now: new Date() });
     if (!row || row.role !== user.role || row.status !== user.status)

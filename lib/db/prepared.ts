@@ -7,7 +7,8 @@ import type { Db } from "./client";
  */
 const preparedByDb = new WeakMap<Db, Map<string, unknown>>();
 
-export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
+/** `build` prepares the query under `name` (the statement's name on each connection). */
+export function prepared<T>(db: Db, name: string, build: (db: Db, name: string) => T): T {
   let byName = preparedByDb.get(db);
   if (!byName) {
     byName = new Map();
@@ -15,7 +16,7 @@ export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
   }
   let query = byName.get(name) as T | undefined;
   if (query === undefined) {
-    query = build(db);
+    query = build(db, name);
     byName.set(name, query);
   }
   return query;

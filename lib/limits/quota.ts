@@ -26,7 +26,7 @@ export type QuotaTicket = { usage: DayUsage; giveBack: () => Promise<void> };
 
 /** The user's limits: each override, or else the default (one query, the defaults joined in). */
 export async function limitsOf(db: Db, userId: string): Promise<QuotaLimits> {
-  const query = prepared(db, "quota_limits", (on) =>
+  const query = prepared(db, "quota_limits", (on, name) =>
     on
       .select({
         dailyTokenLimit: sql<
@@ -39,7 +39,7 @@ export async function limitsOf(db: Db, userId: string): Promise<QuotaLimits> {
       .from(userTable)
       .leftJoin(quotaDefault, sql`true`)
       .where(eq(userTable.id, sql.placeholder("userId")))
-      .prepare("quota_limits"),
+      .prepare(name),
   );
   const [row] = await query.execute({ userId });
   return {

@@ -39,8 +39,8 @@ export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest)
     });
     if (appended) return;
     const existing = await findMessageAnywhere(db, incoming.id);
-    if (!existing) throw new AppError("conflict:message", "That message id is already in use.");
-    if (existing.chatId !== chat.id) {
+    // Another chat's (or one deleted since the insert saw it): the id is not this chat's to edit.
+    if (existing?.chatId !== chat.id) {
       throw new AppError("conflict:message", "That message id is already in use.");
     }
     if (existing.role !== "user") {

@@ -52,7 +52,7 @@ export async function getCalibration(
   provider: string,
   model: string,
 ): Promise<Calibration | null> {
-  const query = prepared(db, "get_calibration", (on) =>
+  const query = prepared(db, "get_calibration", (on, name) =>
     on
       .select(columns)
       .from(modelCalibration)
@@ -62,7 +62,7 @@ export async function getCalibration(
           eq(modelCalibration.model, sql.placeholder("model")),
         ),
       )
-      .prepare("get_calibration"),
+      .prepare(name),
   );
   const [row] = await query.execute({ provider, model });
   return row ? toCalibration(row) : null;

@@ -53,14 +53,14 @@ export async function findChatForUser(
   chatId: string,
 ): Promise<Chat | null> {
   if (!UUID_PATTERN.test(chatId)) return null;
-  const query = prepared(db, "find_chat_for_user", (on) =>
+  const query = prepared(db, "find_chat_for_user", (on, name) =>
     on
       .select()
       .from(chat)
       .where(
         and(eq(chat.id, sql.placeholder("chatId")), eq(chat.userId, sql.placeholder("userId"))),
       )
-      .prepare("find_chat_for_user"),
+      .prepare(name),
   );
   const [row] = await query.execute({ chatId, userId });
   return row ?? null;

@@ -68,7 +68,7 @@ export async function loadTurnHistory(
   const watermark = state.summary ? state.watermark : null;
   if (!watermark) return loadHistory(db, chatId);
   // LEAST skips a NULL: an unknown watermark falls back to the latest user message, caught below.
-  const query = prepared(db, "load_turn_history", (on) => {
+  const query = prepared(db, "load_turn_history", (on, name) => {
     const chatId = sql.placeholder("chatId");
     return on
       .select()
@@ -90,7 +90,7 @@ export async function loadTurnHistory(
         ),
       )
       .orderBy(asc(message.seq))
-      .prepare("load_turn_history");
+      .prepare(name);
   });
   const rows = await query.execute({ chatId, watermark });
   return rows.some((row) => row.id === watermark) ? rows : loadHistory(db, chatId);

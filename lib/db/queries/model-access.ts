@@ -12,14 +12,14 @@ export type ModelAccessRows = {
 
 /** Both lists in one round trip: restricted providers come back with a null model. */
 export async function loadModelAccessRows(db: Db): Promise<ModelAccessRows> {
-  const query = prepared(db, "model_access", (on) =>
+  const query = prepared(db, "model_access", (on, name) =>
     unionAll(
       on
         .select({ provider: providerAccess.provider, model: sql<string | null>`null` })
         .from(providerAccess)
         .where(eq(providerAccess.restricted, true)),
       on.select({ provider: allowedModel.provider, model: allowedModel.model }).from(allowedModel),
-    ).prepare("model_access"),
+    ).prepare(name),
   );
   const rows = await query.execute();
   const restrictedProviders: string[] = [];
