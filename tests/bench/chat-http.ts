@@ -4,10 +4,13 @@ import { buildIfNeeded } from "../../scripts/build-if-needed.mjs";
 import { isTurnActive } from "../helpers/db";
 import { anonymous } from "../helpers/http";
 import { type Client, createChat, sendMessage, signUp, startInstance } from "../helpers/instances";
-import type { BenchChat } from "./chat-turns";
+import { eventually } from "../helpers/ui-stream";
+import { type BenchChat, directTtftMs, firstTextDeltaAt } from "./chat-turns";
 import type { BenchDatabase } from "./database";
 
 /**
+ * Loads Fold (through chat-turns): import it only after setting process.env, as chat.ts does.
+ *
  * The `chat` benchmark over real HTTP: Fold as `next start` serves it (its own process, on the
  * benchmark's Postgres database, no Redis: one server), each turn paired with the same request
  * sent straight to the fake provider from this process. The server's CPU time is read from
@@ -34,7 +37,6 @@ async function processCpuMs(pid: number): Promise<number> {
 
 /** POST /api/chat over HTTP: ms to the first text-delta; then the reply is read and stored. */
 async function foldHttpTtftMs(chat: HttpChat, base: string, text: string): Promise<number> {
-  const turns = await import("./chat-turns");
   const started = performance.now();
   const response = await sendMessage(chat.client, base, {
     chatId: chat.chatId,
@@ -44,8 +46,7 @@ async function foldHttpTtftMs(chat: HttpChat, base: string, text: string): Promi
   if (response.status !== 200 || !response.body) {
     throw new Error(`POST /api/chat answered ${response.status}: ${await response.text()}`);
   }
-  const firstAt = await turns.firstTextDeltaAt(response.body);
-  const { eventually } = await import("../helpers/ui-stream");
+  const firstAt = await firstTextDeltaAt(response.body);
   await eventually(async () => !(await isTurnActive(chat.bench.database.db, chat.chatId)));
   return firstAt - started;
 }
@@ -74,7 +75,6 @@ export async function runOverHttp(
   buildIfNeeded();
   const instance = await startInstance({ port: PORT, databaseUrl: bench.url, providerUrl });
   try {
-    const turns = await import("./chat-turns");
     const base = instance.url;
     // The first account becomes the admin: the measured users are ordinary ones.
     await signUp(base, "http-admin@example.com");
@@ -96,7 +96,7 @@ export async function runOverHttp(
       const samples: HttpSample[] = [];
       for (let turn = 0; turn < count; turn++) {
         const text = `HTTP ${label} chat ${index}, turn ${turn}: how does a context window fill up?`;
-        const directMs = await turns.directTtftMs(chat.bench, text);
+        const directMs = await directTtftMs(chat.bench, text);
         const foldMs = await foldHttpTtftMs(chat, base, text);
         samples.push({ directMs, foldMs });
       }

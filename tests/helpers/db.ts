@@ -3,23 +3,23 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { chat } from "@/lib/db/schema";
 
-/** Whether a turn (or compaction) still holds the chat's lease: tests wait for it to end. */
-export async function isTurnActive(db: Db, chatId: string): Promise<boolean> {
-  const [row] = await db
-    .select({
-      active: sql<boolean>`${chat.activeTurnUntil} is not null and ${chat.activeTurnUntil} > now()`,
-    })
-    .from(chat)
-    .where(eq(chat.id, chatId));
-  return row?.active ?? false;
+/** Whether a turn (or compact-now) still holds the chat's lease: tests wait for it to end. */
+export function isTurnActive(db: Db, chatId: string): Promise<boolean> {
+  return leaseLive(db, chatId, chat.activeTurnUntil);
 }
 
 /** Whether a background compaction holds the chat's compaction lease right now. */
-export async function isCompactingNow(db: Db, chatId: string): Promise<boolean> {
+export function isCompactingNow(db: Db, chatId: string): Promise<boolean> {
+  return leaseLive(db, chatId, chat.compactionUntil);
+}
+
+async function leaseLive(
+  db: Db,
+  chatId: string,
+  until: typeof chat.activeTurnUntil | typeof chat.compactionUntil,
+) {
   const [row] = await db
-    .select({
-      active: sql<boolean>`${chat.compactionUntil} is not null and ${chat.compactionUntil} > now()`,
-    })
+    .select({ active: sql<boolean>`${until} is not null and ${until} > now()` })
     .from(chat)
     .where(eq(chat.id, chatId));
   return row?.active ?? false;
