@@ -1,3 +1,19 @@
+/** The writing-system classes: text that is not Latin-script prose, code, JSON or digits. */
+export const SCRIPT_CLASSES = [
+  "han",
+  "kana",
+  "hangul",
+  "cyrillic",
+  "greek",
+  "arabic",
+  "hebrew",
+  "indic",
+  "thai",
+  "emoji",
+  "script",
+] as const;
+export type ScriptClass = (typeof SCRIPT_CLASSES)[number];
+
 /**
  * Content classes (issue 13): real tokenizers disagree with o200k by kind of
  * text — Chinese costs Qwen fewer tokens and Llama more, Qwen and Gemma split
@@ -16,42 +32,17 @@
  *
  * `frame` is not content but the chat template's framing around each message
  * and tool call, which differs by model family as much as any text does.
+ * Stored fits keep their ratios and covariance in this order.
  */
 export const CONTENT_CLASSES = [
   "prose",
   "code",
   "json",
   "digits",
-  "han",
-  "kana",
-  "hangul",
-  "cyrillic",
-  "greek",
-  "arabic",
-  "hebrew",
-  "indic",
-  "thai",
-  "emoji",
-  "script",
+  ...SCRIPT_CLASSES,
   "frame",
 ] as const;
 export type ContentClass = (typeof CONTENT_CLASSES)[number];
-
-/** The writing-system classes: text that is not Latin-script prose, code, JSON or digits. */
-export const SCRIPT_CLASSES = [
-  "han",
-  "kana",
-  "hangul",
-  "cyrillic",
-  "greek",
-  "arabic",
-  "hebrew",
-  "indic",
-  "thai",
-  "emoji",
-  "script",
-] as const satisfies readonly ContentClass[];
-export type ScriptClass = (typeof SCRIPT_CLASSES)[number];
 
 /** Raw (o200k) tokens per content class; their sum is the plain estimate. */
 export type ClassTokens = Record<ContentClass, number>;
