@@ -2,6 +2,7 @@ import { type RecordedRequest, startFakeOpenAI } from "../fixtures/fake-openai/s
 import type { Benchmark, Figures } from "./benchmark";
 import type { HttpRun, HttpSample } from "./chat-http";
 import type { BenchChat } from "./chat-turns";
+import { configureFold } from "./fold-env";
 import { percentile, round1 } from "./measure";
 
 /**
@@ -19,18 +20,8 @@ const WARMUP_TURNS_PER_CHAT = 1;
 const PROVIDER = "fake";
 const MODEL = "fake-model";
 const MODEL_WINDOW_TOKENS = 128_000;
-const AUTH_SECRET = "bench-secret-bench-secret-bench-secret-0123";
 
 type Sample = { directMs: number; foldMs: number };
-
-/** Fold reads process.env once per process: this must run before any Fold module loads. */
-function configureFold(providerUrl: string): void {
-  process.env.OPENAI_COMPATIBLE_BASE_URL = providerUrl;
-  process.env.OPENAI_COMPATIBLE_NAME = PROVIDER;
-  process.env.DEMO_MODEL = "never";
-  process.env.LOG_LEVEL = "silent";
-  process.env.BETTER_AUTH_SECRET = AUTH_SECRET;
-}
 
 /**
  * The baseline is only fair while it sends exactly what Fold sends. Each turn's text is
@@ -98,7 +89,7 @@ export const benchmark: Benchmark = {
       chunkDelayMs: 0,
     });
     try {
-      configureFold(fake.url);
+      configureFold(fake.url, PROVIDER);
       const { openBenchDatabase } = await import("./database");
       const bench = await openBenchDatabase();
       try {

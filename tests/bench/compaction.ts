@@ -1,5 +1,6 @@
 import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { Benchmark, Figures } from "./benchmark";
+import { configureFold } from "./fold-env";
 import { percentile, round1 } from "./measure";
 
 /**
@@ -21,7 +22,6 @@ const ROUNDS = 12;
 /** Long turns before giving up on a round reaching the trigger. */
 const MAX_FILL_TURNS = 15;
 const WORDS_PER_TURN = 220;
-const AUTH_SECRET = "bench-secret-bench-secret-bench-secret-0123";
 
 function longText(round: number, turn: number): string {
   const words = ["context", "window", "summary", "budget", "token", "turn", "history"];
@@ -37,11 +37,7 @@ export const benchmark: Benchmark = {
       replyTokens: REPLY_TOKENS,
       summaryDelayMs: SUMMARY_DELAY_MS,
     });
-    process.env.OPENAI_COMPATIBLE_BASE_URL = fake.url;
-    process.env.OPENAI_COMPATIBLE_NAME = PROVIDER;
-    process.env.DEMO_MODEL = "never";
-    process.env.LOG_LEVEL = "silent";
-    process.env.BETTER_AUTH_SECRET = AUTH_SECRET;
+    configureFold(fake.url, PROVIDER);
     // Fold parses its environment on first use: load it only now.
     const { openBenchDatabase } = await import("./database");
     const turns = await import("./chat-turns");

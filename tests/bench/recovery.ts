@@ -1,5 +1,6 @@
 import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { Benchmark, Figures } from "./benchmark";
+import { configureFold } from "./fold-env";
 import { round1 } from "./measure";
 import { MAX_SCALE, MIN_SCALE, SkewObserver, skewSequence } from "./recovery-skew";
 import { identifiersIn } from "./sim-metrics";
@@ -22,7 +23,6 @@ const PROVIDER = "fake";
 const SIM_MODEL = "sim";
 const LOOP_MODEL = "loop";
 const WINDOW_TOKENS = 8_192;
-const AUTH_SECRET = "bench-secret-bench-secret-bench-secret-0123";
 /** As in `sim`: fewer streamed chunks keep 1,000 turns cheap; token counts do not depend on it. */
 const CHUNK_CHARS = 64;
 /** The tool loop: this many model calls, all but the last fetching a page of LOOP_PAGE_BYTES. */
@@ -31,15 +31,6 @@ const LOOP_FETCHES = LOOP_STEPS - 1;
 const LOOP_PAGE_BYTES = 20_000;
 const LEAK_REPORT_MS = 5_000;
 const DETAILS_PRINTED = 20;
-
-function configureFold(providerUrl: string): void {
-  process.env.OPENAI_COMPATIBLE_BASE_URL = providerUrl;
-  process.env.OPENAI_COMPATIBLE_NAME = PROVIDER;
-  process.env.DEMO_MODEL = "never";
-  process.env.LOG_LEVEL = "silent";
-  process.env.BETTER_AUTH_SECRET = AUTH_SECRET;
-  process.env.FETCH_URL_ALLOW_PRIVATE = "1";
-}
 
 function loopPages(count: number): PageSpec[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -74,7 +65,7 @@ export const benchmark: Benchmark = {
       chunkChars: CHUNK_CHARS,
     });
     try {
-      configureFold(fake.url);
+      configureFold(fake.url, PROVIDER, { FETCH_URL_ALLOW_PRIVATE: "1" });
       const { openBenchDatabase } = await import("./database");
       const bench = await openBenchDatabase();
       try {

@@ -4,6 +4,7 @@ import { tool } from "ai";
 import { z } from "zod";
 import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { Benchmark, Figures } from "./benchmark";
+import { configureFold } from "./fold-env";
 import { percentile, round1 } from "./measure";
 import { loadCorpus, plannedCalls, resolveCorpusPath } from "./replay-corpus";
 import { ORIGINS, type Origin, SAMPLE_PER_ORIGIN } from "./replay-identifiers";
@@ -27,7 +28,6 @@ import { pct, scoreCompactions, scoreKept } from "./replay-score";
 const PROVIDER = "fake";
 const MODEL = "small";
 const WINDOW_TOKENS = 8_192;
-const AUTH_SECRET = "bench-secret-bench-secret-bench-secret-0123";
 /** Characters per streamed chunk: the replies are discarded, so fewer chunks is cheaper. */
 const CHUNK_CHARS = 256;
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -35,15 +35,6 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..
 const DETAILS_PRINTED = 10;
 /** How long after cleanup an open handle is reported (run.ts kills the child at 10 s). */
 const LEAK_REPORT_MS = 5_000;
-
-function configureFold(providerUrl: string): void {
-  process.env.OPENAI_COMPATIBLE_BASE_URL = providerUrl;
-  process.env.OPENAI_COMPATIBLE_NAME = PROVIDER;
-  process.env.DEMO_MODEL = "never";
-  process.env.LOG_LEVEL = "silent";
-  process.env.BETTER_AUTH_SECRET = AUTH_SECRET;
-  process.env.TURN_MAX_STEPS = "250";
-}
 
 /** The original agent's one tool: the request carries its schema; the replay never runs it. */
 const replayTools = {
@@ -77,7 +68,7 @@ export const benchmark: Benchmark = {
       summarizer: "extractive",
     });
     try {
-      configureFold(fake.url);
+      configureFold(fake.url, PROVIDER, { TURN_MAX_STEPS: "250" });
       const { openBenchDatabase } = await import("./database");
       const { replayConversation } = await import("./replay-run");
       const bench = await openBenchDatabase();

@@ -1,5 +1,6 @@
 import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { Benchmark } from "./benchmark";
+import { configureFold } from "./fold-env";
 
 /**
  * `security`: the security suite's two sweeps, counted. Every state-changing route under
@@ -11,7 +12,6 @@ const MIN_FUZZ_CASES = 5_000;
 const SEED = 20_261_126;
 const PROVIDER = "fake";
 const MODEL = "fake-model";
-const AUTH_SECRET = "bench-secret-bench-secret-bench-secret-0123";
 
 export const benchmark: Benchmark = {
   name: "security",
@@ -21,11 +21,7 @@ export const benchmark: Benchmark = {
       chunkDelayMs: 0,
     });
     // Fold reads process.env once per process: set before any Fold module loads.
-    process.env.OPENAI_COMPATIBLE_BASE_URL = fake.url;
-    process.env.OPENAI_COMPATIBLE_NAME = PROVIDER;
-    process.env.DEMO_MODEL = "never";
-    process.env.LOG_LEVEL = "silent";
-    process.env.BETTER_AUTH_SECRET = AUTH_SECRET;
+    configureFold(fake.url, PROVIDER);
     const { openBenchDatabase } = await import("./database");
     const { apiRoutes } = await import("../helpers/api-routes");
     const { fuzzFixtures, fuzzTargets, runFuzz } = await import("../helpers/fuzz-api");

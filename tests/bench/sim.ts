@@ -1,5 +1,6 @@
 import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { Benchmark, Figures } from "./benchmark";
+import { configureFold } from "./fold-env";
 import { percentile, round1 } from "./measure";
 import { identifiersIn, mean } from "./sim-metrics";
 import { startPageServer } from "./sim-pages";
@@ -18,7 +19,6 @@ import { buildPlan, IDENTIFIERS, type PageSpec, SIM_TURNS } from "./sim-plan";
 const PROVIDER = "fake";
 const MODEL = "sim";
 const WINDOW_TOKENS = 8_192;
-const AUTH_SECRET = "bench-secret-bench-secret-bench-secret-0123";
 /**
  * Characters per streamed reply chunk (the fake server's default is 8): fewer chunks keep
  * 1,000 turns of streaming cheap on a 2-core machine; token counts do not depend on it.
@@ -28,15 +28,6 @@ const CHUNK_CHARS = 64;
 const LEAK_REPORT_MS = 5_000;
 /** Failures and overflows printed in full to stderr; the table gets the first one. */
 const DETAILS_PRINTED = 20;
-
-function configureFold(providerUrl: string): void {
-  process.env.OPENAI_COMPATIBLE_BASE_URL = providerUrl;
-  process.env.OPENAI_COMPATIBLE_NAME = PROVIDER;
-  process.env.DEMO_MODEL = "never";
-  process.env.LOG_LEVEL = "silent";
-  process.env.BETTER_AUTH_SECRET = AUTH_SECRET;
-  process.env.FETCH_URL_ALLOW_PRIVATE = "1";
-}
 
 export const benchmark: Benchmark = {
   name: "sim",
@@ -53,7 +44,7 @@ export const benchmark: Benchmark = {
       chunkChars: CHUNK_CHARS,
     });
     try {
-      configureFold(fake.url);
+      configureFold(fake.url, PROVIDER, { FETCH_URL_ALLOW_PRIVATE: "1" });
       const { openBenchDatabase } = await import("./database");
       const bench = await openBenchDatabase();
       try {

@@ -4,6 +4,7 @@ import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import { isSummaryRequest } from "../fixtures/fake-openai/summarizer";
 import type { ScriptedReply } from "../fixtures/fake-openai/types";
 import type { Benchmark } from "./benchmark";
+import { configureFold } from "./fold-env";
 import { round1 } from "./measure";
 
 /**
@@ -17,7 +18,6 @@ import { round1 } from "./measure";
 const PROVIDER = "fake";
 const MODEL = "small";
 const WINDOW_TOKENS = 8_192;
-const AUTH_SECRET = "bench-secret-bench-secret-bench-secret-0123";
 const TOOL_CALLS = Number(process.env.TOOLLOOP_CALLS) || 200;
 const ARGUMENT_CHARS = 4_000;
 const RESULT_CHARS = 20_000;
@@ -115,15 +115,6 @@ const loopTools = {
   }),
 };
 
-function configureFold(providerUrl: string): void {
-  process.env.OPENAI_COMPATIBLE_BASE_URL = providerUrl;
-  process.env.OPENAI_COMPATIBLE_NAME = PROVIDER;
-  process.env.DEMO_MODEL = "never";
-  process.env.LOG_LEVEL = "silent";
-  process.env.BETTER_AUTH_SECRET = AUTH_SECRET;
-  process.env.TURN_MAX_STEPS = String(MAX_STEPS);
-}
-
 export const benchmark: Benchmark = {
   name: "toolloop200",
   async run(context) {
@@ -136,7 +127,7 @@ export const benchmark: Benchmark = {
       scriptSummarizer: false,
     });
     try {
-      configureFold(fake.url);
+      configureFold(fake.url, PROVIDER, { TURN_MAX_STEPS: String(MAX_STEPS) });
       const { openBenchDatabase } = await import("./database");
       const { runDirectTurn } = await import("./direct-turn");
       const { loadHistory } = await import("@/lib/db/queries/messages");

@@ -4,6 +4,7 @@ import { Session } from "node:inspector/promises";
 import { sql } from "drizzle-orm";
 import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { Benchmark, Figures } from "./benchmark";
+import { configureFold } from "./fold-env";
 import { percentile } from "./measure";
 import { buildHistory, statsFor, summaryText } from "./turn-history";
 
@@ -41,7 +42,6 @@ const WARMUP_PROJECTIONS = 3;
 const TIMED_PROJECTIONS = 25;
 /** Rows per INSERT while seeding. */
 const SEED_BATCH_ROWS = 500;
-const AUTH_SECRET = "bench-secret-bench-secret-bench-secret-0123";
 /** Set to a file path to write a CPU profile of the timed turns (open it in Chrome DevTools). */
 const PROFILE_FILE = process.env.BENCH_TURN_PROFILE;
 
@@ -49,15 +49,6 @@ const PROFILE_FILE = process.env.BENCH_TURN_PROFILE;
 type ProviderCall = { cpuMs: number; wallMs: number; fromUs: number; toUs: number };
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1_000n);
-
-/** Fold reads process.env once per process: this must run before any Fold module loads. */
-function configureFold(providerUrl: string): void {
-  process.env.OPENAI_COMPATIBLE_BASE_URL = providerUrl;
-  process.env.OPENAI_COMPATIBLE_NAME = PROVIDER;
-  process.env.DEMO_MODEL = "never";
-  process.env.LOG_LEVEL = "silent";
-  process.env.BETTER_AUTH_SECRET = AUTH_SECRET;
-}
 
 /**
  * Watches `fetch` for the next chat-completion request: when it leaves, the CPU time and
@@ -112,7 +103,7 @@ export const benchmark: Benchmark = {
       ],
       chunkDelayMs: 0,
     });
-    configureFold(fake.url);
+    configureFold(fake.url, PROVIDER);
     const spy = providerCallSpy();
     // Fold parses its environment on first use: load it only now.
     const { openBenchDatabase } = await import("./database");
