@@ -9,6 +9,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { type Env, env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { LruMap } from "@/lib/lru-map";
 import {
   createDemoModel,
   DEMO_CONTEXT_WINDOW,
@@ -30,6 +31,8 @@ import {
 export { type ModelInfo, parseModelId } from "./model-id";
 
 const OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1";
+/** Model objects kept per registry: a provider builds its response schemas in each one. */
+const MODEL_CACHE_MAX_ENTRIES = 64;
 export const DEMO_MODEL_LABEL = "Demo (offline)";
 
 /**
@@ -102,6 +105,9 @@ export function createProviderRegistry(
 ): ProviderRegistry {
   const providers = configuredProviders(config, options);
   const byId = new Map(providers.map((provider) => [provider.id, provider]));
+  // A model object holds no per-call state; building one costs a turn more than the rest
+  // of its provider bookkeeping, so each id's is built once.
+  const models = new LruMap<string, LanguageModelV4>(MODEL_CACHE_MAX_ENTRIES);
 
   async function listAll({ signal }: { signal?: AbortSignal } = {}): Promise<ModelInfo[]> {
     const lists = await Promise.all(providers.map((provider) => provider.listModels(signal)));
@@ -114,6 +120,8 @@ export function createProviderRegistry(
     providers: providers.map(({ id, label, kind }) => ({ id, label, kind })),
 
     getLanguageModel(modelId) {
+      const cached = models.get(modelId);
+      if (cached) return cached;
       const parsed = parseModelId(modelId);
       if (!parsed) {
         throw new AppError(
@@ -135,6 +143,7 @@ export function createProviderRegistry(
           `Unknown model "${modelId}": ${provider.label} has no model "${parsed.model}".`,
         );
       }
+      models.set(modelId, model);
       return model;
     },
 

@@ -1,4 +1,4 @@
-import { tool } from "ai";
+import { tool, zodSchema } from "ai";
 import { z } from "zod";
 
 /**
@@ -21,6 +21,8 @@ export const currentTimeInputSchema = z.object({
     .optional()
     .describe('IANA time zone such as "Europe/Lisbon" or "America/New_York"; defaults to UTC'),
 });
+/** Converted to JSON Schema on first use and kept: the AI SDK would convert a bare zod schema on every request. */
+const currentTimeInputJsonSchema = zodSchema(currentTimeInputSchema);
 
 export type CurrentTimeResult = {
   /** ISO 8601 local time in the zone with its UTC offset, e.g. 2024-03-15T13:30:00.000+01:00. */
@@ -88,7 +90,7 @@ export function createCurrentTimeTool(options: CurrentTimeOptions = {}) {
   return tool({
     description:
       "Get the current date and time, optionally in a given IANA time zone (default UTC).",
-    inputSchema: currentTimeInputSchema,
+    inputSchema: currentTimeInputJsonSchema,
     execute: ({ timeZone }) => currentTime(timeZone, options.now),
   });
 }

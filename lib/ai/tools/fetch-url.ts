@@ -1,7 +1,7 @@
 import type { LookupAddress } from "node:dns";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { tool } from "ai";
+import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { classifyAddress } from "./address-policy";
@@ -56,6 +56,8 @@ export const fetchUrlInputSchema = z.object({
     .max(FETCH_URL_MAX_URL_CHARS)
     .describe("Absolute http:// or https:// URL of the page or document to read"),
 });
+/** Converted to JSON Schema on first use and kept: the AI SDK would convert a bare zod schema on every request. */
+const fetchUrlInputJsonSchema = zodSchema(fetchUrlInputSchema);
 
 export type FetchUrlResult = {
   url: string;
@@ -282,7 +284,7 @@ export function createFetchUrlTool(options: FetchUrlOptions = {}) {
       "Fetch a web page or document by URL (http/https) and return its readable text: HTML is " +
       "converted to plain text with its title, JSON is pretty-printed. Only public internet " +
       "hosts are reachable. Long pages are truncated.",
-    inputSchema: fetchUrlInputSchema,
+    inputSchema: fetchUrlInputJsonSchema,
     execute: ({ url }, { abortSignal }) => fetchUrl(url, { ...settings, signal: abortSignal }),
   });
 }
