@@ -23,23 +23,33 @@ export function cookieCacheVersion(db: Db) {
     session: { token: string },
     user: { id: string } & Record<string, unknown>,
   ): Promise<string> => {
-    const query = prepared(db, "session_role_status", (on, name) =>
-      on
-        .select({ role: userTable.role, status: userTable.status })
-        .from(sessionTable)
-        .innerJoin(userTable, eq(userTable.id, sessionTable.userId))
-        .where(
-          and(
-            eq(sessionTable.token, sql.placeholder("token")),
-            eq(sessionTable.userId, sql.placeholder("userId")),
-            gt(sessionTable.expiresAt, sql.placeholder("now")),
-          ),
-        )
-        .prepare(name),
-    );
-    const [row] = await query.execute({ token: session.token, userId: user.id, now: new Date() });
-    if (!row || row.role !== user.role || row.status !== user.status)
+    const standing = await sessionStanding(db, session.token, user.id);
+    if (!standing || standing.role !== user.role || standing.status !== user.status)
       return `stale-${randomUUID()}`;
-    return `${row.role}:${row.status}`;
+    return `${standing.role}:${standing.status}`;
   };
+}
+
+/** The user's role and status while this session row exists and has not expired; else null. */
+export async function sessionStanding(
+  db: Db,
+  token: string,
+  userId: string,
+): Promise<{ role: string; status: string } | null> {
+  const query = prepared(db, "session_role_status", (on, name) =>
+    on
+      .select({ role: userTable.role, status: userTable.status })
+      .from(sessionTable)
+      .innerJoin(userTable, eq(userTable.id, sessionTable.userId))
+      .where(
+        and(
+          eq(sessionTable.token, sql.placeholder("token")),
+          eq(sessionTable.userId, sql.placeholder("userId")),
+          gt(sessionTable.expiresAt, sql.placeholder("now")),
+        ),
+      )
+      .prepare(name),
+  );
+  const [row] = await query.execute({ token, userId, now: new Date() });
+  return row ?? null;
 }

@@ -2,6 +2,8 @@ import { getDb } from "@/lib/db/client";
 import { findChatForUser } from "@/lib/db/queries/chats";
 import { type Chat, USER_STATUSES, type UserStatus } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
+import { LruMap } from "@/lib/lru-map";
+import { SESSION_COOKIE_CACHE_SECONDS, sessionStanding } from "./cookie-cache";
 import { getAuth } from "./server";
 
 export type SessionUser = {
@@ -12,14 +14,38 @@ export type SessionUser = {
   status: UserStatus;
 };
 
-/** The signed-in user for these request headers, whatever their status, or null. */
+/** Cookie headers better-auth verified lately, and whose session they carry. */
+type VerifiedCookies = { user: SessionUser; token: string; until: number };
+const VERIFIED_MAX_ENTRIES = 1_024;
+const verifiedCookies = new LruMap<string, VerifiedCookies>(VERIFIED_MAX_ENTRIES);
+
+/**
+ * The signed-in user for these request headers, whatever their status, or null.
+ *
+ * better-auth verifies the signed cookies and decodes its cookie cache on every call, which
+ * costs a turn more than the rest of its admission. The same cookie header within the cookie
+ * cache's lifetime carries the same session, so its verified result is kept; what must stay
+ * current — the session row still there and unexpired, the role and status unchanged — is
+ * the one query better-auth's cookie cache runs too, and it runs on every request.
+ */
 export async function getSessionUser(headers: Headers): Promise<SessionUser | null> {
+  const cookies = headers.get("cookie");
+  const known = cookies ? verifiedCookies.get(cookies) : undefined;
+  if (cookies && known) {
+    if (Date.now() < known.until) {
+      const standing = await sessionStanding(await getDb(), known.token, known.user.id);
+      if (standing?.role === known.user.role && standing.status === known.user.status) {
+        return known.user;
+      }
+    }
+    verifiedCookies.delete(cookies);
+  }
   const auth = await getAuth();
   const session = await auth.api.getSession({ headers });
   if (!session) return null;
   const { id, email, name, role, status } = session.user;
   // A cached session's role and status were just checked against the row (lib/auth/cookie-cache.ts).
-  return {
+  const user: SessionUser = {
     id,
     email,
     name,
@@ -27,6 +53,14 @@ export async function getSessionUser(headers: Headers): Promise<SessionUser | nu
     // An unknown status is refused like a disabled account, never let through.
     status: USER_STATUSES.find((s) => s === status) ?? "disabled",
   };
+  if (cookies && user.role === role && user.status === status) {
+    const until = Math.min(
+      Date.now() + SESSION_COOKIE_CACHE_SECONDS * 1_000,
+      new Date(session.session.expiresAt).getTime(),
+    );
+    verifiedCookies.set(cookies, { user, token: session.session.token, until });
+  }
+  return user;
 }
 
 /** Why a signed-in account may not use Fold yet (or any more): every app route answers 403. */

@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { expect, it, vi } from "vitest";
 
 vi.hoisted(() => {
@@ -8,6 +9,7 @@ vi.hoisted(() => {
 import * as adminModels from "@/app/api/admin/models/route";
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as chatsRoute from "@/app/api/chats/route";
+import { user } from "@/lib/db/schema";
 import { register, sessionOf, signIn, signOut } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { anonymous, call } from "../../helpers/http";
@@ -39,6 +41,30 @@ describeEachDriver("auth", (use) => {
     expect((await signOut(database, browser)).status).toBe(200);
     const after = await list();
     expect(after.status).toBe(401);
+  });
+
+  it("applies a disabled account or a lost admin role at once to cookies it answered before", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const cid = await register(database, "cid-2@example.com");
+    const models = () =>
+      call(database, adminModels.GET, { path: "/api/admin/models", browser: ada.browser });
+    const list = () => call(database, chatsRoute.GET, { path: "/api/chats", browser: cid.browser });
+    // Each cookie jar answered once: the server has seen and verified these very cookies.
+    expect((await models()).status).toBe(200);
+    expect((await list()).status).toBe(200);
+
+    await database.db
+      .update(user)
+      .set({ status: "disabled" })
+      .where(eq(user.email, "cid-2@example.com"));
+    const refused = await list();
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: { code: "forbidden:account_disabled" } });
+
+    await database.db.update(user).set({ role: "user" }).where(eq(user.email, "ada@example.com"));
+    expect((await models()).status).toBe(403);
+    await database.db.update(user).set({ role: "admin" }).where(eq(user.email, "ada@example.com"));
   });
 
   it("rejects a wrong password and a duplicate email", async () => {
