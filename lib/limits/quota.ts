@@ -12,7 +12,7 @@ import {
   addTokens,
   type DayUsage,
   returnMessage,
-  takeMessage,
+  takeMessageWithinLimits,
   usageOn,
 } from "@/lib/db/queries/usage";
 import { quotaDefault, user as userTable } from "@/lib/db/schema";
@@ -60,12 +60,11 @@ export async function takeTurnQuota(
   now: Date = new Date(),
 ): Promise<QuotaTicket> {
   const day = usageDayOf(now);
-  const limits = await limitsOf(db, userId);
-  const usage = await takeMessage(db, userId, day, {
-    messages: limits.dailyMessageLimit,
-    tokens: limits.dailyTokenLimit,
-  });
-  if (!usage) throw quotaExceeded(limits, await usageOn(db, userId, day), now);
+  const usage = await takeMessageWithinLimits(db, userId, day);
+  if (!usage) {
+    const [limits, used] = await Promise.all([limitsOf(db, userId), usageOn(db, userId, day)]);
+    throw quotaExceeded(limits, used, now);
+  }
   return { usage, giveBack: () => returnMessage(db, userId, day) };
 }
 

@@ -3,36 +3,41 @@ import type { Db } from "../client";
 import { usageDay } from "../schema";
 
 export type DayUsage = { messages: number; tokens: number };
-/** A daily limit; null means none. */
-export type DailyLimit = number | null;
 
 const NONE: DayUsage = { messages: 0, tokens: 0 };
 
 /**
  * Counts one more message for the day if both limits still have room, in one statement, so
- * two turns started together cannot both take the last message. Null when a limit is reached.
+ * two turns started together cannot both take the last message. The limits — each override
+ * of the user's, or else the admin default — are read in the same statement: admitting a
+ * turn is one round trip. Null when a limit is reached (a limit of zero refuses even the
+ * first message).
  */
-export async function takeMessage(
+export async function takeMessageWithinLimits(
   db: Db,
   userId: string,
   day: string,
-  limits: { messages: DailyLimit; tokens: DailyLimit },
 ): Promise<DayUsage | null> {
-  // A limit of zero refuses even the first message, which the insert below would let through.
-  if (limits.messages === 0 || limits.tokens === 0) return null;
-  const room = [];
-  if (limits.messages !== null) room.push(sql`${usageDay.messages} < ${limits.messages}`);
-  if (limits.tokens !== null) room.push(sql`${usageDay.tokens} < ${limits.tokens}`);
-  const [row] = await db
-    .insert(usageDay)
-    .values({ userId, day, messages: 1, tokens: 0 })
-    .onConflictDoUpdate({
-      target: [usageDay.userId, usageDay.day],
-      set: { messages: sql`${usageDay.messages} + 1` },
-      setWhere: room.length > 0 ? and(...room) : undefined,
-    })
-    .returning({ messages: usageDay.messages, tokens: usageDay.tokens });
-  return row ?? null;
+  type Row = { messages: number; tokens: number | string };
+  const result = (await db.execute(sql`
+    with limits as (
+      select coalesce(u.daily_message_limit, d.daily_message_limit) as message_limit,
+             coalesce(u.daily_token_limit, d.daily_token_limit) as token_limit
+      from "user" u left join quota_default d on true
+      where u.id = ${userId}
+    )
+    insert into usage_day (user_id, day, messages, tokens)
+    select ${userId}, ${day}, 1, 0 from limits
+    where coalesce(message_limit, 1) <> 0 and coalesce(token_limit, 1) <> 0
+    on conflict (user_id, day) do update set messages = usage_day.messages + 1
+    where ((select message_limit from limits) is null
+           or usage_day.messages < (select message_limit from limits))
+      and ((select token_limit from limits) is null
+           or usage_day.tokens < (select token_limit from limits))
+    returning messages, tokens`)) as { rows: Row[] };
+  const [row] = result.rows;
+  // A raw bigint comes back as a string from node-postgres.
+  return row ? { messages: Number(row.messages), tokens: Number(row.tokens) } : null;
 }
 
 /** Gives back a message taken for a turn that then did not start. */
