@@ -19,11 +19,34 @@ export async function chatRequestFrame<TOOLS extends ToolSet>(
   now: Date,
   tools: TOOLS,
 ): Promise<RequestFrame<TOOLS>>;
-export async function chatRequestFrame(now: Date, tools: ToolSet = builtinTools()) {
+export async function chatRequestFrame(now: Date, tools?: ToolSet) {
   const instructions = chatInstructions(now);
-  return {
-    instructions,
-    tools,
-    ...(await estimateOverhead(defaultEstimator, instructions, tools)),
-  };
+  if (tools) {
+    return {
+      instructions,
+      tools,
+      ...(await estimateOverhead(defaultEstimator, instructions, tools)),
+    };
+  }
+  return { instructions, tools: builtinTools(), ...(await builtinOverhead(instructions)) };
+}
+
+/**
+ * The built-in tools are the same in every request and the instructions change once a day,
+ * so their size is counted once per instructions text, not on every turn.
+ */
+let lastBuiltin: { instructions: string; overhead: Promise<Overhead> } | undefined;
+
+async function builtinOverhead(instructions: string): Promise<Overhead> {
+  if (lastBuiltin?.instructions !== instructions) {
+    const overhead = estimateOverhead(defaultEstimator, instructions, builtinTools());
+    lastBuiltin = { instructions, overhead };
+    // A failed count is not kept for the next turn.
+    overhead.catch(() => {
+      if (lastBuiltin?.overhead === overhead) lastBuiltin = undefined;
+    });
+  }
+  const overhead = await lastBuiltin.overhead;
+  // Callers add to their own copy of the classes, never to the kept one.
+  return { ...overhead, overheadClasses: { ...overhead.overheadClasses } };
 }
