@@ -42,6 +42,20 @@ import { type HeldLease, tryHoldCompactionLease } from "./lease";
 
 export type BackgroundDeps = CompactDeps & { live: LiveBus };
 
+/**
+ * What the turn that just ended knows of the next one's size: the provider's count of its
+ * last request plus the reply (the stored view, counted for real), and an estimate of a next
+ * message as long as the user's last.
+ */
+export type NextTurnSize = { contextTokens: number; nextMessageTokens: number; trigger: number };
+
+/**
+ * Below this share of the trigger the next turn clearly fits, and the chat is not reloaded to
+ * project it; nearer, the full projection decides (the stored view and the counted request
+ * can differ a little: a dropped reasoning part, an estimate of a new message).
+ */
+const CLEARLY_UNDER_TRIGGER = 0.9;
+
 /** Outcomes worth a timeline entry; a failure or a lost race is retried by the next turn. */
 const KEPT_OUTCOMES = new Set(["summarized", "fallback", "trimmed"]);
 
@@ -71,9 +85,13 @@ export async function startBackgroundCompaction(
   chatId: string,
   modelId: string,
   tools?: ToolSet,
+  size?: NextTurnSize,
 ): Promise<boolean> {
   const settings = env().compaction;
   if (!settings.enabled || !settings.background) return false;
+  if (size && size.contextTokens + size.nextMessageTokens < size.trigger * CLEARLY_UNDER_TRIGGER) {
+    return false;
+  }
   try {
     const due = await dueCompaction(deps, chatId, modelId, tools);
     if (!due) return false;

@@ -37,6 +37,8 @@ export type TurnObservations = {
   stopped?: boolean;
   /** The reply's text (and reasoning) as streamed, for a stopped reply's output estimate. */
   streamedText?: string;
+  /** The model's trigger and a next message as long as the user's last, once the turn knows its model. */
+  nextTurn?: { trigger: number; nextMessageTokens: number };
 };
 
 const FIRST_TOKEN_PARTS = new Set([

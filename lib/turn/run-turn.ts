@@ -7,8 +7,9 @@ import {
 } from "ai";
 import { describeModelError } from "@/lib/ai/errors";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
-import { startBackgroundCompaction } from "@/lib/chat/background-compact";
+import { type NextTurnSize, startBackgroundCompaction } from "@/lib/chat/background-compact";
 import { modelBudget } from "@/lib/chat/budget";
+import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import type { Chat } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
@@ -111,7 +112,15 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
     // Off the critical path: if the next turn would cross the trigger, a compaction starts
     // now, under its own lease, before this turn frees the chat (DESIGN §16). It never throws.
-    .then(() => startBackgroundCompaction({ ...deps, live }, chat.id, modelId, deps.tools))
+    .then(() =>
+      startBackgroundCompaction(
+        { ...deps, live },
+        chat.id,
+        modelId,
+        deps.tools,
+        nextTurnSize(observed),
+      ),
+    )
     .finally(async () => {
       // The reply is stored: a reload from here on reads it, not the live stream.
       await unwatch().catch(() => undefined);
@@ -126,6 +135,22 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
       void publishTurnStream(live, chat.id, assistantId, sse);
     },
   });
+}
+
+/**
+ * The next turn's size as this one counted it, when its last request went out whole and its
+ * count came back: the stored view then is that request plus the reply.
+ */
+function nextTurnSize(observed: TurnObservations): NextTurnSize | undefined {
+  const usage = observed.lastStepUsage;
+  if (!observed.nextTurn || !observed.finished || observed.stopped || observed.trimmedInMemory)
+    return undefined;
+  if (usage?.inputTokens === undefined || usage.outputTokens === undefined) return undefined;
+  return {
+    contextTokens: usage.inputTokens + usage.outputTokens,
+    nextMessageTokens: observed.nextTurn.nextMessageTokens,
+    trigger: observed.nextTurn.trigger,
+  };
 }
 
 /** Passes chunks through, holding back the stream's end (and its finish chunk) until `settled`. */
@@ -180,6 +205,13 @@ async function streamTurn(
     },
     write,
   );
+  const lastUser = turn.history.findLast((m) => m.role === "user");
+  turn.observed.nextTurn = {
+    trigger: budget.budget.trigger,
+    nextMessageTokens: lastUser
+      ? defaultEstimator.estimateUIMessages([lastUser], { ratio: budget.ratio })
+      : 0,
+  };
   // The finish chunk waits until a silent cut is checked, so its trace is part of the reply.
   let finish: UIMessageChunk | undefined;
   await answer(

@@ -15,9 +15,11 @@ const fake = await vi.hoisted(async () => {
 
 import * as compactionRoute from "@/app/api/chats/[id]/compaction/route";
 import * as contextRoute from "@/app/api/chats/[id]/context/route";
+import { startBackgroundCompaction } from "@/lib/chat/background-compact";
 import type { Database } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import { loadHistory } from "@/lib/db/queries/messages";
+import { liveBus } from "@/lib/live/bus";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { compactionSettled, isCompactingNow } from "../../helpers/db";
@@ -159,4 +161,31 @@ describeEachDriver("compaction in the background", (use) => {
       fake.configure({ summaryDelayMs: 0 });
     }
   });
+});
+
+it("does not read the chat after a reply whose counted size is clearly under the trigger", async () => {
+  // Whatever it touched would fail and be swallowed (it never throws): record the touch instead.
+  const touched: string[] = [];
+  const untouchable = new Proxy({} as Database["db"], {
+    get(_, property) {
+      touched.push(String(property));
+      throw new Error("the database was read");
+    },
+  });
+  const started = await startBackgroundCompaction(
+    {
+      db: untouchable,
+      resolveModel: () => {
+        touched.push("model");
+        throw new Error("a model was resolved");
+      },
+      live: liveBus(),
+    },
+    "any-chat",
+    MODEL,
+    undefined,
+    { contextTokens: 1_000, nextMessageTokens: 100, trigger: 3_000 },
+  );
+  expect(started).toBe(false);
+  expect(touched).toEqual([]);
 });
