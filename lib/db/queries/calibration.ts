@@ -7,6 +7,7 @@ import {
   nextCalibration,
 } from "@/lib/context/calibration";
 import { CONTENT_CLASSES, type ContentClass } from "@/lib/context/content-class";
+import { LruMap } from "@/lib/lru-map";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
 import { modelCalibration } from "../schema";
@@ -74,10 +75,80 @@ export async function listCalibrations(db: Db) {
 }
 
 /**
- * Folds one turn's sample into the model's calibration. The row is locked for the update,
- * so two turns finishing at once both count, one after the other.
+ * Each model's calibration as this process last wrote it, and the write in progress: samples
+ * from this process fold in one after another, each normally one UPDATE that applies only if
+ * the row is still the one it extends (its sample count, which every write raises). Another
+ * instance's write, or a row this process has not seen, takes the locking transaction.
  */
-export async function recordCalibrationSample(
+type Writer = { known: Calibration | null; tail: Promise<unknown> };
+const WRITERS_MAX_ENTRIES = 256;
+const writersByDb = new WeakMap<Db, LruMap<string, Writer>>();
+
+function writerFor(db: Db, provider: string, model: string): Writer {
+  let writers = writersByDb.get(db);
+  if (!writers) {
+    writers = new LruMap(WRITERS_MAX_ENTRIES);
+    writersByDb.set(db, writers);
+  }
+  const key = `${provider}:${model}`;
+  let writer = writers.get(key);
+  if (!writer) {
+    writer = { known: null, tail: Promise.resolve() };
+    writers.set(key, writer);
+  }
+  return writer;
+}
+
+/** Folds one turn's sample into the model's calibration; two turns finishing at once both count. */
+export function recordCalibrationSample(
+  db: Db,
+  provider: string,
+  model: string,
+  sample: CalibrationSample,
+): Promise<Calibration> {
+  const writer = writerFor(db, provider, model);
+  const written = writer.tail.then(async () => {
+    const next = writer.known ? await extendKnown(db, provider, model, writer.known, sample) : null;
+    writer.known = next ?? (await recordLocked(db, provider, model, sample));
+    return writer.known;
+  });
+  // A failed write leaves the row unknown: the next sample reads it under the lock.
+  writer.tail = written.catch(() => {
+    writer.known = null;
+  });
+  return written;
+}
+
+/** One UPDATE from the calibration this process last wrote; null when the row moved on since. */
+async function extendKnown(
+  db: Db,
+  provider: string,
+  model: string,
+  known: Calibration,
+  sample: CalibrationSample,
+): Promise<Calibration | null> {
+  const next = nextCalibration(known, sample);
+  const updated = await db
+    .update(modelCalibration)
+    .set({
+      ratio: next.ratio,
+      samples: next.samples,
+      classFit: next.classFit,
+      updatedAt: new Date(),
+    })
+    .where(
+      and(
+        eq(modelCalibration.provider, provider),
+        eq(modelCalibration.model, model),
+        eq(modelCalibration.samples, known.samples),
+      ),
+    )
+    .returning({ samples: modelCalibration.samples });
+  return updated.length > 0 ? next : null;
+}
+
+/** The row read and written under its lock (created first if missing). */
+async function recordLocked(
   db: Db,
   provider: string,
   model: string,
