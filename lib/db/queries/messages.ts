@@ -133,11 +133,22 @@ function lastRowValues(chatId: string, input: NewMessage) {
   };
 }
 
-/** Appends after the last message, in one statement, and marks the chat as just used. */
+/** Appends after the last message and marks the chat as just used, in one statement. */
 export async function appendMessage(db: Db, chatId: string, input: NewMessage): Promise<Message> {
-  const [row] = await db.insert(message).values(lastRowValues(chatId, input)).returning();
+  const inserted = db
+    .$with("inserted")
+    .as(db.insert(message).values(lastRowValues(chatId, input)).returning());
+  const touched = db
+    .$with("touched")
+    .as(
+      db
+        .update(chat)
+        .set({ updatedAt: new Date() })
+        .where(eq(chat.id, chatId))
+        .returning({ id: chat.id }),
+    );
+  const [row] = await db.with(inserted, touched).select().from(inserted);
   if (!row) throw new Error("insert into message returned no row");
-  await db.update(chat).set({ updatedAt: new Date() }).where(eq(chat.id, chatId));
   return row;
 }
 

@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
+import { getChat } from "@/lib/db/queries/chats";
 import { appendMessage, loadTurnHistory } from "@/lib/db/queries/messages";
 import { describeEachDriver } from "../../helpers/databases";
 import { seedChat } from "../../helpers/fixtures";
@@ -59,5 +60,31 @@ describeEachDriver("what a turn loads", (use) => {
     expect(seqs(await loadTurnHistory(db, chatId, { summary: "S", watermark: "gone" }))).toEqual(
       all,
     );
+  });
+});
+
+describeEachDriver("appending a message", (use) => {
+  it("stores it after the last one and marks the chat as just used, in one statement", async () => {
+    const { db } = use();
+    const chat = await seedChat(db);
+    const first = await appendMessage(db, chat.id, {
+      id: `${chat.id}-a`,
+      role: "user",
+      parts: [{ type: "text", text: "first" }],
+      metadata: null,
+    });
+    const before = (await getChat(db, chat.id))?.updatedAt;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await appendMessage(db, chat.id, {
+      id: `${chat.id}-b`,
+      role: "assistant",
+      parts: [{ type: "text", text: "second" }],
+      metadata: null,
+    });
+    expect([first.seq, second.seq]).toEqual([0, 1]);
+    expect(second.createdAt).toBeInstanceOf(Date);
+    expect(second.chatId).toBe(chat.id);
+    const after = (await getChat(db, chat.id))?.updatedAt;
+    expect(after?.getTime()).toBeGreaterThan(before?.getTime() ?? Number.POSITIVE_INFINITY);
   });
 });
