@@ -143,8 +143,9 @@ export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest):
  */
 function nextTurnSize(observed: TurnObservations): NextTurnSize | undefined {
   const usage = observed.lastStepUsage;
-  if (!observed.nextTurn || !observed.finished || observed.stopped || observed.trimmedInMemory)
-    return undefined;
+  const whole = observed.finished && !observed.stopped && !observed.trimmedInMemory;
+  // A count of a prompt the server cut silently says nothing of the view's size.
+  if (!observed.nextTurn || !whole || observed.truncation) return undefined;
   if (usage?.inputTokens === undefined || usage.outputTokens === undefined) return undefined;
   return {
     contextTokens: usage.inputTokens + usage.outputTokens,

@@ -48,11 +48,16 @@ const columns = {
   classFit: modelCalibration.classFit,
 };
 
+/** The model's calibration, or null before its first sample (kept briefly: see Writer). */
 export async function getCalibration(
   db: Db,
   provider: string,
   model: string,
 ): Promise<Calibration | null> {
+  const writer = writerFor(db, provider, model);
+  if (writer.known !== undefined && Date.now() - writer.knownAt < KNOWN_FRESH_MS) {
+    return writer.known;
+  }
   const query = prepared(db, "get_calibration", (on, name) =>
     on
       .select(columns)
@@ -66,7 +71,9 @@ export async function getCalibration(
       .prepare(name),
   );
   const [row] = await query.execute({ provider, model });
-  return row ? toCalibration(row) : null;
+  const calibration = row ? toCalibration(row) : null;
+  know(writer, calibration);
+  return calibration;
 }
 
 export async function listCalibrations(db: Db) {
@@ -75,12 +82,20 @@ export async function listCalibrations(db: Db) {
 }
 
 /**
- * Each model's calibration as this process last wrote it, and the write in progress: samples
- * from this process fold in one after another, each normally one UPDATE that applies only if
- * the row is still the one it extends (its sample count, which every write raises). Another
- * instance's write, or a row this process has not seen, takes the locking transaction.
+ * Each model's calibration as this process last read or wrote it, and the write in progress.
+ * Samples from this process fold in one after another, each normally one UPDATE that applies
+ * only if the row is still the one it extends (its sample count, which every write raises);
+ * another instance's write, or a row this process has not read, takes the locking
+ * transaction. Turns read it from here for a short while: another instance's samples reach
+ * this one within that, or at its own next sample.
  */
-type Writer = { known: Calibration | null; tail: Promise<unknown> };
+type Writer = {
+  /** Undefined until read or written; null when the model has no row. */
+  known: Calibration | null | undefined;
+  knownAt: number;
+  tail: Promise<unknown>;
+};
+const KNOWN_FRESH_MS = 30_000;
 const WRITERS_MAX_ENTRIES = 256;
 const writersByDb = new WeakMap<Db, LruMap<string, Writer>>();
 
@@ -93,10 +108,15 @@ function writerFor(db: Db, provider: string, model: string): Writer {
   const key = `${provider}:${model}`;
   let writer = writers.get(key);
   if (!writer) {
-    writer = { known: null, tail: Promise.resolve() };
+    writer = { known: undefined, knownAt: 0, tail: Promise.resolve() };
     writers.set(key, writer);
   }
   return writer;
+}
+
+function know(writer: Writer, calibration: Calibration | null | undefined): void {
+  writer.known = calibration;
+  writer.knownAt = Date.now();
 }
 
 /** Folds one turn's sample into the model's calibration; two turns finishing at once both count. */
@@ -109,13 +129,12 @@ export function recordCalibrationSample(
   const writer = writerFor(db, provider, model);
   const written = writer.tail.then(async () => {
     const next = writer.known ? await extendKnown(db, provider, model, writer.known, sample) : null;
-    writer.known = next ?? (await recordLocked(db, provider, model, sample));
-    return writer.known;
+    const calibration = next ?? (await recordLocked(db, provider, model, sample));
+    know(writer, calibration);
+    return calibration;
   });
-  // A failed write leaves the row unknown: the next sample reads it under the lock.
-  writer.tail = written.catch(() => {
-    writer.known = null;
-  });
+  // A failed write leaves the row unknown: the next read or sample reads it again.
+  writer.tail = written.catch(() => know(writer, undefined));
   return written;
 }
 
