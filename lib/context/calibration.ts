@@ -14,7 +14,7 @@
  * (the prior covariance, from class-priors.ts), so a model that proves cheap
  * on Russian is expected cheaper on Greek too, while prose stays put.
  */
-import { PROBE_RATIOS } from "./class-priors";
+import { PROBE_HIGHEST_RATIOS } from "./class-priors";
 import { type ClassRatios, type ClassTokens, CONTENT_CLASSES, classTotal } from "./content-class";
 
 const roundUp = (value: number) => Math.ceil(value * 100) / 100;
@@ -25,7 +25,7 @@ const roundUp = (value: number) => Math.ceil(value * 100) / 100;
  * over-estimates rather than under-estimates whichever family it meets.
  */
 export const COLD_CLASS_RATIOS: Readonly<ClassRatios> = Object.fromEntries(
-  CONTENT_CLASSES.map((c) => [c, roundUp(Math.max(...PROBE_RATIOS[c]))]),
+  CONTENT_CLASSES.map((c) => [c, roundUp(Math.max(...PROBE_HIGHEST_RATIOS[c]))]),
 ) as ClassRatios;
 
 /** How far any family may be from the probed ones on a class, beyond their spread (one SD). */
@@ -39,8 +39,10 @@ const PRIOR_EXTRA_SD = 0.05;
  */
 function coldCovariance(): number[] {
   const n = CONTENT_CLASSES.length;
-  const families = PROBE_RATIOS.prose.length;
-  const below = CONTENT_CLASSES.map((c) => PROBE_RATIOS[c].map((r) => COLD_CLASS_RATIOS[c] - r));
+  const families = PROBE_HIGHEST_RATIOS.prose.length;
+  const below = CONTENT_CLASSES.map((c) =>
+    PROBE_HIGHEST_RATIOS[c].map((r) => COLD_CLASS_RATIOS[c] - r),
+  );
   const covariance = new Array<number>(n * n).fill(0);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {

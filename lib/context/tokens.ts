@@ -12,6 +12,7 @@ import {
   CONTENT_CLASSES,
   classSegments,
   classTotal,
+  digitGroups,
   emptyClassTokens,
 } from "./content-class";
 import {
@@ -189,7 +190,13 @@ function addTextTokens(
   into: ClassTokens,
 ): void {
   const segments = classSegments(text, hint);
-  for (const segment of segments) into[segment.contentClass] += countText(segment.text);
+  for (const segment of segments) {
+    const [one, two, three] = digitGroups(segment.text);
+    into[segment.contentClass] += countText(segment.text) - one - two - three;
+    into.digits1 += one;
+    into.digits2 += two;
+    into.digits3 += three;
+  }
 }
 
 /**
