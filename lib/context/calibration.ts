@@ -14,7 +14,7 @@
  * (the prior covariance, from class-priors.ts), so a model that proves cheap
  * on Russian is expected cheaper on Greek too, while prose stays put.
  */
-import { PROBE_HIGHEST_RATIOS } from "./class-priors";
+import { PROBE_HIGHEST_RATIOS, PROBE_RATIOS } from "./class-priors";
 import { type ClassRatios, type ClassTokens, CONTENT_CLASSES, classTotal } from "./content-class";
 
 const roundUp = (value: number) => Math.ceil(value * 100) / 100;
@@ -28,32 +28,43 @@ export const COLD_CLASS_RATIOS: Readonly<ClassRatios> = Object.fromEntries(
   CONTENT_CLASSES.map((c) => [c, roundUp(Math.max(...PROBE_HIGHEST_RATIOS[c]))]),
 ) as ClassRatios;
 
+const mean = (values: readonly number[]) =>
+  values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * Where the fit starts once a first sample arrives: the probed families' typical ratio per
+ * class, their mean. Starting from the cold (highest) ratios instead would leave every class
+ * a turn cannot tell apart from the others far above any real family.
+ */
+export const PRIOR_CLASS_RATIOS: Readonly<ClassRatios> = Object.fromEntries(
+  CONTENT_CLASSES.map((c) => [c, mean(PROBE_RATIOS[c])]),
+) as ClassRatios;
+
 /** How far any family may be from the probed ones on a class, beyond their spread (one SD). */
 const PRIOR_EXTRA_SD = 0.05;
 
 /**
- * The cold fit's covariance: how far, and together, the families' ratios fall below the
- * cold priors (their second moment about the prior), plus a little room on each class for a
- * family unlike the probed ones. Classes the families price alike move together: a turn that
- * shows a model cheap on Cyrillic lowers its (unseen) Arabic and Greek as well.
+ * The prior fit's covariance: how the families' typical ratios spread about their mean, and
+ * together, plus a little room on each class for a family unlike the probed ones. Classes the
+ * families price alike move together: a turn that shows a model cheap on Cyrillic lowers its
+ * (unseen) Arabic and Greek as well, and one that shows it cheap on Chinese points to the
+ * families that are.
  */
-function coldCovariance(): number[] {
+function priorCovariance(): number[] {
   const n = CONTENT_CLASSES.length;
-  const families = PROBE_HIGHEST_RATIOS.prose.length;
-  const below = CONTENT_CLASSES.map((c) =>
-    PROBE_HIGHEST_RATIOS[c].map((r) => COLD_CLASS_RATIOS[c] - r),
-  );
+  const families = PROBE_RATIOS.prose.length;
+  const spread = CONTENT_CLASSES.map((c) => PROBE_RATIOS[c].map((r) => r - PRIOR_CLASS_RATIOS[c]));
   const covariance = new Array<number>(n * n).fill(0);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
       let sum = 0;
-      for (let f = 0; f < families; f++) sum += (below[i]?.[f] ?? 0) * (below[j]?.[f] ?? 0);
+      for (let f = 0; f < families; f++) sum += (spread[i]?.[f] ?? 0) * (spread[j]?.[f] ?? 0);
       covariance[i * n + j] = sum / families + (i === j ? PRIOR_EXTRA_SD ** 2 : 0);
     }
   }
   return covariance;
 }
-const COLD_COVARIANCE = coldCovariance();
+const PRIOR_COVARIANCE = priorCovariance();
 
 /** Noise of one turn's overall ratio around the per-class model (≈ 1.5 %). */
 const SAMPLE_NOISE_SD = 0.015;
@@ -103,18 +114,18 @@ export function calibrationSample(
   return { realTokens, raw: { ...raw } };
 }
 
-function coldFit(): ClassFit {
-  return { ratios: { ...COLD_CLASS_RATIOS }, covariance: [...COLD_COVARIANCE] };
+function priorFit(): ClassFit {
+  return { ratios: { ...PRIOR_CLASS_RATIOS }, covariance: [...PRIOR_COVARIANCE] };
 }
 
-/** A stored fit that does not have one entry per class (an older class list) starts cold. */
+/** A stored fit that does not have one entry per class (an older class list) starts over. */
 function usableFit(fit: ClassFit | null | undefined): ClassFit {
   const n = CONTENT_CLASSES.length;
   const complete =
     fit &&
     fit.covariance.length === n * n &&
     CONTENT_CLASSES.every((c) => Number.isFinite(fit.ratios[c]));
-  return complete ? { ratios: { ...fit.ratios }, covariance: [...fit.covariance] } : coldFit();
+  return complete ? { ratios: { ...fit.ratios }, covariance: [...fit.covariance] } : priorFit();
 }
 
 /** One Kalman update of the fit on a turn's class shares and overall ratio. */

@@ -7,6 +7,7 @@ import {
   classRatios,
   effectiveRatio,
   nextCalibration,
+  PRIOR_CLASS_RATIOS,
 } from "@/lib/context/calibration";
 import { PROBE_HIGHEST_RATIOS, PROBED_FAMILIES } from "@/lib/context/class-priors";
 import {
@@ -93,11 +94,21 @@ describe("per-class calibration", () => {
     const learned = classRatios(nextCalibration(null, sample));
     expect(learned.cyrillic).toBeCloseTo(1.03, 1);
     // Families cheap on Cyrillic are cheaper on Greek and Arabic too: those fall, unseen.
-    expect(learned.greek).toBeLessThan(COLD_CLASS_RATIOS.greek - 0.2);
-    expect(learned.arabic).toBeLessThan(COLD_CLASS_RATIOS.arabic - 0.2);
+    expect(learned.greek).toBeLessThan(PRIOR_CLASS_RATIOS.greek - 0.2);
+    expect(learned.arabic).toBeLessThan(PRIOR_CLASS_RATIOS.arabic - 0.1);
     // Prose, which all families price alike, barely moves.
-    const cyrillicMove = COLD_CLASS_RATIOS.cyrillic - learned.cyrillic;
-    expect(Math.abs(learned.prose - COLD_CLASS_RATIOS.prose)).toBeLessThan(cyrillicMove / 10);
+    const cyrillicMove = PRIOR_CLASS_RATIOS.cyrillic - learned.cyrillic;
+    expect(Math.abs(learned.prose - PRIOR_CLASS_RATIOS.prose)).toBeLessThan(cyrillicMove / 10);
+  });
+
+  it("starts learning from the families' typical prices, not from the first turn's margin", () => {
+    const raw = { ...emptyClassTokens(), prose: 1_000, frame: 20 };
+    const sample = calibrationSample(1_080, raw);
+    if (!sample) throw new Error("expected a sample");
+    const learned = classRatios(nextCalibration(null, sample));
+    // Kana, which the turn lacks, is no longer priced as its most expensive probe of any family.
+    expect(learned.kana).toBeLessThan(COLD_CLASS_RATIOS.kana - 0.5);
+    expect(learned.kana).toBeCloseTo(PRIOR_CLASS_RATIOS.kana, 1);
   });
 
   it("reports the overall ratio of the last turn's mix", () => {
