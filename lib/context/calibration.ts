@@ -70,7 +70,7 @@ const PRIOR_COVARIANCE = priorCovariance();
 const SAMPLE_NOISE_SD = 0.015;
 /** Drift allowed per turn, so an old fit keeps learning (a model behind an alias can change). */
 const DRIFT_SD = 0.005;
-/** No class ratio is learned outside this band (Claude spends ≈ 5× on Tamil); a sample outside it is a broken turn. */
+/** A turn's overall ratio outside this band is a broken turn (Claude spends ≈ 5× on Tamil); no class is learned above its top. */
 const RATIO_MIN = 0.3;
 const RATIO_MAX = 6;
 /** The overall ratio the scalar paths use before any sample (budget room, the ring). */
@@ -144,7 +144,8 @@ export function nextClassFit(previous: ClassFit | null | undefined, sample: Cali
   const gain = ph.map((v) => v / variance);
   CONTENT_CLASSES.forEach((c, i) => {
     const next = ratios[c] + (gain[i] ?? 0) * (observed - predicted);
-    ratios[c] = Math.min(RATIO_MAX, Math.max(RATIO_MIN, next));
+    // A class may cost a family nothing (DeepSeek's template leaves tool calls out), never less.
+    ratios[c] = Math.min(RATIO_MAX, Math.max(0, next));
   });
   const covariance = p.map((value, k) => {
     const i = Math.floor(k / n);

@@ -20,7 +20,7 @@ export const PROBED_FAMILIES = ["qwen3", "llama3", "deepseek_v3", "gemma3", "cla
 /** Over all of a class's probes together: what a family typically spends. */
 export const PROBE_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
   prose: [1.056, 1.056, 1.102, 1.128, 1.124],
-  code: [0.997, 0.997, 1.055, 1.16, 1.135],
+  code: [0.997, 0.997, 1.056, 1.159, 1.134],
   json: [1.003, 1.003, 1.053, 1.165, 1.101],
   digits1: [1.0, 1.0, 1.0, 1.0, 1.0],
   digits2: [2.0, 1.0, 1.0, 2.0, 1.0],
@@ -36,6 +36,7 @@ export const PROBE_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
   thai: [1.344, 1.212, 1.046, 0.861, 4.258],
   emoji: [0.761, 1.423, 1.056, 0.634, 1.423],
   script: [1.533, 2.739, 1.375, 0.835, 2.571],
+  call: [1.162, 0.985, 0.0, 1.118, 1.309],
   frame: [1.25, 1.25, 0.375, 1.25, 1.0],
 };
 
@@ -58,5 +59,6 @@ export const PROBE_HIGHEST_RATIOS: Readonly<Record<ContentClass, readonly number
   thai: [1.727, 1.5, 1.364, 1.182, 6.0],
   emoji: [0.761, 1.44, 1.16, 0.64, 1.44],
   script: [3.0, 5.429, 2.286, 1.583, 5.417],
+  call: [1.162, 0.985, 0.0, 1.118, 1.309],
   frame: [1.25, 1.25, 0.375, 1.25, 1.0],
 };

@@ -38,9 +38,11 @@ export type DigitGroupClass = (typeof DIGIT_GROUP_CLASSES)[number];
  * of India and Sri Lanka), `thai` (Thai, Lao, Myanmar, Khmer), `emoji`, and
  * `script` for any other (Armenian, Georgian, Ethiopic, Tibetan…).
  *
- * `frame` is not content but the chat template's framing around each message
- * and tool call, which differs by model family as much as any text does.
- * Stored fits keep their ratios and covariance in this order.
+ * `call` is a tool call whole (name, arguments and framing): each family's
+ * template renders calls its own way, and some leave them out of the prompt
+ * (DeepSeek V3's). `frame` is not content but the chat template's framing
+ * around each message and tool result, which differs by model family as much
+ * as any text does. Stored fits keep their ratios and covariance in this order.
  */
 export const CONTENT_CLASSES = [
   "prose",
@@ -48,6 +50,7 @@ export const CONTENT_CLASSES = [
   "json",
   ...DIGIT_GROUP_CLASSES,
   ...SCRIPT_CLASSES,
+  "call",
   "frame",
 ] as const;
 export type ContentClass = (typeof CONTENT_CLASSES)[number];

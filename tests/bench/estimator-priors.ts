@@ -384,6 +384,33 @@ function digitGroupProbes(): Record<DigitGroupClass, string[]> {
 /** Chat framing: a conversation of short messages, less the tokens of their text alone. */
 const FRAME_MESSAGES = 8;
 
+/** Tool calls of our own: a family's price of a call is what adding these to a turn costs it. */
+const PROBE_CALLS = [
+  { name: "get_weather", arguments: { city: "Lyon", unit: "celsius" } },
+  { name: "search_notes", arguments: { query: "quarterly budget review", limit: 5 } },
+  { name: "read_file", arguments: { path: "/srv/app/config/settings.yaml" } },
+  {
+    name: "send_message",
+    arguments: { to: "ops-team", text: "Deploy finished, all checks green." },
+  },
+];
+
+/** A user turn and an assistant turn that makes these calls (wire format). */
+function callTurn(calls: typeof PROBE_CALLS) {
+  return [
+    { role: "user" as const, content: "ok" },
+    {
+      role: "assistant" as const,
+      content: "ok",
+      tool_calls: calls.map((call, i) => ({
+        id: `call_${i}`,
+        type: "function" as const,
+        function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+      })),
+    },
+  ];
+}
+
 type Probe = { hint: "text" | "tool"; texts: string[] };
 
 /** Each family's tokens per o200k token on a class: over all its probes, and on its worst probe. */
@@ -416,6 +443,16 @@ async function main(): Promise<void> {
     content: "ok",
   }));
   const frameRaw = estimator.classTokensOfModelMessages(messages).frame;
+  const callRaw = estimator.classTokens([
+    {
+      units: PROBE_CALLS.slice(1).map((call) => ({
+        type: "tool-call" as const,
+        toolName: call.name,
+        input: JSON.stringify(call.arguments),
+      })),
+      wireMessages: 0,
+    },
+  ]).call;
   const ratios: Record<string, FamilyRatios> = {};
   for (const family of TOKENIZER_FAMILIES) {
     const tokenizer = await loadFamilyTokenizer(family);
@@ -432,6 +469,11 @@ async function main(): Promise<void> {
     const frame = (framed - bare - FRAME_MESSAGES * count("ok")) / frameRaw;
     row.typical.frame = frame;
     row.highest.frame = frame;
+    const prompt = (calls: typeof PROBE_CALLS) =>
+      count(familyPromptText(family, tokenizer, { messages: callTurn(calls), tools: undefined }));
+    const call = (prompt(PROBE_CALLS) - prompt(PROBE_CALLS.slice(0, 1))) / callRaw;
+    row.typical.call = call;
+    row.highest.call = call;
     ratios[family] = row;
     console.log(
       family.padEnd(12),

@@ -38,6 +38,8 @@ const SKEW: ClassRatios = {
   thai: 1.2,
   emoji: 0.9,
   script: 2,
+  // Tool calls wrapped in <tool_call> JSON.
+  call: 1.16,
   // Per-message framing as ChatML counts it (the once-per-request framing is apart).
   frame: 1.25,
 };
@@ -109,6 +111,18 @@ describe("per-class calibration", () => {
     // Kana, which the turn lacks, is no longer priced as its most expensive probe of any family.
     expect(learned.kana).toBeLessThan(COLD_CLASS_RATIOS.kana - 0.5);
     expect(learned.kana).toBeCloseTo(PRIOR_CLASS_RATIOS.kana, 1);
+  });
+
+  it("learns that a family leaves tool calls out of its prompt", () => {
+    // DeepSeek V3's template drops the calls: turns with calls cost it only their text.
+    let calibration: Calibration | null = null;
+    for (let turn = 0; turn < 12; turn++) {
+      const raw = { ...emptyClassTokens(), prose: 400 + turn * 10, call: 120, frame: 30 };
+      const sample = calibrationSample(Math.round(raw.prose * 1.1 + raw.frame * 0.4), raw);
+      if (sample) calibration = nextCalibration(calibration, sample);
+    }
+    expect(classRatios(calibration).call).toBeLessThan(0.2);
+    expect(classRatios(calibration).call).toBeGreaterThanOrEqual(0);
   });
 
   it("reports the overall ratio of the last turn's mix", () => {

@@ -84,7 +84,7 @@ describe("content classes", () => {
     const call = estimator.classTokens([
       { units: [{ type: "tool-call", toolName: "read", input: '{"path":"/tmp/a.txt"}' }] },
     ]);
-    expect(call.json).toBeGreaterThan(0);
-    expect(call.prose).toBe(0);
+    expect(call.call).toBeGreaterThan(0);
+    expect(call.prose + call.json).toBe(0);
   });
 });
