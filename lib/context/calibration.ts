@@ -75,8 +75,12 @@ const RATIO_MIN = 0.3;
 const RATIO_MAX = 6;
 /** The overall ratio the scalar paths use before any sample (budget room, the ring). */
 export const COLD_START_RATIO = 1.15;
-/** Prompts this small are dominated by fixed overheads the estimator does not model. */
-export const CALIBRATION_MIN_TOKENS = 64;
+/**
+ * A few tokens of any count move with where text meets framing (a merge across a message
+ * edge), whatever the prompt's size: a small turn's overall ratio is that much noisier, so it
+ * teaches less than a large one rather than nothing (short chats in Chinese are small).
+ */
+const EDGE_NOISE_TOKENS = 4;
 
 /** A per-class fit: the ratios and their covariance (row-major, CONTENT_CLASSES order). */
 export type ClassFit = { ratios: ClassRatios; covariance: number[] };
@@ -108,7 +112,7 @@ export function calibrationSample(
   raw: Readonly<ClassTokens>,
 ): CalibrationSample | null {
   const total = classTotal(raw);
-  if (total < CALIBRATION_MIN_TOKENS || realTokens <= 0) return null;
+  if (total <= 0 || realTokens <= 0) return null;
   const overall = realTokens / total;
   if (overall < RATIO_MIN || overall > RATIO_MAX) return null;
   return { realTokens, raw: { ...raw } };
@@ -139,7 +143,8 @@ export function nextClassFit(previous: ClassFit | null | undefined, sample: Cali
 
   // gain = P·h / (hᵀ·P·h + noise); ratios += gain · (observed − hᵀ·ratios); P −= gain · hᵀ·P
   const ph = share.map((_, i) => share.reduce((sum, h, j) => sum + (p[i * n + j] ?? 0) * h, 0));
-  const variance = share.reduce((sum, h, i) => sum + h * (ph[i] ?? 0), 0) + SAMPLE_NOISE_SD ** 2;
+  const noise = SAMPLE_NOISE_SD ** 2 + (EDGE_NOISE_TOKENS / total) ** 2;
+  const variance = share.reduce((sum, h, i) => sum + h * (ph[i] ?? 0), 0) + noise;
   const predicted = CONTENT_CLASSES.reduce((sum, c, i) => sum + ratios[c] * (share[i] ?? 0), 0);
   const gain = ph.map((v) => v / variance);
   CONTENT_CLASSES.forEach((c, i) => {

@@ -150,12 +150,23 @@ describe("per-class calibration", () => {
     });
   });
 
-  it("ignores samples from tiny prompts and absurd ratios", () => {
-    const tiny = { ...emptyClassTokens(), prose: 20 };
+  it("ignores empty prompts and absurd ratios", () => {
     const big = { ...emptyClassTokens(), prose: 1_000 };
-    expect(calibrationSample(30, tiny)).toBeNull();
+    expect(calibrationSample(30, emptyClassTokens())).toBeNull();
     expect(calibrationSample(7_000, big)).toBeNull();
     expect(calibrationSample(1_120, big)).toEqual({ realTokens: 1_120, raw: big });
+  });
+
+  it("learns from a small turn, less than from a large one of the same ratio", () => {
+    const moved = (kana: number) => {
+      const raw = { ...emptyClassTokens(), kana, frame: 8 };
+      const sample = calibrationSample(Math.round(kana * 1.4 + 8), raw);
+      if (!sample) throw new Error("expected a sample");
+      return classRatios(nextCalibration(null, sample)).kana - PRIOR_CLASS_RATIOS.kana;
+    };
+    // A short Japanese chat (30 tokens) is learned from, not skipped.
+    expect(moved(30)).toBeGreaterThan(0.05);
+    expect(moved(30)).toBeLessThan(moved(600));
   });
 });
 
