@@ -15,7 +15,13 @@
  * on Russian is expected cheaper on Greek too, while prose stays put.
  */
 import { PROBE_HIGHEST_RATIOS, PROBE_RATIOS } from "./class-priors";
-import { type ClassRatios, type ClassTokens, CONTENT_CLASSES, classTotal } from "./content-class";
+import {
+  type ClassRatios,
+  type ClassTokens,
+  CONTENT_CLASSES,
+  classTotal,
+  SCRIPT_CLASSES,
+} from "./content-class";
 
 const roundUp = (value: number) => Math.ceil(value * 100) / 100;
 
@@ -130,6 +136,43 @@ function usableFit(fit: ClassFit | null | undefined): ClassFit {
     fit.covariance.length === n * n &&
     CONTENT_CLASSES.every((c) => Number.isFinite(fit.ratios[c]));
   return complete ? { ratios: { ...fit.ratios }, covariance: [...fit.covariance] } : priorFit();
+}
+
+/**
+ * Class lists fits were stored under before CONTENT_CLASSES, newest first: before digit groups
+ * and tool calls were classes, digit-heavy lines were one class (`digits`).
+ */
+export const EARLIER_CLASS_LISTS: readonly (readonly string[])[] = [
+  ["prose", "code", "json", "digits", ...SCRIPT_CLASSES, "frame"],
+];
+
+/**
+ * A fit stored under an earlier class list, carried over: each class both lists hold keeps its
+ * ratio and its covariance with the others kept (writing systems take many turns to learn); a
+ * class new to this list starts from the prior, unrelated to what was learned.
+ */
+export function carriedFit(
+  stored: { ratios: Readonly<Record<string, number>>; covariance: readonly number[] },
+  storedClasses: readonly string[],
+): ClassFit {
+  const n = CONTENT_CLASSES.length;
+  const m = storedClasses.length;
+  const fit = priorFit();
+  const from = CONTENT_CLASSES.map((c) => storedClasses.indexOf(c));
+  for (let i = 0; i < n; i++) {
+    const c = CONTENT_CLASSES[i] as (typeof CONTENT_CLASSES)[number];
+    const old = from[i] ?? -1;
+    if (old >= 0) fit.ratios[c] = stored.ratios[c] ?? fit.ratios[c];
+    for (let j = 0; j < n; j++) {
+      const oldJ = from[j] ?? -1;
+      if (old >= 0 && oldJ >= 0) {
+        fit.covariance[i * n + j] = stored.covariance[old * m + oldJ] ?? 0;
+      } else if (old >= 0 !== oldJ >= 0) {
+        fit.covariance[i * n + j] = 0;
+      }
+    }
+  }
+  return fit;
 }
 
 /** One Kalman update of the fit on a turn's class shares and overall ratio. */
