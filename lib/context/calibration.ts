@@ -13,6 +13,10 @@
  * moves only as far as the families are known to price it together with those
  * (the prior covariance, from class-priors.ts), so a model that proves cheap
  * on Russian is expected cheaper on Greek too, while prose stays put.
+ *
+ * Before any sample the estimate uses the cold ratios (the highest any probed
+ * family shows: over rather than under); the fit itself starts from the
+ * families' typical ratios.
  */
 import { PROBE_HIGHEST_RATIOS, PROBE_RATIOS } from "./class-priors";
 import {
