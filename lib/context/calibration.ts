@@ -13,9 +13,19 @@
  * moves only as far as the families are known to price it together with those
  * (the prior covariance, from class-priors.ts), so a model that proves cheap
  * on Russian is expected cheaper on Greek too, while prose stays put.
+ *
+ * Before any sample the estimate uses the cold ratios (the highest any probed
+ * family shows: over rather than under); the fit itself starts from the
+ * families' typical ratios.
  */
-import { PROBE_RATIOS } from "./class-priors";
-import { type ClassRatios, type ClassTokens, CONTENT_CLASSES, classTotal } from "./content-class";
+import { PROBE_HIGHEST_RATIOS, PROBE_RATIOS } from "./class-priors";
+import {
+  type ClassRatios,
+  type ClassTokens,
+  CONTENT_CLASSES,
+  classTotal,
+  SCRIPT_CLASSES,
+} from "./content-class";
 
 const roundUp = (value: number) => Math.ceil(value * 100) / 100;
 
@@ -25,45 +35,62 @@ const roundUp = (value: number) => Math.ceil(value * 100) / 100;
  * over-estimates rather than under-estimates whichever family it meets.
  */
 export const COLD_CLASS_RATIOS: Readonly<ClassRatios> = Object.fromEntries(
-  CONTENT_CLASSES.map((c) => [c, roundUp(Math.max(...PROBE_RATIOS[c]))]),
+  CONTENT_CLASSES.map((c) => [c, roundUp(Math.max(...PROBE_HIGHEST_RATIOS[c]))]),
+) as ClassRatios;
+
+const mean = (values: readonly number[]) =>
+  values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * Where the fit starts once a first sample arrives: the probed families' typical ratio per
+ * class, their mean. Starting from the cold (highest) ratios instead would leave every class
+ * a turn cannot tell apart from the others far above any real family.
+ */
+export const PRIOR_CLASS_RATIOS: Readonly<ClassRatios> = Object.fromEntries(
+  CONTENT_CLASSES.map((c) => [c, mean(PROBE_RATIOS[c])]),
 ) as ClassRatios;
 
 /** How far any family may be from the probed ones on a class, beyond their spread (one SD). */
 const PRIOR_EXTRA_SD = 0.05;
 
 /**
- * The cold fit's covariance: how far, and together, the families' ratios fall below the
- * cold priors (their second moment about the prior), plus a little room on each class for a
- * family unlike the probed ones. Classes the families price alike move together: a turn that
- * shows a model cheap on Cyrillic lowers its (unseen) Arabic and Greek as well.
+ * The prior fit's covariance: how the families' typical ratios spread about their mean, and
+ * together, plus a little room on each class for a family unlike the probed ones. Classes the
+ * families price alike move together: a turn that shows a model cheap on Cyrillic lowers its
+ * (unseen) Arabic and Greek as well, and one that shows it cheap on Chinese points to the
+ * families that are.
  */
-function coldCovariance(): number[] {
+function priorCovariance(): number[] {
   const n = CONTENT_CLASSES.length;
   const families = PROBE_RATIOS.prose.length;
-  const below = CONTENT_CLASSES.map((c) => PROBE_RATIOS[c].map((r) => COLD_CLASS_RATIOS[c] - r));
+  const spread = CONTENT_CLASSES.map((c) => PROBE_RATIOS[c].map((r) => r - PRIOR_CLASS_RATIOS[c]));
   const covariance = new Array<number>(n * n).fill(0);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
       let sum = 0;
-      for (let f = 0; f < families; f++) sum += (below[i]?.[f] ?? 0) * (below[j]?.[f] ?? 0);
+      for (let f = 0; f < families; f++) sum += (spread[i]?.[f] ?? 0) * (spread[j]?.[f] ?? 0);
       covariance[i * n + j] = sum / families + (i === j ? PRIOR_EXTRA_SD ** 2 : 0);
     }
   }
   return covariance;
 }
-const COLD_COVARIANCE = coldCovariance();
+const PRIOR_COVARIANCE = priorCovariance();
 
 /** Noise of one turn's overall ratio around the per-class model (≈ 1.5 %). */
 const SAMPLE_NOISE_SD = 0.015;
 /** Drift allowed per turn, so an old fit keeps learning (a model behind an alias can change). */
 const DRIFT_SD = 0.005;
-/** No class ratio is learned outside this band (Claude spends ≈ 5× on Tamil); a sample outside it is a broken turn. */
+/** A turn's overall ratio outside this band is a broken turn (Claude spends ≈ 5× on Tamil); no class is learned above its top. */
 const RATIO_MIN = 0.3;
 const RATIO_MAX = 6;
 /** The overall ratio the scalar paths use before any sample (budget room, the ring). */
 export const COLD_START_RATIO = 1.15;
-/** Prompts this small are dominated by fixed overheads the estimator does not model. */
-export const CALIBRATION_MIN_TOKENS = 64;
+/**
+ * A few tokens of any count move with where text meets framing (a merge across a message
+ * edge), whatever the prompt's size: a small turn's overall ratio is that much noisier, so it
+ * teaches less than a large one rather than nothing (short chats in Chinese are small).
+ */
+const EDGE_NOISE_TOKENS = 4;
 
 /** A per-class fit: the ratios and their covariance (row-major, CONTENT_CLASSES order). */
 export type ClassFit = { ratios: ClassRatios; covariance: number[] };
@@ -95,24 +122,61 @@ export function calibrationSample(
   raw: Readonly<ClassTokens>,
 ): CalibrationSample | null {
   const total = classTotal(raw);
-  if (total < CALIBRATION_MIN_TOKENS || realTokens <= 0) return null;
+  if (total <= 0 || realTokens <= 0) return null;
   const overall = realTokens / total;
   if (overall < RATIO_MIN || overall > RATIO_MAX) return null;
   return { realTokens, raw: { ...raw } };
 }
 
-function coldFit(): ClassFit {
-  return { ratios: { ...COLD_CLASS_RATIOS }, covariance: [...COLD_COVARIANCE] };
+function priorFit(): ClassFit {
+  return { ratios: { ...PRIOR_CLASS_RATIOS }, covariance: [...PRIOR_COVARIANCE] };
 }
 
-/** A stored fit that does not have one entry per class (an older class list) starts cold. */
+/** A stored fit that does not have one entry per class (an older class list) starts over. */
 function usableFit(fit: ClassFit | null | undefined): ClassFit {
   const n = CONTENT_CLASSES.length;
   const complete =
     fit &&
     fit.covariance.length === n * n &&
     CONTENT_CLASSES.every((c) => Number.isFinite(fit.ratios[c]));
-  return complete ? { ratios: { ...fit.ratios }, covariance: [...fit.covariance] } : coldFit();
+  return complete ? { ratios: { ...fit.ratios }, covariance: [...fit.covariance] } : priorFit();
+}
+
+/**
+ * Class lists fits were stored under before CONTENT_CLASSES, newest first: before digit groups
+ * and tool calls were classes, digit-heavy lines were one class (`digits`).
+ */
+export const EARLIER_CLASS_LISTS: readonly (readonly string[])[] = [
+  ["prose", "code", "json", "digits", ...SCRIPT_CLASSES, "frame"],
+];
+
+/**
+ * A fit stored under an earlier class list, carried over: each class both lists hold keeps its
+ * ratio and its covariance with the others kept (writing systems take many turns to learn); a
+ * class new to this list starts from the prior, unrelated to what was learned.
+ */
+export function carriedFit(
+  stored: { ratios: Readonly<Record<string, number>>; covariance: readonly number[] },
+  storedClasses: readonly string[],
+): ClassFit {
+  const n = CONTENT_CLASSES.length;
+  const m = storedClasses.length;
+  const fit = priorFit();
+  const from = CONTENT_CLASSES.map((c) => storedClasses.indexOf(c));
+  for (let i = 0; i < n; i++) {
+    const c = CONTENT_CLASSES[i] as (typeof CONTENT_CLASSES)[number];
+    const old = from[i] ?? -1;
+    if (old >= 0) fit.ratios[c] = stored.ratios[c] ?? fit.ratios[c];
+    for (let j = 0; j < n; j++) {
+      const oldJ = from[j] ?? -1;
+      if (old >= 0 && oldJ >= 0) {
+        fit.covariance[i * n + j] = stored.covariance[old * m + oldJ] ?? 0;
+      } else if (old >= 0 !== oldJ >= 0) {
+        fit.covariance[i * n + j] = 0;
+      }
+    }
+  }
+  return fit;
 }
 
 /** One Kalman update of the fit on a turn's class shares and overall ratio. */
@@ -126,12 +190,14 @@ export function nextClassFit(previous: ClassFit | null | undefined, sample: Cali
 
   // gain = P·h / (hᵀ·P·h + noise); ratios += gain · (observed − hᵀ·ratios); P −= gain · hᵀ·P
   const ph = share.map((_, i) => share.reduce((sum, h, j) => sum + (p[i * n + j] ?? 0) * h, 0));
-  const variance = share.reduce((sum, h, i) => sum + h * (ph[i] ?? 0), 0) + SAMPLE_NOISE_SD ** 2;
+  const noise = SAMPLE_NOISE_SD ** 2 + (EDGE_NOISE_TOKENS / total) ** 2;
+  const variance = share.reduce((sum, h, i) => sum + h * (ph[i] ?? 0), 0) + noise;
   const predicted = CONTENT_CLASSES.reduce((sum, c, i) => sum + ratios[c] * (share[i] ?? 0), 0);
   const gain = ph.map((v) => v / variance);
   CONTENT_CLASSES.forEach((c, i) => {
     const next = ratios[c] + (gain[i] ?? 0) * (observed - predicted);
-    ratios[c] = Math.min(RATIO_MAX, Math.max(RATIO_MIN, next));
+    // A class may cost a family nothing (DeepSeek's template leaves tool calls out), never less.
+    ratios[c] = Math.min(RATIO_MAX, Math.max(0, next));
   });
   const covariance = p.map((value, k) => {
     const i = Math.floor(k / n);

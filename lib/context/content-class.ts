@@ -15,6 +15,14 @@ export const SCRIPT_CLASSES = [
 export type ScriptClass = (typeof SCRIPT_CLASSES)[number];
 
 /**
+ * o200k writes a run of digits as groups of three and a last shorter group, each group one
+ * token; Qwen and Gemma spend one token a digit. Counting o200k's digit tokens by group length
+ * makes each family's price of a group a constant.
+ */
+export const DIGIT_GROUP_CLASSES = ["digits1", "digits2", "digits3"] as const;
+export type DigitGroupClass = (typeof DIGIT_GROUP_CLASSES)[number];
+
+/**
  * Content classes (issue 13): real tokenizers disagree with o200k by kind of
  * text — Chinese costs Qwen fewer tokens and Llama more, Qwen and Gemma split
  * numbers into single digits, JSON and code fare differently again, and each
@@ -30,16 +38,19 @@ export type ScriptClass = (typeof SCRIPT_CLASSES)[number];
  * of India and Sri Lanka), `thai` (Thai, Lao, Myanmar, Khmer), `emoji`, and
  * `script` for any other (Armenian, Georgian, Ethiopic, Tibetan…).
  *
- * `frame` is not content but the chat template's framing around each message
- * and tool call, which differs by model family as much as any text does.
- * Stored fits keep their ratios and covariance in this order.
+ * `call` is a tool call whole (name, arguments and framing): each family's
+ * template renders calls its own way, and some leave them out of the prompt
+ * (DeepSeek V3's). `frame` is not content but the chat template's framing
+ * around each message and tool result, which differs by model family as much
+ * as any text does. Stored fits keep their ratios and covariance in this order.
  */
 export const CONTENT_CLASSES = [
   "prose",
   "code",
   "json",
-  "digits",
+  ...DIGIT_GROUP_CLASSES,
   ...SCRIPT_CLASSES,
+  "call",
   "frame",
 ] as const;
 export type ContentClass = (typeof CONTENT_CLASSES)[number];
@@ -54,8 +65,6 @@ export type ClassRatios = Record<ContentClass, number>;
 const SCRIPT_SHARE = 0.25;
 /** A CJK line with at least this share of kana among its CJK characters is Japanese. */
 const KANA_SHARE = 0.1;
-/** A line at least this share digits is digit-heavy: tables, logs, ids. */
-const DIGIT_SHARE = 0.3;
 /** Lines shorter than this take their neighbours' class: too little to judge. */
 const MIN_JUDGED_CHARS = 4;
 
@@ -153,23 +162,21 @@ export function classTotal(tokens: Readonly<ClassTokens>): number {
 /** The class a whole unit of this kind defaults to when its lines look like nothing special. */
 export type ClassHint = "text" | "tool";
 
-type LineCensus = { chars: number; digits: number; scripts: Partial<Record<ScriptKey, number>> };
+type LineCensus = { chars: number; scripts: Partial<Record<ScriptKey, number>> };
 
 function census(line: string): LineCensus {
   const scripts: Partial<Record<ScriptKey, number>> = {};
   let chars = 0;
-  let digits = 0;
   for (const ch of line) {
     const code = ch.codePointAt(0) ?? 0;
     if (code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0 || code === 0x3000) {
       continue;
     }
     chars += 1;
-    if (code >= 0x30 && code <= 0x39) digits += 1;
     const script = scriptOf(code);
     if (script) scripts[script] = (scripts[script] ?? 0) + 1;
   }
-  return { chars, digits, scripts };
+  return { chars, scripts };
 }
 
 /** The writing-system class of a line, or null when it is mostly Latin, digits or punctuation. */
@@ -202,7 +209,6 @@ function lineClass(line: string, hint: ClassHint, inFence: boolean): ContentClas
   if (lineCensus.chars < MIN_JUDGED_CHARS) return null;
   const script = scriptClass(lineCensus);
   if (script) return script;
-  if (lineCensus.digits >= DIGIT_SHARE * lineCensus.chars) return "digits";
   if (inFence) return "code";
   if (JSON_LINE.test(line) || (hint === "tool" && JSON_KEY.test(line))) return "json";
   if (CODE_LINE.test(line)) return "code";
@@ -243,4 +249,18 @@ export function classSegments(text: string, hint: ClassHint): ClassSegment[] {
     segments.push({ contentClass: current ?? (hint === "tool" ? "json" : "prose"), text: pending });
   }
   return segments;
+}
+
+const DIGIT_RUN = /[0-9]+/g;
+
+/** o200k's digit tokens in a text by group length (1, 2, 3 digits). */
+export function digitGroups(text: string): [number, number, number] {
+  const groups: [number, number, number] = [0, 0, 0];
+  for (const run of text.matchAll(DIGIT_RUN)) {
+    const length = run[0].length;
+    groups[2] += Math.floor(length / 3);
+    if (length % 3 === 1) groups[0] += 1;
+    else if (length % 3 === 2) groups[1] += 1;
+  }
+  return groups;
 }

@@ -12,6 +12,7 @@ import {
   CONTENT_CLASSES,
   classSegments,
   classTotal,
+  digitGroups,
   emptyClassTokens,
 } from "./content-class";
 import {
@@ -189,7 +190,13 @@ function addTextTokens(
   into: ClassTokens,
 ): void {
   const segments = classSegments(text, hint);
-  for (const segment of segments) into[segment.contentClass] += countText(segment.text);
+  for (const segment of segments) {
+    const [one, two, three] = digitGroups(segment.text);
+    into[segment.contentClass] += countText(segment.text) - one - two - three;
+    into.digits1 += one;
+    into.digits2 += two;
+    into.digits3 += three;
+  }
 }
 
 /**
@@ -207,8 +214,7 @@ export function unitClassTokens(
       addTextTokens(unit.text, "text", countText, into);
       return;
     case "tool-call":
-      addTextTokens(`${unit.toolName} ${unit.input}`, "tool", countText, into);
-      into.frame += TOOL_CALL_OVERHEAD_TOKENS;
+      into.call += countText(`${unit.toolName} ${unit.input}`) + TOOL_CALL_OVERHEAD_TOKENS;
       return;
     case "tool-result":
       addTextTokens(unit.output, "tool", countText, into);
@@ -251,7 +257,7 @@ export function applyRatio(
   let total = 0;
   for (const c of CONTENT_CLASSES) {
     const r = ratio[c];
-    total += tokens[c] * (Number.isFinite(r) && r > 0 ? r : 1);
+    total += tokens[c] * (Number.isFinite(r) && r >= 0 ? r : 1);
   }
   return Math.ceil(total);
 }

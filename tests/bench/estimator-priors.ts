@@ -6,7 +6,12 @@
 // over-estimates whichever family and language it meets.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { CONTENT_CLASSES, type ContentClass } from "@/lib/context/content-class";
+import {
+  CONTENT_CLASSES,
+  type ContentClass,
+  DIGIT_GROUP_CLASSES,
+  type DigitGroupClass,
+} from "@/lib/context/content-class";
 import { createEstimator } from "@/lib/context/tokens";
 import {
   familyPromptText,
@@ -16,7 +21,7 @@ import {
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const file = (relative: string) => readFileSync(path.join(ROOT, relative), "utf8");
-/** Digits stripped: they are a class of their own wherever they stand. */
+/** Digits stripped: o200k's digit groups are classes of their own wherever they stand. */
 const noDigits = (text: string) => text.replace(/[0-9]/g, "");
 
 /**
@@ -263,19 +268,6 @@ const PROBES: Partial<Record<ContentClass, { hint: "text" | "tool"; texts: strin
     hint: "tool",
     texts: [noDigits(JSON.stringify(JSON.parse(file("package.json")), null, 1))],
   },
-  digits: {
-    hint: "text",
-    texts: [
-      [
-        "2025-03-14 08:12:55 431 ms 200 17 2048",
-        "2025-03-14 08:12:57 388 ms 200 18 1976",
-        "2025-03-14 08:13:04 9120 ms 504 19 0",
-      ].join("\n"),
-      "| 3.1416 | 2.7183 | 1.4142 | 0.5772 |\n| 6.0221 | 1.6022 | 9.1094 | 8.3145 |",
-      "1741939200,48213907,6650312,99.2\n1741942800,48302211,6649875,98.7\n1741946400,48399410,6651020,99.0",
-      "104,3,19.99\n105,12,4.50\n106,1,249.00\n107,7,0.35",
-    ],
-  },
   han: {
     hint: "text",
     texts: [
@@ -364,17 +356,71 @@ for (const [cls, texts] of Object.entries(EVERYDAY) as [ContentClass, string[]][
   PROBES[cls]?.texts.push(...texts);
 }
 
+/**
+ * Number texts of our own (a log, a table, CSV rows): each family's price of o200k's digit
+ * groups is measured on the groups these cut into, one group at a time.
+ */
+const NUMBER_TEXTS = [
+  "2025-03-14 08:12:55 431 ms 200 17 2048\n2025-03-14 08:12:57 388 ms 200 18 1976",
+  "| 3.1416 | 2.7183 | 1.4142 | 0.5772 |\n| 6.0221 | 1.6022 | 9.1094 | 8.3145 |",
+  "1741939200,48213907,6650312,99.2\n1741942800,48302211,6649875,98.7",
+  "104,3,19.99\n105,12,4.50\n106,1,249.00\n107,7,0.35",
+];
+
+/** o200k's digit groups of the number texts, by the class that holds them. */
+function digitGroupProbes(): Record<DigitGroupClass, string[]> {
+  const probes: Record<DigitGroupClass, string[]> = { digits1: [], digits2: [], digits3: [] };
+  for (const text of NUMBER_TEXTS) {
+    for (const [run] of text.matchAll(/[0-9]+/g)) {
+      for (let at = 0; at < run.length; at += 3) {
+        const group = run.slice(at, at + 3);
+        probes[DIGIT_GROUP_CLASSES[group.length - 1] as DigitGroupClass].push(group);
+      }
+    }
+  }
+  return probes;
+}
+
 /** Chat framing: a conversation of short messages, less the tokens of their text alone. */
 const FRAME_MESSAGES = 8;
+
+/** Tool calls of our own: a family's price of a call is what adding these to a turn costs it. */
+const PROBE_CALLS = [
+  { name: "get_weather", arguments: { city: "Lyon", unit: "celsius" } },
+  { name: "search_notes", arguments: { query: "quarterly budget review", limit: 5 } },
+  { name: "read_file", arguments: { path: "/srv/app/config/settings.yaml" } },
+  {
+    name: "send_message",
+    arguments: { to: "ops-team", text: "Deploy finished, all checks green." },
+  },
+];
+
+/** A user turn and an assistant turn that makes these calls (wire format). */
+function callTurn(calls: typeof PROBE_CALLS) {
+  return [
+    { role: "user" as const, content: "ok" },
+    {
+      role: "assistant" as const,
+      content: "ok",
+      tool_calls: calls.map((call, i) => ({
+        id: `call_${i}`,
+        type: "function" as const,
+        function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+      })),
+    },
+  ];
+}
+
+type Probe = { hint: "text" | "tool"; texts: string[] };
+
+/** Each family's tokens per o200k token on a class: over all its probes, and on its worst probe. */
+type FamilyRatios = { typical: Record<string, number>; highest: Record<string, number> };
 
 async function main(): Promise<void> {
   const estimator = createEstimator();
   /** o200k tokens of each probe in its class. */
   const o200k = new Map<string, number>();
-  const probes = Object.entries(PROBES) as [
-    ContentClass,
-    { hint: "text" | "tool"; texts: string[] },
-  ][];
+  const probes: [ContentClass, Probe][] = Object.entries(PROBES) as [ContentClass, Probe][];
   for (const [cls, probe] of probes) {
     for (const text of probe.texts) {
       const units =
@@ -387,46 +433,66 @@ async function main(): Promise<void> {
       if (stray.length > 0) console.warn(`probe for ${cls} also holds ${stray.join(", ")}`);
     }
   }
+  // A digit group is one o200k token.
+  for (const [cls, groups] of Object.entries(digitGroupProbes()) as [DigitGroupClass, string[]][]) {
+    probes.push([cls, { hint: "text", texts: groups }]);
+    for (const group of groups) o200k.set(group, 1);
+  }
   const messages = Array.from({ length: FRAME_MESSAGES }, (_, i) => ({
     role: i % 2 === 0 ? ("user" as const) : ("assistant" as const),
     content: "ok",
   }));
   const frameRaw = estimator.classTokensOfModelMessages(messages).frame;
-  const ratios: Record<string, Record<string, number>> = {};
+  const callRaw = estimator.classTokens([
+    {
+      units: PROBE_CALLS.slice(1).map((call) => ({
+        type: "tool-call" as const,
+        toolName: call.name,
+        input: JSON.stringify(call.arguments),
+      })),
+      wireMessages: 0,
+    },
+  ]).call;
+  const ratios: Record<string, FamilyRatios> = {};
   for (const family of TOKENIZER_FAMILIES) {
     const tokenizer = await loadFamilyTokenizer(family);
     const count = (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length;
-    const row: Record<string, number> = {};
+    const row: FamilyRatios = { typical: {}, highest: {} };
     for (const [cls, probe] of probes) {
-      row[cls] = Math.max(...probe.texts.map((t) => count(t) / (o200k.get(t) ?? Number.NaN)));
+      const own = probe.texts.map(count);
+      const raw = probe.texts.map((t) => o200k.get(t) ?? Number.NaN);
+      row.typical[cls] = sum(own) / sum(raw);
+      row.highest[cls] = Math.max(...own.map((n, i) => n / (raw[i] ?? Number.NaN)));
     }
     const framed = count(familyPromptText(family, tokenizer, { messages, tools: undefined }));
     const bare = count(familyPromptText(family, tokenizer, { messages: [], tools: undefined }));
-    row.frame = (framed - bare - FRAME_MESSAGES * count("ok")) / frameRaw;
+    const frame = (framed - bare - FRAME_MESSAGES * count("ok")) / frameRaw;
+    row.typical.frame = frame;
+    row.highest.frame = frame;
+    const prompt = (calls: typeof PROBE_CALLS) =>
+      count(familyPromptText(family, tokenizer, { messages: callTurn(calls), tools: undefined }));
+    const call = (prompt(PROBE_CALLS) - prompt(PROBE_CALLS.slice(0, 1))) / callRaw;
+    row.typical.call = call;
+    row.highest.call = call;
     ratios[family] = row;
     console.log(
       family.padEnd(12),
-      Object.entries(row)
+      Object.entries(row.typical)
         .map(([c, r]) => `${c} ${r.toFixed(3)}`)
         .join("  "),
     );
   }
-  const classes = [...probes.map(([c]) => c), "frame"];
-  const max = classes.map(
-    (c) => `${c} ${Math.max(...Object.values(ratios).map((r) => r[c] ?? 0)).toFixed(3)}`,
-  );
-  console.log("highest".padEnd(12), max.join("  "));
-  const min = classes.map(
-    (c) => `${c} ${Math.min(...Object.values(ratios).map((r) => r[c] ?? 0)).toFixed(3)}`,
-  );
-  console.log("lowest".padEnd(12), min.join("  "));
-  // The table lib/context/class-priors.ts holds (families in TOKENIZER_FAMILIES order).
-  console.log(`\n// ${TOKENIZER_FAMILIES.join(", ")}`);
-  for (const c of classes) {
-    const cells = TOKENIZER_FAMILIES.map((f) => (ratios[f]?.[c] ?? Number.NaN).toFixed(3));
-    console.log(`  ${c}: [${cells.join(", ")}],`);
+  // The tables lib/context/class-priors.ts holds (families in TOKENIZER_FAMILIES order).
+  for (const which of ["typical", "highest"] as const) {
+    console.log(`\n// ${which}: ${TOKENIZER_FAMILIES.join(", ")}`);
+    for (const c of CONTENT_CLASSES) {
+      const cells = TOKENIZER_FAMILIES.map((f) => (ratios[f]?.[which][c] ?? Number.NaN).toFixed(3));
+      console.log(`  ${c}: [${cells.join(", ")}],`);
+    }
   }
 }
+
+const sum = (values: readonly number[]) => values.reduce((total, v) => total + v, 0);
 
 main().catch((error: unknown) => {
   console.error(error);

@@ -4,6 +4,8 @@ import {
   type Calibration,
   type CalibrationSample,
   type ClassFit,
+  carriedFit,
+  EARLIER_CLASS_LISTS,
   nextCalibration,
 } from "@/lib/context/calibration";
 import { CONTENT_CLASSES, type ContentClass } from "@/lib/context/content-class";
@@ -14,9 +16,10 @@ import { modelCalibration } from "../schema";
 
 const ratio = z.number().finite();
 /**
- * The stored per-class fit. One written for another class list (a class missing, an unknown
- * one, a covariance of another size) parses as null, so the model's classes start cold
- * rather than reading ratios under the wrong names.
+ * The stored per-class fit. One written for an earlier class list Fold knows is carried over
+ * class by class (carriedFit); one for any other list (a class missing, an unknown one, a
+ * covariance of another size) parses as null, so the model's classes start cold rather than
+ * reading ratios under the wrong names.
  */
 const classFitSchema = z
   .object({
@@ -30,9 +33,24 @@ const classFitSchema = z
   })
   .refine((fit) => fit.covariance.length === CONTENT_CLASSES.length ** 2);
 
+const anyFitSchema = z.object({
+  ratios: z.record(z.string(), ratio),
+  covariance: z.array(z.number().finite()),
+});
+
 function parseClassFit(value: unknown): ClassFit | null {
   const parsed = classFitSchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
+  if (parsed.success) return parsed.data;
+  const stored = anyFitSchema.safeParse(value);
+  if (!stored.success) return null;
+  const keys = Object.keys(stored.data.ratios);
+  const earlier = EARLIER_CLASS_LISTS.find(
+    (list) =>
+      list.length === keys.length &&
+      list.every((c) => keys.includes(c)) &&
+      stored.data.covariance.length === list.length ** 2,
+  );
+  return earlier ? carriedFit(stored.data, earlier) : null;
 }
 
 type Row = { ratio: number; samples: number; classFit: unknown };

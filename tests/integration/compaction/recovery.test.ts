@@ -190,13 +190,13 @@ describeEachDriver("Recovery through the real turn path", (use) => {
       after = await getCalibration(database.db, "fake", "skewed");
     }
     // The provider said the untrimmed prompt was 1.5× Fold's raw estimate of it (the 400
-    // names the count). A sample of ~1.5 moves the ratio from 0.5 to ~1.0; learning from the
-    // trimmed retry's usage instead (≈ 0.7) barely moves it, and the next turn under-counts
-    // again — its summarizer request overflows too.
+    // names the count). A sample of ~1.5 moves the ratio from 0.5 to ~0.85; learning from the
+    // trimmed retry's usage instead (≈ 0.7) barely moves it, and the next turn
+    // under-counts again — its summarizer request overflows too.
     expect(
       after?.ratio ?? 0,
       "the overflowed turn must not teach calibration from the trimmed retry",
-    ).toBeGreaterThan(0.9);
+    ).toBeGreaterThan(0.75);
   });
 
   it("after a second overflow, says the chat no longer fits, keeps the message, and compact-now fixes it", async () => {

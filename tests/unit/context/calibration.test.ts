@@ -7,8 +7,9 @@ import {
   classRatios,
   effectiveRatio,
   nextCalibration,
+  PRIOR_CLASS_RATIOS,
 } from "@/lib/context/calibration";
-import { PROBE_RATIOS, PROBED_FAMILIES } from "@/lib/context/class-priors";
+import { PROBE_HIGHEST_RATIOS, PROBED_FAMILIES } from "@/lib/context/class-priors";
 import {
   type ClassRatios,
   type ClassTokens,
@@ -22,7 +23,10 @@ const SKEW: ClassRatios = {
   prose: 1.04,
   code: 0.97,
   json: 1.12,
-  digits: 1.58,
+  // o200k's digit groups of one, two and three digits: one token a digit.
+  digits1: 1,
+  digits2: 2,
+  digits3: 3,
   han: 0.86,
   kana: 0.8,
   hangul: 1.1,
@@ -34,6 +38,8 @@ const SKEW: ClassRatios = {
   thai: 1.2,
   emoji: 0.9,
   script: 2,
+  // Tool calls wrapped in <tool_call> JSON.
+  call: 1.16,
   // Per-message framing as ChatML counts it (the once-per-request framing is apart).
   frame: 1.25,
 };
@@ -90,11 +96,33 @@ describe("per-class calibration", () => {
     const learned = classRatios(nextCalibration(null, sample));
     expect(learned.cyrillic).toBeCloseTo(1.03, 1);
     // Families cheap on Cyrillic are cheaper on Greek and Arabic too: those fall, unseen.
-    expect(learned.greek).toBeLessThan(COLD_CLASS_RATIOS.greek - 0.2);
-    expect(learned.arabic).toBeLessThan(COLD_CLASS_RATIOS.arabic - 0.2);
+    expect(learned.greek).toBeLessThan(PRIOR_CLASS_RATIOS.greek - 0.2);
+    expect(learned.arabic).toBeLessThan(PRIOR_CLASS_RATIOS.arabic - 0.1);
     // Prose, which all families price alike, barely moves.
-    const cyrillicMove = COLD_CLASS_RATIOS.cyrillic - learned.cyrillic;
-    expect(Math.abs(learned.prose - COLD_CLASS_RATIOS.prose)).toBeLessThan(cyrillicMove / 10);
+    const cyrillicMove = PRIOR_CLASS_RATIOS.cyrillic - learned.cyrillic;
+    expect(Math.abs(learned.prose - PRIOR_CLASS_RATIOS.prose)).toBeLessThan(cyrillicMove / 10);
+  });
+
+  it("starts learning from the families' typical prices, not from the first turn's margin", () => {
+    const raw = { ...emptyClassTokens(), prose: 1_000, frame: 20 };
+    const sample = calibrationSample(1_080, raw);
+    if (!sample) throw new Error("expected a sample");
+    const learned = classRatios(nextCalibration(null, sample));
+    // Kana, which the turn lacks, is no longer priced as its most expensive probe of any family.
+    expect(learned.kana).toBeLessThan(COLD_CLASS_RATIOS.kana - 0.5);
+    expect(learned.kana).toBeCloseTo(PRIOR_CLASS_RATIOS.kana, 1);
+  });
+
+  it("learns that a family leaves tool calls out of its prompt", () => {
+    // DeepSeek V3's template drops the calls: turns with calls cost it only their text.
+    let calibration: Calibration | null = null;
+    for (let turn = 0; turn < 12; turn++) {
+      const raw = { ...emptyClassTokens(), prose: 400 + turn * 10, call: 120, frame: 30 };
+      const sample = calibrationSample(Math.round(raw.prose * 1.1 + raw.frame * 0.4), raw);
+      if (sample) calibration = nextCalibration(calibration, sample);
+    }
+    expect(classRatios(calibration).call).toBeLessThan(0.2);
+    expect(classRatios(calibration).call).toBeGreaterThanOrEqual(0);
   });
 
   it("reports the overall ratio of the last turn's mix", () => {
@@ -107,10 +135,10 @@ describe("per-class calibration", () => {
   });
 
   it("never under-estimates any probed family on its first turn", () => {
-    // Each family's ratios as tests/bench/estimator-priors.ts measures them on its probes.
+    // Each family's ratios on its most expensive probe of each class (estimator-priors.ts).
     PROBED_FAMILIES.forEach((family, f) => {
       const ratios = Object.fromEntries(
-        CONTENT_CLASSES.map((c) => [c, PROBE_RATIOS[c][f] ?? Number.NaN]),
+        CONTENT_CLASSES.map((c) => [c, PROBE_HIGHEST_RATIOS[c][f] ?? Number.NaN]),
       ) as ClassRatios;
       for (let turn = 0; turn < 50; turn++) {
         const raw = mix(turn);
@@ -122,12 +150,23 @@ describe("per-class calibration", () => {
     });
   });
 
-  it("ignores samples from tiny prompts and absurd ratios", () => {
-    const tiny = { ...emptyClassTokens(), prose: 20 };
+  it("ignores empty prompts and absurd ratios", () => {
     const big = { ...emptyClassTokens(), prose: 1_000 };
-    expect(calibrationSample(30, tiny)).toBeNull();
+    expect(calibrationSample(30, emptyClassTokens())).toBeNull();
     expect(calibrationSample(7_000, big)).toBeNull();
     expect(calibrationSample(1_120, big)).toEqual({ realTokens: 1_120, raw: big });
+  });
+
+  it("learns from a small turn, less than from a large one of the same ratio", () => {
+    const moved = (kana: number) => {
+      const raw = { ...emptyClassTokens(), kana, frame: 8 };
+      const sample = calibrationSample(Math.round(kana * 1.4 + 8), raw);
+      if (!sample) throw new Error("expected a sample");
+      return classRatios(nextCalibration(null, sample)).kana - PRIOR_CLASS_RATIOS.kana;
+    };
+    // A short Japanese chat (30 tokens) is learned from, not skipped.
+    expect(moved(30)).toBeGreaterThan(0.05);
+    expect(moved(30)).toBeLessThan(moved(600));
   });
 });
 

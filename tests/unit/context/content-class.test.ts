@@ -1,17 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { classSegments, classTotal } from "@/lib/context/content-class";
+import { classSegments, classTotal, digitGroups } from "@/lib/context/content-class";
 import { createEstimator } from "@/lib/context/tokens";
 
 const classesOf = (text: string, hint: "text" | "tool" = "text") =>
   classSegments(text, hint).map((s) => s.contentClass);
 
 describe("content classes", () => {
-  it("tells prose, code, JSON, digits and each writing system apart line by line", () => {
+  it("tells prose, code, JSON and each writing system apart line by line", () => {
     expect(classesOf("The meeting moved to Tuesday afternoon, sorry for the noise.")).toEqual([
       "prose",
-    ]);
-    expect(classesOf("2026-11-26T11:45:03Z 10.0.3.17 status=503 latency_ms=8123")).toEqual([
-      "digits",
     ]);
     expect(classesOf('{"status": "ok", "items": ["a", "b"]}')).toEqual(["json"]);
     const scripts: [string, string][] = [
@@ -51,13 +48,28 @@ describe("content classes", () => {
       "请确认一下这个结果是否正确。",
     ].join("\n");
     const segments = classSegments(text, "text");
-    expect(segments.map((s) => s.contentClass)).toEqual(["prose", "code", "digits", "han"]);
+    expect(segments.map((s) => s.contentClass)).toEqual(["prose", "code", "prose", "han"]);
     expect(segments.map((s) => s.text).join("")).toBe(text);
   });
 
-  it("counts plain tool output as JSON and tool output that is a log as digits", () => {
+  it("counts plain tool output as JSON", () => {
     expect(classesOf("file written successfully to the workspace", "tool")).toEqual(["json"]);
-    expect(classesOf("12:00:01 431 ms 200\n12:00:02 388 ms 200", "tool")).toEqual(["digits"]);
+    expect(classesOf("12:00:01 431 ms 200\n12:00:02 388 ms 200", "tool")).toEqual(["json"]);
+  });
+
+  it("finds o200k's digit groups: threes from the left, then the rest", () => {
+    expect(digitGroups("no numbers here")).toEqual([0, 0, 0]);
+    // 1234567 → 123 456 7; 42 → 42; 3.5 → 3 . 5
+    expect(digitGroups("id 1234567, 42 items at 3.5")).toEqual([3, 1, 2]);
+  });
+
+  it("counts digits as their groups wherever they stand, and the total stays o200k's", () => {
+    const estimator = createEstimator();
+    const text = "Revenue rose 12% to 4031250 in 2025.\n| 318274 | 992731 |";
+    const tokens = estimator.classTokens([{ units: [{ type: "text", text }], wireMessages: 0 }]);
+    expect([tokens.digits1, tokens.digits2, tokens.digits3]).toEqual(digitGroups(text));
+    expect(tokens.digits3).toBeGreaterThan(0);
+    expect(classTotal(tokens)).toBe(estimator.countText(text));
   });
 
   it("splits the estimator's count by class without changing a one-class text's total", () => {
@@ -72,7 +84,7 @@ describe("content classes", () => {
     const call = estimator.classTokens([
       { units: [{ type: "tool-call", toolName: "read", input: '{"path":"/tmp/a.txt"}' }] },
     ]);
-    expect(call.json).toBeGreaterThan(0);
-    expect(call.prose).toBe(0);
+    expect(call.call).toBeGreaterThan(0);
+    expect(call.prose + call.json).toBe(0);
   });
 });

@@ -124,6 +124,13 @@ describe("adapters", () => {
         TOOL_CALL_OVERHEAD_TOKENS +
         MESSAGE_OVERHEAD_TOKENS,
     );
+    // A call, its framing included, is a class of its own: families render calls their own way.
+    const classes = estimator.classTokens([{ units: [call ?? { type: "text", text: "" }] }]);
+    expect(classes.call).toBe(
+      estimator.countText('getWeather {"city":"Paris","unit":"celsius"}') +
+        TOOL_CALL_OVERHEAD_TOKENS,
+    );
+    expect(classes.json + classes.digits1 + classes.digits2 + classes.digits3).toBe(0);
   });
 });
 
