@@ -2,6 +2,7 @@
  * The one token estimator (DESIGN §5). Everything that needs a token count
  * normalizes its messages to CountUnits (see count-units.ts) and calls this.
  */
+import { hash } from "node:crypto";
 import type { ModelMessage, UIMessage } from "ai";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import {
@@ -265,19 +266,11 @@ export function applyRatio(
 const NO_SPECIAL_TOKENS: Set<string> = new Set();
 
 /**
- * Content hash of a message's units (cyrb53 over their JSON). Units hold sizes,
- * not file bytes, so this is cheap even for messages with large attachments.
+ * Content hash of a message's units (SHA-1 over their JSON, in native code: every turn hashes
+ * each message it sends to find its cached count). Units hold sizes, not file bytes, so this
+ * is cheap even for messages with large attachments.
  */
 function hashUnits(units: readonly CountUnit[]): string {
   const json = JSON.stringify(units);
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < json.length; i++) {
-    const ch = json.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return `${(h2 >>> 0).toString(36)}${(h1 >>> 0).toString(36)}:${json.length}`;
+  return `${hash("sha1", json, "base64")}:${json.length}`;
 }
