@@ -41,23 +41,37 @@ export async function allowedModels(
  * the allow-list leaves out, so it is neither used nor saved on a chat.
  */
 export async function assertModelAllowed(db: Db, modelId: string): Promise<void> {
+  const [parsed, access] = await Promise.all([assertModelListed(modelId), loadModelAccess(db)]);
+  if (!isModelAllowed(access, parsed.provider, parsed.model)) throw modelNotAllowed(modelId);
+}
+
+/**
+ * The first half of `assertModelAllowed`, for callers that check the allow-list in a
+ * statement of their own: 400 unless a configured provider lists the model right now.
+ */
+export async function assertModelListed(
+  modelId: string,
+): Promise<{ provider: string; model: string }> {
   const parsed = parseModelId(modelId);
   if (!parsed) {
     throw new AppError("bad_request:model", `Unknown model "${modelId}": expected provider:model.`);
   }
-  const [models, access] = await Promise.all([listModels(), loadModelAccess(db)]);
+  const models = await listModels();
   if (!models.some((m) => m.id === modelId)) {
     throw new AppError(
       "bad_request:model",
       `Unknown model "${modelId}": no configured provider offers it right now.`,
     );
   }
-  if (!isModelAllowed(access, parsed.provider, parsed.model)) {
-    throw new AppError(
-      "bad_request:model",
-      `The model "${modelId}" is not available: an admin has not allowed it.`,
-    );
-  }
+  return parsed;
+}
+
+/** The 400 for a model the allow-list leaves out. */
+export function modelNotAllowed(modelId: string): AppError {
+  return new AppError(
+    "bad_request:model",
+    `The model "${modelId}" is not available: an admin has not allowed it.`,
+  );
 }
 
 /** The first allowed model (not the demo, when another is allowed); 503 when none is. */

@@ -53,19 +53,25 @@ function numberOrNull(value: unknown): number | null {
   return value === null || value === undefined ? null : Number(value);
 }
 
-/** Takes one message from today's quota, or throws a 429 that says when it resets. */
+/**
+ * Takes one message from today's quota for a turn on `model`, or throws: `notAllowed` when the
+ * allow-list leaves the model out (checked in the same statement), else a 429 that says when
+ * the quota resets.
+ */
 export async function takeTurnQuota(
   db: Db,
   userId: string,
+  model: { provider: string; model: string; notAllowed: () => Error },
   now: Date = new Date(),
 ): Promise<QuotaTicket> {
   const day = usageDayOf(now);
-  const usage = await takeMessageWithinLimits(db, userId, day);
-  if (!usage) {
+  const taken = await takeMessageWithinLimits(db, userId, day, model);
+  if (!taken.allowed) throw model.notAllowed();
+  if (!taken.usage) {
     const [limits, used] = await Promise.all([limitsOf(db, userId), usageOn(db, userId, day)]);
     throw quotaExceeded(limits, used, now);
   }
-  return { usage, giveBack: () => returnMessage(db, userId, day) };
+  return { usage: taken.usage, giveBack: () => returnMessage(db, userId, day) };
 }
 
 /** Adds tokens a provider reported to the user's day. */

@@ -6,7 +6,7 @@
 import type { Db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import type { TokenSink } from "./metering";
-import { assertModelAllowed } from "./model-access";
+import { assertModelListed, modelNotAllowed } from "./model-access";
 import { type QuotaTicket, recordTokens, takeTurnQuota } from "./quota";
 import { consumeRateLimit } from "./rate-limit";
 
@@ -21,8 +21,9 @@ export async function assertTurnAllowed(
   modelId: string,
 ): Promise<QuotaTicket> {
   await consumeRateLimit("turn", user.id);
-  await assertModelAllowed(db, modelId);
-  return takeTurnQuota(db, user.id);
+  const model = await assertModelListed(modelId);
+  // The allow-list is checked in the statement that takes the message: one round trip.
+  return takeTurnQuota(db, user.id, { ...model, notAllowed: () => modelNotAllowed(modelId) });
 }
 
 /** Adds each provider call's tokens to the user's day; a failed write is logged, not thrown. */

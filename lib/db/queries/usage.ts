@@ -6,38 +6,60 @@ export type DayUsage = { messages: number; tokens: number };
 
 const NONE: DayUsage = { messages: 0, tokens: 0 };
 
+/** What admitting a turn found: whether the allow-list lets the model through, and the day's usage once a message was taken. */
+export type TakenMessage = { allowed: boolean; usage: DayUsage | null };
+
 /**
- * Counts one more message for the day if both limits still have room, in one statement, so
- * two turns started together cannot both take the last message. The limits — each override
- * of the user's, or else the admin default — are read in the same statement: admitting a
- * turn is one round trip. Null when a limit is reached (a limit of zero refuses even the
- * first message).
+ * Counts one more message for the day if the allow-list lets the user use `model` and both
+ * limits still have room, in one statement, so two turns started together cannot both take
+ * the last message. The limits — each override of the user's, or else the admin default —
+ * and the model's access are read in the same statement: admitting a turn is one round trip.
+ * `usage` is null when nothing was taken: the model is not allowed, or a limit is reached (a
+ * limit of zero refuses even the first message).
  */
 export async function takeMessageWithinLimits(
   db: Db,
   userId: string,
   day: string,
-): Promise<DayUsage | null> {
-  type Row = { messages: number; tokens: number | string };
+  model: { provider: string; model: string },
+): Promise<TakenMessage> {
+  type Row = { allowed: boolean; messages: number | null; tokens: number | string | null };
   const result = (await db.execute(sql`
     with limits as (
       select coalesce(u.daily_message_limit, d.daily_message_limit) as message_limit,
              coalesce(u.daily_token_limit, d.daily_token_limit) as token_limit
       from "user" u left join quota_default d on true
       where u.id = ${userId}
+    ),
+    access as (
+      select not exists (
+               select 1 from provider_access
+               where provider = ${model.provider} and restricted
+             )
+             or exists (
+               select 1 from allowed_model
+               where provider = ${model.provider} and model = ${model.model}
+             ) as allowed
+    ),
+    taken as (
+      insert into usage_day (user_id, day, messages, tokens)
+      select ${userId}, ${day}, 1, 0 from limits, access
+      where access.allowed and coalesce(message_limit, 1) <> 0 and coalesce(token_limit, 1) <> 0
+      on conflict (user_id, day) do update set messages = usage_day.messages + 1
+      where ((select message_limit from limits) is null
+             or usage_day.messages < (select message_limit from limits))
+        and ((select token_limit from limits) is null
+             or usage_day.tokens < (select token_limit from limits))
+      returning messages, tokens
     )
-    insert into usage_day (user_id, day, messages, tokens)
-    select ${userId}, ${day}, 1, 0 from limits
-    where coalesce(message_limit, 1) <> 0 and coalesce(token_limit, 1) <> 0
-    on conflict (user_id, day) do update set messages = usage_day.messages + 1
-    where ((select message_limit from limits) is null
-           or usage_day.messages < (select message_limit from limits))
-      and ((select token_limit from limits) is null
-           or usage_day.tokens < (select token_limit from limits))
-    returning messages, tokens`)) as { rows: Row[] };
+    select access.allowed, taken.messages, taken.tokens
+    from access left join taken on true`)) as { rows: Row[] };
   const [row] = result.rows;
+  if (!row) throw new Error("admitting a turn returned no row");
   // A raw bigint comes back as a string from node-postgres.
-  return row ? { messages: Number(row.messages), tokens: Number(row.tokens) } : null;
+  const usage =
+    row.messages === null ? null : { messages: Number(row.messages), tokens: Number(row.tokens) };
+  return { allowed: row.allowed === true, usage };
 }
 
 /** Gives back a message taken for a turn that then did not start. */

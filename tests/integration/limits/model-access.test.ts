@@ -181,6 +181,8 @@ describeEachDriver("model allow-list", (use) => {
     });
     const { chat } = (await created.json()) as { chat: { id: string } };
     await putAccess(database, ada.browser, { provider: "fake", restricted: true });
+    const bobId = (await sessionOf(database, bob.browser))?.user.id ?? "";
+    const usageBefore = await usageOn(database.db, bobId, usageDayOf(new Date()));
     const refused = await call(database, chatApi.POST, {
       path: "/api/chat",
       method: "POST",
@@ -192,7 +194,12 @@ describeEachDriver("model allow-list", (use) => {
       browser: bob.browser,
     });
     expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error: { message: expect.stringContaining("has not allowed") },
+    });
     expect(await loadHistory(database.db, chat.id)).toEqual([]);
+    // Refused before anything was taken from the day's quota.
+    expect(await usageOn(database.db, bobId, usageDayOf(new Date()))).toEqual(usageBefore);
 
     // A chat with no model of its own runs on the first allowed one.
     const plain = await newChat(database, bob.browser);
