@@ -5,6 +5,7 @@ import type { Db } from "@/lib/db/client";
 import { bumpHistoryVersion } from "@/lib/db/queries/chats";
 import {
   appendIfNew,
+  appendIfNewAndNote,
   findMessageAnywhere,
   loadHistory,
   truncateFrom,
@@ -22,22 +23,35 @@ function isCompactionEntry(row: Message): boolean {
  * Applies what the browser asked for to the stored history: append a new user
  * message (one statement), or, in one transaction, edit one (dropping what
  * followed it) or drop the reply to regenerate — an edit and a regenerate keep
- * what they drop as an earlier version of the turn. Returns nothing; the
- * caller reloads.
+ * what they drop as an earlier version of the turn. The caller reloads.
+ *
+ * With `note`, a new message notes the turn on the chat in the statement that
+ * stores it, and the chat comes back as it is now; otherwise (and for every
+ * other request) null: the caller notes the turn itself.
  */
-export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest): Promise<void> {
-  if (request.trigger === "continue") return;
+export async function applyTurnRequest(
+  db: Db,
+  chat: Chat,
+  request: TurnRequest,
+  note?: { modelId?: string },
+): Promise<Chat | null> {
+  if (request.trigger === "continue") return null;
   if (request.trigger === "submit-message") {
     const incoming = request.message;
-    // A new message is one statement (the turn notes itself on the chat next). Ids are unique
-    // across chats, so when it is not new, the stored one tells an edit from a clash.
-    const appended = await appendIfNew(db, chat.id, {
+    // A new message is one statement. Ids are unique across chats, so when it is not new,
+    // the stored one tells an edit from a clash.
+    const stored = {
       id: incoming.id,
-      role: "user",
+      role: "user" as const,
       parts: incoming.parts,
       metadata: null,
-    });
-    if (appended) return;
+    };
+    if (note) {
+      const noted = await appendIfNewAndNote(db, chat.id, stored, note);
+      if (noted) return noted;
+    } else if (await appendIfNew(db, chat.id, stored)) {
+      return null;
+    }
     const existing = await findMessageAnywhere(db, incoming.id);
     // Another chat's (or one deleted since the insert saw it): the id is not this chat's to edit.
     if (existing?.chatId !== chat.id) {
@@ -56,7 +70,7 @@ export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest)
       await truncateFrom(tx, chat.id, existing.seq + 1);
       await bumpHistoryVersion(tx, chat.id);
     });
-    return;
+    return null;
   }
 
   await db.transaction(async (txn) => {
@@ -81,4 +95,5 @@ export async function applyTurnRequest(db: Db, chat: Chat, request: TurnRequest)
     await truncateFrom(tx, chat.id, from);
     await bumpHistoryVersion(tx, chat.id);
   });
+  return null;
 }

@@ -33,25 +33,38 @@ export async function prepareTurn(
   request: TurnRequest,
   modelId: string,
 ): Promise<PreparedTurn> {
-  await applyTurnRequest(db, chat, request);
-  const firstUser = chat.title === DEFAULT_CHAT_TITLE ? await firstUserMessage(db, chat.id) : null;
+  const modelChange = chat.modelId !== modelId ? modelId : undefined;
+  // A titled chat is noted in the statement that stores a new message; the first turns,
+  // which title the chat from its first message, note it after (as every other request).
+  const titled = chat.title !== DEFAULT_CHAT_TITLE;
+  const notedWithMessage = await applyTurnRequest(
+    db,
+    chat,
+    request,
+    titled ? { modelId: modelChange } : undefined,
+  );
+  if (notedWithMessage) return loaded(notedWithMessage, await loadForTurn(db, notedWithMessage));
+  const firstUser = titled ? null : await firstUserMessage(db, chat.id);
   // Both at once: the load reads from the watermark the chat had at the request, and is
   // checked against the one the chat has now (an edit just now may have moved it back).
   const [noted, rows] = await Promise.all([
     noteTurnOnChat(db, chat.id, {
-      modelId: chat.modelId !== modelId ? modelId : undefined,
+      modelId: modelChange,
       title: firstUser ? titleFromMessage(messageText(rowToUIMessage(firstUser))) : undefined,
     }),
     loadForTurn(db, chat),
   ]);
   const current = noted ?? chat;
-  const loaded = covers(rows, current) ? rows : await loadForTurn(db, current);
+  return loaded(current, covers(rows, current) ? rows : await loadForTurn(db, current));
+}
+
+function loaded(chat: Chat, rows: Message[]): PreparedTurn {
   return {
-    chat: current,
-    history: loaded.map(rowToUIMessage),
-    firstPosition: turnHistoryFirstPosition(loaded, {
-      summary: current.contextSummary,
-      watermark: current.summaryWatermark,
+    chat,
+    history: rows.map(rowToUIMessage),
+    firstPosition: turnHistoryFirstPosition(rows, {
+      summary: chat.contextSummary,
+      watermark: chat.summaryWatermark,
     }),
   };
 }

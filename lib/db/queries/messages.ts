@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, gte, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
-import { chat, type Message, message } from "../schema";
+import { type Chat, chat, type Message, message } from "../schema";
 import { storableJson } from "../storable";
 
 export type NewMessage = Pick<Message, "id" | "role" | "parts" | "metadata">;
@@ -167,6 +167,37 @@ export async function appendIfNew(
     .values(lastRowValues(chatId, input))
     .onConflictDoNothing({ target: message.id })
     .returning();
+  return row ?? null;
+}
+
+/**
+ * `appendIfNew`, and when the message is new, the turn noted on its chat in the same statement
+ * (just used, and its model when it changes): the chat as it is now, or null, writing nothing,
+ * when the id is taken.
+ */
+export async function appendIfNewAndNote(
+  db: Db,
+  chatId: string,
+  input: NewMessage,
+  note: { modelId?: string },
+): Promise<Chat | null> {
+  const inserted = db
+    .$with("inserted")
+    .as(
+      db
+        .insert(message)
+        .values(lastRowValues(chatId, input))
+        .onConflictDoNothing({ target: message.id })
+        .returning({ chatId: message.chatId }),
+    );
+  const noted = db.$with("noted").as(
+    db
+      .update(chat)
+      .set({ modelId: note.modelId, updatedAt: new Date() })
+      .where(inArray(chat.id, db.select({ chatId: inserted.chatId }).from(inserted)))
+      .returning(),
+  );
+  const [row] = await db.with(inserted, noted).select().from(noted);
   return row ?? null;
 }
 

@@ -1,7 +1,12 @@
 import { expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
-import { appendMessage, loadTurnHistory } from "@/lib/db/queries/messages";
+import {
+  appendIfNewAndNote,
+  appendMessage,
+  loadHistory,
+  loadTurnHistory,
+} from "@/lib/db/queries/messages";
 import { describeEachDriver } from "../../helpers/databases";
 import { seedChat } from "../../helpers/fixtures";
 
@@ -86,5 +91,25 @@ describeEachDriver("appending a message", (use) => {
     expect(second.chatId).toBe(chat.id);
     const after = (await getChat(db, chat.id))?.updatedAt;
     expect(after?.getTime()).toBeGreaterThan(before?.getTime() ?? Number.POSITIVE_INFINITY);
+  });
+  it("notes the turn on the chat in the same statement only when the message is new", async () => {
+    const { db } = use();
+    const chat = await seedChat(db);
+    const input = {
+      id: `${chat.id}-n`,
+      role: "user" as const,
+      parts: [{ type: "text", text: "hello" }],
+      metadata: null,
+    };
+    const noted = await appendIfNewAndNote(db, chat.id, input, { modelId: "fake:other" });
+    expect(noted?.modelId).toBe("fake:other");
+    expect(noted?.updatedAt.getTime()).toBeGreaterThanOrEqual(chat.updatedAt.getTime());
+    expect(await loadHistory(db, chat.id)).toHaveLength(1);
+
+    // The same id again: nothing is stored, the chat is left as it was.
+    const again = await appendIfNewAndNote(db, chat.id, input, { modelId: "fake:third" });
+    expect(again).toBeNull();
+    expect(await loadHistory(db, chat.id)).toHaveLength(1);
+    expect((await getChat(db, chat.id))?.modelId).toBe("fake:other");
   });
 });
