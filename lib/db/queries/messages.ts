@@ -135,21 +135,47 @@ function lastRowValues(chatId: string, input: NewMessage) {
 
 /** Appends after the last message and marks the chat as just used, in one statement. */
 export async function appendMessage(db: Db, chatId: string, input: NewMessage): Promise<Message> {
-  const inserted = db
-    .$with("inserted")
-    .as(db.insert(message).values(lastRowValues(chatId, input)).returning());
-  const touched = db
-    .$with("touched")
-    .as(
-      db
+  // Prepared: every reply is stored through it.
+  const query = prepared(db, "append_message", (on, name) => {
+    const inserted = on
+      .$with("inserted")
+      .as(on.insert(message).values(placeholderRow()).returning());
+    const touched = on.$with("touched").as(
+      on
         .update(chat)
-        .set({ updatedAt: new Date() })
-        .where(eq(chat.id, chatId))
+        .set({ updatedAt: sql`${sql.placeholder("now")}` })
+        .where(eq(chat.id, sql.placeholder("chatId")))
         .returning({ id: chat.id }),
     );
-  const [row] = await db.with(inserted, touched).select().from(inserted);
+    return on.with(inserted, touched).select().from(inserted).prepare(name);
+  });
+  const [row] = await query.execute(rowParams(chatId, input));
   if (!row) throw new Error("insert into message returned no row");
   return row;
+}
+
+/** A new message's columns as placeholders, its place after the chat's last (see rowParams). */
+function placeholderRow() {
+  return {
+    id: sql.placeholder("id"),
+    chatId: sql.placeholder("chatId"),
+    role: sql.placeholder("role"),
+    parts: sql.placeholder("parts"),
+    metadata: sql.placeholder("metadata"),
+    seq: sql<number>`(select coalesce(max(${message.seq}), -1) + 1 from ${message} where ${message.chatId} = ${sql.placeholder("chatId")})`,
+  };
+}
+
+/** The values for placeholderRow: JSON columns serialized here, as Drizzle would. */
+function rowParams(chatId: string, input: NewMessage) {
+  return {
+    id: input.id,
+    chatId,
+    role: input.role,
+    parts: JSON.stringify(storableJson(input.parts)),
+    metadata: input.metadata === null ? null : JSON.stringify(storableJson(input.metadata)),
+    now: new Date().toISOString(),
+  };
 }
 
 /**
@@ -181,23 +207,31 @@ export async function appendIfNewAndNote(
   input: NewMessage,
   note: { modelId?: string },
 ): Promise<Chat | null> {
-  const inserted = db
-    .$with("inserted")
-    .as(
-      db
-        .insert(message)
-        .values(lastRowValues(chatId, input))
-        .onConflictDoNothing({ target: message.id })
-        .returning({ chatId: message.chatId }),
+  // Prepared: it is every turn's first write, and building this statement costs more than
+  // running it. A null model keeps the chat's own.
+  const query = prepared(db, "append_if_new_and_note", (on, name) => {
+    const inserted = on
+      .$with("inserted")
+      .as(
+        on
+          .insert(message)
+          .values(placeholderRow())
+          .onConflictDoNothing({ target: message.id })
+          .returning({ chatId: message.chatId }),
+      );
+    const noted = on.$with("noted").as(
+      on
+        .update(chat)
+        .set({
+          modelId: sql`coalesce(${sql.placeholder("modelId")}, ${chat.modelId})`,
+          updatedAt: sql`${sql.placeholder("now")}`,
+        })
+        .where(inArray(chat.id, on.select({ chatId: inserted.chatId }).from(inserted)))
+        .returning(),
     );
-  const noted = db.$with("noted").as(
-    db
-      .update(chat)
-      .set({ modelId: note.modelId, updatedAt: new Date() })
-      .where(inArray(chat.id, db.select({ chatId: inserted.chatId }).from(inserted)))
-      .returning(),
-  );
-  const [row] = await db.with(inserted, noted).select().from(noted);
+    return on.with(inserted, noted).select().from(noted).prepare(name);
+  });
+  const [row] = await query.execute({ ...rowParams(chatId, input), modelId: note.modelId ?? null });
   return row ?? null;
 }
 

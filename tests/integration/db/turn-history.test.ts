@@ -104,12 +104,19 @@ describeEachDriver("appending a message", (use) => {
     const noted = await appendIfNewAndNote(db, chat.id, input, { modelId: "fake:other" });
     expect(noted?.modelId).toBe("fake:other");
     expect(noted?.updatedAt.getTime()).toBeGreaterThanOrEqual(chat.updatedAt.getTime());
-    expect(await loadHistory(db, chat.id)).toHaveLength(1);
+    const [stored] = await loadHistory(db, chat.id);
+    expect(stored).toMatchObject({ id: input.id, seq: 0, role: "user", parts: input.parts });
+    expect(stored?.metadata).toBeNull();
 
     // The same id again: nothing is stored, the chat is left as it was.
     const again = await appendIfNewAndNote(db, chat.id, input, { modelId: "fake:third" });
     expect(again).toBeNull();
     expect(await loadHistory(db, chat.id)).toHaveLength(1);
     expect((await getChat(db, chat.id))?.modelId).toBe("fake:other");
+
+    // No model given: the chat keeps its own; the next message takes the next place.
+    const next = await appendIfNewAndNote(db, chat.id, { ...input, id: `${chat.id}-m` }, {});
+    expect(next?.modelId).toBe("fake:other");
+    expect((await loadHistory(db, chat.id)).map((m) => m.seq)).toEqual([0, 1]);
   });
 });
