@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { prepared } from "../prepared";
 import { usageDay } from "../schema";
 
 export type DayUsage = { messages: number; tokens: number };
@@ -72,13 +73,23 @@ export async function returnMessage(db: Db, userId: string, day: string): Promis
 
 export async function addTokens(db: Db, userId: string, day: string, tokens: number) {
   if (tokens <= 0) return;
-  await db
-    .insert(usageDay)
-    .values({ userId, day, messages: 0, tokens })
-    .onConflictDoUpdate({
-      target: [usageDay.userId, usageDay.day],
-      set: { tokens: sql`${usageDay.tokens} + ${tokens}` },
-    });
+  // Prepared: every provider call of every turn adds its tokens.
+  const query = prepared(db, "add_tokens", (on, name) =>
+    on
+      .insert(usageDay)
+      .values({
+        userId: sql.placeholder("userId"),
+        day: sql.placeholder("day"),
+        messages: 0,
+        tokens: sql.placeholder("tokens"),
+      })
+      .onConflictDoUpdate({
+        target: [usageDay.userId, usageDay.day],
+        set: { tokens: sql`${usageDay.tokens} + ${sql.placeholder("tokens")}` },
+      })
+      .prepare(name),
+  );
+  await query.execute({ userId, day, tokens });
 }
 
 export async function usageOn(db: Db, userId: string, day: string): Promise<DayUsage> {
