@@ -1,5 +1,6 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { prepared } from "../prepared";
 import { chat } from "../schema";
 
 /**
@@ -28,8 +29,8 @@ const setLease = (db: Db, kind: LeaseKind, value: SQL | null) =>
     : db.update(chat).set({ compactionUntil: value });
 
 /** now() + the lease, cut to milliseconds so a JavaScript Date holds it exactly. */
-const until = (leaseMs: number) =>
-  sql`date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))`;
+const until = (leaseSeconds: unknown) =>
+  sql`date_trunc('milliseconds', now() + make_interval(secs => ${leaseSeconds}))`;
 
 /** Takes the lease unless a live one is held; null when it is. */
 export async function acquireLease(
@@ -38,17 +39,24 @@ export async function acquireLease(
   leaseMs: number,
   kind: LeaseKind = "turn",
 ): Promise<Lease | null> {
-  const column = columnOf(kind);
-  const [row] = await setLease(db, kind, until(leaseMs))
-    .where(and(eq(chat.id, chatId), sql`(${column} is null or ${column} < now())`))
-    .returning({ until: column });
+  // Prepared (per kind): every turn takes the chat's lease.
+  const query = prepared(db, `acquire_${kind}_lease`, (on, name) => {
+    const column = columnOf(kind);
+    return setLease(on, kind, until(sql.placeholder("leaseSeconds")))
+      .where(
+        and(eq(chat.id, sql.placeholder("chatId")), sql`(${column} is null or ${column} < now())`),
+      )
+      .returning({ until: column })
+      .prepare(name);
+  });
+  const [row] = await query.execute({ chatId, leaseSeconds: leaseMs / 1000 });
   return row?.until ? { chatId, until: row.until, kind } : null;
 }
 
 /** Extends a lease its holder still owns; null when it was lost (expired and taken, or released). */
 export async function renewLease(db: Db, lease: Lease, leaseMs: number): Promise<Lease | null> {
   const column = columnOf(lease.kind);
-  const [row] = await setLease(db, lease.kind, until(leaseMs))
+  const [row] = await setLease(db, lease.kind, until(leaseMs / 1000))
     .where(and(eq(chat.id, lease.chatId), eq(column, lease.until)))
     .returning({ until: column });
   return row?.until ? { ...lease, until: row.until } : null;
@@ -56,8 +64,18 @@ export async function renewLease(db: Db, lease: Lease, leaseMs: number): Promise
 
 /** Frees a lease its holder still owns; false when the row holds someone else's (or none). */
 export async function releaseLease(db: Db, lease: Lease): Promise<boolean> {
-  const rows = await setLease(db, lease.kind, null)
-    .where(and(eq(chat.id, lease.chatId), eq(columnOf(lease.kind), lease.until)))
-    .returning({ id: chat.id });
+  // Prepared (per kind): every turn frees the chat's lease.
+  const query = prepared(db, `release_${lease.kind}_lease`, (on, name) =>
+    setLease(on, lease.kind, null)
+      .where(
+        and(
+          eq(chat.id, sql.placeholder("chatId")),
+          eq(columnOf(lease.kind), sql.placeholder("until")),
+        ),
+      )
+      .returning({ id: chat.id })
+      .prepare(name),
+  );
+  const rows = await query.execute({ chatId: lease.chatId, until: lease.until });
   return rows.length > 0;
 }
