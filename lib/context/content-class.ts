@@ -55,11 +55,35 @@ export const CONTENT_CLASSES = [
 ] as const;
 export type ContentClass = (typeof CONTENT_CLASSES)[number];
 
-/** Raw (o200k) tokens per content class; their sum is the plain estimate. */
-export type ClassTokens = Record<ContentClass, number>;
+/**
+ * A second measure of each writing system's text beside its o200k tokens: its letters (code
+ * points of that system). o200k merges common words whole, so short everyday text packs more
+ * letters into each o200k token than long text; families that merge less spend more per o200k
+ * token on it (Claude ≈ 1.8 on short Chinese against 1.35 on long), so their tokens follow
+ * letters as well as o200k tokens. Letters are not tokens: they are never in `classTotal`,
+ * and the scalar paths (one overall ratio) are unchanged.
+ */
+export type LetterScript = Exclude<ScriptClass, "emoji">;
+/** Writing systems counted by letters too; not emoji, where one code point is a whole word. */
+export const LETTER_SCRIPTS = SCRIPT_CLASSES.filter(
+  (c): c is LetterScript => c !== "emoji",
+) as readonly LetterScript[];
+export type LetterKey = `${LetterScript}Letters`;
+export const letterKey = (c: LetterScript): LetterKey => `${c}Letters`;
+export const LETTER_KEYS: readonly LetterKey[] = LETTER_SCRIPTS.map(letterKey);
 
-/** Multipliers from raw (o200k) tokens to a model's tokens, one per content class. */
-export type ClassRatios = Record<ContentClass, number>;
+/** Everything a per-class fit weighs: each class's tokens, then each writing system's letters. */
+export const FIT_MEASURES = [...CONTENT_CLASSES, ...LETTER_KEYS] as const;
+export type FitMeasure = ContentClass | LetterKey;
+
+/** Raw (o200k) tokens per content class (their sum is the plain estimate), and letters by writing system. */
+export type ClassTokens = Record<ContentClass, number> & Partial<Record<LetterKey, number>>;
+
+/**
+ * Multipliers to a model's tokens: one per content class on its o200k tokens, and one per
+ * writing system on its letters (none: zero).
+ */
+export type ClassRatios = Record<ContentClass, number> & Partial<Record<LetterKey, number>>;
 
 /** A line at least this share (of its non-space characters) in one non-Latin writing system is that system's. */
 const SCRIPT_SHARE = 0.25;
@@ -145,12 +169,12 @@ function scriptOf(code: number): ScriptKey | undefined {
 
 export function emptyClassTokens(): ClassTokens {
   const tokens = {} as ClassTokens;
-  for (const c of CONTENT_CLASSES) tokens[c] = 0;
+  for (const c of FIT_MEASURES) tokens[c] = 0;
   return tokens;
 }
 
 export function addClassTokens(into: ClassTokens, add: Readonly<ClassTokens>, times = 1): void {
-  for (const c of CONTENT_CLASSES) into[c] += add[c] * times;
+  for (const c of FIT_MEASURES) into[c] = (into[c] ?? 0) + (add[c] ?? 0) * times;
 }
 
 export function classTotal(tokens: Readonly<ClassTokens>): number {
@@ -162,7 +186,7 @@ export function classTotal(tokens: Readonly<ClassTokens>): number {
 /** The class a whole unit of this kind defaults to when its lines look like nothing special. */
 export type ClassHint = "text" | "tool";
 
-type LineCensus = { chars: number; scripts: Partial<Record<ScriptKey, number>> };
+type LineCensus = { chars: number; scripts: ScriptCounts };
 
 function census(line: string): LineCensus {
   const scripts: Partial<Record<ScriptKey, number>> = {};
@@ -204,8 +228,12 @@ function scriptClass({ chars, scripts }: LineCensus): ScriptClass | null {
 }
 
 /** The class of one line, or null when the line is too short to say. */
-function lineClass(line: string, hint: ClassHint, inFence: boolean): ContentClass | null {
-  const lineCensus = census(line);
+function lineClass(
+  line: string,
+  lineCensus: LineCensus,
+  hint: ClassHint,
+  inFence: boolean,
+): ContentClass | null {
   if (lineCensus.chars < MIN_JUDGED_CHARS) return null;
   const script = scriptClass(lineCensus);
   if (script) return script;
@@ -215,7 +243,18 @@ function lineClass(line: string, hint: ClassHint, inFence: boolean): ContentClas
   return hint === "tool" ? "json" : "prose";
 }
 
-export type ClassSegment = { contentClass: ContentClass; text: string };
+/**
+ * A run of lines of one class; `letters` counts its own writing system's letters (Chinese and
+ * Japanese: kanji and kana together), 0 for a class that is not one.
+ */
+export type ClassSegment = { contentClass: ContentClass; text: string; letters: number };
+
+type ScriptCounts = Partial<Record<ScriptKey, number>>;
+
+function lettersOf(c: ContentClass, scripts: ScriptCounts): number {
+  if (c === "han" || c === "kana") return (scripts.han ?? 0) + (scripts.kana ?? 0);
+  return isLetterScript(c) ? (scripts[c] ?? 0) : 0;
+}
 
 /**
  * The text cut into runs of consecutive lines of one class, in order, each
@@ -225,6 +264,7 @@ export type ClassSegment = { contentClass: ContentClass; text: string };
 export function classSegments(text: string, hint: ClassHint): ClassSegment[] {
   const segments: ClassSegment[] = [];
   let pending = "";
+  let pendingScripts: ScriptCounts = {};
   let current: ContentClass | null = null;
   let inFence = false;
   let start = 0;
@@ -234,21 +274,40 @@ export function classSegments(text: string, hint: ClassHint): ClassSegment[] {
     const line = text.slice(start, end);
     start = end;
     const fence = FENCE.test(line);
-    const lineCls = fence ? "code" : lineClass(line, hint, inFence);
+    const lineCensus = fence ? { chars: 0, scripts: {} } : census(line);
+    const lineCls = fence ? "code" : lineClass(line, lineCensus, hint, inFence);
     if (fence) inFence = !inFence;
     if (lineCls === null || lineCls === current || current === null) {
       current ??= lineCls;
       pending += line;
+      addScripts(pendingScripts, lineCensus.scripts);
       continue;
     }
-    segments.push({ contentClass: current, text: pending });
+    segments.push({
+      contentClass: current,
+      text: pending,
+      letters: lettersOf(current, pendingScripts),
+    });
     current = lineCls;
     pending = line;
+    pendingScripts = { ...lineCensus.scripts };
   }
   if (pending !== "" || segments.length === 0) {
-    segments.push({ contentClass: current ?? (hint === "tool" ? "json" : "prose"), text: pending });
+    const contentClass = current ?? (hint === "tool" ? "json" : "prose");
+    segments.push({
+      contentClass,
+      text: pending,
+      letters: lettersOf(contentClass, pendingScripts),
+    });
   }
   return segments;
+}
+
+function addScripts(into: ScriptCounts, add: ScriptCounts): void {
+  for (const key in add) {
+    const k = key as ScriptKey;
+    into[k] = (into[k] ?? 0) + (add[k] ?? 0);
+  }
 }
 
 const DIGIT_RUN = /[0-9]+/g;
@@ -263,4 +322,8 @@ export function digitGroups(text: string): [number, number, number] {
     else if (length % 3 === 2) groups[1] += 1;
   }
   return groups;
+}
+
+export function isLetterScript(c: ContentClass): c is LetterScript {
+  return (LETTER_SCRIPTS as readonly string[]).includes(c);
 }

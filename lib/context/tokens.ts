@@ -4,6 +4,7 @@
  */
 import type { ModelMessage, UIMessage } from "ai";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { PROBE_LETTER_DENSITY } from "./class-priors";
 import {
   addClassTokens,
   type ClassHint,
@@ -14,6 +15,8 @@ import {
   classTotal,
   digitGroups,
   emptyClassTokens,
+  isLetterScript,
+  letterKey,
 } from "./content-class";
 import {
   type CountMessage,
@@ -192,7 +195,17 @@ function addTextTokens(
   const segments = classSegments(text, hint);
   for (const segment of segments) {
     const [one, two, three] = digitGroups(segment.text);
-    into[segment.contentClass] += countText(segment.text) - one - two - three;
+    const cls = segment.contentClass;
+    const before = into[cls];
+    into[cls] += countText(segment.text) - one - two - three;
+    if (isLetterScript(cls)) {
+      // No sparser than the sparsest probe of its system: a segment that mixes systems or
+      // markup is priced as ordinary text of its system, not extrapolated below it.
+      const [, lowest] = PROBE_LETTER_DENSITY[cls];
+      const letters = Math.max(lowest * (into[cls] - before), segment.letters);
+      const key = letterKey(cls);
+      into[key] = (into[key] ?? 0) + letters;
+    }
     into.digits1 += one;
     into.digits2 += two;
     into.digits3 += three;
@@ -257,7 +270,13 @@ export function applyRatio(
   let total = 0;
   for (const c of CONTENT_CLASSES) {
     const r = ratio[c];
-    total += tokens[c] * (Number.isFinite(r) && r >= 0 ? r : 1);
+    let cost = tokens[c] * (Number.isFinite(r) && r >= 0 ? r : 1);
+    if (isLetterScript(c)) {
+      const perLetter = ratio[letterKey(c)] ?? 0;
+      if (Number.isFinite(perLetter)) cost += (tokens[letterKey(c)] ?? 0) * perLetter;
+    }
+    // A per-letter term may be negative (fewer tokens the more letters an o200k token holds); a class never costs less than nothing.
+    total += Math.max(0, cost);
   }
   return Math.ceil(total);
 }
