@@ -15,9 +15,10 @@
  * on Russian is expected cheaper on Greek too, while prose stays put.
  *
  * A writing system is weighed twice: by its o200k tokens and by how many letters
- * those hold beyond the system's usual density (PROBE_LETTER_DENSITY), so its
+ * those hold beyond the system's usual density (PROBE_UNIT_DENSITY), so its
  * fitted ratio is the price at usual density and its letter ratio the price of
- * denser, shorter, everyday text (content-class.ts, LetterKey).
+ * denser, shorter, everyday text; code likewise by its indentation tabs
+ * (content-class.ts, MeasuredClass).
  *
  * Before any sample the estimate uses the cold ratios (the highest any probed
  * family shows: over rather than under); the fit itself starts from the
@@ -25,9 +26,9 @@
  */
 import {
   PROBE_HIGHEST_RATIOS,
-  PROBE_LETTER_DENSITY,
-  PROBE_LETTER_RATIOS,
   PROBE_RATIOS,
+  PROBE_UNIT_DENSITY,
+  PROBE_UNIT_RATIOS,
 } from "./class-priors";
 import {
   type ClassRatios,
@@ -37,10 +38,10 @@ import {
   classTotal,
   FIT_MEASURES,
   type FitMeasure,
-  LETTER_SCRIPTS,
-  type LetterScript,
-  letterKey,
+  MEASURED_CLASSES,
+  type MeasuredClass,
   SCRIPT_CLASSES,
+  unitKey,
 } from "./content-class";
 
 const roundUp = (value: number) => Math.ceil(value * 100) / 100;
@@ -57,18 +58,18 @@ export const COLD_CLASS_RATIOS: Readonly<ClassRatios> = Object.fromEntries(
 const mean = (values: readonly number[]) =>
   values.reduce((sum, value) => sum + value, 0) / values.length;
 
-/** The fit's coefficients: a ratio per class (a writing system's at its usual density), and per letter. */
+/** The fit's coefficients: a ratio per class (a measured class's at its usual density), and per unit of each second count. */
 export type FitRatios = Record<FitMeasure, number>;
 
-const LETTER_SCRIPT_OF = new Map(LETTER_SCRIPTS.map((c) => [letterKey(c) as string, c]));
+const MEASURED_CLASS_OF = new Map(MEASURED_CLASSES.map((c) => [unitKey(c) as string, c]));
 
-/** A writing system's usual letters per o200k token, where its fitted ratio applies. */
-const usualDensity = (c: LetterScript) => PROBE_LETTER_DENSITY[c][0];
+/** A measured class's usual count per o200k token (letters, tabs), where its fitted ratio applies. */
+const usualDensity = (c: MeasuredClass) => PROBE_UNIT_DENSITY[c][0];
 
 /** The probed families' values of one measure's coefficient. */
 function probedRatios(measure: FitMeasure): readonly number[] {
-  const script = LETTER_SCRIPT_OF.get(measure);
-  return script ? PROBE_LETTER_RATIOS[script] : PROBE_RATIOS[measure as ContentClass];
+  const measured = MEASURED_CLASS_OF.get(measure);
+  return measured ? PROBE_UNIT_RATIOS[measured] : PROBE_RATIOS[measure as ContentClass];
 }
 
 /**
@@ -94,10 +95,10 @@ function priorCovariance(): number[] {
   const n = FIT_MEASURES.length;
   const families = PROBE_RATIOS.prose.length;
   const spread = FIT_MEASURES.map((m) => probedRatios(m).map((r) => r - PRIOR_CLASS_RATIOS[m]));
-  // Per letter, the same room as a ratio has at one letter a token more than usual.
+  // Per unit, the room a ratio has spread over its usual density (a tab is rarer than a token).
   const extra = FIT_MEASURES.map((m) => {
-    const script = LETTER_SCRIPT_OF.get(m);
-    return script ? PRIOR_EXTRA_SD / usualDensity(script) : PRIOR_EXTRA_SD;
+    const measured = MEASURED_CLASS_OF.get(m);
+    return measured ? PRIOR_EXTRA_SD / Math.max(1, usualDensity(measured)) : PRIOR_EXTRA_SD;
   });
   const covariance = new Array<number>(n * n).fill(0);
   for (let i = 0; i < n; i++) {
@@ -148,25 +149,25 @@ export function effectiveRatio(calibration: Calibration | null | undefined): num
 
 /**
  * The per-class multipliers to apply to a raw estimate for this model (applyRatio): a writing
- * system's ratio at its usual density, less its letter ratio times that density, on its
- * tokens; its letter ratio on its letters.
+ * measured class's ratio at its usual density, less its unit ratio times that density, on its
+ * tokens; its unit ratio on its second count.
  */
 export function classRatios(calibration: Calibration | null | undefined): ClassRatios {
   const fit = calibration?.classFit?.ratios;
   if (!fit) return { ...COLD_CLASS_RATIOS };
   const ratios: ClassRatios = { ...fit };
-  for (const c of LETTER_SCRIPTS) {
-    ratios[c] = fit[c] - fit[letterKey(c)] * usualDensity(c);
+  for (const c of MEASURED_CLASSES) {
+    ratios[c] = fit[c] - fit[unitKey(c)] * usualDensity(c);
   }
   return ratios;
 }
 
-/** What a fit weighs of a turn, per raw token: each class's share, and each writing system's letters beyond its usual density. */
+/** What a fit weighs of a turn, per raw token: each class's share, and each second count beyond its usual density. */
 function measuresOf(raw: Readonly<ClassTokens>, total: number): number[] {
   return FIT_MEASURES.map((m) => {
-    const script = LETTER_SCRIPT_OF.get(m);
-    if (!script) return raw[m as ContentClass] / total;
-    return ((raw[letterKey(script)] ?? 0) - usualDensity(script) * raw[script]) / total;
+    const measured = MEASURED_CLASS_OF.get(m);
+    if (!measured) return raw[m as ContentClass] / total;
+    return ((raw[unitKey(measured)] ?? 0) - usualDensity(measured) * raw[measured]) / total;
   });
 }
 
@@ -197,8 +198,8 @@ function usableFit(fit: ClassFit | null | undefined): ClassFit {
 }
 
 /**
- * Measure lists fits were stored under before FIT_MEASURES, newest first: before letters were
- * weighed, the classes alone; before digit groups and tool calls were classes, digit-heavy
+ * Measure lists fits were stored under before FIT_MEASURES, newest first: before second
+ * counts were weighed, the classes alone; before digit groups and tool calls were classes, digit-heavy
  * lines were one class (`digits`).
  */
 export const EARLIER_CLASS_LISTS: readonly (readonly string[])[] = [
@@ -254,7 +255,7 @@ export function nextClassFit(previous: ClassFit | null | undefined, sample: Cali
     const next = ratios[m] + (gain[i] ?? 0) * (observed - predicted);
     // A class may cost a family nothing (DeepSeek's template leaves tool calls out), never less;
     // denser text may cost less per token or more.
-    const floor = LETTER_SCRIPT_OF.has(m) ? -RATIO_MAX : 0;
+    const floor = MEASURED_CLASS_OF.has(m) ? -RATIO_MAX : 0;
     ratios[m] = Math.min(RATIO_MAX, Math.max(floor, next));
   });
   const covariance = p.map((value, k) => {

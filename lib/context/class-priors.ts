@@ -12,18 +12,19 @@
  * learns how the classes move together from how the families differ (a model cheap on
  * Cyrillic is likely cheap on Arabic too).
  */
-import type { ContentClass, LetterScript } from "./content-class";
+import type { ContentClass, MeasuredClass } from "./content-class";
 
 /** Qwen 3, Llama 3, DeepSeek V3, Gemma 3, Claude. */
 export const PROBED_FAMILIES = ["qwen3", "llama3", "deepseek_v3", "gemma3", "claude"] as const;
 
 /**
- * Over all of a class's probes together: what a family typically spends. For a writing
- * system, the mean of its probes' ratios: the ratio at the mean of PROBE_LETTER_DENSITY.
+ * Over all of a class's probes together: what a family typically spends. For a measured
+ * class (a writing system, code), the mean of its probes' ratios: the ratio at the mean of
+ * PROBE_UNIT_DENSITY.
  */
 export const PROBE_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
-  prose: [1.051, 1.051, 1.098, 1.123, 1.119],
-  code: [0.997, 0.997, 1.048, 1.151, 1.126],
+  prose: [1.051, 1.051, 1.097, 1.123, 1.118],
+  code: [0.99, 0.989, 1.061, 1.196, 1.182],
   json: [1.003, 1.003, 1.053, 1.165, 1.101],
   digits1: [1.0, 1.0, 1.0, 1.0, 1.0],
   digits2: [2.0, 1.0, 1.0, 2.0, 1.0],
@@ -45,7 +46,7 @@ export const PROBE_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
 
 /** On the class's most expensive probe for that family: what a first turn must cover. */
 export const PROBE_HIGHEST_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
-  prose: [1.051, 1.051, 1.098, 1.123, 1.119],
+  prose: [1.051, 1.051, 1.097, 1.123, 1.118],
   code: [1.029, 1.029, 1.131, 1.329, 1.34],
   json: [1.003, 1.003, 1.053, 1.165, 1.101],
   digits1: [1.0, 1.0, 1.0, 1.0, 1.0],
@@ -67,11 +68,12 @@ export const PROBE_HIGHEST_RATIOS: Readonly<Record<ContentClass, readonly number
 };
 
 /**
- * A writing system's probes' letters per o200k token: their mean (where its typical ratio is
- * read), lowest and highest (how far a segment's density is taken at its word).
+ * A measured class's probes' second count (letters; code's indentation tabs) per o200k token:
+ * their mean (where its typical ratio is read), lowest (a sparser segment counts as this
+ * sparse) and highest.
  */
-export const PROBE_LETTER_DENSITY: Readonly<
-  Record<LetterScript, readonly [number, number, number]>
+export const PROBE_UNIT_DENSITY: Readonly<
+  Record<MeasuredClass, readonly [number, number, number]>
 > = {
   han: [1.043, 0.8, 1.333],
   kana: [1.286, 0.909, 2.222],
@@ -83,14 +85,16 @@ export const PROBE_LETTER_DENSITY: Readonly<
   indic: [2.295, 1.625, 3.235],
   thai: [2.438, 1.786, 3.364],
   script: [1.559, 0.409, 2.583],
+  code: [0.036, 0.0, 0.164],
 };
 
 /**
- * How a family's ratio on a writing system moves per letter more that an o200k token holds
- * (the slope of its probes' ratios against their letters per token): short everyday text,
- * whose common words o200k merges whole, costs most families more per o200k token.
+ * How a family's ratio on a measured class moves per unit more that an o200k token holds (the
+ * slope of its probes' ratios against their count per token): short everyday text, whose
+ * common words o200k merges whole, costs most families more per o200k token, and Claude and
+ * Gemma pay for indentation tabs that o200k merges.
  */
-export const PROBE_LETTER_RATIOS: Readonly<Record<LetterScript, readonly number[]>> = {
+export const PROBE_UNIT_RATIOS: Readonly<Record<MeasuredClass, readonly number[]>> = {
   han: [0.262, 0.392, 0.295, 0.174, 0.521],
   kana: [0.111, 0.228, 0.396, 0.132, 1.09],
   hangul: [-0.053, 0.166, 0.237, 0.106, 1.263],
@@ -101,4 +105,5 @@ export const PROBE_LETTER_RATIOS: Readonly<Record<LetterScript, readonly number[
   indic: [0.923, 0.065, 0.52, 0.063, 0.9],
   thai: [0.371, 0.326, 0.145, 0.192, 1.75],
   script: [1.06, 1.865, 0.473, 0.543, 1.439],
+  code: [0.16, 0.168, 0.074, 1.082, 1.372],
 };

@@ -56,34 +56,40 @@ export const CONTENT_CLASSES = [
 export type ContentClass = (typeof CONTENT_CLASSES)[number];
 
 /**
- * A second measure of each writing system's text beside its o200k tokens: its letters (code
- * points of that system). o200k merges common words whole, so short everyday text packs more
- * letters into each o200k token than long text; families that merge less spend more per o200k
- * token on it (Claude ≈ 1.8 on short Chinese against 1.35 on long), so their tokens follow
- * letters as well as o200k tokens. Letters are not tokens: they are never in `classTotal`,
- * and the scalar paths (one overall ratio) are unchanged.
+ * A second count beside some classes' o200k tokens, where the families' price per o200k token
+ * follows it (the fit weighs it beside the tokens):
+ *
+ * - a writing system's letters (code points of that system). o200k merges common words whole,
+ *   so short everyday text packs more letters into each o200k token than long text; families
+ *   that merge less spend more per o200k token on it (Claude ≈ 1.8 on short Chinese against
+ *   1.35 on long). Not emoji, where one code point is a whole word.
+ * - code's indentation tabs: o200k merges runs of them, Claude and Gemma spend ≈ 1.3 per o200k
+ *   token on tab-indented Go or C against ≈ 1.15 on space-indented code.
+ *
+ * These counts are not tokens: they are never in `classTotal`, and the scalar paths (one
+ * overall ratio) are unchanged.
  */
-export type LetterScript = Exclude<ScriptClass, "emoji">;
-/** Writing systems counted by letters too; not emoji, where one code point is a whole word. */
-export const LETTER_SCRIPTS = SCRIPT_CLASSES.filter(
-  (c): c is LetterScript => c !== "emoji",
-) as readonly LetterScript[];
-export type LetterKey = `${LetterScript}Letters`;
-export const letterKey = (c: LetterScript): LetterKey => `${c}Letters`;
-export const LETTER_KEYS: readonly LetterKey[] = LETTER_SCRIPTS.map(letterKey);
+export type MeasuredClass = Exclude<ScriptClass, "emoji"> | "code";
+export const MEASURED_CLASSES: readonly MeasuredClass[] = [
+  ...SCRIPT_CLASSES.filter((c): c is Exclude<ScriptClass, "emoji"> => c !== "emoji"),
+  "code",
+];
+export type UnitKey = `${Exclude<ScriptClass, "emoji">}Letters` | "codeTabs";
+export const unitKey = (c: MeasuredClass): UnitKey => (c === "code" ? "codeTabs" : `${c}Letters`);
+export const UNIT_KEYS: readonly UnitKey[] = MEASURED_CLASSES.map(unitKey);
 
-/** Everything a per-class fit weighs: each class's tokens, then each writing system's letters. */
-export const FIT_MEASURES = [...CONTENT_CLASSES, ...LETTER_KEYS] as const;
-export type FitMeasure = ContentClass | LetterKey;
+/** Everything a per-class fit weighs: each class's tokens, then the second counts. */
+export const FIT_MEASURES = [...CONTENT_CLASSES, ...UNIT_KEYS] as const;
+export type FitMeasure = ContentClass | UnitKey;
 
-/** Raw (o200k) tokens per content class (their sum is the plain estimate), and letters by writing system. */
-export type ClassTokens = Record<ContentClass, number> & Partial<Record<LetterKey, number>>;
+/** Raw (o200k) tokens per content class (their sum is the plain estimate), and the second counts. */
+export type ClassTokens = Record<ContentClass, number> & Partial<Record<UnitKey, number>>;
 
 /**
  * Multipliers to a model's tokens: one per content class on its o200k tokens, and one per
- * writing system on its letters (none: zero).
+ * second count (none: zero).
  */
-export type ClassRatios = Record<ContentClass, number> & Partial<Record<LetterKey, number>>;
+export type ClassRatios = Record<ContentClass, number> & Partial<Record<UnitKey, number>>;
 
 /** A line at least this share (of its non-space characters) in one non-Latin writing system is that system's. */
 const SCRIPT_SHARE = 0.25;
@@ -186,11 +192,15 @@ export function classTotal(tokens: Readonly<ClassTokens>): number {
 /** The class a whole unit of this kind defaults to when its lines look like nothing special. */
 export type ClassHint = "text" | "tool";
 
-type LineCensus = { chars: number; scripts: ScriptCounts };
+type ScriptCounts = Partial<Record<ScriptKey, number>>;
+/** A line's non-space characters, those of each writing system, and its indentation tabs. */
+type LineCensus = { chars: number; scripts: ScriptCounts; tabs: number };
 
 function census(line: string): LineCensus {
-  const scripts: Partial<Record<ScriptKey, number>> = {};
+  const scripts: ScriptCounts = {};
   let chars = 0;
+  let tabs = 0;
+  while (line.charCodeAt(tabs) === 0x09) tabs += 1;
   for (const ch of line) {
     const code = ch.codePointAt(0) ?? 0;
     if (code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0 || code === 0x3000) {
@@ -200,7 +210,7 @@ function census(line: string): LineCensus {
     const script = scriptOf(code);
     if (script) scripts[script] = (scripts[script] ?? 0) + 1;
   }
-  return { chars, scripts };
+  return { chars, scripts, tabs };
 }
 
 /** The writing-system class of a line, or null when it is mostly Latin, digits or punctuation. */
@@ -244,16 +254,16 @@ function lineClass(
 }
 
 /**
- * A run of lines of one class; `letters` counts its own writing system's letters (Chinese and
- * Japanese: kanji and kana together), 0 for a class that is not one.
+ * A run of lines of one class; `units` is its second count (MeasuredClass): a writing
+ * system's letters (Chinese and Japanese: kanji and kana together), code's indentation tabs,
+ * 0 for any other class.
  */
-export type ClassSegment = { contentClass: ContentClass; text: string; letters: number };
+export type ClassSegment = { contentClass: ContentClass; text: string; units: number };
 
-type ScriptCounts = Partial<Record<ScriptKey, number>>;
-
-function lettersOf(c: ContentClass, scripts: ScriptCounts): number {
+function unitsOf(c: ContentClass, { scripts, tabs }: LineCensus): number {
+  if (c === "code") return tabs;
   if (c === "han" || c === "kana") return (scripts.han ?? 0) + (scripts.kana ?? 0);
-  return isLetterScript(c) ? (scripts[c] ?? 0) : 0;
+  return isMeasuredClass(c) ? (scripts[c] ?? 0) : 0;
 }
 
 /**
@@ -264,7 +274,7 @@ function lettersOf(c: ContentClass, scripts: ScriptCounts): number {
 export function classSegments(text: string, hint: ClassHint): ClassSegment[] {
   const segments: ClassSegment[] = [];
   let pending = "";
-  let pendingScripts: ScriptCounts = {};
+  let pendingCensus: LineCensus = { chars: 0, scripts: {}, tabs: 0 };
   let current: ContentClass | null = null;
   let inFence = false;
   let start = 0;
@@ -274,39 +284,37 @@ export function classSegments(text: string, hint: ClassHint): ClassSegment[] {
     const line = text.slice(start, end);
     start = end;
     const fence = FENCE.test(line);
-    const lineCensus = fence ? { chars: 0, scripts: {} } : census(line);
+    const lineCensus = fence ? { chars: 0, scripts: {}, tabs: 0 } : census(line);
     const lineCls = fence ? "code" : lineClass(line, lineCensus, hint, inFence);
     if (fence) inFence = !inFence;
     if (lineCls === null || lineCls === current || current === null) {
       current ??= lineCls;
       pending += line;
-      addScripts(pendingScripts, lineCensus.scripts);
+      addCensus(pendingCensus, lineCensus);
       continue;
     }
-    segments.push({
-      contentClass: current,
-      text: pending,
-      letters: lettersOf(current, pendingScripts),
-    });
+    segments.push({ contentClass: current, text: pending, units: unitsOf(current, pendingCensus) });
     current = lineCls;
     pending = line;
-    pendingScripts = { ...lineCensus.scripts };
+    pendingCensus = { ...lineCensus, scripts: { ...lineCensus.scripts } };
   }
   if (pending !== "" || segments.length === 0) {
     const contentClass = current ?? (hint === "tool" ? "json" : "prose");
     segments.push({
       contentClass,
       text: pending,
-      letters: lettersOf(contentClass, pendingScripts),
+      units: unitsOf(contentClass, pendingCensus),
     });
   }
   return segments;
 }
 
-function addScripts(into: ScriptCounts, add: ScriptCounts): void {
-  for (const key in add) {
+function addCensus(into: LineCensus, add: LineCensus): void {
+  into.chars += add.chars;
+  into.tabs += add.tabs;
+  for (const key in add.scripts) {
     const k = key as ScriptKey;
-    into[k] = (into[k] ?? 0) + (add[k] ?? 0);
+    into.scripts[k] = (into.scripts[k] ?? 0) + (add.scripts[k] ?? 0);
   }
 }
 
@@ -324,6 +332,6 @@ export function digitGroups(text: string): [number, number, number] {
   return groups;
 }
 
-export function isLetterScript(c: ContentClass): c is LetterScript {
-  return (LETTER_SCRIPTS as readonly string[]).includes(c);
+export function isMeasuredClass(c: ContentClass): c is MeasuredClass {
+  return (MEASURED_CLASSES as readonly string[]).includes(c);
 }

@@ -4,7 +4,7 @@
  */
 import type { ModelMessage, UIMessage } from "ai";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { PROBE_LETTER_DENSITY } from "./class-priors";
+import { PROBE_UNIT_DENSITY } from "./class-priors";
 import {
   addClassTokens,
   type ClassHint,
@@ -15,8 +15,8 @@ import {
   classTotal,
   digitGroups,
   emptyClassTokens,
-  isLetterScript,
-  letterKey,
+  isMeasuredClass,
+  unitKey,
 } from "./content-class";
 import {
   type CountMessage,
@@ -198,13 +198,12 @@ function addTextTokens(
     const cls = segment.contentClass;
     const before = into[cls];
     into[cls] += countText(segment.text) - one - two - three;
-    if (isLetterScript(cls)) {
-      // No sparser than the sparsest probe of its system: a segment that mixes systems or
-      // markup is priced as ordinary text of its system, not extrapolated below it.
-      const [, lowest] = PROBE_LETTER_DENSITY[cls];
-      const letters = Math.max(lowest * (into[cls] - before), segment.letters);
-      const key = letterKey(cls);
-      into[key] = (into[key] ?? 0) + letters;
+    if (isMeasuredClass(cls)) {
+      // No sparser than the sparsest probe of its class: a segment that mixes writing systems
+      // or markup is priced as ordinary text of its system, not extrapolated below it.
+      const [, lowest] = PROBE_UNIT_DENSITY[cls];
+      const key = unitKey(cls);
+      into[key] = (into[key] ?? 0) + Math.max(lowest * (into[cls] - before), segment.units);
     }
     into.digits1 += one;
     into.digits2 += two;
@@ -271,11 +270,11 @@ export function applyRatio(
   for (const c of CONTENT_CLASSES) {
     const r = ratio[c];
     let cost = tokens[c] * (Number.isFinite(r) && r >= 0 ? r : 1);
-    if (isLetterScript(c)) {
-      const perLetter = ratio[letterKey(c)] ?? 0;
-      if (Number.isFinite(perLetter)) cost += (tokens[letterKey(c)] ?? 0) * perLetter;
+    if (isMeasuredClass(c)) {
+      const perUnit = ratio[unitKey(c)] ?? 0;
+      if (Number.isFinite(perUnit)) cost += (tokens[unitKey(c)] ?? 0) * perUnit;
     }
-    // A per-letter term may be negative (fewer tokens the more letters an o200k token holds); a class never costs less than nothing.
+    // A second count's term may be negative; a class never costs less than nothing.
     total += Math.max(0, cost);
   }
   return Math.ceil(total);

@@ -5,7 +5,7 @@ import {
   EARLIER_CLASS_LISTS,
   PRIOR_CLASS_RATIOS,
 } from "@/lib/context/calibration";
-import { PROBE_LETTER_DENSITY } from "@/lib/context/class-priors";
+import { PROBE_UNIT_DENSITY } from "@/lib/context/class-priors";
 import {
   CONTENT_CLASSES,
   emptyClassTokens,
@@ -87,7 +87,7 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     const raw = {
       ...emptyClassTokens(),
       han: 1_000,
-      hanLetters: 1_000 * PROBE_LETTER_DENSITY.han[0],
+      hanLetters: 1_000 * PROBE_UNIT_DENSITY.han[0],
     };
     expect(applyRatio(raw, classRatios({ ratio: 1.2, samples: 30, classFit: fit }))).toBeCloseTo(
       1_360,

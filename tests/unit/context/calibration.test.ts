@@ -11,7 +11,7 @@ import {
 } from "@/lib/context/calibration";
 import {
   PROBE_HIGHEST_RATIOS,
-  PROBE_LETTER_DENSITY,
+  PROBE_UNIT_DENSITY,
   PROBED_FAMILIES,
 } from "@/lib/context/class-priors";
 import {
@@ -19,8 +19,8 @@ import {
   type ClassTokens,
   CONTENT_CLASSES,
   emptyClassTokens,
-  LETTER_SCRIPTS,
-  letterKey,
+  MEASURED_CLASSES,
+  unitKey,
 } from "@/lib/context/content-class";
 import { applyRatio } from "@/lib/context/tokens";
 
@@ -52,8 +52,8 @@ const SKEW: ClassRatios = {
 
 /** Each writing system's letters at its usual density, where the fit's ratio for it applies. */
 function atUsualDensity(tokens: ClassTokens): ClassTokens {
-  for (const c of LETTER_SCRIPTS)
-    tokens[letterKey(c)] = tokens[c] * (PROBE_LETTER_DENSITY[c][0] ?? 0);
+  for (const c of MEASURED_CLASSES)
+    tokens[unitKey(c)] = tokens[c] * (PROBE_UNIT_DENSITY[c][0] ?? 0);
   return tokens;
 }
 

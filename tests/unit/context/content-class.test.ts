@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PROBE_LETTER_DENSITY } from "@/lib/context/class-priors";
+import { PROBE_UNIT_DENSITY } from "@/lib/context/class-priors";
 import { classSegments, classTotal, digitGroups } from "@/lib/context/content-class";
 import { createEstimator } from "@/lib/context/tokens";
 
@@ -104,8 +104,17 @@ describe("content classes", () => {
       { units: [{ type: "tool-result", toolName: "t", output: line }], wireMessages: 0 },
     ]);
     // Eighteen Cyrillic letters among JSON and two other systems: far sparser than Russian text.
-    const [, lowest] = PROBE_LETTER_DENSITY.cyrillic;
+    const [, lowest] = PROBE_UNIT_DENSITY.cyrillic;
     expect(tokens.cyrillicLetters).toBeCloseTo(lowest * tokens.cyrillic, 6);
     expect(18 / tokens.cyrillic).toBeLessThan(lowest);
+  });
+  it("counts code's indentation tabs beside its tokens", () => {
+    const estimator = createEstimator();
+    const code = "```go\nfunc main() {\n\tif ok {\n\t\treturn\n\t}\n}\n```";
+    const tokens = estimator.classTokens([
+      { units: [{ type: "text", text: code }], wireMessages: 0 },
+    ]);
+    expect(tokens.codeTabs).toBe(4);
+    expect(classTotal(tokens)).toBe(estimator.countText(code));
   });
 });
