@@ -14,17 +14,34 @@
  * (the prior covariance, from class-priors.ts), so a model that proves cheap
  * on Russian is expected cheaper on Greek too, while prose stays put.
  *
+ * A writing system is weighed twice: by its o200k tokens and by how many letters
+ * those hold beyond the system's usual density (PROBE_UNIT_DENSITY), so its
+ * fitted ratio is the price at usual density and its letter ratio the price of
+ * denser, shorter, everyday text; code likewise by its indentation tabs
+ * (content-class.ts, MeasuredClass).
+ *
  * Before any sample the estimate uses the cold ratios (the highest any probed
  * family shows: over rather than under); the fit itself starts from the
  * families' typical ratios.
  */
-import { PROBE_HIGHEST_RATIOS, PROBE_RATIOS } from "./class-priors";
+import {
+  PROBE_HIGHEST_RATIOS,
+  PROBE_RATIOS,
+  PROBE_UNIT_DENSITY,
+  PROBE_UNIT_RATIOS,
+} from "./class-priors";
 import {
   type ClassRatios,
   type ClassTokens,
   CONTENT_CLASSES,
+  type ContentClass,
   classTotal,
+  FIT_MEASURES,
+  type FitMeasure,
+  MEASURED_CLASSES,
+  type MeasuredClass,
   SCRIPT_CLASSES,
+  unitKey,
 } from "./content-class";
 
 const roundUp = (value: number) => Math.ceil(value * 100) / 100;
@@ -41,14 +58,28 @@ export const COLD_CLASS_RATIOS: Readonly<ClassRatios> = Object.fromEntries(
 const mean = (values: readonly number[]) =>
   values.reduce((sum, value) => sum + value, 0) / values.length;
 
+/** The fit's coefficients: a ratio per class (a measured class's at its usual density), and per unit of each second count. */
+export type FitRatios = Record<FitMeasure, number>;
+
+const MEASURED_CLASS_OF = new Map(MEASURED_CLASSES.map((c) => [unitKey(c) as string, c]));
+
+/** A measured class's usual count per o200k token (letters, tabs), where its fitted ratio applies. */
+const usualDensity = (c: MeasuredClass) => PROBE_UNIT_DENSITY[c][0];
+
+/** The probed families' values of one measure's coefficient. */
+function probedRatios(measure: FitMeasure): readonly number[] {
+  const measured = MEASURED_CLASS_OF.get(measure);
+  return measured ? PROBE_UNIT_RATIOS[measured] : PROBE_RATIOS[measure as ContentClass];
+}
+
 /**
  * Where the fit starts once a first sample arrives: the probed families' typical ratio per
  * class, their mean. Starting from the cold (highest) ratios instead would leave every class
  * a turn cannot tell apart from the others far above any real family.
  */
-export const PRIOR_CLASS_RATIOS: Readonly<ClassRatios> = Object.fromEntries(
-  CONTENT_CLASSES.map((c) => [c, mean(PROBE_RATIOS[c])]),
-) as ClassRatios;
+export const PRIOR_CLASS_RATIOS: Readonly<FitRatios> = Object.fromEntries(
+  FIT_MEASURES.map((m) => [m, mean(probedRatios(m))]),
+) as FitRatios;
 
 /** How far any family may be from the probed ones on a class, beyond their spread (one SD). */
 const PRIOR_EXTRA_SD = 0.05;
@@ -61,15 +92,20 @@ const PRIOR_EXTRA_SD = 0.05;
  * families that are.
  */
 function priorCovariance(): number[] {
-  const n = CONTENT_CLASSES.length;
+  const n = FIT_MEASURES.length;
   const families = PROBE_RATIOS.prose.length;
-  const spread = CONTENT_CLASSES.map((c) => PROBE_RATIOS[c].map((r) => r - PRIOR_CLASS_RATIOS[c]));
+  const spread = FIT_MEASURES.map((m) => probedRatios(m).map((r) => r - PRIOR_CLASS_RATIOS[m]));
+  // Per unit, the room a ratio has spread over its usual density (a tab is rarer than a token).
+  const extra = FIT_MEASURES.map((m) => {
+    const measured = MEASURED_CLASS_OF.get(m);
+    return measured ? PRIOR_EXTRA_SD / Math.max(1, usualDensity(measured)) : PRIOR_EXTRA_SD;
+  });
   const covariance = new Array<number>(n * n).fill(0);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
       let sum = 0;
       for (let f = 0; f < families; f++) sum += (spread[i]?.[f] ?? 0) * (spread[j]?.[f] ?? 0);
-      covariance[i * n + j] = sum / families + (i === j ? PRIOR_EXTRA_SD ** 2 : 0);
+      covariance[i * n + j] = sum / families + (i === j ? (extra[i] ?? 0) ** 2 : 0);
     }
   }
   return covariance;
@@ -92,8 +128,8 @@ export const COLD_START_RATIO = 1.15;
  */
 const EDGE_NOISE_TOKENS = 4;
 
-/** A per-class fit: the ratios and their covariance (row-major, CONTENT_CLASSES order). */
-export type ClassFit = { ratios: ClassRatios; covariance: number[] };
+/** A per-class fit: its coefficients and their covariance (row-major, FIT_MEASURES order). */
+export type ClassFit = { ratios: FitRatios; covariance: number[] };
 
 export type Calibration = {
   /** The overall ratio of real to raw tokens for the last turn's mix (what the admin page shows). */
@@ -111,9 +147,28 @@ export function effectiveRatio(calibration: Calibration | null | undefined): num
   return calibration && calibration.samples > 0 ? calibration.ratio : COLD_START_RATIO;
 }
 
-/** The per-class multipliers to apply to a raw estimate for this model. */
+/**
+ * The per-class multipliers to apply to a raw estimate for this model (applyRatio): a writing
+ * measured class's ratio at its usual density, less its unit ratio times that density, on its
+ * tokens; its unit ratio on its second count.
+ */
 export function classRatios(calibration: Calibration | null | undefined): ClassRatios {
-  return { ...(calibration?.classFit?.ratios ?? COLD_CLASS_RATIOS) };
+  const fit = calibration?.classFit?.ratios;
+  if (!fit) return { ...COLD_CLASS_RATIOS };
+  const ratios: ClassRatios = { ...fit };
+  for (const c of MEASURED_CLASSES) {
+    ratios[c] = fit[c] - fit[unitKey(c)] * usualDensity(c);
+  }
+  return ratios;
+}
+
+/** What a fit weighs of a turn, per raw token: each class's share, and each second count beyond its usual density. */
+function measuresOf(raw: Readonly<ClassTokens>, total: number): number[] {
+  return FIT_MEASURES.map((m) => {
+    const measured = MEASURED_CLASS_OF.get(m);
+    if (!measured) return raw[m as ContentClass] / total;
+    return ((raw[unitKey(measured)] ?? 0) - usualDensity(measured) * raw[measured]) / total;
+  });
 }
 
 /** The sample a turn yields, or null when it should not count. */
@@ -134,19 +189,21 @@ function priorFit(): ClassFit {
 
 /** A stored fit that does not have one entry per class (an older class list) starts over. */
 function usableFit(fit: ClassFit | null | undefined): ClassFit {
-  const n = CONTENT_CLASSES.length;
+  const n = FIT_MEASURES.length;
   const complete =
     fit &&
     fit.covariance.length === n * n &&
-    CONTENT_CLASSES.every((c) => Number.isFinite(fit.ratios[c]));
+    FIT_MEASURES.every((m) => Number.isFinite(fit.ratios[m]));
   return complete ? { ratios: { ...fit.ratios }, covariance: [...fit.covariance] } : priorFit();
 }
 
 /**
- * Class lists fits were stored under before CONTENT_CLASSES, newest first: before digit groups
- * and tool calls were classes, digit-heavy lines were one class (`digits`).
+ * Measure lists fits were stored under before FIT_MEASURES, newest first: before second
+ * counts were weighed, the classes alone; before digit groups and tool calls were classes, digit-heavy
+ * lines were one class (`digits`).
  */
 export const EARLIER_CLASS_LISTS: readonly (readonly string[])[] = [
+  CONTENT_CLASSES,
   ["prose", "code", "json", "digits", ...SCRIPT_CLASSES, "frame"],
 ];
 
@@ -159,12 +216,12 @@ export function carriedFit(
   stored: { ratios: Readonly<Record<string, number>>; covariance: readonly number[] },
   storedClasses: readonly string[],
 ): ClassFit {
-  const n = CONTENT_CLASSES.length;
+  const n = FIT_MEASURES.length;
   const m = storedClasses.length;
   const fit = priorFit();
-  const from = CONTENT_CLASSES.map((c) => storedClasses.indexOf(c));
+  const from = FIT_MEASURES.map((c) => storedClasses.indexOf(c));
   for (let i = 0; i < n; i++) {
-    const c = CONTENT_CLASSES[i] as (typeof CONTENT_CLASSES)[number];
+    const c = FIT_MEASURES[i] as FitMeasure;
     const old = from[i] ?? -1;
     if (old >= 0) fit.ratios[c] = stored.ratios[c] ?? fit.ratios[c];
     for (let j = 0; j < n; j++) {
@@ -181,10 +238,10 @@ export function carriedFit(
 
 /** One Kalman update of the fit on a turn's class shares and overall ratio. */
 export function nextClassFit(previous: ClassFit | null | undefined, sample: CalibrationSample) {
-  const n = CONTENT_CLASSES.length;
+  const n = FIT_MEASURES.length;
   const { ratios, covariance: p } = usableFit(previous);
   const total = classTotal(sample.raw);
-  const share = CONTENT_CLASSES.map((c) => sample.raw[c] / total);
+  const share = measuresOf(sample.raw, total);
   const observed = sample.realTokens / total;
   for (let i = 0; i < n; i++) p[i * n + i] = (p[i * n + i] ?? 0) + DRIFT_SD ** 2;
 
@@ -192,12 +249,14 @@ export function nextClassFit(previous: ClassFit | null | undefined, sample: Cali
   const ph = share.map((_, i) => share.reduce((sum, h, j) => sum + (p[i * n + j] ?? 0) * h, 0));
   const noise = SAMPLE_NOISE_SD ** 2 + (EDGE_NOISE_TOKENS / total) ** 2;
   const variance = share.reduce((sum, h, i) => sum + h * (ph[i] ?? 0), 0) + noise;
-  const predicted = CONTENT_CLASSES.reduce((sum, c, i) => sum + ratios[c] * (share[i] ?? 0), 0);
+  const predicted = FIT_MEASURES.reduce((sum, m, i) => sum + ratios[m] * (share[i] ?? 0), 0);
   const gain = ph.map((v) => v / variance);
-  CONTENT_CLASSES.forEach((c, i) => {
-    const next = ratios[c] + (gain[i] ?? 0) * (observed - predicted);
-    // A class may cost a family nothing (DeepSeek's template leaves tool calls out), never less.
-    ratios[c] = Math.min(RATIO_MAX, Math.max(0, next));
+  FIT_MEASURES.forEach((m, i) => {
+    const next = ratios[m] + (gain[i] ?? 0) * (observed - predicted);
+    // A class may cost a family nothing (DeepSeek's template leaves tool calls out), never less;
+    // denser text may cost less per token or more.
+    const floor = MEASURED_CLASS_OF.has(m) ? -RATIO_MAX : 0;
+    ratios[m] = Math.min(RATIO_MAX, Math.max(floor, next));
   });
   const covariance = p.map((value, k) => {
     const i = Math.floor(k / n);
@@ -214,7 +273,10 @@ export function nextCalibration(
 ): Calibration {
   const classFit = nextClassFit(previous?.classFit, sample);
   const total = classTotal(sample.raw);
-  let fitted = 0;
-  for (const c of CONTENT_CLASSES) fitted += sample.raw[c] * classFit.ratios[c];
-  return { ratio: fitted / total, samples: (previous?.samples ?? 0) + 1, classFit };
+  const measures = measuresOf(sample.raw, total);
+  const fitted = FIT_MEASURES.reduce(
+    (sum, m, i) => sum + classFit.ratios[m] * (measures[i] ?? 0),
+    0,
+  );
+  return { ratio: fitted, samples: (previous?.samples ?? 0) + 1, classFit };
 }

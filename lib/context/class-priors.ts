@@ -12,37 +12,41 @@
  * learns how the classes move together from how the families differ (a model cheap on
  * Cyrillic is likely cheap on Arabic too).
  */
-import type { ContentClass } from "./content-class";
+import type { ContentClass, MeasuredClass } from "./content-class";
 
 /** Qwen 3, Llama 3, DeepSeek V3, Gemma 3, Claude. */
 export const PROBED_FAMILIES = ["qwen3", "llama3", "deepseek_v3", "gemma3", "claude"] as const;
 
-/** Over all of a class's probes together: what a family typically spends. */
+/**
+ * Over all of a class's probes together: what a family typically spends. For a measured
+ * class (a writing system, code), the mean of its probes' ratios: the ratio at the mean of
+ * PROBE_UNIT_DENSITY.
+ */
 export const PROBE_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
-  prose: [1.056, 1.056, 1.102, 1.128, 1.124],
-  code: [0.997, 0.997, 1.056, 1.159, 1.134],
+  prose: [1.051, 1.051, 1.097, 1.123, 1.118],
+  code: [0.99, 0.989, 1.061, 1.196, 1.182],
   json: [1.003, 1.003, 1.053, 1.165, 1.101],
   digits1: [1.0, 1.0, 1.0, 1.0, 1.0],
   digits2: [2.0, 1.0, 1.0, 2.0, 1.0],
   digits3: [3.0, 1.0, 1.0, 3.0, 1.0],
-  han: [0.8, 1.056, 0.737, 0.867, 1.374],
-  kana: [0.789, 0.921, 0.913, 0.686, 1.417],
-  hangul: [1.146, 0.995, 1.208, 0.917, 1.771],
-  cyrillic: [1.29, 1.15, 1.227, 0.966, 1.783],
-  greek: [2.163, 1.107, 1.348, 1.067, 2.865],
-  arabic: [1.248, 1.215, 1.187, 1.028, 2.696],
-  hebrew: [0.993, 2.304, 1.27, 1.182, 2.115],
-  indic: [2.94, 2.368, 1.731, 0.801, 3.871],
-  thai: [1.344, 1.212, 1.046, 0.861, 4.258],
+  han: [0.813, 1.066, 0.748, 0.886, 1.416],
+  kana: [0.815, 0.939, 0.95, 0.717, 1.464],
+  hangul: [1.149, 0.988, 1.205, 0.905, 1.772],
+  cyrillic: [1.271, 1.138, 1.225, 0.964, 1.755],
+  greek: [2.107, 1.083, 1.339, 1.07, 2.819],
+  arabic: [1.212, 1.252, 1.196, 1.02, 2.707],
+  hebrew: [0.992, 2.277, 1.267, 1.158, 2.101],
+  indic: [2.86, 2.238, 1.728, 0.817, 3.707],
+  thai: [1.362, 1.244, 1.049, 0.854, 4.347],
   emoji: [0.761, 1.423, 1.056, 0.634, 1.423],
-  script: [1.533, 2.739, 1.375, 0.835, 2.571],
+  script: [1.89, 3.392, 1.559, 1.047, 3.069],
   call: [1.162, 0.985, 0.0, 1.118, 1.309],
   frame: [1.25, 1.25, 0.375, 1.25, 1.0],
 };
 
 /** On the class's most expensive probe for that family: what a first turn must cover. */
 export const PROBE_HIGHEST_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
-  prose: [1.056, 1.056, 1.102, 1.128, 1.124],
+  prose: [1.051, 1.051, 1.097, 1.123, 1.118],
   code: [1.029, 1.029, 1.131, 1.329, 1.34],
   json: [1.003, 1.003, 1.053, 1.165, 1.101],
   digits1: [1.0, 1.0, 1.0, 1.0, 1.0],
@@ -61,4 +65,45 @@ export const PROBE_HIGHEST_RATIOS: Readonly<Record<ContentClass, readonly number
   script: [3.0, 5.429, 2.286, 1.583, 5.417],
   call: [1.162, 0.985, 0.0, 1.118, 1.309],
   frame: [1.25, 1.25, 0.375, 1.25, 1.0],
+};
+
+/**
+ * A measured class's probes' second count (letters; code's indentation tabs) per o200k token:
+ * their mean (where its typical ratio is read), lowest (a sparser segment counts as this
+ * sparse) and highest.
+ */
+export const PROBE_UNIT_DENSITY: Readonly<
+  Record<MeasuredClass, readonly [number, number, number]>
+> = {
+  han: [1.043, 0.8, 1.333],
+  kana: [1.286, 0.909, 2.222],
+  hangul: [1.067, 0.727, 1.235],
+  cyrillic: [2.478, 1.727, 3.667],
+  greek: [1.951, 1.444, 2.519],
+  arabic: [2.247, 1.538, 3.25],
+  hebrew: [1.83, 1.3, 2.778],
+  indic: [2.295, 1.625, 3.235],
+  thai: [2.438, 1.786, 3.364],
+  script: [1.559, 0.409, 2.583],
+  code: [0.036, 0.0, 0.164],
+};
+
+/**
+ * How a family's ratio on a measured class moves per unit more that an o200k token holds (the
+ * slope of its probes' ratios against their count per token): short everyday text, whose
+ * common words o200k merges whole, costs most families more per o200k token, and Claude and
+ * Gemma pay for indentation tabs that o200k merges.
+ */
+export const PROBE_UNIT_RATIOS: Readonly<Record<MeasuredClass, readonly number[]>> = {
+  han: [0.262, 0.392, 0.295, 0.174, 0.521],
+  kana: [0.111, 0.228, 0.396, 0.132, 1.09],
+  hangul: [-0.053, 0.166, 0.237, 0.106, 1.263],
+  cyrillic: [0.149, 0.203, 0.198, 0.061, 0.551],
+  greek: [0.895, 0.28, 0.409, 0.094, 1.343],
+  arabic: [-0.008, 0.149, 0.19, 0.156, 0.723],
+  hebrew: [-0.03, 1.036, 0.332, 0.29, 0.845],
+  indic: [0.923, 0.065, 0.52, 0.063, 0.9],
+  thai: [0.371, 0.326, 0.145, 0.192, 1.75],
+  script: [1.06, 1.865, 0.473, 0.543, 1.439],
+  code: [0.16, 0.168, 0.074, 1.082, 1.372],
 };

@@ -55,11 +55,41 @@ export const CONTENT_CLASSES = [
 ] as const;
 export type ContentClass = (typeof CONTENT_CLASSES)[number];
 
-/** Raw (o200k) tokens per content class; their sum is the plain estimate. */
-export type ClassTokens = Record<ContentClass, number>;
+/**
+ * A second count beside some classes' o200k tokens, where the families' price per o200k token
+ * follows it (the fit weighs it beside the tokens):
+ *
+ * - a writing system's letters (code points of that system). o200k merges common words whole,
+ *   so short everyday text packs more letters into each o200k token than long text; families
+ *   that merge less spend more per o200k token on it (Claude ≈ 1.8 on short Chinese against
+ *   1.35 on long). Not emoji, where one code point is a whole word.
+ * - code's indentation tabs: o200k merges runs of them, Claude and Gemma spend ≈ 1.3 per o200k
+ *   token on tab-indented Go or C against ≈ 1.15 on space-indented code.
+ *
+ * These counts are not tokens: they are never in `classTotal`, and the scalar paths (one
+ * overall ratio) are unchanged.
+ */
+export type MeasuredClass = Exclude<ScriptClass, "emoji"> | "code";
+export const MEASURED_CLASSES: readonly MeasuredClass[] = [
+  ...SCRIPT_CLASSES.filter((c): c is Exclude<ScriptClass, "emoji"> => c !== "emoji"),
+  "code",
+];
+export type UnitKey = `${Exclude<ScriptClass, "emoji">}Letters` | "codeTabs";
+export const unitKey = (c: MeasuredClass): UnitKey => (c === "code" ? "codeTabs" : `${c}Letters`);
+export const UNIT_KEYS: readonly UnitKey[] = MEASURED_CLASSES.map(unitKey);
 
-/** Multipliers from raw (o200k) tokens to a model's tokens, one per content class. */
-export type ClassRatios = Record<ContentClass, number>;
+/** Everything a per-class fit weighs: each class's tokens, then the second counts. */
+export const FIT_MEASURES = [...CONTENT_CLASSES, ...UNIT_KEYS] as const;
+export type FitMeasure = ContentClass | UnitKey;
+
+/** Raw (o200k) tokens per content class (their sum is the plain estimate), and the second counts. */
+export type ClassTokens = Record<ContentClass, number> & Partial<Record<UnitKey, number>>;
+
+/**
+ * Multipliers to a model's tokens: one per content class on its o200k tokens, and one per
+ * second count (none: zero).
+ */
+export type ClassRatios = Record<ContentClass, number> & Partial<Record<UnitKey, number>>;
 
 /** A line at least this share (of its non-space characters) in one non-Latin writing system is that system's. */
 const SCRIPT_SHARE = 0.25;
@@ -145,12 +175,12 @@ function scriptOf(code: number): ScriptKey | undefined {
 
 export function emptyClassTokens(): ClassTokens {
   const tokens = {} as ClassTokens;
-  for (const c of CONTENT_CLASSES) tokens[c] = 0;
+  for (const c of FIT_MEASURES) tokens[c] = 0;
   return tokens;
 }
 
 export function addClassTokens(into: ClassTokens, add: Readonly<ClassTokens>, times = 1): void {
-  for (const c of CONTENT_CLASSES) into[c] += add[c] * times;
+  for (const c of FIT_MEASURES) into[c] = (into[c] ?? 0) + (add[c] ?? 0) * times;
 }
 
 export function classTotal(tokens: Readonly<ClassTokens>): number {
@@ -162,11 +192,15 @@ export function classTotal(tokens: Readonly<ClassTokens>): number {
 /** The class a whole unit of this kind defaults to when its lines look like nothing special. */
 export type ClassHint = "text" | "tool";
 
-type LineCensus = { chars: number; scripts: Partial<Record<ScriptKey, number>> };
+type ScriptCounts = Partial<Record<ScriptKey, number>>;
+/** A line's non-space characters, those of each writing system, and its indentation tabs. */
+type LineCensus = { chars: number; scripts: ScriptCounts; tabs: number };
 
 function census(line: string): LineCensus {
-  const scripts: Partial<Record<ScriptKey, number>> = {};
+  const scripts: ScriptCounts = {};
   let chars = 0;
+  let tabs = 0;
+  while (line.charCodeAt(tabs) === 0x09) tabs += 1;
   for (const ch of line) {
     const code = ch.codePointAt(0) ?? 0;
     if (code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0 || code === 0x3000) {
@@ -176,7 +210,7 @@ function census(line: string): LineCensus {
     const script = scriptOf(code);
     if (script) scripts[script] = (scripts[script] ?? 0) + 1;
   }
-  return { chars, scripts };
+  return { chars, scripts, tabs };
 }
 
 /** The writing-system class of a line, or null when it is mostly Latin, digits or punctuation. */
@@ -204,8 +238,12 @@ function scriptClass({ chars, scripts }: LineCensus): ScriptClass | null {
 }
 
 /** The class of one line, or null when the line is too short to say. */
-function lineClass(line: string, hint: ClassHint, inFence: boolean): ContentClass | null {
-  const lineCensus = census(line);
+function lineClass(
+  line: string,
+  lineCensus: LineCensus,
+  hint: ClassHint,
+  inFence: boolean,
+): ContentClass | null {
   if (lineCensus.chars < MIN_JUDGED_CHARS) return null;
   const script = scriptClass(lineCensus);
   if (script) return script;
@@ -215,7 +253,18 @@ function lineClass(line: string, hint: ClassHint, inFence: boolean): ContentClas
   return hint === "tool" ? "json" : "prose";
 }
 
-export type ClassSegment = { contentClass: ContentClass; text: string };
+/**
+ * A run of lines of one class; `units` is its second count (MeasuredClass): a writing
+ * system's letters (Chinese and Japanese: kanji and kana together), code's indentation tabs,
+ * 0 for any other class.
+ */
+export type ClassSegment = { contentClass: ContentClass; text: string; units: number };
+
+function unitsOf(c: ContentClass, { scripts, tabs }: LineCensus): number {
+  if (c === "code") return tabs;
+  if (c === "han" || c === "kana") return (scripts.han ?? 0) + (scripts.kana ?? 0);
+  return isMeasuredClass(c) ? (scripts[c] ?? 0) : 0;
+}
 
 /**
  * The text cut into runs of consecutive lines of one class, in order, each
@@ -225,6 +274,7 @@ export type ClassSegment = { contentClass: ContentClass; text: string };
 export function classSegments(text: string, hint: ClassHint): ClassSegment[] {
   const segments: ClassSegment[] = [];
   let pending = "";
+  let pendingCensus: LineCensus = { chars: 0, scripts: {}, tabs: 0 };
   let current: ContentClass | null = null;
   let inFence = false;
   let start = 0;
@@ -234,21 +284,38 @@ export function classSegments(text: string, hint: ClassHint): ClassSegment[] {
     const line = text.slice(start, end);
     start = end;
     const fence = FENCE.test(line);
-    const lineCls = fence ? "code" : lineClass(line, hint, inFence);
+    const lineCensus = fence ? { chars: 0, scripts: {}, tabs: 0 } : census(line);
+    const lineCls = fence ? "code" : lineClass(line, lineCensus, hint, inFence);
     if (fence) inFence = !inFence;
     if (lineCls === null || lineCls === current || current === null) {
       current ??= lineCls;
       pending += line;
+      addCensus(pendingCensus, lineCensus);
       continue;
     }
-    segments.push({ contentClass: current, text: pending });
+    segments.push({ contentClass: current, text: pending, units: unitsOf(current, pendingCensus) });
     current = lineCls;
     pending = line;
+    pendingCensus = { ...lineCensus, scripts: { ...lineCensus.scripts } };
   }
   if (pending !== "" || segments.length === 0) {
-    segments.push({ contentClass: current ?? (hint === "tool" ? "json" : "prose"), text: pending });
+    const contentClass = current ?? (hint === "tool" ? "json" : "prose");
+    segments.push({
+      contentClass,
+      text: pending,
+      units: unitsOf(contentClass, pendingCensus),
+    });
   }
   return segments;
+}
+
+function addCensus(into: LineCensus, add: LineCensus): void {
+  into.chars += add.chars;
+  into.tabs += add.tabs;
+  for (const key in add.scripts) {
+    const k = key as ScriptKey;
+    into.scripts[k] = (into.scripts[k] ?? 0) + (add.scripts[k] ?? 0);
+  }
 }
 
 const DIGIT_RUN = /[0-9]+/g;
@@ -263,4 +330,8 @@ export function digitGroups(text: string): [number, number, number] {
     else if (length % 3 === 2) groups[1] += 1;
   }
   return groups;
+}
+
+export function isMeasuredClass(c: ContentClass): c is MeasuredClass {
+  return (MEASURED_CLASSES as readonly string[]).includes(c);
 }

@@ -5,6 +5,7 @@
 import { hash } from "node:crypto";
 import type { ModelMessage, UIMessage } from "ai";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { PROBE_UNIT_DENSITY } from "./class-priors";
 import {
   addClassTokens,
   type ClassHint,
@@ -15,6 +16,8 @@ import {
   classTotal,
   digitGroups,
   emptyClassTokens,
+  isMeasuredClass,
+  unitKey,
 } from "./content-class";
 import {
   type CountMessage,
@@ -193,7 +196,16 @@ function addTextTokens(
   const segments = classSegments(text, hint);
   for (const segment of segments) {
     const [one, two, three] = digitGroups(segment.text);
-    into[segment.contentClass] += countText(segment.text) - one - two - three;
+    const cls = segment.contentClass;
+    const before = into[cls];
+    into[cls] += countText(segment.text) - one - two - three;
+    if (isMeasuredClass(cls)) {
+      // No sparser than the sparsest probe of its class: a segment that mixes writing systems
+      // or markup is priced as ordinary text of its system, not extrapolated below it.
+      const [, lowest] = PROBE_UNIT_DENSITY[cls];
+      const key = unitKey(cls);
+      into[key] = (into[key] ?? 0) + Math.max(lowest * (into[cls] - before), segment.units);
+    }
     into.digits1 += one;
     into.digits2 += two;
     into.digits3 += three;
@@ -258,7 +270,13 @@ export function applyRatio(
   let total = 0;
   for (const c of CONTENT_CLASSES) {
     const r = ratio[c];
-    total += tokens[c] * (Number.isFinite(r) && r >= 0 ? r : 1);
+    let cost = tokens[c] * (Number.isFinite(r) && r >= 0 ? r : 1);
+    if (isMeasuredClass(c)) {
+      const perUnit = ratio[unitKey(c)] ?? 0;
+      if (Number.isFinite(perUnit)) cost += (tokens[unitKey(c)] ?? 0) * perUnit;
+    }
+    // A second count's term may be negative; a class never costs less than nothing.
+    total += Math.max(0, cost);
   }
   return Math.ceil(total);
 }

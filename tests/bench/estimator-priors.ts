@@ -9,8 +9,11 @@ import path from "node:path";
 import {
   CONTENT_CLASSES,
   type ContentClass,
+  classSegments,
   DIGIT_GROUP_CLASSES,
   type DigitGroupClass,
+  isMeasuredClass,
+  MEASURED_CLASSES,
 } from "@/lib/context/content-class";
 import { createEstimator } from "@/lib/context/tokens";
 import {
@@ -420,6 +423,8 @@ async function main(): Promise<void> {
   const estimator = createEstimator();
   /** o200k tokens of each probe in its class. */
   const o200k = new Map<string, number>();
+  /** The second count (letters, code's tabs) of each probe of a measured class. */
+  const counts = new Map<string, number>();
   const probes: [ContentClass, Probe][] = Object.entries(PROBES) as [ContentClass, Probe][];
   for (const [cls, probe] of probes) {
     for (const text of probe.texts) {
@@ -429,6 +434,10 @@ async function main(): Promise<void> {
           : [{ type: "text" as const, text }];
       const tokens = estimator.classTokens([{ units, wireMessages: 0 }]);
       o200k.set(text, tokens[cls]);
+      // Counted afresh: the estimator holds a segment's count within these probes' own range.
+      if (isMeasuredClass(cls)) {
+        counts.set(text, sum(classSegments(text, probe.hint).map((s) => s.units)));
+      }
       const stray = CONTENT_CLASSES.filter((c) => c !== cls && c !== "frame" && tokens[c] > 0);
       if (stray.length > 0) console.warn(`probe for ${cls} also holds ${stray.join(", ")}`);
     }
@@ -454,15 +463,38 @@ async function main(): Promise<void> {
     },
   ]).call;
   const ratios: Record<string, FamilyRatios> = {};
+  /** Per measured class: its probes' mean count per o200k token, the density its ratio is read at. */
+  const density: Record<string, number> = {};
+  const densityRange: Record<string, [number, number]> = {};
+  for (const [cls, probe] of probes) {
+    if (!isMeasuredClass(cls)) continue;
+    const each = probe.texts.map((t) => (counts.get(t) ?? 0) / (o200k.get(t) ?? 1));
+    density[cls] = mean(each);
+    densityRange[cls] = [Math.min(...each), Math.max(...each)];
+  }
+  /** Per family and measured class: the change in its ratio per unit more an o200k token holds. */
+  const perUnit: Record<string, Record<string, number>> = {};
   for (const family of TOKENIZER_FAMILIES) {
     const tokenizer = await loadFamilyTokenizer(family);
     const count = (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length;
     const row: FamilyRatios = { typical: {}, highest: {} };
+    perUnit[family] = {};
     for (const [cls, probe] of probes) {
       const own = probe.texts.map(count);
       const raw = probe.texts.map((t) => o200k.get(t) ?? Number.NaN);
       row.typical[cls] = sum(own) / sum(raw);
       row.highest[cls] = Math.max(...own.map((n, i) => n / (raw[i] ?? Number.NaN)));
+      if (!isMeasuredClass(cls)) continue;
+      // A measured class's ratio as a line in its density (count per o200k token), each probe
+      // weighing the same: the ratio at the mean density, and its slope.
+      const ratio = own.map((n, i) => n / (raw[i] ?? Number.NaN));
+      const dense = probe.texts.map(
+        (t, i) => (counts.get(t) ?? 0) / (raw[i] ?? 1) - (density[cls] ?? 0),
+      );
+      row.typical[cls] = mean(ratio);
+      (perUnit[family] as Record<string, number>)[cls] =
+        sum(dense.map((x, i) => x * ((ratio[i] ?? 0) - mean(ratio)))) /
+        sum(dense.map((x) => x * x));
     }
     const framed = count(familyPromptText(family, tokenizer, { messages, tools: undefined }));
     const bare = count(familyPromptText(family, tokenizer, { messages: [], tools: undefined }));
@@ -490,9 +522,21 @@ async function main(): Promise<void> {
       console.log(`  ${c}: [${cells.join(", ")}],`);
     }
   }
+  console.log("\n// units per o200k token: mean, lowest, highest");
+  for (const c of MEASURED_CLASSES) {
+    const [lowest, highest] = densityRange[c] ?? [Number.NaN, Number.NaN];
+    const cells = [density[c] ?? Number.NaN, lowest, highest].map((v) => v.toFixed(3));
+    console.log(`  ${c}: [${cells.join(", ")}],`);
+  }
+  console.log(`\n// per unit: ${TOKENIZER_FAMILIES.join(", ")}`);
+  for (const c of MEASURED_CLASSES) {
+    const cells = TOKENIZER_FAMILIES.map((f) => (perUnit[f]?.[c] ?? Number.NaN).toFixed(3));
+    console.log(`  ${c}: [${cells.join(", ")}],`);
+  }
 }
 
 const sum = (values: readonly number[]) => values.reduce((total, v) => total + v, 0);
+const mean = (values: readonly number[]) => sum(values) / values.length;
 
 main().catch((error: unknown) => {
   console.error(error);

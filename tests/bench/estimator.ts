@@ -8,8 +8,8 @@ import {
 import {
   addClassTokens,
   type ClassTokens,
-  CONTENT_CLASSES,
   classTotal,
+  FIT_MEASURES,
 } from "@/lib/context/content-class";
 import { estimateOverhead } from "@/lib/context/overhead";
 import { applyRatio, createEstimator, type TokenEstimator } from "@/lib/context/tokens";
@@ -191,9 +191,10 @@ function printDetail(family: TokenizerFamily, samples: readonly Sample[]): void 
   }
 }
 
+/** The fit's own coefficients: a measured class's ratio at its usual density, then each unit ratio. */
 function printRatios(family: TokenizerFamily, calibration: Calibration | null): void {
-  const ratios = classRatios(calibration);
-  const cells = CONTENT_CLASSES.map((c) => `${c} ${ratios[c].toFixed(3)}`);
+  const ratios = calibration?.classFit?.ratios ?? classRatios(null);
+  const cells = FIT_MEASURES.map((m) => `${m} ${(ratios[m] ?? 0).toFixed(3)}`);
   console.log(
     `  ${family}: ratios after ${calibration?.samples ?? 0} samples: ${cells.join(", ")}`,
   );

@@ -8,7 +8,7 @@ import {
   EARLIER_CLASS_LISTS,
   nextCalibration,
 } from "@/lib/context/calibration";
-import { CONTENT_CLASSES, type ContentClass } from "@/lib/context/content-class";
+import { FIT_MEASURES, type FitMeasure } from "@/lib/context/content-class";
 import { LruMap } from "@/lib/lru-map";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
@@ -24,14 +24,11 @@ const ratio = z.number().finite();
 const classFitSchema = z
   .object({
     ratios: z.strictObject(
-      Object.fromEntries(CONTENT_CLASSES.map((c) => [c, ratio])) as Record<
-        ContentClass,
-        typeof ratio
-      >,
+      Object.fromEntries(FIT_MEASURES.map((c) => [c, ratio])) as Record<FitMeasure, typeof ratio>,
     ),
     covariance: z.array(z.number().finite()),
   })
-  .refine((fit) => fit.covariance.length === CONTENT_CLASSES.length ** 2);
+  .refine((fit) => fit.covariance.length === FIT_MEASURES.length ** 2);
 
 const anyFitSchema = z.object({
   ratios: z.record(z.string(), ratio),

@@ -1,6 +1,18 @@
 import { expect, it } from "vitest";
-import { COLD_CLASS_RATIOS, EARLIER_CLASS_LISTS } from "@/lib/context/calibration";
-import { CONTENT_CLASSES, type ContentClass, emptyClassTokens } from "@/lib/context/content-class";
+import {
+  COLD_CLASS_RATIOS,
+  classRatios,
+  EARLIER_CLASS_LISTS,
+  PRIOR_CLASS_RATIOS,
+} from "@/lib/context/calibration";
+import { PROBE_UNIT_DENSITY } from "@/lib/context/class-priors";
+import {
+  CONTENT_CLASSES,
+  emptyClassTokens,
+  FIT_MEASURES,
+  type FitMeasure,
+} from "@/lib/context/content-class";
+import { applyRatio } from "@/lib/context/tokens";
 import { getCalibration, recordCalibrationSample } from "@/lib/db/queries/calibration";
 import { modelCalibration } from "@/lib/db/schema";
 import { describeEachDriver } from "../../helpers/databases";
@@ -37,16 +49,55 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     const reread = await getCalibration(db, "fake", "old-classes");
     const fit = reread?.classFit;
     if (!fit) throw new Error("expected the new per-class fit to be stored");
-    expect(Object.keys(fit.ratios).sort()).toEqual([...CONTENT_CLASSES].sort());
-    expect(fit.covariance).toHaveLength(CONTENT_CLASSES.length ** 2);
+    expect(Object.keys(fit.ratios).sort()).toEqual([...FIT_MEASURES].sort());
+    expect(fit.covariance).toHaveLength(FIT_MEASURES.length ** 2);
     // It started from the cold priors, not from the old ratios stored under other names.
     expect(fit.ratios.cyrillic).toBeLessThan(COLD_CLASS_RATIOS.cyrillic);
     expect(fit.ratios.code).not.toBe(oldFit.ratios.code);
   });
 
-  it("carries a fit stored under the previous class list over, class by class", async () => {
+  it("carries a fit stored before letters were weighed over: classes keep theirs, letters start from the prior", async () => {
     const { db } = use();
     const previous = EARLIER_CLASS_LISTS[0] ?? [];
+    expect(previous).toEqual(CONTENT_CLASSES);
+    const m = previous.length;
+    const covariance = new Array<number>(m * m).fill(0.001);
+    for (let i = 0; i < m; i++) covariance[i * m + i] = 0.0004;
+    const ratios = Object.fromEntries(previous.map((c) => [c, 1.2]));
+    ratios.han = 1.36;
+    await db.insert(modelCalibration).values({
+      provider: "fake",
+      model: "before-letters",
+      ratio: 1.2,
+      samples: 30,
+      classFit: { ratios, covariance },
+    });
+
+    const fit = (await getCalibration(db, "fake", "before-letters"))?.classFit;
+    if (!fit) throw new Error("expected the stored fit to be carried over");
+    expect(fit.ratios.han).toBe(1.36);
+    expect(fit.ratios.hanLetters).toBe(PRIOR_CLASS_RATIOS.hanLetters);
+    expect(fit.covariance).toHaveLength(FIT_MEASURES.length ** 2);
+    const n = FIT_MEASURES.length;
+    const at = (a: FitMeasure, b: FitMeasure) =>
+      fit.covariance[FIT_MEASURES.indexOf(a) * n + FIT_MEASURES.indexOf(b)];
+    expect(at("han", "kana")).toBe(0.001);
+    expect(at("han", "hanLetters")).toBe(0);
+    // Text at the usual density costs what the stored fit learned.
+    const raw = {
+      ...emptyClassTokens(),
+      han: 1_000,
+      hanLetters: 1_000 * PROBE_UNIT_DENSITY.han[0],
+    };
+    expect(applyRatio(raw, classRatios({ ratio: 1.2, samples: 30, classFit: fit }))).toBeCloseTo(
+      1_360,
+      -1,
+    );
+  });
+
+  it("carries a fit stored under the list before digit groups and tool calls, class by class", async () => {
+    const { db } = use();
+    const previous = EARLIER_CLASS_LISTS[1] ?? [];
     const m = previous.length;
     const covariance = new Array<number>(m * m).fill(0.001);
     for (let i = 0; i < m; i++) covariance[i * m + i] = 0.0004;
@@ -67,10 +118,10 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     expect(fit.ratios.cyrillic).toBe(1.77);
     expect(fit.ratios.arabic).toBe(2.64);
     expect(fit.ratios.digits3).toBeLessThan(COLD_CLASS_RATIOS.digits3);
-    expect(fit.covariance).toHaveLength(CONTENT_CLASSES.length ** 2);
-    const n = CONTENT_CLASSES.length;
-    const at = (a: ContentClass, b: ContentClass) =>
-      fit.covariance[CONTENT_CLASSES.indexOf(a) * n + CONTENT_CLASSES.indexOf(b)];
+    expect(fit.covariance).toHaveLength(FIT_MEASURES.length ** 2);
+    const n = FIT_MEASURES.length;
+    const at = (a: FitMeasure, b: FitMeasure) =>
+      fit.covariance[FIT_MEASURES.indexOf(a) * n + FIT_MEASURES.indexOf(b)];
     expect(at("cyrillic", "arabic")).toBe(0.001);
     expect(at("cyrillic", "call")).toBe(0);
 

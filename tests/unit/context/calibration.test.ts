@@ -9,12 +9,18 @@ import {
   nextCalibration,
   PRIOR_CLASS_RATIOS,
 } from "@/lib/context/calibration";
-import { PROBE_HIGHEST_RATIOS, PROBED_FAMILIES } from "@/lib/context/class-priors";
+import {
+  PROBE_HIGHEST_RATIOS,
+  PROBE_UNIT_DENSITY,
+  PROBED_FAMILIES,
+} from "@/lib/context/class-priors";
 import {
   type ClassRatios,
   type ClassTokens,
   CONTENT_CLASSES,
   emptyClassTokens,
+  MEASURED_CLASSES,
+  unitKey,
 } from "@/lib/context/content-class";
 import { applyRatio } from "@/lib/context/tokens";
 
@@ -44,6 +50,13 @@ const SKEW: ClassRatios = {
   frame: 1.25,
 };
 
+/** Each writing system's letters at its usual density, where the fit's ratio for it applies. */
+function atUsualDensity(tokens: ClassTokens): ClassTokens {
+  for (const c of MEASURED_CLASSES)
+    tokens[unitKey(c)] = tokens[c] * (PROBE_UNIT_DENSITY[c][0] ?? 0);
+  return tokens;
+}
+
 /** Deterministic class mixes: each turn is dominated by one or two classes, like real chats. */
 function mix(turn: number): ClassTokens {
   const tokens = emptyClassTokens();
@@ -53,7 +66,7 @@ function mix(turn: number): ClassTokens {
   tokens.frame += 40 + (turn % 5) * 8;
   tokens[main] += 1_500 + ((turn * 53) % 700);
   tokens[second] += 300 + ((turn * 29) % 400);
-  return tokens;
+  return atUsualDensity(tokens);
 }
 
 const real = (raw: ClassTokens, skew: ClassRatios) => applyRatio(raw, skew);
@@ -76,8 +89,9 @@ describe("per-class calibration", () => {
       const sample = calibrationSample(real(raw, SKEW), raw);
       if (sample) calibration = nextCalibration(calibration, sample);
     }
+    const fitted = calibration?.classFit?.ratios;
+    for (const c of CONTENT_CLASSES) expect(fitted?.[c]).toBeCloseTo(SKEW[c], 1);
     const learned = classRatios(calibration);
-    for (const c of CONTENT_CLASSES) expect(learned[c]).toBeCloseTo(SKEW[c], 1);
     expect(calibration?.samples).toBe(40);
     // New mixes are then estimated within 1 %.
     for (let turn = 100; turn < 110; turn++) {
@@ -91,9 +105,10 @@ describe("per-class calibration", () => {
     const raw = emptyClassTokens();
     raw.cyrillic = 2_000;
     raw.frame = 20;
+    atUsualDensity(raw);
     const sample = calibrationSample(Math.round(2_000 * 1.03 + 20 * 1.25), raw);
     if (!sample) throw new Error("expected a sample");
-    const learned = classRatios(nextCalibration(null, sample));
+    const learned = nextCalibration(null, sample).classFit?.ratios ?? PRIOR_CLASS_RATIOS;
     expect(learned.cyrillic).toBeCloseTo(1.03, 1);
     // Families cheap on Cyrillic are cheaper on Greek and Arabic too: those fall, unseen.
     expect(learned.greek).toBeLessThan(PRIOR_CLASS_RATIOS.greek - 0.2);
@@ -107,10 +122,10 @@ describe("per-class calibration", () => {
     const raw = { ...emptyClassTokens(), prose: 1_000, frame: 20 };
     const sample = calibrationSample(1_080, raw);
     if (!sample) throw new Error("expected a sample");
-    const learned = classRatios(nextCalibration(null, sample));
+    const learned = nextCalibration(null, sample).classFit?.ratios;
     // Kana, which the turn lacks, is no longer priced as its most expensive probe of any family.
-    expect(learned.kana).toBeLessThan(COLD_CLASS_RATIOS.kana - 0.5);
-    expect(learned.kana).toBeCloseTo(PRIOR_CLASS_RATIOS.kana, 1);
+    expect(learned?.kana).toBeLessThan(COLD_CLASS_RATIOS.kana - 0.5);
+    expect(learned?.kana).toBeCloseTo(PRIOR_CLASS_RATIOS.kana, 1);
   });
 
   it("learns that a family leaves tool calls out of its prompt", () => {
@@ -157,12 +172,35 @@ describe("per-class calibration", () => {
     expect(calibrationSample(1_120, big)).toEqual({ realTokens: 1_120, raw: big });
   });
 
+  it("learns a family that prices a writing system by its letters, short text and long", () => {
+    // Claude-like on Chinese: a token per 0.3 o200k tokens plus one per letter, so short
+    // everyday text (more letters in each o200k token) costs more per o200k token.
+    const truth = (raw: ClassTokens) =>
+      Math.round(0.3 * raw.han + (raw.hanLetters ?? 0) + raw.prose);
+    const turn = (han: number, density: number): ClassTokens => ({
+      ...emptyClassTokens(),
+      prose: 120,
+      han,
+      hanLetters: Math.round(han * density),
+    });
+    let calibration: Calibration | null = null;
+    for (let i = 0; i < 30; i++) {
+      const raw = turn(200 + ((i * 97) % 900), 0.9 + ((i * 7) % 5) / 10);
+      const sample = calibrationSample(truth(raw), raw);
+      if (sample) calibration = nextCalibration(calibration, sample);
+    }
+    for (const raw of [turn(40, 1.3), turn(1_500, 0.9)]) {
+      expect(errPct(applyRatio(raw, classRatios(calibration)), truth(raw))).toBeLessThan(1.5);
+    }
+  });
+
   it("learns from a small turn, less than from a large one of the same ratio", () => {
     const moved = (kana: number) => {
-      const raw = { ...emptyClassTokens(), kana, frame: 8 };
+      const raw = atUsualDensity({ ...emptyClassTokens(), kana, frame: 8 });
       const sample = calibrationSample(Math.round(kana * 1.4 + 8), raw);
       if (!sample) throw new Error("expected a sample");
-      return classRatios(nextCalibration(null, sample)).kana - PRIOR_CLASS_RATIOS.kana;
+      const fitted = nextCalibration(null, sample).classFit?.ratios.kana ?? Number.NaN;
+      return fitted - PRIOR_CLASS_RATIOS.kana;
     };
     // A short Japanese chat (30 tokens) is learned from, not skipped.
     expect(moved(30)).toBeGreaterThan(0.05);

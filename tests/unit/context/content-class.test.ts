@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PROBE_UNIT_DENSITY } from "@/lib/context/class-priors";
 import { classSegments, classTotal, digitGroups } from "@/lib/context/content-class";
 import { createEstimator } from "@/lib/context/tokens";
 
@@ -86,5 +87,34 @@ describe("content classes", () => {
     ]);
     expect(call.call).toBeGreaterThan(0);
     expect(call.prose + call.json).toBe(0);
+  });
+  it("counts a writing system's letters beside its tokens, never into the total", () => {
+    const estimator = createEstimator();
+    const text = "你好！今天北京天气怎么样？";
+    const tokens = estimator.classTokens([{ units: [{ type: "text", text }], wireMessages: 0 }]);
+    // Eleven Chinese characters; the punctuation is not letters.
+    expect(tokens.hanLetters).toBe(11);
+    expect(classTotal(tokens)).toBe(estimator.countText(text));
+  });
+
+  it("counts a mixed line no sparser than its system's sparsest probe", () => {
+    const estimator = createEstimator();
+    const line = '{"ru":"Где находится вокзал?","ar":"أين محطة القطار؟","hi":"रेलवे स्टेशन कहाँ है?"}';
+    const tokens = estimator.classTokens([
+      { units: [{ type: "tool-result", toolName: "t", output: line }], wireMessages: 0 },
+    ]);
+    // Eighteen Cyrillic letters among JSON and two other systems: far sparser than Russian text.
+    const [, lowest] = PROBE_UNIT_DENSITY.cyrillic;
+    expect(tokens.cyrillicLetters).toBeCloseTo(lowest * tokens.cyrillic, 6);
+    expect(18 / tokens.cyrillic).toBeLessThan(lowest);
+  });
+  it("counts code's indentation tabs beside its tokens", () => {
+    const estimator = createEstimator();
+    const code = "```go\nfunc main() {\n\tif ok {\n\t\treturn\n\t}\n}\n```";
+    const tokens = estimator.classTokens([
+      { units: [{ type: "text", text: code }], wireMessages: 0 },
+    ]);
+    expect(tokens.codeTabs).toBe(4);
+    expect(classTotal(tokens)).toBe(estimator.countText(code));
   });
 });
