@@ -6,6 +6,7 @@ import { AppError, databaseUnavailable, errorResponse } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { findUnstorableText } from "@/lib/message/unstorable-text";
 import { readBodyText } from "./body";
+import { untransformedEventStream } from "./event-stream";
 import { checkStateChange } from "./origin";
 
 const MAX_JSON_BODY_BYTES = 1_000_000;
@@ -41,7 +42,8 @@ async function databaseReachable(): Promise<boolean> {
  * origin or without a JSON body is refused (403/415), and so are path parameters Postgres
  * could not store (400). After: an AppError becomes its status; a database that cannot be
  * reached becomes 503 with Retry-After (also when a failure only hides it, so the database
- * is probed once); anything else is a 500 with an error id (`errorResponse`).
+ * is probed once); anything else is a 500 with an error id (`errorResponse`). An event
+ * stream goes out marked `no-transform`, so nothing compresses it (lib/http/event-stream.ts).
  */
 export function route<P = Record<string, never>>(
   handler: (request: Request, context: Context<P>) => Promise<Response>,
@@ -59,7 +61,7 @@ export function route<P = Record<string, never>>(
         log.warn({ ...where, status: response.status }, "database unavailable");
         return databaseUnavailable().toResponse();
       }
-      return response;
+      return untransformedEventStream(response);
     } catch (error) {
       if (
         !(error instanceof AppError) &&

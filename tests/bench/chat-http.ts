@@ -22,7 +22,11 @@ const PORT = Number(process.env.BENCH_CHAT_HTTP_PORT ?? 3430);
 /** Linux reports process times in clock ticks; USER_HZ is 100 on every mainstream kernel. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-export type HttpSample = { directMs: number; foldMs: number };
+/**
+ * `headersMs`: POST /api/chat until its response headers, when the stream opens: Fold's work
+ * before it calls the model, plus HTTP and Next.
+ */
+export type HttpSample = { directMs: number; foldMs: number; headersMs: number };
 
 type HttpChat = { client: Client; chatId: string; bench: BenchChat };
 
@@ -35,20 +39,28 @@ async function processCpuMs(pid: number): Promise<number> {
   return (ticks * 1_000) / CLOCK_TICKS_PER_SECOND;
 }
 
-/** POST /api/chat over HTTP: ms to the first text-delta; then the reply is read and stored. */
-async function foldHttpTtftMs(chat: HttpChat, base: string, text: string): Promise<number> {
+/**
+ * POST /api/chat over HTTP: ms to the response headers and to the first text-delta; then the
+ * reply is read and stored.
+ */
+async function foldHttpTtft(
+  chat: HttpChat,
+  base: string,
+  text: string,
+): Promise<{ foldMs: number; headersMs: number }> {
   const started = performance.now();
   const response = await sendMessage(chat.client, base, {
     chatId: chat.chatId,
     modelId: chat.bench.modelId,
     text,
   });
+  const headersAt = performance.now();
   if (response.status !== 200 || !response.body) {
     throw new Error(`POST /api/chat answered ${response.status}: ${await response.text()}`);
   }
   const firstAt = await firstTextDeltaAt(response.body);
   await eventually(async () => !(await isTurnActive(chat.bench.database.db, chat.chatId)));
-  return firstAt - started;
+  return { foldMs: firstAt - started, headersMs: headersAt - started };
 }
 
 export type HttpRun = {
@@ -97,8 +109,7 @@ export async function runOverHttp(
       for (let turn = 0; turn < count; turn++) {
         const text = `HTTP ${label} chat ${index}, turn ${turn}: how does a context window fill up?`;
         const directMs = await directTtftMs(chat.bench, text);
-        const foldMs = await foldHttpTtftMs(chat, base, text);
-        samples.push({ directMs, foldMs });
+        samples.push({ directMs, ...(await foldHttpTtft(chat, base, text)) });
       }
       return samples;
     };

@@ -77,6 +77,24 @@ function httpFigures(http: HttpRun): Figures {
     ),
     "chat.http_single_ttft_overhead_p50_ms": round1(percentile(overhead(http.single), 50)),
     "chat.http_single_ttft_overhead_p95_ms": round1(percentile(overhead(http.single), 95)),
+    "chat.http_single_ttft_fold_p50_ms": round1(
+      percentile(
+        http.single.map((s) => s.foldMs),
+        50,
+      ),
+    ),
+    "chat.http_single_ttft_direct_p50_ms": round1(
+      percentile(
+        http.single.map((s) => s.directMs),
+        50,
+      ),
+    ),
+    "chat.http_single_headers_p50_ms": round1(
+      percentile(
+        http.single.map((s) => s.headersMs),
+        50,
+      ),
+    ),
     "chat.cpu_ms_per_turn": round1(http.cpuMsPerTurn),
   };
 }
@@ -148,6 +166,18 @@ export const benchmark: Benchmark = {
         context.note(
           "chat.http_single_ttft_overhead_p95_ms",
           `over HTTP, one chat alone, ${TURNS_PER_CHAT} turns`,
+        );
+        context.note(
+          "chat.http_single_ttft_fold_p50_ms",
+          "over HTTP, one chat alone: POST /api/chat → first text-delta",
+        );
+        context.note(
+          "chat.http_single_ttft_direct_p50_ms",
+          "one chat alone: the paired direct request → first text-delta",
+        );
+        context.note(
+          "chat.http_single_headers_p50_ms",
+          "over HTTP, one chat alone: POST /api/chat → response headers (admission, lease, history loaded, stream opened); the rest of the TTFT is the model call",
         );
         context.note(
           "chat.cpu_ms_per_turn",

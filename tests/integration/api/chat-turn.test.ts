@@ -95,6 +95,8 @@ describeEachDriver("a chat turn through the real provider path", (use) => {
 
     const response = await send(database, alice, chatId, "What is a context window?");
     expect(response.status).toBe(200);
+    // Nothing may compress or buffer the event stream (lib/http/event-stream.ts).
+    expect(response.headers.get("cache-control")).toContain("no-transform");
     const chunks = await readChunks(response);
     const streamedText = chunks
       .filter((c) => c.type === "text-delta")
