@@ -10,6 +10,8 @@ const fake = await vi.hoisted(async () => {
   process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
   process.env.OPENAI_COMPATIBLE_NAME = "fake";
   process.env.DEMO_MODEL = "never";
+  // Off by default until the fold it can lose beside a turn is found (README, COMPACTION_BACKGROUND).
+  process.env.COMPACTION_BACKGROUND = "true";
   return server;
 });
 
