@@ -153,6 +153,14 @@ export function recordCalibrationSample(
   return written;
 }
 
+/** The columns a new calibration writes. */
+const storedColumns = (next: Calibration) => ({
+  ratio: next.ratio,
+  samples: next.samples,
+  classFit: next.classFit,
+  updatedAt: new Date(),
+});
+
 /** One UPDATE from the calibration this process last wrote; null when the row moved on since. */
 async function extendKnown(
   db: Db,
@@ -164,12 +172,7 @@ async function extendKnown(
   const next = nextCalibration(known, sample);
   const updated = await db
     .update(modelCalibration)
-    .set({
-      ratio: next.ratio,
-      samples: next.samples,
-      classFit: next.classFit,
-      updatedAt: new Date(),
-    })
+    .set(storedColumns(next))
     .where(
       and(
         eq(modelCalibration.provider, provider),
@@ -197,15 +200,7 @@ async function recordLocked(
     const [row] = await tx.select(columns).from(modelCalibration).where(where).for("update");
     if (!row) throw new Error("calibration row vanished inside its transaction");
     const next = nextCalibration(toCalibration(row), sample);
-    await tx
-      .update(modelCalibration)
-      .set({
-        ratio: next.ratio,
-        samples: next.samples,
-        classFit: next.classFit,
-        updatedAt: new Date(),
-      })
-      .where(where);
+    await tx.update(modelCalibration).set(storedColumns(next)).where(where);
     return next;
   });
 }
