@@ -121,18 +121,6 @@ export async function firstUserMessage(db: Db, chatId: string): Promise<Message 
   return row ?? null;
 }
 
-/** A new row at the end of the chat: `seq`, which keeps the order, is taken in the insert. */
-function lastRowValues(chatId: string, input: NewMessage) {
-  return {
-    id: input.id,
-    role: input.role,
-    parts: storableJson(input.parts),
-    metadata: storableJson(input.metadata),
-    chatId,
-    seq: sql<number>`(select coalesce(max(${message.seq}), -1) + 1 from ${message} where ${message.chatId} = ${chatId})`,
-  };
-}
-
 /** Appends after the last message and marks the chat as just used, in one statement. */
 export async function appendMessage(db: Db, chatId: string, input: NewMessage): Promise<Message> {
   // Prepared: every reply is stored through it.
@@ -154,7 +142,10 @@ export async function appendMessage(db: Db, chatId: string, input: NewMessage): 
   return row;
 }
 
-/** A new message's columns as placeholders, its place after the chat's last (see rowParams). */
+/**
+ * A new message's columns as placeholders (see rowParams); `seq`, which keeps the order, is
+ * taken in the insert: after the chat's last.
+ */
 function placeholderRow() {
   return {
     id: sql.placeholder("id"),
@@ -188,11 +179,15 @@ export async function appendIfNew(
   chatId: string,
   input: NewMessage,
 ): Promise<Message | null> {
-  const [row] = await db
-    .insert(message)
-    .values(lastRowValues(chatId, input))
-    .onConflictDoNothing({ target: message.id })
-    .returning();
+  const query = prepared(db, "append_if_new", (on, name) =>
+    on
+      .insert(message)
+      .values(placeholderRow())
+      .onConflictDoNothing({ target: message.id })
+      .returning()
+      .prepare(name),
+  );
+  const [row] = await query.execute(rowParams(chatId, input));
   return row ?? null;
 }
 
