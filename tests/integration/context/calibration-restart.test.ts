@@ -24,6 +24,27 @@ const oldFit = {
   covariance: new Array<number>(OLD_CLASSES.length ** 2).fill(0.01),
 };
 
+/**
+ * A fit as an earlier class list stored it: every class at `ratio` except `overrides`, each
+ * class's variance 0.0004 and every pair's covariance 0.001.
+ */
+function earlierFit(classes: readonly string[], ratio: number, overrides: Record<string, number>) {
+  const m = classes.length;
+  const covariance = new Array<number>(m * m).fill(0.001);
+  for (let i = 0; i < m; i++) covariance[i * m + i] = 0.0004;
+  return {
+    ratios: { ...Object.fromEntries(classes.map((c) => [c, ratio])), ...overrides },
+    covariance,
+  };
+}
+
+/** The carried fit's covariance between two measures. */
+function covarianceOf(fit: { covariance: readonly number[] }) {
+  const n = FIT_MEASURES.length;
+  return (a: FitMeasure, b: FitMeasure) =>
+    fit.covariance[FIT_MEASURES.indexOf(a) * n + FIT_MEASURES.indexOf(b)];
+}
+
 describeEachDriver("a stored class fit for another class list", (use) => {
   it("reads as cold, keeps the overall ratio, and the next sample stores a whole new fit", async () => {
     const { db } = use();
@@ -60,17 +81,12 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     const { db } = use();
     const previous = EARLIER_CLASS_LISTS[0] ?? [];
     expect(previous).toEqual(CONTENT_CLASSES);
-    const m = previous.length;
-    const covariance = new Array<number>(m * m).fill(0.001);
-    for (let i = 0; i < m; i++) covariance[i * m + i] = 0.0004;
-    const ratios = Object.fromEntries(previous.map((c) => [c, 1.2]));
-    ratios.han = 1.36;
     await db.insert(modelCalibration).values({
       provider: "fake",
       model: "before-letters",
       ratio: 1.2,
       samples: 30,
-      classFit: { ratios, covariance },
+      classFit: earlierFit(previous, 1.2, { han: 1.36 }),
     });
 
     const fit = (await getCalibration(db, "fake", "before-letters"))?.classFit;
@@ -78,9 +94,7 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     expect(fit.ratios.han).toBe(1.36);
     expect(fit.ratios.hanLetters).toBe(PRIOR_CLASS_RATIOS.hanLetters);
     expect(fit.covariance).toHaveLength(FIT_MEASURES.length ** 2);
-    const n = FIT_MEASURES.length;
-    const at = (a: FitMeasure, b: FitMeasure) =>
-      fit.covariance[FIT_MEASURES.indexOf(a) * n + FIT_MEASURES.indexOf(b)];
+    const at = covarianceOf(fit);
     expect(at("han", "kana")).toBe(0.001);
     expect(at("han", "hanLetters")).toBe(0);
     // Text at the usual density costs what the stored fit learned.
@@ -98,18 +112,12 @@ describeEachDriver("a stored class fit for another class list", (use) => {
   it("carries a fit stored under the list before digit groups and tool calls, class by class", async () => {
     const { db } = use();
     const previous = EARLIER_CLASS_LISTS[1] ?? [];
-    const m = previous.length;
-    const covariance = new Array<number>(m * m).fill(0.001);
-    for (let i = 0; i < m; i++) covariance[i * m + i] = 0.0004;
-    const ratios = Object.fromEntries(previous.map((c) => [c, 1.5]));
-    ratios.cyrillic = 1.77;
-    ratios.arabic = 2.64;
     await db.insert(modelCalibration).values({
       provider: "fake",
       model: "previous-classes",
       ratio: 1.2,
       samples: 40,
-      classFit: { ratios, covariance },
+      classFit: earlierFit(previous, 1.5, { cyrillic: 1.77, arabic: 2.64 }),
     });
 
     const fit = (await getCalibration(db, "fake", "previous-classes"))?.classFit;
@@ -119,9 +127,7 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     expect(fit.ratios.arabic).toBe(2.64);
     expect(fit.ratios.digits3).toBeLessThan(COLD_CLASS_RATIOS.digits3);
     expect(fit.covariance).toHaveLength(FIT_MEASURES.length ** 2);
-    const n = FIT_MEASURES.length;
-    const at = (a: FitMeasure, b: FitMeasure) =>
-      fit.covariance[FIT_MEASURES.indexOf(a) * n + FIT_MEASURES.indexOf(b)];
+    const at = covarianceOf(fit);
     expect(at("cyrillic", "arabic")).toBe(0.001);
     expect(at("cyrillic", "call")).toBe(0);
 
