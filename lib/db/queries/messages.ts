@@ -151,13 +151,15 @@ function placeholderRow() {
     id: sql.placeholder("id"),
     chatId: sql.placeholder("chatId"),
     role: sql.placeholder("role"),
-    parts: sql.placeholder("parts"),
-    metadata: sql.placeholder("metadata"),
+    // Cast here, serialized in rowParams: bound straight to the column, Drizzle would encode
+    // the value itself and store a missing metadata as JSON null, not SQL NULL.
+    parts: sql`${sql.placeholder("parts")}::jsonb`,
+    metadata: sql`${sql.placeholder("metadata")}::jsonb`,
     seq: sql<number>`(select coalesce(max(${message.seq}), -1) + 1 from ${message} where ${message.chatId} = ${sql.placeholder("chatId")})`,
   };
 }
 
-/** The values for placeholderRow: JSON columns serialized here, as Drizzle would. */
+/** The values for placeholderRow: JSON columns serialized here (SQL NULL for no metadata). */
 function rowParams(chatId: string, input: NewMessage) {
   return {
     id: input.id,

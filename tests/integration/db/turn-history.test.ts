@@ -1,7 +1,9 @@
+import { sql } from "drizzle-orm";
 import { expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
 import {
+  appendIfNew,
   appendIfNewAndNote,
   appendMessage,
   loadHistory,
@@ -118,5 +120,38 @@ describeEachDriver("appending a message", (use) => {
     const next = await appendIfNewAndNote(db, chat.id, { ...input, id: `${chat.id}-m` }, {});
     expect(next?.modelId).toBe("fake:other");
     expect((await loadHistory(db, chat.id)).map((m) => m.seq)).toEqual([0, 1]);
+  });
+  it("stores parts and metadata as JSON the database can read, and no metadata as NULL", async () => {
+    const { db } = use();
+    const chat = await seedChat(db);
+    const text = [{ type: "text", text: "x" }];
+    await appendIfNew(db, chat.id, {
+      id: `${chat.id}-1`,
+      role: "user",
+      parts: text,
+      metadata: null,
+    });
+    await appendIfNewAndNote(
+      db,
+      chat.id,
+      { id: `${chat.id}-2`, role: "user", parts: text, metadata: null },
+      {},
+    );
+    await appendMessage(db, chat.id, {
+      id: `${chat.id}-3`,
+      role: "assistant",
+      parts: text,
+      metadata: { pinned: true },
+    });
+    const { rows } = (await db.execute(sql`
+      select jsonb_typeof(parts) as parts, metadata is null as bare, metadata->>'pinned' as pinned
+      from message where chat_id = ${chat.id} order by seq`)) as unknown as {
+      rows: Array<{ parts: string; bare: boolean; pinned: string | null }>;
+    };
+    expect(rows).toEqual([
+      { parts: "array", bare: true, pinned: null },
+      { parts: "array", bare: true, pinned: null },
+      { parts: "array", bare: false, pinned: "true" },
+    ]);
   });
 });
