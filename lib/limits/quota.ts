@@ -4,9 +4,7 @@
  * their limit; the tokens it then spends are added as the provider reports them, so the turn
  * that crosses the line finishes and the next one is refused.
  */
-import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { prepared } from "@/lib/db/prepared";
 import type { QuotaLimits } from "@/lib/db/queries/quota-defaults";
 import {
   addTokens,
@@ -15,7 +13,6 @@ import {
   takeMessageWithinLimits,
   usageOn,
 } from "@/lib/db/queries/usage";
-import { quotaDefault, user as userTable } from "@/lib/db/schema";
 import { formatWait, quotaResetAt, usageDayOf } from "./quota-day";
 import { TooManyRequestsError } from "./too-many-requests";
 
@@ -23,35 +20,6 @@ export type { QuotaLimits } from "@/lib/db/queries/quota-defaults";
 
 /** What a turn took from the day's quota, and how to give it back if the turn never starts. */
 export type QuotaTicket = { usage: DayUsage; giveBack: () => Promise<void> };
-
-/** The user's limits: each override, or else the default (one query, the defaults joined in). */
-export async function limitsOf(db: Db, userId: string): Promise<QuotaLimits> {
-  const query = prepared(db, "quota_limits", (on, name) =>
-    on
-      .select({
-        dailyTokenLimit: sql<
-          number | null
-        >`coalesce(${userTable.dailyTokenLimit}, ${quotaDefault.dailyTokenLimit})`,
-        dailyMessageLimit: sql<
-          number | null
-        >`coalesce(${userTable.dailyMessageLimit}, ${quotaDefault.dailyMessageLimit})`,
-      })
-      .from(userTable)
-      .leftJoin(quotaDefault, sql`true`)
-      .where(eq(userTable.id, sql.placeholder("userId")))
-      .prepare(name),
-  );
-  const [row] = await query.execute({ userId });
-  return {
-    dailyTokenLimit: numberOrNull(row?.dailyTokenLimit),
-    dailyMessageLimit: numberOrNull(row?.dailyMessageLimit),
-  };
-}
-
-/** A raw `coalesce` comes back untyped: PGlite and node-postgres agree on integers, but be sure. */
-function numberOrNull(value: unknown): number | null {
-  return value === null || value === undefined ? null : Number(value);
-}
 
 /**
  * Takes one message from today's quota for a turn on `model`, or throws: `notAllowed` when the
@@ -68,8 +36,7 @@ export async function takeTurnQuota(
   const taken = await takeMessageWithinLimits(db, userId, day, model);
   if (!taken.allowed) throw model.notAllowed();
   if (!taken.usage) {
-    const [limits, used] = await Promise.all([limitsOf(db, userId), usageOn(db, userId, day)]);
-    throw quotaExceeded(limits, used, now);
+    throw quotaExceeded(taken.limits, await usageOn(db, userId, day), now);
   }
   return { usage: taken.usage, giveBack: () => returnMessage(db, userId, day) };
 }

@@ -2,13 +2,14 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
 import { usageDay } from "../schema";
+import type { QuotaLimits } from "./quota-defaults";
 
 export type DayUsage = { messages: number; tokens: number };
 
 const NONE: DayUsage = { messages: 0, tokens: 0 };
 
 /** What admitting a turn found: whether the allow-list lets the model through, and the day's usage once a message was taken. */
-export type TakenMessage = { allowed: boolean; usage: DayUsage | null };
+export type TakenMessage = { allowed: boolean; usage: DayUsage | null; limits: QuotaLimits };
 
 /**
  * Counts one more message for the day if the allow-list lets the user use `model` and both
@@ -16,7 +17,7 @@ export type TakenMessage = { allowed: boolean; usage: DayUsage | null };
  * the last message. The limits — each override of the user's, or else the admin default —
  * and the model's access are read in the same statement: admitting a turn is one round trip.
  * `usage` is null when nothing was taken: the model is not allowed, or a limit is reached (a
- * limit of zero refuses even the first message).
+ * limit of zero refuses even the first message); `limits` are the ones it applied.
  */
 export async function takeMessageWithinLimits(
   db: Db,
@@ -24,7 +25,14 @@ export async function takeMessageWithinLimits(
   day: string,
   model: { provider: string; model: string },
 ): Promise<TakenMessage> {
-  type Row = { allowed: boolean; messages: number | null; tokens: number | string | null };
+  type Count = number | string | null;
+  type Row = {
+    allowed: boolean;
+    messages: Count;
+    tokens: Count;
+    message_limit: Count;
+    token_limit: Count;
+  };
   const result = (await db.execute(sql`
     with limits as (
       select coalesce(u.daily_message_limit, d.daily_message_limit) as message_limit,
@@ -53,14 +61,23 @@ export async function takeMessageWithinLimits(
              or usage_day.tokens < (select token_limit from limits))
       returning messages, tokens
     )
-    select access.allowed, taken.messages, taken.tokens
+    select access.allowed, taken.messages, taken.tokens,
+           (select message_limit from limits), (select token_limit from limits)
     from access left join taken on true`)) as { rows: Row[] };
   const [row] = result.rows;
   if (!row) throw new Error("admitting a turn returned no row");
-  // A raw bigint comes back as a string from node-postgres.
+  // Raw counts come back untyped (node-postgres gives a bigint as a string).
+  const count = (value: Count) => (value === null ? null : Number(value));
   const usage =
     row.messages === null ? null : { messages: Number(row.messages), tokens: Number(row.tokens) };
-  return { allowed: row.allowed === true, usage };
+  return {
+    allowed: row.allowed === true,
+    usage,
+    limits: {
+      dailyMessageLimit: count(row.message_limit),
+      dailyTokenLimit: count(row.token_limit),
+    },
+  };
 }
 
 /** Gives back a message taken for a turn that then did not start. */
