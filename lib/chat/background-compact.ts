@@ -49,6 +49,12 @@ export type BackgroundDeps = CompactDeps & { live: LiveBus };
  */
 export type NextTurnSize = { contextTokens: number; nextMessageTokens: number; trigger: number };
 
+/** The next turn adds the user's next message: expect one as long as their last. */
+export function nextMessageTokens(history: readonly FoldUIMessage[], ratio: number): number {
+  const lastUser = history.findLast((m) => m.role === "user");
+  return lastUser ? defaultEstimator.estimateUIMessages([lastUser], { ratio }) : 0;
+}
+
 /**
  * Below this share of the trigger the next turn clearly fits, and the chat is not reloaded to
  * project it; nearer, the full projection decides (the stored view and the counted request
@@ -120,11 +126,7 @@ async function dueCompaction(deps: CompactDeps, chatId: string, modelId: string,
   // A dirty chat (an overflow, a cut-short reply, an edit) compacts in its next turn, which
   // records why and shows it; the background takes only the trigger.
   if (!input || input.history.length === 0 || input.chat.compactionDirty) return null;
-  // The next turn adds the user's next message: expect one as long as their last.
-  const lastUser = input.history.findLast((m) => m.role === "user");
-  const nextMessage = lastUser
-    ? defaultEstimator.estimateUIMessages([lastUser], { ratio: model.ratio })
-    : 0;
+  const nextMessage = nextMessageTokens(input.history, model.ratio);
   const projected = projectChat({ ...input, model, overheadTokens: frame.overheadTokens });
   if (projected + nextMessage < model.budget.trigger) return null;
   return { input, frame, model, nextMessage, projected, trigger: model.budget.trigger };

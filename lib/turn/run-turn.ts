@@ -7,9 +7,12 @@ import {
 } from "ai";
 import { describeModelError } from "@/lib/ai/errors";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
-import { type NextTurnSize, startBackgroundCompaction } from "@/lib/chat/background-compact";
+import {
+  type NextTurnSize,
+  nextMessageTokens,
+  startBackgroundCompaction,
+} from "@/lib/chat/background-compact";
 import { modelBudget } from "@/lib/chat/budget";
-import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import type { Chat } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
@@ -206,12 +209,9 @@ async function streamTurn(
     },
     write,
   );
-  const lastUser = turn.history.findLast((m) => m.role === "user");
   turn.observed.nextTurn = {
     trigger: budget.budget.trigger,
-    nextMessageTokens: lastUser
-      ? defaultEstimator.estimateUIMessages([lastUser], { ratio: budget.ratio })
-      : 0,
+    nextMessageTokens: nextMessageTokens(turn.history, budget.ratio),
   };
   // The finish chunk waits until a silent cut is checked, so its trace is part of the reply.
   let finish: UIMessageChunk | undefined;
