@@ -1,10 +1,10 @@
 /**
  * Whether an error means "the database cannot be reached" (answered 503, retried by the
  * browser) rather than "this query is wrong" (a bug, answered 500). Errors arrive wrapped:
- * better-auth's APIError → Drizzle's "Failed query" → the driver's own error, so the whole
- * cause chain is read.
+ * the cause chain is read (errors.ts).
  */
 import { DrizzleQueryError } from "drizzle-orm";
+import { causes, fieldOf } from "./errors";
 
 /** Socket-level failures: the server is down, restarting, or unreachable. */
 const SOCKET_CODES = new Set([
@@ -36,30 +36,9 @@ const SERVER_STATES = new Set([
 const DRIVER_MESSAGES =
   /^(PGlite is closed|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end)/;
 
-/** How deep a cause chain is read; real ones are three or four links. */
-const MAX_CHAIN = 8;
-
-function fieldOf(error: object, key: "code" | "cause" | "message"): unknown {
-  return (error as Record<string, unknown>)[key];
-}
-
-/** The error and its causes, outermost first (AggregateError's members included). */
-function chain(error: unknown): object[] {
-  const out: object[] = [];
-  const queue: unknown[] = [error];
-  while (queue.length > 0 && out.length < MAX_CHAIN) {
-    const next = queue.shift();
-    if (next === null || typeof next !== "object" || out.includes(next)) continue;
-    out.push(next);
-    queue.push(fieldOf(next, "cause"));
-    if (next instanceof AggregateError) queue.push(...next.errors);
-  }
-  return out;
-}
-
 export function isDatabaseUnavailable(error: unknown): boolean {
   let fromDatabase = false;
-  for (const link of chain(error)) {
+  for (const link of causes(error)) {
     const code = fieldOf(link, "code");
     const message = fieldOf(link, "message");
     // A socket error only counts under a database layer: a provider's ECONNREFUSED is not ours.

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { isUniqueViolation } from "../errors";
 import { prepared } from "../prepared";
 import { type Chat, chat, type Message, message } from "../schema";
 import { storableJson } from "../storable";
@@ -137,7 +138,7 @@ export async function appendMessage(db: Db, chatId: string, input: NewMessage): 
     );
     return on.with(inserted, touched).select().from(inserted).prepare(name);
   });
-  const [row] = await query.execute(rowParams(chatId, input));
+  const [row] = await atNextPlace(() => query.execute(rowParams(chatId, input)));
   if (!row) throw new Error("insert into message returned no row");
   return row;
 }
@@ -158,6 +159,27 @@ function placeholderRow() {
     seq: sql<number>`(select coalesce(max(${message.seq}), -1) + 1 from ${message} where ${message.chatId} = ${sql.placeholder("chatId")})`,
   };
 }
+
+/**
+ * Runs an append again when another writer took the same place at the same moment: a turn
+ * storing its messages and a background compaction storing its trace entry both insert "after
+ * the chat's last", and the unique (chat, seq) index refuses the later one. Postgres raises that
+ * only once the other insert has committed, so the next attempt sees it and goes after it.
+ */
+async function atNextPlace<T>(append: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await append();
+    } catch (error) {
+      if (attempt >= PLACE_ATTEMPTS || !isUniqueViolation(error, SEQ_INDEX)) throw error;
+    }
+  }
+}
+
+/** The unique index that keeps one message per place in a chat (schema.ts). */
+const SEQ_INDEX = "message_chat_seq_idx";
+/** Each round one of the writers racing for a place wins: enough for far more than ever race. */
+const PLACE_ATTEMPTS = 16;
 
 /** The values for placeholderRow: JSON columns serialized here (SQL NULL for no metadata). */
 function rowParams(chatId: string, input: NewMessage) {
@@ -189,7 +211,7 @@ export async function appendIfNew(
       .returning()
       .prepare(name),
   );
-  const [row] = await query.execute(rowParams(chatId, input));
+  const [row] = await atNextPlace(() => query.execute(rowParams(chatId, input)));
   return row ?? null;
 }
 
@@ -228,7 +250,8 @@ export async function appendIfNewAndNote(
     );
     return on.with(inserted, noted).select().from(noted).prepare(name);
   });
-  const [row] = await query.execute({ ...rowParams(chatId, input), modelId: note.modelId ?? null });
+  const params = { ...rowParams(chatId, input), modelId: note.modelId ?? null };
+  const [row] = await atNextPlace(() => query.execute(params));
   return row ?? null;
 }
 

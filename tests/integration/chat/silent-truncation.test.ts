@@ -56,7 +56,7 @@ async function runChat(
   const turns: Turn[] = [];
   for (const [index, text] of localPlan().turns.entries()) {
     const from = fake.requests.length;
-    const { chunks } = await sendTurn(database, browser, {
+    const { response, chunks } = await sendTurn(database, browser, {
       chatId,
       modelId: `${provider}:${MODEL}`,
       text,
@@ -72,7 +72,8 @@ async function runChat(
           output.outcome === "skipped"
         );
       }),
-      errors: chunks.filter((c) => c.type === "error").length,
+      // A refused request stores nothing of the turn: as much a failure as an error in the stream.
+      errors: response.ok ? chunks.filter((c) => c.type === "error").length : 1,
     });
     await onTurn?.(index);
   }

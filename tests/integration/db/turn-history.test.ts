@@ -154,4 +154,22 @@ describeEachDriver("appending a message", (use) => {
       { parts: "array", bare: false, pinned: "true" },
     ]);
   });
+  it("lets writers append to one chat at the same time: every message lands, each at its own place", async () => {
+    // A turn stores its user message and reply while a background compaction stores its trace
+    // entry: both take "after the last message" at once, and neither may fail or be lost.
+    const { db } = use();
+    const chat = await seedChat(db);
+    const text = [{ type: "text", text: "x" }];
+    const writers = Array.from({ length: 12 }, (_, i) => {
+      const input = { id: `${chat.id}-c${i}`, role: "user" as const, parts: text, metadata: null };
+      if (i % 3 === 0) return appendMessage(db, chat.id, input);
+      if (i % 3 === 1) return appendIfNew(db, chat.id, input);
+      return appendIfNewAndNote(db, chat.id, input, {});
+    });
+    const results = await Promise.allSettled(writers);
+    expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+    const stored = await loadHistory(db, chat.id);
+    expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(new Set(stored.map((m) => m.id)).size).toBe(12);
+  });
 });
