@@ -211,7 +211,7 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
     compaction: clampRatios(
       {
         enabled: k("COMPACTION_ENABLED", bool, true),
-        background: k("COMPACTION_BACKGROUND", bool, false),
+        background: k("COMPACTION_BACKGROUND", bool, true),
         triggerRatio: k(
           "COMPACTION_TRIGGER_RATIO",
           ratio(0.1, 0.99),

@@ -7,7 +7,8 @@ import {
   traceStartChunk,
 } from "@/lib/compaction/trace";
 import { defaultEstimator } from "@/lib/context/tokens";
-import { getChat } from "@/lib/db/queries/chats";
+import type { Db } from "@/lib/db/client";
+import { getChat, isCompacting } from "@/lib/db/queries/chats";
 import {
   appendMessage,
   loadTurnHistory,
@@ -21,7 +22,7 @@ import { log, metric } from "@/lib/log";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { modelBudget } from "./budget";
 import { type CompactDeps, compactChat, projectChat } from "./compact";
-import { type HeldLease, tryHoldCompactionLease } from "./lease";
+import { type HeldLease, LEASE_MS, tryHoldCompactionLease } from "./lease";
 
 /**
  * Compaction off the critical path (DESIGN §16): right after a reply is
@@ -111,6 +112,22 @@ export async function startBackgroundCompaction(
   } catch (error) {
     log.warn({ err: error, chatId }, "background compaction could not start");
     return false;
+  }
+}
+
+/** How often a caller that must wait looks whether the background compaction is done. */
+const COMPACTION_POLL_MS = 100;
+
+/**
+ * Until the chat's compaction lease is free: released, or run out because its holder died.
+ * Bounded by the summarizer's own timeout plus a lease, so nobody waits forever.
+ */
+export async function backgroundCompactionDone(db: Db, chatId: string): Promise<void> {
+  const deadline = Date.now() + env().compaction.summarizerTimeoutMs + LEASE_MS;
+  for (;;) {
+    const chat = await getChat(db, chatId);
+    if (!chat || !isCompacting(chat) || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, COMPACTION_POLL_MS));
   }
 }
 

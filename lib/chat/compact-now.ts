@@ -6,14 +6,16 @@ import { getChat } from "@/lib/db/queries/chats";
 import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
+import { backgroundCompactionDone } from "./background-compact";
 import { modelBudget } from "./budget";
 import { compactChat } from "./compact";
 import { holdLease } from "./lease";
 
 /**
  * Compact now (DESIGN §8): Tier 1 forced, outside a turn. Holds the turn lease
- * so it never races a streaming reply (409 instead), and leaves a trace entry
- * in the timeline when it folded something.
+ * so it never races a streaming reply (409 instead), waits for a background
+ * compaction that is running, and leaves a trace entry in the timeline when it
+ * folded something.
  */
 export async function compactNow(
   deps: { db: Db; resolveModel: (modelId: string) => LanguageModel },
@@ -28,6 +30,9 @@ export async function compactNow(
     "A reply is streaming in this chat. Compact after it finishes.",
   );
   try {
+    // A background compaction folding this chat right now would make one of the two lose the
+    // commit: let it land, then fold what it left.
+    await backgroundCompactionDone(db, chat.id);
     const [fresh, rows] = await Promise.all([getChat(db, chat.id), loadHistory(db, chat.id)]);
     if (!fresh || rows.length === 0) return { trace: null, message: null };
     const [frame, model] = await Promise.all([

@@ -1,5 +1,5 @@
 import type { UIMessageChunk } from "ai";
-import { loadCompactionInput } from "@/lib/chat/background-compact";
+import { backgroundCompactionDone, loadCompactionInput } from "@/lib/chat/background-compact";
 import type { ModelBudget } from "@/lib/chat/budget";
 import {
   type CompactDeps,
@@ -7,18 +7,14 @@ import {
   compactChat,
   projectChat,
 } from "@/lib/chat/compact";
-import { LEASE_MS } from "@/lib/chat/lease";
 import { traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
 import type { ClassTokens } from "@/lib/context/content-class";
 import { defaultEstimator } from "@/lib/context/tokens";
-import { getChat, isCompacting } from "@/lib/db/queries/chats";
+import { isCompacting } from "@/lib/db/queries/chats";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
-
-/** How often a turn that must wait looks whether the background compaction is done. */
-const COMPACTION_POLL_MS = 100;
 
 /**
  * Step 4 of a turn: Tier 1. Compacts the chat if it must, showing the
@@ -78,21 +74,8 @@ async function besideBackgroundCompaction(
   if (!isCompacting(turn.chat)) return { input: current, deferFold: false };
   if (projectChat(turn) <= turn.model.budget.inputBudget)
     return { input: current, deferFold: true };
-  await compactionFinished(deps, turn.chat.id);
+  await backgroundCompactionDone(deps.db, turn.chat.id);
   return { input: (await loadCompactionInput(deps, turn.chat.id)) ?? current, deferFold: false };
-}
-
-/**
- * Until the chat's compaction lease is free: released, or run out because its holder died.
- * Bounded by the summarizer's own timeout plus a lease, so a turn never waits forever.
- */
-async function compactionFinished(deps: CompactDeps, chatId: string): Promise<void> {
-  const deadline = Date.now() + env().compaction.summarizerTimeoutMs + LEASE_MS;
-  for (;;) {
-    const chat = await getChat(deps.db, chatId);
-    if (!chat || !isCompacting(chat) || Date.now() > deadline) return;
-    await new Promise((resolve) => setTimeout(resolve, COMPACTION_POLL_MS));
-  }
 }
 
 /** The one refusal Tier 1 makes: the latest user message alone does not fit. Says how big it is. */

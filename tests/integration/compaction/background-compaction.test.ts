@@ -10,7 +10,6 @@ const fake = await vi.hoisted(async () => {
   process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
   process.env.OPENAI_COMPATIBLE_NAME = "fake";
   process.env.DEMO_MODEL = "never";
-  // Off by default until the fold it can lose beside a turn is found (README, COMPACTION_BACKGROUND).
   process.env.COMPACTION_BACKGROUND = "true";
   return server;
 });
@@ -23,6 +22,7 @@ import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { liveBus } from "@/lib/live/bus";
 import { register } from "../../helpers/auth";
+import { compactNowCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { compactionSettled, isCompactingNow } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
@@ -159,6 +159,34 @@ describeEachDriver("compaction in the background", (use) => {
         browser,
       });
       expect(after.status).toBe(204);
+    } finally {
+      fake.configure({ summaryDelayMs: 0 });
+    }
+  });
+
+  it("lets Compact now wait for a running background compaction, then fold on top of it", async () => {
+    const database = use();
+    const { browser } = await register(database, "compact-now@example.com");
+    const chatId = await newChat(database, browser);
+    fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
+    try {
+      await fillUntil("due", database, browser, chatId);
+      expect(await isCompactingNow(database.db, chatId)).toBe(true);
+
+      const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });
+      expect(response.status).toBe(200);
+      const { trace } = (await response.json()) as { trace: { outcome: string } | null };
+      expect(trace?.outcome).not.toBe("conflict");
+
+      // The background fold landed first; the click built on its summary, losing neither.
+      const events = (await listCompactionEvents(database.db, chatId)).reverse();
+      expect(events.map((e) => e.outcome)).not.toContain("conflict");
+      expect(events[0]).toMatchObject({ reason: "threshold", outcome: "summarized" });
+      const manual = events.find((e) => e.reason === "manual");
+      expect(manual).toBeDefined();
+      if (manual?.outcome === "summarized") {
+        expect(manual.watermarkFrom).toBe(events[0]?.watermarkTo);
+      }
     } finally {
       fake.configure({ summaryDelayMs: 0 });
     }
