@@ -12,7 +12,6 @@ import type { ClassTokens } from "@/lib/context/content-class";
 import { defaultEstimator } from "@/lib/context/tokens";
 import { isCompacting } from "@/lib/db/queries/chats";
 import type { Chat } from "@/lib/db/schema";
-import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 

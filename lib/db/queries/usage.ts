@@ -26,45 +26,64 @@ export async function takeMessageWithinLimits(
   model: { provider: string; model: string },
 ): Promise<TakenMessage> {
   type Count = number | string | null;
-  type Row = {
-    allowed: boolean;
-    messages: Count;
-    tokens: Count;
-    message_limit: Count;
-    token_limit: Count;
-  };
-  const result = (await db.execute(sql`
-    with limits as (
-      select coalesce(u.daily_message_limit, d.daily_message_limit) as message_limit,
-             coalesce(u.daily_token_limit, d.daily_token_limit) as token_limit
-      from "user" u left join quota_default d on true
-      where u.id = ${userId}
-    ),
-    access as (
-      select not exists (
-               select 1 from provider_access
-               where provider = ${model.provider} and restricted
-             )
-             or exists (
-               select 1 from allowed_model
-               where provider = ${model.provider} and model = ${model.model}
-             ) as allowed
-    ),
-    taken as (
-      insert into usage_day (user_id, day, messages, tokens)
-      select ${userId}, ${day}, 1, 0 from limits, access
-      where access.allowed and coalesce(message_limit, 1) <> 0 and coalesce(token_limit, 1) <> 0
-      on conflict (user_id, day) do update set messages = usage_day.messages + 1
-      where ((select message_limit from limits) is null
-             or usage_day.messages < (select message_limit from limits))
-        and ((select token_limit from limits) is null
-             or usage_day.tokens < (select token_limit from limits))
-      returning messages, tokens
-    )
-    select access.allowed, taken.messages, taken.tokens,
-           (select message_limit from limits), (select token_limit from limits)
-    from access left join taken on true`)) as { rows: Row[] };
-  const [row] = result.rows;
+  // Prepared: every turn is admitted through it (Postgres then skips parsing and planning it).
+  const query = prepared(db, "take_message_within_limits", (on, name) => {
+    const userIdParam = sql.placeholder("userId");
+    const providerParam = sql.placeholder("provider");
+    const limits = on
+      .$with("limits", {
+        messageLimit: sql<Count>`message_limit`.as("message_limit"),
+        tokenLimit: sql<Count>`token_limit`.as("token_limit"),
+      })
+      .as(sql`
+        select coalesce(u.daily_message_limit, d.daily_message_limit) as message_limit,
+               coalesce(u.daily_token_limit, d.daily_token_limit) as token_limit
+        from "user" u left join quota_default d on true
+        where u.id = ${userIdParam}`);
+    const access = on.$with("access", { allowed: sql<boolean>`allowed`.as("allowed") }).as(sql`
+        select not exists (
+                 select 1 from provider_access
+                 where provider = ${providerParam} and restricted
+               )
+               or exists (
+                 select 1 from allowed_model
+                 where provider = ${providerParam} and model = ${sql.placeholder("model")}
+               ) as allowed`);
+    const taken = on
+      .$with("taken", {
+        messages: sql<Count>`messages`.as("messages"),
+        tokens: sql<Count>`tokens`.as("tokens"),
+      })
+      .as(sql`
+        insert into usage_day (user_id, day, messages, tokens)
+        select ${userIdParam}, ${sql.placeholder("day")}, 1, 0 from limits, access
+        where access.allowed and coalesce(message_limit, 1) <> 0 and coalesce(token_limit, 1) <> 0
+        on conflict (user_id, day) do update set messages = usage_day.messages + 1
+        where ((select message_limit from limits) is null
+               or usage_day.messages < (select message_limit from limits))
+          and ((select token_limit from limits) is null
+               or usage_day.tokens < (select token_limit from limits))
+        returning messages, tokens`);
+    return on
+      .with(limits, access, taken)
+      .select({
+        allowed: access.allowed,
+        messages: taken.messages,
+        tokens: taken.tokens,
+        messageLimit: sql<Count>`(select message_limit from limits)`,
+        tokenLimit: sql<Count>`(select token_limit from limits)`,
+      })
+      .from(access)
+      .leftJoin(taken, sql`true`)
+      .prepare(name);
+  });
+  const rows = await query.execute({
+    userId,
+    day,
+    provider: model.provider,
+    model: model.model,
+  });
+  const [row] = rows;
   if (!row) throw new Error("admitting a turn returned no row");
   // Raw counts come back untyped (node-postgres gives a bigint as a string).
   const count = (value: Count) => (value === null ? null : Number(value));
@@ -74,8 +93,8 @@ export async function takeMessageWithinLimits(
     allowed: row.allowed === true,
     usage,
     limits: {
-      dailyMessageLimit: count(row.message_limit),
-      dailyTokenLimit: count(row.token_limit),
+      dailyMessageLimit: count(row.messageLimit),
+      dailyTokenLimit: count(row.tokenLimit),
     },
   };
 }
