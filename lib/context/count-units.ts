@@ -7,6 +7,7 @@ import {
   type ToolUIPart,
   type UIMessage,
 } from "ai";
+import { isStored } from "@/lib/message/stored";
 import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 import { base64Bytes, byteSizeOf, byteSizeOfUrl, isTagged } from "./media-size";
 
@@ -55,7 +56,20 @@ type UIPart = UIMessage["parts"][number];
 // tools, so the same conversation counts the same either way.
 // ---------------------------------------------------------------------------
 
+/** Units of stored messages, built once each: a turn estimates its messages several times. */
+const storedUnits = new WeakMap<UIMessage, CountMessage>();
+
 export function unitsFromUIMessage(message: UIMessage): CountMessage {
+  if (!isStored(message)) return buildUnits(message);
+  let units = storedUnits.get(message);
+  if (!units) {
+    units = buildUnits(message);
+    storedUnits.set(message, units);
+  }
+  return units;
+}
+
+function buildUnits(message: UIMessage): CountMessage {
   if (message.role === "system") {
     // convertToModelMessages joins a system message's text parts into one string.
     const text = message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");

@@ -117,7 +117,7 @@ export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
 
   /** Tokens of a message's units by class, memoized by message id + content hash (LRU). */
   const unitsTokens = (key: string | undefined, units: readonly CountUnit[]): ClassTokens => {
-    const cacheKey = `${key ?? ""}#${hashUnits(units)}`;
+    const cacheKey = `${key ?? ""}#${unitsHash(units)}`;
     const cached = cache.get(cacheKey);
     if (cached !== undefined) {
       stats.cacheHits += 1;
@@ -282,6 +282,18 @@ export function applyRatio(
 }
 
 const NO_SPECIAL_TOKENS: Set<string> = new Set();
+
+/** Hashes of unit lists already hashed: a stored message's units are one list (count-units.ts). */
+const hashedUnits = new WeakMap<readonly CountUnit[], string>();
+
+function unitsHash(units: readonly CountUnit[]): string {
+  let hashed = hashedUnits.get(units);
+  if (hashed === undefined) {
+    hashed = hashUnits(units);
+    hashedUnits.set(units, hashed);
+  }
+  return hashed;
+}
 
 /**
  * Content hash of a message's units (SHA-1 over their JSON, in native code: every turn hashes

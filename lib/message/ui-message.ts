@@ -2,6 +2,7 @@ import type { UIMessage } from "ai";
 import { z } from "zod";
 import { MESSAGE_MAX_CHARS } from "./limits";
 import { type MessageMetadata, messageMetadataSchema } from "./stats";
+import { markStored } from "./stored";
 import { storable } from "./unstorable-text";
 
 /** Fold's UIMessage: what the browser renders and what the database stores are one shape. */
@@ -48,12 +49,12 @@ export type StoredMessage = {
 
 export function rowToUIMessage(row: StoredMessage): FoldUIMessage {
   const metadata = messageMetadataSchema.safeParse(row.metadata ?? {});
-  return {
+  return markStored({
     id: row.id,
     role: row.role,
     parts: row.parts as FoldUIMessage["parts"],
     metadata: metadata.success ? metadata.data : undefined,
-  };
+  });
 }
 
 export function messageText(message: Pick<FoldUIMessage, "parts">): string {

@@ -10,6 +10,7 @@ import {
   unitsFromModelMessage,
   unitsFromUIMessage,
 } from "@/lib/context/tokens";
+import { rowToUIMessage } from "@/lib/message/ui-message";
 
 const pdfDataUrl = `data:application/pdf;base64,${Buffer.alloc(90_000, 7).toString("base64")}`;
 const pngDataUrl = `data:image/png;base64,${Buffer.alloc(2_000, 1).toString("base64")}`;
@@ -228,6 +229,23 @@ describe("memoization", () => {
     const after = estimator.estimateUIMessages(edited);
     expect(estimator.stats.tokenizerCalls).toBe(calls + 1);
     expect(after).not.toBe(before);
+  });
+
+  it("builds a stored message's units once, however often a turn estimates it", () => {
+    const stored = rowToUIMessage({
+      id: "s1",
+      role: "user",
+      parts: [{ type: "text", text: "Stored once, counted many times." }],
+      metadata: null,
+    });
+    expect(unitsFromUIMessage(stored)).toBe(unitsFromUIMessage(stored));
+
+    // A message still being written (not from storage) is read afresh: an edit in place shows.
+    const live = userText("l1", "first words");
+    const before = unitsFromUIMessage(live);
+    (live.parts[0] as { text: string }).text = "other words entirely";
+    expect(unitsFromUIMessage(live)).not.toBe(before);
+    expect(unitsFromUIMessage(live).units).toEqual([{ type: "text", text: "other words entirely" }]);
   });
 
   it("keeps the cache bounded", () => {
