@@ -245,7 +245,9 @@ describe("memoization", () => {
     const before = unitsFromUIMessage(live);
     (live.parts[0] as { text: string }).text = "other words entirely";
     expect(unitsFromUIMessage(live)).not.toBe(before);
-    expect(unitsFromUIMessage(live).units).toEqual([{ type: "text", text: "other words entirely" }]);
+    expect(unitsFromUIMessage(live).units).toEqual([
+      { type: "text", text: "other words entirely" },
+    ]);
   });
 
   it("keeps the cache bounded", () => {
