@@ -37,6 +37,16 @@ const MAX_TURNS = 15;
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
 
+/** Runs `body` while the summarizer takes SLOW_SUMMARY_MS, then makes it quick again. */
+async function withSlowSummarizer(body: () => Promise<void>): Promise<void> {
+  fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
+  try {
+    await body();
+  } finally {
+    fake.configure({ summaryDelayMs: 0 });
+  }
+}
+
 type Chunk = Record<string, unknown>;
 const hasTrace = (chunks: readonly Chunk[]) =>
   chunks.some((c) => c.type === "tool-input-available" && c.toolName === "compact_context");
@@ -118,8 +128,7 @@ describeEachDriver("compaction in the background", (use) => {
     const database = use();
     const { browser } = await register(database, "meanwhile@example.com");
     const chatId = await newChat(database, browser);
-    fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
-    try {
+    await withSlowSummarizer(async () => {
       await fillUntil("due", database, browser, chatId);
       expect((await contextOf(database, browser, chatId)).compacting).toBe(true);
       // An open page follows the trace live: it is running now.
@@ -159,17 +168,14 @@ describeEachDriver("compaction in the background", (use) => {
         browser,
       });
       expect(after.status).toBe(204);
-    } finally {
-      fake.configure({ summaryDelayMs: 0 });
-    }
+    });
   });
 
   it("lets Compact now wait for a running background compaction, then fold on top of it", async () => {
     const database = use();
     const { browser } = await register(database, "compact-now@example.com");
     const chatId = await newChat(database, browser);
-    fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
-    try {
+    await withSlowSummarizer(async () => {
       await fillUntil("due", database, browser, chatId);
       expect(await isCompactingNow(database.db, chatId)).toBe(true);
 
@@ -187,9 +193,7 @@ describeEachDriver("compaction in the background", (use) => {
       if (manual?.outcome === "summarized") {
         expect(manual.watermarkFrom).toBe(events[0]?.watermarkTo);
       }
-    } finally {
-      fake.configure({ summaryDelayMs: 0 });
-    }
+    });
   });
 });
 
