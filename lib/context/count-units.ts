@@ -56,7 +56,10 @@ type UIPart = UIMessage["parts"][number];
 // tools, so the same conversation counts the same either way.
 // ---------------------------------------------------------------------------
 
-/** Units of stored messages, built once each: a turn estimates its messages several times. */
+/**
+ * Units of stored messages, built once each: a turn estimates its messages several times.
+ * Their lists are frozen, so the estimator may keep what it derives from them (tokens.ts).
+ */
 const storedUnits = new WeakMap<UIMessage, CountMessage>();
 
 export function unitsFromUIMessage(message: UIMessage): CountMessage {
@@ -64,6 +67,7 @@ export function unitsFromUIMessage(message: UIMessage): CountMessage {
   let units = storedUnits.get(message);
   if (!units) {
     units = buildUnits(message);
+    Object.freeze(units.units);
     storedUnits.set(message, units);
   }
   return units;

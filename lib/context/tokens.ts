@@ -283,10 +283,11 @@ export function applyRatio(
 
 const NO_SPECIAL_TOKENS: Set<string> = new Set();
 
-/** Hashes of unit lists already hashed: a stored message's units are one list (count-units.ts). */
+/** Hashes of frozen unit lists: a stored message's, which cannot change (count-units.ts). */
 const hashedUnits = new WeakMap<readonly CountUnit[], string>();
 
 function unitsHash(units: readonly CountUnit[]): string {
+  if (!Object.isFrozen(units)) return hashUnits(units);
   let hashed = hashedUnits.get(units);
   if (hashed === undefined) {
     hashed = hashUnits(units);
