@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { serverNodeOptions } from "./server-runtime.mjs";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "fold-e2e-"));
 const port = process.env.E2E_PORT ?? "3100";
@@ -38,6 +39,7 @@ const server = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], {
   stdio: "inherit",
   env: {
     ...process.env,
+    NODE_OPTIONS: serverNodeOptions(),
     NEXT_TELEMETRY_DISABLED: "1",
     FOLD_DATA_DIR: dataDir,
     PGLITE_DIR: path.join(dataDir, "pglite"),

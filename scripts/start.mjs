@@ -2,12 +2,16 @@
 import { spawn } from "node:child_process";
 import { buildIfNeeded } from "./build-if-needed.mjs";
 import { ensureNode22 } from "./node22.mjs";
+import { serverNodeOptions } from "./server-runtime.mjs";
 
 ensureNode22();
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 buildIfNeeded();
 const port = process.env.PORT ?? "3000";
-const server = spawn("npx", ["next", "start", "-p", port], { stdio: "inherit", env: process.env });
+const server = spawn("npx", ["next", "start", "-p", port], {
+  stdio: "inherit",
+  env: { ...process.env, NODE_OPTIONS: serverNodeOptions() },
+});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));

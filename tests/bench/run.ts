@@ -3,6 +3,8 @@
 import { fork } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+// @ts-expect-error -- a plain .mjs script shared with `npm start` and the e2e runner
+import { serverNodeOptions } from "../../scripts/server-runtime.mjs";
 import type { Benchmark, Figures } from "./benchmark";
 import { formatTable, mergeResults, type Row } from "./report";
 
@@ -103,7 +105,12 @@ function runInChild(name: string): Promise<Outcome> {
   return new Promise((resolve) => {
     const child = fork(THIS_FILE, ["--child", name], {
       stdio: ["ignore", 2, 2, "ipc"],
-      env: { ...BENCH_ENV_DEFAULTS, ...process.env },
+      // In-process benchmarks run Fold's handlers in the child: on Node as the server runs it.
+      env: {
+        ...BENCH_ENV_DEFAULTS,
+        ...process.env,
+        NODE_OPTIONS: serverNodeOptions(process.env.NODE_OPTIONS),
+      },
     });
     let outcome: Outcome | undefined;
     let watchdog: NodeJS.Timeout | undefined;

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
+// @ts-expect-error -- a plain .mjs script shared with `npm start` and the e2e runner
+import { serverNodeOptions } from "../../scripts/server-runtime.mjs";
 import { type CookieJar, keepCookies, signUpBody } from "./account";
 
 /**
@@ -43,6 +45,7 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
   if (taken) throw new Error(`port ${options.port} already answers: stop what runs there first`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    NODE_OPTIONS: serverNodeOptions(process.env.NODE_OPTIONS),
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
     DATABASE_URL: options.databaseUrl,
