@@ -197,14 +197,23 @@ function usableFit(fit: ClassFit | null | undefined): ClassFit {
   return complete ? { ratios: { ...fit.ratios }, covariance: [...fit.covariance] } : priorFit();
 }
 
+/** The writing systems before Devanagari was a class apart from the other Brahmic scripts. */
+const SCRIPTS_BEFORE_DEVANAGARI = SCRIPT_CLASSES.filter((c) => c !== "devanagari");
+const CLASSES_BEFORE_DEVANAGARI = CONTENT_CLASSES.filter((c) => c !== "devanagari");
+
 /**
- * Measure lists fits were stored under before FIT_MEASURES, newest first: before second
- * counts were weighed, the classes alone; before digit groups and tool calls were classes, digit-heavy
- * lines were one class (`digits`).
+ * Measure lists fits were stored under before FIT_MEASURES, newest first: before Devanagari
+ * was a class of its own (its text was `indic`, which keeps what it learned); before second
+ * counts were weighed, the classes alone; before digit groups and tool calls were classes,
+ * digit-heavy lines were one class (`digits`).
  */
 export const EARLIER_CLASS_LISTS: readonly (readonly string[])[] = [
-  CONTENT_CLASSES,
-  ["prose", "code", "json", "digits", ...SCRIPT_CLASSES, "frame"],
+  [
+    ...CLASSES_BEFORE_DEVANAGARI,
+    ...MEASURED_CLASSES.filter((c) => c !== "devanagari").map(unitKey),
+  ],
+  CLASSES_BEFORE_DEVANAGARI,
+  ["prose", "code", "json", "digits", ...SCRIPTS_BEFORE_DEVANAGARI, "frame"],
 ];
 
 /**

@@ -23,8 +23,8 @@ export const PROBED_FAMILIES = ["qwen3", "llama3", "deepseek_v3", "gemma3", "cla
  * PROBE_UNIT_DENSITY.
  */
 export const PROBE_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
-  prose: [1.051, 1.051, 1.097, 1.123, 1.118],
-  code: [0.99, 0.989, 1.061, 1.196, 1.182],
+  prose: [1.055, 1.055, 1.102, 1.126, 1.122],
+  code: [0.99, 0.989, 1.062, 1.196, 1.182],
   json: [1.003, 1.003, 1.053, 1.165, 1.101],
   digits1: [1.0, 1.0, 1.0, 1.0, 1.0],
   digits2: [2.0, 1.0, 1.0, 2.0, 1.0],
@@ -36,7 +36,8 @@ export const PROBE_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
   greek: [2.107, 1.083, 1.339, 1.07, 2.819],
   arabic: [1.212, 1.252, 1.196, 1.02, 2.707],
   hebrew: [0.992, 2.277, 1.267, 1.158, 2.101],
-  indic: [2.86, 2.238, 1.728, 0.817, 3.707],
+  devanagari: [2.708, 1.571, 1.758, 0.834, 3.181],
+  indic: [2.988, 3.56, 1.592, 0.88, 4.644],
   thai: [1.362, 1.244, 1.049, 0.854, 4.347],
   emoji: [0.761, 1.423, 1.056, 0.634, 1.423],
   script: [1.89, 3.392, 1.559, 1.047, 3.069],
@@ -46,7 +47,7 @@ export const PROBE_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
 
 /** On the class's most expensive probe for that family: what a first turn must cover. */
 export const PROBE_HIGHEST_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
-  prose: [1.051, 1.051, 1.097, 1.123, 1.118],
+  prose: [1.055, 1.055, 1.102, 1.126, 1.122],
   code: [1.029, 1.029, 1.131, 1.329, 1.34],
   json: [1.003, 1.003, 1.053, 1.165, 1.101],
   digits1: [1.0, 1.0, 1.0, 1.0, 1.0],
@@ -59,7 +60,8 @@ export const PROBE_HIGHEST_RATIOS: Readonly<Record<ContentClass, readonly number
   greek: [2.667, 1.364, 1.636, 1.273, 3.636],
   arabic: [1.875, 2.375, 1.625, 1.286, 3.273],
   hebrew: [1.1, 3.111, 1.556, 1.409, 2.889],
-  indic: [3.824, 4.111, 2.471, 1.0, 5.556],
+  devanagari: [3.824, 2.176, 2.471, 1.0, 4.471],
+  indic: [4.227, 5.318, 2.217, 1.091, 6.318],
   thai: [1.727, 1.5, 1.364, 1.182, 6.0],
   emoji: [0.761, 1.44, 1.16, 0.64, 1.44],
   script: [3.0, 5.429, 2.286, 1.583, 5.417],
@@ -82,7 +84,8 @@ export const PROBE_UNIT_DENSITY: Readonly<
   greek: [1.951, 1.444, 2.519],
   arabic: [2.247, 1.538, 3.25],
   hebrew: [1.83, 1.3, 2.778],
-  indic: [2.295, 1.625, 3.235],
+  devanagari: [2.28, 1.615, 3.235],
+  indic: [1.934, 1.333, 2.636],
   thai: [2.438, 1.786, 3.364],
   script: [1.559, 0.409, 2.583],
   code: [0.036, 0.0, 0.164],
@@ -102,8 +105,9 @@ export const PROBE_UNIT_RATIOS: Readonly<Record<MeasuredClass, readonly number[]
   greek: [0.895, 0.28, 0.409, 0.094, 1.343],
   arabic: [-0.008, 0.149, 0.19, 0.156, 0.723],
   hebrew: [-0.03, 1.036, 0.332, 0.29, 0.845],
-  indic: [0.923, 0.065, 0.52, 0.063, 0.9],
+  devanagari: [1.198, 0.537, 0.679, 0.071, 1.254],
+  indic: [1.026, 1.448, 0.285, -0.054, 1.687],
   thai: [0.371, 0.326, 0.145, 0.192, 1.75],
   script: [1.06, 1.865, 0.473, 0.543, 1.439],
-  code: [0.16, 0.168, 0.074, 1.082, 1.372],
+  code: [0.161, 0.169, 0.071, 1.088, 1.375],
 };

@@ -7,6 +7,7 @@ export const SCRIPT_CLASSES = [
   "greek",
   "arabic",
   "hebrew",
+  "devanagari",
   "indic",
   "thai",
   "emoji",
@@ -34,8 +35,10 @@ export type DigitGroupClass = (typeof DIGIT_GROUP_CLASSES)[number];
  * Writing systems are classes of their own where the families price them
  * apart: `han` (Chinese), `kana` (Japanese: kana mixed with kanji), `hangul`,
  * `cyrillic`, `greek`, `arabic` (the Arabic script: Arabic, Persian, Urdu),
- * `hebrew`, `indic` (Devanagari, Bengali, Tamil and the other Brahmic scripts
- * of India and Sri Lanka), `thai` (Thai, Lao, Myanmar, Khmer), `emoji`, and
+ * `hebrew`, `devanagari` (Hindi, Marathi, Nepali), `indic` (Bengali, Tamil and the other
+ * Brahmic scripts of India and Sri Lanka: most families hold far fewer of their words than
+ * of Hindi's, Llama 3 spends ≈ 3.5 per o200k token on them against ≈ 1.6 on Hindi), `thai`
+ * (Thai, Lao, Myanmar, Khmer), `emoji`, and
  * `script` for any other (Armenian, Georgian, Ethiopic, Tibetan…).
  *
  * `call` is a tool call whole (name, arguments and framing): each family's
@@ -116,7 +119,8 @@ const RANGES: readonly (readonly [number, number, ScriptKey])[] = [
   [0x0750, 0x077f, "arabic"],
   [0x0780, 0x07ff, "script"], // Thaana, N'Ko
   [0x08a0, 0x08ff, "arabic"],
-  [0x0900, 0x0dff, "indic"],
+  [0x0900, 0x097f, "devanagari"],
+  [0x0980, 0x0dff, "indic"],
   [0x0e00, 0x0eff, "thai"], // Thai, Lao
   [0x0f00, 0x0fff, "script"], // Tibetan
   [0x1000, 0x109f, "thai"], // Myanmar

@@ -270,8 +270,12 @@ export function applyRatio(
   let total = 0;
   for (const c of CONTENT_CLASSES) {
     const r = ratio[c];
-    let cost = tokens[c] * (Number.isFinite(r) && r >= 0 ? r : 1);
-    if (isMeasuredClass(c)) {
+    const measured = isMeasuredClass(c);
+    // A measured class's token ratio is its price less its letters' (classRatios): it may be
+    // below zero when letters carry the price (Qwen on Hindi), and its sum with them is not.
+    const valid = Number.isFinite(r) && (measured || r >= 0);
+    let cost = tokens[c] * (valid ? r : 1);
+    if (measured) {
       const perUnit = ratio[unitKey(c)] ?? 0;
       if (Number.isFinite(perUnit)) cost += (tokens[unitKey(c)] ?? 0) * perUnit;
     }

@@ -77,10 +77,34 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     expect(fit.ratios.code).not.toBe(oldFit.ratios.code);
   });
 
-  it("carries a fit stored before letters were weighed over: classes keep theirs, letters start from the prior", async () => {
+  it("carries a fit stored before Devanagari was a class over: the other classes keep theirs, Devanagari starts from the prior", async () => {
     const { db } = use();
     const previous = EARLIER_CLASS_LISTS[0] ?? [];
-    expect(previous).toEqual(CONTENT_CLASSES);
+    expect(previous).toEqual(FIT_MEASURES.filter((m) => !m.startsWith("devanagari")));
+    await db.insert(modelCalibration).values({
+      provider: "fake",
+      model: "before-devanagari",
+      ratio: 1.2,
+      samples: 30,
+      classFit: earlierFit(previous, 1.2, { indic: 3.4, indicLetters: 0.9, han: 1.36 }),
+    });
+
+    const fit = (await getCalibration(db, "fake", "before-devanagari"))?.classFit;
+    if (!fit) throw new Error("expected the stored fit to be carried over");
+    expect(fit.ratios.indic).toBe(3.4);
+    expect(fit.ratios.indicLetters).toBe(0.9);
+    expect(fit.ratios.han).toBe(1.36);
+    expect(fit.ratios.devanagari).toBe(PRIOR_CLASS_RATIOS.devanagari);
+    expect(fit.ratios.devanagariLetters).toBe(PRIOR_CLASS_RATIOS.devanagariLetters);
+    const at = covarianceOf(fit);
+    expect(at("han", "indic")).toBe(0.001);
+    expect(at("devanagari", "indic")).toBe(0);
+  });
+
+  it("carries a fit stored before letters were weighed over: classes keep theirs, letters start from the prior", async () => {
+    const { db } = use();
+    const previous = EARLIER_CLASS_LISTS[1] ?? [];
+    expect(previous).toEqual(CONTENT_CLASSES.filter((c) => c !== "devanagari"));
     await db.insert(modelCalibration).values({
       provider: "fake",
       model: "before-letters",
@@ -111,7 +135,7 @@ describeEachDriver("a stored class fit for another class list", (use) => {
 
   it("carries a fit stored under the list before digit groups and tool calls, class by class", async () => {
     const { db } = use();
-    const previous = EARLIER_CLASS_LISTS[1] ?? [];
+    const previous = EARLIER_CLASS_LISTS[2] ?? [];
     await db.insert(modelCalibration).values({
       provider: "fake",
       model: "previous-classes",

@@ -40,6 +40,7 @@ const SKEW: ClassRatios = {
   greek: 2,
   arabic: 1.5,
   hebrew: 1.1,
+  devanagari: 1.6,
   indic: 2.5,
   thai: 1.2,
   emoji: 0.9,

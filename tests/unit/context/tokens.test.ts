@@ -1,6 +1,9 @@
 import { convertToModelMessages, type ModelMessage, type UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
+import { classRatios } from "@/lib/context/calibration";
+import { emptyClassTokens } from "@/lib/context/content-class";
 import {
+  applyRatio,
   createEstimator,
   IMAGE_DEFAULT_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
@@ -299,6 +302,15 @@ describe("ratio", () => {
       Math.ceil(base * 1.15),
     );
     expect(estimator.estimateUIMessages(conversation, { ratio: 2 })).toBe(base * 2);
+  });
+
+  it("keeps a writing system's negative token ratio when its letters carry the price", () => {
+    // Qwen on Hindi: the price rises with letters per token, so the token term is below zero.
+    const raw = { ...emptyClassTokens(), devanagari: 100, devanagariLetters: 250 };
+    const ratios = { ...classRatios(null), devanagari: -0.2, devanagariLetters: 1.2 };
+    expect(applyRatio(raw, ratios)).toBe(280);
+    // A class that is not weighed by letters never takes a negative ratio: it counts at 1.
+    expect(applyRatio({ ...emptyClassTokens(), prose: 100 }, { ...ratios, prose: -0.5 })).toBe(100);
   });
 
   it("is 1 by default", () => {
