@@ -6,7 +6,7 @@ import { breakdown } from "@/lib/context/breakdown";
 import { applyRatio, defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { isCompacting } from "@/lib/db/queries/chats";
-import { loadHistory, loadTurnHistory } from "@/lib/db/queries/messages";
+import { loadKeyedHistory, loadTurnHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -33,7 +33,7 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
           summary: chat.contextSummary,
           watermark: chat.summaryWatermark,
         })
-      : loadHistory(db, chat.id),
+      : loadKeyedHistory(db, chat.id),
     chatRequestFrame(new Date()),
   ]);
   const { budget, ratio, window } = model;

@@ -7,7 +7,8 @@ import {
   type ToolUIPart,
   type UIMessage,
 } from "ai";
-import { isStored } from "@/lib/message/stored";
+import { LruMap } from "@/lib/lru-map";
+import { isStored, storedContentKey } from "@/lib/message/stored";
 import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 import { base64Bytes, byteSizeOf, byteSizeOfUrl, isTagged } from "./media-size";
 
@@ -57,19 +58,42 @@ type UIPart = UIMessage["parts"][number];
 // ---------------------------------------------------------------------------
 
 /**
- * Units of stored messages, built once each: a turn estimates its messages several times.
+ * Units of stored messages, built once each: a turn estimates its messages several times,
+ * and the next turn reads most of them again (kept by content key while they are recent).
  * Their lists are frozen, so the estimator may keep what it derives from them (tokens.ts).
  */
 const storedUnits = new WeakMap<UIMessage, CountMessage>();
+const unitsByContent = new LruMap<string, CountMessage>(10_000, {
+  of: (message) => message.units.reduce((sum, unit) => sum + unitChars(unit), 0),
+  // Characters of text kept in all (~2 bytes each): long tool outputs must not pin memory.
+  max: 8_000_000,
+});
+
+/** How much text a unit holds (what caching it keeps alive), plus a little for the unit itself. */
+function unitChars(unit: CountUnit): number {
+  const text =
+    unit.type === "text" || unit.type === "summary"
+      ? unit.text
+      : unit.type === "tool-call"
+        ? unit.input
+        : unit.type === "tool-result"
+          ? unit.output
+          : "";
+  return text.length + 32;
+}
 
 export function unitsFromUIMessage(message: UIMessage): CountMessage {
   if (!isStored(message)) return buildUnits(message);
   let units = storedUnits.get(message);
+  if (units) return units;
+  const key = storedContentKey(message);
+  units = key === undefined ? undefined : unitsByContent.get(key);
   if (!units) {
     units = buildUnits(message);
     Object.freeze(units.units);
-    storedUnits.set(message, units);
+    if (key !== undefined) unitsByContent.set(key, units);
   }
+  storedUnits.set(message, units);
   return units;
 }
 

@@ -1,5 +1,6 @@
 import type { UIMessage } from "ai";
 import { z } from "zod";
+import { LruMap } from "@/lib/lru-map";
 import { MESSAGE_MAX_CHARS } from "./limits";
 import { type MessageMetadata, messageMetadataSchema } from "./stats";
 import { markStored } from "./stored";
@@ -45,16 +46,44 @@ export type StoredMessage = {
   role: FoldUIMessage["role"];
   parts: unknown;
   metadata: unknown;
+  /** Present when the row was read with a key of its content (lib/db/queries/messages). */
+  contentKey?: string;
 };
 
+/**
+ * Parsed metadata by content key: a turn reads the same rows as the one before it, and
+ * parsing a reply's stats is most of what turning a row into a message costs. Frozen, as
+ * every reader shares them.
+ */
+const metadataByContent = new LruMap<string, MessageMetadata | undefined>(10_000);
+
+function parsedMetadata(row: StoredMessage): MessageMetadata | undefined {
+  const key = row.contentKey;
+  if (key !== undefined && metadataByContent.has(key)) return metadataByContent.get(key);
+  const parsed = messageMetadataSchema.safeParse(row.metadata ?? {});
+  const metadata = parsed.success ? deepFreeze(parsed.data) : undefined;
+  if (key !== undefined) metadataByContent.set(key, metadata);
+  return metadata;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 export function rowToUIMessage(row: StoredMessage): FoldUIMessage {
-  const metadata = messageMetadataSchema.safeParse(row.metadata ?? {});
-  return markStored({
-    id: row.id,
-    role: row.role,
-    parts: row.parts as FoldUIMessage["parts"],
-    metadata: metadata.success ? metadata.data : undefined,
-  });
+  return markStored(
+    {
+      id: row.id,
+      role: row.role,
+      parts: row.parts as FoldUIMessage["parts"],
+      metadata: parsedMetadata(row),
+    },
+    row.contentKey,
+  );
 }
 
 export function messageText(message: Pick<FoldUIMessage, "parts">): string {

@@ -4,7 +4,7 @@ import type { Db } from "@/lib/db/client";
 import { noteTurnOnChat } from "@/lib/db/queries/chats";
 import {
   firstUserMessage,
-  loadHistory,
+  loadKeyedHistory,
   loadTurnHistory,
   turnHistoryFirstPosition,
 } from "@/lib/db/queries/messages";
@@ -76,7 +76,7 @@ function loadForTurn(db: Db, chat: Chat): Promise<Message[]> {
         summary: chat.contextSummary,
         watermark: chat.summaryWatermark,
       })
-    : loadHistory(db, chat.id);
+    : loadKeyedHistory(db, chat.id);
 }
 
 /**

@@ -18,4 +18,21 @@ describe("LruMap", () => {
     expect(Object.fromEntries(map)).toEqual({ a: 3, c: 4 });
     expect(map.get("missing")).toBeUndefined();
   });
+
+  it("with a weight, holds at most its total, dropping the oldest, and keeps nothing heavier alone", () => {
+    const map = new LruMap<string, string>(100, { of: (value) => value.length, max: 10 });
+    map.set("a", "xxxx").set("b", "xxxx");
+    map.get("a");
+    map.set("c", "xxxx"); // 12 > 10: the least recently used (b) goes
+    expect([...map.keys()]).toEqual(["a", "c"]);
+    map.set("a", "x"); // overwriting frees what the old value weighed
+    map.set("d", "xxxxx");
+    expect([...map.keys()]).toEqual(["c", "a", "d"]);
+    map.set("huge", "x".repeat(11));
+    expect(map.has("huge")).toBe(false);
+    expect([...map.keys()]).toEqual(["c", "a", "d"]);
+    map.delete("c");
+    map.set("e", "xxxx");
+    expect([...map.keys()]).toEqual(["a", "d", "e"]);
+  });
 });

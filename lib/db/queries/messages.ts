@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gte, inArray, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { isUniqueViolation } from "../errors";
 import { prepared } from "../prepared";
@@ -9,6 +9,33 @@ export type NewMessage = Pick<Message, "id" | "role" | "parts" | "metadata">;
 
 export async function loadHistory(db: Db, chatId: string): Promise<Message[]> {
   return db.select().from(message).where(eq(message.chatId, chatId)).orderBy(asc(message.seq));
+}
+
+/**
+ * A stored row with a key of its content: its id and a digest of its role, parts and metadata,
+ * taken by Postgres as it reads the row. Equal keys mean equal messages, so what is derived
+ * from one (its parsed metadata, its count units: lib/message, lib/context) can be kept across
+ * turns, though an edit rewrites a message's parts in place under the same id.
+ */
+export type KeyedMessage = Message & { contentKey: string };
+
+const keyedColumns = {
+  ...getTableColumns(message),
+  // concat_ws skips a NULL metadata; no JSON text holds chr(31) unescaped, so fields cannot run together.
+  contentKey: sql<string>`${message.id} || ':' || md5(concat_ws(chr(31), ${message.role}, ${message.parts}::text, ${message.metadata}::text))`,
+};
+
+/** The whole history, each row with its content key (what a turn sends when nothing is summarized). */
+export async function loadKeyedHistory(db: Db, chatId: string): Promise<KeyedMessage[]> {
+  const query = prepared(db, "load_keyed_history", (on, name) =>
+    on
+      .select(keyedColumns)
+      .from(message)
+      .where(eq(message.chatId, sql.placeholder("chatId")))
+      .orderBy(asc(message.seq))
+      .prepare(name),
+  );
+  return query.execute({ chatId });
 }
 
 /** Ids of the messages the user pinned, oldest first: read without the rest of the chat. */
@@ -65,14 +92,14 @@ export async function loadTurnHistory(
   db: Db,
   chatId: string,
   state: { summary: string | null; watermark: string | null },
-): Promise<Message[]> {
+): Promise<KeyedMessage[]> {
   const watermark = state.summary ? state.watermark : null;
-  if (!watermark) return loadHistory(db, chatId);
+  if (!watermark) return loadKeyedHistory(db, chatId);
   // LEAST skips a NULL: an unknown watermark falls back to the latest user message, caught below.
   const query = prepared(db, "load_turn_history", (on, name) => {
     const chatId = sql.placeholder("chatId");
     return on
-      .select()
+      .select(keyedColumns)
       .from(message)
       .where(
         and(
@@ -94,7 +121,7 @@ export async function loadTurnHistory(
       .prepare(name);
   });
   const rows = await query.execute({ chatId, watermark });
-  return rows.some((row) => row.id === watermark) ? rows : loadHistory(db, chatId);
+  return rows.some((row) => row.id === watermark) ? rows : loadKeyedHistory(db, chatId);
 }
 
 /**

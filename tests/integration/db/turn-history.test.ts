@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
@@ -9,6 +9,7 @@ import {
   loadHistory,
   loadTurnHistory,
 } from "@/lib/db/queries/messages";
+import { message } from "@/lib/db/schema";
 import { describeEachDriver } from "../../helpers/databases";
 import { seedChat } from "../../helpers/fixtures";
 
@@ -67,6 +68,50 @@ describeEachDriver("what a turn loads", (use) => {
     expect(seqs(await loadTurnHistory(db, chatId, { summary: "S", watermark: "gone" }))).toEqual(
       all,
     );
+  });
+});
+
+describeEachDriver("the content key a turn reads with each message", (use) => {
+  it("stays while a message is unchanged and changes when it is edited in place or pinned", async () => {
+    const { db } = use();
+    const chatId = await chatOf(db, alternating(4));
+    const keys = async () =>
+      new Map(
+        (await loadTurnHistory(db, chatId, { summary: null, watermark: null })).map((row) => [
+          row.id,
+          row.contentKey,
+        ]),
+      );
+    const before = await keys();
+    expect(new Set(before.values()).size).toBe(4);
+    expect(await keys()).toEqual(before);
+
+    const edited = `${chatId}-m2`;
+    await db
+      .update(message)
+      .set({ parts: [{ type: "text", text: "message 2, edited" }] })
+      .where(eq(message.id, edited));
+    const pinned = `${chatId}-m1`;
+    await db
+      .update(message)
+      .set({ metadata: { pinned: true } })
+      .where(eq(message.id, pinned));
+    const after = await keys();
+    expect(after.get(edited)).not.toBe(before.get(edited));
+    expect(after.get(pinned)).not.toBe(before.get(pinned));
+    expect(after.get(`${chatId}-m0`)).toBe(before.get(`${chatId}-m0`));
+    expect(after.get(`${chatId}-m3`)).toBe(before.get(`${chatId}-m3`));
+
+    // The summarized read (the pinned message, then from the watermark on) keys rows the same way.
+    const fromWatermark = await loadTurnHistory(db, chatId, {
+      summary: "S",
+      watermark: `${chatId}-m2`,
+    });
+    expect(fromWatermark.map((row) => row.contentKey)).toEqual([
+      after.get(pinned),
+      after.get(edited),
+      after.get(`${chatId}-m3`),
+    ]);
   });
 });
 

@@ -253,6 +253,27 @@ describe("memoization", () => {
     ]);
   });
 
+  it("reuses a stored message's units and metadata across reads of the same content, never across different content", () => {
+    const row = (text: string, contentKey: string) => ({
+      id: "k1",
+      role: "user" as const,
+      parts: [{ type: "text", text }],
+      metadata: { pinned: true },
+      contentKey,
+    });
+    // Two reads of one row (two turns) give two objects with the same content key.
+    const first = rowToUIMessage(row("Read on one turn.", "k1:aaa"));
+    const second = rowToUIMessage(row("Read on one turn.", "k1:aaa"));
+    expect(second).not.toBe(first);
+    expect(unitsFromUIMessage(second)).toBe(unitsFromUIMessage(first));
+    expect(second.metadata).toBe(first.metadata);
+    expect(Object.isFrozen(second.metadata)).toBe(true);
+
+    // The row edited in place: same id, new content, new key — its units are its own.
+    const edited = rowToUIMessage(row("Edited since.", "k1:bbb"));
+    expect(unitsFromUIMessage(edited).units).toEqual([{ type: "text", text: "Edited since." }]);
+  });
+
   it("keeps the cache bounded", () => {
     const estimator = createEstimator({ cacheMaxEntries: 100 });
     estimator.estimateUIMessages(history);
