@@ -21,8 +21,9 @@ export type KeyedMessage = Message & { contentKey: string };
 
 const keyedColumns = {
   ...getTableColumns(message),
-  // concat_ws skips a NULL metadata; no JSON text holds chr(31) unescaped, so fields cannot run together.
-  contentKey: sql<string>`${message.id} || ':' || md5(concat_ws(chr(31), ${message.role}, ${message.parts}::text, ${message.metadata}::text))`,
+  // concat_ws skips a NULL metadata; no JSON text holds chr(31) unescaped, so fields cannot run
+  // together. SHA-256, not md5: md5() is refused where Postgres runs in FIPS mode.
+  contentKey: sql<string>`${message.id} || ':' || encode(sha256(convert_to(concat_ws(chr(31), ${message.role}, ${message.parts}::text, ${message.metadata}::text), 'UTF8')), 'base64')`,
 };
 
 /** The whole history, each row with its content key (what a turn sends when nothing is summarized). */
