@@ -370,22 +370,30 @@ export function carriedFit(
   return { ratios, covariance };
 }
 
-/** One Kalman step: the coefficients and covariance after a turn, the miss and its variance. */
-function kalmanStep(
-  ratios: Readonly<FitRatios>,
-  p: number[],
-  share: readonly number[],
-  observed: number,
-  noise: number,
-) {
+/**
+ * One Kalman step's shape, whatever the coefficients (the covariance does not depend on them):
+ * the gain, the spread hᵀ·P·h of the turn's ratio, and the covariance after.
+ * gain = P·h / (hᵀ·P·h + noise); P −= gain · hᵀ·P
+ */
+function kalmanGain(p: number[], share: readonly number[], noise: number) {
   const n = FIT_MEASURES.length;
   for (let i = 0; i < n; i++) p[i * n + i] = (p[i * n + i] ?? 0) + DRIFT_SD ** 2;
-  // gain = P·h / (hᵀ·P·h + noise); ratios += gain · (observed − hᵀ·ratios); P −= gain · hᵀ·P
   const ph = share.map((_, i) => share.reduce((sum, h, j) => sum + (p[i * n + j] ?? 0) * h, 0));
   const spread = share.reduce((sum, h, i) => sum + h * (ph[i] ?? 0), 0);
+  const gain = ph.map((v) => v / (spread + noise));
+  const covariance = p.map((value, k) => value - (gain[Math.floor(k / n)] ?? 0) * (ph[k % n] ?? 0));
+  return { gain, spread, covariance };
+}
+
+/** Coefficients after a turn (ratios += gain · (observed − hᵀ·ratios)), and how far they missed it. */
+function kalmanMove(
+  ratios: Readonly<FitRatios>,
+  gain: readonly number[],
+  share: readonly number[],
+  observed: number,
+) {
   const predicted = FIT_MEASURES.reduce((sum, m, i) => sum + ratios[m] * (share[i] ?? 0), 0);
   const miss = observed - predicted;
-  const gain = ph.map((v) => v / (spread + noise));
   const next = { ...ratios };
   FIT_MEASURES.forEach((m, i) => {
     const moved = ratios[m] + (gain[i] ?? 0) * miss;
@@ -394,8 +402,7 @@ function kalmanStep(
     const floor = MEASURED_CLASS_OF.has(m) ? -RATIO_MAX : 0;
     next[m] = Math.min(RATIO_MAX, Math.max(floor, moved));
   });
-  const covariance = p.map((value, k) => value - (gain[Math.floor(k / n)] ?? 0) * (ph[k % n] ?? 0));
-  return { ratios: next, covariance, miss, spread };
+  return { ratios: next, miss };
 }
 
 /** The log likelihood of a turn's miss, given its spread, as the weights read it. */
@@ -424,29 +431,29 @@ export function nextClassFit(
   const edge = (EDGE_NOISE_TOKENS / total) ** 2;
   const noise = SAMPLE_NOISE_SD ** 2 + edge;
 
-  const open = kalmanStep(fit.open, fit.covariance, share, observed, noise);
+  const openStep = kalmanGain(fit.covariance, share, noise);
+  const open = kalmanMove(fit.open, openStep.gain, share, observed);
   const logWeights = [
-    (fit.families.logWeights[0] ?? 0) + logLikelihood(open.miss, open.spread, edge),
+    (fit.families.logWeights[0] ?? 0) + logLikelihood(open.miss, openStep.spread, edge),
   ];
-  let familyCovariance = fit.families.covariance;
+  const familyStep = kalmanGain(fit.families.covariance, share, noise);
   const familyRatios = fit.families.ratios.map((ratios, f) => {
-    const step = kalmanStep(ratios, [...fit.families.covariance], share, observed, noise);
-    familyCovariance = step.covariance;
+    const moved = kalmanMove(ratios, familyStep.gain, share, observed);
     const prior = fit.families.logWeights[f + 1] ?? MIN_LOG_WEIGHT;
-    logWeights.push(prior + logLikelihood(step.miss, step.spread, edge));
-    return step.ratios;
+    logWeights.push(prior + logLikelihood(moved.miss, familyStep.spread, edge));
+    return moved.ratios;
   });
   const top = Math.max(...logWeights);
   const norm = top + Math.log(logWeights.reduce((sum, w) => sum + Math.exp(w - top), 0));
   const families: FamilyFits = {
     logWeights: logWeights.map((w) => Math.max(MIN_LOG_WEIGHT, w - norm)),
     ratios: familyRatios,
-    covariance: familyCovariance,
+    covariance: familyStep.covariance,
   };
   return {
     ratios: weighted(open.ratios, families),
     open: open.ratios,
-    covariance: open.covariance,
+    covariance: openStep.covariance,
     families,
   };
 }
