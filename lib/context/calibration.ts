@@ -20,15 +20,22 @@
  * denser, shorter, everyday text; code likewise by its indentation tabs
  * (content-class.ts, MeasuredClass).
  *
+ * The fit weighs the probed families as hypotheses beside it (class-priors.ts): each family's
+ * own fit, started from its probes, learns from the same turns, and each is weighed by how
+ * well it foresaw them. The estimate applies their coefficients by weight, so a class not yet
+ * seen is priced as the families that fit what was seen price it (a model that prices code and
+ * digit pairs as Gemma does is priced as Gemma on Hindi too), while the open fit, started from
+ * the families' mean with their spread, takes the weight for a model unlike any of them.
+ *
  * Before any sample the estimate uses the cold ratios (the highest any probed
- * family shows: over rather than under); the fit itself starts from the
- * families' typical ratios.
+ * family shows: over rather than under).
  */
 import {
   PROBE_HIGHEST_RATIOS,
   PROBE_RATIOS,
   PROBE_UNIT_DENSITY,
   PROBE_UNIT_RATIOS,
+  PROBED_FAMILIES,
 } from "./class-priors";
 import {
   type ClassRatios,
@@ -83,37 +90,78 @@ export const PRIOR_CLASS_RATIOS: Readonly<FitRatios> = Object.fromEntries(
 
 /** How far any family may be from the probed ones on a class, beyond their spread (one SD). */
 const PRIOR_EXTRA_SD = 0.05;
+/**
+ * How far a probed family's price on real text may be from its probes' (one SD): a quarter of
+ * the families' spread on each class, together as they move, plus this on each.
+ */
+const FAMILY_SPREAD_SHARE = 0.25;
+const FAMILY_EXTRA_SD = 0.1;
+
+/** Per unit, the room a ratio has spread over its usual density (a tab is rarer than a token). */
+function perMeasure(sd: number): number[] {
+  return FIT_MEASURES.map((m) => {
+    const measured = MEASURED_CLASS_OF.get(m);
+    return measured ? sd / Math.max(1, usualDensity(measured)) : sd;
+  });
+}
 
 /**
- * The prior fit's covariance: how the families' typical ratios spread about their mean, and
- * together, plus a little room on each class for a family unlike the probed ones. Classes the
- * families price alike move together: a turn that shows a model cheap on Cyrillic lowers its
- * (unseen) Arabic and Greek as well, and one that shows it cheap on Chinese points to the
- * families that are.
+ * How the families' typical ratios spread about their mean, and together (row-major,
+ * FIT_MEASURES order), times `share`, plus `extra` on each measure.
  */
-function priorCovariance(): number[] {
+function spreadCovariance(share: number, extraSd: number): number[] {
   const n = FIT_MEASURES.length;
-  const families = PROBE_RATIOS.prose.length;
+  const families = PROBED_FAMILIES.length;
   const spread = FIT_MEASURES.map((m) => probedRatios(m).map((r) => r - PRIOR_CLASS_RATIOS[m]));
-  // Per unit, the room a ratio has spread over its usual density (a tab is rarer than a token).
-  const extra = FIT_MEASURES.map((m) => {
-    const measured = MEASURED_CLASS_OF.get(m);
-    return measured ? PRIOR_EXTRA_SD / Math.max(1, usualDensity(measured)) : PRIOR_EXTRA_SD;
-  });
+  const extra = perMeasure(extraSd);
   const covariance = new Array<number>(n * n).fill(0);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
       let sum = 0;
       for (let f = 0; f < families; f++) sum += (spread[i]?.[f] ?? 0) * (spread[j]?.[f] ?? 0);
-      covariance[i * n + j] = sum / families + (i === j ? (extra[i] ?? 0) ** 2 : 0);
+      covariance[i * n + j] = (share * sum) / families + (i === j ? (extra[i] ?? 0) ** 2 : 0);
     }
   }
   return covariance;
 }
-const PRIOR_COVARIANCE = priorCovariance();
+
+/**
+ * The open fit's prior covariance: how the families' typical ratios spread about their mean,
+ * and together, plus a little room on each class for a family unlike the probed ones. Classes
+ * the families price alike move together: a turn that shows a model cheap on Cyrillic lowers
+ * its (unseen) Arabic and Greek as well, and one that shows it cheap on Chinese points to the
+ * families that are.
+ */
+const PRIOR_COVARIANCE = spreadCovariance(1, PRIOR_EXTRA_SD);
+/** Each probed family's prior covariance about its own probes' ratios. */
+const FAMILY_COVARIANCE = spreadCovariance(FAMILY_SPREAD_SHARE ** 2, FAMILY_EXTRA_SD);
+
+/** Each probed family's probes' ratios, as a fit's coefficients. */
+const FAMILY_RATIOS: readonly FitRatios[] = PROBED_FAMILIES.map(
+  (_, f) => Object.fromEntries(FIT_MEASURES.map((m) => [m, probedRatios(m)[f] ?? 0])) as FitRatios,
+);
 
 /** Noise of one turn's overall ratio around the per-class model (≈ 1.5 %). */
 const SAMPLE_NOISE_SD = 0.015;
+/**
+ * The same noise as the families' weights read it: a turn misses even the best per-class fit
+ * by a few percent at times (short text, a mixed line), and one such turn should not rule a
+ * family out.
+ */
+const WEIGHT_NOISE_SD = 0.03;
+/**
+ * A turn every hypothesis misses by far (a broken count, text unlike any probe) says little
+ * about which is right: the weights read each miss as this likely at least (per unit of
+ * overall ratio, as if 5 % of turns fell anywhere over a span of 1).
+ */
+const OUTLIER_DENSITY = 0.05;
+/** No hypothesis falls below this weight, so one wrongly ruled out can come back. */
+const MIN_LOG_WEIGHT = Math.log(1e-4);
+/**
+ * The share of weight the probed families start with when a fit stored before they were
+ * weighed is carried over: what it learned stays in charge until a family predicts better.
+ */
+const CARRIED_FAMILIES_WEIGHT = 0.01;
 /** Drift allowed per turn, so an old fit keeps learning (a model behind an alias can change). */
 const DRIFT_SD = 0.005;
 /** A turn's overall ratio outside this band is a broken turn (Claude spends ≈ 5× on Tamil); no class is learned above its top. */
@@ -128,8 +176,30 @@ export const COLD_START_RATIO = 1.15;
  */
 const EDGE_NOISE_TOKENS = 4;
 
-/** A per-class fit: its coefficients and their covariance (row-major, FIT_MEASURES order). */
-export type ClassFit = { ratios: FitRatios; covariance: number[] };
+/**
+ * The probed families as hypotheses beside the open fit: each family's own fit, started from
+ * its probes, all sharing one covariance (they learn from the same turns with the same prior
+ * spread, so their covariances stay equal), and the log weight of each hypothesis.
+ */
+export type FamilyFits = {
+  /** The open fit's, then each probed family's (PROBED_FAMILIES order), normalized to sum to 1. */
+  logWeights: number[];
+  /** Each probed family's coefficients. */
+  ratios: FitRatios[];
+  covariance: number[];
+};
+
+/**
+ * A per-class fit: its coefficients, what estimates apply (the hypotheses' by weight); the open
+ * fit's own coefficients and covariance (row-major, FIT_MEASURES order); and the families'.
+ */
+export type ClassFit = {
+  ratios: FitRatios;
+  /** The open fit's coefficients; absent in a fit stored before families were weighed (then `ratios`). */
+  open?: FitRatios;
+  covariance: number[];
+  families?: FamilyFits;
+};
 
 export type Calibration = {
   /** The overall ratio of real to raw tokens for the last turn's mix (what the admin page shows). */
@@ -183,18 +253,71 @@ export function calibrationSample(
   return { realTokens, raw: { ...raw } };
 }
 
-function priorFit(): ClassFit {
-  return { ratios: { ...PRIOR_CLASS_RATIOS }, covariance: [...PRIOR_COVARIANCE] };
+/** The hypotheses' prior weights: the open fit counts as one more family. */
+function priorLogWeights(familiesWeight: number): number[] {
+  const each = familiesWeight / PROBED_FAMILIES.length;
+  return [Math.log(1 - familiesWeight), ...PROBED_FAMILIES.map(() => Math.log(each))];
 }
 
-/** A stored fit that does not have one entry per class (an older class list) starts over. */
-function usableFit(fit: ClassFit | null | undefined): ClassFit {
+function priorFamilies(familiesWeight: number): FamilyFits {
+  return {
+    logWeights: priorLogWeights(familiesWeight),
+    ratios: FAMILY_RATIOS.map((r) => ({ ...r })),
+    covariance: [...FAMILY_COVARIANCE],
+  };
+}
+
+/** The hypotheses' coefficients by weight. */
+function weighted(open: Readonly<FitRatios>, families: FamilyFits): FitRatios {
+  const weights = families.logWeights.map(Math.exp);
+  const total = weights.reduce((sum, w) => sum + w, 0);
+  const [openWeight = 0, ...familyWeights] = weights;
+  return Object.fromEntries(
+    FIT_MEASURES.map((m) => {
+      let sum = openWeight * open[m];
+      familyWeights.forEach((w, f) => {
+        sum += w * (families.ratios[f]?.[m] ?? 0);
+      });
+      return [m, sum / total];
+    }),
+  ) as FitRatios;
+}
+
+function priorFit(): ClassFit {
+  const open = { ...PRIOR_CLASS_RATIOS };
+  const families = priorFamilies(1 - 1 / (PROBED_FAMILIES.length + 1));
+  return { ratios: weighted(open, families), open, covariance: [...PRIOR_COVARIANCE], families };
+}
+
+/** Whether a stored list of coefficients has one finite entry per measure. */
+const complete = (ratios: Readonly<Record<string, number>> | undefined) =>
+  ratios !== undefined && FIT_MEASURES.every((m) => Number.isFinite(ratios[m]));
+
+/**
+ * A stored fit that does not have one entry per class (an older class list) starts over; one
+ * stored before the families were weighed keeps what it learned as its open fit, and the
+ * families start from their probes with little weight.
+ */
+function usableFit(fit: ClassFit | null | undefined): Required<ClassFit> {
   const n = FIT_MEASURES.length;
-  const complete =
-    fit &&
-    fit.covariance.length === n * n &&
-    FIT_MEASURES.every((m) => Number.isFinite(fit.ratios[m]));
-  return complete ? { ratios: { ...fit.ratios }, covariance: [...fit.covariance] } : priorFit();
+  if (!fit || fit.covariance.length !== n * n || !complete(fit.ratios)) {
+    return priorFit() as Required<ClassFit>;
+  }
+  const open = { ...(complete(fit.open) ? (fit.open as FitRatios) : fit.ratios) };
+  const stored = fit.families;
+  const families =
+    stored &&
+    stored.logWeights.length === PROBED_FAMILIES.length + 1 &&
+    stored.ratios.length === PROBED_FAMILIES.length &&
+    stored.ratios.every(complete) &&
+    stored.covariance.length === n * n
+      ? {
+          logWeights: [...stored.logWeights],
+          ratios: stored.ratios.map((r) => ({ ...r })),
+          covariance: [...stored.covariance],
+        }
+      : priorFamilies(CARRIED_FAMILIES_WEIGHT);
+  return { ratios: fit.ratios, open, covariance: [...fit.covariance], families };
 }
 
 /** The writing systems before Devanagari was a class apart from the other Brahmic scripts. */
@@ -205,7 +328,7 @@ const CLASSES_BEFORE_DEVANAGARI = CONTENT_CLASSES.filter((c) => c !== "devanagar
  * Measure lists fits were stored under before FIT_MEASURES, newest first: before Devanagari
  * was a class of its own (its text was `indic`, which keeps what it learned); before second
  * counts were weighed, the classes alone; before digit groups and tool calls were classes,
- * digit-heavy lines were one class (`digits`).
+ * digit-heavy lines were one class (`digits`). None of them weighed the families.
  */
 export const EARLIER_CLASS_LISTS: readonly (readonly string[])[] = [
   [
@@ -219,7 +342,8 @@ export const EARLIER_CLASS_LISTS: readonly (readonly string[])[] = [
 /**
  * A fit stored under an earlier class list, carried over: each class both lists hold keeps its
  * ratio and its covariance with the others kept (writing systems take many turns to learn); a
- * class new to this list starts from the prior, unrelated to what was learned.
+ * class new to this list starts from the prior, unrelated to what was learned. It is the open
+ * fit; the families start from their probes (usableFit).
  */
 export function carriedFit(
   stored: { ratios: Readonly<Record<string, number>>; covariance: readonly number[] },
@@ -227,52 +351,111 @@ export function carriedFit(
 ): ClassFit {
   const n = FIT_MEASURES.length;
   const m = storedClasses.length;
-  const fit = priorFit();
+  const ratios = { ...PRIOR_CLASS_RATIOS };
+  const covariance = [...PRIOR_COVARIANCE];
   const from = FIT_MEASURES.map((c) => storedClasses.indexOf(c));
   for (let i = 0; i < n; i++) {
     const c = FIT_MEASURES[i] as FitMeasure;
     const old = from[i] ?? -1;
-    if (old >= 0) fit.ratios[c] = stored.ratios[c] ?? fit.ratios[c];
+    if (old >= 0) ratios[c] = stored.ratios[c] ?? ratios[c];
     for (let j = 0; j < n; j++) {
       const oldJ = from[j] ?? -1;
       if (old >= 0 && oldJ >= 0) {
-        fit.covariance[i * n + j] = stored.covariance[old * m + oldJ] ?? 0;
+        covariance[i * n + j] = stored.covariance[old * m + oldJ] ?? 0;
       } else if (old >= 0 !== oldJ >= 0) {
-        fit.covariance[i * n + j] = 0;
+        covariance[i * n + j] = 0;
       }
     }
   }
-  return fit;
+  return { ratios, covariance };
 }
 
-/** One Kalman update of the fit on a turn's class shares and overall ratio. */
-export function nextClassFit(previous: ClassFit | null | undefined, sample: CalibrationSample) {
+/**
+ * One Kalman step's shape, whatever the coefficients (the covariance does not depend on them):
+ * the gain, the spread hᵀ·P·h of the turn's ratio, and the covariance after.
+ * gain = P·h / (hᵀ·P·h + noise); P −= gain · hᵀ·P
+ */
+function kalmanGain(p: number[], share: readonly number[], noise: number) {
   const n = FIT_MEASURES.length;
-  const { ratios, covariance: p } = usableFit(previous);
-  const total = classTotal(sample.raw);
-  const share = measuresOf(sample.raw, total);
-  const observed = sample.realTokens / total;
   for (let i = 0; i < n; i++) p[i * n + i] = (p[i * n + i] ?? 0) + DRIFT_SD ** 2;
-
-  // gain = P·h / (hᵀ·P·h + noise); ratios += gain · (observed − hᵀ·ratios); P −= gain · hᵀ·P
   const ph = share.map((_, i) => share.reduce((sum, h, j) => sum + (p[i * n + j] ?? 0) * h, 0));
-  const noise = SAMPLE_NOISE_SD ** 2 + (EDGE_NOISE_TOKENS / total) ** 2;
-  const variance = share.reduce((sum, h, i) => sum + h * (ph[i] ?? 0), 0) + noise;
+  const spread = share.reduce((sum, h, i) => sum + h * (ph[i] ?? 0), 0);
+  const gain = ph.map((v) => v / (spread + noise));
+  const covariance = p.map((value, k) => value - (gain[Math.floor(k / n)] ?? 0) * (ph[k % n] ?? 0));
+  return { gain, spread, covariance };
+}
+
+/** Coefficients after a turn (ratios += gain · (observed − hᵀ·ratios)), and how far they missed it. */
+function kalmanMove(
+  ratios: Readonly<FitRatios>,
+  gain: readonly number[],
+  share: readonly number[],
+  observed: number,
+) {
   const predicted = FIT_MEASURES.reduce((sum, m, i) => sum + ratios[m] * (share[i] ?? 0), 0);
-  const gain = ph.map((v) => v / variance);
+  const miss = observed - predicted;
+  const next = { ...ratios };
   FIT_MEASURES.forEach((m, i) => {
-    const next = ratios[m] + (gain[i] ?? 0) * (observed - predicted);
+    const moved = ratios[m] + (gain[i] ?? 0) * miss;
     // A class may cost a family nothing (DeepSeek's template leaves tool calls out), never less;
     // denser text may cost less per token or more.
     const floor = MEASURED_CLASS_OF.has(m) ? -RATIO_MAX : 0;
-    ratios[m] = Math.min(RATIO_MAX, Math.max(floor, next));
+    next[m] = Math.min(RATIO_MAX, Math.max(floor, moved));
   });
-  const covariance = p.map((value, k) => {
-    const i = Math.floor(k / n);
-    const j = k % n;
-    return value - (gain[i] ?? 0) * (ph[j] ?? 0);
+  return { ratios: next, miss };
+}
+
+/** The log likelihood of a turn's miss, given its spread, as the weights read it. */
+function logLikelihood(miss: number, spread: number, edge: number): number {
+  const variance = spread + WEIGHT_NOISE_SD ** 2 + edge;
+  const normal = Math.exp(-(miss * miss) / (2 * variance)) / Math.sqrt(2 * Math.PI * variance);
+  return Math.log(normal + OUTLIER_DENSITY);
+}
+
+/**
+ * One update of the fit on a turn's class shares and overall ratio: the open fit and each
+ * family's learn from it (Kalman), and each hypothesis is weighed by how well it foresaw the
+ * turn. A class the turn lacks moves within each hypothesis as the families price it together
+ * with those it has; across them, toward the families whose prices fit what was seen (a model
+ * that prices code and digits as Gemma does is priced as Gemma on Hindi too), and an open fit
+ * that foresees better than any family takes the weight for a model unlike them.
+ */
+export function nextClassFit(
+  previous: ClassFit | null | undefined,
+  sample: CalibrationSample,
+): ClassFit {
+  const fit = usableFit(previous);
+  const total = classTotal(sample.raw);
+  const share = measuresOf(sample.raw, total);
+  const observed = sample.realTokens / total;
+  const edge = (EDGE_NOISE_TOKENS / total) ** 2;
+  const noise = SAMPLE_NOISE_SD ** 2 + edge;
+
+  const openStep = kalmanGain(fit.covariance, share, noise);
+  const open = kalmanMove(fit.open, openStep.gain, share, observed);
+  const logWeights = [
+    (fit.families.logWeights[0] ?? 0) + logLikelihood(open.miss, openStep.spread, edge),
+  ];
+  const familyStep = kalmanGain(fit.families.covariance, share, noise);
+  const familyRatios = fit.families.ratios.map((ratios, f) => {
+    const moved = kalmanMove(ratios, familyStep.gain, share, observed);
+    const prior = fit.families.logWeights[f + 1] ?? MIN_LOG_WEIGHT;
+    logWeights.push(prior + logLikelihood(moved.miss, familyStep.spread, edge));
+    return moved.ratios;
   });
-  return { ratios, covariance };
+  const top = Math.max(...logWeights);
+  const norm = top + Math.log(logWeights.reduce((sum, w) => sum + Math.exp(w - top), 0));
+  const families: FamilyFits = {
+    logWeights: logWeights.map((w) => Math.max(MIN_LOG_WEIGHT, w - norm)),
+    ratios: familyRatios,
+    covariance: familyStep.covariance,
+  };
+  return {
+    ratios: weighted(open.ratios, families),
+    open: open.ratios,
+    covariance: openStep.covariance,
+    families,
+  };
 }
 
 /** The calibration after one more sample. */

@@ -8,6 +8,7 @@ import {
   EARLIER_CLASS_LISTS,
   nextCalibration,
 } from "@/lib/context/calibration";
+import { PROBED_FAMILIES } from "@/lib/context/class-priors";
 import { FIT_MEASURES, type FitMeasure } from "@/lib/context/content-class";
 import { LruMap } from "@/lib/lru-map";
 import type { Db } from "../client";
@@ -21,14 +22,35 @@ const ratio = z.number().finite();
  * covariance of another size) parses as null, so the model's classes start cold rather than
  * reading ratios under the wrong names.
  */
-const classFitSchema = z
+const fitRatios = z.strictObject(
+  Object.fromEntries(FIT_MEASURES.map((c) => [c, ratio])) as Record<FitMeasure, typeof ratio>,
+);
+const squareCovariance = z
+  .array(z.number().finite())
+  .refine((covariance) => covariance.length === FIT_MEASURES.length ** 2);
+/**
+ * The probed families' fits beside the open one (absent in a fit stored before they were
+ * weighed: they start from their probes). Families of another count parse as absent too.
+ */
+const familyFitsSchema = z
   .object({
-    ratios: z.strictObject(
-      Object.fromEntries(FIT_MEASURES.map((c) => [c, ratio])) as Record<FitMeasure, typeof ratio>,
-    ),
-    covariance: z.array(z.number().finite()),
+    logWeights: z.array(z.number().finite()),
+    ratios: z.array(fitRatios),
+    covariance: squareCovariance,
   })
-  .refine((fit) => fit.covariance.length === FIT_MEASURES.length ** 2);
+  .refine(
+    (families) =>
+      families.ratios.length === PROBED_FAMILIES.length &&
+      families.logWeights.length === PROBED_FAMILIES.length + 1,
+  )
+  .optional()
+  .catch(undefined);
+const classFitSchema = z.object({
+  ratios: fitRatios,
+  open: fitRatios.optional().catch(undefined),
+  covariance: squareCovariance,
+  families: familyFitsSchema,
+});
 
 const anyFitSchema = z.object({
   ratios: z.record(z.string(), ratio),

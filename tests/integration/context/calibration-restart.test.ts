@@ -5,7 +5,7 @@ import {
   EARLIER_CLASS_LISTS,
   PRIOR_CLASS_RATIOS,
 } from "@/lib/context/calibration";
-import { PROBE_UNIT_DENSITY } from "@/lib/context/class-priors";
+import { PROBE_UNIT_DENSITY, PROBED_FAMILIES } from "@/lib/context/class-priors";
 import {
   CONTENT_CLASSES,
   emptyClassTokens,
@@ -163,5 +163,44 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     });
     expect(next.samples).toBe(41);
     expect(next.classFit?.ratios.cyrillic).toBeCloseTo(1.77, 1);
+  });
+
+  it("carries a fit stored before the families were weighed, and stores and rereads theirs", async () => {
+    const { db } = use();
+    const n = FIT_MEASURES.length;
+    const covariance = new Array<number>(n * n).fill(0.0001);
+    for (let i = 0; i < n; i++) covariance[i * n + i] = 0.0004;
+    const ratios = { ...PRIOR_CLASS_RATIOS, cyrillic: 1.77, han: 1.36 };
+    await db.insert(modelCalibration).values({
+      provider: "fake",
+      model: "before-families",
+      ratio: 1.2,
+      samples: 30,
+      classFit: { ratios, covariance },
+    });
+
+    const fit = (await getCalibration(db, "fake", "before-families"))?.classFit;
+    if (!fit) throw new Error("expected the stored fit to load");
+    expect(fit.ratios).toEqual(ratios);
+    expect(fit.families).toBeUndefined();
+
+    const raw = {
+      ...emptyClassTokens(),
+      cyrillic: 900,
+      cyrillicLetters: 900 * PROBE_UNIT_DENSITY.cyrillic[0],
+      prose: 300,
+      frame: 40,
+    };
+    const next = await recordCalibrationSample(db, "fake", "before-families", {
+      realTokens: Math.round(900 * 1.77 + 300 * ratios.prose + 40 * ratios.frame),
+      raw,
+    });
+    // What thirty turns taught stays in charge; the families start beside it.
+    expect(next.classFit?.ratios.cyrillic).toBeCloseTo(1.77, 1);
+    expect(next.classFit?.ratios.han).toBeCloseTo(1.36, 1);
+    const reread = (await getCalibration(db, "fake", "before-families"))?.classFit;
+    expect(reread?.families?.ratios).toHaveLength(PROBED_FAMILIES.length);
+    expect(reread?.families?.logWeights).toHaveLength(PROBED_FAMILIES.length + 1);
+    expect(reread).toEqual(next.classFit);
   });
 });

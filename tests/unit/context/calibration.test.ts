@@ -11,14 +11,18 @@ import {
 } from "@/lib/context/calibration";
 import {
   PROBE_HIGHEST_RATIOS,
+  PROBE_RATIOS,
   PROBE_UNIT_DENSITY,
+  PROBE_UNIT_RATIOS,
   PROBED_FAMILIES,
 } from "@/lib/context/class-priors";
 import {
   type ClassRatios,
   type ClassTokens,
   CONTENT_CLASSES,
+  type ContentClass,
   emptyClassTokens,
+  FIT_MEASURES,
   MEASURED_CLASSES,
   unitKey,
 } from "@/lib/context/content-class";
@@ -206,6 +210,100 @@ describe("per-class calibration", () => {
     // A short Japanese chat (30 tokens) is learned from, not skipped.
     expect(moved(30)).toBeGreaterThan(0.05);
     expect(moved(30)).toBeLessThan(moved(600));
+  });
+});
+
+/** A probed family's prices as its probes show them, as multipliers on raw class tokens. */
+function familyPrices(family: (typeof PROBED_FAMILIES)[number]): ClassRatios {
+  const f = PROBED_FAMILIES.indexOf(family);
+  const ratios = Object.fromEntries(
+    CONTENT_CLASSES.map((c) => [c, PROBE_RATIOS[c][f] ?? Number.NaN]),
+  ) as ClassRatios;
+  for (const c of MEASURED_CLASSES) {
+    const perLetter = PROBE_UNIT_RATIOS[c][f] ?? 0;
+    ratios[unitKey(c)] = perLetter;
+    ratios[c] -= perLetter * (PROBE_UNIT_DENSITY[c][0] ?? 0);
+  }
+  return ratios;
+}
+
+/** Turns of Latin-script classes only: prose, code, JSON, digits, tool calls. */
+function latinMix(turn: number): ClassTokens {
+  const classes: ContentClass[] = ["code", "json", "digits2", "digits3", "call"];
+  const tokens = emptyClassTokens();
+  tokens.prose += 300 + ((turn * 37) % 200);
+  tokens.frame += 30 + (turn % 4) * 8;
+  tokens[classes[turn % classes.length] ?? "code"] += 800 + ((turn * 53) % 500);
+  tokens.digits1 += 20 + (turn % 3) * 10;
+  return atUsualDensity(tokens);
+}
+
+function learn(turns: readonly ClassTokens[], truth: (raw: ClassTokens) => number) {
+  let calibration: Calibration | null = null;
+  for (const raw of turns) {
+    const sample = calibrationSample(truth(raw), raw);
+    if (sample) calibration = nextCalibration(calibration, sample);
+  }
+  return calibration;
+}
+
+describe("calibration weighing the probed families", () => {
+  it("prices a writing system it has not seen as the families that fit what it has seen", () => {
+    // A Gemma-like model, seen only on Latin-script turns: Gemma prices code above the others
+    // and digit pairs at two tokens (as Qwen does), and Hindi below o200k (no other family).
+    const gemma = familyPrices("gemma3");
+    const turns = Array.from({ length: 10 }, (_, turn) => latinMix(turn));
+    const fit = learn(turns, (raw) => real(raw, gemma))?.classFit;
+    if (!fit?.families || !fit.open) throw new Error("expected the families' fits");
+    const weights = fit.families.logWeights.map(Math.exp);
+    const gemmaWeight = weights[1 + PROBED_FAMILIES.indexOf("gemma3")] ?? 0;
+    expect(gemmaWeight).toBeGreaterThan(0.8);
+    const gemmaDevanagari = PROBE_RATIOS.devanagari[PROBED_FAMILIES.indexOf("gemma3")] ?? 0;
+    // The estimate's Hindi is near Gemma's; the open fit alone stays near the families' mean.
+    expect(Math.abs(fit.ratios.devanagari - gemmaDevanagari)).toBeLessThan(0.15);
+    expect(fit.open.devanagari - gemmaDevanagari).toBeGreaterThan(0.5);
+    const hindi = atUsualDensity({ ...emptyClassTokens(), devanagari: 1_000, prose: 100 });
+    const truth = real(hindi, gemma);
+    const openOnly = { ratio: 1, samples: 10, classFit: { ...fit, ratios: fit.open } };
+    const weighed = { ratio: 1, samples: 10, classFit: fit };
+    expect(errPct(applyRatio(hindi, classRatios(weighed)), truth)).toBeLessThan(
+      errPct(applyRatio(hindi, classRatios(openOnly)), truth) / 4,
+    );
+  });
+
+  it("still learns a model unlike any probed family: its own prices rule", () => {
+    // Digit pairs at 1.5 tokens (the families spend 1 or 2), code at 1.4 (above every family's).
+    const unlike: ClassRatios = { ...SKEW, digits2: 1.5, code: 1.4, han: 1.25, cyrillic: 1.5 };
+    const turns = Array.from({ length: 40 }, (_, turn) => mix(turn));
+    const calibration = learn(turns, (raw) => real(raw, unlike));
+    const fit = calibration?.classFit;
+    for (const c of ["digits2", "code", "han", "cyrillic"] as const) {
+      expect([c, fit?.ratios[c]]).toEqual([c, expect.closeTo(unlike[c], 1)]);
+    }
+    for (let turn = 100; turn < 110; turn++) {
+      const raw = mix(turn);
+      expect(errPct(applyRatio(raw, classRatios(calibration)), real(raw, unlike))).toBeLessThan(1);
+    }
+  });
+
+  it("carries a fit stored before the families were weighed: what it learned stays in charge", () => {
+    const learned = learn(
+      Array.from({ length: 20 }, (_, turn) => mix(turn)),
+      (raw) => real(raw, SKEW),
+    );
+    const stored = learned?.classFit;
+    if (!stored) throw new Error("expected a fit");
+    // As stored before: one fit, its ratios and covariance.
+    const oldFit = { ratios: stored.ratios, covariance: stored.covariance };
+    const old: Calibration = { ratio: 1.2, samples: 20, classFit: oldFit };
+    const raw = mix(21);
+    const next = nextCalibration(old, { realTokens: real(raw, SKEW), raw });
+    const fit = next.classFit;
+    expect(fit?.families?.ratios).toHaveLength(PROBED_FAMILIES.length);
+    expect(Math.exp(fit?.families?.logWeights[0] ?? 0)).toBeGreaterThan(0.95);
+    for (const m of FIT_MEASURES) {
+      expect([m, fit?.ratios[m]]).toEqual([m, expect.closeTo(oldFit.ratios[m], 1)]);
+    }
   });
 });
 
