@@ -245,6 +245,8 @@ export const benchmark: Benchmark = {
       if (profiler) {
         profiler.connect();
         await profiler.post("Profiler.enable");
+        // A turn's span is a few ms: sample every 100 µs (the default is 1 ms).
+        await profiler.post("Profiler.setSamplingInterval", { interval: 100 });
         await profiler.post("Profiler.start");
       }
       const spans: ProviderCall[] = [];
