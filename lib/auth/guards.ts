@@ -93,8 +93,10 @@ export async function requireAdmin(request: Request): Promise<SessionUser> {
 }
 
 /** The user's chat; another user's chat is answered exactly like a missing one. */
+export const chatNotFound = () => new AppError("not_found:chat", "Chat not found.");
+
 export async function requireChat(user: SessionUser, chatId: string): Promise<Chat> {
   const chat = await findChatForUser(await getDb(), user.id, chatId);
-  if (!chat) throw new AppError("not_found:chat", "Chat not found.");
+  if (!chat) throw chatNotFound();
   return chat;
 }

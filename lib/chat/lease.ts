@@ -43,7 +43,8 @@ export async function tryHoldCompactionLease(db: Db, chatId: string): Promise<He
   return lease ? keepRenewing(db, lease) : null;
 }
 
-function keepRenewing(db: Db, lease: Lease): HeldLease {
+/** A lease just taken, held: renewed until released. */
+export function keepRenewing(db: Db, lease: Lease): HeldLease {
   const { chatId } = lease;
   let held: Lease | null = lease;
   const renew = setInterval(() => {

@@ -1,11 +1,35 @@
-import { type HeldLease, holdLease } from "@/lib/chat/lease";
+import { chatNotFound } from "@/lib/auth/guards";
+import { type HeldLease, holdLease, keepRenewing, LEASE_MS } from "@/lib/chat/lease";
 import type { Db } from "@/lib/db/client";
+import { findChatForUser } from "@/lib/db/queries/chats";
+import { acquireTurnLeaseOnOwnChat } from "@/lib/db/queries/leases";
+import type { Chat } from "@/lib/db/schema";
+
+const BUSY_MESSAGE = "A reply is already being written in this chat. Wait for it to finish.";
 
 /** Step 1 of a turn: the chat's lease, or 409 when another turn is still writing. */
 export function holdTurnLease(db: Db, chatId: string): Promise<HeldLease> {
-  return holdLease(
-    db,
-    chatId,
-    "A reply is already being written in this chat. Wait for it to finish.",
-  );
+  return holdLease(db, chatId, BUSY_MESSAGE);
+}
+
+/**
+ * The user's chat and its turn lease, in one statement when the chat is free (the usual case).
+ * 404 when the chat is not theirs; when another turn holds it, waits as `holdTurnLease` does
+ * (then 409) and reads the chat again, as that turn may have moved it on.
+ */
+export async function takeChatForTurn(
+  db: Db,
+  userId: string,
+  chatId: string,
+): Promise<{ chat: Chat; lease: HeldLease }> {
+  const taken = await acquireTurnLeaseOnOwnChat(db, userId, chatId, LEASE_MS);
+  if (taken) return { chat: taken.chat, lease: keepRenewing(db, taken.lease) };
+  if (!(await findChatForUser(db, userId, chatId))) throw chatNotFound();
+  const lease = await holdTurnLease(db, chatId);
+  const chat = await findChatForUser(db, userId, chatId);
+  if (!chat) {
+    await lease.release();
+    throw chatNotFound();
+  }
+  return { chat, lease };
 }

@@ -13,6 +13,7 @@ import {
   startBackgroundCompaction,
 } from "@/lib/chat/background-compact";
 import { modelBudget } from "@/lib/chat/budget";
+import type { HeldLease } from "@/lib/chat/lease";
 import type { Db } from "@/lib/db/client";
 import type { Chat } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
@@ -52,13 +53,19 @@ export type TurnDeps = {
  * listens for Stop and publishes its stream, so any instance can stop it and
  * a reload anywhere can follow it (lib/live).
  */
-export async function runTurn(deps: TurnDeps, chat: Chat, request: TurnRequest): Promise<Response> {
+export async function runTurn(
+  deps: TurnDeps,
+  chat: Chat,
+  request: TurnRequest,
+  /** The chat's lease when the caller took it with the chat (takeChatForTurn); else taken here. */
+  held?: HeldLease,
+): Promise<Response> {
   const { db } = deps;
   const modelId = request.modelId ?? chat.modelId ?? (await deps.defaultModelId());
   const model = deps.resolveModel(modelId);
 
   const live = deps.live ?? liveBus();
-  const lease = await holdTurnLease(db, chat.id);
+  const lease = held ?? (await holdTurnLease(db, chat.id));
   let prepared: PreparedTurn;
   try {
     prepared = await prepareTurn(db, chat, request, modelId);

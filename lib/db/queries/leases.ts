@@ -1,7 +1,8 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
-import { chat } from "../schema";
+import { type Chat, chat } from "../schema";
+import { UUID_PATTERN } from "./chats";
 
 /**
  * The chat's lease: "a turn (or a compaction) is running", across server
@@ -51,6 +52,35 @@ export async function acquireLease(
   });
   const [row] = await query.execute({ chatId, leaseSeconds: leaseMs / 1000 });
   return row?.until ? { chatId, until: row.until, kind } : null;
+}
+
+/**
+ * A turn's first statement: `userId`'s chat, with its turn lease taken in the same update when
+ * no live one is held. Null when the chat is not theirs, or its lease is held (then look it up
+ * and wait for the lease as usual).
+ */
+export async function acquireTurnLeaseOnOwnChat(
+  db: Db,
+  userId: string,
+  chatId: string,
+  leaseMs: number,
+): Promise<{ chat: Chat; lease: Lease } | null> {
+  if (!UUID_PATTERN.test(chatId)) return null;
+  const query = prepared(db, "acquire_turn_lease_on_own_chat", (on, name) =>
+    setLease(on, "turn", until(sql.placeholder("leaseSeconds")))
+      .where(
+        and(
+          eq(chat.id, sql.placeholder("chatId")),
+          eq(chat.userId, sql.placeholder("userId")),
+          sql`(${chat.activeTurnUntil} is null or ${chat.activeTurnUntil} < now())`,
+        ),
+      )
+      .returning()
+      .prepare(name),
+  );
+  const [row] = await query.execute({ chatId, userId, leaseSeconds: leaseMs / 1000 });
+  if (!row?.activeTurnUntil) return null;
+  return { chat: row, lease: { chatId, until: row.activeTurnUntil, kind: "turn" } };
 }
 
 /** Extends a lease its holder still owns; null when it was lost (expired and taken, or released). */

@@ -184,6 +184,30 @@ describeEachDriver("daily quotas", (use) => {
     expect((await usageOn(database.db, frankId, usageDayOf(new Date()))).messages).toBe(3);
   });
 
+  it("frees the chat a refused turn had taken, before it answers", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const gus = await register(database, "gus@example.com");
+    const gusId = (await sessionOf(database, gus.browser))?.user.id ?? "";
+    await adminPatch(database, ada.browser, gusId, { dailyMessageLimit: 1 });
+    const chatId = await newChat(database, gus.browser);
+    expect((await turn(database, gus.browser, chatId, "one")).response.status).toBe(200);
+    // The turn takes the chat with its lease in one statement, then meets the quota.
+    const refused = await call(database, chatApi.POST, {
+      path: "/api/chat",
+      method: "POST",
+      body: {
+        trigger: "submit-message",
+        chatId,
+        modelId: MODEL,
+        message: { id: "u-over-quota", role: "user", parts: [{ type: "text", text: "two" }] },
+      },
+      browser: gus.browser,
+    });
+    expect(refused.status).toBe(429);
+    expect(await isTurnActive(database.db, chatId)).toBe(false);
+  });
+
   it("gives the message back when the turn does not start", async () => {
     const database = use();
     const erin = await register(database, "erin@example.com");
