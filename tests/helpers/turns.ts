@@ -16,13 +16,11 @@ export async function newChat(database: Database, browser: Browser): Promise<str
   return ((await response.json()) as { chat: { id: string } }).chat.id;
 }
 
-/** Sends one user message through POST /api/chat and waits until the turn is stored. */
-export async function sendTurn(
-  database: Database,
-  browser: Browser,
-  input: { chatId: string; modelId: string; text: string; id?: string },
-) {
-  const response = await call(database, chatApi.POST, {
+type TurnInput = { chatId: string; modelId: string; text: string; id?: string };
+
+/** POST /api/chat with one user message; the response as it comes, nothing awaited after it. */
+export function postTurn(database: Database, browser: Browser, input: TurnInput) {
+  return call(database, chatApi.POST, {
     path: "/api/chat",
     method: "POST",
     body: {
@@ -37,6 +35,11 @@ export async function sendTurn(
     },
     browser,
   });
+}
+
+/** Sends one user message through POST /api/chat and waits until the turn is stored. */
+export async function sendTurn(database: Database, browser: Browser, input: TurnInput) {
+  const response = await postTurn(database, browser, input);
   const chunks = response.ok ? await readChunks(response) : [];
   await eventually(async () => !(await isTurnActive(database.db, input.chatId)));
   return { response, chunks };

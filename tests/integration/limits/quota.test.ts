@@ -22,8 +22,8 @@ import { register, sessionOf, signIn } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { newChat } from "../../helpers/turns";
-import { eventually, readChunks } from "../../helpers/ui-stream";
+import { newChat, postTurn, sendTurn } from "../../helpers/turns";
+import { eventually } from "../../helpers/ui-stream";
 
 const MODEL = "fake:fake-model";
 
@@ -35,23 +35,8 @@ beforeEach(() => {
 
 type ErrorBody = { error: { code: string; message: string; resetsAt?: string } };
 
-async function turn(database: Database, browser: Browser, chatId: string, text: string) {
-  const id = `u-${crypto.randomUUID()}`;
-  const response = await call(database, chatApi.POST, {
-    path: "/api/chat",
-    method: "POST",
-    body: {
-      trigger: "submit-message",
-      chatId,
-      modelId: MODEL,
-      message: { id, role: "user", parts: [{ type: "text", text }] },
-    },
-    browser,
-  });
-  if (response.ok) await readChunks(response);
-  await eventually(async () => !(await isTurnActive(database.db, chatId)));
-  return { response, id };
-}
+const turn = (database: Database, browser: Browser, chatId: string, text: string) =>
+  sendTurn(database, browser, { chatId, modelId: MODEL, text });
 
 function adminPatch(database: Database, admin: Browser, id: string, body: unknown) {
   return call(database, userRoute.PATCH, {
@@ -61,6 +46,15 @@ function adminPatch(database: Database, admin: Browser, id: string, body: unknow
     params: { id },
     browser: admin,
   });
+}
+
+/** A new account whose own limits Ada (the admin) sets: its browser and id. */
+async function userWithLimits(database: Database, email: string, limits: Record<string, number>) {
+  const ada = await signIn(database, "ada@example.com");
+  const user = await register(database, email);
+  const id = (await sessionOf(database, user.browser))?.user.id ?? "";
+  await adminPatch(database, ada.browser, id, limits);
+  return { browser: user.browser, id };
 }
 
 function resetUsage(database: Database, admin: Browser, id: string) {
@@ -137,13 +131,11 @@ describeEachDriver("daily quotas", (use) => {
 
   it("counts the provider's tokens and refuses the next turn once the token quota is spent", async () => {
     const database = use();
-    const ada = await signIn(database, "ada@example.com");
-    const dora = await register(database, "dora@example.com");
-    const doraId = (await sessionOf(database, dora.browser))?.user.id ?? "";
-    await adminPatch(database, ada.browser, doraId, {
+    const dora = await userWithLimits(database, "dora@example.com", {
       dailyMessageLimit: 100,
       dailyTokenLimit: 50,
     });
+    const doraId = dora.id;
     const chatId = await newChat(database, dora.browser);
 
     expect((await turn(database, dora.browser, chatId, "spend some tokens")).response.status).toBe(
@@ -169,10 +161,8 @@ describeEachDriver("daily quotas", (use) => {
 
   it("lets exactly the quota's number of turns through when they start at once", async () => {
     const database = use();
-    const ada = await signIn(database, "ada@example.com");
-    const frank = await register(database, "frank@example.com");
-    const frankId = (await sessionOf(database, frank.browser))?.user.id ?? "";
-    await adminPatch(database, ada.browser, frankId, { dailyMessageLimit: 3 });
+    const frank = await userWithLimits(database, "frank@example.com", { dailyMessageLimit: 3 });
+    const frankId = frank.id;
     const chats = await Promise.all(
       Array.from({ length: 7 }, () => newChat(database, frank.browser)),
     );
@@ -186,24 +176,11 @@ describeEachDriver("daily quotas", (use) => {
 
   it("frees the chat a refused turn had taken, before it answers", async () => {
     const database = use();
-    const ada = await signIn(database, "ada@example.com");
-    const gus = await register(database, "gus@example.com");
-    const gusId = (await sessionOf(database, gus.browser))?.user.id ?? "";
-    await adminPatch(database, ada.browser, gusId, { dailyMessageLimit: 1 });
+    const gus = await userWithLimits(database, "gus@example.com", { dailyMessageLimit: 1 });
     const chatId = await newChat(database, gus.browser);
     expect((await turn(database, gus.browser, chatId, "one")).response.status).toBe(200);
     // The turn takes the chat with its lease in one statement, then meets the quota.
-    const refused = await call(database, chatApi.POST, {
-      path: "/api/chat",
-      method: "POST",
-      body: {
-        trigger: "submit-message",
-        chatId,
-        modelId: MODEL,
-        message: { id: "u-over-quota", role: "user", parts: [{ type: "text", text: "two" }] },
-      },
-      browser: gus.browser,
-    });
+    const refused = await postTurn(database, gus.browser, { chatId, modelId: MODEL, text: "two" });
     expect(refused.status).toBe(429);
     expect(await isTurnActive(database.db, chatId)).toBe(false);
   });
