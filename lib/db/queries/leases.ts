@@ -33,6 +33,10 @@ const setLease = (db: Db, kind: LeaseKind, value: SQL | null) =>
 const until = (leaseSeconds: unknown) =>
   sql`date_trunc('milliseconds', now() + make_interval(secs => ${leaseSeconds}))`;
 
+/** No live lease in `column`: never taken, freed, or run out. */
+const isFree = (column: typeof chat.activeTurnUntil | typeof chat.compactionUntil) =>
+  sql`(${column} is null or ${column} < now())`;
+
 /** Takes the lease unless a live one is held; null when it is. */
 export async function acquireLease(
   db: Db,
@@ -44,9 +48,7 @@ export async function acquireLease(
   const query = prepared(db, `acquire_${kind}_lease`, (on, name) => {
     const column = columnOf(kind);
     return setLease(on, kind, until(sql.placeholder("leaseSeconds")))
-      .where(
-        and(eq(chat.id, sql.placeholder("chatId")), sql`(${column} is null or ${column} < now())`),
-      )
+      .where(and(eq(chat.id, sql.placeholder("chatId")), isFree(column)))
       .returning({ until: column })
       .prepare(name);
   });
@@ -72,7 +74,7 @@ export async function acquireTurnLeaseOnOwnChat(
         and(
           eq(chat.id, sql.placeholder("chatId")),
           eq(chat.userId, sql.placeholder("userId")),
-          sql`(${chat.activeTurnUntil} is null or ${chat.activeTurnUntil} < now())`,
+          isFree(chat.activeTurnUntil),
         ),
       )
       .returning()
