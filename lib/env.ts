@@ -196,6 +196,7 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
     },
     demoModel: k("DEMO_MODEL", z.enum(["auto", "always", "never"]), "auto"),
     fetchUrlAllowPrivate: k("FETCH_URL_ALLOW_PRIVATE", bool, false),
+    aiTelemetry: k("AI_TELEMETRY", bool, false),
     turnMaxSteps: k("TURN_MAX_STEPS", positiveInt(1000), TURN_MAX_STEPS_DEFAULT),
     turnIdleTimeoutMs: k(
       "TURN_IDLE_TIMEOUT_MS",

@@ -22,6 +22,7 @@ export function summarizerModel(entry: {
         maxOutputTokens,
         maxRetries: 0,
         abortSignal,
+        telemetry: { isEnabled: env().aiTelemetry },
       });
       return { text: result.text, finishReason: result.finishReason };
     },

@@ -130,6 +130,7 @@ async function streamAttempt(
     toolOverheadTokens: frame.toolOverheadTokens,
     messages,
     maxSteps: env().turnMaxSteps,
+    telemetry: env().aiTelemetry,
     proactive: settings.enabled,
     keepRecentToolResults: settings.keepRecentToolResults,
     onRecovery: (event) => {

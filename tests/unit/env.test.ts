@@ -54,6 +54,7 @@ describe("environment", () => {
       quiet,
     );
     expect(env.compaction.enabled).toBe(false);
+    expect(loadEnv({ AI_TELEMETRY: "on" }, quiet).aiTelemetry).toBe(true);
     expect(env.compaction.summarizerModels).toEqual(["openai:gpt-4o-mini", "demo:demo"]);
   });
 
@@ -178,6 +179,7 @@ describe("environment", () => {
       RATE_LIMIT_SIGN_UP_PER_HOUR: String(RATE_LIMIT_DEFAULTS.signUpPerHour),
       RATE_LIMIT_TURNS_PER_MINUTE: String(RATE_LIMIT_DEFAULTS.turnsPerMinute),
       REDIS_URL: "",
+      AI_TELEMETRY: String(loadEnv({}, quiet).aiTelemetry),
     };
     const [first, second] = loadEnv(
       {
