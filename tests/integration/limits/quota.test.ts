@@ -179,10 +179,39 @@ describeEachDriver("daily quotas", (use) => {
     const gus = await userWithLimits(database, "gus@example.com", { dailyMessageLimit: 1 });
     const chatId = await newChat(database, gus.browser);
     expect((await turn(database, gus.browser, chatId, "one")).response.status).toBe(200);
-    // The turn takes the chat with its lease in one statement, then meets the quota.
+    // Naming its model, the turn takes the chat with its lease while the quota is asked.
     const refused = await postTurn(database, gus.browser, { chatId, modelId: MODEL, text: "two" });
     expect(refused.status).toBe(429);
     expect(await isTurnActive(database.db, chatId)).toBe(false);
+    // Without a model named, the chat's own model is admitted once the chat is taken.
+    const unnamed = await call(database, chatApi.POST, {
+      path: "/api/chat",
+      method: "POST",
+      body: {
+        trigger: "submit-message",
+        chatId,
+        message: { id: "u-unnamed", role: "user", parts: [{ type: "text", text: "three" }] },
+      },
+      browser: gus.browser,
+    });
+    expect(unnamed.status).toBe(429);
+    expect(await isTurnActive(database.db, chatId)).toBe(false);
+  });
+
+  it("spends nothing on a turn sent to a chat that is not the user's", async () => {
+    const database = use();
+    const ivy = await register(database, "ivy@example.com");
+    const ivysChat = await newChat(database, ivy.browser);
+    const hal = await userWithLimits(database, "hal@example.com", { dailyMessageLimit: 5 });
+    // The quota is asked at the same time as the chat: the 404 gives its message back.
+    const refused = await postTurn(database, hal.browser, {
+      chatId: ivysChat,
+      modelId: MODEL,
+      text: "not mine",
+    });
+    expect(refused.status).toBe(404);
+    expect(await isTurnActive(database.db, ivysChat)).toBe(false);
+    expect((await usageOn(database.db, hal.id, usageDayOf(new Date()))).messages).toBe(0);
   });
 
   it("gives the message back when the turn does not start", async () => {

@@ -1,0 +1,46 @@
+import type { HeldLease } from "@/lib/chat/lease";
+import type { Db } from "@/lib/db/client";
+import type { Chat } from "@/lib/db/schema";
+import { defaultAllowedModelId } from "@/lib/limits/model-access";
+import type { QuotaTicket } from "@/lib/limits/quota";
+import { assertTurnAllowed } from "@/lib/limits/turn-admission";
+import { takeChatForTurn } from "./lease";
+import type { TurnRequest } from "./request";
+
+export type AdmittedTurn = { chat: Chat; lease: HeldLease; modelId: string; quota: QuotaTicket };
+
+/**
+ * Step 1 of a turn: the user's chat with its lease, and the turn's admission (rate, model,
+ * quota). A request that names its model asks for both at once — one round trip instead of
+ * two; whichever part refuses undoes the other, and the chat's refusal (404, 409) is the
+ * answer when both refuse. Without a model named, the chat says which model to admit.
+ */
+export async function admitTurn(
+  db: Db,
+  user: { id: string },
+  request: TurnRequest,
+): Promise<AdmittedTurn> {
+  if (!request.modelId) {
+    const { chat, lease } = await takeChatForTurn(db, user.id, request.chatId);
+    try {
+      const modelId = chat.modelId ?? (await defaultAllowedModelId(db));
+      return { chat, lease, modelId, quota: await assertTurnAllowed(db, user, modelId) };
+    } catch (error) {
+      await lease.release();
+      throw error;
+    }
+  }
+  const modelId = request.modelId;
+  const [taken, admitted] = await Promise.allSettled([
+    takeChatForTurn(db, user.id, request.chatId),
+    assertTurnAllowed(db, user, modelId),
+  ]);
+  if (taken.status === "fulfilled" && admitted.status === "fulfilled") {
+    return { ...taken.value, modelId, quota: admitted.value };
+  }
+  await Promise.all([
+    taken.status === "fulfilled" ? taken.value.lease.release() : null,
+    admitted.status === "fulfilled" ? admitted.value.giveBack() : null,
+  ]);
+  throw taken.status === "rejected" ? taken.reason : (admitted as PromiseRejectedResult).reason;
+}
