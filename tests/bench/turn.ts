@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { sql } from "drizzle-orm";
 import { startFakeOpenAI } from "../fixtures/fake-openai/server";
 import type { Benchmark, Figures } from "./benchmark";
@@ -22,6 +24,10 @@ import { buildHistory, statsFor, summaryText } from "./turn-history";
  * process; the fake server is idle until the request leaves). `projection.model_switch_ms_*`
  * times GET /api/chats/:id/context for another model — the ring after a model switch, where
  * the last reply's real usage does not apply and the view is estimated.
+ *
+ * `turn.cpu_ms_after_quiet_1000` is the same turn after three full collections, as V8's
+ * memory reducer runs them when a server goes quiet between a user's messages: whatever V8
+ * drops then (compiled regular expressions, above all) the next turn pays for again.
  */
 
 const PROVIDER = "fake";
@@ -38,6 +44,10 @@ const KEEP_WINDOW_MESSAGES = 20;
 /** Untimed turns per chat first (JIT, pool connections, window cache), then timed ones. */
 const WARMUP_TURNS = 3;
 const TIMED_TURNS = 15;
+/** Turns after a quiet spell, each after QUIET_COLLECTIONS full collections. */
+const QUIET_TURNS = 8;
+const QUIET_COLLECTIONS = 3;
+const QUIET_SIZE = 1_000;
 const WARMUP_PROJECTIONS = 3;
 const TIMED_PROJECTIONS = 25;
 /** Rows per INSERT while seeding. */
@@ -270,6 +280,24 @@ export const benchmark: Benchmark = {
         // The timed spans ride along, so a reader can keep only the samples inside them.
         await writeFile(PROFILE_FILE, JSON.stringify({ ...profile, foldSpans: spans }));
         profiler.disconnect();
+      }
+      const quiet = chats.find((c) => c.size === QUIET_SIZE);
+      if (quiet) {
+        setFlagsFromString("--expose-gc");
+        const collect = runInNewContext("gc") as () => void;
+        const costs: number[] = [];
+        for (let i = 0; i < QUIET_TURNS; i++) {
+          for (let c = 0; c < QUIET_COLLECTIONS; c++) {
+            collect();
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          costs.push((await turn(quiet.chatId)).cpuMs);
+        }
+        figures[`turn.cpu_ms_after_quiet_${QUIET_SIZE}`] = round2(median(costs));
+        context.note(
+          `turn.cpu_ms_after_quiet_${QUIET_SIZE}`,
+          `ms of CPU, median of ${QUIET_TURNS}: the same span, each turn after ${QUIET_COLLECTIONS} full collections (what V8's memory reducer does while a server is quiet), chat of ${QUIET_SIZE} stored messages`,
+        );
       }
       for (const { size, chatId } of chats) {
         const times: number[] = [];
