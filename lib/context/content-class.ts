@@ -108,7 +108,7 @@ const CODE_LINE =
   /^\s*(import |export |from |def |class |function |const |let |var |return\b|if \(|for \(|while \(|#include|package |public |private |fn |use |\/\/|#!|@|\$ )|[;{}]\s*$|\)\s*(=>|\{|:)\s*$|^ {4,}\S|^\t+\S/;
 
 /** Code point ranges (inclusive) of each writing system; `cjk` is CJK punctuation and full-width forms. */
-type ScriptKey = ScriptClass | "cjk";
+export type ScriptKey = ScriptClass | "cjk";
 const RANGES: readonly (readonly [number, number, ScriptKey])[] = [
   [0x0370, 0x03ff, "greek"],
   [0x0400, 0x052f, "cyrillic"],
@@ -160,7 +160,7 @@ const RANGES: readonly (readonly [number, number, ScriptKey])[] = [
 const RANGE_STARTS = RANGES.map(([start]) => start);
 
 /** The writing system of a code point above Latin, or undefined (Latin, punctuation, symbols). */
-function scriptOf(code: number): ScriptKey | undefined {
+export function scriptOf(code: number): ScriptKey | undefined {
   if (code < 0x0370) return undefined;
   // Last range starting at or before the code point (binary search; ranges are sorted).
   let lo = 0;
@@ -196,7 +196,8 @@ export function classTotal(tokens: Readonly<ClassTokens>): number {
 /** The class a whole unit of this kind defaults to when its lines look like nothing special. */
 export type ClassHint = "text" | "tool";
 
-type ScriptCounts = Partial<Record<ScriptKey, number>>;
+/** Characters of each writing system. */
+export type ScriptCounts = Partial<Record<ScriptKey, number>>;
 /** A line's non-space characters, those of each writing system, and its indentation tabs. */
 type LineCensus = { chars: number; scripts: ScriptCounts; tabs: number };
 
@@ -260,9 +261,14 @@ function lineClass(
 /**
  * A run of lines of one class; `units` is its second count (MeasuredClass): a writing
  * system's letters (Chinese and Japanese: kanji and kana together), code's indentation tabs,
- * 0 for any other class.
+ * 0 for any other class. `letters` counts the characters of every writing system in it.
  */
-export type ClassSegment = { contentClass: ContentClass; text: string; units: number };
+export type ClassSegment = {
+  contentClass: ContentClass;
+  text: string;
+  units: number;
+  letters: ScriptCounts;
+};
 
 function unitsOf(c: ContentClass, { scripts, tabs }: LineCensus): number {
   if (c === "code") return tabs;
@@ -282,6 +288,12 @@ export function classSegments(text: string, hint: ClassHint): ClassSegment[] {
   let current: ContentClass | null = null;
   let inFence = false;
   let start = 0;
+  const segment = (contentClass: ContentClass): ClassSegment => ({
+    contentClass,
+    text: pending,
+    units: unitsOf(contentClass, pendingCensus),
+    letters: pendingCensus.scripts,
+  });
   while (start < text.length) {
     const newline = text.indexOf("\n", start);
     const end = newline === -1 ? text.length : newline + 1;
@@ -297,18 +309,13 @@ export function classSegments(text: string, hint: ClassHint): ClassSegment[] {
       addCensus(pendingCensus, lineCensus);
       continue;
     }
-    segments.push({ contentClass: current, text: pending, units: unitsOf(current, pendingCensus) });
+    segments.push(segment(current));
     current = lineCls;
     pending = line;
     pendingCensus = { ...lineCensus, scripts: { ...lineCensus.scripts } };
   }
   if (pending !== "" || segments.length === 0) {
-    const contentClass = current ?? (hint === "tool" ? "json" : "prose");
-    segments.push({
-      contentClass,
-      text: pending,
-      units: unitsOf(contentClass, pendingCensus),
-    });
+    segments.push(segment(current ?? (hint === "tool" ? "json" : "prose")));
   }
   return segments;
 }
@@ -334,6 +341,10 @@ export function digitGroups(text: string): [number, number, number] {
     else if (length % 3 === 2) groups[1] += 1;
   }
   return groups;
+}
+
+export function isScriptClass(c: ContentClass): c is ScriptClass {
+  return (SCRIPT_CLASSES as readonly string[]).includes(c);
 }
 
 export function isMeasuredClass(c: ContentClass): c is MeasuredClass {

@@ -5,12 +5,13 @@
 import { hash } from "node:crypto";
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import type { ModelMessage, UIMessage } from "ai";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { countTokens, encode } from "gpt-tokenizer/encoding/o200k_base";
 import { PROBE_UNIT_DENSITY } from "./class-priors";
 import {
   addClassTokens,
   type ClassHint,
   type ClassRatios,
+  type ClassSegment,
   type ClassTokens,
   CONTENT_CLASSES,
   classSegments,
@@ -18,6 +19,8 @@ import {
   digitGroups,
   emptyClassTokens,
   isMeasuredClass,
+  isScriptClass,
+  type MeasuredClass,
   unitKey,
 } from "./content-class";
 import {
@@ -26,6 +29,7 @@ import {
   unitsFromModelMessage,
   unitsFromUIMessage,
 } from "./count-units";
+import { segmentLetters, splitByScript } from "./script-tokens";
 
 export {
   type CountMessage,
@@ -115,6 +119,14 @@ export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
     // User text may contain "<|endoftext|>" and the like: count it as text, never throw.
     return countTokens(text, { disallowedSpecial: NO_SPECIAL_TOKENS });
   };
+  const tokenizer: Tokenizer = {
+    count: countText,
+    encode: (text) => {
+      if (text.length === 0) return [];
+      stats.tokenizerCalls += 1;
+      return encode(text, { disallowedSpecial: NO_SPECIAL_TOKENS });
+    },
+  };
 
   /** Tokens of a message's units by class, memoized by message id + content hash (LRU). */
   const unitsTokens = (key: string | undefined, units: readonly CountUnit[]): ClassTokens => {
@@ -128,7 +140,7 @@ export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
     }
     stats.cacheMisses += 1;
     const tokens = emptyClassTokens();
-    for (const unit of units) unitClassTokens(unit, countText, tokens);
+    for (const unit of units) unitClassTokens(unit, tokenizer, tokens);
     cache.set(cacheKey, tokens);
     if (cache.size > cacheMaxEntries) {
       const oldest = cache.keys().next();
@@ -211,25 +223,29 @@ export function countTextTokens(text: string): number {
   return defaultEstimator.countText(text);
 }
 
+/** o200k's count of a text, and its tokens (a script segment's are split by writing system). */
+export type Tokenizer = {
+  count: (text: string) => number;
+  encode: (text: string) => readonly number[];
+};
+
 /** Tokens of a text split by content class, added into `into`. */
 function addTextTokens(
   text: string,
   hint: ClassHint,
-  countText: (text: string) => number,
+  tokenizer: Tokenizer,
   into: ClassTokens,
 ): void {
-  const segments = classSegments(text, hint);
-  for (const segment of segments) {
+  for (const segment of classSegments(text, hint)) {
     const [one, two, three] = digitGroups(segment.text);
+    const digits = one + two + three;
     const cls = segment.contentClass;
-    const before = into[cls];
-    into[cls] += countText(segment.text) - one - two - three;
-    if (isMeasuredClass(cls)) {
-      // No sparser than the sparsest probe of its class: a segment that mixes writing systems
-      // or markup is priced as ordinary text of its system, not extrapolated below it.
-      const [, lowest] = PROBE_UNIT_DENSITY[cls];
-      const key = unitKey(cls);
-      into[key] = (into[key] ?? 0) + Math.max(lowest * (into[cls] - before), segment.units);
+    if (isScriptClass(cls) || !holdsScripts(segment)) {
+      const tokens = tokenizer.count(segment.text) - digits;
+      into[cls] += tokens;
+      if (isMeasuredClass(cls)) addUnits(cls, tokens, segment.units, into);
+    } else {
+      addSplitTokens(segment, tokenizer.encode(segment.text), digits, into);
     }
     into.digits1 += one;
     into.digits2 += two;
@@ -237,25 +253,61 @@ function addTextTokens(
   }
 }
 
+/** Whether a segment holds any writing system's characters (emoji too). */
+function holdsScripts(segment: ClassSegment): boolean {
+  return Object.keys(segment.letters).length > 0;
+}
+
+/**
+ * A prose, JSON or code segment's tokens split by the writing system of each
+ * (script-tokens.ts), its digit groups taken from its own class, and each measured system's
+ * letters beside its tokens.
+ */
+function addSplitTokens(
+  segment: ClassSegment,
+  ids: readonly number[],
+  digits: number,
+  into: ClassTokens,
+): void {
+  const cls = segment.contentClass;
+  const split = splitByScript(segment, ids);
+  split.set(cls, Math.max(0, (split.get(cls) ?? 0) - digits));
+  for (const [c, tokens] of split) {
+    into[c] += tokens;
+    if (c === cls) {
+      if (isMeasuredClass(c)) addUnits(c, tokens, segment.units, into);
+    } else if (isScriptClass(c) && isMeasuredClass(c)) {
+      addUnits(c, tokens, segmentLetters(c, segment.letters), into);
+    }
+  }
+}
+
+/**
+ * A measured class's second count, no sparser than the sparsest probe of its class: a segment
+ * that mixes in markup or other text is priced as ordinary text of its class, not extrapolated
+ * below it.
+ */
+function addUnits(c: MeasuredClass, tokens: number, units: number, into: ClassTokens): void {
+  const [, lowest] = PROBE_UNIT_DENSITY[c];
+  const key = unitKey(c);
+  into[key] = (into[key] ?? 0) + Math.max(lowest * tokens, units);
+}
+
 /**
  * Tokens of one unit by content class, added into `into`. Files and images are
  * priced from the modality table, never tokenized, and count as prose.
  */
-export function unitClassTokens(
-  unit: CountUnit,
-  countText: (text: string) => number,
-  into: ClassTokens,
-): void {
+export function unitClassTokens(unit: CountUnit, tokenizer: Tokenizer, into: ClassTokens): void {
   switch (unit.type) {
     case "text":
     case "summary":
-      addTextTokens(unit.text, "text", countText, into);
+      addTextTokens(unit.text, "text", tokenizer, into);
       return;
     case "tool-call":
-      into.call += countText(`${unit.toolName} ${unit.input}`) + TOOL_CALL_OVERHEAD_TOKENS;
+      into.call += tokenizer.count(`${unit.toolName} ${unit.input}`) + TOOL_CALL_OVERHEAD_TOKENS;
       return;
     case "tool-result":
-      addTextTokens(unit.output, "tool", countText, into);
+      addTextTokens(unit.output, "tool", tokenizer, into);
       into.frame += TOOL_RESULT_OVERHEAD_TOKENS;
       return;
     case "image":

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PROBE_UNIT_DENSITY } from "@/lib/context/class-priors";
 import { classSegments, classTotal, digitGroups } from "@/lib/context/content-class";
+import { byteTokenScript, tokenScript } from "@/lib/context/script-tokens";
 import { createEstimator } from "@/lib/context/tokens";
 
 const classesOf = (text: string, hint: "text" | "tool" = "text") =>
@@ -117,5 +118,34 @@ describe("content classes", () => {
     ]);
     expect(tokens.codeTabs).toBe(4);
     expect(classTotal(tokens)).toBe(estimator.countText(code));
+  });
+  it("prices another writing system's words inside a prose line as that system", () => {
+    const estimator = createEstimator();
+    const text = "Happy birthday 🎂🎉 and greetings from 北京, see you in Москва soon!";
+    const tokens = estimator.classTokens([{ units: [{ type: "text", text }], wireMessages: 0 }]);
+    expect(classSegments(text, "text").map((s) => s.contentClass)).toEqual(["prose"]);
+    expect(tokens.emoji).toBeGreaterThan(0);
+    expect(tokens.han).toBeGreaterThan(0);
+    expect(tokens.cyrillic).toBeGreaterThan(0);
+    // The Latin words stay prose, and the split keeps o200k's total.
+    expect(tokens.prose).toBeGreaterThan(tokens.han + tokens.cyrillic + tokens.emoji);
+    expect(classTotal(tokens)).toBe(estimator.countText(text));
+    // Each system's letters beside its tokens: two Chinese characters, six Cyrillic letters.
+    expect(tokens.hanLetters).toBeGreaterThanOrEqual(2);
+    expect(tokens.cyrillicLetters).toBeGreaterThanOrEqual(6);
+  });
+
+  it("reads a token's writing system from its letters; punctuation and Latin have none", () => {
+    expect(tokenScript("ありがとうございます")).toBe("chinese");
+    expect(tokenScript("天气")).toBe("chinese");
+    expect(tokenScript(" मैं")).toBe("devanagari");
+    expect(tokenScript("🎂")).toBe("emoji");
+    expect(tokenScript(" Python")).toBeNull();
+    expect(tokenScript("。")).toBeNull();
+    // A character o200k spells in bytes: its first part tells the block, later parts continue it.
+    expect(byteTokenScript([0xf0, 0x9f, 0x8e])).toBe("emoji");
+    expect(byteTokenScript([0xe0, 0xa4])).toBe("devanagari");
+    expect(byteTokenScript([0x8e, 0x82])).toBe("continues");
+    expect(byteTokenScript([0xe1])).toBeNull();
   });
 });

@@ -1,0 +1,104 @@
+/**
+ * A line of prose, JSON or code is judged by what most of it is, yet it may hold another
+ * writing system's words: a birthday wish full of emoji, a Chinese name in an English
+ * sentence, Russian values in a tool's JSON. Each family prices those at that system's price
+ * (Gemma spends ≈ 0.6 per o200k token on emoji, Claude ≈ 3 on Arabic), not at prose's, so such
+ * a segment's o200k tokens are split by the writing system of each token: a token with a
+ * writing system's letters counts as that system (bytes of a character o200k splits count as
+ * that character's), any other (Latin words, punctuation, spaces) as the segment's own class.
+ * The split keeps o200k's total exactly.
+ */
+import o200kVocabulary from "gpt-tokenizer/bpeRanks/o200k_base";
+import {
+  type ClassSegment,
+  type ContentClass,
+  type ScriptClass,
+  type ScriptCounts,
+  scriptOf,
+} from "./content-class";
+
+/** A Chinese-script share of kana at least this is Japanese (as content-class.ts judges a line). */
+const KANA_SHARE = 0.1;
+
+/**
+ * The writing system of a token's text: its first character's that has one, or null (Latin,
+ * punctuation, symbols). CJK punctuation is no system's letters: it stays with its segment.
+ */
+export function tokenScript(text: string): ScriptClass | "chinese" | null {
+  for (const ch of text) {
+    const script = scriptOf(ch.codePointAt(0) ?? 0);
+    if (script === "han" || script === "kana") return "chinese";
+    if (script && script !== "cjk") return script;
+  }
+  return null;
+}
+
+type TokenScript = ScriptClass | "chinese" | null;
+/** A token of bytes inside a character: it belongs with the token before it. */
+const CONTINUES = "continues";
+
+/**
+ * The writing system of a token that is part of a character (o200k spells most emoji and rare
+ * letters in bytes): a first part by the lowest code point its leading bytes allow, a later
+ * part as continuing the token before.
+ */
+export function byteTokenScript(bytes: readonly number[]): TokenScript | typeof CONTINUES {
+  const [lead = 0, ...rest] = bytes;
+  if (lead < 0xc0) return CONTINUES;
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  // A lone lead byte of a longer character does not tell its block.
+  if (length > 2 && rest.length === 0) return null;
+  let code = lead & (0x7f >> length);
+  for (let i = 1; i < length; i++) code = (code << 6) | ((rest[i - 1] ?? 0x80) & 0x3f);
+  return tokenScript(String.fromCodePoint(code));
+}
+
+/** Scripts of o200k token ids, filled as tokens are first met (the vocabulary never changes). */
+const scriptsById = new Map<number, TokenScript | typeof CONTINUES>();
+
+/** The script of an o200k token by its id: the vocabulary (indexed by id) holds its text or bytes. */
+function scriptOfToken(id: number): TokenScript | typeof CONTINUES {
+  let script = scriptsById.get(id);
+  if (script === undefined) {
+    const entry = o200kVocabulary[id];
+    script = typeof entry === "string" ? tokenScript(entry) : entry ? byteTokenScript(entry) : null;
+    scriptsById.set(id, script);
+  }
+  return script;
+}
+
+/** The class Chinese characters in this segment count as: Chinese, or Japanese by its kana. */
+function chineseClass(letters: Readonly<ScriptCounts>): ScriptClass {
+  const han = letters.han ?? 0;
+  const kana = letters.kana ?? 0;
+  return kana > 0 && kana >= KANA_SHARE * (han + kana) ? "kana" : "han";
+}
+
+/** A segment's o200k tokens (`ids`) by the class each counts as. */
+export function splitByScript(
+  segment: ClassSegment,
+  ids: readonly number[],
+): Map<ContentClass, number> {
+  const tokens = new Map<ContentClass, number>();
+  let previous = segment.contentClass;
+  for (const id of ids) {
+    const script = scriptOfToken(id);
+    const c =
+      script === CONTINUES
+        ? previous
+        : script === null
+          ? segment.contentClass
+          : script === "chinese"
+            ? chineseClass(segment.letters)
+            : script;
+    tokens.set(c, (tokens.get(c) ?? 0) + 1);
+    previous = c;
+  }
+  return tokens;
+}
+
+/** A writing system's letters in a segment (Chinese and Japanese: kanji and kana together). */
+export function segmentLetters(c: ScriptClass, letters: Readonly<ScriptCounts>): number {
+  if (c === "han" || c === "kana") return (letters.han ?? 0) + (letters.kana ?? 0);
+  return letters[c] ?? 0;
+}
