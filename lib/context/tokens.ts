@@ -197,9 +197,9 @@ export const defaultEstimator: TokenEstimator = createEstimator();
 
 /**
  * V8 drops a regular expression's compiled code once two full collections pass without it
- * running, as they do while a server is quiet (its memory reducer collects up to three times).
- * Compiling o200k's split pattern again (Unicode property classes) then cost the next turn
- * ≈ 13–25 ms of CPU on a 2-core machine, more than the rest of the turn. Counting one letter
+ * running, as they do between two turns while other requests or a long reply's stream fill the
+ * heap. Compiling o200k's split pattern again (Unicode property classes) then cost the next
+ * turn 11–25 ms of CPU on a 2-core machine, more than the rest of the turn. Counting one letter
  * after each full collection keeps it compiled, for a few microseconds.
  */
 const GC_MAJOR = constants.NODE_PERFORMANCE_GC_MAJOR;

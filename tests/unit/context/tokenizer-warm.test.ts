@@ -6,7 +6,8 @@ import { tokenizerWarmCounts } from "@/lib/context/tokens";
 /**
  * V8 drops a regular expression's compiled code when two full collections pass without it
  * running; the estimator runs its tokenizer once after each full collection so that the turn
- * after a quiet spell does not compile o200k's split pattern again (tokens.ts).
+ * after them does not compile o200k's split pattern again
+ * (tokens.ts).
  */
 describe("the tokenizer between turns", () => {
   it("runs once after each full collection, so its pattern stays compiled", async () => {
