@@ -4,11 +4,12 @@ import type { Db } from "@/lib/db/client";
 import { noteTurnOnChat } from "@/lib/db/queries/chats";
 import {
   firstUserMessage,
+  type KeyedMessage,
   loadKeyedHistory,
   loadTurnHistory,
   turnHistoryFirstPosition,
 } from "@/lib/db/queries/messages";
-import type { Chat, Message } from "@/lib/db/schema";
+import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/message/ui-message";
 import { applyTurnRequest } from "./apply-request";
@@ -58,7 +59,7 @@ export async function prepareTurn(
   return loaded(current, covers(rows, current) ? rows : await loadForTurn(db, current));
 }
 
-function loaded(chat: Chat, rows: Message[]): PreparedTurn {
+function loaded(chat: Chat, rows: KeyedMessage[]): PreparedTurn {
   return {
     chat,
     history: rows.map(rowToUIMessage),
@@ -70,7 +71,7 @@ function loaded(chat: Chat, rows: Message[]): PreparedTurn {
 }
 
 /** With compaction off every turn sends the whole history, so it loads all of it. */
-function loadForTurn(db: Db, chat: Chat): Promise<Message[]> {
+function loadForTurn(db: Db, chat: Chat): Promise<KeyedMessage[]> {
   return env().compaction.enabled
     ? loadTurnHistory(db, chat.id, {
         summary: chat.contextSummary,
@@ -83,7 +84,7 @@ function loadForTurn(db: Db, chat: Chat): Promise<Message[]> {
  * Rows loaded for one state still serve `chat`'s: they hold its watermark, or they are the
  * whole history (every seq from 0 on; pinned rows alone can start at 0 too).
  */
-function covers(rows: readonly Message[], chat: Chat): boolean {
+function covers(rows: readonly KeyedMessage[], chat: Chat): boolean {
   const watermark = chat.contextSummary ? chat.summaryWatermark : null;
   if (watermark !== null && rows.some((row) => row.id === watermark)) return true;
   return rows.every((row, index) => row.seq === index);

@@ -17,10 +17,20 @@ export async function loadHistory(db: Db, chatId: string): Promise<Message[]> {
  * from one (its parsed metadata, its count units: lib/message, lib/context) can be kept across
  * turns, though an edit rewrites a message's parts in place under the same id.
  */
-export type KeyedMessage = Message & { contentKey: string };
+/**
+ * A stored message as a turn reads it: what it sends and where it sits, with a key of its
+ * content. Not its chat or time, which a turn never reads (nor pays to parse).
+ */
+export type KeyedMessage = Pick<Message, "id" | "seq" | "role" | "parts" | "metadata"> & {
+  contentKey: string;
+};
 
 const keyedColumns = {
-  ...getTableColumns(message),
+  id: message.id,
+  seq: message.seq,
+  role: message.role,
+  parts: message.parts,
+  metadata: message.metadata,
   // concat_ws skips a NULL metadata; no JSON text holds chr(31) unescaped, so fields cannot run
   // together. SHA-256, not md5: md5() is refused where Postgres runs in FIPS mode.
   contentKey: sql<string>`${message.id} || ':' || encode(sha256(convert_to(concat_ws(chr(31), ${message.role}, ${message.parts}::text, ${message.metadata}::text), 'UTF8')), 'base64')`,
@@ -131,7 +141,7 @@ export async function loadTurnHistory(
  * back from the watermark (or from the first row when the whole history was loaded).
  */
 export function turnHistoryFirstPosition(
-  rows: readonly Message[],
+  rows: readonly Pick<Message, "id" | "seq">[],
   state: { summary: string | null; watermark: string | null },
 ): number {
   const watermark = state.summary ? state.watermark : null;
