@@ -122,7 +122,10 @@ async function main(): Promise<void> {
       row.highest[cls] = Math.max(...own.map((n, i) => n / (raw[i] ?? Number.NaN)));
       if (!isMeasuredClass(cls)) continue;
       // A measured class's ratio as a line in its density (count per o200k token), each probe
-      // weighing the same: the ratio at the mean density, and its slope.
+      // weighing the same: the ratio at the mean density, and its slope. Weighing probes by
+      // their tokens, or pricing tokens, letters and punctuation (or whole-word tokens) as
+      // separate counts, foresees a left-out probe no better: a probe misses by 3–15 % on
+      // average whatever the line, by which of its words the family holds whole.
       const ratio = own.map((n, i) => n / (raw[i] ?? Number.NaN));
       const dense = probe.texts.map(
         (t, i) => (counts.get(t) ?? 0) / (raw[i] ?? 1) - (density[cls] ?? 0),
