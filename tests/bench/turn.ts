@@ -52,7 +52,10 @@ const WARMUP_PROJECTIONS = 3;
 const TIMED_PROJECTIONS = 25;
 /** Rows per INSERT while seeding. */
 const SEED_BATCH_ROWS = 500;
-/** Set to a file path to write a CPU profile of the timed turns (open it in Chrome DevTools). */
+/**
+ * Set to a file path to write a CPU profile of the timed turns: open it in Chrome DevTools, or
+ * sum it by package or function over the timed spans with tests/bench/profile-summary.ts.
+ */
 const PROFILE_FILE = process.env.BENCH_TURN_PROFILE;
 
 /** When the span ran, in µs of the monotonic clock a CPU profile's timestamps use. */
