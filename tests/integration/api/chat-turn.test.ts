@@ -12,7 +12,6 @@ const fake = await vi.hoisted(async () => {
 
 import * as chatApi from "@/app/api/chat/route";
 import * as chatRoute from "@/app/api/chats/[id]/route";
-import * as chatsRoute from "@/app/api/chats/route";
 import type { Database } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/queries/leases";
 import { loadHistory } from "@/lib/db/queries/messages";
@@ -20,6 +19,7 @@ import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
+import { newChat, postTurn } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:fake-model";
@@ -37,35 +37,8 @@ type StoredMessage = {
   metadata: { stats?: Record<string, unknown> } | null;
 };
 
-async function newChat(database: Database, browser: Browser): Promise<string> {
-  const response = await call(database, chatsRoute.POST, {
-    path: "/api/chats",
-    method: "POST",
-    body: {},
-    browser,
-  });
-  return ((await response.json()) as { chat: { id: string } }).chat.id;
-}
-
-function send(
-  database: Database,
-  browser: Browser,
-  chatId: string,
-  text: string,
-  id = `u-${crypto.randomUUID()}`,
-) {
-  return call(database, chatApi.POST, {
-    path: "/api/chat",
-    method: "POST",
-    body: {
-      trigger: "submit-message",
-      chatId,
-      modelId: MODEL,
-      message: { id, role: "user", parts: [{ type: "text", text }] },
-    },
-    browser,
-  });
-}
+const send = (database: Database, browser: Browser, chatId: string, text: string, id?: string) =>
+  postTurn(database, browser, { chatId, modelId: MODEL, text, id });
 
 async function settled(database: Database, browser: Browser, chatId: string) {
   await eventually(async () => !(await isTurnActive(database.db, chatId)));
