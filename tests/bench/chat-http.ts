@@ -74,13 +74,13 @@ export type HttpRun = {
 /**
  * `chats` users each with one chat send `turns` turns concurrently (chats in parallel, each
  * chat's turns in sequence), after `warmup` unmeasured turns each; then one chat alone sends
- * `turns` more. The direct request for the same history goes out just before each Fold turn.
+ * `singleTurns` more. The direct request for the same history goes out just before each Fold turn.
  */
 export async function runOverHttp(
   bench: BenchDatabase,
   providerUrl: string,
   modelId: string,
-  plan: { chats: number; turns: number; warmup: number },
+  plan: { chats: number; turns: number; warmup: number; singleTurns: number },
 ): Promise<HttpRun> {
   if (!bench.url)
     throw new Error("the HTTP phase needs the Postgres server (PGlite is in-process)");
@@ -121,7 +121,7 @@ export async function runOverHttp(
     const cpuMsPerTurn = ((await processCpuMs(instance.pid)) - cpuBefore) / concurrent.length;
     const [alone] = chats;
     if (!alone) throw new Error("no chat to run alone");
-    const single = await run(alone, 0, plan.turns, "single");
+    const single = await run(alone, 0, plan.singleTurns, "single");
     return { concurrent, single, cpuMsPerTurn };
   } finally {
     await instance.kill();
