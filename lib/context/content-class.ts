@@ -218,6 +218,19 @@ function census(line: string): LineCensus {
   return { chars, scripts, tabs };
 }
 
+/** Kanji with kana, as these counts hold them: Japanese with enough kana, else Chinese. */
+export function chineseScript(scripts: Readonly<ScriptCounts>): "han" | "kana" {
+  const han = scripts.han ?? 0;
+  const kana = scripts.kana ?? 0;
+  return kana > 0 && kana >= KANA_SHARE * (han + kana) ? "kana" : "han";
+}
+
+/** A writing system's letters among these counts (Chinese and Japanese: kanji and kana together). */
+export function lettersOf(c: ScriptClass, scripts: Readonly<ScriptCounts>): number {
+  if (c === "han" || c === "kana") return (scripts.han ?? 0) + (scripts.kana ?? 0);
+  return scripts[c] ?? 0;
+}
+
 /** The writing-system class of a line, or null when it is mostly Latin, digits or punctuation. */
 function scriptClass({ chars, scripts }: LineCensus): ScriptClass | null {
   const han = scripts.han ?? 0;
@@ -226,7 +239,7 @@ function scriptClass({ chars, scripts }: LineCensus): ScriptClass | null {
   const cjk = han + kana + hangul;
   if (cjk + (scripts.cjk ?? 0) >= SCRIPT_SHARE * chars && cjk > 0) {
     if (hangul >= han + kana) return "hangul";
-    return kana >= KANA_SHARE * (han + kana) ? "kana" : "han";
+    return chineseScript(scripts);
   }
   let best: ScriptClass | null = null;
   let bestCount = 0;
@@ -272,8 +285,7 @@ export type ClassSegment = {
 
 function unitsOf(c: ContentClass, { scripts, tabs }: LineCensus): number {
   if (c === "code") return tabs;
-  if (c === "han" || c === "kana") return (scripts.han ?? 0) + (scripts.kana ?? 0);
-  return isMeasuredClass(c) ? (scripts[c] ?? 0) : 0;
+  return isScriptClass(c) && isMeasuredClass(c) ? lettersOf(c, scripts) : 0;
 }
 
 /**

@@ -12,13 +12,10 @@ import o200kVocabulary from "gpt-tokenizer/bpeRanks/o200k_base";
 import {
   type ClassSegment,
   type ContentClass,
+  chineseScript,
   type ScriptClass,
-  type ScriptCounts,
   scriptOf,
 } from "./content-class";
-
-/** A Chinese-script share of kana at least this is Japanese (as content-class.ts judges a line). */
-const KANA_SHARE = 0.1;
 
 /**
  * The writing system of a token's text: its first character's that has one, or null (Latin,
@@ -67,13 +64,6 @@ function scriptOfToken(id: number): TokenScript | typeof CONTINUES {
   return script;
 }
 
-/** The class Chinese characters in this segment count as: Chinese, or Japanese by its kana. */
-function chineseClass(letters: Readonly<ScriptCounts>): ScriptClass {
-  const han = letters.han ?? 0;
-  const kana = letters.kana ?? 0;
-  return kana > 0 && kana >= KANA_SHARE * (han + kana) ? "kana" : "han";
-}
-
 /** A segment's o200k tokens (`ids`) by the class each counts as. */
 export function splitByScript(
   segment: ClassSegment,
@@ -89,16 +79,10 @@ export function splitByScript(
         : script === null
           ? segment.contentClass
           : script === "chinese"
-            ? chineseClass(segment.letters)
+            ? chineseScript(segment.letters)
             : script;
     tokens.set(c, (tokens.get(c) ?? 0) + 1);
     previous = c;
   }
   return tokens;
-}
-
-/** A writing system's letters in a segment (Chinese and Japanese: kanji and kana together). */
-export function segmentLetters(c: ScriptClass, letters: Readonly<ScriptCounts>): number {
-  if (c === "han" || c === "kana") return (letters.han ?? 0) + (letters.kana ?? 0);
-  return letters[c] ?? 0;
 }

@@ -20,6 +20,7 @@ import {
   emptyClassTokens,
   isMeasuredClass,
   isScriptClass,
+  lettersOf,
   type MeasuredClass,
   unitKey,
 } from "./content-class";
@@ -29,7 +30,7 @@ import {
   unitsFromModelMessage,
   unitsFromUIMessage,
 } from "./count-units";
-import { segmentLetters, splitByScript } from "./script-tokens";
+import { splitByScript } from "./script-tokens";
 
 export {
   type CountMessage,
@@ -277,7 +278,7 @@ function addSplitTokens(
     if (c === cls) {
       if (isMeasuredClass(c)) addUnits(c, tokens, segment.units, into);
     } else if (isScriptClass(c) && isMeasuredClass(c)) {
-      addUnits(c, tokens, segmentLetters(c, segment.letters), into);
+      addUnits(c, tokens, lettersOf(c, segment.letters), into);
     }
   }
 }
