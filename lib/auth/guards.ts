@@ -92,9 +92,10 @@ export async function requireAdmin(request: Request): Promise<SessionUser> {
   return user;
 }
 
-/** The user's chat; another user's chat is answered exactly like a missing one. */
+/** Another user's chat is answered exactly like a missing one. */
 export const chatNotFound = () => new AppError("not_found:chat", "Chat not found.");
 
+/** The user's chat, or 404. */
 export async function requireChat(user: SessionUser, chatId: string): Promise<Chat> {
   const chat = await findChatForUser(await getDb(), user.id, chatId);
   if (!chat) throw chatNotFound();

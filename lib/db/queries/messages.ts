@@ -12,14 +12,12 @@ export async function loadHistory(db: Db, chatId: string): Promise<Message[]> {
 }
 
 /**
- * A stored row with a key of its content: its id and a digest of its role, parts and metadata,
- * taken by Postgres as it reads the row. Equal keys mean equal messages, so what is derived
- * from one (its parsed metadata, its count units: lib/message, lib/context) can be kept across
- * turns, though an edit rewrites a message's parts in place under the same id.
- */
-/**
- * A stored message as a turn reads it: what it sends and where it sits, with a key of its
- * content. Not its chat or time, which a turn never reads (nor pays to parse).
+ * A stored message as a turn reads it: what it sends and where it sits (not its chat or time,
+ * which a turn never reads, nor pays to parse), with a key of its content: its id and a digest
+ * of its role, parts and metadata, taken by Postgres as it reads the row. Equal keys mean equal
+ * messages, so what is derived from one (its parsed metadata, its count units: lib/message,
+ * lib/context) can be kept across turns, though an edit rewrites a message's parts in place
+ * under the same id.
  */
 export type KeyedMessage = Pick<Message, "id" | "seq" | "role" | "parts" | "metadata"> & {
   contentKey: string;
