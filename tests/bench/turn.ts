@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { sql } from "drizzle-orm";
 import { startFakeOpenAI } from "../fixtures/fake-openai/server";
+import { collectGarbage } from "../helpers/collect";
 import type { Benchmark, Figures } from "./benchmark";
 import { configureFold } from "./fold-env";
 import { percentile } from "./measure";
@@ -286,14 +285,9 @@ export const benchmark: Benchmark = {
       }
       const collected = chats.find((c) => c.size === COLLECTED_SIZE);
       if (collected) {
-        setFlagsFromString("--expose-gc");
-        const collect = runInNewContext("gc") as () => void;
         const costs: number[] = [];
         for (let i = 0; i < COLLECTED_TURNS; i++) {
-          for (let c = 0; c < COLLECTIONS_BEFORE; c++) {
-            collect();
-            await new Promise((resolve) => setTimeout(resolve, 20));
-          }
+          await collectGarbage(COLLECTIONS_BEFORE);
           costs.push((await turn(collected.chatId)).cpuMs);
         }
         figures[`turn.cpu_ms_after_collections_${COLLECTED_SIZE}`] = round2(median(costs));
