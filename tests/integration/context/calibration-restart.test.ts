@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { expect, it } from "vitest";
 import {
   COLD_CLASS_RATIOS,
@@ -13,7 +14,12 @@ import {
   type FitMeasure,
 } from "@/lib/context/content-class";
 import { applyRatio } from "@/lib/context/tokens";
-import { getCalibration, recordCalibrationSample } from "@/lib/db/queries/calibration";
+import {
+  getCalibration,
+  listCalibrations,
+  packCovariance,
+  recordCalibrationSample,
+} from "@/lib/db/queries/calibration";
 import { modelCalibration } from "@/lib/db/schema";
 import { describeEachDriver } from "../../helpers/databases";
 
@@ -202,5 +208,40 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     expect(reread?.families?.ratios).toHaveLength(PROBED_FAMILIES.length);
     expect(reread?.families?.logWeights).toHaveLength(PROBED_FAMILIES.length + 1);
     expect(reread).toEqual(next.classFit);
+  });
+
+  it("stores its covariances packed and reads them back exactly", async () => {
+    const { db } = use();
+    const raw = { ...emptyClassTokens(), han: 700, prose: 300, frame: 40 };
+    const next = await recordCalibrationSample(db, "fake", "packed", { realTokens: 1_400, raw });
+
+    const [row] = await db
+      .select({ classFit: modelCalibration.classFit })
+      .from(modelCalibration)
+      .where(eq(modelCalibration.model, "packed"));
+    const stored = row?.classFit as { covariance: unknown; families: { covariance: unknown } };
+    expect(stored.covariance).toBe(packCovariance(next.classFit?.covariance ?? []));
+    expect(typeof stored.families.covariance).toBe("string");
+    // Read from the row itself (getCalibration would answer from this process's copy).
+    const reread = (await listCalibrations(db)).find((c) => c.model === "packed");
+    expect(reread?.classFit).toEqual(next.classFit);
+  });
+
+  it("reads a packed covariance of the wrong size as cold", async () => {
+    const { db } = use();
+    const n = FIT_MEASURES.length;
+    await db.insert(modelCalibration).values({
+      provider: "fake",
+      model: "packed-short",
+      ratio: 1.2,
+      samples: 3,
+      classFit: {
+        ratios: PRIOR_CLASS_RATIOS,
+        covariance: packCovariance(new Array<number>(n * n - 1).fill(0.0004)),
+      },
+    });
+    const stored = (await listCalibrations(db)).find((c) => c.model === "packed-short");
+    expect(stored?.classFit).toBeNull();
+    expect(stored?.ratio).toBe(1.2);
   });
 });
