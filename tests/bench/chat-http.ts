@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 // @ts-expect-error -- a plain .mjs script shared with `npm start` and the e2e runner
 import { buildIfNeeded } from "../../scripts/build-if-needed.mjs";
 import { isTurnActive } from "../helpers/db";
@@ -15,7 +15,8 @@ import type { BenchDatabase } from "./database";
  * benchmark's Postgres database, no Redis: one server), each turn paired with the same request
  * sent straight to the fake provider from this process. The server's CPU time is read from
  * /proc, so `cpuMsPerTurn` is Fold's own work (HTTP, Next, the turn, storing the reply); the
- * fake provider runs here, not in the server.
+ * fake provider runs here, not in the server. Postgres's CPU over the same turns is read the
+ * same way when it runs on this machine (`databaseCpuMsPerTurn`).
  */
 
 const PORT = Number(process.env.BENCH_CHAT_HTTP_PORT ?? 3430);
@@ -37,6 +38,26 @@ async function processCpuMs(pid: number): Promise<number> {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1_000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * CPU of every Postgres process this machine shows (backends, WAL writer, checkpointer,
+ * autovacuum), in ms; null when there are none (the server runs elsewhere). Over the
+ * concurrent phase it is the database's work on the turns' behalf: nothing else uses it then.
+ */
+async function postgresCpuMs(): Promise<number | null> {
+  let total = 0;
+  let found = false;
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const comm = await readFile(`/proc/${entry}/comm`, "utf8").catch(() => "");
+    if (comm.trim() !== "postgres") continue;
+    // A process that ended between the listing and this read has nothing left to count.
+    const ms = await processCpuMs(Number(entry)).catch(() => 0);
+    total += ms;
+    found = true;
+  }
+  return found ? total : null;
 }
 
 /**
@@ -69,6 +90,8 @@ export type HttpRun = {
   /** Samples of one chat alone. */
   single: HttpSample[];
   cpuMsPerTurn: number;
+  /** Postgres's CPU over the same turns ÷ turns; null when its processes are not visible here. */
+  databaseCpuMsPerTurn: number | null;
 };
 
 /**
@@ -115,14 +138,20 @@ export async function runOverHttp(
     };
     await Promise.all(chats.map((chat, i) => run(chat, i, plan.warmup, "warm-up")));
     const cpuBefore = await processCpuMs(instance.pid);
+    const databaseBefore = await postgresCpuMs();
     const concurrent = (
       await Promise.all(chats.map((chat, i) => run(chat, i, plan.turns, "concurrent")))
     ).flat();
     const cpuMsPerTurn = ((await processCpuMs(instance.pid)) - cpuBefore) / concurrent.length;
+    const databaseAfter = await postgresCpuMs();
+    const databaseCpuMsPerTurn =
+      databaseBefore === null || databaseAfter === null
+        ? null
+        : (databaseAfter - databaseBefore) / concurrent.length;
     const [alone] = chats;
     if (!alone) throw new Error("no chat to run alone");
     const single = await run(alone, 0, plan.singleTurns, "single");
-    return { concurrent, single, cpuMsPerTurn };
+    return { concurrent, single, cpuMsPerTurn, databaseCpuMsPerTurn };
   } finally {
     await instance.kill();
   }

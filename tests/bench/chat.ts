@@ -98,6 +98,9 @@ function httpFigures(http: HttpRun): Figures {
       ),
     ),
     "chat.cpu_ms_per_turn": round1(http.cpuMsPerTurn),
+    ...(http.databaseCpuMsPerTurn === null
+      ? {}
+      : { "chat.db_cpu_ms_per_turn": round1(http.databaseCpuMsPerTurn) }),
   };
 }
 
@@ -185,6 +188,10 @@ export const benchmark: Benchmark = {
         context.note(
           "chat.cpu_ms_per_turn",
           "CPU of the `next start` process (/proc) over the concurrent HTTP turns ÷ turns: serving, the turn, streaming and storing the reply; the fake provider runs elsewhere",
+        );
+        context.note(
+          "chat.db_cpu_ms_per_turn",
+          "CPU of this machine's Postgres processes (/proc) over the same turns ÷ turns: the database's work for Fold (absent when Postgres runs elsewhere)",
         );
         return figures;
       } finally {
