@@ -31,19 +31,25 @@ export type HttpSample = { directMs: number; foldMs: number; headersMs: number }
 
 type HttpChat = { client: Client; chatId: string; bench: BenchChat };
 
-/** utime + stime of a process, in ms (fields 14 and 15 of /proc/<pid>/stat). */
-async function processCpuMs(pid: number): Promise<number> {
+/**
+ * utime + stime of a process, in ms (fields 14 and 15 of /proc/<pid>/stat); with `reaped`,
+ * also what its children that ended and were waited for used (cutime + cstime, 16 and 17).
+ */
+async function processCpuMs(pid: number, reaped = false): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8");
   // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]);
+  const own = Number(fields[11]) + Number(fields[12]);
+  const ticks = reaped ? own + Number(fields[13]) + Number(fields[14]) : own;
   return (ticks * 1_000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /**
  * CPU of every Postgres process this machine shows (backends, WAL writer, checkpointer,
- * autovacuum), in ms; null when there are none (the server runs elsewhere). Over the
- * concurrent phase it is the database's work on the turns' behalf: nothing else uses it then.
+ * autovacuum), in ms, with what those that ended used (the postmaster's reaped children: an
+ * autovacuum worker lives seconds); null when there are none (the server runs elsewhere).
+ * Over the concurrent phase it is the database's work on the turns' behalf: nothing else
+ * uses it then.
  */
 async function postgresCpuMs(): Promise<number | null> {
   let total = 0;
@@ -52,8 +58,8 @@ async function postgresCpuMs(): Promise<number | null> {
     if (!/^\d+$/.test(entry)) continue;
     const comm = await readFile(`/proc/${entry}/comm`, "utf8").catch(() => "");
     if (comm.trim() !== "postgres") continue;
-    // A process that ended between the listing and this read has nothing left to count.
-    const ms = await processCpuMs(Number(entry)).catch(() => 0);
+    // One that ended between the listing and this read counts in the postmaster's reaped time.
+    const ms = await processCpuMs(Number(entry), true).catch(() => 0);
     total += ms;
     found = true;
   }
