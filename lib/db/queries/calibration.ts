@@ -43,6 +43,7 @@ const covarianceValues = z.union([
   z.array(z.number().finite()),
   z.string().transform(unpackCovariance).pipe(z.array(z.number().finite())),
 ]);
+
 /**
  * The stored per-class fit. One written for an earlier class list Fold knows is carried over
  * class by class (carriedFit); one for any other list (a class missing, an unknown one, a
