@@ -84,7 +84,7 @@ export function MessageView({
       })}
       {!streaming && message.metadata?.stopped ? (
         <StoppedNotice
-          onContinue={isLastAssistant && !busy ? onContinue : undefined}
+          onContinue={isLastAssistant && !busy && text ? onContinue : undefined}
           onRetry={isLastAssistant && !busy ? onRegenerate : undefined}
         />
       ) : null}

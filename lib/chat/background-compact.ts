@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { generateId, JsonToSseTransformStream, type ToolSet, type UIMessageChunk } from "ai";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
 import {
@@ -122,12 +123,19 @@ const COMPACTION_POLL_MS = 100;
  * Until the chat's compaction lease is free: released, or run out because its holder died.
  * Bounded by the summarizer's own timeout plus a lease, so nobody waits forever.
  */
-export async function backgroundCompactionDone(db: Db, chatId: string): Promise<void> {
+export async function backgroundCompactionDone(
+  db: Db,
+  chatId: string,
+  /** The waiter gave up (its turn was stopped): return at once. */
+  signal?: AbortSignal,
+): Promise<void> {
   const deadline = Date.now() + env().compaction.summarizerTimeoutMs + LEASE_MS;
   for (;;) {
+    if (signal?.aborted) return;
     const chat = await getChat(db, chatId);
     if (!chat || !isCompacting(chat) || Date.now() > deadline) return;
-    await new Promise((resolve) => setTimeout(resolve, COMPACTION_POLL_MS));
+    // An abort ends the pause early; the loop then returns.
+    await sleep(COMPACTION_POLL_MS, undefined, { signal }).catch(() => undefined);
   }
 }
 

@@ -16,7 +16,16 @@ export const traceInputSchema = z.object({
 });
 
 export const traceOutputSchema = z.object({
-  outcome: z.enum(["summarized", "fallback", "trimmed", "skipped", "conflict", "failed"]),
+  /** `stopped`: the user stopped the turn while the summarizer ran; nothing was folded. */
+  outcome: z.enum([
+    "summarized",
+    "fallback",
+    "trimmed",
+    "skipped",
+    "conflict",
+    "failed",
+    "stopped",
+  ]),
   reason: z.string(),
   tokensBefore: z.number(),
   tokensAfter: z.number(),

@@ -7,7 +7,7 @@ import {
   compactChat,
   projectChat,
 } from "@/lib/chat/compact";
-import { traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
+import { type TraceInput, traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
 import type { ClassTokens } from "@/lib/context/content-class";
 import { defaultEstimator } from "@/lib/context/tokens";
 import { isCompacting } from "@/lib/db/queries/chats";
@@ -19,7 +19,8 @@ import type { FoldUIMessage } from "@/lib/message/ui-message";
  * Step 4 of a turn: Tier 1. Compacts the chat if it must, showing the
  * `compact_context` trace in the turn's stream while the summarizer runs, and
  * refuses the turn before any provider call when the latest message alone
- * cannot fit.
+ * cannot fit. Stop ends it at once: the summarizer's request is aborted, the
+ * trace says so, nothing is written to the chat, and the result is null.
  */
 export async function compactForTurn(
   deps: CompactDeps,
@@ -31,25 +32,37 @@ export async function compactForTurn(
     overheadTokens: number;
     overheadClasses?: ClassTokens;
     traceId: string;
+    /** Aborts when the user stops the turn (from any instance). */
+    stopSignal?: AbortSignal;
   },
   write: (chunk: UIMessageChunk) => void,
-): Promise<CompactOutcome> {
+): Promise<CompactOutcome | null> {
   const now = deps.now ?? Date.now;
-  let traceOpen = false;
-  const { input, deferFold } = await besideBackgroundCompaction(deps, turn);
-  const outcome = await compactChat(deps, {
-    ...input,
-    model: turn.model,
-    overheadTokens: turn.overheadTokens,
-    overheadClasses: turn.overheadClasses,
-    deferFold,
-    onSummarizeStart: ({ tokensBefore, messages, reason }) => {
-      traceOpen = true;
-      write(traceStartChunk(turn.traceId, { reason, tokensBefore, messages, startedAt: now() }));
-    },
-  });
+  const signal = turn.stopSignal;
+  let started: TraceInput | undefined;
+  let outcome: CompactOutcome;
+  try {
+    const { input, deferFold } = await besideBackgroundCompaction(deps, turn);
+    if (signal?.aborted) return null;
+    outcome = await compactChat(deps, {
+      ...input,
+      model: turn.model,
+      overheadTokens: turn.overheadTokens,
+      overheadClasses: turn.overheadClasses,
+      deferFold,
+      signal,
+      onSummarizeStart: ({ tokensBefore, messages, reason }) => {
+        started = { reason, tokensBefore, messages, startedAt: now() };
+        write(traceStartChunk(turn.traceId, started));
+      },
+    });
+  } catch (error) {
+    if (!signal?.aborted) throw error;
+    if (started) write(traceEndChunk(turn.traceId, stoppedTrace(started, now())));
+    return null;
+  }
   if (outcome.trace) {
-    if (!traceOpen) {
+    if (!started) {
       const { reason, tokensBefore } = outcome.trace;
       write(traceStartChunk(turn.traceId, { reason, tokensBefore, messages: 0, startedAt: now() }));
     }
@@ -73,8 +86,25 @@ async function besideBackgroundCompaction(
   if (!isCompacting(turn.chat)) return { input: current, deferFold: false };
   if (projectChat(turn) <= turn.model.budget.inputBudget)
     return { input: current, deferFold: true };
-  await backgroundCompactionDone(deps.db, turn.chat.id);
+  await backgroundCompactionDone(deps.db, turn.chat.id, turn.stopSignal);
+  if (turn.stopSignal?.aborted) return { input: current, deferFold: false };
   return { input: (await loadCompactionInput(deps, turn.chat.id)) ?? current, deferFold: false };
+}
+
+/** The trace of a compaction the user stopped while the summarizer ran: the chat is as it was. */
+function stoppedTrace(started: TraceInput, endedAt: number) {
+  return {
+    outcome: "stopped" as const,
+    reason: started.reason,
+    tokensBefore: started.tokensBefore,
+    tokensAfter: started.tokensBefore,
+    savedPct: 0,
+    messagesSummarized: 0,
+    summarizerModel: null,
+    durationMs: endedAt - started.startedAt,
+    summary: null,
+    note: null,
+  };
 }
 
 /** The one refusal Tier 1 makes: the latest user message alone does not fit. Says how big it is. */

@@ -35,6 +35,8 @@ export type TurnObservations = {
   aborted?: boolean;
   /** The user stopped the reply: what was written so far is stored, marked as stopped. */
   stopped?: boolean;
+  /** The stop came before the model call (while Tier 1 compacted): there is no reply at all. */
+  stoppedBeforeModel?: boolean;
   /** The reply's text (and reasoning) as streamed, for a stopped reply's output estimate. */
   streamedText?: string;
   /** The model's trigger and a next message as long as the user's last, once the turn knows its model. */

@@ -10,7 +10,8 @@ import type { TurnObservations } from "./observe";
  * Step 6 of a turn: store the finished reply. A reply that failed or was cut
  * off by an error is not stored as an answer: the user's message stays, and
  * Retry asks again. A reply the user stopped is stored as far as it got,
- * marked as stopped, when it got anywhere.
+ * marked as stopped, when it got anywhere; a turn stopped before its model
+ * call stores nothing.
  */
 export async function persistReply(
   db: Db,
@@ -35,7 +36,9 @@ export async function persistReply(
         ? settledParts(answerParts(reply.parts))
         : answerParts(reply.parts)
       : [];
-    const complete = observed.finished || (observed.stopped && hasContent(parts));
+    // Stopped while Tier 1 compacted: only the trace of a compaction that did not happen.
+    const answered = observed.stopped && !observed.stoppedBeforeModel && hasContent(parts);
+    const complete = observed.finished || answered;
     if (observed.error || !complete || !reply) {
       log.warn({ chatId, err: observed.error }, "turn ended without a complete reply; not stored");
       return false;

@@ -122,14 +122,18 @@ export async function runTurn(
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
     // Off the critical path: if the next turn would cross the trigger, a compaction starts
     // now, under its own lease, before this turn frees the chat (DESIGN §16). It never throws.
+    // Not after a turn stopped before its model call: that stop may have been of this very
+    // compaction.
     .then(() =>
-      startBackgroundCompaction(
-        { ...deps, live },
-        chat.id,
-        modelId,
-        deps.tools,
-        nextTurnSize(observed),
-      ),
+      observed.stoppedBeforeModel
+        ? false
+        : startBackgroundCompaction(
+            { ...deps, live },
+            chat.id,
+            modelId,
+            deps.tools,
+            nextTurnSize(observed),
+          ),
     )
     .finally(async () => {
       // The reply is stored: a reload from here on reads it, not the live stream.
@@ -213,9 +217,17 @@ async function streamTurn(
       overheadTokens: frame.overheadTokens,
       overheadClasses: frame.overheadClasses,
       traceId: `compact-${turn.assistantId}`,
+      stopSignal: turn.stopSignal,
     },
     write,
   );
+  if (!compaction) {
+    // Stopped during Tier 1: no model call, and nothing to store (persist.ts).
+    turn.observed.stopped = true;
+    turn.observed.stoppedBeforeModel = true;
+    write({ type: "finish", messageMetadata: { stopped: true } });
+    return;
+  }
   turn.observed.nextTurn = {
     trigger: budget.budget.trigger,
     nextMessageTokens: nextMessageTokens(turn.history, budget.ratio),

@@ -17,3 +17,5 @@ export const INSTANCE_A_PORT = BASE + 10;
 export const INSTANCE_B_PORT = BASE + 11;
 /** One more, with background compaction on (background-compaction.spec.ts). */
 export const BACKGROUND_PORT = BASE + 12;
+/** One more, with Tier 1 inside the turn and a summarizer slow enough to stop (stop-compaction.spec.ts). */
+export const STOP_COMPACTION_PORT = BASE + 13;

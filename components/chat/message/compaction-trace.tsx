@@ -15,6 +15,7 @@ const OUTCOME_TEXT: Record<TraceOutput["outcome"], string> = {
   skipped: "Nothing to summarize yet",
   conflict: "Another summary was written at the same moment; this chat uses that one",
   failed: "Older messages could not be summarized this time",
+  stopped: "Stopped before older messages were summarized; the chat is as it was",
 };
 
 /** Outcomes whose detail (the cause, in a few words) waits behind a toggle. */

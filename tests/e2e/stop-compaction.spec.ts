@@ -1,0 +1,93 @@
+import { expect, type Page, test } from "@playwright/test";
+import { type FakeOpenAI, startFakeOpenAI } from "../fixtures/fake-openai/server";
+import { type Instance, startInstance } from "../helpers/instances";
+import { createPostgresDatabase } from "../helpers/postgres";
+import { prose, registerUser, send } from "./helpers";
+import { STOP_COMPACTION_PORT } from "./servers";
+
+/**
+ * Stop while a turn compacts, as a user sees it: the running `compact_context` trace ends as
+ * stopped within moments (not when the summarizer would have answered), the turn ends
+ * Stopped with Retry and nothing to Continue, nothing of it is stored, and Retry then
+ * compacts and answers. A server of its own: Tier 1 inside the turn, one instance.
+ */
+
+const MAX_TURNS = 14;
+/** Far longer than the test waits: only Stop can end a compaction this slow. */
+const SLOW_SUMMARY_MS = 120_000;
+
+let fake: FakeOpenAI;
+let server: Instance;
+let dropDatabase: () => Promise<void>;
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  fake = await startFakeOpenAI({
+    models: [{ id: "small", maxModelLen: 4096 }],
+    replyTokens: 120,
+    summaryDelayMs: SLOW_SUMMARY_MS,
+  });
+  const database = await createPostgresDatabase();
+  dropDatabase = database.drop;
+  server = await startInstance({
+    port: STOP_COMPACTION_PORT,
+    databaseUrl: database.url,
+    providerUrl: fake.url,
+    env: { COMPACTION_BACKGROUND: "false" },
+  });
+  for (const pathname of ["/login", "/register", "/api/models"])
+    await fetch(`${server.url}${pathname}`);
+});
+
+test.afterAll(async () => {
+  await server?.kill();
+  await fake?.close();
+  await dropDatabase?.();
+});
+
+const trace = (page: Page) => page.getByTestId("compaction-trace");
+const replies = (page: Page) => page.locator("[data-role='assistant']", { hasText: "Fake reply" });
+
+test("Stop during a compaction ends it at once; nothing is stored, and Retry compacts and answers", async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  await registerUser(page, "stop-compaction@example.com", server.url);
+  const running = trace(page).filter({ hasText: "Compacting context" });
+
+  let compacting = false;
+  for (let turn = 0; turn < MAX_TURNS && !compacting; turn++) {
+    const before = await replies(page).count();
+    await send(page, prose(`Request ${turn + 1}: keep track of item ${turn + 1}.`, turn, 245));
+    // Either the reply comes, or this turn compacts first and waits for the summarizer.
+    await expect(replies(page).nth(before).or(running)).toBeVisible({ timeout: 30_000 });
+    compacting = await running.isVisible();
+  }
+  expect(compacting, `no turn compacted in ${MAX_TURNS} turns`).toBe(true);
+  const answered = await replies(page).count();
+
+  const stoppedAt = Date.now();
+  await page.getByRole("button", { name: "Stop" }).click();
+  const done = page.locator("[data-testid='compaction-trace'][data-state='done']");
+  await expect(done).toHaveAttribute("data-outcome", "stopped", { timeout: 10_000 });
+  await expect(done).toContainText("Stopped before older messages were summarized");
+  // Ended by the server's stopped turn, well before the page would drop the stream itself.
+  expect(Date.now() - stoppedAt).toBeLessThan(3_000);
+  const stopped = page.getByTestId("stopped");
+  await expect(stopped).toContainText("Stopped");
+  await expect(stopped.getByRole("button", { name: "Retry" })).toBeVisible();
+  // Nothing was written, so there is nothing to go on from.
+  await expect(stopped.getByRole("button", { name: "Continue" })).toHaveCount(0);
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+
+  // Nothing of the stopped turn was stored: after a reload the message waits for a reply.
+  await page.reload();
+  await expect(page.getByText("No reply.")).toBeVisible({ timeout: 20_000 });
+  await expect(trace(page)).toHaveCount(0);
+
+  // With a summarizer that answers, Retry compacts and the reply comes.
+  fake.configure({ summaryDelayMs: 0 });
+  await page.getByRole("button", { name: "Retry" }).click();
+  await expect(done).toHaveAttribute("data-outcome", "summarized", { timeout: 30_000 });
+  await expect(replies(page)).toHaveCount(answered + 1, { timeout: 30_000 });
+});

@@ -1,0 +1,141 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A 4,096-token window that also answers as the summarizer, and Tier 1 inside the turn.
+const fake = await vi.hoisted(async () => {
+  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const server = await startFakeOpenAI({
+    models: [{ id: "small", maxModelLen: 4096 }],
+    replyTokens: 120,
+  });
+  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
+  process.env.OPENAI_COMPATIBLE_NAME = "fake";
+  process.env.DEMO_MODEL = "never";
+  process.env.COMPACTION_BACKGROUND = "false";
+  return server;
+});
+
+import * as chatRoute from "@/app/api/chats/[id]/route";
+import * as stopRoute from "@/app/api/chats/[id]/stop/route";
+import type { Database } from "@/lib/db/client";
+import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
+import { register } from "../../helpers/auth";
+import { isSummaryRequest } from "../../helpers/compaction";
+import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
+import { type Browser, call } from "../../helpers/http";
+import { longMessage, newChat, postTurn, sendTurn } from "../../helpers/turns";
+import { eventually, streamChunks } from "../../helpers/ui-stream";
+
+const MODEL = "fake:small";
+/** Far longer than the test waits: only a stop ends a compaction this slow. */
+const SLOW_SUMMARY_MS = 60_000;
+const MAX_TURNS = 15;
+
+type Chunk = Record<string, unknown>;
+const isTraceStart = (c: Chunk) =>
+  c.type === "tool-input-available" && c.toolName === "compact_context";
+
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
+
+async function storedChat(database: Database, browser: Browser, chatId: string) {
+  const response = await call(database, chatRoute.GET, {
+    path: `/api/chats/${chatId}`,
+    params: { id: chatId },
+    browser,
+  });
+  return (await response.json()) as {
+    chat: { contextSummary: string | null; summaryWatermark: string | null };
+    messages: Array<{ role: string; metadata: Record<string, unknown> | null }>;
+  };
+}
+
+/**
+ * Long turns until one starts compacting; that turn's stream, read up to its running trace.
+ * Turns before it end by themselves (the slow summarizer is never asked).
+ */
+async function turnThatCompacts(database: Database, browser: Browser, chatId: string) {
+  for (let turn = 0; turn < MAX_TURNS; turn++) {
+    const response = await postTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: longMessage(turn),
+    });
+    if (!response.body) throw new Error(`turn ${turn} answered ${response.status}`);
+    const stream = streamChunks(response.body);
+    const seen: Chunk[] = [];
+    // next() by hand: leaving a for-await loop would cancel the stream.
+    for (let next = await stream.next(); !next.done; next = await stream.next()) {
+      seen.push(next.value);
+      if (isTraceStart(next.value)) return { seen, rest: stream };
+    }
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+  }
+  throw new Error(`no turn compacted in ${MAX_TURNS} turns`);
+}
+
+describeEachDriver("Stop while Tier 1 compacts", (use) => {
+  it("aborts the summarizer, ends the trace and the turn as stopped, and leaves the chat as it was", async () => {
+    const database = use();
+    const { browser } = await register(database, "stop-compaction@example.com");
+    const chatId = await newChat(database, browser);
+    fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
+    try {
+      const { seen, rest } = await turnThatCompacts(database, browser, chatId);
+      const before = await storedChat(database, browser, chatId);
+      const modelCallsBefore = fake.requests.filter((r) => !isSummaryRequest(r)).length;
+
+      const stopSentAt = Date.now();
+      const stop = await call(database, stopRoute.POST, {
+        path: `/api/chats/${chatId}/stop`,
+        method: "POST",
+        params: { id: chatId },
+        browser,
+      });
+      expect(stop.status).toBe(202);
+      for (let next = await rest.next(); !next.done; next = await rest.next()) {
+        seen.push(next.value);
+      }
+      // The stream ended soon after the stop, not when the summarizer would have.
+      expect(Date.now() - stopSentAt).toBeLessThan(5_000);
+
+      const end = seen.find((c) => c.type === "tool-output-available");
+      expect(end?.output).toMatchObject({ outcome: "stopped", tokensAfter: expect.any(Number) });
+      const finish = seen.find((c) => c.type === "finish") as {
+        messageMetadata?: { stopped?: boolean };
+      };
+      expect(finish.messageMetadata?.stopped).toBe(true);
+      expect(seen.some((c) => c.type === "error")).toBe(false);
+      expect(seen.some((c) => c.type === "text-delta")).toBe(false);
+
+      // The summarizer's request went away; no model call followed it.
+      const summary = fake.requests.find((r) => isSummaryRequest(r));
+      expect(summary?.abortedAt).not.toBeNull();
+      expect((summary?.abortedAt ?? 0) - stopSentAt).toBeLessThan(2_000);
+      expect(fake.requests.filter((r) => !isSummaryRequest(r))).toHaveLength(modelCallsBefore);
+
+      // Nothing was written: no reply, no summary, no compaction event; the chat is free.
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+      const after = await storedChat(database, browser, chatId);
+      expect(after.messages).toHaveLength(before.messages.length);
+      expect(after.messages.at(-1)?.role).toBe("user");
+      expect(after.chat.contextSummary).toBe(before.chat.contextSummary);
+      expect(after.chat.summaryWatermark).toBe(before.chat.summaryWatermark);
+      expect(await listCompactionEvents(database.db, chatId)).toEqual([]);
+    } finally {
+      fake.configure({ summaryDelayMs: 0 });
+    }
+
+    // The next message compacts and is answered as if the stop had not happened.
+    const next = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "Let us try that again.",
+    });
+    expect(next.chunks.some((c) => c.type === "error")).toBe(false);
+    const end = next.chunks.find((c) => c.type === "tool-output-available");
+    expect(end?.output).toMatchObject({ outcome: "summarized" });
+    const events = await listCompactionEvents(database.db, chatId);
+    expect(events.map((e) => e.outcome)).toEqual(["summarized"]);
+  });
+});
