@@ -16,7 +16,8 @@ const fake = await vi.hoisted(async () => {
 
 import * as compactionRoute from "@/app/api/chats/[id]/compaction/route";
 import * as contextRoute from "@/app/api/chats/[id]/context/route";
-import { startBackgroundCompaction } from "@/lib/chat/background-compact";
+import { backgroundCompactionDone, startBackgroundCompaction } from "@/lib/chat/background-compact";
+import { tryHoldCompactionLease } from "@/lib/chat/lease";
 import type { Database } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import { loadHistory } from "@/lib/db/queries/messages";
@@ -194,6 +195,28 @@ describeEachDriver("compaction in the background", (use) => {
         expect(manual.watermarkFrom).toBe(events[0]?.watermarkTo);
       }
     });
+  });
+
+  it("stops waiting for a running compaction as soon as the waiting turn is stopped", async () => {
+    const database = use();
+    const { browser } = await register(database, "stop-waiting@example.com");
+    const chatId = await newChat(database, browser);
+    const lease = await tryHoldCompactionLease(database.db, chatId);
+    if (!lease) throw new Error("the compaction lease was not free");
+    try {
+      const stop = new AbortController();
+      const waited = backgroundCompactionDone(database.db, chatId, stop.signal).then(() =>
+        Date.now(),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const stoppedAt = Date.now();
+      stop.abort();
+      // The compaction still runs (its lease is held); the waiter is gone all the same.
+      expect((await waited) - stoppedAt).toBeLessThan(1_000);
+      expect(await isCompactingNow(database.db, chatId)).toBe(true);
+    } finally {
+      await lease.release();
+    }
   });
 });
 
