@@ -1,8 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
-import { type FakeOpenAI, startFakeOpenAI } from "../fixtures/fake-openai/server";
-import { type Instance, startInstance } from "../helpers/instances";
-import { createPostgresDatabase } from "../helpers/postgres";
+import { SMALL_WINDOW } from "../helpers/fake-provider";
 import { prose, registerUser, send } from "./helpers";
+import { useOwnServer } from "./own-server";
 import { BACKGROUND_PORT } from "./servers";
 
 /**
@@ -17,33 +16,10 @@ const MAX_TURNS = 14;
 /** A summarizer as slow as a real one: long enough to watch and to send a message meanwhile. */
 const SUMMARY_DELAY_MS = 6_000;
 
-let fake: FakeOpenAI;
-let server: Instance;
-let dropDatabase: () => Promise<void>;
-
-test.beforeAll(async () => {
-  test.setTimeout(180_000);
-  fake = await startFakeOpenAI({
-    models: [{ id: "small", maxModelLen: 4096 }],
-    replyTokens: 120,
-    summaryDelayMs: SUMMARY_DELAY_MS,
-  });
-  const database = await createPostgresDatabase();
-  dropDatabase = database.drop;
-  server = await startInstance({
-    port: BACKGROUND_PORT,
-    databaseUrl: database.url,
-    providerUrl: fake.url,
-    env: { COMPACTION_BACKGROUND: "true" },
-  });
-  for (const pathname of ["/login", "/register", "/api/models"])
-    await fetch(`${server.url}${pathname}`);
-});
-
-test.afterAll(async () => {
-  await server?.kill();
-  await fake?.close();
-  await dropDatabase?.();
+const own = useOwnServer({
+  port: BACKGROUND_PORT,
+  provider: { ...SMALL_WINDOW, summaryDelayMs: SUMMARY_DELAY_MS },
+  env: { COMPACTION_BACKGROUND: "true" },
 });
 
 const trace = (page: Page) => page.getByTestId("compaction-trace");
@@ -53,7 +29,7 @@ test("a background compaction shows live in the open chat, never blocks the comp
   page,
 }) => {
   test.setTimeout(240_000);
-  await registerUser(page, "background-e2e@example.com", server.url);
+  await registerUser(page, "background-e2e@example.com", own.url);
   const box = page.getByRole("textbox", { name: "Message" });
 
   let running = false;

@@ -1,8 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
-import { type FakeOpenAI, startFakeOpenAI } from "../fixtures/fake-openai/server";
-import { type Instance, startInstance } from "../helpers/instances";
-import { createPostgresDatabase } from "../helpers/postgres";
+import { SMALL_WINDOW } from "../helpers/fake-provider";
 import { prose, registerUser, send } from "./helpers";
+import { useOwnServer } from "./own-server";
 import { STOP_COMPACTION_PORT } from "./servers";
 
 /**
@@ -16,33 +15,10 @@ const MAX_TURNS = 14;
 /** Far longer than the test waits: only Stop can end a compaction this slow. */
 const SLOW_SUMMARY_MS = 120_000;
 
-let fake: FakeOpenAI;
-let server: Instance;
-let dropDatabase: () => Promise<void>;
-
-test.beforeAll(async () => {
-  test.setTimeout(180_000);
-  fake = await startFakeOpenAI({
-    models: [{ id: "small", maxModelLen: 4096 }],
-    replyTokens: 120,
-    summaryDelayMs: SLOW_SUMMARY_MS,
-  });
-  const database = await createPostgresDatabase();
-  dropDatabase = database.drop;
-  server = await startInstance({
-    port: STOP_COMPACTION_PORT,
-    databaseUrl: database.url,
-    providerUrl: fake.url,
-    env: { COMPACTION_BACKGROUND: "false" },
-  });
-  for (const pathname of ["/login", "/register", "/api/models"])
-    await fetch(`${server.url}${pathname}`);
-});
-
-test.afterAll(async () => {
-  await server?.kill();
-  await fake?.close();
-  await dropDatabase?.();
+const own = useOwnServer({
+  port: STOP_COMPACTION_PORT,
+  provider: { ...SMALL_WINDOW, summaryDelayMs: SLOW_SUMMARY_MS },
+  env: { COMPACTION_BACKGROUND: "false" },
 });
 
 const trace = (page: Page) => page.getByTestId("compaction-trace");
@@ -52,7 +28,7 @@ test("Stop during a compaction ends it at once; nothing is stored, and Retry com
   page,
 }) => {
   test.setTimeout(240_000);
-  await registerUser(page, "stop-compaction@example.com", server.url);
+  await registerUser(page, "stop-compaction@example.com", own.url);
   const running = trace(page).filter({ hasText: "Compacting context" });
 
   let compacting = false;
@@ -86,7 +62,7 @@ test("Stop during a compaction ends it at once; nothing is stored, and Retry com
   await expect(trace(page)).toHaveCount(0);
 
   // With a summarizer that answers, Retry compacts and the reply comes.
-  fake.configure({ summaryDelayMs: 0 });
+  own.fake.configure({ summaryDelayMs: 0 });
   await page.getByRole("button", { name: "Retry" }).click();
   await expect(done).toHaveAttribute("data-outcome", "summarized", { timeout: 30_000 });
   await expect(replies(page)).toHaveCount(answered + 1, { timeout: 30_000 });

@@ -2,15 +2,11 @@ import { afterAll, expect, it, vi } from "vitest";
 
 // A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider({
     models: [{ id: "small", maxModelLen: 4096 }],
     replyTokens: 60,
   });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  return server;
 });
 
 import * as exportRoute from "@/app/api/chats/[id]/export/route";

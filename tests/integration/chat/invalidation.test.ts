@@ -2,17 +2,11 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({
-    models: [{ id: "small", maxModelLen: 4096 }],
-    replyTokens: 120,
+  const { SMALL_WINDOW, startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider(SMALL_WINDOW, {
+    // Compactions happen where each test puts them (in a turn, or compact-now), not after replies.
+    COMPACTION_BACKGROUND: "false",
   });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  // Compactions happen where each test puts them (in a turn, or compact-now), not after replies.
-  process.env.COMPACTION_BACKGROUND = "false";
-  return server;
 });
 
 import * as chatApi from "@/app/api/chat/route";

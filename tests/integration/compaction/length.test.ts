@@ -2,12 +2,8 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A 4,096-token window; like vLLM, a reply may only use what the window has left.
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({ models: [{ id: "small", maxModelLen: 4096 }] });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  return server;
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider({ models: [{ id: "small", maxModelLen: 4096 }] });
 });
 
 import { eq } from "drizzle-orm";

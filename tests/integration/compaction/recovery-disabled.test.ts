@@ -4,20 +4,21 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 // env is read once per process, hence a file of its own. The fake server counts 1.5× o200k
 // for the 4,096-token model, so Fold's estimate under-counts what the provider sees.
 const { fake, pages } = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
   const { createServer } = await import("node:http");
-  const server = await startFakeOpenAI({
-    models: [
-      { id: "small", maxModelLen: 4096, tokenScale: 1.5 },
-      { id: "mid", maxModelLen: 8192, tokenScale: 1 },
-    ],
-    replyTokens: 120,
-  });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  process.env.COMPACTION_ENABLED = "false";
-  process.env.FETCH_URL_ALLOW_PRIVATE = "1";
+  const server = await startFakeProvider(
+    {
+      models: [
+        { id: "small", maxModelLen: 4096, tokenScale: 1.5 },
+        { id: "mid", maxModelLen: 8192, tokenScale: 1 },
+      ],
+      replyTokens: 120,
+    },
+    {
+      COMPACTION_ENABLED: "false",
+      FETCH_URL_ALLOW_PRIVATE: "1",
+    },
+  );
 
   const words = ["river", "mountain", "archive", "ledger", "harbor", "signal", "orchard", "copper"];
   const web = createServer((req, res) => {

@@ -3,8 +3,8 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 // A real OpenAI-compatible server with 4,096-token windows; it also answers as the summarizer.
 // Each test uses its own model id, so calibrations learned in one never leak into another.
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider({
     models: [
       { id: "small", maxModelLen: 4096 },
       { id: "skewed", maxModelLen: 4096 },
@@ -12,10 +12,6 @@ const fake = await vi.hoisted(async () => {
     ],
     replyTokens: 120,
   });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  return server;
 });
 
 import type { Database } from "@/lib/db/client";

@@ -3,18 +3,19 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 // A real OpenAI-compatible server with an 8,192-token window, and a local web server whose
 // pages fetch_url reads (private addresses allowed, as on an intranet deployment).
 const { fake, pages } = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
   const { createServer } = await import("node:http");
-  const server = await startFakeOpenAI({
-    models: [
-      { id: "mid", maxModelLen: 8192 },
-      { id: "tiny", maxModelLen: 4096 },
-    ],
-  });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  process.env.FETCH_URL_ALLOW_PRIVATE = "1";
+  const server = await startFakeProvider(
+    {
+      models: [
+        { id: "mid", maxModelLen: 8192 },
+        { id: "tiny", maxModelLen: 4096 },
+      ],
+    },
+    {
+      FETCH_URL_ALLOW_PRIVATE: "1",
+    },
+  );
 
   const words = ["river", "mountain", "archive", "ledger", "harbor", "signal", "orchard", "copper"];
   /** ~20 kB of readable text per page, different per page number. */

@@ -2,14 +2,10 @@ import { afterAll, expect, it, vi } from "vitest";
 
 // A provider that counts with Qwen 3's real tokenizer and chat framing (issue 13).
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider({
     models: [{ id: "qwen", maxModelLen: 128_000, tokenizer: "qwen3" }],
   });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  return server;
 });
 
 import * as chatApi from "@/app/api/chat/route";

@@ -2,15 +2,11 @@ import { afterAll, expect, it, vi } from "vitest";
 
 // A provider whose tokenizer counts 12 % more than o200k.
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider({
     models: [{ id: "skewed", maxModelLen: 128_000 }],
     tokenScale: 1.12,
   });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  return server;
 });
 
 import * as chatApi from "@/app/api/chat/route";

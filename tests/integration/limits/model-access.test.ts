@@ -2,18 +2,19 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // One provider with three models; the allow-list decides which of them users may use.
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({
-    models: [
-      { id: "fake-model", maxModelLen: 8192 },
-      { id: "cheap", maxModelLen: 8192 },
-      { id: "pricey", maxModelLen: 8192 },
-    ],
-  });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "always";
-  return server;
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider(
+    {
+      models: [
+        { id: "fake-model", maxModelLen: 8192 },
+        { id: "cheap", maxModelLen: 8192 },
+        { id: "pricey", maxModelLen: 8192 },
+      ],
+    },
+    {
+      DEMO_MODEL: "always",
+    },
+  );
 });
 
 import * as accessRoute from "@/app/api/admin/models/access/route";

@@ -2,12 +2,8 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A real OpenAI-compatible HTTP server, configured as Fold's provider before Fold loads.
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({ models: [{ id: "fake-model", maxModelLen: 8192 }] });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  return server;
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider({ models: [{ id: "fake-model", maxModelLen: 8192 }] });
 });
 
 import * as quotasRoute from "@/app/api/admin/quotas/route";

@@ -2,12 +2,8 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 
 // A real OpenAI-compatible server as the only provider, so a body that is valid runs a real turn.
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({ models: [{ id: "fake-model", maxModelLen: 8192 }] });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  return server;
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider({ models: [{ id: "fake-model", maxModelLen: 8192 }] });
 });
 
 import { apiRoutes } from "../../helpers/api-routes";

@@ -2,13 +2,13 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A provider that can hang, and a one-second idle deadline, set before Fold loads.
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({ models: [{ id: "fake-model", maxModelLen: 8192 }] });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  process.env.TURN_IDLE_TIMEOUT_MS = "1000";
-  return server;
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider(
+    { models: [{ id: "fake-model", maxModelLen: 8192 }] },
+    {
+      TURN_IDLE_TIMEOUT_MS: "1000",
+    },
+  );
 });
 
 import { register } from "../../helpers/auth";

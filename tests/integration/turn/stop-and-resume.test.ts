@@ -2,18 +2,18 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A provider that streams slowly, and Redis as the bus between instances, set before Fold loads.
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({
-    models: [{ id: "fake-model", maxModelLen: 16_384 }],
-    chunkDelayMs: 25,
-    chunkChars: 6,
-    replyTokens: 300,
-  });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  process.env.REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-  return server;
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider(
+    {
+      models: [{ id: "fake-model", maxModelLen: 16_384 }],
+      chunkDelayMs: 25,
+      chunkChars: 6,
+      replyTokens: 300,
+    },
+    {
+      REDIS_URL: process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379",
+    },
+  );
 });
 
 import * as chatApi from "@/app/api/chat/route";

@@ -2,16 +2,10 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A 4,096-token window that also answers as the summarizer, and Tier 1 inside the turn.
 const fake = await vi.hoisted(async () => {
-  const { startFakeOpenAI } = await import("../../fixtures/fake-openai/server");
-  const server = await startFakeOpenAI({
-    models: [{ id: "small", maxModelLen: 4096 }],
-    replyTokens: 120,
+  const { SMALL_WINDOW, startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider(SMALL_WINDOW, {
+    COMPACTION_BACKGROUND: "false",
   });
-  process.env.OPENAI_COMPATIBLE_BASE_URL = server.url;
-  process.env.OPENAI_COMPATIBLE_NAME = "fake";
-  process.env.DEMO_MODEL = "never";
-  process.env.COMPACTION_BACKGROUND = "false";
-  return server;
 });
 
 import * as chatRoute from "@/app/api/chats/[id]/route";
