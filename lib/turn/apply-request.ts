@@ -20,6 +20,15 @@ function isCompactionEntry(row: Message): boolean {
 }
 
 /**
+ * The user's message at the end of the chat, still without a reply: what Retry on a reply
+ * that was never stored (stopped before it said anything, or failed) asks to answer again.
+ */
+function unansweredMessage(history: readonly Message[]): Message | undefined {
+  const last = history.findLast((m) => !isCompactionEntry(m));
+  return last?.role === "user" ? last : undefined;
+}
+
+/**
  * Applies what the browser asked for to the stored history: append a new user
  * message (one statement), or, in one transaction, edit one (dropping what
  * followed it) or drop the reply to regenerate — an edit and a regenerate keep
@@ -77,7 +86,7 @@ export async function applyTurnRequest(
     const tx = txn as unknown as Db;
     const history = await loadHistory(tx, chat.id);
     const target = request.messageId
-      ? history.find((m) => m.id === request.messageId)
+      ? (history.find((m) => m.id === request.messageId) ?? unansweredMessage(history))
       : history.findLast((m) => !isCompactionEntry(m));
     if (!target) throw new AppError("not_found:message", "There is no such message to regenerate.");
     // A reply is replaced; a user message keeps its place and gets a new reply.

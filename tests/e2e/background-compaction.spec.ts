@@ -1,7 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { SMALL_WINDOW } from "../helpers/fake-provider";
 import { prose, registerUser, send } from "./helpers";
-import { useOwnServer } from "./own-server";
+import { ownServerPerFile } from "./own-server";
 import { BACKGROUND_PORT } from "./servers";
 
 /**
@@ -16,7 +16,7 @@ const MAX_TURNS = 14;
 /** A summarizer as slow as a real one: long enough to watch and to send a message meanwhile. */
 const SUMMARY_DELAY_MS = 6_000;
 
-const own = useOwnServer({
+const own = ownServerPerFile({
   port: BACKGROUND_PORT,
   provider: { ...SMALL_WINDOW, summaryDelayMs: SUMMARY_DELAY_MS },
   env: { COMPACTION_BACKGROUND: "true" },

@@ -54,7 +54,7 @@ export async function startOwnServer(options: {
  * `startOwnServer` for every test of the spec file that calls it: started before the first,
  * closed after the last. Read `fake` and `url` inside a test.
  */
-export function useOwnServer(options: Parameters<typeof startOwnServer>[0]) {
+export function ownServerPerFile(options: Parameters<typeof startOwnServer>[0]) {
   let own: OwnServer | undefined;
   test.beforeAll(async () => {
     test.setTimeout(180_000);

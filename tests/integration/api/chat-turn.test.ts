@@ -191,6 +191,38 @@ describeEachDriver("a chat turn through the real provider path", (use) => {
     ]);
   });
 
+  it("Retry on a reply that was never stored answers the message it was for", async () => {
+    const database = use();
+    const chatId = await newChat(database, alice);
+    fake.script({ fault: "500" }, { fault: "500" }, { fault: "500" });
+    const failed = await readChunks(await send(database, alice, chatId, "will this fail?"));
+    // The browser holds the failed reply under the id its stream started with; nothing stored it.
+    const unstoredId = failed.find((c) => c.type === "start")?.messageId as string;
+    expect((await settled(database, alice, chatId)).map((m) => m.role)).toEqual(["user"]);
+
+    const retry = (messageId: string) =>
+      call(database, chatApi.POST, {
+        path: "/api/chat",
+        method: "POST",
+        body: { trigger: "regenerate-message", chatId, modelId: MODEL, messageId },
+        browser: alice,
+      });
+    fake.script({ text: "Answered at last." });
+    const answered = await retry(unstoredId);
+    expect(answered.status).toBe(200);
+    await readChunks(answered);
+    const messages = await settled(database, alice, chatId);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(textOf(messages[1])).toBe("Answered at last.");
+
+    // Once the message has its reply, a reply the chat never held is nothing to regenerate.
+    const stale = await retry(unstoredId);
+    expect(stale.status).toBe(404);
+    expect((await settled(database, alice, chatId)).map((m) => m.id)).toEqual(
+      messages.map((m) => m.id),
+    );
+  });
+
   it("a stream cut mid-reply is not stored as an answer", async () => {
     const database = use();
     const chatId = await newChat(database, alice);
