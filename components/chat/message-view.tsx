@@ -84,7 +84,7 @@ export function MessageView({
       })}
       {!streaming && message.metadata?.stopped ? (
         <StoppedNotice
-          onContinue={isLastAssistant && !busy && text ? onContinue : undefined}
+          onContinue={isLastAssistant && !busy && wroteSomething(message) ? onContinue : undefined}
           onRetry={isLastAssistant && !busy ? onRegenerate : undefined}
         />
       ) : null}
@@ -97,6 +97,15 @@ export function MessageView({
         />
       ) : null}
     </div>
+  );
+}
+
+/** The reply got as far as text, reasoning or a tool call: something Continue can go on from. */
+function wroteSomething(message: FoldUIMessage): boolean {
+  return message.parts.some((part) =>
+    part.type === "text" || part.type === "reasoning"
+      ? part.text.trim() !== ""
+      : isToolUIPart(part) && getToolName(part) !== COMPACTION_TRACE_TOOL_NAME,
   );
 }
 
