@@ -1,8 +1,7 @@
 "use client";
 
-import { ArrowLeft, RefreshCw, ServerOff } from "lucide-react";
-import Link from "next/link";
-import { buttonGhost } from "../ui/styles";
+import { ServerOff } from "lucide-react";
+import { AdminPage } from "./admin-page";
 import { ModelAccessPanel } from "./model-access-panel";
 import { ModelRow } from "./model-row";
 import { useAdminModels } from "./use-admin-models";
@@ -27,102 +26,79 @@ export function ModelsAdmin() {
   const { state, reload, save, forget } = useAdminModels();
 
   return (
-    <div className="h-full overflow-y-auto bg-panel">
-      <div className="mx-auto max-w-7xl space-y-6 px-6 py-8">
-        <Link href="/" className={`${buttonGhost} -ml-3`}>
-          <ArrowLeft size={16} />
-          Back to chats
-        </Link>
-        <header className="flex flex-wrap items-end justify-between gap-4">
-          <div className="space-y-1">
-            <p className="text-xs font-semibold uppercase tracking-widest text-accent">Admin</p>
-            <h1 className="text-2xl font-semibold tracking-tight">Models</h1>
-            <p className="max-w-2xl text-sm text-muted">
-              Every model Fold can reach, the context window it resolves to and where that number
-              comes from: an admin override, a window a server revealed by cutting a prompt silently
-              (observed), the provider's API, the model catalog, or a cautious default when nothing
-              is known. Beside it: the length the model was trained for, the context the server runs
-              it with, and what a cut showed. Leave an override field empty to take that number from
-              the rest of the chain. A saved override applies from the next request.
+    <AdminPage
+      title="Models"
+      intro={
+        <>
+          <p className="max-w-2xl text-sm text-muted">
+            Every model Fold can reach, the context window it resolves to and where that number
+            comes from: an admin override, a window a server revealed by cutting a prompt silently
+            (observed), the provider's API, the model catalog, or a cautious default when nothing is
+            known. Beside it: the length the model was trained for, the context the server runs it
+            with, and what a cut showed. Leave an override field empty to take that number from the
+            rest of the chain. A saved override applies from the next request.
+          </p>
+          <p className="max-w-2xl text-sm text-muted">
+            Calibration: Fold estimates tokens itself before it sends a message, then reads the
+            provider's real count from each reply and learns the difference. ×1.10 means the
+            provider counted 10 % more than the estimate; Fold scales its estimates by it, so
+            compaction fires in time.
+          </p>
+        </>
+      }
+      onRefresh={reload}
+      refreshing={state.status === "loading"}
+      failure={
+        state.status === "error"
+          ? { what: "The models could not be loaded.", message: state.message }
+          : null
+      }
+    >
+      {state.status === "ready" ? <ModelAccessPanel models={state.models} /> : null}
+      {state.status === "error" ? null : state.status === "ready" && state.models.length === 0 ? (
+        <div className="flex flex-col items-center gap-2 rounded-2xl border border-line bg-white px-6 py-12 text-center">
+          <ServerOff className="text-zinc-300" size={32} />
+          <p className="font-medium">No model is reachable.</p>
+          <p className="max-w-md text-sm text-muted">
+            Configure a provider key or an OpenAI-compatible server (see .env.example), or set
+            DEMO_MODEL to auto or always for the offline demo model.
+          </p>
+        </div>
+      ) : (
+        <div className="overflow-x-auto rounded-2xl border border-line bg-white shadow-sm">
+          <table className="w-full text-sm" aria-busy={state.status === "loading"}>
+            <caption className="sr-only">Models and their context windows</caption>
+            <thead className="border-b border-line bg-zinc-50 text-left text-xs text-muted">
+              <tr>
+                {COLUMNS.map((c) => (
+                  <th
+                    key={c.label}
+                    scope="col"
+                    className={`py-2.5 pr-4 font-medium ${"className" in c ? c.className : ""}`}
+                  >
+                    {c.label}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-line">
+              {state.status === "loading" ? (
+                <LoadingRows />
+              ) : (
+                state.models.map((model) => (
+                  <ModelRow key={model.id} model={model} onSave={save} onForget={forget} />
+                ))
+              )}
+            </tbody>
+          </table>
+          {state.status === "loading" ? (
+            <p role="status" className="sr-only">
+              Loading models…
             </p>
-            <p className="max-w-2xl text-sm text-muted">
-              Calibration: Fold estimates tokens itself before it sends a message, then reads the
-              provider's real count from each reply and learns the difference. ×1.10 means the
-              provider counted 10 % more than the estimate; Fold scales its estimates by it, so
-              compaction fires in time.
-            </p>
-          </div>
-          <button
-            type="button"
-            onClick={reload}
-            disabled={state.status === "loading"}
-            className={buttonGhost}
-          >
-            <RefreshCw size={16} />
-            Refresh
-          </button>
-        </header>
-
-        {state.status === "ready" ? <ModelAccessPanel models={state.models} /> : null}
-
-        {state.status === "error" ? (
-          <div
-            role="alert"
-            className="flex items-start justify-between gap-4 rounded-2xl border border-red-200 bg-red-50 p-4 text-sm text-red-800"
-          >
-            <div>
-              <p className="font-medium">The models could not be loaded.</p>
-              <p>{state.message}</p>
-            </div>
-            <button type="button" onClick={reload} className={buttonGhost}>
-              Try again
-            </button>
-          </div>
-        ) : state.status === "ready" && state.models.length === 0 ? (
-          <div className="flex flex-col items-center gap-2 rounded-2xl border border-line bg-white px-6 py-12 text-center">
-            <ServerOff className="text-zinc-300" size={32} />
-            <p className="font-medium">No model is reachable.</p>
-            <p className="max-w-md text-sm text-muted">
-              Configure a provider key or an OpenAI-compatible server (see .env.example), or set
-              DEMO_MODEL to auto or always for the offline demo model.
-            </p>
-          </div>
-        ) : (
-          <div className="overflow-x-auto rounded-2xl border border-line bg-white shadow-sm">
-            <table className="w-full text-sm" aria-busy={state.status === "loading"}>
-              <caption className="sr-only">Models and their context windows</caption>
-              <thead className="border-b border-line bg-zinc-50 text-left text-xs text-muted">
-                <tr>
-                  {COLUMNS.map((c) => (
-                    <th
-                      key={c.label}
-                      scope="col"
-                      className={`py-2.5 pr-4 font-medium ${"className" in c ? c.className : ""}`}
-                    >
-                      {c.label}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-line">
-                {state.status === "loading" ? (
-                  <LoadingRows />
-                ) : (
-                  state.models.map((model) => (
-                    <ModelRow key={model.id} model={model} onSave={save} onForget={forget} />
-                  ))
-                )}
-              </tbody>
-            </table>
-            {state.status === "loading" ? (
-              <p role="status" className="sr-only">
-                Loading models…
-              </p>
-            ) : null}
-          </div>
-        )}
-      </div>
-    </div>
+          ) : null}
+        </div>
+      )}
+    </AdminPage>
   );
 }
 

@@ -1,9 +1,7 @@
 "use client";
 
-import { ArrowLeft, RefreshCw } from "lucide-react";
-import Link from "next/link";
 import type { RegistrationMode } from "@/lib/env";
-import { buttonGhost } from "../ui/styles";
+import { AdminPage } from "./admin-page";
 import { LimitForm } from "./limit-form";
 import { useAdminUsers } from "./use-admin-users";
 import { UserRow } from "./user-row";
@@ -34,90 +32,74 @@ export function UsersAdmin({
       : [];
 
   return (
-    <div className="h-full overflow-y-auto bg-panel">
-      <div className="mx-auto max-w-7xl space-y-6 px-6 py-8">
-        <Link href="/" className={`${buttonGhost} -ml-3`}>
-          <ArrowLeft size={16} />
-          Back to chats
-        </Link>
-        <header className="flex flex-wrap items-end justify-between gap-4">
-          <div className="space-y-1">
-            <p className="text-xs font-semibold uppercase tracking-widest text-accent">Admin</p>
-            <h1 className="text-2xl font-semibold tracking-tight">Users</h1>
-            <p className="max-w-2xl text-sm text-muted">
-              Registration is <strong className="font-medium text-ink">{registration}</strong>:{" "}
-              {REGISTRATION_TEXT[registration]} Quotas count each user's messages and provider
-              tokens per UTC day; a limit left empty takes the default.
+    <AdminPage
+      title="Users"
+      intro={
+        <p className="max-w-2xl text-sm text-muted">
+          Registration is <strong className="font-medium text-ink">{registration}</strong>:{" "}
+          {REGISTRATION_TEXT[registration]} Quotas count each user's messages and provider tokens
+          per UTC day; a limit left empty takes the default.
+        </p>
+      }
+      onRefresh={reload}
+      refreshing={state.status === "loading"}
+      failure={
+        state.status === "error"
+          ? { what: "The users could not be loaded.", message: state.message }
+          : null
+      }
+    >
+      {state.status === "ready" ? (
+        <>
+          <section className="space-y-2 rounded-2xl border border-line bg-white p-4 shadow-sm">
+            <h2 className="text-sm font-semibold">Default daily limits</h2>
+            <p className="text-xs text-muted">
+              Every user without limits of their own. Leave a field empty for no limit.
             </p>
-          </div>
-          <button type="button" onClick={reload} className={buttonGhost}>
-            <RefreshCw size={16} />
-            Refresh
-          </button>
-        </header>
-
-        {state.status === "error" ? (
-          <div
-            role="alert"
-            className="rounded-2xl border border-red-200 bg-red-50 p-4 text-sm text-red-800"
-          >
-            <p className="font-medium">The users could not be loaded.</p>
-            <p>{state.message}</p>
-          </div>
-        ) : null}
-
-        {state.status === "ready" ? (
-          <>
-            <section className="space-y-2 rounded-2xl border border-line bg-white p-4 shadow-sm">
-              <h2 className="text-sm font-semibold">Default daily limits</h2>
-              <p className="text-xs text-muted">
-                Every user without limits of their own. Leave a field empty for no limit.
-              </p>
-              <LimitForm
-                label="Default limits"
-                values={state.defaults}
-                placeholders={{ dailyMessageLimit: "no limit", dailyTokenLimit: "no limit" }}
-                onSave={saveDefaults}
-              />
-            </section>
-            <div className="overflow-x-auto rounded-2xl border border-line bg-white shadow-sm">
-              <table className="w-full text-sm">
-                <caption className="sr-only">Accounts</caption>
-                <thead className="border-b border-line bg-zinc-50 text-left text-xs text-muted">
-                  <tr>
-                    {COLUMNS.map((label) => (
-                      <th
-                        key={label}
-                        scope="col"
-                        className={`py-2.5 pr-4 font-medium ${label === "Account" ? "pl-4" : ""}`}
-                      >
-                        {label}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-line">
-                  {users.map((user) => (
-                    <UserRow
-                      key={user.id}
-                      user={user}
-                      isSelf={user.id === selfId}
-                      defaults={state.defaults}
-                      onUpdate={(patch) => update(user.id, patch)}
-                      onResetUsage={() => resetUsage(user.id)}
-                      onDelete={() => remove(user.id)}
-                    />
+            <LimitForm
+              label="Default limits"
+              values={state.defaults}
+              placeholders={{ dailyMessageLimit: "no limit", dailyTokenLimit: "no limit" }}
+              onSave={saveDefaults}
+            />
+          </section>
+          <div className="overflow-x-auto rounded-2xl border border-line bg-white shadow-sm">
+            <table className="w-full text-sm">
+              <caption className="sr-only">Accounts</caption>
+              <thead className="border-b border-line bg-zinc-50 text-left text-xs text-muted">
+                <tr>
+                  {COLUMNS.map((label) => (
+                    <th
+                      key={label}
+                      scope="col"
+                      className={`py-2.5 pr-4 font-medium ${label === "Account" ? "pl-4" : ""}`}
+                    >
+                      {label}
+                    </th>
                   ))}
-                </tbody>
-              </table>
-            </div>
-          </>
-        ) : state.status === "loading" ? (
-          <p role="status" className="text-sm text-muted">
-            Loading users…
-          </p>
-        ) : null}
-      </div>
-    </div>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-line">
+                {users.map((user) => (
+                  <UserRow
+                    key={user.id}
+                    user={user}
+                    isSelf={user.id === selfId}
+                    defaults={state.defaults}
+                    onUpdate={(patch) => update(user.id, patch)}
+                    onResetUsage={() => resetUsage(user.id)}
+                    onDelete={() => remove(user.id)}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      ) : state.status === "loading" ? (
+        <p role="status" className="text-sm text-muted">
+          Loading users…
+        </p>
+      ) : null}
+    </AdminPage>
   );
 }

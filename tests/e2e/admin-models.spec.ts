@@ -183,3 +183,51 @@ test("the admin pages have no axe-core violations, in light and dark", async ({ 
     await expectNoAxeViolations(page, `/admin/users (${colorScheme})`);
   }
 });
+
+test("an admin page that cannot load its table says so, and Try again loads it", async ({
+  page,
+}) => {
+  await page.goto("/login");
+  await hydrated(page);
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
+
+  const pages = [
+    {
+      path: "/admin/models",
+      api: "**/api/admin/models",
+      what: "The models could not be loaded.",
+      row: `tr[data-model-id="${FAKE_MODEL}"]`,
+    },
+    {
+      path: "/admin/users",
+      api: "**/api/admin/users",
+      what: "The users could not be loaded.",
+      row: `tr[data-user-email="${ADMIN_EMAIL}"]`,
+    },
+  ];
+  for (const { path, api, what, row } of pages) {
+    // The list request fails once, as when the server is restarting.
+    await page.route(api, (route) =>
+      route.request().method() === "GET"
+        ? route.fulfill({
+            status: 503,
+            contentType: "application/json",
+            body: JSON.stringify({
+              error: { code: "unavailable:database", message: "The database is unavailable." },
+            }),
+          })
+        : route.continue(),
+    );
+    await page.goto(path);
+    await hydrated(page);
+    const alert = page.getByRole("alert").filter({ hasText: what });
+    await expect(alert).toBeVisible();
+    await page.unroute(api);
+    await alert.getByRole("button", { name: "Try again" }).click();
+    await expect(alert).toHaveCount(0);
+    await expect(page.locator(row)).toBeVisible();
+  }
+});
