@@ -113,7 +113,14 @@ export function ChatView({
     [setMessages],
   );
   const takeOlder = history.takeAll;
-  const stopReply = useStopReply(chatId, busy, stop);
+  const latestMessages = useRef(messages);
+  latestMessages.current = messages;
+  const stopReply = useStopReply(
+    chatId,
+    busy,
+    stop,
+    useCallback(() => latestMessages.current.findLast((m) => m.role === "user")?.id, []),
+  );
   const remembered = useChatMemory(chatId, usageVersion);
   const [memoryProblem, setMemoryProblem] = useState<string | null>(null);
   const safeEdit = useSafeEdit(

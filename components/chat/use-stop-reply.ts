@@ -11,12 +11,19 @@ const LOCAL_STOP_AFTER_MS = 3_000;
 
 /**
  * Stop asks the server to stop the reply — the model call is aborted on
- * whichever instance runs it, and what was written is stored as Stopped —
+ * whichever instance runs it (or, sent the moment after the message, as soon
+ * as its turn begins), and what was written is stored as Stopped —
  * and lets the stream end by itself with that stopped reply. Only if the
  * server cannot be reached, or the stream does not end soon, does the page
  * drop the stream on its own.
  */
-export function useStopReply(chatId: string, busy: boolean, stopLocally: () => void) {
+export function useStopReply(
+  chatId: string,
+  busy: boolean,
+  stopLocally: () => void,
+  /** The user message the running reply answers: named, so a turn not begun yet stops too. */
+  answering: () => string | undefined,
+) {
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {
     if (!busy) clearTimeout(timer.current);
@@ -28,11 +35,12 @@ export function useStopReply(chatId: string, busy: boolean, stopLocally: () => v
     apiFetch(`/api/chats/${chatId}/stop`, {
       method: "POST",
       headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messageId: answering() }),
     })
       .then((response) => {
         // Nothing is running on the server (the reply ended meanwhile): nothing to wait for.
         if (!response.ok || response.status === 200) stopLocally();
       })
       .catch(() => stopLocally());
-  }, [chatId, stopLocally]);
+  }, [chatId, stopLocally, answering]);
 }

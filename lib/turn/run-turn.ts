@@ -18,7 +18,7 @@ import type { Db } from "@/lib/db/client";
 import type { Chat } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { type LiveBus, liveBus } from "@/lib/live/bus";
-import { watchStop } from "@/lib/live/stop";
+import { takePendingStop, watchStop } from "@/lib/live/stop";
 import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log } from "@/lib/log";
 import { answer } from "./answer";
@@ -82,6 +82,14 @@ export async function runTurn(
     );
     return async () => undefined;
   });
+  // A Stop sent before the turn listened (right after the message) waits for it; looked for
+  // beside the turn's first steps, not before them.
+  const answering = prepared.history.findLast((m) => m.role === "user")?.id;
+  if (answering) {
+    void takePendingStop(live, chat.id, answering)
+      .then((pending) => pending && stop.abort())
+      .catch((error: unknown) => log.warn({ err: error, chatId: chat.id }, "pending stop unread"));
+  }
   const observed = noObservations();
   const assistantId = generateId();
   const stream = new ReadableStream<UIMessageChunk>({

@@ -105,7 +105,7 @@ test("Stop in the browser stops the model; the reply stays, marked Stopped, with
   );
 
   // Continue asks the model to go on; the new reply is not stopped. Stop once the model
-  // writes it: a Stop clicked before the turn has begun on the server stops nothing.
+  // writes it, so the reply has something to keep.
   await page.getByRole("button", { name: "Continue" }).click();
   await expect(page.locator("[data-role='assistant']", { hasText: "Fake reply" })).toHaveCount(2);
   await page.getByRole("button", { name: "Stop" }).click();
@@ -148,6 +148,44 @@ test("a reload on another instance follows the reply streaming on the first", as
   expect(((await reply.textContent()) ?? "").replace(/\s+/g, " ").trim()).toContain(
     (storedText ?? "").replace(/\s+/g, " ").trim().slice(0, 200),
   );
+});
+
+test("Stop clicked the moment after sending stops the turn as it begins; nothing is stored", async ({
+  page,
+  context,
+}) => {
+  const client = await signedIn(page, context, "stop-early@example.com");
+  const chatId = await createChat(client, a.url);
+  await openChat(page, a.url, chatId);
+  fake.reset();
+  // The message is held back until the server has answered the Stop, as when the Stop
+  // overtakes the message on its way: the turn begins after its Stop.
+  const stopAnswered = page.waitForResponse((response) => response.url().endsWith("/stop"));
+  await page.route("**/api/chat", async (route) => {
+    await stopAnswered;
+    await route.continue();
+  });
+  await page.getByRole("textbox", { name: "Message" }).fill("Tell me a long story.");
+  await page.keyboard.press("Enter");
+  await page.getByRole("button", { name: "Stop" }).click();
+  expect((await stopAnswered).status()).toBe(202);
+
+  const stopped = page.getByTestId("stopped");
+  await expect(stopped).toContainText("Stopped");
+  await expect(stopped.getByRole("button", { name: "Continue" })).toHaveCount(0);
+  await expect(stopped.getByRole("button", { name: "Retry" })).toBeVisible();
+  // No reply was written: a provider request, if the turn got that far, went away at once.
+  await expect(stopped.locator("..").getByText("Fake reply")).toHaveCount(0);
+  for (const request of fake.requests.filter((r) => r.stream))
+    expect(request.abortedAt).not.toBeNull();
+
+  // Nothing of the reply was stored; Retry answers the message in full.
+  await page.unroute("**/api/chat");
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByText("No reply.")).toBeVisible({ timeout: 45_000 });
+  await page.getByRole("button", { name: "Retry" }).click();
+  await expect(assistantText(page)).toContainText(/\w{3,}/);
 });
 
 test("a stop sent to one instance stops the turn running on another", async ({ page, context }) => {

@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "../client";
 import { isUniqueViolation } from "../errors";
 import { prepared } from "../prepared";
@@ -312,4 +313,16 @@ export async function findMessage(db: Db, chatId: string, id: string): Promise<M
     .from(message)
     .where(and(eq(message.chatId, chatId), eq(message.id, id)));
   return row ?? null;
+}
+
+/** Whether message `id` is stored in the chat with something after it (its reply). */
+export async function isFollowed(db: Db, chatId: string, id: string): Promise<boolean> {
+  const later = alias(message, "later");
+  const [row] = await db
+    .select({ id: later.id })
+    .from(message)
+    .innerJoin(later, and(eq(later.chatId, message.chatId), gt(later.seq, message.seq)))
+    .where(and(eq(message.chatId, chatId), eq(message.id, id)))
+    .limit(1);
+  return row !== undefined;
 }

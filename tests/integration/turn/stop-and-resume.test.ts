@@ -27,8 +27,14 @@ import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { newChat } from "../../helpers/turns";
-import { eventually, readUntilText, streamChunks, textOf } from "../../helpers/ui-stream";
+import { newChat, postTurn } from "../../helpers/turns";
+import {
+  eventually,
+  readChunks,
+  readUntilText,
+  streamChunks,
+  textOf,
+} from "../../helpers/ui-stream";
 
 const MODEL = "fake:fake-model";
 // "Another instance": its own Redis connections, as a second server process would have.
@@ -38,21 +44,7 @@ afterAll(() => fake.close());
 beforeEach(() => fake.reset());
 
 function startTurn(database: Parameters<typeof call>[0], browser: Browser, chatId: string) {
-  return call(database, chatApi.POST, {
-    path: "/api/chat",
-    method: "POST",
-    body: {
-      trigger: "submit-message",
-      chatId,
-      modelId: MODEL,
-      message: {
-        id: `u-${crypto.randomUUID()}`,
-        role: "user",
-        parts: [{ type: "text", text: "Tell me a long story." }],
-      },
-    },
-    browser,
-  });
+  return postTurn(database, browser, { chatId, modelId: MODEL, text: "Tell me a long story." });
 }
 
 type StoredMessage = {
@@ -68,6 +60,21 @@ async function storedChat(database: Parameters<typeof call>[0], browser: Browser
     browser,
   });
   return (await response.json()) as { messages: StoredMessage[]; replying: boolean };
+}
+
+function stopWith(
+  database: Parameters<typeof call>[0],
+  browser: Browser,
+  chatId: string,
+  body: Record<string, unknown>,
+) {
+  return call(database, stopRoute.POST, {
+    path: `/api/chats/${chatId}/stop`,
+    method: "POST",
+    params: { id: chatId },
+    body,
+    browser,
+  });
 }
 
 describeEachDriver("Stop and resume across instances", (use) => {
@@ -139,6 +146,95 @@ describeEachDriver("Stop and resume across instances", (use) => {
       browser,
     });
     expect(after.status).toBe(204);
+  });
+
+  it("a stop that names a message not yet answered stops its turn as soon as it begins, on any instance", async () => {
+    const database = use();
+    const { browser } = await register(database, "early-stop@example.com");
+    const chatId = await newChat(database, browser);
+    const messageId = `u-${crypto.randomUUID()}`;
+    // Stop first: the message is still on its way, no turn listens yet.
+    const stop = await stopWith(database, browser, chatId, { messageId });
+    expect(stop.status).toBe(202);
+
+    const response = await postTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "Tell me a long story.",
+      id: messageId,
+    });
+    const chunks: Array<Record<string, unknown>> = [];
+    if (!response.body) throw new Error(`the turn answered ${response.status}`);
+    for await (const chunk of streamChunks(response.body)) chunks.push(chunk);
+    const finish = chunks.find((c) => c.type === "finish") as {
+      messageMetadata?: { stopped?: boolean };
+    };
+    expect(finish.messageMetadata?.stopped).toBe(true);
+    expect(chunks.some((c) => c.type === "error")).toBe(false);
+    // Far short of the 300-token reply: the turn stopped at its start.
+    expect(textOf(chunks).length).toBeLessThan(60);
+    for (const request of fake.requests) expect(request.abortedAt).not.toBeNull();
+
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    // The stop is used up: Retry answers in full.
+    const retry = await call(database, chatApi.POST, {
+      path: "/api/chat",
+      method: "POST",
+      body: { trigger: "regenerate-message", chatId, modelId: MODEL },
+      browser,
+    });
+    expect(retry.status).toBe(200);
+    const retried = await readChunks(retry);
+    const retriedFinish = retried.find((c) => c.type === "finish") as {
+      messageMetadata?: { stopped?: boolean };
+    };
+    expect(retriedFinish.messageMetadata?.stopped).toBeUndefined();
+    expect(textOf(retried).length).toBeGreaterThan(600);
+  });
+
+  it("a stop for a message that has its reply leaves nothing behind for the next turn", async () => {
+    const database = use();
+    const { browser } = await register(database, "late-stop@example.com");
+    const chatId = await newChat(database, browser);
+    fake.configure({ chunkDelayMs: 0 });
+    try {
+      const messageId = `u-${crypto.randomUUID()}`;
+      const done = await postTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: "A quick one.",
+        id: messageId,
+      });
+      await readChunks(done);
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+
+      const stop = await stopWith(database, browser, chatId, { messageId });
+      expect(stop.status).toBe(200);
+      expect(await stop.json()).toEqual({ stopping: false });
+
+      // Regenerating that very message is not stopped by the late Stop.
+      const retry = await call(database, chatApi.POST, {
+        path: "/api/chat",
+        method: "POST",
+        body: { trigger: "regenerate-message", chatId, modelId: MODEL },
+        browser,
+      });
+      const retried = await readChunks(retry);
+      const finish = retried.find((c) => c.type === "finish") as {
+        messageMetadata?: { stopped?: boolean };
+      };
+      expect(finish.messageMetadata?.stopped).toBeUndefined();
+    } finally {
+      fake.configure({ chunkDelayMs: 25 });
+    }
+  });
+
+  it("refuses a stop whose body is not what it expects", async () => {
+    const database = use();
+    const { browser } = await register(database, "bad-stop@example.com");
+    const chatId = await newChat(database, browser);
+    const response = await stopWith(database, browser, chatId, { messageId: 42 });
+    expect(response.status).toBe(400);
   });
 
   it("the stop route answers whether a reply was running, and only for the chat's owner", async () => {

@@ -1,20 +1,43 @@
+import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
+import { getDb } from "@/lib/db/client";
 import { isReplying } from "@/lib/db/queries/chats";
-import { route } from "@/lib/http/route";
+import { isFollowed } from "@/lib/db/queries/messages";
+import type { Chat } from "@/lib/db/schema";
+import { readJson, route } from "@/lib/http/route";
 import { liveBus } from "@/lib/live/bus";
-import { requestStop } from "@/lib/live/stop";
+import { requestStop, requestStopOf } from "@/lib/live/stop";
 
 export const dynamic = "force-dynamic";
 
+const stopInput = z.object({
+  /** The user message the reply to stop answers: it is stopped even if it has not begun yet. */
+  messageId: z.string().min(1).max(100).optional(),
+});
+
 /**
  * Stop the chat's running reply, wherever it runs: the turn aborts its model
- * call and stores what was written, marked as stopped. Answers whether a
- * reply was running.
+ * call and stores what was written, marked as stopped. Naming the message the
+ * reply answers also stops a turn that has not begun yet (sent a moment
+ * before). Answers whether a reply was running or about to.
  */
 export const POST = route<{ id: string }>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
-  if (!isReplying(chat)) return Response.json({ stopping: false });
-  await requestStop(liveBus(), chat.id);
-  return Response.json({ stopping: true }, { status: 202 });
+  const { messageId } = await readJson(request, stopInput, { emptyAs: {} });
+  const stopping = messageId
+    ? await requestStopOf(liveBus(), chat.id, messageId, async () =>
+        isFollowed(await getDb(), chat.id, messageId),
+      )
+    : await stopRunning(chat);
+  return stopping
+    ? Response.json({ stopping: true }, { status: 202 })
+    : Response.json({ stopping: false });
 });
+
+/** Without a message named: only a reply that runs now can be stopped. */
+async function stopRunning(chat: Chat): Promise<boolean> {
+  if (!isReplying(chat)) return false;
+  await requestStop(liveBus(), chat.id);
+  return true;
+}
