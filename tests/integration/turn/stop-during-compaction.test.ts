@@ -102,10 +102,11 @@ describeEachDriver("Stop while Tier 1 compacts", (use) => {
       expect(seen.some((c) => c.type === "error")).toBe(false);
       expect(seen.some((c) => c.type === "text-delta")).toBe(false);
 
-      // The summarizer's request went away; no model call followed it.
-      const summary = fake.requests.find((r) => isSummaryRequest(r));
-      expect(summary?.abortedAt).not.toBeNull();
-      expect((summary?.abortedAt ?? 0) - stopSentAt).toBeLessThan(2_000);
+      // The summarizer's request, if it had gone out yet, went away; no model call followed.
+      // (The provider sees the connection close a moment after Fold lets go of it.)
+      const summaries = fake.requests.filter((r) => isSummaryRequest(r));
+      await eventually(async () => summaries.every((r) => r.abortedAt !== null));
+      for (const r of summaries) expect((r.abortedAt ?? 0) - stopSentAt).toBeLessThan(2_000);
       expect(fake.requests.filter((r) => !isSummaryRequest(r))).toHaveLength(modelCallsBefore);
 
       // Nothing was written: no reply, no summary, no compaction event; the chat is free.
