@@ -119,7 +119,11 @@ export function ChatView({
     chatId,
     busy,
     stop,
-    useCallback(() => latestMessages.current.findLast((m) => m.role === "user")?.id, []),
+    useCallback(() => {
+      // Only while no reply shows yet: once one streams, its turn already listens for Stop.
+      const last = latestMessages.current.at(-1);
+      return last?.role === "user" ? last.id : undefined;
+    }, []),
   );
   const remembered = useChatMemory(chatId, usageVersion);
   const [memoryProblem, setMemoryProblem] = useState<string | null>(null);

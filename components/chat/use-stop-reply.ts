@@ -21,7 +21,10 @@ export function useStopReply(
   chatId: string,
   busy: boolean,
   stopLocally: () => void,
-  /** The user message the running reply answers: named, so a turn not begun yet stops too. */
+  /**
+   * The user message awaiting its reply, while no reply shows yet: named, so a turn that has
+   * not begun stops too. Undefined once the reply streams (its turn already listens).
+   */
   answering: () => string | undefined,
 ) {
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
