@@ -128,7 +128,9 @@ function redisEntry(url: string): RedisEntry {
   holder.__foldRateLimitRedis ??= new Map();
   let entry = holder.__foldRateLimitRedis.get(url);
   if (!entry) {
-    const client = createClient({ url });
+    // While Redis is down, commands fail at once (the in-memory insurance answers) instead of
+    // queueing until it is back.
+    const client = createClient({ url, disableOfflineQueue: true });
     client.on("error", (error: unknown) => log.warn({ err: error }, "rate limit store: redis"));
     const connected = client.connect().then(
       () => undefined,

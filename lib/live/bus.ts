@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "redis";
 import type { Publisher, Subscriber } from "resumable-stream/generic";
 import { env } from "@/lib/env";
@@ -29,23 +30,23 @@ export function liveBus(): LiveBus {
   return bus;
 }
 
-/** A bus on Redis: one connection publishes and stores, a second one subscribes (Redis's rule). */
+/** How long the first operation waits for Redis to answer before the bus says it is down. */
+const CONNECT_WAIT_MS = 1_000;
+
+/**
+ * A bus on Redis: one connection publishes and stores, a second one subscribes (Redis's rule).
+ * While Redis is down its operations fail at once instead of queueing until it is back (a turn
+ * then goes on without Stop and resumption, and says so in the log); the clients reconnect by
+ * themselves.
+ */
 export function redisBus(url: string): LiveBus {
-  const publisher = createClient({ url });
+  const publisher = createClient({ url, disableOfflineQueue: true });
   const subscriber = publisher.duplicate();
   for (const client of [publisher, subscriber]) {
     client.on("error", (error: unknown) => log.warn({ err: error }, "live bus: redis"));
   }
-  // Connect once, lazily; resumable-stream calls connect() before use as well.
-  const once = (client: typeof publisher) => {
-    let connecting: Promise<unknown> | undefined;
-    return () => {
-      connecting ??= client.isOpen ? Promise.resolve() : client.connect();
-      return connecting;
-    };
-  };
-  const connectPublisher = once(publisher);
-  const connectSubscriber = once(subscriber);
+  const connectPublisher = whenReady(publisher);
+  const connectSubscriber = whenReady(subscriber);
   return {
     kind: "redis",
     publisher: {
@@ -80,6 +81,25 @@ export function redisBus(url: string): LiveBus {
         return subscriber.unsubscribe(channel);
       },
     },
+  };
+}
+
+/**
+ * Connects `client` once, lazily; afterwards resolves when it is ready and throws when it is
+ * not: the first call waits up to CONNECT_WAIT_MS for the first connection, later ones do not
+ * wait for a Redis that did not answer.
+ */
+function whenReady(client: ReturnType<typeof createClient>) {
+  let connecting: Promise<unknown> | undefined;
+  let waited = false;
+  return async () => {
+    if (client.isReady) return;
+    connecting ??= client.connect().catch(() => undefined);
+    if (!waited) {
+      waited = true;
+      await Promise.race([connecting, sleep(CONNECT_WAIT_MS)]);
+    }
+    if (!client.isReady) throw new Error("the live bus's Redis is unavailable");
   };
 }
 

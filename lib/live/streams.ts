@@ -81,12 +81,12 @@ export async function resumeTurnStream(
   chatId: string,
   kind: LiveKind = "turn",
 ): Promise<ReadableStream<string> | null> {
-  const streamId = await bus.publisher.get(activeKey(chatId, kind));
-  if (typeof streamId !== "string" || streamId === "") return null;
   try {
+    const streamId = await bus.publisher.get(activeKey(chatId, kind));
+    if (typeof streamId !== "string" || streamId === "") return null;
     return (await contextOf(bus).resumeExistingStream(streamId)) ?? null;
   } catch (error) {
-    // The producer is gone (its instance died): there is nothing to resume.
+    // The producer is gone (its instance died), or the bus is down: nothing to resume.
     log.warn({ err: error, chatId }, "live stream: resuming failed");
     return null;
   }

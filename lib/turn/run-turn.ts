@@ -78,7 +78,7 @@ export async function runTurn(
   const unwatch = await watchStop(live, chat.id, () => stop.abort()).catch((error: unknown) => {
     log.warn(
       { err: error, chatId: chat.id },
-      "stop channel unavailable; Stop works on this instance only",
+      "stop channel unavailable; this turn cannot be stopped",
     );
     return async () => undefined;
   });

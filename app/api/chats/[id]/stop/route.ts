@@ -4,6 +4,8 @@ import { getDb } from "@/lib/db/client";
 import { isReplying } from "@/lib/db/queries/chats";
 import { isFollowed } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
+import { AppError } from "@/lib/errors";
 import { readJson, route } from "@/lib/http/route";
 import { liveBus } from "@/lib/live/bus";
 import { requestStop, requestStopOf } from "@/lib/live/stop";
@@ -25,11 +27,19 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
   const { messageId } = await readJson(request, stopInput, { emptyAs: {} });
-  const stopping = messageId
-    ? await requestStopOf(liveBus(), chat.id, messageId, async () =>
+  const stopping = await (messageId
+    ? requestStopOf(liveBus(), chat.id, messageId, async () =>
         isFollowed(await getDb(), chat.id, messageId),
       )
-    : await stopRunning(chat);
+    : stopRunning(chat)
+  ).catch((error: unknown) => {
+    if (error instanceof AppError || isDatabaseUnavailable(error)) throw error;
+    throw new AppError(
+      "unavailable:live",
+      "Stop cannot reach the reply right now: the channel between Fold's servers (Redis) is unavailable.",
+      { cause: error },
+    );
+  });
   return stopping
     ? Response.json({ stopping: true }, { status: 202 })
     : Response.json({ stopping: false });
