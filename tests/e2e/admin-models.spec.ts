@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { expectNoAxeViolations } from "./axe";
-import { hydrated, PASSWORD, registerUser } from "./helpers";
+import { hydrated, registerUser, signIn } from "./helpers";
 
 const FAKE_MODEL = "fake:fake-model";
 /**
@@ -162,12 +162,7 @@ test("a signed-out visitor is sent to sign in and a non-admin gets a 403 page on
 test("the admin pages have no axe-core violations, in light and dark", async ({ page }) => {
   // Four full axe-core runs over wide tables: more than the default minute on a busy machine.
   test.setTimeout(180_000);
-  await page.goto("/login");
-  await hydrated(page);
-  await page.getByLabel("Email").fill(ADMIN_EMAIL);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
+  await signIn(page, ADMIN_EMAIL);
 
   for (const colorScheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme });
@@ -187,12 +182,7 @@ test("the admin pages have no axe-core violations, in light and dark", async ({ 
 test("an admin page that cannot load its table says so, and Try again loads it", async ({
   page,
 }) => {
-  await page.goto("/login");
-  await hydrated(page);
-  await page.getByLabel("Email").fill(ADMIN_EMAIL);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
+  await signIn(page, ADMIN_EMAIL);
 
   const pages = [
     {

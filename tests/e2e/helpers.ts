@@ -22,6 +22,16 @@ export async function registerUser(page: Page, email: string, base = ""): Promis
   await hydrated(page);
 }
 
+/** Signs in through the real form as an existing account and waits for the chat home. */
+export async function signIn(page: Page, email: string): Promise<void> {
+  await page.goto("/login");
+  await hydrated(page);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
+}
+
 /** Types `text` into the composer once it takes input, and sends it. */
 export async function send(page: Page, text: string): Promise<void> {
   const box = page.getByRole("textbox", { name: "Message" });

@@ -1,4 +1,5 @@
 import * as chatApi from "@/app/api/chat/route";
+import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import type { Database } from "@/lib/db/client";
 import { isTurnActive } from "./db";
@@ -35,6 +36,41 @@ export function postTurn(database: Database, browser: Browser, input: TurnInput)
     },
     browser,
   });
+}
+
+/** POST /api/chat asking for the reply again: to `messageId`'s turn, or to the latest one. */
+export function postRegenerate(
+  database: Database,
+  browser: Browser,
+  input: { chatId: string; modelId: string; messageId?: string },
+) {
+  return call(database, chatApi.POST, {
+    path: "/api/chat",
+    method: "POST",
+    body: { trigger: "regenerate-message", ...input },
+    browser,
+  });
+}
+
+export type ShownChat = {
+  chat: { contextSummary: string | null; summaryWatermark: string | null };
+  messages: Array<{
+    id: string;
+    role: string;
+    parts: Array<{ type: string; text?: string }>;
+    metadata: Record<string, unknown> | null;
+  }>;
+  replying: boolean;
+};
+
+/** GET /api/chats/:id as the page reads it: the chat, its latest messages, whether a reply runs. */
+export async function shownChat(database: Database, browser: Browser, chatId: string) {
+  const response = await call(database, chatRoute.GET, {
+    path: `/api/chats/${chatId}`,
+    params: { id: chatId },
+    browser,
+  });
+  return (await response.json()) as ShownChat;
 }
 
 /** Sends one user message through POST /api/chat and waits until the turn is stored. */

@@ -15,7 +15,7 @@ import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { newChat, postTurn } from "../../helpers/turns";
+import { newChat, postRegenerate, postTurn, shownChat } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:fake-model";
@@ -38,12 +38,7 @@ const send = (database: Database, browser: Browser, chatId: string, text: string
 
 async function settled(database: Database, browser: Browser, chatId: string) {
   await eventually(async () => !(await isTurnActive(database.db, chatId)));
-  const response = await call(database, chatRoute.GET, {
-    path: `/api/chats/${chatId}`,
-    params: { id: chatId },
-    browser,
-  });
-  return ((await response.json()) as { messages: StoredMessage[] }).messages;
+  return (await shownChat(database, browser, chatId)).messages as StoredMessage[];
 }
 
 const textOf = (m: StoredMessage | undefined) =>
@@ -144,11 +139,10 @@ describeEachDriver("a chat turn through the real provider path", (use) => {
     const lastReply = before[3];
 
     fake.script({ text: "A different answer." });
-    const regen = await call(database, chatApi.POST, {
-      path: "/api/chat",
-      method: "POST",
-      body: { trigger: "regenerate-message", chatId, modelId: MODEL, messageId: lastReply?.id },
-      browser: alice,
+    const regen = await postRegenerate(database, alice, {
+      chatId,
+      modelId: MODEL,
+      messageId: lastReply?.id,
     });
     expect(regen.status).toBe(200);
     await readChunks(regen);
@@ -178,12 +172,7 @@ describeEachDriver("a chat turn through the real provider path", (use) => {
     expect(await isTurnActive(database.db, chatId)).toBe(false);
 
     // Retry works from that state.
-    const retry = await call(database, chatApi.POST, {
-      path: "/api/chat",
-      method: "POST",
-      body: { trigger: "regenerate-message", chatId, modelId: MODEL },
-      browser: alice,
-    });
+    const retry = await postRegenerate(database, alice, { chatId, modelId: MODEL });
     await readChunks(retry);
     expect((await settled(database, alice, chatId)).map((m) => m.role)).toEqual([
       "user",
@@ -201,12 +190,7 @@ describeEachDriver("a chat turn through the real provider path", (use) => {
     expect((await settled(database, alice, chatId)).map((m) => m.role)).toEqual(["user"]);
 
     const retry = (messageId: string) =>
-      call(database, chatApi.POST, {
-        path: "/api/chat",
-        method: "POST",
-        body: { trigger: "regenerate-message", chatId, modelId: MODEL, messageId },
-        browser: alice,
-      });
+      postRegenerate(database, alice, { chatId, modelId: MODEL, messageId });
     fake.script({ text: "Answered at last." });
     const answered = await retry(unstoredId);
     expect(answered.status).toBe(200);

@@ -25,7 +25,7 @@ import {
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { longMessage, newChat, sendTurn } from "../../helpers/turns";
+import { longMessage, newChat, postRegenerate, sendTurn } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
@@ -84,12 +84,7 @@ async function regenerate(
   chatId: string,
   messageId?: string,
 ) {
-  const response = await call(database, chatApi.POST, {
-    path: "/api/chat",
-    method: "POST",
-    body: { trigger: "regenerate-message", chatId, modelId: MODEL, messageId },
-    browser,
-  });
+  const response = await postRegenerate(database, browser, { chatId, modelId: MODEL, messageId });
   expect(response.status).toBe(200);
   await readChunks(response);
   await eventually(async () => !(await isTurnActive(database.db, chatId)));
@@ -328,11 +323,10 @@ describeEachDriver("Safe regenerate: the replaced reply stays a version away", (
     const chatId = await newChat(database, browser);
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Hello there." });
     const before = await historyOf(database.db, chatId);
-    const response = await call(database, chatApi.POST, {
-      path: "/api/chat",
-      method: "POST",
-      body: { trigger: "regenerate-message", chatId, modelId: MODEL, messageId: "nope" },
-      browser,
+    const response = await postRegenerate(database, browser, {
+      chatId,
+      modelId: MODEL,
+      messageId: "nope",
     });
     expect(response.status).toBe(404);
     expect((await historyOf(database.db, chatId)).map((m) => m.id)).toEqual(

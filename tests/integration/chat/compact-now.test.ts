@@ -6,7 +6,6 @@ const fake = await vi.hoisted(async () => {
   return startFakeProvider(SMALL_WINDOW);
 });
 
-import * as chatApi from "@/app/api/chat/route";
 import type { Database } from "@/lib/db/client";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { register } from "../../helpers/auth";
@@ -24,8 +23,8 @@ import {
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
-import { type Browser, call } from "../../helpers/http";
-import { longMessage, newChat, sendTurn } from "../../helpers/turns";
+import type { Browser } from "../../helpers/http";
+import { longMessage, newChat, postRegenerate, sendTurn } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
@@ -294,10 +293,5 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
 });
 
 function regenerate(database: Database, browser: Browser, chatId: string): Promise<Response> {
-  return call(database, chatApi.POST, {
-    path: "/api/chat",
-    method: "POST",
-    body: { trigger: "regenerate-message", chatId, modelId: MODEL },
-    browser,
-  });
+  return postRegenerate(database, browser, { chatId, modelId: MODEL });
 }

@@ -28,7 +28,7 @@ import {
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { longMessage, newChat, sendTurn } from "../../helpers/turns";
+import { longMessage, newChat, postRegenerate, sendTurn } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
@@ -331,11 +331,10 @@ describeEachDriver(
       expect(watermark?.role).toBe("assistant");
       fake.reset();
 
-      const response = await call(database, chatApi.POST, {
-        path: "/api/chat",
-        method: "POST",
-        body: { trigger: "regenerate-message", chatId, modelId: MODEL, messageId: watermark?.id },
-        browser,
+      const response = await postRegenerate(database, browser, {
+        chatId,
+        modelId: MODEL,
+        messageId: watermark?.id,
       });
       await finish(database, chatId, response);
 

@@ -18,7 +18,7 @@ import { register, sessionOf, signIn } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { newChat, postTurn, sendTurn } from "../../helpers/turns";
+import { newChat, postRegenerate, postTurn, sendTurn } from "../../helpers/turns";
 import { eventually } from "../../helpers/ui-stream";
 
 const MODEL = "fake:fake-model";
@@ -216,12 +216,7 @@ describeEachDriver("daily quotas", (use) => {
     const erinId = (await sessionOf(database, erin.browser))?.user.id ?? "";
     const chatId = await newChat(database, erin.browser);
     // Nothing to regenerate in an empty chat: 404 before any model call.
-    const response = await call(database, chatApi.POST, {
-      path: "/api/chat",
-      method: "POST",
-      body: { trigger: "regenerate-message", chatId, modelId: MODEL },
-      browser: erin.browser,
-    });
+    const response = await postRegenerate(database, erin.browser, { chatId, modelId: MODEL });
     expect(response.status).toBe(404);
     expect(await usageOn(database.db, erinId, usageDayOf(new Date()))).toEqual({
       messages: 0,

@@ -10,14 +10,13 @@ const fake = await vi.hoisted(async () => {
   );
 });
 
-import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import * as streamRoute from "@/app/api/chats/[id]/stream/route";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { call } from "../../helpers/http";
-import { newChat, postTurn } from "../../helpers/turns";
+import { newChat, postTurn, shownChat } from "../../helpers/turns";
 import { eventually, readChunks, textOf } from "../../helpers/ui-stream";
 
 const MODEL = "fake:fake-model";
@@ -36,12 +35,7 @@ describeEachDriver("while Redis is down", (use) => {
     expect(chunks.some((c) => c.type === "error")).toBe(false);
     expect(textOf(chunks).length).toBeGreaterThan(0);
     await eventually(async () => !(await isTurnActive(database.db, chatId)));
-    const stored = await call(database, chatRoute.GET, {
-      path: `/api/chats/${chatId}`,
-      params: { id: chatId },
-      browser,
-    });
-    const { messages } = (await stored.json()) as { messages: Array<{ role: string }> };
+    const { messages } = await shownChat(database, browser, chatId);
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
 
     // A second turn does not wait for Redis again.

@@ -16,8 +16,6 @@ const fake = await vi.hoisted(async () => {
   );
 });
 
-import * as chatApi from "@/app/api/chat/route";
-import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import * as streamRoute from "@/app/api/chats/[id]/stream/route";
 import { redisBus } from "@/lib/live/bus";
@@ -27,7 +25,7 @@ import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { newChat, postTurn } from "../../helpers/turns";
+import { newChat, postRegenerate, postTurn, shownChat } from "../../helpers/turns";
 import {
   eventually,
   readChunks,
@@ -45,21 +43,6 @@ beforeEach(() => fake.reset());
 
 function startTurn(database: Parameters<typeof call>[0], browser: Browser, chatId: string) {
   return postTurn(database, browser, { chatId, modelId: MODEL, text: "Tell me a long story." });
-}
-
-type StoredMessage = {
-  role: string;
-  parts: Array<{ type: string; text?: string }>;
-  metadata: Record<string, unknown> | null;
-};
-
-async function storedChat(database: Parameters<typeof call>[0], browser: Browser, chatId: string) {
-  const response = await call(database, chatRoute.GET, {
-    path: `/api/chats/${chatId}`,
-    params: { id: chatId },
-    browser,
-  });
-  return (await response.json()) as { messages: StoredMessage[]; replying: boolean };
 }
 
 function stopWith(
@@ -103,7 +86,7 @@ describeEachDriver("Stop and resume across instances", (use) => {
     expect((request?.abortedAt ?? 0) - stopSentAt).toBeLessThan(2_000);
 
     await eventually(async () => !(await isTurnActive(database.db, chatId)));
-    const stored = await storedChat(database, browser, chatId);
+    const stored = await shownChat(database, browser, chatId);
     const reply = stored.messages.at(-1);
     expect(reply?.role).toBe("assistant");
     expect(reply?.metadata?.stopped).toBe(true);
@@ -132,7 +115,7 @@ describeEachDriver("Stop and resume across instances", (use) => {
     for await (const chunk of streamChunks(resumed)) followed.push(chunk);
     expect(followed[0]?.type).toBe("start");
     expect(followed.some((chunk) => chunk.type === "finish")).toBe(true);
-    const stored = await storedChat(database, browser, chatId);
+    const stored = await shownChat(database, browser, chatId);
     const reply = stored.messages.at(-1);
     expect(reply?.role).toBe("assistant");
     const storedText = reply?.parts
@@ -178,12 +161,7 @@ describeEachDriver("Stop and resume across instances", (use) => {
 
     await eventually(async () => !(await isTurnActive(database.db, chatId)));
     // The stop is used up: Retry answers in full.
-    const retry = await call(database, chatApi.POST, {
-      path: "/api/chat",
-      method: "POST",
-      body: { trigger: "regenerate-message", chatId, modelId: MODEL },
-      browser,
-    });
+    const retry = await postRegenerate(database, browser, { chatId, modelId: MODEL });
     expect(retry.status).toBe(200);
     const retried = await readChunks(retry);
     const retriedFinish = retried.find((c) => c.type === "finish") as {
@@ -214,12 +192,7 @@ describeEachDriver("Stop and resume across instances", (use) => {
       expect(await stop.json()).toEqual({ stopping: false });
 
       // Regenerating that very message is not stopped by the late Stop.
-      const retry = await call(database, chatApi.POST, {
-        path: "/api/chat",
-        method: "POST",
-        body: { trigger: "regenerate-message", chatId, modelId: MODEL },
-        browser,
-      });
+      const retry = await postRegenerate(database, browser, { chatId, modelId: MODEL });
       const retried = await readChunks(retry);
       const finish = retried.find((c) => c.type === "finish") as {
         messageMetadata?: { stopped?: boolean };
@@ -261,7 +234,7 @@ describeEachDriver("Stop and resume across instances", (use) => {
     expect((await stopCall(browser)).status).toBe(202);
     for await (const _ of rest); // to the end of the stopped reply
     await eventually(async () => !(await isTurnActive(database.db, chatId)));
-    const stored = await storedChat(database, browser, chatId);
+    const stored = await shownChat(database, browser, chatId);
     expect(stored.messages.at(-1)?.metadata?.stopped).toBe(true);
   });
 });

@@ -8,7 +8,6 @@ const fake = await vi.hoisted(async () => {
   });
 });
 
-import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import type { Database } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
@@ -17,7 +16,7 @@ import { isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { longMessage, newChat, postTurn, sendTurn } from "../../helpers/turns";
+import { longMessage, newChat, postTurn, sendTurn, shownChat } from "../../helpers/turns";
 import { eventually, streamChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
@@ -31,18 +30,6 @@ const isTraceStart = (c: Chunk) =>
 
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
-
-async function storedChat(database: Database, browser: Browser, chatId: string) {
-  const response = await call(database, chatRoute.GET, {
-    path: `/api/chats/${chatId}`,
-    params: { id: chatId },
-    browser,
-  });
-  return (await response.json()) as {
-    chat: { contextSummary: string | null; summaryWatermark: string | null };
-    messages: Array<{ role: string; metadata: Record<string, unknown> | null }>;
-  };
-}
 
 /**
  * Long turns until one starts compacting; that turn's stream, read up to its running trace.
@@ -76,7 +63,7 @@ describeEachDriver("Stop while Tier 1 compacts", (use) => {
     fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
     try {
       const { seen, rest } = await turnThatCompacts(database, browser, chatId);
-      const before = await storedChat(database, browser, chatId);
+      const before = await shownChat(database, browser, chatId);
       const modelCallsBefore = fake.requests.filter((r) => !isSummaryRequest(r)).length;
 
       const stopSentAt = Date.now();
@@ -111,7 +98,7 @@ describeEachDriver("Stop while Tier 1 compacts", (use) => {
 
       // Nothing was written: no reply, no summary, no compaction event; the chat is free.
       await eventually(async () => !(await isTurnActive(database.db, chatId)));
-      const after = await storedChat(database, browser, chatId);
+      const after = await shownChat(database, browser, chatId);
       expect(after.messages).toHaveLength(before.messages.length);
       expect(after.messages.at(-1)?.role).toBe("user");
       expect(after.chat.contextSummary).toBe(before.chat.contextSummary);
