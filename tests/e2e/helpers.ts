@@ -32,10 +32,14 @@ export async function signIn(page: Page, email: string): Promise<void> {
   await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
 }
 
-/** Types `text` into the composer once it takes input, and sends it. */
+/**
+ * Types `text` into the composer once it takes input and no reply is being written (Enter
+ * does not send while one streams, even after its first words show), and sends it.
+ */
 export async function send(page: Page, text: string): Promise<void> {
   const box = page.getByRole("textbox", { name: "Message" });
   await expect(box).toBeEnabled();
+  await expect(page.getByRole("button", { name: "Stop" })).toHaveCount(0);
   await box.fill(text);
   await box.press("Enter");
 }
