@@ -5,10 +5,11 @@
  */
 import {
   RateLimiterDrizzle,
+  type RateLimiterInsuredAbstract,
   RateLimiterMemory,
   RateLimiterRedis,
   RateLimiterRes,
-  type RateLimiterStoreAbstract,
+  RLWrapperTimeouts,
 } from "rate-limiter-flexible";
 import { createClient } from "redis";
 import { type Db, getDb } from "@/lib/db/client";
@@ -20,6 +21,12 @@ import { TooManyRequestsError } from "./too-many-requests";
 
 /** How long the first limited request waits for Redis before the in-memory insurance takes over. */
 const REDIS_CONNECT_WAIT_MS = 2_000;
+/**
+ * How long a limited request waits for Redis's answer before the insurance answers instead
+ * (it takes a millisecond when Redis is well): a Redis that stops answering without closing
+ * its connection would otherwise hold every sign-in and turn.
+ */
+const REDIS_ANSWER_WAIT_MS = 1_000;
 
 export const RATE_LIMITS = {
   "sign-in": {
@@ -40,7 +47,7 @@ export const RATE_LIMITS = {
 } as const;
 
 export type RateLimitName = keyof typeof RATE_LIMITS;
-type Limiter = RateLimiterStoreAbstract;
+type Limiter = RateLimiterInsuredAbstract;
 
 /**
  * Spends one point of `name` for `key`; throws a 429 saying when to try again once the
@@ -113,7 +120,7 @@ function databaseLimiter(name: RateLimitName, db: Db): Limiter {
 }
 
 function redisLimiter(name: RateLimitName, client: RedisEntry["client"]): Limiter {
-  return new RateLimiterRedis({
+  const limiter = new RateLimiterRedis({
     ...options(name),
     storeClient: client,
     useRedisPackage: true,
@@ -121,6 +128,8 @@ function redisLimiter(name: RateLimitName, client: RedisEntry["client"]): Limite
     // While Redis is unreachable each instance limits on its own rather than not at all.
     insuranceLimiter: new RateLimiterMemory(options(name)),
   });
+  // The wrapper takes the same insurance when Redis is slower than that to answer.
+  return new RLWrapperTimeouts({ limiter, timeoutMs: REDIS_ANSWER_WAIT_MS });
 }
 
 function redisEntry(url: string): RedisEntry {

@@ -32,12 +32,18 @@ export function liveBus(): LiveBus {
 
 /** How long the first operation waits for Redis to answer before the bus says it is down. */
 const CONNECT_WAIT_MS = 1_000;
+/**
+ * How long any operation waits for Redis's answer (it takes a millisecond when Redis is well):
+ * a Redis that stops answering without closing anything (a paused process, a network that
+ * drops packets) would otherwise hold every turn that uses the bus, and the chat's lease.
+ */
+const ANSWER_WAIT_MS = 2_000;
 
 /**
  * A bus on Redis: one connection publishes and stores, a second one subscribes (Redis's rule).
- * While Redis is down its operations fail at once instead of queueing until it is back (a turn
- * then goes on without Stop and resumption, and says so in the log); the clients reconnect by
- * themselves.
+ * While Redis is down or not answering its operations fail instead of waiting until it is back
+ * (a turn then goes on without Stop and resumption, and says so in the log); the clients
+ * reconnect by themselves.
  */
 export function redisBus(url: string): LiveBus {
   const publisher = createClient({ url, disableOfflineQueue: true });
@@ -45,54 +51,44 @@ export function redisBus(url: string): LiveBus {
   for (const client of [publisher, subscriber]) {
     client.on("error", (error: unknown) => log.warn({ err: error }, "live bus: redis"));
   }
-  const connectPublisher = whenReady(publisher);
-  const connectSubscriber = whenReady(subscriber);
+  const published = answering(publisher);
+  const subscribed = answering(subscriber);
   return {
     kind: "redis",
     publisher: {
-      connect: connectPublisher,
-      publish: async (channel, message) => {
-        await connectPublisher();
-        return publisher.publish(channel, message);
-      },
-      set: async (key, value, options) => {
-        await connectPublisher();
-        return options?.EX
-          ? publisher.set(key, value, { expiration: { type: "EX", value: options.EX } })
-          : publisher.set(key, value);
-      },
-      get: async (key) => {
-        await connectPublisher();
-        return publisher.get(key);
-      },
-      incr: async (key) => {
-        await connectPublisher();
-        return publisher.incr(key);
-      },
+      connect: () => published(async () => undefined),
+      publish: (channel, message) => published(() => publisher.publish(channel, message)),
+      set: (key, value, options) =>
+        published(() =>
+          options?.EX
+            ? publisher.set(key, value, { expiration: { type: "EX", value: options.EX } })
+            : publisher.set(key, value),
+        ),
+      get: (key) => published(() => publisher.get(key)),
+      incr: (key) => published(() => publisher.incr(key)),
     },
     subscriber: {
-      connect: connectSubscriber,
-      subscribe: async (channel, callback) => {
-        await connectSubscriber();
-        await subscriber.subscribe(channel, (message) => callback(message));
-      },
-      unsubscribe: async (channel) => {
-        await connectSubscriber();
-        return subscriber.unsubscribe(channel);
-      },
+      connect: () => subscribed(async () => undefined),
+      subscribe: (channel, callback) =>
+        subscribed(() => subscriber.subscribe(channel, (message) => callback(message))),
+      unsubscribe: (channel) => subscribed(() => subscriber.unsubscribe(channel)),
     },
   };
 }
 
 /**
- * Connects `client` once, lazily; afterwards resolves when it is ready and throws when it is
- * not: the first call waits up to CONNECT_WAIT_MS for the first connection, later ones do not
- * wait for a Redis that did not answer.
+ * Runs operations on `client` once it is ready, and fails them when it is not: the first
+ * waits up to CONNECT_WAIT_MS for the first connection (it connects lazily), later ones do
+ * not wait for a Redis that did not answer. An operation whose answer takes longer than
+ * ANSWER_WAIT_MS fails, and so does every later one at once until that answer (or the error
+ * that ends its connection) comes: a Redis that hangs costs the first operation two seconds,
+ * not every one.
  */
-function whenReady(client: ReturnType<typeof createClient>) {
+function answering(client: ReturnType<typeof createClient>) {
   let connecting: Promise<unknown> | undefined;
   let waited = false;
-  return async () => {
+  let unanswered: Promise<unknown> | undefined;
+  const ready = async () => {
     if (client.isReady) return;
     connecting ??= client.connect().catch(() => undefined);
     if (!waited) {
@@ -100,6 +96,25 @@ function whenReady(client: ReturnType<typeof createClient>) {
       await Promise.race([connecting, sleep(CONNECT_WAIT_MS)]);
     }
     if (!client.isReady) throw new Error("the live bus's Redis is unavailable");
+  };
+  return async <T>(operation: () => Promise<T>): Promise<T> => {
+    await ready();
+    if (unanswered) throw new Error("the live bus's Redis is not answering");
+    const answer = operation();
+    const deadline = new AbortController();
+    const late = sleep(ANSWER_WAIT_MS, undefined, { signal: deadline.signal }).then(() => {
+      const waiting = answer.catch(() => undefined);
+      unanswered = waiting;
+      void waiting.then(() => {
+        if (unanswered === waiting) unanswered = undefined;
+      });
+      throw new Error(`the live bus's Redis did not answer in ${ANSWER_WAIT_MS / 1000} s`);
+    });
+    try {
+      return await Promise.race([answer, late]);
+    } finally {
+      deadline.abort();
+    }
   };
 }
 
