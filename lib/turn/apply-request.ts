@@ -91,6 +91,11 @@ export async function applyTurnRequest(
     if (!target) throw new AppError("not_found:message", "There is no such message to regenerate.");
     // A reply is replaced; a user message keeps its place and gets a new reply.
     const from = target.role === "assistant" ? target.seq : target.seq + 1;
+    // A message whose reply was never stored is answered where the chat stands: a compaction
+    // that ran since (Compact now) stays in place, nothing becomes an earlier version.
+    if (target.role === "user" && history.every((m) => m.seq < from || isCompactionEntry(m))) {
+      return;
+    }
     const remaining = history.filter((m) => m.seq < from);
     if (remaining[remaining.length - 1]?.role !== "user") {
       throw new AppError("bad_request:message", "There is no message of yours to answer.");

@@ -7,6 +7,7 @@ const fake = await vi.hoisted(async () => {
 });
 
 import type { Database } from "@/lib/db/client";
+import { branchesOf } from "@/lib/db/queries/branches";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { register } from "../../helpers/auth";
 import {
@@ -24,7 +25,7 @@ import {
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import type { Browser } from "../../helpers/http";
-import { longMessage, newChat, postRegenerate, sendTurn } from "../../helpers/turns";
+import { longMessage, newChat, postRegenerate, postTurn, sendTurn } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
@@ -289,6 +290,41 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     expect(chatAfter.contextSummary).toBe(chatBefore.contextSummary);
     expect(chatAfter.summaryWatermark).toBe(chatBefore.summaryWatermark);
     expect(chatAfter.compactionDirty).toBe(false);
+  });
+
+  it("Retry on a reply never stored, after Compact now, answers the message after the trace and keeps no version", async () => {
+    const database = use();
+    const { browser, chatId } = await chatWithHistory(database, "retry-after-compact@example.com");
+    fake.script({ fault: "500" }, { fault: "500" }, { fault: "500" });
+    const failed = await readChunks(
+      await postTurn(database, browser, { chatId, modelId: MODEL, text: "Will this fail?" }),
+    );
+    const unstoredId = failed.find((c) => c.type === "start")?.messageId as string;
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    const question = (await historyOf(database.db, chatId)).at(-1);
+    expect(question?.role).toBe("user");
+
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const entry = (await historyOf(database.db, chatId)).at(-1);
+    expect(entry && isTraceEntry(entry)).toBe(true);
+
+    fake.reset();
+    const retried = await postRegenerate(database, browser, {
+      chatId,
+      modelId: MODEL,
+      messageId: unstoredId,
+    });
+    expect(retried.status).toBe(200);
+    await readChunks(retried);
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+
+    // The question, the trace of the compaction that ran since, then its answer; nothing moved.
+    const tail = (await historyOf(database.db, chatId)).slice(-3);
+    expect(tail.map((m) => m.id).slice(0, 2)).toEqual([question?.id, entry?.id]);
+    expect(tail[2]?.role).toBe("assistant");
+    expect(await branchesOf(database.db, chatId, question?.id ?? "")).toEqual([]);
+    const [request] = fake.requests.filter((r) => !isSummaryRequest(r));
+    expect(request && lastUserTextOf(request)).toBe("Will this fail?");
   });
 });
 
