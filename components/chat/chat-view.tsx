@@ -8,6 +8,7 @@ import { useCallback, useMemo, useRef, useState } from "react";
 import type { BranchSwitch } from "@/lib/chat/branches";
 import type { ChatContext } from "@/lib/chat/context";
 import { MESSAGE_MAX_CHARS } from "@/lib/message/limits";
+import { isPinnedByUser, pinnedAs } from "@/lib/message/pins";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { CompactConfirm } from "../context/compact-confirm";
 import { ContextRing } from "../context/context-ring";
@@ -151,7 +152,7 @@ export function ChatView({
     setMemoryProblem(problem);
     if (problem) return;
     setMessages((list) =>
-      list.map((m) => (m.id === messageId ? { ...m, metadata: { ...m.metadata, pinned } } : m)),
+      list.map((m) => (m.id === messageId ? { ...m, metadata: pinnedAs(m.metadata, pinned) } : m)),
     );
     setUsageVersion((v) => v + 1);
   }
@@ -366,7 +367,7 @@ export function ChatView({
               <MessageMemoryBar
                 role={message.role}
                 folded={index <= watermarkIndex && message.metadata?.pinned !== true}
-                pinned={message.metadata?.pinned === true}
+                pinned={isPinnedByUser(message.metadata)}
                 branch={branchOn(remembered.branches, message.id)}
                 busy={busy}
                 onPin={(pinned) => void pinMessage(message.id, pinned)}

@@ -6,6 +6,7 @@ import type { Db } from "@/lib/db/client";
 import { commitCompactionState } from "@/lib/db/compaction-state";
 import { getChatVersion } from "@/lib/db/queries/chats";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
+import { settleFoldedUnpins } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { metric } from "@/lib/log";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -90,7 +91,12 @@ export async function commitTier1(db: Db, input: CommitTier1Input): Promise<Comp
   });
   if (draft.outcome === "fallback")
     metric("summarize.fallback", { chatId: input.chat.id, note: draft.note });
-  if (written.won) return outcome(result.view, written.chat.version, trace(draft.outcome));
+  if (written.won) {
+    // After the summary that tells them: until then they stay verbatim, and if this fails they
+    // are told again next time rather than lost.
+    await settleFoldedUnpins(db, input.chat.id, draft.foldedPendingIds);
+    return outcome(result.view, written.chat.version, trace(draft.outcome));
+  }
 
   // Lost the race: send the winner's view instead of ours.
   const winner = written.chat;

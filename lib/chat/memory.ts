@@ -121,7 +121,12 @@ export async function editSummary(
   }
 }
 
-/** Pins or unpins one message; a pinned message is never folded into the summary. */
+/**
+ * Pins or unpins one message; a pinned message is never folded into the summary. No summary
+ * tells a message that was pinned when it was written, so an unpinned one stays verbatim
+ * (`foldPending`) until a compaction folds it: unpinning never drops it from what the model
+ * reads.
+ */
 export async function setPinned(
   db: Db,
   chatId: string,
@@ -140,8 +145,10 @@ export async function setPinned(
     .update(message)
     .set({
       metadata: pinned
-        ? sql`coalesce(${message.metadata}, '{}'::jsonb) || '{"pinned": true}'::jsonb`
-        : sql`coalesce(${message.metadata}, '{}'::jsonb) - 'pinned'`,
+        ? sql`(coalesce(${message.metadata}, '{}'::jsonb) - 'foldPending') || '{"pinned": true}'::jsonb`
+        : sql`case when ${message.metadata} ->> 'pinned' = 'true'
+            then ${message.metadata} || '{"foldPending": true}'::jsonb
+            else ${message.metadata} end`,
     })
     .where(and(eq(message.chatId, chatId), eq(message.id, messageId)));
 }

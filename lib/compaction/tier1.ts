@@ -1,4 +1,5 @@
 import type { TokenEstimator } from "@/lib/context/tokens";
+import { foldPendingIdsOf } from "@/lib/message/pins";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type FallbackPort, type FoldResult, foldIntoSummary, type SummarizePort } from "./fold";
 import { type ProjectionInput, projectNextTurn, viewTokens } from "./projection";
@@ -51,6 +52,8 @@ export type CompactionDraft = {
   latencyMs: number;
   /** Why it fell back, or why it could not reach the target. */
   note: string | null;
+  /** Messages unpinned before a summary told them that this fold told (their flags go). */
+  foldedPendingIds: string[];
 };
 
 export type Tier1Result =
@@ -136,7 +139,12 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   const startedAt = now();
   const span = spanToFold(input, walled);
   const watermarkFrom = walled.summary ? input.state.watermark : null;
-  const watermarkTo = span[span.length - 1]?.id;
+  // Messages the user unpinned after a summary covered them: no summary tells them yet, so
+  // this fold does (before the span: they are older), even when nothing else is left to fold.
+  const pending = foldPendingIdsOf(input.history);
+  const coveredPending = walled.keptPins.filter((m) => pending.has(m.id));
+  const watermarkTo =
+    span[span.length - 1]?.id ?? (coveredPending.length ? (watermarkFrom ?? undefined) : undefined);
   if (!watermarkTo) {
     // Nothing between the watermark and the keep window: a dirty flag with nothing to
     // fold is simply settled; the hard wall already applies to this view.
@@ -157,12 +165,17 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
         note: walled.fits
           ? "nothing to fold: the recent turns are all that is left"
           : "the latest message alone does not fit the context window",
+        foldedPendingIds: [],
       },
     };
   }
 
   // Pinned messages stay verbatim in the view: the summarizer need not retell them.
-  const toSummarize = span.filter((m) => !walled.pinnedIds.has(m.id));
+  const toSummarize = [
+    ...coveredPending,
+    ...span.filter((m) => !walled.pinnedIds.has(m.id) || pending.has(m.id)),
+  ];
+  const foldedPendingIds = toSummarize.filter((m) => pending.has(m.id)).map((m) => m.id);
   input.onSummarizeStart?.({ tokensBefore, messages: toSummarize.length });
   const first = input.firstPosition ?? 1;
   const position = new Map(input.history.map((m, i) => [m.id, i + first]));
@@ -180,6 +193,9 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       })
     : onlyPinsFolded(walled.summary);
   const next = { summary: folded.summary, watermark: watermarkTo };
+  const stillPinned = foldedPendingIds.length
+    ? new Set([...walled.pinnedIds].filter((id) => !foldedPendingIds.includes(id)))
+    : input.pinnedIds;
   const { view, tokens: tokensAfter } = reachTarget(
     input,
     buildView({
@@ -188,7 +204,7 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       rules,
       limitTokens,
       estimator: input.estimator,
-      pinnedIds: input.pinnedIds,
+      pinnedIds: stillPinned,
     }),
   );
   const missedTarget =
@@ -204,13 +220,14 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       outcome: folded.outcome,
       tokensBefore,
       tokensAfter,
-      messagesSummarized: span.length,
+      messagesSummarized: span.length + coveredPending.length,
       watermarkFrom,
       watermarkTo,
       summary: folded.summary,
       summarizerModel: folded.summarizerModel,
       latencyMs: now() - startedAt,
       note: [folded.note, missedTarget].filter(Boolean).join("; ") || null,
+      foldedPendingIds,
     },
   };
 }

@@ -45,6 +45,11 @@ export const messageMetadataSchema = z.object({
   error: z.string().optional(),
   /** The user pinned it (issue 14): never folded into the summary, sent verbatim. */
   pinned: z.boolean().optional(),
+  /**
+   * Set with `pinned` when the user unpinned it: no summary tells it (it was pinned when the
+   * summary was written), so it stays verbatim until a compaction folds it, then both go.
+   */
+  foldPending: z.boolean().optional(),
   /** The user stopped this reply: it is what was written until then. */
   stopped: z.boolean().optional(),
 });

@@ -48,12 +48,40 @@ export async function loadKeyedHistory(db: Db, chatId: string): Promise<KeyedMes
   return query.execute({ chatId });
 }
 
+/**
+ * Messages the user unpinned before a summary told them, now that a compaction's summary does:
+ * no longer kept verbatim. One pinned again since is left pinned.
+ */
+export async function settleFoldedUnpins(
+  db: Db,
+  chatId: string,
+  messageIds: readonly string[],
+): Promise<void> {
+  if (messageIds.length === 0) return;
+  await db
+    .update(message)
+    .set({ metadata: sql`${message.metadata} - 'pinned' - 'foldPending'` })
+    .where(
+      and(
+        eq(message.chatId, chatId),
+        inArray(message.id, [...messageIds]),
+        sql`${message.metadata} ->> 'foldPending' = 'true'`,
+      ),
+    );
+}
+
 /** Ids of the messages the user pinned, oldest first: read without the rest of the chat. */
 export async function pinnedMessageIds(db: Db, chatId: string): Promise<string[]> {
   const rows = await db
     .select({ id: message.id })
     .from(message)
-    .where(and(eq(message.chatId, chatId), sql`${message.metadata} ->> 'pinned' = 'true'`))
+    .where(
+      and(
+        eq(message.chatId, chatId),
+        sql`${message.metadata} ->> 'pinned' = 'true'`,
+        sql`${message.metadata} ->> 'foldPending' is null`,
+      ),
+    )
     .orderBy(asc(message.seq));
   return rows.map((row) => row.id);
 }

@@ -204,10 +204,29 @@ describeEachDriver("What the model remembers", (use) => {
     };
     expect(context.breakdown.pinned).toBeGreaterThan(0);
 
-    // Unpinned, it is folded like any other covered message.
-    await pin(database, browser, chatId, { messageId: pinnedRow.id, pinned: false });
+    // Unpinned: no summary tells it yet, so the model still reads it verbatim, and the
+    // memory panel no longer lists it as pinned.
+    const unpinned = await pin(database, browser, chatId, {
+      messageId: pinnedRow.id,
+      pinned: false,
+    });
+    expect(((await unpinned.json()) as { memory: ChatMemory }).memory.pinnedIds).toEqual([]);
     fake.reset();
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: "And now?" });
+    expect(lastChatRequest()?.messages.filter((m) => contentText(m) === pinnedText)).toHaveLength(
+      1,
+    );
+
+    // The next compaction tells it; after that the summary carries it, not the message.
+    fake.reset();
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const [told] = fake.requests.filter(isSummaryRequest);
+    expect(told && summarizerPrompt(told)).toContain("<user>\nRemember exactly");
+    const [row] = await historyOf(database.db, chatId);
+    expect(row?.metadata).not.toHaveProperty("pinned");
+    expect(row?.metadata).not.toHaveProperty("foldPending");
+    fake.reset();
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "And after that?" });
     expect(lastChatRequest()?.messages.some((m) => contentText(m) === pinnedText)).toBe(false);
   });
 

@@ -54,6 +54,32 @@ describe("Pinned messages (issue 14)", () => {
     expect(unpinned.messages.some((m) => m.id === pinnedMessage.id)).toBe(false);
   });
 
+  it("a message unpinned after the summary covered it is told by the next fold, and only then leaves the view", async () => {
+    const history = longHistory();
+    const { input, summarizer } = tier1Harness();
+    const kept = history[2] as FoldUIMessage;
+    const first = await runTier1(
+      input(history, EMPTY_STATE, { force: true, pinnedIds: new Set([kept.id]) }),
+    );
+    if (first.kind !== "compacted") throw new Error("the first fold did not compact");
+    const state = { ...EMPTY_STATE, ...first.next };
+
+    // Unpinned: stored as pinned and pending its fold (lib/chat/memory.ts).
+    const unpinned = history.map((m) =>
+      m.id === kept.id ? { ...m, metadata: { pinned: true, foldPending: true } } : m,
+    );
+    const pinnedIds = new Set([kept.id]);
+    summarizer.calls.length = 0;
+    const second = await runTier1(input(unpinned, state, { force: true, pinnedIds }));
+
+    expect(second.kind).toBe("compacted");
+    if (second.kind !== "compacted") return;
+    const told = summarizer.calls.flatMap((c) => c.span.map((m) => m.id));
+    expect(told[0]).toBe(kept.id);
+    expect(second.draft.foldedPendingIds).toEqual([kept.id]);
+    expect(second.view.messages.some((m) => m.id === kept.id)).toBe(false);
+  });
+
   it("the hard wall cuts other messages but never a pinned one", () => {
     const big = filler(3000, 1);
     const history: FoldUIMessage[] = [
