@@ -119,6 +119,8 @@ describeEachDriver("What the model remembers", (use) => {
       { summary: "", version: row.version },
       { summary: mine },
       { summary: 3, version: 1 },
+      // Past what the version column holds: refused, not a database error.
+      { summary: mine, version: 2 ** 31 },
     ]) {
       expect((await putSummary(database, browser, chatId, body)).status).toBe(400);
     }

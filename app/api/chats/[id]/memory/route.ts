@@ -18,7 +18,7 @@ const editBody = z.strictObject({
     .min(1, "summary must not be empty")
     .max(SUMMARY_MAX_CHARS, `summary must be at most ${SUMMARY_MAX_CHARS} characters`),
   /** The compaction version the user edited: a compaction since answers 409. */
-  version: z.number().int().min(0),
+  version: z.int32().min(0),
 });
 
 /** What the model remembers: the summary, its ledger, what it covers, the pins. */
