@@ -1,3 +1,4 @@
+import { isDeletedChatReference } from "@/lib/db/errors";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { log } from "@/lib/log";
 
@@ -110,6 +111,9 @@ export function publicErrorText(error: unknown, context: Record<string, unknown>
 /** The one mapping from anything a handler threw to the response the client gets. */
 export function errorResponse(error: unknown, context: Record<string, unknown> = {}): Response {
   if (error instanceof AppError) return error.toResponse();
+  if (isDeletedChatReference(error)) {
+    return new AppError("not_found:chat", "This chat was deleted.").toResponse();
+  }
   if (isDatabaseUnavailable(error)) {
     log.warn({ err: error, ...context }, "database unavailable");
     return databaseUnavailable().toResponse();

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { getChat } from "@/lib/db/queries/chats";
 import { acquireLease, type Lease, releaseLease, renewLease } from "@/lib/db/queries/leases";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -13,6 +14,8 @@ const LEASE_POLL_MS = 50;
 
 export type HeldLease = { release: () => Promise<void> };
 
+const chatDeleted = () => new AppError("not_found:chat", "This chat was deleted.");
+
 /**
  * Takes the chat's lease for a turn or a compaction and keeps renewing it
  * (with the holder's token) until released. When another holder has it, waits
@@ -25,12 +28,17 @@ export async function holdLease(
   now: () => number = Date.now,
 ): Promise<HeldLease> {
   let lease = await acquireLease(db, chatId, LEASE_MS);
+  // No lease for a chat that is gone (deleted a moment ago): nothing to wait for.
+  if (!lease && !(await getChat(db, chatId))) throw chatDeleted();
   const deadline = now() + LEASE_WAIT_MS;
   while (!lease && now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
     lease = await acquireLease(db, chatId, LEASE_MS);
   }
-  if (!lease) throw new AppError("conflict:turn", conflictMessage);
+  if (!lease) {
+    if (!(await getChat(db, chatId))) throw chatDeleted();
+    throw new AppError("conflict:turn", conflictMessage);
+  }
   return keepRenewing(db, lease);
 }
 

@@ -30,3 +30,15 @@ export function isUniqueViolation(error: unknown, constraint: string): boolean {
     (link) => fieldOf(link, "code") === "23505" && fieldOf(link, "constraint") === constraint,
   );
 }
+
+/**
+ * A write refused because the chat it belongs to is gone: deleted while a turn or a compaction
+ * on it was still running (SQLSTATE 23503 on a `chat_id` key).
+ */
+export function isDeletedChatReference(error: unknown): boolean {
+  return causes(error).some(
+    (link) =>
+      fieldOf(link, "code") === "23503" &&
+      String(fieldOf(link, "constraint") ?? "").endsWith("_chat_id_chat_id_fk"),
+  );
+}

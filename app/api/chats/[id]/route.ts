@@ -6,6 +6,9 @@ import { loadMessagePage } from "@/lib/db/queries/messages";
 import { AppError } from "@/lib/errors";
 import { readJson, readQuery, route } from "@/lib/http/route";
 import { assertModelAllowed } from "@/lib/limits/model-access";
+import { liveBus } from "@/lib/live/bus";
+import { requestStop } from "@/lib/live/stop";
+import { log } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
 
@@ -45,9 +48,19 @@ export const PATCH = route<Params>(async (request, { params }) => {
   return Response.json({ chat: updated });
 });
 
+/**
+ * Deletes the chat and all it holds. A reply still being written is stopped first, so its
+ * model call does not run on (and charge) for a chat that is gone; what was running on it then
+ * ends with 404 rather than storing anything.
+ */
 export const DELETE = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
+  if (isReplying(chat)) {
+    await requestStop(liveBus(), chat.id).catch((error: unknown) =>
+      log.warn({ err: error, chatId: chat.id }, "delete: the running reply could not be stopped"),
+    );
+  }
   await deleteChat(await getDb(), chat.id);
   return new Response(null, { status: 204 });
 });

@@ -1,0 +1,95 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A chat deleted while work on it still runs: a reply streaming, a compaction summarizing.
+const fake = await vi.hoisted(async () => {
+  const { SMALL_WINDOW, startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider(SMALL_WINDOW);
+});
+
+import * as chatRoute from "@/app/api/chats/[id]/route";
+import type { Database } from "@/lib/db/client";
+import { acquireLease } from "@/lib/db/queries/leases";
+import { register } from "../../helpers/auth";
+import { compactNowCall, isSummaryRequest } from "../../helpers/compaction";
+import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
+import { SMALL_WINDOW } from "../../helpers/fake-provider";
+import { type Browser, call } from "../../helpers/http";
+import { longMessage, newChat, postTurn, sendTurn } from "../../helpers/turns";
+import { eventually } from "../../helpers/ui-stream";
+
+const MODEL = "fake:small";
+
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.reset();
+  fake.configure({ chunkDelayMs: 0, summaryDelayMs: 0, replyTokens: SMALL_WINDOW.replyTokens });
+});
+
+const remove = (database: Database, browser: Browser, chatId: string) =>
+  call(database, chatRoute.DELETE, {
+    path: `/api/chats/${chatId}`,
+    method: "DELETE",
+    params: { id: chatId },
+    browser,
+  });
+
+const shown = (database: Database, browser: Browser, chatId: string) =>
+  call(database, chatRoute.GET, { path: `/api/chats/${chatId}`, params: { id: chatId }, browser });
+
+describeEachDriver("deleting a chat while work on it runs", (use) => {
+  it("a reply that is streaming is stopped at its provider, and the chat is gone", async () => {
+    const database = use();
+    const { browser } = await register(database, "delete-streaming@example.com");
+    const chatId = await newChat(database, browser);
+    fake.configure({ chunkDelayMs: 50, replyTokens: 400 });
+    const response = await postTurn(database, browser, { chatId, modelId: MODEL, text: "Go on" });
+    expect(response.status).toBe(200);
+    const reader = response.body?.getReader();
+    await reader?.read();
+    await eventually(async () => fake.requests.length > 0);
+
+    expect((await remove(database, browser, chatId)).status).toBe(204);
+    // Without the stop, the model would write its 400 tokens for a chat nobody has.
+    await eventually(async () => fake.requests[0]?.abortedAt != null, 5_000);
+    while (!(await reader?.read())?.done) {}
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    expect((await shown(database, browser, chatId)).status).toBe(404);
+  });
+
+  it("a request waiting for the chat's lease when the chat is deleted answers 404, not 409", async () => {
+    const database = use();
+    const { browser } = await register(database, "delete-waiting@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Hello" });
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    // Taken by someone else: Compact now waits for it…
+    const lease = await acquireLease(database.db, chatId, 30_000);
+    const compacting = compactNowCall(database, browser, chatId, { modelId: MODEL });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // …and the chat goes meanwhile.
+    expect((await remove(database, browser, chatId)).status).toBe(204);
+    const answer = await compacting;
+    expect(answer.status).toBe(404);
+    expect(lease).not.toBeNull();
+  });
+
+  it("a Compact now whose chat is deleted while it summarizes answers 404, not an error", async () => {
+    const database = use();
+    const { browser } = await register(database, "delete-compacting@example.com");
+    const chatId = await newChat(database, browser);
+    for (let turn = 0; turn < 3; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    fake.configure({ summaryDelayMs: 1_500 });
+    const summariesBefore = fake.requests.filter(isSummaryRequest).length;
+    const compacting = compactNowCall(database, browser, chatId, { modelId: MODEL });
+    await eventually(async () => fake.requests.filter(isSummaryRequest).length > summariesBefore);
+
+    expect((await remove(database, browser, chatId)).status).toBe(204);
+    const answer = await compacting;
+    expect(answer.status).toBe(404);
+    expect(await answer.json()).toMatchObject({ error: { code: "not_found:chat" } });
+  });
+});
