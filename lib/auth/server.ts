@@ -63,6 +63,9 @@ function createAuth(db: Db) {
     // Its own limiter keys on X-Forwarded-For, which any client can write: Fold limits sign-in
     // and sign-up itself, on the socket's address (lib/limits/auth-rate-limit.ts).
     rateLimit: { enabled: false },
+    // Fold has no profile page: this endpoint would let an account set any name or picture
+    // past Fold's own checks (and a null name came back a 500).
+    disabledPaths: ["/update-user"],
     databaseHooks: registrationHooks(db),
   });
 }

@@ -4,6 +4,7 @@ vi.hoisted(() => {
   process.env.REGISTRATION = "open";
 });
 
+import * as authRoute from "@/app/api/auth/[...all]/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import { register, sessionOf } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
@@ -27,5 +28,21 @@ describeEachDriver("registration: open", (use) => {
       browser: bob.browser,
     });
     expect(chats.status).toBe(200);
+  });
+
+  it("an account cannot rewrite its name or picture behind Fold's back (no such endpoint)", async () => {
+    const database = use();
+    const { browser } = await register(database, "carol@example.com");
+    for (const body of [{ name: null }, { name: "a\u0000b" }, { name: "x".repeat(100_000) }]) {
+      const response = await call(database, authRoute.POST, {
+        path: "/api/auth/update-user",
+        method: "POST",
+        params: { all: ["update-user"] },
+        body,
+        browser,
+      });
+      expect(response.status).toBe(404);
+    }
+    expect((await sessionOf(database, browser))?.user.name).toBe("carol");
   });
 });
