@@ -81,11 +81,15 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
       >
         {chat.title}
       </Link>
-      <div className="hidden shrink-0 items-center pr-1 group-focus-within:flex group-hover:flex">
+      <div className="hidden shrink-0 items-center pr-1 group-focus-within:flex group-hover:flex [@media(hover:none)]:flex">
         <button
           type="button"
           aria-label={`Rename ${chat.title}`}
-          onClick={() => setEditing(true)}
+          onClick={() => {
+            // From the title as it is now: a new chat's is set by its first turn.
+            setDraft(chat.title);
+            setEditing(true);
+          }}
           className="rounded p-1 text-zinc-500 hover:text-ink"
         >
           <Pencil size={14} />

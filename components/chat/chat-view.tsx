@@ -174,10 +174,19 @@ export function ChatView({
     setMessages(shown.messages);
     setUsageVersion((v) => v + 1);
   }
-  useFirstMessage(chatId, (text) => void sendMessage({ text }));
+  // What was sent last: a send the server refuses goes back into the message box.
+  const lastSent = useRef("");
+  useFirstMessage(chatId, (text) => {
+    lastSent.current = text;
+    void sendMessage({ text });
+  });
   // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
   const limit = useMemo(() => limitNoticeOf(error), [error]);
   useStoredMessagesAfterLimit(chatId, limit, setStoredTail);
+  const returned = useMemo(
+    () => (limit && lastSent.current ? { text: lastSent.current, at: Date.now() } : null),
+    [limit],
+  );
   const replyElsewhere = useReplyInProgress(chatId, initialReplying === true, setStoredTail);
   const { setContext } = usage;
   // A background compaction that started after the last reply: its trace, live, then kept.
@@ -415,6 +424,7 @@ export function ChatView({
       ) : null}
       <Composer
         onSend={(text) => {
+          lastSent.current = text;
           setFollowRequest((n) => n + 1);
           void sendMessage({ text });
         }}
@@ -422,6 +432,7 @@ export function ChatView({
         busy={busy}
         disabled={!modelId}
         notice={limit}
+        returned={returned}
         toolbar={toolbar}
         maxChars={MESSAGE_MAX_CHARS}
       />

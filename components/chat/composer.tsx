@@ -22,6 +22,12 @@ type Props = {
   maxChars: number;
   /** A limit the last send ran into (a daily quota, a rate limit), and when it lifts. */
   notice?: { message: string; resetsAt: Date | null } | null;
+  /**
+   * A sent message the server refused (a limit, a chat that could not be created): put back
+   * in the box, unless something new was typed meanwhile, so it can be sent again. `at` tells
+   * one refusal from the next of the same text.
+   */
+  returned?: { text: string; at: number } | null;
 };
 
 /** The message box: Enter sends, Shift+Enter adds a line, a stop button while a reply streams. */
@@ -34,9 +40,16 @@ export function Composer({
   toolbar,
   maxChars,
   notice,
+  returned,
 }: Props) {
   const [text, setText] = useState("");
   const area = useRef<HTMLTextAreaElement>(null);
+
+  useEffect(() => {
+    if (!returned) return;
+    setText((current) => (current.trim() ? current : returned.text));
+    area.current?.focus();
+  }, [returned]);
   const tooLong = text.length > maxChars;
   const canSend = !busy && !disabled && text.trim().length > 0 && !tooLong;
 

@@ -16,6 +16,7 @@ export function HomeComposer() {
   const [picked, setPicked] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [returned, setReturned] = useState<{ text: string; at: number } | null>(null);
   const modelId = picked ?? (models.status === "ready" ? models.defaultModelId : null);
 
   async function start(text: string) {
@@ -38,6 +39,7 @@ export function HomeComposer() {
       router.refresh();
     } catch (e) {
       setError(e instanceof Error ? e.message : "The chat could not be created.");
+      setReturned({ text, at: Date.now() });
       setCreating(false);
     }
   }
@@ -52,8 +54,9 @@ export function HomeComposer() {
       <Composer
         onSend={(text) => void start(text)}
         onStop={() => undefined}
-        busy={creating}
-        disabled={models.status !== "ready" || modelId === null}
+        busy={false}
+        disabled={creating || models.status !== "ready" || modelId === null}
+        returned={returned}
         placeholder="Start a new chat… (Enter to send)"
         maxChars={MESSAGE_MAX_CHARS}
         toolbar={

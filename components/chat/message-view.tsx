@@ -206,7 +206,7 @@ function UserMessage({
             setDraft(text);
             setEditing(true);
           }}
-          className="mt-2 rounded p-1 text-zinc-400 opacity-0 transition group-hover:opacity-100 hover:text-ink focus:opacity-100"
+          className="mt-2 rounded p-1 text-zinc-400 opacity-0 transition group-hover:opacity-100 hover:text-ink focus:opacity-100 [@media(hover:none)]:opacity-100"
         >
           <Pencil size={14} />
         </button>

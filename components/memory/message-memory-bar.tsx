@@ -75,7 +75,7 @@ export function MessageMemoryBar({ role, folded, pinned, branch, busy, onPin, on
         }
         disabled={busy}
         onClick={() => onPin(!pinned)}
-        className={`${chip} ${pinned ? "" : "opacity-0 group-hover/message:opacity-100 focus:opacity-100"}`}
+        className={`${chip} ${pinned ? "" : "opacity-0 group-hover/message:opacity-100 focus:opacity-100 [@media(hover:none)]:opacity-100"}`}
       >
         {pinned ? <PinOff size={14} /> : <Pin size={14} />}
       </button>

@@ -94,7 +94,9 @@ test("a new account waits, an admin approves it in Admin → Users, then it chat
   await expect(notice).toContainText("You have used all 1 message of today's quota.");
   await expect(notice).toContainText("It resets at midnight UTC");
   await expect(user.getByRole("button", { name: "Message stats" })).toHaveCount(1);
-  // The refused message was not stored, and the chat does not pretend it was.
+  // The refused message was not stored, and the chat does not pretend it was; its text is
+  // back in the message box, to send once the quota resets.
   await expect(user.locator("[data-role=user]")).toHaveCount(1);
+  await expect(box).toHaveValue("One more, please");
   await user.screenshot({ path: "test-results/quota-notice.png" });
 });

@@ -185,3 +185,50 @@ test("a chat exports as Markdown and as JSON that holds every message in order",
   expect(first).toBeGreaterThan(0);
   expect(second).toBeGreaterThan(first);
 });
+
+test("renaming a chat starts from its title as it is now, not as it was when listed", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-rename-${Date.now()}@example.com`);
+  await newChat(page);
+  const list = page.getByRole("navigation", { name: "Chats" });
+  await expect(list.getByRole("link", { name: "New chat" })).toBeVisible();
+  // The first turn names the chat after its message.
+  await send(page, "Plan the harbour trip");
+  const entry = list.getByRole("listitem").filter({ hasText: "Plan the harbour trip" });
+  await expect(entry).toBeVisible();
+
+  await entry.hover();
+  await entry.getByRole("button", { name: /^Rename/ }).click();
+  const title = page.getByRole("textbox", { name: "Chat title" });
+  await expect(title).toHaveValue("Plan the harbour trip");
+  // Saved unchanged, it stays as it is.
+  await title.press("Enter");
+  await expect(list.getByRole("link", { name: "Plan the harbour trip" })).toBeVisible();
+  await page.reload();
+  await hydrated(page);
+  await expect(list.getByRole("link", { name: "Plan the harbour trip" })).toBeVisible();
+});
+
+test.describe("on a touch screen", () => {
+  test.use({ hasTouch: true, isMobile: true, viewport: { width: 390, height: 844 } });
+
+  test("a message's and a chat's actions show without a hover", async ({ page }) => {
+    await registerUser(page, `e2e-touch-${Date.now()}@example.com`);
+    // A phone starts a chat from the home page's message box.
+    await page.getByLabel("Model").selectOption(FAKE_MODEL);
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.fill("Touch me");
+    await box.press("Enter");
+    await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1);
+    const user = page.locator("[data-role=user]").first();
+    await expect(user.getByRole("button", { name: "Edit message" })).toHaveCSS("opacity", "1");
+    const pin = page.getByRole("button", { name: "Pin message" }).first();
+    await expect(pin).toHaveCSS("opacity", "1");
+
+    await page.getByRole("button", { name: "Open the chat list" }).click();
+    const drawer = page.getByRole("dialog", { name: "Chats" });
+    await expect(drawer.getByRole("button", { name: "Rename Touch me" })).toBeVisible();
+    await expect(drawer.getByRole("button", { name: "Delete Touch me" })).toBeVisible();
+  });
+});
