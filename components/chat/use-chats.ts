@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { apiFetch } from "../outage/api-fetch";
 
 export type ChatListItem = { id: string; title: string; updatedAt: string };
@@ -31,10 +31,23 @@ export function useChats(initial: ChatListItem[], initialHasMore: boolean) {
   const [error, setError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
 
-  // A refreshed first page replaces the list (older pages are fetched again on request).
+  // Whether older pages were loaded: a refresh of the first page (after every reply) keeps them.
+  const loadedOlder = useRef(false);
+
+  // A refreshed first page replaces the list's first page; older pages loaded stay below it
+  // (and whether more remain stays what the last of them said).
   useEffect(() => {
-    setChats(initial);
-    setHasMore(initialHasMore);
+    if (!loadedOlder.current) {
+      setChats(initial);
+      setHasMore(initialHasMore);
+      return;
+    }
+    setChats((list) => {
+      const first = new Set(initial.map((c) => c.id));
+      const oldest = initial.at(-1)?.updatedAt;
+      const older = oldest ? list.filter((c) => !first.has(c.id) && c.updatedAt < oldest) : [];
+      return [...initial, ...older];
+    });
   }, [initial, initialHasMore]);
 
   const run = useCallback(async (action: () => Promise<void>) => {
@@ -96,6 +109,7 @@ export function useChats(initial: ChatListItem[], initialHasMore: boolean) {
           return [...list, ...page.chats.filter((c) => !known.has(c.id))];
         });
         setHasMore(page.hasMore);
+        loadedOlder.current = true;
       }),
     [chats, run],
   );

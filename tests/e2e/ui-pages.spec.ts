@@ -232,3 +232,36 @@ test.describe("on a touch screen", () => {
     await expect(drawer.getByRole("button", { name: "Delete Touch me" })).toBeVisible();
   });
 });
+
+test("older chats loaded in the sidebar stay listed after a reply refreshes the first page", async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await registerUser(page, `e2e-older-${Date.now()}@example.com`);
+  // One chat more than the first page holds (50): the oldest is only reached by asking.
+  const created = await page.evaluate(async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 51; i++) {
+      const response = await fetch("/api/chats", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({}),
+      });
+      ids.push(((await response.json()) as { chat: { id: string } }).chat.id);
+    }
+    return ids;
+  });
+  const oldest = created[0];
+  await page.goto(`/chat/${created.at(-1)}`);
+  await hydrated(page);
+  const list = page.getByRole("navigation", { name: "Chats" });
+  const oldestLink = list.locator(`a[href="/chat/${oldest}"]`);
+  await expect(oldestLink).toHaveCount(0);
+  await page.getByRole("button", { name: "Show older chats" }).click();
+  await expect(oldestLink).toHaveCount(1);
+
+  await page.getByLabel("Model").selectOption(FAKE_MODEL);
+  await send(page, "A reply refreshes the first page");
+  await expect(list.getByRole("link", { name: "A reply refreshes the first page" })).toBeVisible();
+  await expect(oldestLink).toHaveCount(1);
+});
