@@ -127,7 +127,8 @@ export function ChatView({
     }, []),
   );
   const remembered = useChatMemory(chatId, usageVersion);
-  const [memoryProblem, setMemoryProblem] = useState<string | null>(null);
+  // A chat action that failed (a pin, a version switch, the model): one line to dismiss.
+  const [actionProblem, setActionProblem] = useState<string | null>(null);
   const safeEdit = useSafeEdit(
     chatId,
     useCallback(
@@ -149,7 +150,7 @@ export function ChatView({
 
   async function pinMessage(messageId: string, pinned: boolean) {
     const problem = await remembered.pin(messageId, pinned);
-    setMemoryProblem(problem);
+    setActionProblem(problem);
     if (problem) return;
     setMessages((list) =>
       list.map((m) => (m.id === messageId ? { ...m, metadata: pinnedAs(m.metadata, pinned) } : m)),
@@ -164,11 +165,11 @@ export function ChatView({
       body: JSON.stringify({ messageId, position }),
     });
     if (!response.ok) {
-      setMemoryProblem(await errorText(response, "That version could not be shown."));
+      setActionProblem(await errorText(response, "That version could not be shown."));
       return;
     }
     const shown = (await response.json()) as { messages: FoldUIMessage[] };
-    setMemoryProblem(null);
+    setActionProblem(null);
     // The server answers the whole version shown: it replaces every page held.
     takeOlder();
     setMessages(shown.messages);
@@ -219,12 +220,17 @@ export function ChatView({
   const lastIsUser = timeline[timeline.length - 1]?.role === "user";
 
   async function changeModel(next: string) {
+    const previous = pickedModelId;
     setPickedModelId(next);
-    await apiFetch(`/api/chats/${chatId}`, {
+    const response = await apiFetch(`/api/chats/${chatId}`, {
       method: "PATCH",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ modelId: next }),
     });
+    if (response.ok) return;
+    // Not saved: the chat keeps its model, and the picker says so.
+    setPickedModelId(previous);
+    setActionProblem(await errorText(response, "The chat's model could not be changed."));
   }
 
   const toolbar =
@@ -394,13 +400,13 @@ export function ChatView({
         onConfirm={safeEdit.confirm}
         onCancel={safeEdit.cancel}
       />
-      {memoryProblem ? (
+      {actionProblem ? (
         <div
           role="alert"
           className="mx-auto mb-2 flex w-full max-w-3xl items-center justify-between gap-2 rounded-lg bg-red-50 px-3 py-2 text-xs text-red-700"
         >
-          <span>{memoryProblem}</span>
-          <button type="button" onClick={() => setMemoryProblem(null)} className="font-medium">
+          <span>{actionProblem}</span>
+          <button type="button" onClick={() => setActionProblem(null)} className="font-medium">
             Dismiss
           </button>
         </div>

@@ -3,9 +3,28 @@ export const OUTAGE_EVENT = "fold:database-unavailable";
 /** Fired when it answers again: hooks that failed during the outage load again. */
 export const RECOVERED_EVENT = "fold:database-recovered";
 
-/** `fetch` for Fold's own API: a 503 also tells the outage banner to show and start retrying. */
+/**
+ * `fetch` for Fold's own API: a 503 also tells the outage banner to show and start retrying.
+ * When Fold cannot be reached at all (offline, the server restarting) it answers like a failed
+ * request, a 502 whose message says so, so every caller's `response.ok` check shows it
+ * rather than the click doing nothing; an aborted request still throws.
+ */
 export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init);
+  let response: Response;
+  try {
+    response = await fetch(input, init);
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "AbortError") throw error;
+    return Response.json(
+      {
+        error: {
+          code: "unavailable:network",
+          message: "Fold could not be reached. Check the connection, then try again.",
+        },
+      },
+      { status: 502 },
+    );
+  }
   if (response.status === 503) window.dispatchEvent(new Event(OUTAGE_EVENT));
   return response;
 }

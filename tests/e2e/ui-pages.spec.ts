@@ -265,3 +265,38 @@ test("older chats loaded in the sidebar stay listed after a reply refreshes the 
   await expect(list.getByRole("link", { name: "A reply refreshes the first page" })).toBeVisible();
   await expect(oldestLink).toHaveCount(1);
 });
+
+test("a model change the server does not save puts the picker back and says so; so does a pin sent while offline", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-unsaved-${Date.now()}@example.com`);
+  await newChat(page);
+  await send(page, "Who answers this?");
+  const picker = page.getByLabel("Model");
+  const other = await picker
+    .locator("option")
+    .evaluateAll(
+      (options, current) =>
+        options.map((o) => (o as HTMLOptionElement).value).find((v) => v && v !== current),
+      FAKE_MODEL,
+    );
+  if (!other) throw new Error("only one model to pick");
+
+  await page.route("**/api/chats/*", (route) =>
+    route.request().method() === "PATCH"
+      ? route.fulfill({
+          status: 500,
+          json: { error: { code: "internal", message: "Something went wrong on Fold's side." } },
+        })
+      : route.continue(),
+  );
+  await picker.selectOption(other);
+  await expect(page.getByRole("alert").filter({ hasText: "Something went wrong" })).toBeVisible();
+  await expect(picker).toHaveValue(FAKE_MODEL);
+  await page.unroute("**/api/chats/*");
+
+  await page.route("**/api/chats/*/pins", (route) => route.abort("internetdisconnected"));
+  await page.getByRole("button", { name: "Pin message" }).first().click();
+  await expect(page.getByRole("alert").filter({ hasText: "could not be reached" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Pin message" }).first()).toBeVisible();
+});
