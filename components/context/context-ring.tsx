@@ -1,6 +1,7 @@
 "use client";
 
-import { HoverCard } from "radix-ui";
+import { HoverCard, Popover } from "radix-ui";
+import { type ComponentProps, type ReactNode, useState, useSyncExternalStore } from "react";
 import type { ChatContext } from "@/lib/chat/context";
 import { formatCount } from "../stats/format";
 import { ringFill, ringTone, SOURCE_LABELS } from "./ring-math";
@@ -42,7 +43,10 @@ type Props = {
   busyLabel?: string;
 };
 
-/** How full the chat's context window is, as a ring; the hover card explains the numbers. */
+/**
+ * How full the chat's context window is, as a ring; the hover card explains the numbers (on a
+ * touch screen, a tap opens them).
+ */
 export function ContextRing({ context, error, onClick, busyLabel }: Props) {
   const fill = context ? ringFill(context.projectedTokens, context.contextWindow) : 0;
   const tone = context ? ringTone(toneInput(context)) : "unknown";
@@ -52,63 +56,154 @@ export function ContextRing({ context, error, onClick, busyLabel }: Props) {
   const label = context
     ? `${visible ? `${visible} ` : ""}context used: ${formatCount(context.projectedTokens)} of ${formatCount(context.contextWindow)} tokens`
     : (error ?? "Context usage loading");
+  const hoverless = useHoverless();
 
+  const details = context ? (
+    <RingDetails context={context} percent={percent} touch={hoverless} />
+  ) : (
+    <p>{error ?? "Loading…"}</p>
+  );
+  // On a touch screen the tap opens the details; compacting is a button inside them.
+  const ring = (
+    <RingButton
+      label={label}
+      tone={tone}
+      fill={fill}
+      visible={visible}
+      onClick={hoverless ? undefined : onClick}
+    />
+  );
+  if (hoverless) {
+    return (
+      <TouchRing ring={ring} onCompact={busyLabel ? undefined : onClick}>
+        {details}
+      </TouchRing>
+    );
+  }
   return (
     <HoverCard.Root openDelay={150} closeDelay={100}>
-      <HoverCard.Trigger asChild>
-        <button
-          type="button"
-          aria-label={label}
-          data-testid="context-ring"
-          data-tone={tone}
-          data-fill={fill.toFixed(4)}
-          onClick={onClick}
-          className={`inline-flex items-center gap-1 rounded-lg px-1.5 py-1 text-xs ${TONE_CLASSES[tone]} hover:bg-zinc-100`}
-        >
-          <svg width="20" height="20" viewBox="0 0 20 20" aria-hidden="true">
-            <circle
-              cx="10"
-              cy="10"
-              r={RADIUS}
-              fill="none"
-              stroke="currentColor"
-              strokeOpacity="0.2"
-              strokeWidth="3"
-            />
-            <circle
-              cx="10"
-              cy="10"
-              r={RADIUS}
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="3"
-              strokeLinecap="round"
-              strokeDasharray={`${fill * CIRCUMFERENCE} ${CIRCUMFERENCE}`}
-              transform="rotate(-90 10 10)"
-            />
-          </svg>
-          <span className="tabular-nums">{visible}</span>
-        </button>
-      </HoverCard.Trigger>
+      <HoverCard.Trigger asChild>{ring}</HoverCard.Trigger>
       <HoverCard.Portal>
-        <HoverCard.Content
-          side="top"
-          align="start"
-          sideOffset={8}
-          className="z-50 w-80 space-y-3 rounded-2xl border border-line bg-white p-4 text-xs shadow-lg"
-        >
-          {context ? (
-            <RingDetails context={context} percent={percent} />
-          ) : (
-            <p>{error ?? "Loading…"}</p>
-          )}
+        <HoverCard.Content side="top" align="start" sideOffset={8} className={CARD_CLASSES}>
+          {details}
         </HoverCard.Content>
       </HoverCard.Portal>
     </HoverCard.Root>
   );
 }
 
-function RingDetails({ context, percent }: { context: ChatContext; percent: number }) {
+const CARD_CLASSES =
+  "z-50 w-80 max-w-[calc(100vw-1rem)] space-y-3 rounded-2xl border border-line bg-white p-4 text-xs shadow-lg";
+
+/** Whether the screen cannot hover (a phone, a tablet): a hover card would never open there. */
+function useHoverless(): boolean {
+  return useSyncExternalStore(
+    (changed) => {
+      const query = window.matchMedia("(hover: none)");
+      query.addEventListener("change", changed);
+      return () => query.removeEventListener("change", changed);
+    },
+    () => window.matchMedia("(hover: none)").matches,
+    () => false,
+  );
+}
+
+/**
+ * On a touch screen a tap opens the details, and compacting is a button inside them: a tap on
+ * the ring itself must not fold the chat of someone who only wanted to see how full it is.
+ */
+function TouchRing({
+  ring,
+  onCompact,
+  children,
+}: {
+  ring: ReactNode;
+  onCompact?: () => void;
+  children: ReactNode;
+}) {
+  const [open, setOpen] = useState(false);
+  return (
+    <Popover.Root open={open} onOpenChange={setOpen}>
+      <Popover.Trigger asChild>{ring}</Popover.Trigger>
+      <Popover.Portal>
+        <Popover.Content side="top" align="start" sideOffset={8} className={CARD_CLASSES}>
+          {children}
+          <button
+            type="button"
+            disabled={!onCompact}
+            onClick={() => {
+              setOpen(false);
+              onCompact?.();
+            }}
+            className="w-full rounded-lg bg-ink px-3 py-2 text-sm font-medium text-white disabled:opacity-40"
+          >
+            Compact now
+          </button>
+        </Popover.Content>
+      </Popover.Portal>
+    </Popover.Root>
+  );
+}
+
+/** The ring itself; a hover card's or a popover's trigger passes its own props through. */
+function RingButton({
+  label,
+  tone,
+  fill,
+  visible,
+  ...trigger
+}: ComponentProps<"button"> & {
+  label: string;
+  tone: keyof typeof TONE_CLASSES;
+  fill: number;
+  visible: string;
+}) {
+  return (
+    <button
+      type="button"
+      {...trigger}
+      aria-label={label}
+      data-testid="context-ring"
+      data-tone={tone}
+      data-fill={fill.toFixed(4)}
+      className={`inline-flex items-center gap-1 rounded-lg px-1.5 py-1 text-xs ${TONE_CLASSES[tone]} hover:bg-zinc-100`}
+    >
+      <svg width="20" height="20" viewBox="0 0 20 20" aria-hidden="true">
+        <circle
+          cx="10"
+          cy="10"
+          r={RADIUS}
+          fill="none"
+          stroke="currentColor"
+          strokeOpacity="0.2"
+          strokeWidth="3"
+        />
+        <circle
+          cx="10"
+          cy="10"
+          r={RADIUS}
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="3"
+          strokeLinecap="round"
+          strokeDasharray={`${fill * CIRCUMFERENCE} ${CIRCUMFERENCE}`}
+          transform="rotate(-90 10 10)"
+        />
+      </svg>
+      <span className="tabular-nums">{visible}</span>
+    </button>
+  );
+}
+
+function RingDetails({
+  context,
+  percent,
+  touch,
+}: {
+  context: ChatContext;
+  percent: number;
+  touch: boolean;
+}) {
   const total = context.contextWindow;
   const triggerPercent = Math.round((context.budget.trigger / total) * 100);
   const roomTokens = Math.max(0, context.budget.trigger - context.projectedTokens);
@@ -163,7 +258,7 @@ function RingDetails({ context, percent }: { context: ChatContext; percent: numb
           them stay in the chat.
         </p>
       ) : null}
-      <p className="text-muted">Click the ring to summarize older messages now.</p>
+      {touch ? null : <p className="text-muted">Click the ring to summarize older messages now.</p>}
     </section>
   );
 }

@@ -213,7 +213,9 @@ test("renaming a chat starts from its title as it is now, not as it was when lis
 test.describe("on a touch screen", () => {
   test.use({ hasTouch: true, isMobile: true, viewport: { width: 390, height: 844 } });
 
-  test("a message's and a chat's actions show without a hover", async ({ page }) => {
+  test("a message's and a chat's actions show without a hover; a tap on the ring shows its details", async ({
+    page,
+  }) => {
     await registerUser(page, `e2e-touch-${Date.now()}@example.com`);
     // A phone starts a chat from the home page's message box.
     await page.getByLabel("Model").selectOption(FAKE_MODEL);
@@ -225,6 +227,14 @@ test.describe("on a touch screen", () => {
     await expect(user.getByRole("button", { name: "Edit message" })).toHaveCSS("opacity", "1");
     const pin = page.getByRole("button", { name: "Pin message" }).first();
     await expect(pin).toHaveCSS("opacity", "1");
+
+    // A tap on the ring shows how full the chat is; compacting is a button in there.
+    await page.getByTestId("context-ring").tap();
+    const details = page.getByTestId("context-details");
+    await expect(details).toContainText("How much the model can see");
+    await page.getByRole("button", { name: "Compact now" }).tap();
+    await expect(page.getByText("Nothing to summarize yet").first()).toBeVisible();
+    await expect(details).toBeHidden();
 
     await page.getByRole("button", { name: "Open the chat list" }).click();
     const drawer = page.getByRole("dialog", { name: "Chats" });
