@@ -9,6 +9,7 @@ import {
   useRef,
   useState,
 } from "react";
+import { useHoverless } from "../ui/use-hoverless";
 import { COMPOSER_ID } from "./skip-link";
 
 type Props = {
@@ -30,7 +31,10 @@ type Props = {
   returned?: { text: string; at: number } | null;
 };
 
-/** The message box: Enter sends, Shift+Enter adds a line, a stop button while a reply streams. */
+/**
+ * The message box: Enter sends, Shift+Enter adds a line (on a touch screen Return adds a line
+ * and the button sends), a stop button while a reply streams.
+ */
 export function Composer({
   onSend,
   onStop,
@@ -44,6 +48,7 @@ export function Composer({
 }: Props) {
   const [text, setText] = useState("");
   const area = useRef<HTMLTextAreaElement>(null);
+  const touch = useHoverless();
 
   useEffect(() => {
     if (!returned) return;
@@ -70,6 +75,8 @@ export function Composer({
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    // A touch keyboard's Return starts a new line (it has no Shift+Enter); the button sends.
+    if (touch) return;
     if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       submit();
@@ -110,7 +117,10 @@ export function Composer({
           rows={1}
           value={text}
           disabled={disabled}
-          placeholder={placeholder ?? "Message Fold… (Enter to send, Shift+Enter for a new line)"}
+          placeholder={
+            placeholder ??
+            (touch ? "Message Fold…" : "Message Fold… (Enter to send, Shift+Enter for a new line)")
+          }
           onChange={(e) => setText(e.target.value)}
           onKeyDown={onKeyDown}
           className="max-h-60 min-h-9 w-full resize-none bg-transparent py-1.5 text-sm outline-none disabled:cursor-not-allowed"

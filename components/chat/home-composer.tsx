@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { MESSAGE_MAX_CHARS } from "@/lib/message/limits";
 import { apiFetch } from "../outage/api-fetch";
+import { useHoverless } from "../ui/use-hoverless";
 import { Composer } from "./composer";
 import { stashFirstMessage } from "./first-message";
 import { ModelPicker } from "./model-picker";
@@ -15,6 +16,7 @@ export function HomeComposer() {
   const models = useModels();
   const [picked, setPicked] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
+  const touch = useHoverless();
   const [error, setError] = useState<string | null>(null);
   const [returned, setReturned] = useState<{ text: string; at: number } | null>(null);
   const modelId = picked ?? (models.status === "ready" ? models.defaultModelId : null);
@@ -57,7 +59,7 @@ export function HomeComposer() {
         busy={false}
         disabled={creating || models.status !== "ready" || modelId === null}
         returned={returned}
-        placeholder="Start a new chat… (Enter to send)"
+        placeholder={touch ? "Start a new chat…" : "Start a new chat… (Enter to send)"}
         maxChars={MESSAGE_MAX_CHARS}
         toolbar={
           models.status === "ready" ? (

@@ -1,9 +1,10 @@
 "use client";
 
 import { HoverCard, Popover } from "radix-ui";
-import { type ComponentProps, type ReactNode, useState, useSyncExternalStore } from "react";
+import { type ComponentProps, type ReactNode, useState } from "react";
 import type { ChatContext } from "@/lib/chat/context";
 import { formatCount } from "../stats/format";
+import { useHoverless } from "../ui/use-hoverless";
 import { ringFill, ringTone, SOURCE_LABELS } from "./ring-math";
 
 const RADIUS = 8;
@@ -94,19 +95,6 @@ export function ContextRing({ context, error, onClick, busyLabel }: Props) {
 
 const CARD_CLASSES =
   "z-50 w-80 max-w-[calc(100vw-1rem)] space-y-3 rounded-2xl border border-line bg-white p-4 text-xs shadow-lg";
-
-/** Whether the screen cannot hover (a phone, a tablet): a hover card would never open there. */
-function useHoverless(): boolean {
-  return useSyncExternalStore(
-    (changed) => {
-      const query = window.matchMedia("(hover: none)");
-      query.addEventListener("change", changed);
-      return () => query.removeEventListener("change", changed);
-    },
-    () => window.matchMedia("(hover: none)").matches,
-    () => false,
-  );
-}
 
 /**
  * On a touch screen a tap opens the details, and compacting is a button inside them: a tap on

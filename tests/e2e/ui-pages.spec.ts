@@ -220,8 +220,11 @@ test.describe("on a touch screen", () => {
     // A phone starts a chat from the home page's message box.
     await page.getByLabel("Model").selectOption(FAKE_MODEL);
     const box = page.getByRole("textbox", { name: "Message" });
+    // Return on a touch keyboard starts a new line; the button sends.
     await box.fill("Touch me");
     await box.press("Enter");
+    await expect(box).toHaveValue("Touch me\n");
+    await page.getByRole("button", { name: "Send message" }).tap();
     await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1);
     const user = page.locator("[data-role=user]").first();
     await expect(user.getByRole("button", { name: "Edit message" })).toHaveCSS("opacity", "1");
