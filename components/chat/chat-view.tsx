@@ -34,7 +34,7 @@ import { type PickableModel, useModels } from "./use-models";
 import { useOlderMessages } from "./use-older-messages";
 import { useReplyInProgress } from "./use-reply-in-progress";
 import { CONTINUE_TEXT, useStopReply } from "./use-stop-reply";
-import { useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
+import { fetchStoredPage, useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
 
 const NO_MODELS: PickableModel[] = [];
 
@@ -101,6 +101,8 @@ export function ChatView({
     });
 
   const busy = status === "submitted" || status === "streaming";
+  const busyRef = useRef(busy);
+  busyRef.current = busy;
   // useChat holds the newest page and the live turn; older pages sit in front of it.
   const history = useOlderMessages(chatId, initialHasMore);
   const timeline = useMemo(
@@ -195,11 +197,18 @@ export function ChatView({
     chatId,
     usage.context?.compacting === true,
     useCallback(
-      (entry: FoldUIMessage) => {
-        setMessages((list) => (list.some((m) => m.id === entry.id) ? list : [...list, entry]));
+      (entry: FoldUIMessage | null) => {
+        if (entry) {
+          setMessages((list) => (list.some((m) => m.id === entry.id) ? list : [...list, entry]));
+        } else {
+          // It ended before the page could follow it: its trace is among the stored messages.
+          void fetchStoredPage(chatId).then((page) => {
+            if (page && !busyRef.current) setStoredTail(page);
+          });
+        }
         setUsageVersion((v) => v + 1);
       },
-      [setMessages],
+      [chatId, setMessages, setStoredTail],
     ),
   );
   const compact = useCompactNow({

@@ -10,12 +10,14 @@ import { apiFetch } from "../outage/api-fetch";
  * context endpoint says the chat is compacting, follow its live trace
  * (GET /api/chats/:id/compaction, served by whichever instance) and return
  * the timeline entry it is building; when it ends, hand the finished entry
- * to `onDone` (it is stored by then) and return null again.
+ * to `onDone` (it is stored by then) and return null again. When there was
+ * nothing left to follow (it ended before the page asked), `onDone` gets
+ * null: what it stored is in the chat's stored messages.
  */
 export function useLiveCompaction(
   chatId: string,
   compacting: boolean,
-  onDone: (entry: FoldUIMessage) => void,
+  onDone: (entry: FoldUIMessage | null) => void,
 ): FoldUIMessage | null {
   const [live, setLive] = useState<FoldUIMessage | null>(null);
   const onDoneRef = useRef(onDone);
@@ -26,7 +28,7 @@ export function useLiveCompaction(
     const controller = new AbortController();
     void follow(chatId, controller.signal, setLive)
       .then((entry) => {
-        if (entry && !controller.signal.aborted) onDoneRef.current(entry);
+        if (!controller.signal.aborted) onDoneRef.current(entry);
       })
       // A trace that cannot be followed costs the live view only: the entry is stored anyway.
       .catch(() => undefined)

@@ -19,13 +19,24 @@ export function useStoredMessagesAfterLimit(
   useEffect(() => {
     if (!limit) return;
     const controller = new AbortController();
-    fetch(`/api/chats/${chatId}`, { signal: controller.signal, cache: "no-store" })
-      .then(async (response) => {
-        if (!response.ok) return;
-        const { messages } = (await response.json()) as { messages: StoredRow[] };
-        setMessages(messages.map(rowToUIMessage));
-      })
-      .catch(() => undefined);
+    void fetchStoredPage(chatId, controller.signal).then((page) => {
+      if (page) setMessages(page);
+    });
     return () => controller.abort();
   }, [chatId, limit, setMessages]);
+}
+
+/** The chat's newest stored page, or null when it cannot be read now. */
+export async function fetchStoredPage(
+  chatId: string,
+  signal?: AbortSignal,
+): Promise<FoldUIMessage[] | null> {
+  try {
+    const response = await fetch(`/api/chats/${chatId}`, { signal, cache: "no-store" });
+    if (!response.ok) return null;
+    const { messages } = (await response.json()) as { messages: StoredRow[] };
+    return messages.map(rowToUIMessage);
+  } catch {
+    return null;
+  }
 }

@@ -65,3 +65,39 @@ test("a background compaction shows live in the open chat, never blocks the comp
   await page.reload();
   await expect(done).toHaveAttribute("data-outcome", "summarized", { timeout: 20_000 });
 });
+
+test("a background compaction that ended before the page could follow it still shows its trace, without a reload", async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  await registerUser(page, "background-late-e2e@example.com", own.url);
+  // The page asks for the live trace only once the compaction is over (the server then has
+  // nothing to stream), as on a slow connection or with a summarizer quicker than the page.
+  await page.route("**/api/chats/*/compaction", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, SUMMARY_DELAY_MS + 4_000));
+    await route.continue().catch(() => undefined);
+  });
+  const box = page.getByRole("textbox", { name: "Message" });
+  // Whether the server is compacting the chat now (the page cannot show it: it is held back).
+  const compactingNow = async () => {
+    const chatId = new URL(page.url()).pathname.split("/").pop();
+    const context = await page.request.get(`${own.url}/api/chats/${chatId}/context`);
+    return ((await context.json()) as { compacting?: boolean }).compacting === true;
+  };
+  let compacting = false;
+  for (let turn = 0; turn < MAX_TURNS && !compacting; turn++) {
+    await send(page, prose(`Request ${turn + 1}: keep track of item ${turn + 1}.`, turn, 245));
+    const reply = page.locator("[data-role='assistant']", {
+      hasText: `Fake reply to: Request ${turn + 1}:`,
+    });
+    await expect(reply).toBeVisible({ timeout: 30_000 });
+    await expect(box).toBeEnabled({ timeout: 30_000 });
+    compacting = await compactingNow();
+  }
+  expect(compacting, `no reply crossed the trigger in ${MAX_TURNS} turns`).toBe(true);
+  const done = page.locator("[data-testid='compaction-trace'][data-state='done']");
+  await expect(done).toHaveAttribute("data-outcome", "summarized", {
+    timeout: SUMMARY_DELAY_MS + 20_000,
+  });
+  await expect(page.getByTestId("context-ring")).not.toContainText("compacting");
+});
