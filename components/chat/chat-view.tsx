@@ -448,6 +448,7 @@ export function ChatView({
         disabled={!modelId}
         notice={limit}
         returned={returned}
+        draftKey={chatId}
         toolbar={toolbar}
         maxChars={MESSAGE_MAX_CHARS}
       />

@@ -29,7 +29,11 @@ type Props = {
    * one refusal from the next of the same text.
    */
   returned?: { text: string; at: number } | null;
+  /** Where an unsent draft is kept for this tab (a chat's id), so leaving and coming back keeps it. */
+  draftKey?: string;
 };
+
+const DRAFT_PREFIX = "fold:draft:";
 
 /**
  * The message box: Enter sends, Shift+Enter adds a line (on a touch screen Return adds a line
@@ -45,10 +49,24 @@ export function Composer({
   maxChars,
   notice,
   returned,
+  draftKey,
 }: Props) {
   const [text, setText] = useState("");
   const area = useRef<HTMLTextAreaElement>(null);
   const touch = useHoverless();
+
+  // The draft outlives the page for this tab (session storage; the server never sees it).
+  // Restored once, when the box appears; kept as it changes, dropped once sent.
+  useEffect(() => {
+    const saved = draftKey ? sessionStorage.getItem(`${DRAFT_PREFIX}${draftKey}`) : null;
+    if (saved) setText(saved);
+  }, [draftKey]);
+  useEffect(() => {
+    if (!draftKey) return;
+    const key = `${DRAFT_PREFIX}${draftKey}`;
+    if (text.trim()) sessionStorage.setItem(key, text);
+    else sessionStorage.removeItem(key);
+  }, [draftKey, text]);
 
   useEffect(() => {
     if (!returned) return;

@@ -313,3 +313,29 @@ test("a model change the server does not save puts the picker back and says so; 
   await expect(page.getByRole("alert").filter({ hasText: "could not be reached" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Pin message" }).first()).toBeVisible();
 });
+
+test("an unsent draft stays with its chat when you open another one and come back", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-draft-${Date.now()}@example.com`);
+  await newChat(page);
+  await send(page, "First chat");
+  const first = page.url();
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Half a thought about the harbour");
+
+  await newChat(page);
+  await expect(box).toHaveValue("");
+  await page
+    .getByRole("navigation", { name: "Chats" })
+    .getByRole("link", { name: "First chat" })
+    .click();
+  await expect(page).toHaveURL(first);
+  await expect(box).toHaveValue("Half a thought about the harbour");
+
+  // Sent, it is no draft any more.
+  await send(page, "Half a thought about the harbour, finished");
+  await page.reload();
+  await hydrated(page);
+  await expect(box).toHaveValue("");
+});
