@@ -8,6 +8,7 @@ const fake = await vi.hoisted(async () => {
   });
 });
 
+import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
 import * as compactionRoute from "@/app/api/chats/[id]/compaction/route";
 import * as contextRoute from "@/app/api/chats/[id]/context/route";
 import { backgroundCompactionDone, startBackgroundCompaction } from "@/lib/chat/background-compact";
@@ -21,8 +22,8 @@ import { compactNowCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { compactionSettled, isCompactingNow } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { longMessage, newChat, sendTurn } from "../../helpers/turns";
-import { streamChunks } from "../../helpers/ui-stream";
+import { longMessage, newChat, postRegenerate, sendTurn } from "../../helpers/turns";
+import { readChunks, streamChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
 /** The summarizer takes this long, so a turn sent meanwhile runs while it writes. */
@@ -90,6 +91,41 @@ async function fillUntil(
 }
 
 describeEachDriver("compaction in the background", (use) => {
+  it("a version switch waits for a running compaction, so its summary and trace stay with the version it folded", async () => {
+    const database = use();
+    const { browser } = await register(database, "background-switch@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(100) });
+    const [asked] = await loadHistory(database.db, chatId);
+    if (!asked) throw new Error("no turn");
+    // A second version of the first reply, then long turns until a background fold runs.
+    const regenerated = await postRegenerate(database, browser, { chatId, modelId: MODEL });
+    await readChunks(regenerated);
+    await compactionSettled(database.db, chatId);
+
+    await withSlowSummarizer(async () => {
+      await fillUntil("due", database, browser, chatId);
+      const switched = await call(database, branchesRoute.POST, {
+        path: `/api/chats/${chatId}/branches`,
+        method: "POST",
+        params: { id: chatId },
+        body: { messageId: asked.id, position: 1 },
+        browser,
+      });
+      expect(switched.status).toBe(200);
+      // It came back only once the compaction had ended, which then wrote what it folded.
+      expect(await isCompactingNow(database.db, chatId)).toBe(false);
+    });
+    const events = await listCompactionEvents(database.db, chatId);
+    expect(events.map((e) => e.outcome)).toEqual(["summarized"]);
+    // The version shown now is the first reply alone; the folded one keeps its trace entry.
+    const shown = await loadHistory(database.db, chatId);
+    expect(shown).toHaveLength(2);
+    expect(shown.some((m) => (m.metadata as { compaction?: boolean } | null)?.compaction)).toBe(
+      false,
+    );
+  });
+
   it("compacts after a reply that crosses the trigger, with no new user turn", async () => {
     const database = use();
     const { browser } = await register(database, "background@example.com");

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
+import { backgroundCompactionDone } from "@/lib/chat/background-compact";
 import { branchSwitches, laterMessages, switchBranch } from "@/lib/chat/branches";
 import { holdLease } from "@/lib/chat/lease";
 import { getDb } from "@/lib/db/client";
@@ -39,7 +40,10 @@ export const GET = route<Params>(async (request, { params }) => {
   });
 });
 
-/** Shows another version of an edited message; answers the chat's messages as they now are. */
+/**
+ * Shows another version of an edited message; answers the chat's messages as they now are.
+ * Waits for a background compaction of the chat to end first.
+ */
 export const POST = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
@@ -51,6 +55,9 @@ export const POST = route<Params>(async (request, { params }) => {
     "A reply is streaming in this chat. Switch after it finishes.",
   );
   try {
+    // A background compaction of the version shown writes its summary and trace entry into
+    // it: let it finish first (none starts while this holds the chat), so they go with it.
+    await backgroundCompactionDone(db, chat.id, request.signal);
     await switchBranch(db, chat.id, body.messageId, body.position);
   } finally {
     await lease.release();
