@@ -148,11 +148,23 @@ export function headingSkeleton(): string {
 }
 
 /**
- * A summary with every heading, in order: each section keeps what the model
- * wrote under it, and a heading it never reached (a reply cut at the output
- * limit) says "(not recorded)". Text before the first heading joins the first.
+ * A summary with every heading, in order: each section keeps what the model wrote under it.
+ * A heading it never reached (a reply cut at the output limit) or left empty keeps what the
+ * previous summary said there, so a short reply never drops facts already summarized; with
+ * nothing there either it says "(not recorded)". Text before the first heading joins the first.
  */
-export function completeHeadings(summary: string): string {
+export function completeHeadings(summary: string, previous: string | null = null): string {
+  const written = sectionsOf(summary);
+  const before = previous ? sectionsOf(previous) : null;
+  return SUMMARY_HEADINGS.map((heading) => {
+    const body = written.get(heading) ?? "";
+    const kept = body && body !== NOT_RECORDED ? body : (before?.get(heading) ?? "");
+    return `## ${heading}\n${kept || NOT_RECORDED}`;
+  }).join("\n\n");
+}
+
+/** Each summary heading's text (trimmed, possibly empty), for the headings the text has. */
+function sectionsOf(summary: string): Map<SummaryHeading, string> {
   const sections = new Map<SummaryHeading, string[]>();
   let current: SummaryHeading = SUMMARY_HEADINGS[0];
   const preamble: string[] = [];
@@ -170,10 +182,7 @@ export function completeHeadings(summary: string): string {
   }
   if (preamble.join("").trim())
     sections.set(SUMMARY_HEADINGS[0], [...preamble, ...(sections.get(SUMMARY_HEADINGS[0]) ?? [])]);
-  return SUMMARY_HEADINGS.map((heading) => {
-    const body = (sections.get(heading) ?? []).join("\n").trim();
-    return `## ${heading}\n${body || NOT_RECORDED}`;
-  }).join("\n\n");
+  return new Map([...sections].map(([heading, lines]) => [heading, lines.join("\n").trim()]));
 }
 
 /**

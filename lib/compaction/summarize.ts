@@ -3,8 +3,8 @@
  * with a cascade of models. Each request is sized for the summarizer's own
  * window — a span too big for one call is folded chunk by chunk on message
  * boundaries. A summary is never thrown away for its shape: a reply cut at
- * the output limit keeps what it has, and headings it did not reach are added
- * as "(not recorded)". Only an empty or garbage reply, or a failure, moves on
+ * the output limit keeps what it has, and a heading it did not reach keeps the
+ * previous summary's text (or says "(not recorded)"). Only an empty or garbage reply, or a failure, moves on
  * to the next model; the caller owns the fallback (`SummarizerFailedError`).
  * The reference ledger is not the summarizer's job: Tier 1 adds it.
  */
@@ -262,7 +262,7 @@ async function foldChunk(
     limitTokens: run.limitTokens,
     countTokens: countText,
   });
-  const summary = completeHeadings(await callModel(run, entry, prompt));
+  const summary = completeHeadings(await callModel(run, entry, prompt), running);
   const inputTokens = countText(running ?? "") + countText(spanText);
   const summaryTokens = countText(summary);
   if (summaryTokens > Math.max(inputTokens, countText(headingSkeleton()))) {

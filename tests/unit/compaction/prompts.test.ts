@@ -155,6 +155,21 @@ describe("heading checks", () => {
     expect(completeHeadings(done)).toBe(done);
   });
 
+  it("completes from the previous summary: a heading left out or empty keeps its earlier text", () => {
+    const previous = completeHeadings(
+      "## Goal & open requests\n- old goal\n## Decisions & facts\n- port 5433\n## Errors & fixes\n- ENOENT fixed",
+    );
+    const done = completeHeadings(
+      `## Goal & open requests\n- new goal\n## Decisions & facts\n${NOT_RECORDED}`,
+      previous,
+    );
+    expect(done).toContain("## Goal & open requests\n- new goal");
+    expect(done).toContain("## Decisions & facts\n- port 5433");
+    expect(done).toContain("## Errors & fixes\n- ENOENT fixed");
+    expect(done).toContain(`## Constraints & preferences\n${NOT_RECORDED}`);
+    expect(missingHeadings(done)).toEqual([]);
+  });
+
   it("states the output limit when it is given", () => {
     const prompt = summarizerPrompt({
       previousSummary: null,

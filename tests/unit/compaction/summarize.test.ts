@@ -165,6 +165,35 @@ describe("createSummarizer", () => {
     expect(result.summary).toContain(`## Errors & fixes\n${NOT_RECORDED}`);
   });
 
+  it("a reply cut before the later headings keeps what the previous summary said under them", async () => {
+    const previous = [
+      "## Goal & open requests\nShip the importer.",
+      "## Constraints & preferences\n- never drop rows",
+      "## Decisions & facts\n- Use port 5433 for the staging database.",
+      "## Current state & next step\nWriting the CSV reader.",
+      "## Artifacts & references\n- /srv/import/reader.ts",
+      "## Errors & fixes\n- ENOENT on /tmp/in.csv: the path was relative.",
+    ].join("\n\n");
+    const cut =
+      "## Goal & open requests\nShip the importer, now with a dry-run flag.\n## Constraints & preferences\n- never drop rows\n## Decisions & facts\n";
+    const model = new MockLanguageModelV4({ doGenerate: async () => reply(cut, "length") });
+    const summarize = createSummarizer({
+      models: [entry("a:wordy", model)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      onMetric: metric,
+    });
+    const result = await summarize(request({ previousSummary: previous }));
+    expect(result.cutReplies).toBe(1);
+    // What the reply wrote wins; what it never reached (or left empty) is the previous text.
+    expect(result.summary).toContain("now with a dry-run flag");
+    expect(result.summary).toContain("## Decisions & facts\n- Use port 5433");
+    expect(result.summary).toContain("## Current state & next step\nWriting the CSV reader.");
+    expect(result.summary).toContain("/srv/import/reader.ts");
+    expect(result.summary).toContain("ENOENT on /tmp/in.csv");
+    expect(result.summary).not.toContain(NOT_RECORDED);
+  });
+
   it("completes a summary that skipped headings, in order, without asking again", async () => {
     const partial =
       "## Decisions & facts\nUse port 5433.\n## Goal & open requests\nShip the importer.";
