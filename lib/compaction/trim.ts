@@ -8,6 +8,9 @@
 type AnyPart = { type: string; [key: string]: unknown };
 type AnyMessage = { role: string; content: unknown };
 
+/** Opens the conversation summary in the message that carries it (view.ts, summaryMessage). */
+export const SUMMARY_OPEN_TAG = "<conversation-summary>";
+
 /** Tool results shorter than this are not worth a placeholder. */
 const ELIDE_MIN_CHARS = 400;
 /** Per-part caps tried in turn once elision is not enough, in tokens (≈ 4 chars each). */
@@ -119,10 +122,21 @@ function elide<M extends AnyMessage>(messages: M[], keepRecent: number): M[] {
   return out;
 }
 
-function capAll<M extends AnyMessage>(messages: M[], capChars: number): M[] {
+/** Whether a message is the one that carries the conversation summary. */
+function carriesSummary(message: AnyMessage): boolean {
+  if (message.role !== "user") return false;
+  if (typeof message.content === "string") return message.content.includes(SUMMARY_OPEN_TAG);
+  return (partsOf(message) ?? []).some(
+    (part) =>
+      part.type === "text" && typeof part.text === "string" && part.text.includes(SUMMARY_OPEN_TAG),
+  );
+}
+
+function capAll<M extends AnyMessage>(messages: M[], capChars: number, spareSummary: boolean): M[] {
   const lastUser = messages.findLastIndex((m) => m.role === "user");
   return messages.map((message, i) => {
     if (i === lastUser || message.role === "system") return message;
+    if (spareSummary && carriesSummary(message)) return message;
     if (typeof message.content === "string") {
       return message.content.length > capChars
         ? { ...message, content: cutMiddle(message.content, capChars) }
@@ -159,6 +173,8 @@ function capAll<M extends AnyMessage>(messages: M[], capChars: number): M[] {
 /**
  * Elide older tool results to placeholders; if that is not enough, cut every
  * text and result (but the latest user message) to the largest cap that fits.
+ * The summary is the memory of everything folded: it is cut only when nothing
+ * fits without cutting it too.
  */
 export function trimToFit<M extends AnyMessage>(
   messages: readonly M[],
@@ -171,10 +187,16 @@ export function trimToFit<M extends AnyMessage>(
   let current = elide([...messages], options.keepRecentToolResults);
   let after = options.estimate(current);
   if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
-  for (const cap of CAP_LADDER_TOKENS) {
-    current = capAll(elide([...messages], options.keepRecentToolResults), cap * CHARS_PER_TOKEN);
-    after = options.estimate(current);
-    if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
+  for (const spareSummary of [true, false]) {
+    for (const cap of CAP_LADDER_TOKENS) {
+      current = capAll(
+        elide([...messages], options.keepRecentToolResults),
+        cap * CHARS_PER_TOKEN,
+        spareSummary,
+      );
+      after = options.estimate(current);
+      if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
+    }
   }
   return { messages: current, before, after, fits: false };
 }
