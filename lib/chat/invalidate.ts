@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { commitCompactionState, markCompactionDirty } from "@/lib/db/compaction-state";
 import { listSummaryEvents, recordCompactionEvent } from "@/lib/db/queries/compaction-events";
+import { reopenFoldedUnpins } from "@/lib/db/queries/messages";
 import { chat as chatTable, type Message } from "@/lib/db/schema";
 import { metric } from "@/lib/log";
 
@@ -51,6 +52,8 @@ export async function invalidateFrom(
   });
   // Whatever else happened, the chat must not keep trusting the stale summary silently.
   if (outcome?.status !== "written") await markCompactionDirty(db, chatId);
+  // The summary rolled back to may predate a fold that told an unpinned message.
+  await reopenFoldedUnpins(db, chatId);
   await recordCompactionEvent(db, {
     chatId,
     reason: "invalidated",

@@ -145,7 +145,7 @@ export async function setPinned(
     .update(message)
     .set({
       metadata: pinned
-        ? sql`(coalesce(${message.metadata}, '{}'::jsonb) - 'foldPending') || '{"pinned": true}'::jsonb`
+        ? sql`(coalesce(${message.metadata}, '{}'::jsonb) - 'foldPending' - 'unpinned') || '{"pinned": true}'::jsonb`
         : sql`case when ${message.metadata} ->> 'pinned' = 'true'
             then ${message.metadata} || '{"foldPending": true}'::jsonb
             else ${message.metadata} end`,

@@ -29,6 +29,6 @@ export function pinnedAs(
   metadata: MessageMetadata | undefined,
   pinned: boolean,
 ): MessageMetadata | undefined {
-  if (pinned) return { ...metadata, pinned: true, foldPending: undefined };
+  if (pinned) return { ...metadata, pinned: true, foldPending: undefined, unpinned: undefined };
   return metadata?.pinned === true ? { ...metadata, foldPending: true } : metadata;
 }

@@ -50,6 +50,11 @@ export const messageMetadataSchema = z.object({
    * summary was written), so it stays verbatim until a compaction folds it, then both go.
    */
   foldPending: z.boolean().optional(),
+  /**
+   * Unpinned once and folded since: a rollback to a summary written before that fold makes it
+   * pending again (lib/chat/invalidate.ts), as that summary may never have told it.
+   */
+  unpinned: z.boolean().optional(),
   /** The user stopped this reply: it is what was written until then. */
   stopped: z.boolean().optional(),
 });

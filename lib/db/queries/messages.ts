@@ -60,7 +60,9 @@ export async function settleFoldedUnpins(
   if (messageIds.length === 0) return;
   await db
     .update(message)
-    .set({ metadata: sql`${message.metadata} - 'pinned' - 'foldPending'` })
+    .set({
+      metadata: sql`(${message.metadata} - 'pinned' - 'foldPending') || '{"unpinned": true}'::jsonb`,
+    })
     .where(
       and(
         eq(message.chatId, chatId),
@@ -68,6 +70,17 @@ export async function settleFoldedUnpins(
         sql`${message.metadata} ->> 'foldPending' = 'true'`,
       ),
     );
+}
+
+/**
+ * After a rollback to an earlier summary: messages unpinned and folded since may be told by
+ * no summary now, so they are pending again (verbatim until the next fold tells them).
+ */
+export async function reopenFoldedUnpins(db: Db, chatId: string): Promise<void> {
+  await db
+    .update(message)
+    .set({ metadata: sql`${message.metadata} || '{"pinned": true, "foldPending": true}'::jsonb` })
+    .where(and(eq(message.chatId, chatId), sql`${message.metadata} ->> 'unpinned' = 'true'`));
 }
 
 /** Ids of the messages the user pinned, oldest first: read without the rest of the chat. */

@@ -220,6 +220,7 @@ describeEachDriver("What the model remembers", (use) => {
     );
 
     // The next compaction tells it; after that the summary carries it, not the message.
+    const untold = (await chatRow(database.db, chatId)).summaryWatermark;
     fake.reset();
     expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
     const [told] = fake.requests.filter(isSummaryRequest);
@@ -230,6 +231,23 @@ describeEachDriver("What the model remembers", (use) => {
     fake.reset();
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: "And after that?" });
     expect(lastChatRequest()?.messages.some((m) => contentText(m) === pinnedText)).toBe(false);
+
+    // An edit between the two summaries rolls back to the first, which never told it: it is
+    // pending again, so the next fold tells it once more.
+    const told2 = (await chatRow(database.db, chatId)).summaryWatermark;
+    const rows = await historyOf(database.db, chatId);
+    const seqOf = (id: string | null) => rows.find((r) => r.id === id)?.seq ?? -1;
+    const between = rows.find(
+      (r) => r.role === "user" && r.seq > seqOf(untold) && r.seq <= seqOf(told2),
+    );
+    if (!between) throw new Error("no user message between the two summaries' watermarks");
+    fake.reset();
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Edited", id: between.id });
+    // The rolled-back chat is dirty, so that turn folds again: the summarizer is told it now.
+    const refolds = fake.requests.filter(isSummaryRequest);
+    expect(refolds.some((r) => summarizerPrompt(r).includes("<user>\nRemember exactly"))).toBe(
+      true,
+    );
   });
 
   it("continue in a new chat starts a chat whose context begins with the summary and ledger", async () => {
