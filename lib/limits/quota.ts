@@ -9,6 +9,7 @@ import type { QuotaLimits } from "@/lib/db/queries/quota-defaults";
 import {
   addTokens,
   type DayUsage,
+  limitsAndUsageOn,
   returnMessage,
   takeMessageWithinLimits,
   usageOn,
@@ -39,6 +40,24 @@ export async function takeTurnQuota(
     throw quotaExceeded(taken.limits, await usageOn(db, userId, day), now);
   }
   return { usage: taken.usage, giveBack: () => returnMessage(db, userId, day) };
+}
+
+/**
+ * Work that calls a provider outside a turn (Compact now) takes no message from the day, but
+ * spends tokens: a 429 once today's token quota is used up, as the next turn would get.
+ */
+export async function assertTokensLeft(
+  db: Db,
+  userId: string,
+  now: Date = new Date(),
+): Promise<void> {
+  const { limits, usage } = await limitsAndUsageOn(db, userId, usageDayOf(now));
+  if (limits.dailyTokenLimit === null || usage.tokens < limits.dailyTokenLimit) return;
+  throw quotaExceeded(
+    { dailyTokenLimit: limits.dailyTokenLimit, dailyMessageLimit: null },
+    usage,
+    now,
+  );
 }
 
 /** Adds tokens a provider reported to the user's day. */

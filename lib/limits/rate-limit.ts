@@ -1,5 +1,5 @@
 /**
- * Rate limits for sign-in, sign-up and turns (DESIGN §16), kept where every instance sees them:
+ * Rate limits for sign-in, sign-up, turns and Compact now (DESIGN §16), kept where every instance sees them:
  * Redis when REDIS_URL is set, else the database through rate-limiter-flexible's Drizzle store
  * (Postgres, or PGlite for a single embedded instance).
  */
@@ -43,6 +43,12 @@ export const RATE_LIMITS = {
     durationSeconds: 60,
     points: () => env().rateLimits.turnsPerMinute,
     message: "You are sending messages faster than this server allows.",
+  },
+  /** Compact now calls the summarizer: as many a minute as turns, counted apart. */
+  compact: {
+    durationSeconds: 60,
+    points: () => env().rateLimits.turnsPerMinute,
+    message: "You are compacting faster than this server allows.",
   },
 } as const;
 

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
-import { usageDay } from "../schema";
+import { quotaDefault, usageDay, user } from "../schema";
 import type { QuotaLimits } from "./quota-defaults";
 
 export type DayUsage = { messages: number; tokens: number };
@@ -96,6 +96,38 @@ export async function takeMessageWithinLimits(
       dailyMessageLimit: count(row.messageLimit),
       dailyTokenLimit: count(row.tokenLimit),
     },
+  };
+}
+
+/** The user's limits (each override, else the admin default) and the day's usage, in one statement. */
+export async function limitsAndUsageOn(
+  db: Db,
+  userId: string,
+  day: string,
+): Promise<{ limits: QuotaLimits; usage: DayUsage }> {
+  const [row] = await db
+    .select({
+      dailyMessageLimit: sql<
+        number | null
+      >`coalesce(${user.dailyMessageLimit}, ${quotaDefault.dailyMessageLimit})`,
+      dailyTokenLimit: sql<
+        number | null
+      >`coalesce(${user.dailyTokenLimit}, ${quotaDefault.dailyTokenLimit})`,
+      messages: usageDay.messages,
+      tokens: usageDay.tokens,
+    })
+    .from(user)
+    .leftJoin(quotaDefault, sql`true`)
+    .leftJoin(usageDay, and(eq(usageDay.userId, user.id), eq(usageDay.day, day)))
+    .where(eq(user.id, userId));
+  const count = (value: number | string | null | undefined) =>
+    value === null || value === undefined ? null : Number(value);
+  return {
+    limits: {
+      dailyMessageLimit: count(row?.dailyMessageLimit),
+      dailyTokenLimit: count(row?.dailyTokenLimit),
+    },
+    usage: { messages: row?.messages ?? 0, tokens: row?.tokens ?? 0 },
   };
 }
 

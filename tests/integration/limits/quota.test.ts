@@ -15,6 +15,7 @@ import { loadHistory } from "@/lib/db/queries/messages";
 import { usageOn } from "@/lib/db/queries/usage";
 import { quotaResetAt, usageDayOf } from "@/lib/limits/quota-day";
 import { register, sessionOf, signIn } from "../../helpers/auth";
+import { compactNowCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
@@ -153,6 +154,26 @@ describeEachDriver("daily quotas", (use) => {
       code: "too_many_requests:token_quota",
       message: expect.stringContaining("today's quota of 50 tokens"),
     });
+
+    // Compact now calls the summarizer: refused too, before any provider call.
+    const compacted = await compactNowCall(database, dora.browser, chatId, { modelId: MODEL });
+    expect(compacted.status).toBe(429);
+    expect(((await compacted.json()) as ErrorBody).error).toMatchObject({
+      code: "too_many_requests:token_quota",
+      message: expect.stringContaining("today's quota of 50 tokens"),
+    });
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("lets Compact now run once the day's messages are used up: it takes none", async () => {
+    const database = use();
+    const jay = await userWithLimits(database, "jay@example.com", { dailyMessageLimit: 1 });
+    const chatId = await newChat(database, jay.browser);
+    expect((await turn(database, jay.browser, chatId, "one")).response.status).toBe(200);
+    expect((await turn(database, jay.browser, chatId, "two")).response.status).toBe(429);
+    const compacted = await compactNowCall(database, jay.browser, chatId, { modelId: MODEL });
+    expect(compacted.status).toBe(200);
+    expect((await usageOn(database.db, jay.id, usageDayOf(new Date()))).messages).toBe(1);
   });
 
   it("lets exactly the quota's number of turns through when they start at once", async () => {

@@ -16,6 +16,7 @@ import { loadHistory } from "@/lib/db/queries/messages";
 import { countUsers } from "@/lib/db/queries/users";
 import { installPeerAddressStamp, PEER_ADDRESS_HEADER } from "@/lib/limits/peer-address";
 import { PASSWORD } from "../../helpers/auth";
+import { compactNowCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { anonymous, type Browser, call } from "../../helpers/http";
@@ -123,5 +124,41 @@ describeEachDriver("rate limits", (use) => {
     expect(statuses).toEqual([200, 200, 429]);
     // The refused turn saved nothing.
     expect((await loadHistory(database.db, chatId)).map((m) => m.id)).not.toContain("u-2");
+  });
+
+  it("limits Compact now per user, apart from turns", async () => {
+    const database = use();
+    const browser = anonymous();
+    // A user of its own: the turns test spent this minute's turns of the other.
+    const signedUp = await signUp(database, "compacting@example.com", {
+      peer: "192.0.2.51",
+      browser,
+    });
+    expect(signedUp.status).toBe(200);
+    const chatId = await newChat(database, browser);
+    for (let i = 0; i < 2; i++) {
+      const compacted = await compactNowCall(database, browser, chatId, { modelId: "demo:demo" });
+      expect(compacted.status).toBe(200);
+    }
+    const refused = await compactNowCall(database, browser, chatId, { modelId: "demo:demo" });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+      "too_many_requests:compact",
+    );
+    // Compacting spent its own points: a turn is still let through.
+    const turn = await call(database, chatApi.POST, {
+      path: "/api/chat",
+      method: "POST",
+      body: {
+        trigger: "submit-message",
+        chatId,
+        modelId: "demo:demo",
+        message: { id: "u-after", role: "user", parts: [{ type: "text", text: "still here" }] },
+      },
+      browser,
+    });
+    expect(turn.status).toBe(200);
+    await readChunks(turn);
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
   });
 });

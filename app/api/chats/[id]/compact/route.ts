@@ -8,6 +8,8 @@ import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
 import { meteredResolver } from "@/lib/limits/metering";
 import { assertModelAllowed, defaultAllowedModelId } from "@/lib/limits/model-access";
+import { assertTokensLeft } from "@/lib/limits/quota";
+import { consumeRateLimit } from "@/lib/limits/rate-limit";
 import { tokenRecorder } from "@/lib/limits/turn-admission";
 
 export const dynamic = "force-dynamic";
@@ -22,6 +24,9 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
   const db = await getDb();
   const modelId = asked ?? chat.modelId ?? (await defaultAllowedModelId(db));
   await assertModelAllowed(db, modelId);
+  // The summarizer is a provider call like a turn's: limited per minute, refused past the token quota.
+  await consumeRateLimit("compact", user.id);
+  await assertTokensLeft(db, user.id);
   const { trace, message } = await compactNow(
     // The summarizer's tokens count towards the user's daily quota like a turn's.
     { db, resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)) },
