@@ -10,7 +10,7 @@ import { loadKeyedHistory, loadTurnHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { pinnedIdsOf } from "@/lib/message/pins";
+import { isPinnedByUser, pinnedIdsOf } from "@/lib/message/pins";
 import { rowToUIMessage } from "@/lib/message/ui-message";
 import { describeWindow } from "@/lib/model-window/window-label";
 import { modelBudget } from "./budget";
@@ -61,7 +61,8 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
         ratio: model.classRatios,
       })
     : 0;
-  const pinnedInView = view.messages.filter((m) => pinnedIds.has(m.id));
+  // Unpinned messages kept until a summary tells them count as messages, not as pinned.
+  const pinnedInView = view.messages.filter((m) => isPinnedByUser(m.metadata));
   const projection = {
     projectedTokens,
     overheadTokens: applyRatio(frame.overheadClasses, model.classRatios),

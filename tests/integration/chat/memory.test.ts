@@ -218,6 +218,11 @@ describeEachDriver("What the model remembers", (use) => {
     expect(lastChatRequest()?.messages.filter((m) => contentText(m) === pinnedText)).toHaveLength(
       1,
     );
+    // The ring no longer counts it as pinned: it is one of the messages until it is folded.
+    const afterUnpin = (await contextOf(database, browser, chatId, MODEL)) as unknown as {
+      breakdown: { pinned: number };
+    };
+    expect(afterUnpin.breakdown.pinned).toBe(0);
 
     // The next compaction tells it; after that the summary carries it, not the message.
     const untold = (await chatRow(database.db, chatId)).summaryWatermark;
