@@ -11,7 +11,7 @@ import {
   replaceTail,
 } from "@/lib/db/queries/branches";
 import { bumpHistoryVersion } from "@/lib/db/queries/chats";
-import { loadHistory } from "@/lib/db/queries/messages";
+import { loadHistory, reopenFoldedUnpins } from "@/lib/db/queries/messages";
 import { chat as chatTable, type Message, type MessageBranch, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 
@@ -234,6 +234,8 @@ export async function switchBranch(
       if (outcome?.status !== "written") {
         throw new AppError("conflict:chat", "The chat changed meanwhile. Try again.");
       }
+      // The summary taken may predate a fold that told an unpinned message.
+      await reopenFoldedUnpins(tx, chatId);
     }
     await bumpHistoryVersion(tx, chatId);
   });

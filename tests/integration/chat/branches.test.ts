@@ -11,6 +11,7 @@ const fake = await vi.hoisted(async () => {
 
 import * as chatApi from "@/app/api/chat/route";
 import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
+import * as pinsRoute from "@/app/api/chats/[id]/pins/route";
 import type { Database } from "@/lib/db/client";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
@@ -102,6 +103,25 @@ function sentSummary(request: RecordedRequest | undefined): string | null {
   return match?.[1] ?? null;
 }
 
+/** Everything a recorded request carried, as text. */
+const requestText = (request: RecordedRequest) => request.messages.map(contentText).join("\n");
+
+function pin(
+  database: Database,
+  browser: Browser,
+  chatId: string,
+  messageId: string,
+  pinned: boolean,
+) {
+  return call(database, pinsRoute.PUT, {
+    path: `/api/chats/${chatId}/pins`,
+    method: "PUT",
+    body: { messageId, pinned },
+    params: { id: chatId },
+    browser,
+  });
+}
+
 const lastChatRequest = () => fake.requests.filter((r) => !isSummaryRequest(r)).at(-1);
 
 describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use) => {
@@ -177,6 +197,52 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
       await switchTo(database, browser, chatId, { messageId: first.id, position: 1 })
     ).json()) as SwitchedJson;
     expect(again.messages).toHaveLength(original.length + 2);
+  });
+
+  it("switching to a version whose summary never told an unpinned message sends it verbatim again", async () => {
+    const database = use();
+    const { browser } = await register(database, "branch-unpin@example.com");
+    const chatId = await newChat(database, browser);
+    const pinnedText = `Keep this exactly: the vault code is 7731-QX. ${longMessage(90, 40)}`;
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: pinnedText });
+    const [pinnedRow] = await historyOf(database.db, chatId);
+    if (!pinnedRow) throw new Error("no message");
+    expect((await pin(database, browser, chatId, pinnedRow.id, true)).status).toBe(200);
+    for (let turn = 0; turn < 4; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const first = await chatRow(database.db, chatId);
+    expect(first.summaryWatermark).toBeTruthy();
+    await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "A question to edit later.",
+    });
+    const anchor = (await historyOf(database.db, chatId)).findLast((m) => m.role === "user");
+    if (!anchor) throw new Error("no user message");
+
+    // Version 2: the message is unpinned there, and a fold past the edit tells it.
+    await edit(database, browser, chatId, anchor.id, "The edited question.");
+    expect((await pin(database, browser, chatId, pinnedRow.id, false)).status).toBe(200);
+    fake.reset();
+    for (let turn = 4; turn < 8; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    expect(
+      fake.requests.filter(isSummaryRequest).some((r) => requestText(r).includes("7731-QX")),
+    ).toBe(true);
+    const told = (await historyOf(database.db, chatId)).find((m) => m.id === pinnedRow.id);
+    expect(told?.metadata).not.toHaveProperty("pinned");
+
+    // Back to version 1: its summary is the first one, which never told the message.
+    const back = await switchTo(database, browser, chatId, { messageId: anchor.id, position: 1 });
+    expect(back.status).toBe(200);
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(first.contextSummary);
+    fake.reset();
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "What is the vault code?" });
+    expect(lastChatRequest()?.messages.some((m) => contentText(m) === pinnedText)).toBe(true);
   });
 
   it("answers 4xx to bad input and 404 for another user's chat, changing nothing", async () => {
