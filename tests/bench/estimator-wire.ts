@@ -1,4 +1,4 @@
-import type { ModelMessage, ToolResultPart } from "ai";
+import { asSchema, type ModelMessage, type ToolResultPart, type ToolSet } from "ai";
 
 /**
  * The estimator benchmark's conversations in the OpenAI wire format (mirrors
@@ -92,15 +92,39 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** A tool definition as the OpenAI wire format carries it. */
+export type WireTool = {
+  type: "function";
+  function: { name: string; description: string; parameters: unknown };
+};
+
+/** A tool set's definitions in the wire format (as @ai-sdk/openai-compatible sends them). */
+export async function toWireTools(tools: ToolSet): Promise<WireTool[]> {
+  const wire: WireTool[] = [];
+  for (const [name, tool] of Object.entries(tools)) {
+    const parameters = await asSchema(tool.inputSchema).jsonSchema;
+    const description = typeof tool.description === "string" ? tool.description : "";
+    wire.push({ type: "function", function: { name, description, parameters } });
+  }
+  return wire;
+}
+
 export async function realPromptTokens(
   url: string,
   model: string,
   messages: readonly WireMessage[],
+  tools?: readonly WireTool[],
 ): Promise<number> {
   const response = await fetch(`${url}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model, messages, stream: false, max_tokens: 16 }),
+    body: JSON.stringify({
+      model,
+      messages,
+      ...(tools && tools.length > 0 ? { tools } : {}),
+      stream: false,
+      max_tokens: 16,
+    }),
   });
   const body: unknown = await response.json();
   if (!response.ok)

@@ -1,4 +1,5 @@
 import type { ModelMessage } from "ai";
+import { chatRequestFrame, type RequestFrame } from "@/lib/ai/request-frame";
 import {
   type Calibration,
   calibrationSample,
@@ -18,7 +19,14 @@ import { startFakeOpenAI, TOKENIZER_FAMILIES } from "../fixtures/fake-openai/ser
 import type { BenchContext, Benchmark, Figures } from "./benchmark";
 import type { Conversation } from "./corpus";
 import { mixedConversations } from "./estimator-mixed";
-import { charsOf, realPromptTokens, toWire } from "./estimator-wire";
+import {
+  charsOf,
+  realPromptTokens,
+  toWire,
+  toWireTools,
+  type WireMessage,
+  type WireTool,
+} from "./estimator-wire";
 
 /**
  * `estimator`: how close Fold's token estimate comes to real tokenizers of other model
@@ -33,6 +41,9 @@ import { charsOf, realPromptTokens, toWire } from "./estimator-wire";
  * raw count by content class, times the model's calibration (cold priors at first), which
  * then learns from the real count — estimate first, learn after, as a turn does.
  */
+
+/** The day the framed requests' instructions name (they carry the date): fixed, so runs compare. */
+const FRAME_DAY = new Date("2026-06-15T12:00:00Z");
 
 /** The calibrated error counts from this turn on (1-based): after 5 turns of learning. */
 const CALIBRATED_FROM = 6;
@@ -98,18 +109,52 @@ export async function requestRawClasses(
   return raw;
 }
 
+/**
+ * What a Fold turn sends around the messages: its instructions (on a fixed day) and its
+ * built-in tools, in the wire format, and Fold's own raw estimate of them (the turn's frame).
+ */
+export type FoldFrame = { frame: RequestFrame; wireTools: WireTool[] };
+
+export async function foldFrame(): Promise<FoldFrame> {
+  const frame = await chatRequestFrame(FRAME_DAY);
+  return { frame, wireTools: await toWireTools(frame.tools) };
+}
+
+/**
+ * The request for one conversation: as it stands, or (with `framed`) as a Fold turn sends it —
+ * Fold's instructions in place of the conversation's own and its tools beside — with Fold's raw
+ * estimate by class the way a turn makes it.
+ */
+async function requestOf(
+  estimator: TokenEstimator,
+  messages: readonly ModelMessage[],
+  framed: FoldFrame | undefined,
+): Promise<{ wire: WireMessage[]; tools?: WireTool[]; raw: ClassTokens }> {
+  if (!framed) {
+    return { wire: toWire(messages), raw: await requestRawClasses(estimator, messages) };
+  }
+  const chat = messages.filter((m) => m.role !== "system");
+  const raw = estimator.classTokensOfModelMessages(chat);
+  addClassTokens(raw, framed.frame.overheadClasses);
+  return {
+    wire: [{ role: "system", content: framed.frame.instructions }, ...toWire(chat)],
+    tools: framed.wireTools,
+    raw,
+  };
+}
+
 export async function measureFamily(
   url: string,
   family: TokenizerFamily,
   conversations: readonly Conversation[],
+  framed?: FoldFrame,
 ): Promise<{ samples: Sample[]; calibration: Calibration | null }> {
   const estimator = createEstimator();
   let calibration: Calibration | null = null;
   const samples: Sample[] = [];
   for (const conversation of conversations) {
-    const wire = toWire(conversation.messages);
-    const real = await realPromptTokens(url, family, wire);
-    const raw = await requestRawClasses(estimator, conversation.messages);
+    const { wire, tools, raw } = await requestOf(estimator, conversation.messages, framed);
+    const real = await realPromptTokens(url, family, wire, tools);
     samples.push({
       conversation,
       real,
@@ -158,6 +203,36 @@ function familyFigures(
     [name("calibrated_max_err_pct")]: round2(calibrated.max),
     [name("raw_mean_err_pct")]: round2(raw.mean),
     [name("chars4_mean_err_pct")]: round2(chars4.mean),
+  };
+}
+
+/**
+ * The same turns as a Fold turn sends them (its instructions and built-in tool schemas around
+ * each conversation): how far the estimate of the whole request is, cold and calibrated.
+ */
+function framedFigures(
+  family: TokenizerFamily,
+  samples: readonly Sample[],
+  framed: FoldFrame,
+  context: BenchContext,
+): Figures {
+  const cold = errors(samples, (s) => s.cold);
+  const calibrated = errors(samples.slice(CALIBRATED_FROM - 1), (s) => s.calibrated);
+  const name = (what: string) => `estimator.${family}_framed_${what}`;
+  const frame = `Fold's instructions and ${Object.keys(framed.frame.tools).length} tool schemas around each conversation (${framed.frame.overheadTokens} raw tokens)`;
+  context.note(
+    name("cold_max_under_pct"),
+    `${frame}: largest under-estimate before any sample (0 = none): ${cold.worstUnder}`,
+  );
+  context.note(
+    name("calibrated_mean_err_pct"),
+    `${frame}: turns ${CALIBRATED_FROM}–${samples.length}, estimate before learning`,
+  );
+  context.note(name("calibrated_max_err_pct"), `${frame}: worst ${calibrated.worst}`);
+  return {
+    [name("cold_max_under_pct")]: round2(cold.maxUnder),
+    [name("calibrated_mean_err_pct")]: round2(calibrated.mean),
+    [name("calibrated_max_err_pct")]: round2(calibrated.max),
   };
 }
 
@@ -214,11 +289,14 @@ export const benchmark: Benchmark = {
       enforceContextWindow: false,
     });
     try {
+      const frame = await foldFrame();
       for (const family of TOKENIZER_FAMILIES) {
         const { samples, calibration } = await measureFamily(fake.url, family, conversations);
         Object.assign(figures, familyFigures(family, samples, context));
         printDetail(family, samples);
         printRatios(family, calibration);
+        const framed = await measureFamily(fake.url, family, conversations, frame);
+        Object.assign(figures, framedFigures(family, framed.samples, frame, context));
       }
     } finally {
       await fake.close();
