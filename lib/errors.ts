@@ -108,11 +108,14 @@ export function publicErrorText(error: unknown, context: Record<string, unknown>
   return `${cause} (error id ${errorId}). Retry in a moment.`;
 }
 
+/** 404 for work on a chat that was deleted while it ran or waited. */
+export const chatDeleted = () => new AppError("not_found:chat", "This chat was deleted.");
+
 /** The one mapping from anything a handler threw to the response the client gets. */
 export function errorResponse(error: unknown, context: Record<string, unknown> = {}): Response {
   if (error instanceof AppError) return error.toResponse();
   if (isDeletedChatReference(error)) {
-    return new AppError("not_found:chat", "This chat was deleted.").toResponse();
+    return chatDeleted().toResponse();
   }
   if (isDatabaseUnavailable(error)) {
     log.warn({ err: error, ...context }, "database unavailable");

@@ -27,14 +27,14 @@ import { limitNoticeOf, readableError } from "./limit-notice";
 import { MessageList } from "./message-list";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
-import { withStoredTail } from "./stored-tail";
+import { fetchStoredPage, withStoredTail } from "./stored-tail";
 import { Thinking } from "./thinking";
 import { useLiveCompaction } from "./use-live-compaction";
 import { type PickableModel, useModels } from "./use-models";
 import { useOlderMessages } from "./use-older-messages";
 import { useReplyInProgress } from "./use-reply-in-progress";
 import { CONTINUE_TEXT, useStopReply } from "./use-stop-reply";
-import { fetchStoredPage, useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
+import { useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
 
 const NO_MODELS: PickableModel[] = [];
 
@@ -203,7 +203,7 @@ export function ChatView({
         } else {
           // It ended before the page could follow it: its trace is among the stored messages.
           void fetchStoredPage(chatId).then((page) => {
-            if (page && !busyRef.current) setStoredTail(page);
+            if (page && !busyRef.current) setStoredTail(page.messages);
           });
         }
         setUsageVersion((v) => v + 1);

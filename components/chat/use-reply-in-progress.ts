@@ -1,9 +1,8 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
-
-type StoredRow = Parameters<typeof rowToUIMessage>[0];
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { fetchStoredPage } from "./stored-tail";
 
 /** How often a page opened mid-reply asks whether the reply is stored yet. */
 const POLL_MS = 1_500;
@@ -24,15 +23,11 @@ export function useReplyInProgress(
     if (!replying) return;
     const controller = new AbortController();
     const timer = setInterval(() => {
-      fetch(`/api/chats/${chatId}`, { signal: controller.signal, cache: "no-store" })
-        .then(async (response) => {
-          if (!response.ok) return;
-          const body = (await response.json()) as { messages: StoredRow[]; replying: boolean };
-          if (body.replying) return;
-          setMessages(body.messages.map(rowToUIMessage));
-          setReplying(false);
-        })
-        .catch(() => undefined);
+      void fetchStoredPage(chatId, controller.signal).then((page) => {
+        if (!page || page.replying) return;
+        setMessages(page.messages);
+        setReplying(false);
+      });
     }, POLL_MS);
     return () => {
       clearInterval(timer);

@@ -1,10 +1,9 @@
 "use client";
 
 import { useEffect } from "react";
-import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 import type { LimitNotice } from "./limit-notice";
-
-type StoredRow = Parameters<typeof rowToUIMessage>[0];
+import { fetchStoredPage } from "./stored-tail";
 
 /**
  * A refused send (a quota, a rate limit) stored nothing, but the chat already shows the message
@@ -20,23 +19,8 @@ export function useStoredMessagesAfterLimit(
     if (!limit) return;
     const controller = new AbortController();
     void fetchStoredPage(chatId, controller.signal).then((page) => {
-      if (page) setMessages(page);
+      if (page) setMessages(page.messages);
     });
     return () => controller.abort();
   }, [chatId, limit, setMessages]);
-}
-
-/** The chat's newest stored page, or null when it cannot be read now. */
-export async function fetchStoredPage(
-  chatId: string,
-  signal?: AbortSignal,
-): Promise<FoldUIMessage[] | null> {
-  try {
-    const response = await fetch(`/api/chats/${chatId}`, { signal, cache: "no-store" });
-    if (!response.ok) return null;
-    const { messages } = (await response.json()) as { messages: StoredRow[] };
-    return messages.map(rowToUIMessage);
-  } catch {
-    return null;
-  }
 }

@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
 import { acquireLease, type Lease, releaseLease, renewLease } from "@/lib/db/queries/leases";
-import { AppError } from "@/lib/errors";
+import { AppError, chatDeleted } from "@/lib/errors";
 import { log } from "@/lib/log";
 
 /** Short, so a crashed instance frees the chat within this long. */
@@ -13,8 +13,6 @@ const LEASE_WAIT_MS = 5_000;
 const LEASE_POLL_MS = 50;
 
 export type HeldLease = { release: () => Promise<void> };
-
-const chatDeleted = () => new AppError("not_found:chat", "This chat was deleted.");
 
 /**
  * Takes the chat's lease for a turn or a compaction and keeps renewing it

@@ -7,15 +7,20 @@ import type { FoldUIMessage } from "./ui-message";
  * them.
  */
 export function pinnedIdsOf(history: readonly FoldUIMessage[]): ReadonlySet<string> {
-  const ids = new Set<string>();
-  for (const message of history) if (message.metadata?.pinned === true) ids.add(message.id);
-  return ids;
+  return idsFlagged(history, "pinned");
 }
 
 /** Ids of the messages unpinned but not folded yet: the next compaction folds them. */
 export function foldPendingIdsOf(history: readonly FoldUIMessage[]): ReadonlySet<string> {
+  return idsFlagged(history, "foldPending");
+}
+
+function idsFlagged(
+  history: readonly FoldUIMessage[],
+  flag: "pinned" | "foldPending",
+): ReadonlySet<string> {
   const ids = new Set<string>();
-  for (const message of history) if (message.metadata?.foldPending === true) ids.add(message.id);
+  for (const message of history) if (message.metadata?.[flag] === true) ids.add(message.id);
   return ids;
 }
 
