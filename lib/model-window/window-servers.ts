@@ -96,7 +96,10 @@ export async function llamaCppReport(
 
 export async function lmStudioReport(target: ProbeTarget): Promise<LocalReport | null> {
   const { fetch, root, apiKey, model, signal } = target;
-  const path = model.split("/").map(encodeURIComponent).join("/");
+  const segments = model.split("/");
+  // A `.` or `..` segment would address another path on the server: no model is named so.
+  if (segments.some((segment) => segment === "." || segment === "..")) return null;
+  const path = segments.map(encodeURIComponent).join("/");
   const info = await requestJson(fetch, `${root}/api/v0/models/${path}`, {
     apiKey,
     signal,

@@ -19,6 +19,7 @@ const fake = await vi.hoisted(async () => {
 
 import * as accessRoute from "@/app/api/admin/models/access/route";
 import * as chatApi from "@/app/api/chat/route";
+import * as contextRoute from "@/app/api/chats/[id]/context/route";
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import * as modelsRoute from "@/app/api/models/route";
@@ -29,6 +30,7 @@ import { loadHistory } from "@/lib/db/queries/messages";
 import { usageOn } from "@/lib/db/queries/usage";
 import { usageDayOf } from "@/lib/limits/quota-day";
 import { register, sessionOf, signIn } from "../../helpers/auth";
+import { compactNowCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
@@ -94,6 +96,13 @@ async function expectRefusedEverywhere(database: Database, browser: Browser, mod
       params: { id: chatId },
       browser,
     }),
+    // The ring for a model: no window lookup (the provider's own endpoints) for an unknown id.
+    await call(database, contextRoute.GET, {
+      path: `/api/chats/${chatId}/context?modelId=${encodeURIComponent(modelId)}`,
+      params: { id: chatId },
+      browser,
+    }),
+    await compactNowCall(database, browser, chatId, { modelId }),
   ];
   for (const answer of answers) {
     expect(answer.status).toBe(400);
@@ -202,8 +211,14 @@ describeEachDriver("model allow-list", (use) => {
     // Refused before anything was taken from the day's quota.
     expect(await usageOn(database.db, bobId, usageDayOf(new Date()))).toEqual(usageBefore);
 
-    // A chat with no model of its own runs on the first allowed one.
+    // A chat with no model of its own runs on the first allowed one, and its ring says so.
     const plain = await newChat(database, bob.browser);
+    const ring = await call(database, contextRoute.GET, {
+      path: `/api/chats/${plain}/context`,
+      params: { id: plain },
+      browser: bob.browser,
+    });
+    expect(((await ring.json()) as { modelId: string }).modelId).toBe("fake:cheap");
     const answered = await call(database, chatApi.POST, {
       path: "/api/chat",
       method: "POST",

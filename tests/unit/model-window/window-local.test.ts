@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type LocalReport, localWindow, pickReport } from "@/lib/model-window/window-local";
 import { createProviderLookups, type ProvidersConfig } from "@/lib/model-window/window-providers";
+import { lmStudioReport } from "@/lib/model-window/window-servers";
 import { startFakeOpenAI } from "../../fixtures/fake-openai/server.ts";
 import type { FakeOpenAI, StartFakeOpenAIOptions } from "../../fixtures/fake-openai/types.ts";
 
@@ -170,5 +171,22 @@ describe("each local server, as the fake server imitates it", () => {
       detail: { server: "vllm", basis: "listed" },
     });
     expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe("lmStudioReport: the model id names a model, never another path", () => {
+  it("asks nothing for an id with a `.` or `..` segment", async () => {
+    const asked: string[] = [];
+    const fetch = (async (url: string) => {
+      asked.push(String(url));
+      return new Response("{}", { status: 404 });
+    }) as unknown as typeof globalThis.fetch;
+    const target = { fetch, root: "http://127.0.0.1:1", signal: new AbortController().signal };
+    for (const model of ["../../v1/admin", "org/./model", "a/.."]) {
+      expect(await lmStudioReport({ ...target, model })).toBeNull();
+    }
+    expect(asked).toEqual([]);
+    await lmStudioReport({ ...target, model: "org/model.v2" });
+    expect(asked).toEqual(["http://127.0.0.1:1/api/v0/models/org/model.v2"]);
   });
 });

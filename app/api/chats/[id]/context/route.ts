@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { resolveDefaultModelId } from "@/lib/ai/providers";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { chatContext } from "@/lib/chat/context";
 import { modelIdSchema } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { readQuery, route } from "@/lib/http/route";
+import { assertModelAllowed, defaultAllowedModelId } from "@/lib/limits/model-access";
 
 export const dynamic = "force-dynamic";
 
@@ -15,6 +15,10 @@ export const GET = route<{ id: string }>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
   const { modelId: asked } = readQuery(request, query);
-  const modelId = asked ?? chat.modelId ?? (await resolveDefaultModelId());
-  return Response.json(await chatContext(await getDb(), chat, modelId));
+  const db = await getDb();
+  // A model named here is checked as a turn would check it: its window is looked up at its
+  // provider, which must not be asked about ids it does not list.
+  if (asked) await assertModelAllowed(db, asked);
+  const modelId = asked ?? chat.modelId ?? (await defaultAllowedModelId(db));
+  return Response.json(await chatContext(db, chat, modelId));
 });
