@@ -96,13 +96,14 @@ export async function applyTurnRequest(
     if (target.role === "user" && history.every((m) => m.seq < from || isCompactionEntry(m))) {
       return;
     }
-    const remaining = history.filter((m) => m.seq < from);
-    if (remaining[remaining.length - 1]?.role !== "user") {
+    // A compaction's entry may sit between a message and its reply (a background compaction
+    // that committed while the reply was written): the message answered is the one before it.
+    const answered = history.findLast((m) => m.seq < from && !isCompactionEntry(m));
+    if (answered?.role !== "user") {
       throw new AppError("bad_request:message", "There is no message of yours to answer.");
     }
     // The reply it replaces, and whatever followed, stays reachable through the ‹ n/m › switch.
-    const answered = remaining[remaining.length - 1];
-    if (answered && history.some((m) => m.seq >= from)) {
+    if (history.some((m) => m.seq >= from)) {
       await keepShownVersion(tx, chat.id, answered, history);
     }
     await invalidateFrom(tx, chat.id, from, history);

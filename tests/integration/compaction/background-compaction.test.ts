@@ -202,6 +202,49 @@ describeEachDriver("compaction in the background", (use) => {
     });
   });
 
+  it("regenerates a reply whose turn a background compaction's entry landed in", async () => {
+    const database = use();
+    const { browser } = await register(database, "regen-around-trace@example.com");
+    const chatId = await newChat(database, browser);
+    await withSlowSummarizer(async () => {
+      await fillUntil("due", database, browser, chatId);
+      // The reply takes longer than the summarizer: the compaction's entry is stored between
+      // the message and its reply.
+      fake.configure({ scriptSummarizer: false });
+      try {
+        fake.script({ text: "A slow answer.", delayMs: SLOW_SUMMARY_MS + 1_500 });
+        const slow = await sendTurn(database, browser, {
+          chatId,
+          modelId: MODEL,
+          text: "A question answered slowly.",
+        });
+        expect(slow.response.status).toBe(200);
+      } finally {
+        fake.configure({ scriptSummarizer: true });
+      }
+    });
+    await compactionSettled(database.db, chatId);
+    const roles = (await loadHistory(database.db, chatId)).slice(-3).map((m) => ({
+      role: m.role,
+      entry: (m.metadata as { compaction?: boolean } | null)?.compaction === true,
+    }));
+    expect(roles).toEqual([
+      { role: "user", entry: false },
+      { role: "assistant", entry: true },
+      { role: "assistant", entry: false },
+    ]);
+
+    fake.configure({ scriptSummarizer: false });
+    fake.script({ text: "A second answer." });
+    const again = await postRegenerate(database, browser, { chatId, modelId: MODEL });
+    expect(again.status).toBe(200);
+    await readChunks(again);
+    await compactionSettled(database.db, chatId);
+    const last = (await loadHistory(database.db, chatId)).at(-1);
+    expect(JSON.stringify(last?.parts)).toContain("A second answer.");
+    fake.configure({ scriptSummarizer: true });
+  });
+
   it("lets Compact now wait for a running background compaction, then fold on top of it", async () => {
     const database = use();
     const { browser } = await register(database, "compact-now@example.com");
