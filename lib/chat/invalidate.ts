@@ -28,13 +28,9 @@ export async function invalidateFrom(
   // Newest first; the best rollback point is the furthest watermark still before the change.
   let target: { summary: string; watermark: string | null; seq: number } | null = null;
   for (const event of await listSummaryEvents(db, chatId)) {
-    // A handoff's summary came from another chat: it precedes every message of this one.
-    const seq =
-      event.reason === "handoff"
-        ? -1
-        : event.watermarkTo
-          ? seqOf.get(event.watermarkTo)
-          : undefined;
+    // A summary with no watermark (a handoff's from another chat, or the user's edit of it
+    // before the first fold) precedes every message of this one.
+    const seq = event.watermarkTo ? seqOf.get(event.watermarkTo) : -1;
     if (seq === undefined || seq >= changedSeq || !event.summary) continue;
     if (!target || seq > target.seq)
       target = { summary: event.summary, watermark: event.watermarkTo, seq };

@@ -291,4 +291,37 @@ describeEachDriver("What the model remembers", (use) => {
     // The source chat is unchanged.
     expect((await chatRow(database.db, chatId)).contextSummary).toBe(source.contextSummary);
   });
+
+  it("an edit in a continued chat rolls back to the user's own edit of the summary it started from", async () => {
+    const database = use();
+    const { browser } = await register(database, "handoff-edit@example.com");
+    const source = await compactedChat(database, browser);
+    const created = await continueChat(database, browser, source);
+    const chatId = ((await created.json()) as { chat: { id: string } }).chat.id;
+    const mine =
+      "## Decisions & facts\n- The user's correction: the meeting is on Thursday, not Friday.";
+    const { version } = await chatRow(database.db, chatId);
+    expect((await putSummary(database, browser, chatId, { summary: mine, version })).status).toBe(
+      200,
+    );
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "First question here." });
+    // After the edit's entry in the timeline.
+    const first = (await historyOf(database.db, chatId)).find((m) => m.role === "user");
+    if (!first) throw new Error("no message");
+    for (let turn = 0; turn < 4; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    expect((await chatRow(database.db, chatId)).summaryWatermark).toBeTruthy();
+
+    // Editing the first message rolls back past every fold: to the summary as the user left it.
+    await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "First question, edited.",
+      id: first.id,
+    });
+    const rollback = (await eventsOf(database.db, chatId)).find((e) => e.reason === "invalidated");
+    expect(rollback?.summary).toBe(mine);
+  });
 });
