@@ -81,11 +81,16 @@ function loadForTurn(db: Db, chat: Chat): Promise<KeyedMessage[]> {
 }
 
 /**
- * Rows loaded for one state still serve `chat`'s: they hold its watermark, or they are the
- * whole history (every seq from 0 on; pinned rows alone can start at 0 too).
+ * Rows loaded for one state still serve `chat`'s: they hold its watermark and every message
+ * after it (pinned rows are read wherever they are, so a watermark that is a pinned message
+ * may be among rows that skip what follows it), or they are the whole history (every seq from
+ * 0 on; pinned rows alone can start at 0 too).
  */
 function covers(rows: readonly KeyedMessage[], chat: Chat): boolean {
   const watermark = chat.contextSummary ? chat.summaryWatermark : null;
-  if (watermark !== null && rows.some((row) => row.id === watermark)) return true;
-  return rows.every((row, index) => row.seq === index);
+  const at = watermark === null ? -1 : rows.findIndex((row) => row.id === watermark);
+  const from = at >= 0 ? at : 0;
+  const first = rows[from]?.seq ?? 0;
+  if (at < 0 && first !== 0) return false;
+  return rows.slice(from).every((row, index) => row.seq === first + index);
 }

@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
+import { casCompactionState } from "@/lib/db/compaction-state";
 import { getChat } from "@/lib/db/queries/chats";
 import {
   appendIfNew,
@@ -10,6 +11,7 @@ import {
   loadTurnHistory,
 } from "@/lib/db/queries/messages";
 import { message } from "@/lib/db/schema";
+import { prepareTurn } from "@/lib/turn/prepare";
 import { describeEachDriver } from "../../helpers/databases";
 import { seedChat } from "../../helpers/fixtures";
 
@@ -68,6 +70,32 @@ describeEachDriver("what a turn loads", (use) => {
     expect(seqs(await loadTurnHistory(db, chatId, { summary: "S", watermark: "gone" }))).toEqual(
       all,
     );
+  });
+});
+
+describeEachDriver("what a turn prepares", (use) => {
+  it("reads again when the rows read for the request's summary miss messages the chat's summary now leaves out", async () => {
+    const { db } = use();
+    const chatId = await chatOf(db, alternating(12));
+    await db
+      .update(message)
+      .set({ metadata: { pinned: true } })
+      .where(eq(message.id, `${chatId}-m2`));
+    // The request saw the summary end at m9; an edit has since rolled it back to end at the
+    // pinned m2, which the rows read for m9 hold too (pinned rows are always read).
+    const seen = await getChat(db, chatId);
+    if (!seen) throw new Error("no chat");
+    const now = await casCompactionState(db, chatId, seen.version, {
+      contextSummary: "S",
+      summaryWatermark: `${chatId}-m2`,
+    });
+    expect(now?.won).toBe(true);
+    const stale = { ...seen, contextSummary: "S", summaryWatermark: `${chatId}-m9` };
+    const prepared = await prepareTurn(db, stale, { trigger: "continue", chatId }, "fake:model");
+    expect(prepared.history.map((m) => m.id)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `${chatId}-m${i + 2}`),
+    );
+    expect(prepared.firstPosition).toBe(3);
   });
 });
 
