@@ -13,6 +13,7 @@ import {
   type LanguageModelV4ToolResultPart,
 } from "@ai-sdk/provider";
 import type { BuiltinToolName } from "@/lib/ai/tools";
+import { headOf } from "@/lib/message/unstorable-text";
 
 const FETCH_URL = "fetch_url" satisfies BuiltinToolName;
 const CURRENT_TIME = "current_time" satisfies BuiltinToolName;
@@ -170,8 +171,5 @@ function asText(value: JSONValue): string {
 function excerpt(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   if (line.length <= FETCH_EXCERPT_CHARS) return line;
-  const end = /[\uD800-\uDBFF]/.test(line.charAt(FETCH_EXCERPT_CHARS - 1))
-    ? FETCH_EXCERPT_CHARS - 1
-    : FETCH_EXCERPT_CHARS;
-  return `${line.slice(0, end).trimEnd()}…`;
+  return `${headOf(line, FETCH_EXCERPT_CHARS).trimEnd()}…`;
 }

@@ -11,6 +11,7 @@ import { appendMessage, pinnedMessageIds } from "@/lib/db/queries/messages";
 import { type Chat, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
+import { headOf } from "@/lib/message/unstorable-text";
 import { holdLease } from "./lease";
 import { TITLE_MAX_CHARS } from "./schemas";
 
@@ -156,7 +157,7 @@ export async function setPinned(
 /** The suffix a handoff's title gets, within the title limit. */
 function continuedTitle(title: string): string {
   const suffix = " (continued)";
-  return `${title.slice(0, TITLE_MAX_CHARS - suffix.length)}${suffix}`;
+  return `${headOf(title, TITLE_MAX_CHARS - suffix.length)}${suffix}`;
 }
 
 /**

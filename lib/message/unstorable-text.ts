@@ -17,6 +17,13 @@ export function unstorableReason(text: string): string | null {
   return null;
 }
 
+/** The first `max` UTF-16 units of `text`, one fewer when that would split a surrogate pair. */
+export function headOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
+  return text.slice(0, end);
+}
+
 /** `schema` refusing text Postgres cannot store, the message naming the field (`label`). */
 export function storable<S extends z.ZodType<string>>(schema: S, label: string): S {
   return schema.refine((text) => unstorableReason(text) === null, {

@@ -89,7 +89,7 @@ function loadForTurn(db: Db, chat: Chat): Promise<KeyedMessage[]> {
 function covers(rows: readonly KeyedMessage[], chat: Chat): boolean {
   const watermark = chat.contextSummary ? chat.summaryWatermark : null;
   const at = watermark === null ? -1 : rows.findIndex((row) => row.id === watermark);
-  const from = at >= 0 ? at : 0;
+  const from = Math.max(at, 0);
   const first = rows[from]?.seq ?? 0;
   if (at < 0 && first !== 0) return false;
   return rows.slice(from).every((row, index) => row.seq === first + index);

@@ -4,6 +4,7 @@ import { isIP } from "node:net";
 import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import { env } from "@/lib/env";
+import { headOf } from "@/lib/message/unstorable-text";
 import { classifyAddress } from "./address-policy";
 import { pinnedRequest } from "./pinned-request";
 import {
@@ -149,13 +150,6 @@ function send(
   return pinnedRequest(url, { addresses, headers, signal });
 }
 
-/** Cuts at `max` chars without splitting a surrogate pair. */
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-  return text.slice(0, end);
-}
-
 async function readResult(
   requested: string,
   finalUrl: URL,
@@ -189,7 +183,7 @@ async function readResult(
   const title = page.title === undefined ? {} : { title: page.title };
 
   if (!response.ok) {
-    const excerpt = cut(page.text, ERROR_EXCERPT_CHARS);
+    const excerpt = headOf(page.text, ERROR_EXCERPT_CHARS);
     const text = excerpt ? `${statusLine}\n\n${excerpt}` : statusLine;
     return { ...base, ...title, text, truncated: excerpt.length < page.text.length || capped };
   }
@@ -200,7 +194,7 @@ async function readResult(
     notes.push(
       `showing the first ${FETCH_URL_MAX_TEXT_CHARS.toLocaleString("en-US")} of ${page.text.length.toLocaleString("en-US")} characters`,
     );
-  let text = cut(page.text, FETCH_URL_MAX_TEXT_CHARS);
+  let text = headOf(page.text, FETCH_URL_MAX_TEXT_CHARS);
   if (!text && kind === "html") text = "(No readable text; the page may need JavaScript.)";
   if (notes.length > 0) text += `\n\n[Truncated: ${notes.join("; ")}.]`;
   return { ...base, ...title, text, truncated: notes.length > 0 };
