@@ -138,11 +138,11 @@ export async function setPinned(
     .select({ metadata: message.metadata })
     .from(message)
     .where(and(eq(message.chatId, chatId), eq(message.id, messageId)));
-  if (!row) throw new AppError("not_found:message", "There is no such message in this chat.");
+  if (!row) throw missingMessage();
   if ((row.metadata as { compaction?: boolean } | null)?.compaction === true) {
     throw new AppError("bad_request:message", "A compaction entry cannot be pinned.");
   }
-  await db
+  const updated = await db
     .update(message)
     .set({
       metadata: pinned
@@ -151,8 +151,14 @@ export async function setPinned(
             then ${message.metadata} || '{"foldPending": true}'::jsonb
             else ${message.metadata} end`,
     })
-    .where(and(eq(message.chatId, chatId), eq(message.id, messageId)));
+    .where(and(eq(message.chatId, chatId), eq(message.id, messageId)))
+    .returning({ id: message.id });
+  // Gone since it was read (an edit, a regenerate or a version switch took it away).
+  if (updated.length === 0) throw missingMessage();
 }
+
+const missingMessage = () =>
+  new AppError("not_found:message", "There is no such message in this chat.");
 
 /** The suffix a handoff's title gets, within the title limit. */
 function continuedTitle(title: string): string {

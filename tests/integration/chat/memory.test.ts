@@ -93,7 +93,7 @@ async function compactedChat(database: Database, browser: Browser): Promise<stri
   return chatId;
 }
 
-describeEachDriver("What the model remembers", (use) => {
+describeEachDriver("What the model remembers", (use, driver) => {
   it("shows the summary and its ledger, and a summary the user edits is what the next request carries", async () => {
     const database = use();
     const { browser } = await register(database, "memory@example.com");
@@ -324,4 +324,30 @@ describeEachDriver("What the model remembers", (use) => {
     const rollback = (await eventsOf(database.db, chatId)).find((e) => e.reason === "invalidated");
     expect(rollback?.summary).toBe(mine);
   });
+
+  it.runIf(driver === "pg")(
+    "a pin that finds its message deleted meanwhile (a version switch) answers 404, not a pin that never lands",
+    async () => {
+      const database = use();
+      if (database.driver !== "pg") throw new Error("pg only");
+      const { browser } = await register(database, "pin-race@example.com");
+      const chatId = await newChat(database, browser);
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Pin me." });
+      const [row] = await historyOf(database.db, chatId);
+      if (!row) throw new Error("no message");
+      // Another request deletes the message and has not committed yet: the pin reads it, then
+      // waits on its lock, and finds it gone.
+      const other = await database.pool.connect();
+      try {
+        await other.query("begin");
+        await other.query("delete from message where id = $1", [row.id]);
+        const pinning = pin(database, browser, chatId, { messageId: row.id, pinned: true });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await other.query("commit");
+        expect((await pinning).status).toBe(404);
+      } finally {
+        other.release();
+      }
+    },
+  );
 });
