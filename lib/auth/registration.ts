@@ -9,6 +9,9 @@ import { claimFirstAdmin, countUsers, statusOf } from "@/lib/db/queries/users";
 import type { UserStatus } from "@/lib/db/schema";
 import { env, type RegistrationMode } from "@/lib/env";
 
+/** A display name's limit, as the sign-up form's field has it. */
+export const USER_NAME_MAX_CHARS = 100;
+
 /** What a new account starts as; the first account is made admin right after it is created. */
 export function initialStatus(mode: RegistrationMode): UserStatus {
   return mode === "open" ? "active" : "pending";
@@ -19,6 +22,12 @@ export function registrationHooks(db: Db) {
     user: {
       create: {
         before: async (newUser: Record<string, unknown>) => {
+          if (typeof newUser.name === "string" && newUser.name.length > USER_NAME_MAX_CHARS) {
+            throw new APIError("BAD_REQUEST", {
+              code: "NAME_TOO_LONG",
+              message: `A name is at most ${USER_NAME_MAX_CHARS} characters.`,
+            });
+          }
           const mode = env().registration;
           // "closed" still lets the first account in, or no one could ever run the server.
           if (mode === "closed" && (await countUsers(db)) > 0) {

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { expect, it, vi } from "vitest";
 
 vi.hoisted(() => {
@@ -7,10 +7,11 @@ vi.hoisted(() => {
 });
 
 import * as adminModels from "@/app/api/admin/models/route";
+import * as authRoute from "@/app/api/auth/[...all]/route";
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import { user } from "@/lib/db/schema";
-import { register, sessionOf, signIn, signOut } from "../../helpers/auth";
+import { PASSWORD, register, sessionOf, signIn, signOut } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { anonymous, call } from "../../helpers/http";
 
@@ -73,6 +74,29 @@ describeEachDriver("auth", (use) => {
       401,
     );
     expect((await register(database, "ada@example.com")).response.status).toBe(422);
+  });
+
+  it("refuses an oversized body (413) and a name past 100 characters (400), creating no account", async () => {
+    const database = use();
+    const huge = await call(database, authRoute.POST, {
+      path: "/api/auth/sign-up/email",
+      method: "POST",
+      body: { email: "huge@example.com", password: PASSWORD, name: "x".repeat(100_000) },
+      browser: anonymous(),
+    });
+    expect(huge.status).toBe(413);
+    const long = await register(database, "long-name@example.com", "y".repeat(101));
+    expect(long.response.status).toBe(400);
+    expect(((await long.response.json()) as { code?: string }).code).toBe("NAME_TOO_LONG");
+    const created = await database.db
+      .select({ email: user.email })
+      .from(user)
+      .where(inArray(user.email, ["huge@example.com", "long-name@example.com"]));
+    expect(created).toEqual([]);
+    // A name at the limit is fine.
+    expect(
+      (await register(database, "just-right@example.com", "z".repeat(100))).response.status,
+    ).toBe(200);
   });
 
   it("makes the first user admin and the second not; ADMIN_EMAILS makes no one admin", async () => {

@@ -35,7 +35,7 @@ describeEachDriver("registration: open", (use) => {
   it("an account cannot rewrite its name or picture behind Fold's back (no such endpoint)", async () => {
     const database = use();
     const { browser } = await register(database, "carol@example.com");
-    for (const body of [{ name: null }, { name: "a\u0000b" }, { name: "x".repeat(100_000) }]) {
+    for (const body of [{ name: null }, { name: "a\u0000b" }, { name: "x".repeat(10_000) }]) {
       const response = await call(database, authRoute.POST, {
         path: "/api/auth/update-user",
         method: "POST",
