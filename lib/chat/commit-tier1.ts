@@ -9,6 +9,7 @@ import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import { settleFoldedUnpins } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { metric } from "@/lib/log";
+import { pinnedIdsOf } from "@/lib/message/pins";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import type { ModelBudget } from "./budget";
 import type { CompactOutcome, CompactReason } from "./compact";
@@ -66,7 +67,18 @@ export async function commitTier1(db: Db, input: CommitTier1Input): Promise<Comp
     );
   }
 
-  const written = await writeSummary(db, input, result);
+  const written =
+    draft.foldedPendingIds.length === 0
+      ? await writeSummary(db, input, result)
+      : // Unpinned messages this summary tells are settled in its own transaction: an edit's
+        // rollback then comes wholly before (the CAS loses) or after (and reopens them), never
+        // between the two, where it would leave them told by no summary and sent by no turn.
+        await db.transaction(async (txn) => {
+          const tx = txn as unknown as Db;
+          const summary = await writeSummary(tx, input, result);
+          if (summary.won) await settleFoldedUnpins(tx, input.chat.id, draft.foldedPendingIds);
+          return summary;
+        });
   await recordCompactionEvent(db, {
     chatId: input.chat.id,
     reason: input.reason,
@@ -91,12 +103,7 @@ export async function commitTier1(db: Db, input: CommitTier1Input): Promise<Comp
   });
   if (draft.outcome === "fallback")
     metric("summarize.fallback", { chatId: input.chat.id, note: draft.note });
-  if (written.won) {
-    // After the summary that tells them: until then they stay verbatim, and if this fails they
-    // are told again next time rather than lost.
-    await settleFoldedUnpins(db, input.chat.id, draft.foldedPendingIds);
-    return outcome(result.view, written.chat.version, trace(draft.outcome));
-  }
+  if (written.won) return outcome(result.view, written.chat.version, trace(draft.outcome));
 
   // Lost the race: send the winner's view instead of ours.
   const winner = written.chat;
@@ -112,7 +119,9 @@ export async function commitTier1(db: Db, input: CommitTier1Input): Promise<Comp
       Math.floor(input.model.budget.inputBudget / input.model.ratio) - input.overheadTokens,
     ),
     estimator: defaultEstimator,
-    pinnedIds: input.result.view.pinnedIds,
+    // Every message kept verbatim as the history has it: what this fold told but did not
+    // settle (it lost) is still pending, and the winner may not have told it.
+    pinnedIds: pinnedIdsOf(input.history),
   });
   return outcome(view, winner.version, trace("conflict"));
 }

@@ -6,6 +6,7 @@ const fake = await vi.hoisted(async () => {
   return startFakeProvider(SMALL_WINDOW);
 });
 
+import * as pinsRoute from "@/app/api/chats/[id]/pins/route";
 import { getLanguageModel } from "@/lib/ai/providers";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
 import { modelBudget } from "@/lib/chat/budget";
@@ -28,7 +29,7 @@ import {
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
-import type { Browser } from "../../helpers/http";
+import { type Browser, call } from "../../helpers/http";
 import { longMessage, newChat, sendTurn } from "../../helpers/turns";
 import { eventually } from "../../helpers/ui-stream";
 
@@ -273,6 +274,46 @@ describeEachDriver("Compaction races: the CAS on version decides, never a stale 
         `Summary from call ${/call (ALPHA|BRAVO)/.exec(chat.contextSummary ?? "")?.[1]}`,
       );
     }
+  });
+
+  it("a fold that loses to one that did not tell an unpinned message still sends that message", async () => {
+    const database = use();
+    const { browser } = await register(database, "loser-pins@example.com");
+    const chatId = await newChat(database, browser);
+    const kept = "Keep verbatim: the door code is 4412-ZETA.";
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: kept });
+    const [pinned] = await historyOf(database.db, chatId);
+    if (!pinned) throw new Error("no message");
+    const pinAs = (value: boolean) =>
+      call(database, pinsRoute.PUT, {
+        path: `/api/chats/${chatId}/pins`,
+        method: "PUT",
+        body: { messageId: pinned.id, pinned: value },
+        params: { id: chatId },
+        browser,
+      });
+    expect((await pinAs(true)).status).toBe(200);
+    await turns(database, browser, chatId, 0, 3);
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    await turns(database, browser, chatId, 3, 2);
+    // Two folds of the same row: one read the message still pinned (it started before the
+    // unpin) and wins; the other read it unpinned, told it, and loses.
+    const before = await historyOf(database.db, chatId);
+    expect((await pinAs(false)).status).toBe(200);
+    const stale = await chatRow(database.db, chatId);
+    const after = await historyOf(database.db, chatId);
+    const won = await compactDirectly(database, stale, before);
+    expect(won.trace?.outcome).toBe("summarized");
+    const lost = await compactDirectly(database, stale, after);
+    expect(lost.trace?.outcome).toBe("conflict");
+    // The winner's summary never told it and it is still pending: the loser's view sends it.
+    expect(
+      (await historyOf(database.db, chatId)).find((m) => m.id === pinned.id)?.metadata,
+    ).toMatchObject({
+      pinned: true,
+      foldPending: true,
+    });
+    expect(lost.view.map((m) => m.id)).toContain(pinned.id);
   });
 
   it("a compaction that finishes after an edit before the watermark loses and skips: the rollback stands", async () => {
