@@ -74,29 +74,35 @@ export async function editSummary(
     if (!fresh.contextSummary) {
       throw new AppError("conflict:no_summary", "This chat has no summary to edit yet.");
     }
-    const written = await casCompactionState(db, chat.id, input.version, {
-      contextSummary: input.summary,
-    });
-    if (!written?.won) {
-      throw new AppError(
-        "conflict:summary",
-        "The summary changed since you opened it (a compaction ran). Reload it and edit again.",
-      );
-    }
     const before = defaultEstimator.countText(fresh.contextSummary);
     const after = defaultEstimator.countText(input.summary);
-    await recordCompactionEvent(db, {
-      chatId: chat.id,
-      reason: "edited",
-      outcome: "summarized",
-      tokensBefore: before,
-      tokensAfter: after,
-      messagesSummarized: 0,
-      watermarkFrom: written.chat.summaryWatermark,
-      watermarkTo: written.chat.summaryWatermark,
-      summary: input.summary,
-      latencyMs: Date.now() - started,
-      error: "edited by user",
+    // The summary and its event together: the event is the rollback point an edit of an
+    // earlier message returns to, so a summary without it would be lost to the next rollback.
+    const written = await db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      const cas = await casCompactionState(tx, chat.id, input.version, {
+        contextSummary: input.summary,
+      });
+      if (!cas?.won) {
+        throw new AppError(
+          "conflict:summary",
+          "The summary changed since you opened it (a compaction ran). Reload it and edit again.",
+        );
+      }
+      await recordCompactionEvent(tx, {
+        chatId: chat.id,
+        reason: "edited",
+        outcome: "summarized",
+        tokensBefore: before,
+        tokensAfter: after,
+        messagesSummarized: 0,
+        watermarkFrom: cas.chat.summaryWatermark,
+        watermarkTo: cas.chat.summaryWatermark,
+        summary: input.summary,
+        latencyMs: Date.now() - started,
+        error: "edited by user",
+      });
+      return cas;
     });
     const trace: TraceOutput = {
       outcome: "summarized",

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
@@ -350,4 +351,42 @@ describeEachDriver("What the model remembers", (use, driver) => {
       }
     },
   );
+
+  it("an edit of the summary whose event cannot be stored changes nothing (the summary and its rollback point go together)", async () => {
+    const database = use();
+    const { browser } = await register(database, "memory-atomic@example.com");
+    const chatId = await compactedChat(database, browser);
+    const row = await chatRow(database.db, chatId);
+    const events = await eventsOf(database.db, chatId);
+    // The database refuses the event's row (as a failover between the two writes would).
+    await database.db.execute(sql`
+      create function refuse_edited_event() returns trigger language plpgsql as $$
+      begin
+        if new.reason = 'edited' then raise exception 'event store unavailable'; end if;
+        return new;
+      end $$`);
+    await database.db.execute(sql`
+      create trigger refuse_edited_event before insert on compaction_event
+      for each row execute function refuse_edited_event()`);
+    try {
+      const saved = await putSummary(database, browser, chatId, {
+        summary: "## Decisions & facts\n- Never stored.",
+        version: row.version,
+      });
+      expect(saved.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await database.db.execute(sql`drop trigger refuse_edited_event on compaction_event`);
+      await database.db.execute(sql`drop function refuse_edited_event()`);
+    }
+    const after = await chatRow(database.db, chatId);
+    expect(after.contextSummary).toBe(row.contextSummary);
+    expect(after.version).toBe(row.version);
+    expect(await eventsOf(database.db, chatId)).toHaveLength(events.length);
+    // The same edit again, with the same version, goes through.
+    const retried = await putSummary(database, browser, chatId, {
+      summary: "## Decisions & facts\n- Stored now.",
+      version: row.version,
+    });
+    expect(retried.status).toBe(200);
+  });
 });
