@@ -13,6 +13,7 @@ import { defaultEstimator } from "@/lib/context/tokens";
 import { isCompacting } from "@/lib/db/queries/chats";
 import type { Chat } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
+import { pinnedIdsOf } from "@/lib/message/pins";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 /**
@@ -107,12 +108,35 @@ function stoppedTrace(started: TraceInput, endedAt: number) {
   };
 }
 
-/** The one refusal Tier 1 makes: the latest user message alone does not fit. Says how big it is. */
-function tooLong(turn: { history: FoldUIMessage[]; model: ModelBudget }): AppError {
-  const { modelId, window, budget, classRatios } = turn.model;
+/**
+ * The one refusal Tier 1 makes: what is never cut — the latest user message, and the messages
+ * kept verbatim (pinned) — does not fit. Says how big the message is, or, when it would fit
+ * alone, that the pinned messages take the room.
+ */
+function tooLong(turn: {
+  history: FoldUIMessage[];
+  model: ModelBudget;
+  overheadTokens: number;
+}): AppError {
+  const { modelId, window, budget, classRatios, ratio } = turn.model;
+  const estimate = (messages: FoldUIMessage[]) =>
+    defaultEstimator.estimateUIMessages(messages, { ratio: classRatios });
   const latest = turn.history.findLast((m) => m.role === "user");
-  const tokens = latest ? defaultEstimator.estimateUIMessages([latest], { ratio: classRatios }) : 0;
+  const tokens = latest ? estimate([latest]) : 0;
+  const pinnedIds = pinnedIdsOf(turn.history);
+  const pinned = turn.history.filter((m) => pinnedIds.has(m.id) && m.id !== latest?.id);
+  const pinnedTokens = pinned.length > 0 ? estimate(pinned) : 0;
   const n = (value: number) => value.toLocaleString("en-US");
+  const room = `${modelId}'s context window is ${n(window.contextWindow)} tokens, of which ${n(budget.inputBudget)} can hold the conversation`;
+  const fitsAlone = tokens + Math.ceil(turn.overheadTokens * ratio) <= budget.inputBudget;
+  if (pinnedTokens > 0 && fitsAlone) {
+    const what =
+      pinned.length === 1 ? "the pinned message" : `the ${pinned.length} pinned messages`;
+    return new AppError(
+      "bad_request:too_long",
+      `Your message (about ${n(tokens)} tokens) does not fit beside ${what} (about ${n(pinnedTokens)} tokens): ${room}. Unpin some in Memory (pinned messages are never shortened or folded), or pick a model with a larger window.`,
+    );
+  }
   return new AppError(
     "bad_request:too_long",
     `Your message is about ${n(tokens)} tokens, more than ${modelId} can take: its context window is ${n(window.contextWindow)} tokens, of which ${n(budget.inputBudget)} can hold the conversation. Shorten it, or pick a model with a larger window.`,

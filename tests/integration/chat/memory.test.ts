@@ -389,4 +389,36 @@ describeEachDriver("What the model remembers", (use, driver) => {
     });
     expect(retried.status).toBe(200);
   });
+
+  it("a short message that does not fit beside the pinned messages says so, and asks to unpin", async () => {
+    const database = use();
+    const { browser } = await register(database, "pins-full@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(1, 1300) });
+    const [big] = await historyOf(database.db, chatId);
+    if (!big) throw new Error("no message");
+    expect((await pin(database, browser, chatId, { messageId: big.id, pinned: true })).status).toBe(
+      200,
+    );
+    const refused = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: longMessage(2, 1300),
+    });
+    // Refused after the turn's compaction folded what it could: the stream says why.
+    const error = refused.chunks.find((c) => c.type === "error") as { errorText?: string };
+    expect(error?.errorText).toMatch(/does not fit beside the pinned message/);
+    expect(error?.errorText).toMatch(/Unpin some in Memory/);
+    expect(fake.requests.filter((r) => !isSummaryRequest(r))).toHaveLength(1);
+    // Unpinned, the same message goes through: the old one is folded away.
+    expect(
+      (await pin(database, browser, chatId, { messageId: big.id, pinned: false })).status,
+    ).toBe(200);
+    const answered = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: longMessage(3, 1300),
+    });
+    expect(answered.response.status).toBe(200);
+  });
 });
