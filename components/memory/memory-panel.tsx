@@ -206,7 +206,7 @@ export function MemoryPanel({ chatId, memory, busy, onSaved }: Props) {
             </button>
             <p className="text-xs text-muted">
               {summary
-                ? "Starts a new chat that begins with this summary and its references."
+                ? "Starts a new chat that begins with this summary and its references; pinned messages come along."
                 : "Available once older messages have been summarized."}
             </p>
           </div>

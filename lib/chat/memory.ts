@@ -1,5 +1,5 @@
 import { generateId } from "ai";
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { type LedgerEntry, splitSummary } from "@/lib/compaction/ledger";
 import { savedPct, type TraceOutput, traceEntry } from "@/lib/compaction/trace";
 import { defaultEstimator } from "@/lib/context/tokens";
@@ -10,6 +10,7 @@ import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import { appendMessage, pinnedMessageIds } from "@/lib/db/queries/messages";
 import { type Chat, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
+import { isPinnedByUser } from "@/lib/message/pins";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { headOf } from "@/lib/message/unstorable-text";
 import { holdLease } from "./lease";
@@ -166,6 +167,30 @@ export async function setPinned(
 const missingMessage = () =>
   new AppError("not_found:message", "There is no such message in this chat.");
 
+/**
+ * What no summary holds comes along to a continued chat as messages: the ones the user pinned
+ * (still pinned), and the ones unpinned that no summary has told yet (plain messages there,
+ * folded in the new chat's own time). Copies, with new ids and none of the source's stats.
+ */
+async function carryPinnedMessages(tx: Db, sourceId: string, chatId: string): Promise<void> {
+  const kept = await tx
+    .select({ role: message.role, parts: message.parts, metadata: message.metadata })
+    .from(message)
+    .where(and(eq(message.chatId, sourceId), sql`${message.metadata} ->> 'pinned' = 'true'`))
+    .orderBy(asc(message.seq));
+  if (kept.length === 0) return;
+  await tx.insert(message).values(
+    kept.map((row, seq) => ({
+      id: generateId(),
+      chatId,
+      seq,
+      role: row.role,
+      parts: row.parts,
+      metadata: isPinnedByUser(row.metadata ?? undefined) ? { pinned: true } : null,
+    })),
+  );
+}
+
 /** The suffix a handoff's title gets, within the title limit. */
 function continuedTitle(title: string): string {
   const suffix = " (continued)";
@@ -174,7 +199,7 @@ function continuedTitle(title: string): string {
 
 /**
  * Continue in a new chat: a new chat, same model, whose context begins with this chat's
- * summary and ledger. The summary is seeded through the CAS writer with no watermark (it
+ * summary and ledger, followed by its pinned messages (carryPinnedMessages). The summary is seeded through the CAS writer with no watermark (it
  * covers none of the new chat's messages, so it precedes them all) and recorded as a
  * "handoff" event, the new chat's first rollback point.
  */
@@ -199,6 +224,7 @@ export async function continueInNewChat(
     });
     const seeded = await casCompactionState(tx, created.id, 0, { contextSummary: summary });
     if (!seeded?.won) throw new Error("a new chat's first compaction write lost its CAS");
+    await carryPinnedMessages(tx, source.id, created.id);
     await recordCompactionEvent(tx, {
       chatId: created.id,
       reason: "handoff",

@@ -421,4 +421,40 @@ describeEachDriver("What the model remembers", (use, driver) => {
     });
     expect(answered.response.status).toBe(200);
   });
+
+  it("continue in a new chat brings the pinned messages along, still pinned and sent verbatim", async () => {
+    const database = use();
+    const { browser } = await register(database, "handoff-pins@example.com");
+    const chatId = await newChat(database, browser);
+    const pinnedText = "Pinned for good: the staging host is stg-4.example.net, port 7443.";
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: pinnedText });
+    const [pinnedRow] = await historyOf(database.db, chatId);
+    if (!pinnedRow) throw new Error("no message");
+    expect(
+      (await pin(database, browser, chatId, { messageId: pinnedRow.id, pinned: true })).status,
+    ).toBe(200);
+    for (let turn = 0; turn < 4; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    // The summarizer was never given it: only the pin keeps it.
+    expect((await chatRow(database.db, chatId)).contextSummary).not.toContain("stg-4");
+
+    const response = await continueChat(database, browser, chatId);
+    expect(response.status).toBe(201);
+    const created = ((await response.json()) as { chat: { id: string } }).chat.id;
+    const carried = await historyOf(database.db, created);
+    expect(carried.map((m) => [m.role, m.metadata])).toEqual([["user", { pinned: true }]]);
+    expect(carried[0]?.id).not.toBe(pinnedRow.id);
+    const memory = (
+      (await (await memoryOf(database, browser, created)).json()) as { memory: ChatMemory }
+    ).memory;
+    expect(memory.pinnedIds).toEqual([carried[0]?.id]);
+
+    fake.reset();
+    await sendTurn(database, browser, { chatId: created, modelId: MODEL, text: "Which host?" });
+    const request = lastChatRequest();
+    expect(request?.messages.some((m) => contentText(m) === pinnedText)).toBe(true);
+    expect(sentSummary(request)).toBeTruthy();
+  });
 });
