@@ -60,16 +60,23 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
     const password = String(form.get("password") ?? "");
     setBusy(true);
     setError(null);
-    const result =
-      mode === "register"
-        ? await authClient.signUp.email({
-            email,
-            password,
-            name: String(form.get("name") ?? "").trim() || email.split("@")[0] || email,
-          })
-        : await authClient.signIn.email({ email, password });
-    if (result.error) {
-      setError(result.error.message ?? "That did not work. Try again.");
+    try {
+      const result =
+        mode === "register"
+          ? await authClient.signUp.email({
+              email,
+              password,
+              name: String(form.get("name") ?? "").trim() || email.split("@")[0] || email,
+            })
+          : await authClient.signIn.email({ email, password });
+      if (result.error) {
+        setError(authErrorText(result.error));
+        setBusy(false);
+        return;
+      }
+    } catch {
+      // The request never got an answer (offline, the server restarting).
+      setError("Fold could not be reached. Check your connection and try again.");
       setBusy(false);
       return;
     }
@@ -157,4 +164,14 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
       </form>
     </main>
   );
+}
+
+/**
+ * better-auth's own errors carry `message`; Fold's in front of it (an outage, a body too large,
+ * a rate limit) nest it as `error.message`.
+ */
+function authErrorText(error: { message?: string; error?: unknown }): string {
+  if (error.message) return error.message;
+  const nested = error.error as { message?: unknown } | undefined;
+  return typeof nested?.message === "string" ? nested.message : "That did not work. Try again.";
 }

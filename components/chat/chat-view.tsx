@@ -23,7 +23,7 @@ import { apiFetch } from "../outage/api-fetch";
 import { ModelLabelsProvider } from "../stats/model-labels";
 import { Composer } from "./composer";
 import { useFirstMessage } from "./first-message";
-import { limitNoticeOf, readableError } from "./limit-notice";
+import { limitNoticeOf, readableError, serverErrorOf } from "./limit-notice";
 import { MessageList } from "./message-list";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
@@ -34,7 +34,7 @@ import { type PickableModel, useModels } from "./use-models";
 import { useOlderMessages } from "./use-older-messages";
 import { useReplyInProgress } from "./use-reply-in-progress";
 import { CONTINUE_TEXT, useStopReply } from "./use-stop-reply";
-import { useStoredMessagesAfterLimit } from "./use-stored-messages-after-limit";
+import { useStoredMessagesAfterRefusal } from "./use-stored-messages-after-refusal";
 
 const NO_MODELS: PickableModel[] = [];
 
@@ -131,12 +131,15 @@ export function ChatView({
   const remembered = useChatMemory(chatId, usageVersion);
   // A chat action that failed (a pin, a version switch, the model): one line to dismiss.
   const [actionProblem, setActionProblem] = useState<string | null>(null);
+  // What was sent last: a send the server refuses goes back into the message box.
+  const lastSent = useRef("");
   const safeEdit = useSafeEdit(
     chatId,
     useCallback(
       // An edit or a regenerate rewrites history from a message useChat must hold: hand it the
       // older pages first.
       (rewrite: Rewrite) => {
+        lastSent.current = "";
         const older = takeOlder();
         if (older.length > 0) setMessages((shown) => [...older, ...shown]);
         if (rewrite.kind === "edit")
@@ -153,7 +156,13 @@ export function ChatView({
   async function pinMessage(messageId: string, pinned: boolean) {
     const problem = await remembered.pin(messageId, pinned);
     setActionProblem(problem);
-    if (problem) return;
+    if (problem) {
+      // The message may be gone (another tab edited or switched versions): show what is stored.
+      void fetchStoredPage(chatId).then((page) => {
+        if (page && !busyRef.current) setStoredTail(page.messages);
+      });
+      return;
+    }
     setMessages((list) =>
       list.map((m) => (m.id === messageId ? { ...m, metadata: pinnedAs(m.metadata, pinned) } : m)),
     );
@@ -177,18 +186,19 @@ export function ChatView({
     setMessages(shown.messages);
     setUsageVersion((v) => v + 1);
   }
-  // What was sent last: a send the server refuses goes back into the message box.
-  const lastSent = useRef("");
   useFirstMessage(chatId, (text) => {
     lastSent.current = text;
     void sendMessage({ text });
   });
+  // The server refused the request before its turn started (its answer is an error body):
+  // nothing was stored, so the timeline goes back to what is, and a sent text to the box.
+  const refusal = useMemo(() => serverErrorOf(error), [error]);
   // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
   const limit = useMemo(() => limitNoticeOf(error), [error]);
-  useStoredMessagesAfterLimit(chatId, limit, setStoredTail);
+  useStoredMessagesAfterRefusal(chatId, refusal, setStoredTail);
   const returned = useMemo(
-    () => (limit && lastSent.current ? { text: lastSent.current, at: Date.now() } : null),
-    [limit],
+    () => (refusal && lastSent.current ? { text: lastSent.current, at: Date.now() } : null),
+    [refusal],
   );
   const replyElsewhere = useReplyInProgress(chatId, initialReplying === true, setStoredTail);
   const { setContext } = usage;
@@ -315,16 +325,20 @@ export function ChatView({
               Compact now
             </button>
           ) : null}
-          <button
-            type="button"
-            onClick={() => {
-              clearError();
-              void regenerate();
-            }}
-            className="inline-flex items-center gap-1 font-medium hover:underline"
-          >
-            <RotateCcw size={14} /> Retry
-          </button>
+          {refusal ? null : (
+            // A refused request stored nothing: Retry would answer an older message instead.
+            <button
+              type="button"
+              onClick={() => {
+                clearError();
+                lastSent.current = "";
+                void regenerate();
+              }}
+              className="inline-flex items-center gap-1 font-medium hover:underline"
+            >
+              <RotateCcw size={14} /> Retry
+            </button>
+          )}
         </div>
       ) : !busy && lastIsUser && replyElsewhere ? (
         <p className="animate-pulse text-sm text-muted" aria-live="polite">
@@ -335,7 +349,10 @@ export function ChatView({
           <span>No reply.</span>
           <button
             type="button"
-            onClick={() => void regenerate()}
+            onClick={() => {
+              lastSent.current = "";
+              void regenerate();
+            }}
             className="inline-flex items-center gap-1 font-medium text-ink hover:underline"
           >
             <RotateCcw size={14} /> Retry

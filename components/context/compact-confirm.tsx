@@ -16,8 +16,8 @@ export function CompactConfirm(props: {
   return (
     <AlertDialog.Root open={open} onOpenChange={(next) => (next ? undefined : onCancel())}>
       <AlertDialog.Portal>
-        <AlertDialog.Overlay className="fixed inset-0 bg-black/30" />
-        <AlertDialog.Content className="fixed top-1/2 left-1/2 w-[min(90vw,26rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl">
+        <AlertDialog.Overlay className="fixed inset-0 z-[60] bg-black/30" />
+        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-[70] w-[min(90vw,26rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl">
           <AlertDialog.Title className="text-base font-semibold">
             Compact this chat now?
           </AlertDialog.Title>

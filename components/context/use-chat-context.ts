@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from "react";
 import type { ChatContext } from "@/lib/chat/context";
+import { errorText } from "../memory/use-chat-memory";
 import { apiFetch } from "../outage/api-fetch";
 import { useRecoveryKey } from "../outage/use-database-outage";
 
@@ -19,13 +20,20 @@ export function useChatContext(chatId: string, modelId: string | null, refreshKe
       signal: controller.signal,
     })
       .then(async (response) => {
-        if (!response.ok) throw new Error(`Context usage unavailable (${response.status})`);
+        if (!response.ok) {
+          // The server says why (a model no longer allowed, an outage).
+          throw new Error(
+            await errorText(response, `Context usage unavailable (${response.status})`),
+          );
+        }
         setContext((await response.json()) as ChatContext);
         setError(null);
       })
       .catch((e: unknown) => {
-        if (!controller.signal.aborted)
-          setError(e instanceof Error ? e.message : "Context usage unavailable");
+        if (controller.signal.aborted) return;
+        setError(e instanceof Error ? e.message : "Context usage unavailable");
+        // Another model's numbers are not this one's: keep only the same model's last reading.
+        setContext((shown) => (shown?.modelId === modelId ? shown : null));
       });
     return () => controller.abort();
   }, [chatId, modelId, refreshKey, recovered]);

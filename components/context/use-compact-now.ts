@@ -89,7 +89,9 @@ export function useCompactNow(options: {
     error,
     request,
     confirm: run,
-    cancel: () => setState("idle"),
+    // The dialog closes after Compact too (its Action closes it): only a question still open
+    // is cancelled, never the compaction it started.
+    cancel: () => setState((current) => (current === "confirm" ? "idle" : current)),
     dismissError: () => setError(null),
   };
 }

@@ -91,8 +91,8 @@ export function MemoryPanel({ chatId, memory, busy, onSaved }: Props) {
         <Brain size={14} /> Memory
       </Dialog.Trigger>
       <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 bg-black/20" />
-        <Dialog.Content className="fixed top-0 right-0 flex h-full w-[min(100vw,32rem)] flex-col gap-4 overflow-y-auto bg-white p-6 shadow-xl">
+        <Dialog.Overlay className="fixed inset-0 z-[60] bg-black/20" />
+        <Dialog.Content className="fixed top-0 right-0 z-[70] flex h-full w-[min(100vw,32rem)] flex-col gap-4 overflow-y-auto bg-white p-6 shadow-xl">
           <div className="flex items-start justify-between gap-2">
             <div>
               <Dialog.Title className="text-base font-semibold">

@@ -112,6 +112,41 @@ test("Stop in the browser stops the model; the reply stays, marked Stopped, with
   await expect(page.getByTestId("stopped")).toHaveCount(2);
 });
 
+test("a message refused because a reply is streaming elsewhere goes back to the box, with no Retry to answer an older one", async ({
+  page,
+  context,
+}) => {
+  const client = await signedIn(page, context, "refused-ui@example.com");
+  const chatId = await createChat(client, a.url);
+  await openChat(page, a.url, chatId);
+  // Another tab's reply starts after this page loaded: the page does not know of it.
+  const elsewhere = await sendMessage(client, b.url, {
+    chatId,
+    modelId: MODEL,
+    text: "Tell me a long story.",
+  });
+  expect(elsewhere.status).toBe(200);
+  await readUntilText(elsewhere);
+
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Sent while the other reply streams.");
+  await page.keyboard.press("Enter");
+  const alert = page
+    .getByRole("alert")
+    .filter({ hasText: "A reply is already being written in this chat" });
+  await expect(alert).toBeVisible({ timeout: 20_000 });
+  await expect(alert.getByRole("button", { name: "Retry" })).toHaveCount(0);
+  await expect(box).toHaveValue("Sent while the other reply streams.");
+  // The timeline shows what is stored: the other tab's message, not this refused one.
+  await expect(
+    page.locator("[data-role='user']", { hasText: "Sent while the other reply streams." }),
+  ).toHaveCount(0);
+  await expect(
+    page.locator("[data-role='user']", { hasText: "Tell me a long story." }),
+  ).toHaveCount(1);
+  await elsewhere.body?.cancel();
+});
+
 test("a reload on another instance follows the reply streaming on the first", async ({
   page,
   context,

@@ -243,6 +243,14 @@ test.describe("on a touch screen", () => {
     const drawer = page.getByRole("dialog", { name: "Chats" });
     await expect(drawer.getByRole("button", { name: "Rename Touch me" })).toBeVisible();
     await expect(drawer.getByRole("button", { name: "Delete Touch me" })).toBeVisible();
+    // The confirmation opens above the drawer, and its buttons take taps.
+    await drawer.getByRole("button", { name: "Delete Touch me" }).tap();
+    const confirm = page.getByRole("alertdialog", { name: "Delete this chat?" });
+    await confirm.getByRole("button", { name: "Cancel" }).tap();
+    await expect(confirm).toBeHidden();
+    await drawer.getByRole("button", { name: "Delete Touch me" }).tap();
+    await confirm.getByRole("button", { name: "Delete", exact: true }).tap();
+    await expect(drawer.getByRole("button", { name: "Delete Touch me" })).toHaveCount(0);
   });
 });
 
