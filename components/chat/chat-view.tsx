@@ -88,13 +88,18 @@ export function ChatView({
     [chatId],
   );
 
+  // What was sent last: a send the server refuses goes back into the message box
+  // (cleared once it is answered, and by anything else sent since).
+  const lastSent = useRef("");
   const { messages, sendMessage, regenerate, stop, status, error, clearError, setMessages } =
     useChat<FoldUIMessage>({
       id: chatId,
       messages: initialMessages,
       transport,
       resume: initialReplying === true,
-      onFinish: () => {
+      onFinish: ({ isError }) => {
+        // Answered (or stopped): it was stored. A refusal keeps it to put back in the box.
+        if (!isError) lastSent.current = "";
         setUsageVersion((v) => v + 1);
         router.refresh();
       },
@@ -131,8 +136,6 @@ export function ChatView({
   const remembered = useChatMemory(chatId, usageVersion);
   // A chat action that failed (a pin, a version switch, the model): one line to dismiss.
   const [actionProblem, setActionProblem] = useState<string | null>(null);
-  // What was sent last: a send the server refuses goes back into the message box.
-  const lastSent = useRef("");
   const safeEdit = useSafeEdit(
     chatId,
     useCallback(
@@ -402,7 +405,10 @@ export function ChatView({
                   laterShown(timeline, index),
                 )
               }
-              onContinue={() => sendMessage({ text: CONTINUE_TEXT })}
+              onContinue={() => {
+                lastSent.current = "";
+                void sendMessage({ text: CONTINUE_TEXT });
+              }}
             />
             {message.metadata?.compaction ? null : (
               <MessageMemoryBar

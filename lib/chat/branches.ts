@@ -10,7 +10,7 @@ import {
   listBranches,
   replaceTail,
 } from "@/lib/db/queries/branches";
-import { bumpHistoryVersion } from "@/lib/db/queries/chats";
+import { bumpHistoryVersion, lockChatRow } from "@/lib/db/queries/chats";
 import { loadHistory, reopenFoldedUnpins } from "@/lib/db/queries/messages";
 import { chat as chatTable, type Message, type MessageBranch, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
@@ -176,6 +176,7 @@ export async function switchBranch(
 ): Promise<void> {
   await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
+    await lockChatRow(tx, chatId);
     const history = await loadHistory(tx, chatId);
     const anchor = history.find((m) => m.id === anchorId);
     if (!anchor) throw new AppError("not_found:message", "That message is not in this chat.");

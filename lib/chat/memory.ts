@@ -8,7 +8,7 @@ import { casCompactionState } from "@/lib/db/compaction-state";
 import { type ChatSummary, createChat, getChat } from "@/lib/db/queries/chats";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import { appendMessage, pinnedMessageIds } from "@/lib/db/queries/messages";
-import { type Chat, message } from "@/lib/db/schema";
+import { type Chat, chat as chatTable, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { isPinnedByUser } from "@/lib/message/pins";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
@@ -208,15 +208,22 @@ export async function continueInNewChat(
   userId: string,
   source: Chat,
 ): Promise<ChatSummary> {
-  const summary = source.contextSummary;
-  if (!summary) {
-    throw new AppError(
-      "conflict:no_summary",
-      "Nothing is summarized yet. Compact this chat first, then continue in a new one.",
-    );
-  }
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
+    // The summary and the pinned messages as of one moment: a fold cannot commit (and settle
+    // what it told) between reading the one and the other.
+    const [current] = await tx
+      .select({ summary: chatTable.contextSummary })
+      .from(chatTable)
+      .where(eq(chatTable.id, source.id))
+      .for("share");
+    const summary = current?.summary;
+    if (!summary) {
+      throw new AppError(
+        "conflict:no_summary",
+        "Nothing is summarized yet. Compact this chat first, then continue in a new one.",
+      );
+    }
     const created = await createChat(tx, {
       userId,
       title: continuedTitle(source.title),

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { keepShownVersion } from "@/lib/chat/branches";
 import { invalidateFrom } from "@/lib/chat/invalidate";
 import type { Db } from "@/lib/db/client";
-import { bumpHistoryVersion } from "@/lib/db/queries/chats";
+import { bumpHistoryVersion, lockChatRow } from "@/lib/db/queries/chats";
 import {
   appendIfNew,
   appendIfNewAndNote,
@@ -71,6 +71,7 @@ export async function applyTurnRequest(
     }
     await db.transaction(async (txn) => {
       const tx = txn as unknown as Db;
+      await lockChatRow(tx, chat.id);
       const history = await loadHistory(tx, chat.id);
       // The version the edit replaces stays reachable through the ‹ n/m › switch.
       await keepShownVersion(tx, chat.id, existing, history);
@@ -84,6 +85,7 @@ export async function applyTurnRequest(
 
   await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
+    await lockChatRow(tx, chat.id);
     const history = await loadHistory(tx, chat.id);
     const target = request.messageId
       ? (history.find((m) => m.id === request.messageId) ?? unansweredMessage(history))

@@ -13,7 +13,7 @@ import { defaultEstimator } from "@/lib/context/tokens";
 import { isCompacting } from "@/lib/db/queries/chats";
 import type { Chat } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
-import { pinnedIdsOf } from "@/lib/message/pins";
+import { isPinnedByUser } from "@/lib/message/pins";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 /**
@@ -123,13 +123,14 @@ function tooLong(turn: {
     defaultEstimator.estimateUIMessages(messages, { ratio: classRatios });
   const latest = turn.history.findLast((m) => m.role === "user");
   const tokens = latest ? estimate([latest]) : 0;
-  const pinnedIds = pinnedIdsOf(turn.history);
-  const pinned = turn.history.filter((m) => pinnedIds.has(m.id) && m.id !== latest?.id);
+  // The messages the user has pinned (one unpinned but not folded yet is not theirs to unpin).
+  const pinned = turn.history.filter((m) => isPinnedByUser(m.metadata) && m.id !== latest?.id);
   const pinnedTokens = pinned.length > 0 ? estimate(pinned) : 0;
   const n = (value: number) => value.toLocaleString("en-US");
   const room = `${modelId}'s context window is ${n(window.contextWindow)} tokens, of which ${n(budget.inputBudget)} can hold the conversation`;
-  const fitsAlone = tokens + Math.ceil(turn.overheadTokens * ratio) <= budget.inputBudget;
-  if (pinnedTokens > 0 && fitsAlone) {
+  const overhead = Math.ceil(turn.overheadTokens * ratio);
+  const fitsAlone = tokens + overhead <= budget.inputBudget;
+  if (fitsAlone && tokens + overhead + pinnedTokens > budget.inputBudget) {
     const what =
       pinned.length === 1 ? "the pinned message" : `the ${pinned.length} pinned messages`;
     return new AppError(

@@ -133,6 +133,16 @@ export async function getChatVersion(db: Db, chatId: string, fallback: number): 
   return row?.version ?? fallback;
 }
 
+/**
+ * Locks the chat's row for the rest of the transaction. Every transaction that writes a chat's
+ * messages and its row takes the row first, in the same order as a compaction's commit (its
+ * summary, then the messages it settles), so two of them wait for each other instead of
+ * deadlocking.
+ */
+export async function lockChatRow(tx: Db, chatId: string): Promise<void> {
+  await tx.select({ id: chat.id }).from(chat).where(eq(chat.id, chatId)).for("update");
+}
+
 export async function getChat(db: Db, chatId: string): Promise<Chat | null> {
   const [row] = await db.select().from(chat).where(eq(chat.id, chatId));
   return row ?? null;

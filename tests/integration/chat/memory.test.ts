@@ -436,15 +436,29 @@ describeEachDriver("What the model remembers", (use, driver) => {
     for (let turn = 0; turn < 4; turn++) {
       await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
     }
+    // A second one, pinned before the fold and unpinned after: no summary tells it yet.
+    const second = (await historyOf(database.db, chatId)).filter((m) => m.role === "user")[1];
+    if (!second) throw new Error("no second message");
+    expect(
+      (await pin(database, browser, chatId, { messageId: second.id, pinned: true })).status,
+    ).toBe(200);
     expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
     // The summarizer was never given it: only the pin keeps it.
     expect((await chatRow(database.db, chatId)).contextSummary).not.toContain("stg-4");
+    expect(
+      (await pin(database, browser, chatId, { messageId: second.id, pinned: false })).status,
+    ).toBe(200);
 
     const response = await continueChat(database, browser, chatId);
     expect(response.status).toBe(201);
     const created = ((await response.json()) as { chat: { id: string } }).chat.id;
     const carried = await historyOf(database.db, created);
-    expect(carried.map((m) => [m.role, m.metadata])).toEqual([["user", { pinned: true }]]);
+    // The pinned one stays pinned; the unpinned one comes as a plain message, to be folded there.
+    expect(carried.map((m) => [m.role, m.metadata])).toEqual([
+      ["user", { pinned: true }],
+      ["user", null],
+    ]);
+    expect(JSON.stringify(carried[1]?.parts)).toBe(JSON.stringify(second.parts));
     expect(carried[0]?.id).not.toBe(pinnedRow.id);
     const memory = (
       (await (await memoryOf(database, browser, created)).json()) as { memory: ChatMemory }
