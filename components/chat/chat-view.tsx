@@ -27,7 +27,7 @@ import { limitNoticeOf, readableError, serverErrorOf } from "./limit-notice";
 import { MessageList } from "./message-list";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
-import { fetchStoredPage, withStoredTail } from "./stored-tail";
+import { fetchStoredPage, type StoredPage, withStoredTail } from "./stored-tail";
 import { Thinking } from "./thinking";
 import { useLiveCompaction } from "./use-live-compaction";
 import { type PickableModel, useModels } from "./use-models";
@@ -91,12 +91,15 @@ export function ChatView({
   // What was sent last: a send the server refuses goes back into the message box
   // (cleared once it is answered, and by anything else sent since).
   const lastSent = useRef("");
+  const [resumeOnLoad] = useState(initialReplying === true);
   const { messages, sendMessage, regenerate, stop, status, error, clearError, setMessages } =
     useChat<FoldUIMessage>({
       id: chatId,
       messages: initialMessages,
       transport,
-      resume: initialReplying === true,
+      // Only a reply running when the page loaded: a refresh that finds one (another tab's)
+      // does not take it over mid-way (use-reply-in-progress follows it instead).
+      resume: resumeOnLoad,
       onFinish: ({ isError }) => {
         // Answered (or stopped): it was stored. A refusal keeps it to put back in the box.
         if (!isError) lastSent.current = "";
@@ -198,12 +201,28 @@ export function ChatView({
   const refusal = useMemo(() => serverErrorOf(error), [error]);
   // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
   const limit = useMemo(() => limitNoticeOf(error), [error]);
-  useStoredMessagesAfterRefusal(chatId, refusal, setStoredTail);
+
   const returned = useMemo(
     () => (refusal && lastSent.current ? { text: lastSent.current, at: Date.now() } : null),
     [refusal],
   );
-  const replyElsewhere = useReplyInProgress(chatId, initialReplying === true, setStoredTail);
+  const { replying: replyElsewhere, follow: followReplyElsewhere } = useReplyInProgress(
+    chatId,
+    initialReplying === true,
+    setStoredTail,
+  );
+  useStoredMessagesAfterRefusal(
+    chatId,
+    refusal,
+    useCallback(
+      (page: StoredPage) => {
+        setStoredTail(page.messages);
+        // Refused because another tab's reply is being written: follow it until it is stored.
+        if (page.replying) followReplyElsewhere();
+      },
+      [setStoredTail, followReplyElsewhere],
+    ),
+  );
   const { setContext } = usage;
   // A background compaction that started after the last reply: its trace, live, then kept.
   const liveCompaction = useLiveCompaction(
@@ -379,10 +398,16 @@ export function ChatView({
             <p className="text-base font-medium">What's on your mind?</p>
             <p className="mt-1 text-sm text-muted">
               {remembered.memory?.summary
-                ? "This chat continues an earlier one: the model starts from its summary (open Memory to read it)."
+                ? CONTINUED_TEXT
                 : "Ask anything. Long chats are fine: Fold folds old turns into a summary."}
             </p>
           </div>
+        }
+        // A continued chat whose pinned messages came along: it says where it starts from.
+        header={
+          remembered.memory?.summary && !remembered.memory.watermark ? (
+            <p className="pb-6 text-center text-sm text-muted">{CONTINUED_TEXT}</p>
+          ) : null
         }
         // Everything a row draws besides its message: see MessageList's renderMessage.
         renderVersion={`${status}|${busy}|${lastAssistantId}|${timeline.length}|${watermarkIndex}|${JSON.stringify(remembered.branches)}`}
@@ -478,6 +503,9 @@ export function ChatView({
     </ModelLabelsProvider>
   );
 }
+
+const CONTINUED_TEXT =
+  "This chat continues an earlier one: the model starts from its summary (open Memory to read it).";
 
 /** Messages after the one at `index` (a compaction entry in the timeline is not one). */
 function laterShown(timeline: FoldUIMessage[], index: number): number {

@@ -28,6 +28,8 @@ type Props = {
   renderVersion: string;
   /** Under the last message: "Thinking…", an error, a retry. */
   footer?: ReactNode;
+  /** Shown above the first message once the chat's start is loaded. */
+  header?: ReactNode;
   /** Shown instead of the list when there are no messages. */
   empty?: ReactNode;
   /** Older messages exist on the server; `onLoadOlder` fetches the next page of them. */
@@ -50,6 +52,7 @@ export function MessageList({
   renderMessage,
   renderVersion,
   footer,
+  header,
   empty,
   hasOlder,
   loadingOlder,
@@ -116,7 +119,7 @@ export function MessageList({
             </button>
           </div>
         ) : null}
-        {messages.length === 0 ? empty : null}
+        {messages.length === 0 ? empty : hasOlder ? null : header}
         <div
           ref={listRef}
           className="relative w-full"

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { fetchStoredPage } from "./stored-tail";
 
@@ -11,13 +11,15 @@ const POLL_MS = 1_500;
  * A page loaded while a reply is still being written (a reload, a second tab)
  * must not offer to answer the message again: it says a reply is on its way
  * and asks the server until the turn is over, then shows what was stored —
- * the reply, or nothing, and then the message is an orphan to retry.
+ * the reply, or nothing, and then the message is an orphan to retry. `follow`
+ * starts the same for a reply the page learns of later (a send refused because
+ * another tab's reply is being written).
  */
 export function useReplyInProgress(
   chatId: string,
   initiallyReplying: boolean,
   setMessages: (messages: FoldUIMessage[]) => void,
-): boolean {
+): { replying: boolean; follow: () => void } {
   const [replying, setReplying] = useState(initiallyReplying);
   useEffect(() => {
     if (!replying) return;
@@ -34,5 +36,5 @@ export function useReplyInProgress(
       controller.abort();
     };
   }, [chatId, replying, setMessages]);
-  return replying;
+  return { replying, follow: useCallback(() => setReplying(true), []) };
 }

@@ -1,8 +1,7 @@
 "use client";
 
 import { useEffect } from "react";
-import type { FoldUIMessage } from "@/lib/message/ui-message";
-import { fetchStoredPage } from "./stored-tail";
+import { fetchStoredPage, type StoredPage } from "./stored-tail";
 
 /**
  * A send or an edit the server refused before its turn started (a quota, a rate limit, a model
@@ -13,14 +12,14 @@ import { fetchStoredPage } from "./stored-tail";
 export function useStoredMessagesAfterRefusal(
   chatId: string,
   refusal: object | null,
-  setMessages: (messages: FoldUIMessage[]) => void,
+  onStored: (page: StoredPage) => void,
 ): void {
   useEffect(() => {
     if (!refusal) return;
     const controller = new AbortController();
     void fetchStoredPage(chatId, controller.signal).then((page) => {
-      if (page) setMessages(page.messages);
+      if (page) onStored(page);
     });
     return () => controller.abort();
-  }, [chatId, refusal, setMessages]);
+  }, [chatId, refusal, onStored]);
 }

@@ -161,6 +161,9 @@ test("the memory panel shows the summary; an edited summary is what the next req
   await panel.getByRole("button", { name: "Continue in a new chat" }).click();
   await expect(page).not.toHaveURL(source);
   await expect(page.getByText("This chat continues an earlier one")).toBeVisible();
+  // The pinned request came along, still pinned.
+  await expect(userMessages(page).filter({ hasText: "Request 2:" })).toHaveCount(1);
+  await expect(page.getByText("Pinned", { exact: true })).toHaveCount(1);
   await page.getByRole("button", { name: "Memory" }).click();
   await expect(panel.getByTestId("memory-summary")).toContainText("LISBON-MARKER-42");
 });
