@@ -91,6 +91,8 @@ export function ChatView({
   // What was sent last: a send the server refuses goes back into the message box
   // (cleared once it is answered, and by anything else sent since).
   const lastSent = useRef("");
+  // The whole timeline before an edit or a regenerate rewrote it, until it is answered.
+  const beforeRewrite = useRef<FoldUIMessage[] | null>(null);
   const [resumeOnLoad] = useState(initialReplying === true);
   const { messages, sendMessage, regenerate, stop, status, error, clearError, setMessages } =
     useChat<FoldUIMessage>({
@@ -102,7 +104,10 @@ export function ChatView({
       resume: resumeOnLoad,
       onFinish: ({ isError }) => {
         // Answered (or stopped): it was stored. A refusal keeps it to put back in the box.
-        if (!isError) lastSent.current = "";
+        if (!isError) {
+          lastSent.current = "";
+          beforeRewrite.current = null;
+        }
         setUsageVersion((v) => v + 1);
         router.refresh();
       },
@@ -147,6 +152,8 @@ export function ChatView({
       (rewrite: Rewrite) => {
         lastSent.current = "";
         const older = takeOlder();
+        // What the timeline holds before the rewrite: a refused one goes back to it.
+        beforeRewrite.current = [...older, ...latestMessages.current];
         if (older.length > 0) setMessages((shown) => [...older, ...shown]);
         if (rewrite.kind === "edit")
           void sendMessage({ text: rewrite.text, messageId: rewrite.messageId });
@@ -202,10 +209,8 @@ export function ChatView({
   // A quota or rate limit is shown in the composer, with when it resets, not as a failed reply.
   const limit = useMemo(() => limitNoticeOf(error), [error]);
 
-  const returned = useMemo(
-    () => (refusal && lastSent.current ? { text: lastSent.current, at: Date.now() } : null),
-    [refusal],
-  );
+  // A refused send's text, back in the message box (unless the server did store it).
+  const [returned, setReturned] = useState<{ text: string; at: number } | null>(null);
   const { replying: replyElsewhere, follow: followReplyElsewhere } = useReplyInProgress(
     chatId,
     initialReplying === true,
@@ -215,12 +220,25 @@ export function ChatView({
     chatId,
     refusal,
     useCallback(
-      (page: StoredPage) => {
-        setStoredTail(page.messages);
-        // Refused because another tab's reply is being written: follow it until it is stored.
-        if (page.replying) followReplyElsewhere();
+      (page: StoredPage | null) => {
+        const sent = lastSent.current;
+        const sentId = latestMessages.current.findLast((m) => m.role === "user")?.id;
+        lastSent.current = "";
+        // Stored after all (the answer was lost on the way): it shows, and is not sent twice.
+        const stored = page?.messages.some((m) => m.id === sentId) === true;
+        if (sent && !stored) setReturned({ text: sent, at: Date.now() });
+        if (!page) return;
+        const base = beforeRewrite.current;
+        beforeRewrite.current = null;
+        if (base) setMessages(withStoredTail(base, page.messages));
+        else setStoredTail(page.messages);
+        if (page.replying) {
+          // Another tab's reply is being written: say so and follow it until it is stored.
+          clearError();
+          followReplyElsewhere();
+        }
       },
-      [setStoredTail, followReplyElsewhere],
+      [setStoredTail, setMessages, clearError, followReplyElsewhere],
     ),
   );
   const { setContext } = usage;

@@ -5,13 +5,18 @@ type StoredRow = Parameters<typeof rowToUIMessage>[0];
 /** What GET /api/chats/:id says of a chat: its newest stored page, and whether a reply is still being written. */
 export type StoredPage = { messages: FoldUIMessage[]; replying: boolean };
 
-/** The chat's newest stored page, or null when it cannot be read now. */
+/**
+ * The chat's newest stored page, or null when it cannot be read now; `onGone` hears of a chat
+ * that is no longer there (deleted, in another tab), so a caller that polls can stop.
+ */
 export async function fetchStoredPage(
   chatId: string,
   signal?: AbortSignal,
+  onGone?: () => void,
 ): Promise<StoredPage | null> {
   try {
     const response = await fetch(`/api/chats/${chatId}`, { signal, cache: "no-store" });
+    if (response.status === 404) onGone?.();
     if (!response.ok) return null;
     const body = (await response.json()) as { messages: StoredRow[]; replying?: boolean };
     return { messages: body.messages.map(rowToUIMessage), replying: body.replying === true };

@@ -25,7 +25,8 @@ export function useReplyInProgress(
     if (!replying) return;
     const controller = new AbortController();
     const timer = setInterval(() => {
-      void fetchStoredPage(chatId, controller.signal).then((page) => {
+      const gone = () => setReplying(false);
+      void fetchStoredPage(chatId, controller.signal, gone).then((page) => {
         if (!page || page.replying) return;
         setMessages(page.messages);
         setReplying(false);

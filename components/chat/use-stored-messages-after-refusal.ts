@@ -12,13 +12,14 @@ import { fetchStoredPage, type StoredPage } from "./stored-tail";
 export function useStoredMessagesAfterRefusal(
   chatId: string,
   refusal: object | null,
-  onStored: (page: StoredPage) => void,
+  /** The stored page, or null when it cannot be read now. */
+  onStored: (page: StoredPage | null) => void,
 ): void {
   useEffect(() => {
     if (!refusal) return;
     const controller = new AbortController();
     void fetchStoredPage(chatId, controller.signal).then((page) => {
-      if (page) onStored(page);
+      if (!controller.signal.aborted) onStored(page);
     });
     return () => controller.abort();
   }, [chatId, refusal, onStored]);

@@ -138,6 +138,13 @@ function tooLong(turn: {
       `Your message (about ${n(tokens)} tokens) does not fit beside ${what} (about ${n(pinnedTokens)} tokens): ${room}. Unpin some in Memory (pinned messages are never shortened or folded), or pick a model with a larger window.`,
     );
   }
+  if (fitsAlone) {
+    // What else is never cut took the room: the summary, messages unpinned but not folded yet.
+    return new AppError(
+      "bad_request:too_long",
+      `Your message (about ${n(tokens)} tokens) does not fit beside what this chat keeps whole — its summary and the messages kept verbatim until the next compaction: ${room}. Compact now, or pick a model with a larger window.`,
+    );
+  }
   return new AppError(
     "bad_request:too_long",
     `Your message is about ${n(tokens)} tokens, more than ${modelId} can take: its context window is ${n(window.contextWindow)} tokens, of which ${n(budget.inputBudget)} can hold the conversation. Shorten it, or pick a model with a larger window.`,
