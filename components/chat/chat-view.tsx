@@ -322,6 +322,9 @@ export function ChatView({
             setMessages((list) => [...list, entry]);
             setUsageVersion((v) => v + 1);
           }}
+          onUnpinAll={async () => {
+            for (const id of remembered.memory?.pinnedIds ?? []) await pinMessage(id, false);
+          }}
         />
       </>
     ) : (

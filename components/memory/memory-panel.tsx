@@ -24,6 +24,8 @@ type Props = {
   /** A turn or compaction is running: the summary may be about to change. */
   busy: boolean;
   onSaved: (memory: ChatMemory, entry: FoldUIMessage) => void;
+  /** Unpins every pinned message (they are then folded in the next compaction). */
+  onUnpinAll: () => Promise<void>;
 };
 
 /**
@@ -31,7 +33,7 @@ type Props = {
  * reference ledger, how many messages it covers and which are pinned. The user can rewrite
  * the summary, or continue in a new chat that starts from it.
  */
-export function MemoryPanel({ chatId, memory, busy, onSaved }: Props) {
+export function MemoryPanel({ chatId, memory, busy, onSaved, onUnpinAll }: Props) {
   const router = useRouter();
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<string | null>(null);
@@ -182,11 +184,26 @@ export function MemoryPanel({ chatId, memory, busy, onSaved }: Props) {
           ) : null}
 
           {memory ? (
-            <p className="text-xs text-muted">
-              {memory.pinnedIds.length === 0
-                ? "No pinned messages. Pin one from its toolbar to keep it out of the summary."
-                : `${memory.pinnedIds.length} pinned ${memory.pinnedIds.length === 1 ? "message" : "messages"}, always sent as written.`}
-            </p>
+            <div className="flex items-center gap-3 text-xs text-muted">
+              <p className="flex-1">
+                {memory.pinnedIds.length === 0
+                  ? "No pinned messages. Pin one from its toolbar to keep it out of the summary."
+                  : `${memory.pinnedIds.length} pinned ${memory.pinnedIds.length === 1 ? "message" : "messages"}, always sent as written.`}
+              </p>
+              {memory.pinnedIds.length > 0 ? (
+                <button
+                  type="button"
+                  disabled={working || busy}
+                  onClick={() => {
+                    setWorking(true);
+                    void onUnpinAll().finally(() => setWorking(false));
+                  }}
+                  className="font-medium text-ink hover:underline disabled:opacity-50"
+                >
+                  Unpin all
+                </button>
+              ) : null}
+            </div>
           ) : null}
 
           {problem ? (

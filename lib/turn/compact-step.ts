@@ -135,7 +135,7 @@ function tooLong(turn: {
       pinned.length === 1 ? "the pinned message" : `the ${pinned.length} pinned messages`;
     return new AppError(
       "bad_request:too_long",
-      `Your message (about ${n(tokens)} tokens) does not fit beside ${what} (about ${n(pinnedTokens)} tokens): ${room}. Unpin some in Memory (pinned messages are never shortened or folded), or pick a model with a larger window.`,
+      `Your message (about ${n(tokens)} tokens) does not fit beside ${what} (about ${n(pinnedTokens)} tokens): ${room}. Unpin some (each message's pin, or Unpin all in Memory): pinned messages are never shortened or folded. Or pick a model with a larger window.`,
     );
   }
   if (fitsAlone) {

@@ -166,4 +166,10 @@ test("the memory panel shows the summary; an edited summary is what the next req
   await expect(page.getByText("Pinned", { exact: true })).toHaveCount(1);
   await page.getByRole("button", { name: "Memory" }).click();
   await expect(panel.getByTestId("memory-summary")).toContainText("LISBON-MARKER-42");
+  // Unpin all: the pinned request that came along is an ordinary message again.
+  await expect(panel.getByText("1 pinned message, always sent as written.")).toBeVisible();
+  await panel.getByRole("button", { name: "Unpin all" }).click();
+  await expect(panel.getByText("No pinned messages.", { exact: false })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.getByText("Pinned", { exact: true })).toHaveCount(0);
 });

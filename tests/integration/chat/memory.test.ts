@@ -408,7 +408,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
     // Refused after the turn's compaction folded what it could: the stream says why.
     const error = refused.chunks.find((c) => c.type === "error") as { errorText?: string };
     expect(error?.errorText).toMatch(/does not fit beside the pinned message/);
-    expect(error?.errorText).toMatch(/Unpin some in Memory/);
+    expect(error?.errorText).toMatch(/Unpin all in Memory/);
     expect(fake.requests.filter((r) => !isSummaryRequest(r))).toHaveLength(1);
     // Unpinned, the same message goes through: the old one is folded away.
     expect(
