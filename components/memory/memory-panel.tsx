@@ -223,7 +223,7 @@ export function MemoryPanel({ chatId, memory, busy, onSaved, onUnpinAll }: Props
             </button>
             <p className="text-xs text-muted">
               {summary
-                ? "Starts a new chat that begins with this summary and its references; pinned messages come along."
+                ? "Starts a new chat that begins with this summary and its references; the pinned messages and the latest ones, which the summary does not hold, come along."
                 : "Available once older messages have been summarized."}
             </p>
           </div>

@@ -169,14 +169,29 @@ const missingMessage = () =>
 
 /**
  * What no summary holds comes along to a continued chat as messages: the ones the user pinned
- * (still pinned), and the ones unpinned that no summary has told yet (plain messages there,
- * folded in the new chat's own time). Copies, with new ids and none of the source's stats.
+ * (still pinned), the ones unpinned that no summary has told yet, and the latest ones, after
+ * the summary's watermark (both as plain messages, folded in the new chat's own time).
+ * Copies, with new ids and none of the source's stats; compaction entries stay behind.
  */
-async function carryPinnedMessages(tx: Db, sourceId: string, chatId: string): Promise<void> {
+async function carryUnsummarized(
+  tx: Db,
+  sourceId: string,
+  watermark: string | null,
+  chatId: string,
+): Promise<void> {
+  const watermarkSeq = watermark
+    ? sql`(select m.seq from ${message} m where m.chat_id = ${sourceId} and m.id = ${watermark})`
+    : sql`-1`;
   const kept = await tx
     .select({ role: message.role, parts: message.parts, metadata: message.metadata })
     .from(message)
-    .where(and(eq(message.chatId, sourceId), sql`${message.metadata} ->> 'pinned' = 'true'`))
+    .where(
+      and(
+        eq(message.chatId, sourceId),
+        sql`(${message.metadata} ->> 'compaction') is distinct from 'true'`,
+        sql`(${message.metadata} ->> 'pinned' = 'true' or ${message.seq} > coalesce(${watermarkSeq}, -1))`,
+      ),
+    )
     .orderBy(asc(message.seq));
   if (kept.length === 0) return;
   await tx.insert(message).values(
@@ -199,9 +214,10 @@ function continuedTitle(title: string): string {
 
 /**
  * Continue in a new chat: a new chat, same model, whose context begins with this chat's
- * summary and ledger, followed by its pinned messages (carryPinnedMessages). The summary is seeded through the CAS writer with no watermark (it
- * covers none of the new chat's messages, so it precedes them all) and recorded as a
- * "handoff" event, the new chat's first rollback point.
+ * summary and ledger, followed by what the summary does not hold (carryUnsummarized): the
+ * pinned messages and the latest ones. The summary is seeded through the CAS writer with no
+ * watermark (it covers none of the new chat's messages, so it precedes them all) and recorded
+ * as a "handoff" event, the new chat's first rollback point.
  */
 export async function continueInNewChat(
   db: Db,
@@ -213,7 +229,7 @@ export async function continueInNewChat(
     // The summary and the pinned messages as of one moment: a fold cannot commit (and settle
     // what it told) between reading the one and the other.
     const [current] = await tx
-      .select({ summary: chatTable.contextSummary })
+      .select({ summary: chatTable.contextSummary, watermark: chatTable.summaryWatermark })
       .from(chatTable)
       .where(eq(chatTable.id, source.id))
       .for("share");
@@ -231,7 +247,7 @@ export async function continueInNewChat(
     });
     const seeded = await casCompactionState(tx, created.id, 0, { contextSummary: summary });
     if (!seeded?.won) throw new Error("a new chat's first compaction write lost its CAS");
-    await carryPinnedMessages(tx, source.id, created.id);
+    await carryUnsummarized(tx, source.id, current?.watermark ?? null, created.id);
     await recordCompactionEvent(tx, {
       chatId: created.id,
       reason: "handoff",

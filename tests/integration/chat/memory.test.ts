@@ -25,6 +25,7 @@ import {
   eventsOf,
   historyOf,
   isSummaryRequest,
+  isTraceEntry,
   summarizerPrompt,
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
@@ -453,12 +454,22 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(response.status).toBe(201);
     const created = ((await response.json()) as { chat: { id: string } }).chat.id;
     const carried = await historyOf(database.db, created);
-    // The pinned one stays pinned; the unpinned one comes as a plain message, to be folded there.
+    // The pinned one stays pinned; the unpinned one comes as a plain message, to be folded
+    // there; then the latest messages, after the summary's watermark (not its timeline entry).
+    const sourceRows = await historyOf(database.db, chatId);
+    const { summaryWatermark } = await chatRow(database.db, chatId);
+    const watermarkSeq = sourceRows.find((m) => m.id === summaryWatermark)?.seq ?? -1;
+    const latest = sourceRows.filter((m) => m.seq > watermarkSeq && !isTraceEntry(m));
+    expect(latest.length).toBeGreaterThan(0);
     expect(carried.map((m) => [m.role, m.metadata])).toEqual([
       ["user", { pinned: true }],
       ["user", null],
+      ...latest.map((m) => [m.role, null]),
     ]);
     expect(JSON.stringify(carried[1]?.parts)).toBe(JSON.stringify(second.parts));
+    expect(carried.slice(2).map((m) => JSON.stringify(m.parts))).toEqual(
+      latest.map((m) => JSON.stringify(m.parts)),
+    );
     expect(carried[0]?.id).not.toBe(pinnedRow.id);
     const memory = (
       (await (await memoryOf(database, browser, created)).json()) as { memory: ChatMemory }
