@@ -1,6 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import * as compactRoute from "@/app/api/chats/[id]/compact/route";
 import * as contextRoute from "@/app/api/chats/[id]/context/route";
+import * as pinsRoute from "@/app/api/chats/[id]/pins/route";
 import type { Database, Db } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
 import {
@@ -46,6 +47,22 @@ export function compactNowCall(
   return call(database, compactRoute.POST, {
     path: `/api/chats/${chatId}/compact`,
     method: "POST",
+    body,
+    params: { id: chatId },
+    browser,
+  });
+}
+
+/** PUT /api/chats/:id/pins: `{ messageId, pinned }`, or any body a test sends. */
+export function pinCall(
+  database: Database,
+  browser: Browser,
+  chatId: string,
+  body: unknown,
+): Promise<Response> {
+  return call(database, pinsRoute.PUT, {
+    path: `/api/chats/${chatId}/pins`,
+    method: "PUT",
     body,
     params: { id: chatId },
     browser,

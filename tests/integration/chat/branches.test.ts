@@ -11,7 +11,6 @@ const fake = await vi.hoisted(async () => {
 
 import * as chatApi from "@/app/api/chat/route";
 import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
-import * as pinsRoute from "@/app/api/chats/[id]/pins/route";
 import type { Database } from "@/lib/db/client";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
@@ -22,6 +21,7 @@ import {
   historyOf,
   isSummaryRequest,
   isTraceEntry,
+  pinCall,
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
@@ -105,22 +105,6 @@ function sentSummary(request: RecordedRequest | undefined): string | null {
 
 /** Everything a recorded request carried, as text. */
 const requestText = (request: RecordedRequest) => request.messages.map(contentText).join("\n");
-
-function pin(
-  database: Database,
-  browser: Browser,
-  chatId: string,
-  messageId: string,
-  pinned: boolean,
-) {
-  return call(database, pinsRoute.PUT, {
-    path: `/api/chats/${chatId}/pins`,
-    method: "PUT",
-    body: { messageId, pinned },
-    params: { id: chatId },
-    browser,
-  });
-}
 
 const lastChatRequest = () => fake.requests.filter((r) => !isSummaryRequest(r)).at(-1);
 
@@ -207,7 +191,9 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: pinnedText });
     const [pinnedRow] = await historyOf(database.db, chatId);
     if (!pinnedRow) throw new Error("no message");
-    expect((await pin(database, browser, chatId, pinnedRow.id, true)).status).toBe(200);
+    expect(
+      (await pinCall(database, browser, chatId, { messageId: pinnedRow.id, pinned: true })).status,
+    ).toBe(200);
     for (let turn = 0; turn < 4; turn++) {
       await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
     }
@@ -224,7 +210,9 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
 
     // Version 2: the message is unpinned there, and a fold past the edit tells it.
     await edit(database, browser, chatId, anchor.id, "The edited question.");
-    expect((await pin(database, browser, chatId, pinnedRow.id, false)).status).toBe(200);
+    expect(
+      (await pinCall(database, browser, chatId, { messageId: pinnedRow.id, pinned: false })).status,
+    ).toBe(200);
     fake.reset();
     for (let turn = 4; turn < 8; turn++) {
       await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });

@@ -12,7 +12,6 @@ const fake = await vi.hoisted(async () => {
 
 import * as continueRoute from "@/app/api/chats/[id]/continue/route";
 import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
-import * as pinsRoute from "@/app/api/chats/[id]/pins/route";
 import type { ChatMemory } from "@/lib/chat/memory";
 import type { Database } from "@/lib/db/client";
 import { contentText } from "../../fixtures/fake-openai/request";
@@ -26,6 +25,7 @@ import {
   historyOf,
   isSummaryRequest,
   isTraceEntry,
+  pinCall,
   summarizerPrompt,
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
@@ -48,16 +48,6 @@ function memoryOf(database: Database, browser: Browser, chatId: string) {
 function putSummary(database: Database, browser: Browser, chatId: string, body: unknown) {
   return call(database, memoryRoute.PUT, {
     path: `/api/chats/${chatId}/memory`,
-    method: "PUT",
-    body,
-    params: { id: chatId },
-    browser,
-  });
-}
-
-function pin(database: Database, browser: Browser, chatId: string, body: unknown) {
-  return call(database, pinsRoute.PUT, {
-    path: `/api/chats/${chatId}/pins`,
     method: "PUT",
     body,
     params: { id: chatId },
@@ -167,16 +157,19 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const [pinnedRow] = await historyOf(database.db, chatId);
     if (!pinnedRow) throw new Error("no message");
     expect(
-      (await pin(database, browser, chatId, { messageId: pinnedRow.id, pinned: "yes" })).status,
+      (await pinCall(database, browser, chatId, { messageId: pinnedRow.id, pinned: "yes" })).status,
     ).toBe(400);
     expect(
-      (await pin(database, browser, chatId, { messageId: "missing", pinned: true })).status,
+      (await pinCall(database, browser, chatId, { messageId: "missing", pinned: true })).status,
     ).toBe(404);
     const { browser: stranger } = await register(database, "pins-stranger@example.com");
     expect(
-      (await pin(database, stranger, chatId, { messageId: pinnedRow.id, pinned: true })).status,
+      (await pinCall(database, stranger, chatId, { messageId: pinnedRow.id, pinned: true })).status,
     ).toBe(404);
-    const pinned = await pin(database, browser, chatId, { messageId: pinnedRow.id, pinned: true });
+    const pinned = await pinCall(database, browser, chatId, {
+      messageId: pinnedRow.id,
+      pinned: true,
+    });
     expect(pinned.status).toBe(200);
     expect(((await pinned.json()) as { memory: ChatMemory }).memory.pinnedIds).toEqual([
       pinnedRow.id,
@@ -210,7 +203,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
 
     // Unpinned: no summary tells it yet, so the model still reads it verbatim, and the
     // memory panel no longer lists it as pinned.
-    const unpinned = await pin(database, browser, chatId, {
+    const unpinned = await pinCall(database, browser, chatId, {
       messageId: pinnedRow.id,
       pinned: false,
     });
@@ -343,7 +336,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
       try {
         await other.query("begin");
         await other.query("delete from message where id = $1", [row.id]);
-        const pinning = pin(database, browser, chatId, { messageId: row.id, pinned: true });
+        const pinning = pinCall(database, browser, chatId, { messageId: row.id, pinned: true });
         await new Promise((resolve) => setTimeout(resolve, 300));
         await other.query("commit");
         expect((await pinning).status).toBe(404);
@@ -398,9 +391,9 @@ describeEachDriver("What the model remembers", (use, driver) => {
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(1, 1300) });
     const [big] = await historyOf(database.db, chatId);
     if (!big) throw new Error("no message");
-    expect((await pin(database, browser, chatId, { messageId: big.id, pinned: true })).status).toBe(
-      200,
-    );
+    expect(
+      (await pinCall(database, browser, chatId, { messageId: big.id, pinned: true })).status,
+    ).toBe(200);
     const refused = await sendTurn(database, browser, {
       chatId,
       modelId: MODEL,
@@ -413,7 +406,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(fake.requests.filter((r) => !isSummaryRequest(r))).toHaveLength(1);
     // Unpinned, the same message goes through: the old one is folded away.
     expect(
-      (await pin(database, browser, chatId, { messageId: big.id, pinned: false })).status,
+      (await pinCall(database, browser, chatId, { messageId: big.id, pinned: false })).status,
     ).toBe(200);
     const answered = await sendTurn(database, browser, {
       chatId,
@@ -432,7 +425,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const [pinnedRow] = await historyOf(database.db, chatId);
     if (!pinnedRow) throw new Error("no message");
     expect(
-      (await pin(database, browser, chatId, { messageId: pinnedRow.id, pinned: true })).status,
+      (await pinCall(database, browser, chatId, { messageId: pinnedRow.id, pinned: true })).status,
     ).toBe(200);
     for (let turn = 0; turn < 4; turn++) {
       await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
@@ -441,13 +434,13 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const second = (await historyOf(database.db, chatId)).filter((m) => m.role === "user")[1];
     if (!second) throw new Error("no second message");
     expect(
-      (await pin(database, browser, chatId, { messageId: second.id, pinned: true })).status,
+      (await pinCall(database, browser, chatId, { messageId: second.id, pinned: true })).status,
     ).toBe(200);
     expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
     // The summarizer was never given it: only the pin keeps it.
     expect((await chatRow(database.db, chatId)).contextSummary).not.toContain("stg-4");
     expect(
-      (await pin(database, browser, chatId, { messageId: second.id, pinned: false })).status,
+      (await pinCall(database, browser, chatId, { messageId: second.id, pinned: false })).status,
     ).toBe(200);
 
     const response = await continueChat(database, browser, chatId);

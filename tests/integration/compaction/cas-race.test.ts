@@ -6,7 +6,6 @@ const fake = await vi.hoisted(async () => {
   return startFakeProvider(SMALL_WINDOW);
 });
 
-import * as pinsRoute from "@/app/api/chats/[id]/pins/route";
 import { getLanguageModel } from "@/lib/ai/providers";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
 import { modelBudget } from "@/lib/chat/budget";
@@ -25,11 +24,12 @@ import {
   eventsOf,
   historyOf,
   isSummaryRequest,
+  pinCall,
   scriptedSummary,
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
-import { type Browser, call } from "../../helpers/http";
+import type { Browser } from "../../helpers/http";
 import { longMessage, newChat, sendTurn } from "../../helpers/turns";
 import { eventually } from "../../helpers/ui-stream";
 
@@ -285,13 +285,7 @@ describeEachDriver("Compaction races: the CAS on version decides, never a stale 
     const [pinned] = await historyOf(database.db, chatId);
     if (!pinned) throw new Error("no message");
     const pinAs = (value: boolean) =>
-      call(database, pinsRoute.PUT, {
-        path: `/api/chats/${chatId}/pins`,
-        method: "PUT",
-        body: { messageId: pinned.id, pinned: value },
-        params: { id: chatId },
-        browser,
-      });
+      pinCall(database, browser, chatId, { messageId: pinned.id, pinned: value });
     expect((await pinAs(true)).status).toBe(200);
     await turns(database, browser, chatId, 0, 3);
     expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);

@@ -10,7 +10,6 @@ vi.hoisted(() => {
 });
 
 import * as authRoute from "@/app/api/auth/[...all]/route";
-import * as chatApi from "@/app/api/chat/route";
 import type { Database } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { countUsers } from "@/lib/db/queries/users";
@@ -18,10 +17,8 @@ import { installPeerAddressStamp, PEER_ADDRESS_HEADER } from "@/lib/limits/peer-
 import { PASSWORD } from "../../helpers/auth";
 import { compactNowCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
-import { isTurnActive } from "../../helpers/db";
 import { anonymous, type Browser, call } from "../../helpers/http";
-import { newChat } from "../../helpers/turns";
-import { eventually, readChunks } from "../../helpers/ui-stream";
+import { newChat, sendTurn } from "../../helpers/turns";
 
 // In the server, the stamp is installed at start and the socket's address set per request;
 // here each request carries the address its (simulated) socket had.
@@ -106,20 +103,13 @@ describeEachDriver("rate limits", (use) => {
     const chatId = await newChat(database, browser);
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const response = await call(database, chatApi.POST, {
-        path: "/api/chat",
-        method: "POST",
-        body: {
-          trigger: "submit-message",
-          chatId,
-          modelId: "demo:demo",
-          message: { id: `u-${i}`, role: "user", parts: [{ type: "text", text: `hello ${i}` }] },
-        },
-        browser,
+      const { response } = await sendTurn(database, browser, {
+        chatId,
+        modelId: "demo:demo",
+        text: `hello ${i}`,
+        id: `u-${i}`,
       });
       statuses.push(response.status);
-      if (response.ok) await readChunks(response);
-      await eventually(async () => !(await isTurnActive(database.db, chatId)));
     }
     expect(statuses).toEqual([200, 200, 429]);
     // The refused turn saved nothing.
@@ -146,19 +136,11 @@ describeEachDriver("rate limits", (use) => {
       "too_many_requests:compact",
     );
     // Compacting spent its own points: a turn is still let through.
-    const turn = await call(database, chatApi.POST, {
-      path: "/api/chat",
-      method: "POST",
-      body: {
-        trigger: "submit-message",
-        chatId,
-        modelId: "demo:demo",
-        message: { id: "u-after", role: "user", parts: [{ type: "text", text: "still here" }] },
-      },
-      browser,
+    const after = await sendTurn(database, browser, {
+      chatId,
+      modelId: "demo:demo",
+      text: "still here",
     });
-    expect(turn.status).toBe(200);
-    await readChunks(turn);
-    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    expect(after.response.status).toBe(200);
   });
 });
