@@ -20,6 +20,7 @@ export default function ErrorPage({ error, reset }: Props) {
 
   return (
     <div className="flex h-full flex-col items-center justify-center gap-3 px-6 text-center">
+      <title>{down ? "Database unreachable · Fold" : "Error · Fold"}</title>
       {down ? (
         <>
           <h1 className="text-lg font-semibold">Fold can't reach its database</h1>

@@ -17,8 +17,9 @@ export const viewport: Viewport = {
   ],
 };
 
+// No title here: each page names itself (metadata), and the chat pages through their layout,
+// which stays mounted as the user moves between chats, so the tab never goes blank.
 export const metadata: Metadata = {
-  title: "Fold",
   description: "Chat with any model, without hitting the context wall.",
 };
 

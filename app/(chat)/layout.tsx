@@ -18,6 +18,8 @@ export default async function ChatLayout({ children }: { children: ReactNode }) 
   }));
   return (
     <div className="flex h-full">
+      {/* A title Next's metadata would drop for a moment on every move to another chat. */}
+      <title>Fold</title>
       <SkipToComposer />
       <Sidebar user={user} initialChats={initialChats} initialHasMore={page?.hasMore ?? false} />
       <main className="flex min-w-0 flex-1 flex-col">{children}</main>

@@ -96,6 +96,37 @@ test("unknown pages and other users' chats get an in-app 404; admin pages a 403 
   await expect(nav.getByRole("link", { name: "Back to your chats" })).toBeVisible();
 });
 
+test("the tab keeps a title on every page and while moving between chats", async ({ page }) => {
+  await page.goto("/login");
+  await expect(page).toHaveTitle("Sign in · Fold");
+  await page.goto("/register");
+  await expect(page).toHaveTitle("Create account · Fold");
+  await registerUser(page, `e2e-title-${Date.now()}@example.com`);
+  await expect(page).toHaveTitle("Fold");
+  // Every change to the document's title while the user opens new chats, as it happens: Next
+  // drops a page's metadata title for a moment on a client-side move.
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    Object.assign(window, { titlesSeen: seen });
+    new MutationObserver(() => seen.push(document.title)).observe(document.documentElement, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+    });
+  });
+  for (let i = 0; i < 3; i++) {
+    const before = page.url();
+    await page.getByRole("button", { name: "New chat" }).click();
+    await expect(page).not.toHaveURL(before, { timeout: 20_000 });
+    await hydrated(page);
+    await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  }
+  const seen = await page.evaluate(
+    () => (window as unknown as { titlesSeen: string[] }).titlesSeen,
+  );
+  expect(new Set(seen)).toEqual(new Set(["Fold"]));
+});
+
 test("the first Tab reaches a skip link that jumps to the message box", async ({ page }) => {
   await registerUser(page, `e2e-skip-${Date.now()}@example.com`);
   await newChat(page);

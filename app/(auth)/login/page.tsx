@@ -1,8 +1,11 @@
+import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { AuthForm } from "@/components/auth/auth-form";
 import { currentPageUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
 import { countUsers } from "@/lib/db/queries/users";
+
+export const metadata: Metadata = { title: "Sign in · Fold" };
 
 export const dynamic = "force-dynamic";
 

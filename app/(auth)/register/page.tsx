@@ -1,9 +1,12 @@
+import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { AuthForm } from "@/components/auth/auth-form";
 import { currentPageUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
 import { countUsers } from "@/lib/db/queries/users";
 import { env } from "@/lib/env";
+
+export const metadata: Metadata = { title: "Create account · Fold" };
 
 export const dynamic = "force-dynamic";
 
