@@ -11,6 +11,21 @@ const NONE: DayUsage = { messages: 0, tokens: 0 };
 /** What admitting a turn found: whether the allow-list lets the model through, and the day's usage once a message was taken. */
 export type TakenMessage = { allowed: boolean; usage: DayUsage | null; limits: QuotaLimits };
 
+type Count = number | string | null;
+
+/**
+ * A user's daily limits: each override of the user's, else the admin default. Both statements
+ * below read them from `"user" left join quota_default on true`.
+ */
+const effectiveLimits = {
+  messageLimit: sql<Count>`coalesce(${user.dailyMessageLimit}, ${quotaDefault.dailyMessageLimit})`,
+  tokenLimit: sql<Count>`coalesce(${user.dailyTokenLimit}, ${quotaDefault.dailyTokenLimit})`,
+};
+
+/** A count as Postgres returns it (node-postgres gives a bigint as a string), or null. */
+const countOf = (value: Count | undefined) =>
+  value === null || value === undefined ? null : Number(value);
+
 /**
  * Counts one more message for the day if the allow-list lets the user use `model` and both
  * limits still have room, in one statement, so two turns started together cannot both take
@@ -25,7 +40,6 @@ export async function takeMessageWithinLimits(
   day: string,
   model: { provider: string; model: string },
 ): Promise<TakenMessage> {
-  type Count = number | string | null;
   // Prepared: every turn is admitted through it (Postgres then skips parsing and planning it).
   const query = prepared(db, "take_message_within_limits", (on, name) => {
     const userIdParam = sql.placeholder("userId");
@@ -36,10 +50,10 @@ export async function takeMessageWithinLimits(
         tokenLimit: sql<Count>`token_limit`.as("token_limit"),
       })
       .as(sql`
-        select coalesce(u.daily_message_limit, d.daily_message_limit) as message_limit,
-               coalesce(u.daily_token_limit, d.daily_token_limit) as token_limit
-        from "user" u left join quota_default d on true
-        where u.id = ${userIdParam}`);
+        select ${effectiveLimits.messageLimit} as message_limit,
+               ${effectiveLimits.tokenLimit} as token_limit
+        from ${user} left join ${quotaDefault} on true
+        where ${user.id} = ${userIdParam}`);
     const access = on.$with("access", { allowed: sql<boolean>`allowed`.as("allowed") }).as(sql`
         select not exists (
                  select 1 from provider_access
@@ -85,16 +99,14 @@ export async function takeMessageWithinLimits(
   });
   const [row] = rows;
   if (!row) throw new Error("admitting a turn returned no row");
-  // Raw counts come back untyped (node-postgres gives a bigint as a string).
-  const count = (value: Count) => (value === null ? null : Number(value));
   const usage =
     row.messages === null ? null : { messages: Number(row.messages), tokens: Number(row.tokens) };
   return {
     allowed: row.allowed === true,
     usage,
     limits: {
-      dailyMessageLimit: count(row.messageLimit),
-      dailyTokenLimit: count(row.tokenLimit),
+      dailyMessageLimit: countOf(row.messageLimit),
+      dailyTokenLimit: countOf(row.tokenLimit),
     },
   };
 }
@@ -107,12 +119,8 @@ export async function limitsAndUsageOn(
 ): Promise<{ limits: QuotaLimits; usage: DayUsage }> {
   const [row] = await db
     .select({
-      dailyMessageLimit: sql<
-        number | null
-      >`coalesce(${user.dailyMessageLimit}, ${quotaDefault.dailyMessageLimit})`,
-      dailyTokenLimit: sql<
-        number | null
-      >`coalesce(${user.dailyTokenLimit}, ${quotaDefault.dailyTokenLimit})`,
+      dailyMessageLimit: effectiveLimits.messageLimit,
+      dailyTokenLimit: effectiveLimits.tokenLimit,
       messages: usageDay.messages,
       tokens: usageDay.tokens,
     })
@@ -120,12 +128,10 @@ export async function limitsAndUsageOn(
     .leftJoin(quotaDefault, sql`true`)
     .leftJoin(usageDay, and(eq(usageDay.userId, user.id), eq(usageDay.day, day)))
     .where(eq(user.id, userId));
-  const count = (value: number | string | null | undefined) =>
-    value === null || value === undefined ? null : Number(value);
   return {
     limits: {
-      dailyMessageLimit: count(row?.dailyMessageLimit),
-      dailyTokenLimit: count(row?.dailyTokenLimit),
+      dailyMessageLimit: countOf(row?.dailyMessageLimit),
+      dailyTokenLimit: countOf(row?.dailyTokenLimit),
     },
     usage: { messages: row?.messages ?? 0, tokens: row?.tokens ?? 0 },
   };
