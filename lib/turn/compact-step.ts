@@ -109,9 +109,10 @@ function stoppedTrace(started: TraceInput, endedAt: number) {
 }
 
 /**
- * The one refusal Tier 1 makes: what is never cut — the latest user message, and the messages
- * kept verbatim (pinned) — does not fit. Says how big the message is, or, when it would fit
- * alone, that the pinned messages take the room.
+ * The one refusal Tier 1 makes: what is never cut does not fit — the latest user message, the
+ * messages the user pinned, the summary and the messages kept verbatim until the next fold.
+ * Says which: the pinned messages when the message would fit without them, else the summary
+ * and the kept messages when it would fit alone, else the message itself.
  */
 function tooLong(turn: {
   history: FoldUIMessage[];
@@ -147,6 +148,6 @@ function tooLong(turn: {
   }
   return new AppError(
     "bad_request:too_long",
-    `Your message is about ${n(tokens)} tokens, more than ${modelId} can take: its context window is ${n(window.contextWindow)} tokens, of which ${n(budget.inputBudget)} can hold the conversation. Shorten it, or pick a model with a larger window.`,
+    `Your message (about ${n(tokens)} tokens) is too long on its own: ${room}. Shorten it, or pick a model with a larger window.`,
   );
 }

@@ -416,6 +416,22 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(answered.response.status).toBe(200);
   });
 
+  it("a message too long on its own says so, with the model's window, and asks to shorten it", async () => {
+    const database = use();
+    const { browser } = await register(database, "too-long-alone@example.com");
+    const chatId = await newChat(database, browser);
+    const refused = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: longMessage(1, 4000),
+    });
+    const error = refused.chunks.find((c) => c.type === "error") as { errorText?: string };
+    expect(error?.errorText).toMatch(/too long on its own/);
+    expect(error?.errorText).toMatch(/context window is 4,096 tokens/);
+    expect(error?.errorText).toMatch(/Shorten it/);
+    expect(fake.requests.filter((r) => !isSummaryRequest(r))).toHaveLength(0);
+  });
+
   it("continue in a new chat brings the pinned messages along, still pinned and sent verbatim", async () => {
     const database = use();
     const { browser } = await register(database, "handoff-pins@example.com");
