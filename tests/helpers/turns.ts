@@ -2,6 +2,7 @@ import * as chatApi from "@/app/api/chat/route";
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import type { Database } from "@/lib/db/client";
+import { loadHistory } from "@/lib/db/queries/messages";
 import { isTurnActive } from "./db";
 import { type Browser, call } from "./http";
 import { eventually, readChunks } from "./ui-stream";
@@ -79,6 +80,32 @@ export async function sendTurn(database: Database, browser: Browser, input: Turn
   const chunks = response.ok ? await readChunks(response) : [];
   await eventually(async () => !(await isTurnActive(database.db, input.chatId)));
   return { response, chunks };
+}
+
+/**
+ * Sends each prompt as the next turn of a new chat and returns, per turn, how far the reply's
+ * stored input estimate missed the provider's count of that turn's prompt: (estimate − real) /
+ * real. `promptTokens` reads the provider's count of the n-th turn's request.
+ */
+export async function estimateMisses(
+  database: Database,
+  browser: Browser,
+  input: {
+    modelId: string;
+    prompts: readonly string[];
+    promptTokens: (request: number) => number;
+  },
+): Promise<number[]> {
+  const chatId = await newChat(database, browser);
+  const misses: number[] = [];
+  for (const [turn, text] of input.prompts.entries()) {
+    await sendTurn(database, browser, { chatId, modelId: input.modelId, text, id: `u${turn}` });
+    const rows = await loadHistory(database.db, chatId);
+    const metadata = rows.at(-1)?.metadata as { stats: { estimatedInputTokens: number } };
+    const real = input.promptTokens(turn);
+    misses.push((metadata.stats.estimatedInputTokens - real) / real);
+  }
+  return misses;
 }
 
 /** A user message of roughly `words` words, unique per turn. */

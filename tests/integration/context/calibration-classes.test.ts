@@ -8,16 +8,11 @@ const fake = await vi.hoisted(async () => {
   });
 });
 
-import * as chatApi from "@/app/api/chat/route";
-import * as chatsRoute from "@/app/api/chats/route";
 import { COLD_CLASS_RATIOS } from "@/lib/context/calibration";
 import { getCalibration } from "@/lib/db/queries/calibration";
-import { loadHistory } from "@/lib/db/queries/messages";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
-import { isTurnActive } from "../../helpers/db";
-import { call } from "../../helpers/http";
-import { eventually, readChunks } from "../../helpers/ui-stream";
+import { estimateMisses } from "../../helpers/turns";
 
 afterAll(() => fake.close());
 
@@ -45,37 +40,12 @@ describeEachDriver("per-class self-calibration", (use) => {
   it("learns a Qwen 3 provider by content class and stores the fit", async () => {
     const database = use();
     const { browser } = await register(database, "qwen-cal@example.com");
-    const created = await call(database, chatsRoute.POST, {
-      path: "/api/chats",
-      method: "POST",
-      body: {},
-      browser,
-    });
-    const chatId = ((await created.json()) as { chat: { id: string } }).chat.id;
     fake.reset();
-
-    const errors: number[] = [];
-    for (const [turn, text] of PROMPTS.entries()) {
-      const response = await call(database, chatApi.POST, {
-        path: "/api/chat",
-        method: "POST",
-        body: {
-          trigger: "submit-message",
-          chatId,
-          modelId: "fake:qwen",
-          message: { id: `q${turn}`, role: "user", parts: [{ type: "text", text }] },
-        },
-        browser,
-      });
-      await readChunks(response);
-      await eventually(async () => !(await isTurnActive(database.db, chatId)));
-      const rows = await loadHistory(database.db, chatId);
-      const metadata = rows[rows.length - 1]?.metadata as {
-        stats: { estimatedInputTokens: number };
-      };
-      const real = fake.requests[turn]?.promptTokens ?? 0;
-      errors.push((metadata.stats.estimatedInputTokens - real) / real);
-    }
+    const errors = await estimateMisses(database, browser, {
+      modelId: "fake:qwen",
+      prompts: PROMPTS,
+      promptTokens: (turn) => fake.requests[turn]?.promptTokens ?? 0,
+    });
 
     const calibration = await getCalibration(database.db, "fake", "qwen");
     expect(calibration?.samples).toBe(PROMPTS.length);
