@@ -53,14 +53,20 @@ export async function tryHoldCompactionLease(db: Db, chatId: string): Promise<He
 export function keepRenewing(db: Db, lease: Lease): HeldLease {
   const { chatId } = lease;
   let held: Lease | null = lease;
+  // A renewal on its way: the release waits for it, or it would free the old token while the
+  // renewal writes a new one that nobody frees (the chat stays busy until that runs out).
+  let renewing: Promise<void> | null = null;
   const renew = setInterval(() => {
-    if (!held) return;
-    renewLease(db, held, LEASE_MS)
+    if (!held || renewing) return;
+    renewing = renewLease(db, held, LEASE_MS)
       .then((next) => {
         if (!next) log.warn({ chatId }, "lease lost before it was renewed");
         held = next;
       })
-      .catch((error) => log.warn({ err: error, chatId }, "lease renew failed"));
+      .catch((error) => log.warn({ err: error, chatId }, "lease renew failed"))
+      .finally(() => {
+        renewing = null;
+      });
   }, LEASE_RENEW_MS);
   let released = false;
   return {
@@ -68,6 +74,7 @@ export function keepRenewing(db: Db, lease: Lease): HeldLease {
       if (released) return;
       released = true;
       clearInterval(renew);
+      await renewing;
       const current = held;
       held = null;
       if (!current) return;

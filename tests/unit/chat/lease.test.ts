@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import type { Db } from "@/lib/db/client";
+import type { Lease } from "@/lib/db/queries/leases";
+
+// The lease queries, held in hand: a renewal answers when the test says so.
+const queries = vi.hoisted(() => ({
+  renewLease: vi.fn(),
+  releaseLease: vi.fn(async () => true),
+  acquireLease: vi.fn(),
+}));
+vi.mock("@/lib/db/queries/leases", () => queries);
+
+const { keepRenewing } = await import("@/lib/chat/lease");
+
+const db = {} as Db;
+const lease = (ms: number): Lease => ({ chatId: "c1", until: new Date(ms), kind: "turn" });
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+  queries.renewLease.mockReset();
+  queries.releaseLease.mockClear();
+});
+afterEach(() => vi.useRealTimers());
+
+it("a release during a renewal frees the token the renewal wrote, not the one it replaced", async () => {
+  let answer: (next: Lease | null) => void = () => {};
+  queries.renewLease.mockImplementation(
+    () => new Promise<Lease | null>((resolve) => (answer = resolve)),
+  );
+  const held = keepRenewing(db, lease(1));
+  vi.advanceTimersByTime(10_000);
+  expect(queries.renewLease).toHaveBeenCalledTimes(1);
+
+  const released = held.release();
+  answer(lease(2));
+  await released;
+  expect(queries.releaseLease).toHaveBeenCalledTimes(1);
+  expect(queries.releaseLease).toHaveBeenCalledWith(db, lease(2));
+});
+
+it("renews with the newest token, one renewal at a time, and stops once released", async () => {
+  let answer: (next: Lease | null) => void = () => {};
+  queries.renewLease.mockImplementation(
+    () => new Promise<Lease | null>((resolve) => (answer = resolve)),
+  );
+  const held = keepRenewing(db, lease(1));
+  vi.advanceTimersByTime(10_000);
+  // A slow renewal: the next tick does not send a second one beside it.
+  vi.advanceTimersByTime(10_000);
+  expect(queries.renewLease).toHaveBeenCalledTimes(1);
+  answer(lease(2));
+  await vi.waitFor(() => {
+    vi.advanceTimersByTime(10_000);
+    expect(queries.renewLease).toHaveBeenCalledTimes(2);
+  });
+  expect(queries.renewLease).toHaveBeenLastCalledWith(db, lease(2), 30_000);
+  answer(lease(3));
+  await held.release();
+  expect(queries.releaseLease).toHaveBeenCalledWith(db, lease(3));
+  vi.advanceTimersByTime(30_000);
+  expect(queries.renewLease).toHaveBeenCalledTimes(2);
+});
