@@ -21,7 +21,17 @@ function contextOf(bus: LiveBus): ResumableStreamContext {
       keyPrefix: "fold:stream",
       // A long-running server: nothing to keep alive.
       waitUntil: null,
-      publisher: bus.publisher,
+      // The library stops reading a stream for good when sending a chunk to a reader fails
+      // (its read loop has no catch): the turn or compaction publishing it would never end,
+      // holding its lease. A failed send costs that reader the chunk (it times out), nothing more.
+      publisher: {
+        ...bus.publisher,
+        publish: (channel, message) =>
+          bus.publisher.publish(channel, message).catch((error: unknown) => {
+            log.warn({ err: error, channel }, "live stream: a chunk did not reach its reader");
+            return 0;
+          }),
+      },
       subscriber: bus.subscriber,
     });
     contexts.set(bus, context);

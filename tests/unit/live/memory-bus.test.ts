@@ -44,6 +44,31 @@ describe("the single-instance live bus (no REDIS_URL)", () => {
     expect(await reading).toBe("data: one\n\ndata: two\n\ndata: three\n\n");
   });
 
+  it("a publish that fails while a reader follows costs that reader only: the stream still runs to its end", async () => {
+    const bus = memoryBus();
+    const source = controlledStream();
+    const published = publishTurnStream(bus, "chat-3", "stream-3", source.stream);
+    source.push("data: one\n\n");
+    await tick();
+    const resumed = await resumeTurnStream(bus, "chat-3");
+    expect(resumed).not.toBeNull();
+    await tick();
+    // The bus goes down for chunk deliveries (a Redis failover, say).
+    const publish = bus.publisher.publish;
+    bus.publisher.publish = (channel, message) =>
+      channel.includes(":chunk:")
+        ? Promise.reject(new Error("bus down"))
+        : publish(channel, message);
+    source.push("data: two\n\n");
+    source.end();
+    const ended = await Promise.race([
+      published.then(() => "ended"),
+      new Promise((resolve) => setTimeout(() => resolve("still running"), 1_000)),
+    ]);
+    expect(ended).toBe("ended");
+    await (resumed as ReadableStream<string>).cancel().catch(() => undefined);
+  });
+
   it("has nothing to resume for a chat without a live stream, or once the turn is over", async () => {
     const bus = memoryBus();
     expect(await resumeTurnStream(bus, "chat-2")).toBeNull();
