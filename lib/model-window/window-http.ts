@@ -3,8 +3,9 @@ import type { FetchFunction } from "@/lib/ai/remote-models";
 
 /**
  * One JSON request to a server's own API while resolving a window. A server that does not
- * have the endpoint (404, or any other failure status), or answers something else than the
- * schema, says nothing: null. Network errors and the caller's abort still throw.
+ * have the endpoint (404, or any other failure status, or an `error` body: LM Studio answers
+ * an unknown path with 200 and one), or answers something else than the schema, says nothing:
+ * null. Network errors and the caller's abort still throw.
  */
 export async function requestJson<T>(
   fetch: FetchFunction,
@@ -24,6 +25,8 @@ export async function requestJson<T>(
     await response.body?.cancel();
     return null;
   }
-  const parsed = input.schema.safeParse(await response.json().catch(() => null));
+  const body: unknown = await response.json().catch(() => null);
+  if (typeof body === "object" && body !== null && "error" in body) return null;
+  const parsed = input.schema.safeParse(body);
   return parsed.success ? parsed.data : null;
 }
