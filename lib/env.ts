@@ -166,7 +166,7 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
     pgliteDir: optionalString("PGLITE_DIR") ?? "./.data/pglite",
     dataDir: optionalString("FOLD_DATA_DIR") ?? "./.data",
     authSecret: k("BETTER_AUTH_SECRET", z.string().min(32), undefined as string | undefined),
-    authUrl: k("BETTER_AUTH_URL", url, undefined as string | undefined),
+    authUrl: k("BETTER_AUTH_URL", httpUrl, undefined as string | undefined),
     registration: k("REGISTRATION", z.enum(REGISTRATION_MODES), "approval"),
     trustProxy: k<number>("TRUST_PROXY", count(MAX_TRUST_PROXY_HOPS), 0),
     redisUrl: k("REDIS_URL", redisUrl, undefined as string | undefined),

@@ -15,6 +15,9 @@ const PASSWORD_MAX_LENGTH = 128;
 const SESSION_DAYS = 30;
 
 function createAuth(db: Db) {
+  // better-auth reads BETTER_AUTH_URL itself when given no base URL: a value Fold refused (and
+  // said so at startup) would make every sign-in and session check fail.
+  if (!env().authUrl) delete process.env.BETTER_AUTH_URL;
   return betterAuth({
     appName: "Fold",
     // Its lines go through Fold's logger, which scrubs SQL parameters (session tokens) from errors.
