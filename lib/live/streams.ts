@@ -26,7 +26,7 @@ function contextOf(bus: LiveBus): ResumableStreamContext {
       // holding its lease. A failed send costs that reader the chunk (it times out), nothing more.
       publisher: {
         ...bus.publisher,
-        publish: (channel, message) =>
+        publish: (channel: string, message: string) =>
           bus.publisher.publish(channel, message).catch((error: unknown) => {
             log.warn({ err: error, channel }, "live stream: a chunk did not reach its reader");
             return 0;
