@@ -1,10 +1,18 @@
 /**
  * Counts the tokens of every provider call a user's request makes — each step of a tool loop,
  * each summarizer attempt, each retry — as the provider reports them, whether or not the
- * reply is stored or the browser is still there.
+ * reply is stored or the browser is still there. A call cut off before the provider reports
+ * (Stop, a deadline, a dropped connection) still cost tokens: it counts Fold's estimate of
+ * what it sent and what came back.
  */
-import type { LanguageModelV4, LanguageModelV4Usage } from "@ai-sdk/provider";
+import type {
+  LanguageModelV4,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
+} from "@ai-sdk/provider";
 import { type LanguageModel, wrapLanguageModel } from "ai";
+import { countTextTokens } from "@/lib/context/tokens";
 
 export type TokenSink = (tokens: number) => void;
 
@@ -13,26 +21,93 @@ export function callTokens(usage: LanguageModelV4Usage): number {
   return (usage.inputTokens.total ?? 0) + (usage.outputTokens.total ?? 0);
 }
 
-/** The same model, reporting each call's tokens to `sink` when the call finishes. */
+/** The text a prompt sends, as an estimate reads it: messages' text, tool calls and results. */
+function promptText(prompt: LanguageModelV4Prompt): string {
+  const pieces: string[] = [];
+  for (const message of prompt) {
+    if (typeof message.content === "string") {
+      pieces.push(message.content);
+      continue;
+    }
+    for (const part of message.content) {
+      if (part.type === "text" || part.type === "reasoning") pieces.push(part.text);
+      else if (part.type === "tool-call") pieces.push(JSON.stringify(part.input));
+      else if (part.type === "tool-result") pieces.push(JSON.stringify(part.output));
+    }
+  }
+  return pieces.join("\n");
+}
+
+/** What a streamed part brings of the answer's text. */
+function partText(part: LanguageModelV4StreamPart): string {
+  switch (part.type) {
+    case "text-delta":
+    case "reasoning-delta":
+    case "tool-input-delta":
+      return part.delta;
+    default:
+      return "";
+  }
+}
+
+/** Fold's estimate of a call cut off before its usage came: what it sent, what came back. */
+const cutOffTokens = (prompt: LanguageModelV4Prompt, written: string) =>
+  countTextTokens(promptText(prompt)) + countTextTokens(written);
+
+/**
+ * The same model, reporting each call's tokens to `sink` once: the provider's count when the
+ * call finishes, else (cut off, failed mid-stream) the estimate.
+ */
 export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageModelV4 {
   return wrapLanguageModel({
     model,
     middleware: {
-      wrapGenerate: async ({ doGenerate }) => {
-        const result = await doGenerate();
-        sink(callTokens(result.usage));
-        return result;
+      wrapGenerate: async ({ doGenerate, params }) => {
+        try {
+          const result = await doGenerate();
+          sink(callTokens(result.usage));
+          return result;
+        } catch (error) {
+          // Stopped while the provider wrote: it read the prompt. A refusal costs nothing.
+          if (params.abortSignal?.aborted) sink(cutOffTokens(params.prompt, ""));
+          throw error;
+        }
       },
-      wrapStream: async ({ doStream }) => {
+      wrapStream: async ({ doStream, params }) => {
         const result = await doStream();
-        const stream = result.stream.pipeThrough(
-          new TransformStream({
-            transform(part, controller) {
-              if (part.type === "finish") sink(callTokens(part.usage));
-              controller.enqueue(part);
-            },
-          }),
-        );
+        const reader = result.stream.getReader();
+        let counted = false;
+        let written = "";
+        const count = (tokens: number) => {
+          if (counted) return;
+          counted = true;
+          sink(tokens);
+        };
+        const cutOff = () => count(cutOffTokens(params.prompt, written));
+        const stream = new ReadableStream<LanguageModelV4StreamPart>({
+          async pull(controller) {
+            let next: ReadableStreamReadResult<LanguageModelV4StreamPart>;
+            try {
+              next = await reader.read();
+            } catch (error) {
+              cutOff();
+              throw error;
+            }
+            if (next.done) {
+              cutOff();
+              controller.close();
+              return;
+            }
+            const part = next.value;
+            if (part.type === "finish") count(callTokens(part.usage));
+            else written += partText(part);
+            controller.enqueue(part);
+          },
+          async cancel(reason) {
+            cutOff();
+            await reader.cancel(reason);
+          },
+        });
         return { ...result, stream };
       },
     },

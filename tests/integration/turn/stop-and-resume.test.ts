@@ -18,10 +18,13 @@ const fake = await vi.hoisted(async () => {
 
 import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import * as streamRoute from "@/app/api/chats/[id]/stream/route";
+import { countTextTokens } from "@/lib/context/tokens";
+import { usageOn } from "@/lib/db/queries/usage";
+import { usageDayOf } from "@/lib/limits/quota-day";
 import { redisBus } from "@/lib/live/bus";
 import { requestStop } from "@/lib/live/stop";
 import { resumeTurnStream } from "@/lib/live/streams";
-import { register } from "../../helpers/auth";
+import { register, sessionOf } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
@@ -100,6 +103,15 @@ describeEachDriver("Stop and resume across instances", (use) => {
     expect(storedText.length).toBeGreaterThan(0);
     expect(storedText.length).toBeLessThan(600);
     expect(stored.replying).toBe(false);
+    // The provider reported no count for the cut-off call: the day's usage has Fold's estimate
+    // of it, at least the question and what was written.
+    const user = (await sessionOf(database, browser))?.user;
+    const spent = countTextTokens("Tell me a long story.") + countTextTokens(storedText);
+    // Recorded in the background, as every call's count is.
+    await eventually(
+      async () =>
+        (await usageOn(database.db, user?.id ?? "", usageDayOf(new Date()))).tokens >= spent,
+    );
   });
 
   it("a reader on another instance joining mid-reply gets the whole reply, from its first chunk", async () => {

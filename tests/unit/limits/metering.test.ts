@@ -2,6 +2,7 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { generateText, simulateReadableStream, streamText } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
+import { countTextTokens } from "@/lib/context/tokens";
 import { meteredModel } from "@/lib/limits/metering";
 
 const usage = (input: number, output: number) => ({
@@ -39,6 +40,62 @@ describe("meteredModel", () => {
     const result = streamText({ model: meteredModel(model, (n) => tokens.push(n)), prompt: "hi" });
     expect(await result.text).toBe("Hello");
     expect(tokens).toEqual([945]);
+  });
+
+  it("a stream stopped before the provider's count is metered by Fold's estimate, once", async () => {
+    const tokens: number[] = [];
+    const stop = new AbortController();
+    // A provider that writes two pieces, then nothing more until it is cut off.
+    const model = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            controller.enqueue({ type: "text-start", id: "t" });
+            controller.enqueue({ type: "text-delta", id: "t", delta: "Once upon a time" });
+            controller.enqueue({ type: "text-delta", id: "t", delta: " there was a lighthouse" });
+          },
+        }),
+      }),
+    });
+    const prompt = "Tell me a long story about a lighthouse keeper.";
+    const result = streamText({
+      model: meteredModel(model, (n) => tokens.push(n)),
+      prompt,
+      abortSignal: stop.signal,
+    });
+    for await (const text of result.textStream) {
+      if (text.includes("lighthouse")) stop.abort();
+    }
+    await expect(result.text).rejects.toThrow();
+    expect(tokens).toEqual([
+      countTextTokens(prompt) + countTextTokens("Once upon a time there was a lighthouse"),
+    ]);
+  });
+
+  it("a stream that fails mid-way without a count is metered by the estimate", async () => {
+    const tokens: number[] = [];
+    const parts: LanguageModelV4StreamPart[] = [
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Partial answer" },
+    ];
+    const model = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          pull(controller) {
+            const part = parts.shift();
+            if (part) controller.enqueue(part);
+            else controller.error(new Error("connection reset"));
+          },
+        }),
+      }),
+    });
+    const result = streamText({
+      model: meteredModel(model, (n) => tokens.push(n)),
+      prompt: "hi",
+      onError: () => undefined,
+    });
+    await result.consumeStream();
+    expect(tokens).toEqual([countTextTokens("hi") + countTextTokens("Partial answer")]);
   });
 
   it("counts a count the provider left out as zero", async () => {
