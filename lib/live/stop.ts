@@ -8,8 +8,10 @@ import type { LiveBus } from "./bus";
  * A Stop can also come before the turn listens: sent right after the
  * message, it may reach the server before the turn does. A stop that names
  * the message its turn answers is therefore also left for that turn as a
- * pending stop, which the turn looks for once it listens; a stop some turn
- * heard, or one for a message already answered, leaves nothing behind.
+ * pending stop, which the turn looks for once it listens; the turn that
+ * hears it uses it up, and one for a message already answered leaves nothing
+ * behind. A named stop stops only the turn answering that message: another
+ * tab's reply still being written in the same chat goes on.
  */
 const channel = (chatId: string) => `fold:stop:${chatId}`;
 const pendingKey = (chatId: string) => `fold:stop-pending:${chatId}`;
@@ -17,17 +19,31 @@ const pendingKey = (chatId: string) => `fold:stop-pending:${chatId}`;
 /** How long a pending stop waits for the turn it names. */
 const PENDING_STOP_SECONDS = 30;
 
-/** Asks the chat's running turn, wherever it runs, to stop; the number of turns that heard it. */
-export async function requestStop(bus: LiveBus, chatId: string): Promise<number> {
-  const heard = await bus.publisher.publish(channel(chatId), "stop");
+const STOP_ANY = "stop";
+const stopOf = (messageId: string) => `stop:${messageId}`;
+
+/**
+ * Asks the chat's running turn, wherever it runs, to stop — only the one answering `messageId`
+ * when it is given; the number of turns that heard it (whichever they answer).
+ */
+export async function requestStop(
+  bus: LiveBus,
+  chatId: string,
+  messageId?: string,
+): Promise<number> {
+  const heard = await bus.publisher.publish(
+    channel(chatId),
+    messageId ? stopOf(messageId) : STOP_ANY,
+  );
   return typeof heard === "number" ? heard : 0;
 }
 
 /**
  * Stops the turn that answers `messageId`, running or still on its way: left pending first,
- * then published, so a turn that starts listening in between still finds it. When a turn
- * heard it, or `answered()` says the message has its reply already, the pending stop is
- * withdrawn. True when a turn was stopped or will be.
+ * then published, so a turn that starts listening in between still finds it. The turn that
+ * hears it uses the pending stop up (another turn of the chat leaves it for its own); when
+ * no turn heard it and `answered()` says the message has its reply already, it is withdrawn.
+ * True when a turn was stopped or will be.
  */
 export async function requestStopOf(
   bus: LiveBus,
@@ -36,10 +52,7 @@ export async function requestStopOf(
   answered: () => Promise<boolean>,
 ): Promise<boolean> {
   await bus.publisher.set(pendingKey(chatId), messageId, { EX: PENDING_STOP_SECONDS });
-  if ((await requestStop(bus, chatId)) > 0) {
-    await withdrawPendingStop(bus, chatId);
-    return true;
-  }
+  if ((await requestStop(bus, chatId, messageId)) > 0) return true;
   if (await answered()) {
     await withdrawPendingStop(bus, chatId);
     return false;
@@ -66,13 +79,23 @@ function withdrawPendingStop(bus: LiveBus, chatId: string) {
   return bus.publisher.set(pendingKey(chatId), "", { EX: 1 });
 }
 
-/** Calls `onStop` when a stop for the chat arrives; the returned function stops listening. */
+/**
+ * Calls `onStop` when a stop for the turn answering `answering` arrives (one naming no message,
+ * or naming that one, whose pending copy it uses up); the returned function stops listening.
+ */
 export async function watchStop(
   bus: LiveBus,
   chatId: string,
+  answering: string | undefined,
   onStop: () => void,
 ): Promise<() => Promise<void>> {
-  await bus.subscriber.subscribe(channel(chatId), () => onStop());
+  await bus.subscriber.subscribe(channel(chatId), (message) => {
+    if (message === STOP_ANY) onStop();
+    else if (answering !== undefined && message === stopOf(answering)) {
+      onStop();
+      void takePendingStop(bus, chatId, answering).catch(() => undefined);
+    }
+  });
   return async () => {
     await bus.subscriber.unsubscribe(channel(chatId));
   };

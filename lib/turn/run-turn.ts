@@ -75,16 +75,18 @@ export async function runTurn(
   }
 
   const stop = new AbortController();
-  const unwatch = await watchStop(live, chat.id, () => stop.abort()).catch((error: unknown) => {
-    log.warn(
-      { err: error, chatId: chat.id },
-      "stop channel unavailable; this turn cannot be stopped",
-    );
-    return async () => undefined;
-  });
+  const answering = prepared.history.findLast((m) => m.role === "user")?.id;
+  const unwatch = await watchStop(live, chat.id, answering, () => stop.abort()).catch(
+    (error: unknown) => {
+      log.warn(
+        { err: error, chatId: chat.id },
+        "stop channel unavailable; this turn cannot be stopped",
+      );
+      return async () => undefined;
+    },
+  );
   // A Stop sent before the turn listened (right after the message) waits for it; looked for
   // beside the turn's first steps, not before them.
-  const answering = prepared.history.findLast((m) => m.role === "user")?.id;
   if (answering) {
     void takePendingStop(live, chat.id, answering)
       .then((pending) => pending && stop.abort())

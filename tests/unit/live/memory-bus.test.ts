@@ -84,8 +84,8 @@ describe("the single-instance live bus (no REDIS_URL)", () => {
   it("delivers a stop to the chat's running turn only, and not after it stopped listening", async () => {
     const bus = memoryBus();
     const heard: string[] = [];
-    const unwatchA = await watchStop(bus, "chat-a", () => heard.push("a"));
-    await watchStop(bus, "chat-b", () => heard.push("b"));
+    const unwatchA = await watchStop(bus, "chat-a", "u-a", () => heard.push("a"));
+    await watchStop(bus, "chat-b", "u-b", () => heard.push("b"));
     expect(await requestStop(bus, "chat-a")).toBe(1);
     await tick();
     expect(heard).toEqual(["a"]);
