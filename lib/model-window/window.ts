@@ -88,28 +88,47 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
   const inFlight = new Map<string, Flight>();
   let flights = 0;
 
-  /** Steps 3–5: provider, catalog, default. */
-  async function fromSources(provider: string, model: string): Promise<ChainWindow> {
+  /**
+   * Steps 3–5: provider, catalog, default. `stopgap` when the provider's own lookup failed or
+   * timed out: what stands in for its answer is kept only as long as a guess.
+   */
+  async function fromSources(
+    provider: string,
+    model: string,
+  ): Promise<{ chain: ChainWindow; stopgap: boolean }> {
     const lookup = lookups.get(provider);
+    let stopgap = false;
     if (lookup) {
       try {
         const result = await withDeadline(timeoutMs, (signal) => lookup(model, signal));
         if (result.timedOut) {
+          stopgap = true;
           log.warn({ provider, model, timeoutMs }, "context window lookup timed out");
         } else if (result.value) {
-          return { ...result.value, source: "provider" };
+          return { chain: { ...result.value, source: "provider" }, stopgap };
         }
       } catch (error) {
+        stopgap = true;
         log.warn({ provider, model, err: error }, "context window lookup failed");
       }
     }
     const match = await catalog.lookup(provider, model);
-    if (match) return { ...match, source: "catalog" };
-    return { contextWindow: DEFAULT_CONTEXT_WINDOW, maxOutputTokens: null, source: "default" };
+    if (match) return { chain: { ...match, source: "catalog" }, stopgap };
+    return {
+      chain: { contextWindow: DEFAULT_CONTEXT_WINDOW, maxOutputTokens: null, source: "default" },
+      stopgap,
+    };
   }
 
-  /** The whole chain. An override may set one number; the other comes from the rest. */
-  async function resolveFresh(provider: string, model: string, db?: Db): Promise<ContextWindow> {
+  /**
+   * The whole chain, and how long to keep its answer. An override may set one number; the
+   * other comes from the rest.
+   */
+  async function resolveFresh(
+    provider: string,
+    model: string,
+    db?: Db,
+  ): Promise<{ window: ContextWindow; ttlMs: number }> {
     const database = db ?? (await options.db());
     const [override, observed] = await Promise.all([
       getOverride(database, provider, model),
@@ -118,15 +137,22 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
     const contextWindow = override?.contextWindow ?? null;
     const maxOutputTokens = override?.maxOutputTokens ?? null;
     if (contextWindow !== null && maxOutputTokens !== null) {
-      return { contextWindow, maxOutputTokens, source: "override" };
+      const window: ContextWindow = { contextWindow, maxOutputTokens, source: "override" };
+      return { window, ttlMs: ttlOf(window, false) };
     }
-    const rest = withObservation(await fromSources(provider, model), observed);
+    const { chain, stopgap } = await fromSources(provider, model);
+    const rest = withObservation(chain, observed);
     if (contextWindow !== null) {
-      return { contextWindow, maxOutputTokens: rest.maxOutputTokens, source: "override" };
+      const window: ContextWindow = {
+        contextWindow,
+        maxOutputTokens: rest.maxOutputTokens,
+        source: "override",
+      };
+      return { window, ttlMs: ttlOf(window, stopgap) };
     }
     const window = maxOutputTokens !== null ? { ...rest, maxOutputTokens } : rest;
     if (window.source === "default") metric("context_window.default", { provider, model });
-    return window;
+    return { window, ttlMs: ttlOf(window, stopgap) };
   }
 
   return {
@@ -138,10 +164,10 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
       if (!flight) {
         const id = ++flights;
         const promise = resolveFresh(provider, model, db)
-          .then((window) => {
+          .then(({ window, ttlMs }) => {
             // An eviction while this ran dropped the flight: its result must not be cached.
             if (inFlight.get(key)?.id === id) {
-              cache.set(key, { window, expiresAt: now() + ttlOf(window) });
+              cache.set(key, { window, expiresAt: now() + ttlMs });
             }
             return window;
           })
@@ -163,7 +189,7 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
       // Only an override hides what the chain says; an observation carries it along.
       const chain =
         window.source === "override"
-          ? await fromSources(provider, model)
+          ? (await fromSources(provider, model)).chain
           : (window.chain ?? (window as ChainWindow));
       return { window, chain: { ...chain }, observed };
     },
@@ -206,9 +232,12 @@ export function withObservation(
   };
 }
 
-/** Guesses are retried within a minute; what a server or an admin said holds for an hour. */
-function ttlOf(window: ContextWindow): number {
-  const guessed = window.source === "default" || window.detail?.basis === "assumed";
+/**
+ * Guesses are retried within a minute — a default, a server's assumed context, or whatever
+ * stood in for a server that did not answer; what a server or an admin said holds for an hour.
+ */
+function ttlOf(window: ContextWindow, stopgap: boolean): number {
+  const guessed = stopgap || window.source === "default" || window.detail?.basis === "assumed";
   return guessed ? DEFAULT_WINDOW_TTL_MS : CONTEXT_WINDOW_TTL_MS;
 }
 

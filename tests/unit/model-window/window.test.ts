@@ -293,6 +293,37 @@ describe("caching", () => {
     expect(google.urls).toHaveLength(2);
   });
 
+  it("keeps what stood in for a server that did not answer only as long as a guess", async () => {
+    let clock = 0;
+    let serverUp = false;
+    // A local server restarting: its model list fails, then answers.
+    const { urls, fetch } = countingFetch(() =>
+      serverUp
+        ? Response.json({ data: [{ id: "gpt-4o", object: "model", max_model_len: 16_384 }] })
+        : Promise.reject(new TypeError("fetch failed")),
+    );
+    const resolver = resolverWith({
+      providers: providers({
+        openaiCompatible: [{ name: "local", baseUrl: "http://127.0.0.1:9/v1" }],
+      }),
+      fetch,
+      now: () => clock,
+    });
+    // The catalog knows a model of that name, with another window than this server runs.
+    const first = await resolver.resolve("local", "gpt-4o");
+    expect(first.source).toBe("catalog");
+    expect(first.contextWindow).toBe(gpt4o.context);
+    const asked = urls.length;
+
+    serverUp = true;
+    clock = DEFAULT_WINDOW_TTL_MS - 1;
+    expect((await resolver.resolve("local", "gpt-4o")).source).toBe("catalog");
+    expect(urls).toHaveLength(asked);
+    clock = DEFAULT_WINDOW_TTL_MS;
+    const second = await resolver.resolve("local", "gpt-4o");
+    expect(second).toMatchObject({ source: "provider", contextWindow: 16_384 });
+  });
+
   it("evicting after an override edit takes effect on the next request", async () => {
     const resolver = resolverWith();
     expect((await resolver.resolve("local", "m")).contextWindow).toBe(32_768);
