@@ -67,8 +67,10 @@ export async function ollamaReport(target: ProbeTarget): Promise<LocalReport | n
     trained: ollamaContextLength(show.model_info ?? {}),
     loaded: running?.context_length ?? null,
     configured: Number.isInteger(numCtx) && numCtx > 0 ? numCtx : null,
-    // Only a list that answered and lacks the model says it is not loaded.
-    notLoaded: ps !== null && running === undefined,
+    // Only a list that answered says the server's default applies: it lacks the model, or (an
+    // Ollama before July 2025) lists it without the context it was loaded with, which then was
+    // that default too. A server without the list cannot tell.
+    notLoaded: ps !== null && (running === undefined || running.context_length == null),
     serverDefault: OLLAMA_DEFAULT_CONTEXT,
   };
 }

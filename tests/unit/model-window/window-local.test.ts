@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type LocalReport, localWindow, pickReport } from "@/lib/model-window/window-local";
 import { createProviderLookups, type ProvidersConfig } from "@/lib/model-window/window-providers";
-import { lmStudioReport } from "@/lib/model-window/window-servers";
+import { lmStudioReport, ollamaReport } from "@/lib/model-window/window-servers";
 import { startFakeOpenAI } from "../../fixtures/fake-openai/server.ts";
 import type { FakeOpenAI, StartFakeOpenAIOptions } from "../../fixtures/fake-openai/types.ts";
 
@@ -138,6 +138,25 @@ describe("each local server, as the fake server imitates it", () => {
     });
     expect((await lookupOn(options, 8192)).window).toMatchObject({
       contextWindow: 8192,
+      detail: { basis: "assumed" },
+    });
+  });
+
+  it("an older Ollama listing the model loaded without its context: the server default, as if not loaded", async () => {
+    // Ollama before July 2025: /api/ps has no context_length.
+    const fetch = async (input: RequestInfo | URL) =>
+      String(input).endsWith("/api/show")
+        ? Response.json({ model_info: { "llama.context_length": 131_072 } })
+        : Response.json({ models: [{ name: "llama3.1:8b", model: "llama3.1:8b" }] });
+    const report = await ollamaReport({
+      fetch,
+      root: "http://ollama.invalid",
+      model: "llama3.1:8b",
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(report).toMatchObject({ loaded: null, notLoaded: true });
+    expect(localWindow(report as LocalReport, undefined)).toMatchObject({
+      contextWindow: 4096,
       detail: { basis: "assumed" },
     });
   });
