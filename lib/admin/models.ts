@@ -6,7 +6,7 @@
 import { listModels, type ModelInfo, providerRegistry } from "@/lib/ai/providers";
 import { windowTooSmall } from "@/lib/context/budget";
 import { type Calibration, effectiveRatio } from "@/lib/context/calibration";
-import { type Database, type Db, withDatabase } from "@/lib/db/client";
+import type { Database, Db } from "@/lib/db/client";
 import { getCalibration, listCalibrations } from "@/lib/db/queries/calibration";
 import {
   deleteOverride,
@@ -21,8 +21,9 @@ import {
   type ContextWindow,
   evictContextWindow,
   inspectContextWindow,
-  resolveContextWindow,
   type WindowInspection,
+  withObservation,
+  withOverride,
 } from "@/lib/model-window/window";
 import { type ModelWindows, modelWindows } from "./model-windows";
 import { clearsOverride, type OverrideInput } from "./override-input";
@@ -68,8 +69,9 @@ export async function listAdminModels(
 
 /**
  * Writes (or, with both numbers null, deletes) a model's override and answers its new row.
- * An output ceiling given alone is checked against the window the chain then resolves to,
- * inside the same transaction, so a refused edit writes nothing.
+ * The window the override would give is checked first, from what the rest of the chain says
+ * (the provider may be asked, seconds at most, outside any transaction), so a refused edit
+ * writes nothing.
  */
 export async function saveOverride(
   database: Database,
@@ -79,18 +81,11 @@ export async function saveOverride(
   const { provider, model } = input;
   requireConfiguredProvider(provider);
   try {
-    await database.db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
-      if (clearsOverride(input)) {
-        await deleteOverride(tx, provider, model);
-        return;
-      }
-      await upsertOverride(tx, { ...input, updatedBy });
-      // The numbers the override leaves to the chain are known only once it resolves.
-      evictContextWindow(provider, model);
-      const window = await withDatabase({ ...database, db: tx }, () =>
-        resolveContextWindow(provider, model),
-      );
+    if (clearsOverride(input)) {
+      await deleteOverride(database.db, provider, model);
+    } else {
+      const { chain, observed } = await inspectContextWindow(provider, model, database.db);
+      const window = withOverride(input, withObservation(chain, observed));
       if (
         input.contextWindow === null &&
         input.maxOutputTokens !== null &&
@@ -106,9 +101,9 @@ export async function saveOverride(
         const field = input.contextWindow === null ? "maxOutputTokens" : "contextWindow";
         throw new AppError("bad_request:body", `${field}: the resulting window ${tooSmall}`);
       }
-    });
+      await upsertOverride(database.db, { ...input, updatedBy });
+    }
   } finally {
-    // Also after a refused edit: the check above may have cached the rolled-back window.
     evictContextWindow(provider, model);
   }
   return describeAdminModel(database.db, provider, model);

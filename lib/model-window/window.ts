@@ -141,16 +141,7 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
       return { window, ttlMs: ttlOf(window, false) };
     }
     const { chain, stopgap } = await fromSources(provider, model);
-    const rest = withObservation(chain, observed);
-    if (contextWindow !== null) {
-      const window: ContextWindow = {
-        contextWindow,
-        maxOutputTokens: rest.maxOutputTokens,
-        source: "override",
-      };
-      return { window, ttlMs: ttlOf(window, stopgap) };
-    }
-    const window = maxOutputTokens !== null ? { ...rest, maxOutputTokens } : rest;
+    const window = withOverride(override ?? null, withObservation(chain, observed));
     if (window.source === "default") metric("context_window.default", { provider, model });
     return { window, ttlMs: ttlOf(window, stopgap) };
   }
@@ -182,15 +173,16 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
 
     async inspect(provider, model, db) {
       const database = db ?? (await options.db());
-      const [window, observed] = await Promise.all([
+      const [window, observed, override] = await Promise.all([
         this.resolve(provider, model, database),
         getObservedWindow(database, provider, model),
+        getOverride(database, provider, model),
       ]);
-      // Only an override hides what the chain says; an observation carries it along.
-      const chain =
-        window.source === "override"
-          ? (await fromSources(provider, model)).chain
-          : (window.chain ?? (window as ChainWindow));
+      // An override hides what the chain says (either number of it); an observation carries
+      // it along.
+      const chain = override
+        ? (await fromSources(provider, model)).chain
+        : (window.chain ?? (window as ChainWindow));
       return { window, chain: { ...chain }, observed };
     },
 
@@ -206,6 +198,20 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
       lookups.clear();
     },
   };
+}
+
+/**
+ * An override's numbers over what the rest of the chain (and an observation) gives: each number
+ * it sets replaces the rest's; a window it sets makes the source `override`.
+ */
+export function withOverride(
+  override: { contextWindow: number | null; maxOutputTokens: number | null } | null,
+  rest: ContextWindow,
+): ContextWindow {
+  const contextWindow = override?.contextWindow ?? null;
+  const maxOutputTokens = override?.maxOutputTokens ?? rest.maxOutputTokens;
+  if (contextWindow !== null) return { contextWindow, maxOutputTokens, source: "override" };
+  return maxOutputTokens === rest.maxOutputTokens ? rest : { ...rest, maxOutputTokens };
 }
 
 /**
