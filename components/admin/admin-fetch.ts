@@ -14,7 +14,10 @@ export async function adminCall<T>(
       method: init.method ?? "GET",
       cache: "no-store",
       signal: init.signal,
-      headers: init.body === undefined ? undefined : { "content-type": "application/json" },
+      // Every write says JSON, a body or none: the server refuses any other state change (a
+      // cross-site form cannot send this header without asking first).
+      headers:
+        (init.method ?? "GET") === "GET" ? undefined : { "content-type": "application/json" },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
   } catch (error) {

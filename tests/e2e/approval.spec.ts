@@ -99,4 +99,19 @@ test("a new account waits, an admin approves it in Admin → Users, then it chat
   await expect(user.locator("[data-role=user]")).toHaveCount(1);
   await expect(box).toHaveValue("One more, please");
   await user.screenshot({ path: "test-results/quota-notice.png" });
+
+  // The admin sees the day's message spent and resets the usage: the same message goes through.
+  await admin.reload();
+  await hydrated(admin);
+  await expect(row.getByTestId("user-usage")).toContainText("1 / 1 messages");
+  await row.getByRole("button", { name: "Reset usage" }).click();
+  await expect(row.getByTestId("user-usage")).toContainText("0 / 1 messages");
+  await expect(row.getByRole("alert")).toHaveCount(0);
+  await user.getByRole("button", { name: "Send message" }).click();
+  await expect(user.getByRole("button", { name: "Message stats" })).toHaveCount(2);
+
+  // And deletes the account, after a confirmation: the row is gone.
+  await row.getByRole("button", { name: "Delete", exact: true }).click();
+  await row.getByRole("button", { name: `Delete ${userEmail} and their chats` }).click();
+  await expect(admin.locator(`tr[data-user-email="${userEmail}"]`)).toHaveCount(0);
 });
