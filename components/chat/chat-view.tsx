@@ -166,20 +166,26 @@ export function ChatView({
     ? timeline.findIndex((m) => m.id === remembered.memory?.watermark)
     : -1;
 
-  async function pinMessage(messageId: string, pinned: boolean) {
+  /** Pins or unpins a message; the problem, if it failed. */
+  async function pinOne(messageId: string, pinned: boolean): Promise<string | null> {
     const problem = await remembered.pin(messageId, pinned);
-    setActionProblem(problem);
     if (problem) {
       // The message may be gone (another tab edited or switched versions): show what is stored.
       void fetchStoredPage(chatId).then((page) => {
         if (page && !busyRef.current) setStoredTail(page.messages);
       });
-      return;
+      return problem;
     }
-    setMessages((list) =>
-      list.map((m) => (m.id === messageId ? { ...m, metadata: pinnedAs(m.metadata, pinned) } : m)),
-    );
+    // Wherever it is shown: the newest page, or the older ones scrolled up to.
+    const marked = (m: FoldUIMessage) => ({ ...m, metadata: pinnedAs(m.metadata, pinned) });
+    setMessages((list) => list.map((m) => (m.id === messageId ? marked(m) : m)));
+    history.update(messageId, marked);
     setUsageVersion((v) => v + 1);
+    return null;
+  }
+
+  async function pinMessage(messageId: string, pinned: boolean) {
+    setActionProblem(await pinOne(messageId, pinned));
   }
 
   async function switchBranch(messageId: string, position: number) {
@@ -322,8 +328,13 @@ export function ChatView({
             setMessages((list) => [...list, entry]);
             setUsageVersion((v) => v + 1);
           }}
+          onStale={() => setUsageVersion((v) => v + 1)}
           onUnpinAll={async () => {
-            for (const id of remembered.memory?.pinnedIds ?? []) await pinMessage(id, false);
+            let problem: string | null = null;
+            for (const id of remembered.memory?.pinnedIds ?? []) {
+              problem = (await pinOne(id, false)) ?? problem;
+            }
+            return problem;
           }}
         />
       </>

@@ -51,5 +51,12 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
     return all;
   }, [older]);
 
-  return { older, hasMore, loading, loadOlder, takeAll };
+  /** Changes one loaded message in place (a pin set on a message scrolled up to). */
+  const update = useCallback(
+    (messageId: string, change: (message: FoldUIMessage) => FoldUIMessage) =>
+      setOlder((list) => list.map((m) => (m.id === messageId ? change(m) : m))),
+    [],
+  );
+
+  return { older, hasMore, loading, loadOlder, takeAll, update };
 }

@@ -24,8 +24,10 @@ type Props = {
   /** A turn or compaction is running: the summary may be about to change. */
   busy: boolean;
   onSaved: (memory: ChatMemory, entry: FoldUIMessage) => void;
-  /** Unpins every pinned message (they are then folded in the next compaction). */
-  onUnpinAll: () => Promise<void>;
+  /** The summary changed on the server since the user began editing: read it again. */
+  onStale: () => void;
+  /** Unpins every pinned message (they are then folded in the next compaction); a problem, if any failed. */
+  onUnpinAll: () => Promise<string | null>;
 };
 
 /**
@@ -33,10 +35,12 @@ type Props = {
  * reference ledger, how many messages it covers and which are pinned. The user can rewrite
  * the summary, or continue in a new chat that starts from it.
  */
-export function MemoryPanel({ chatId, memory, busy, onSaved, onUnpinAll }: Props) {
+export function MemoryPanel({ chatId, memory, busy, onSaved, onStale, onUnpinAll }: Props) {
   const router = useRouter();
   const [open, setOpen] = useState(false);
-  const [draft, setDraft] = useState<string | null>(null);
+  // The text being edited and the version of the summary it started from: a compaction that
+  // lands meanwhile must make the save a conflict, not be overwritten by an older text.
+  const [draft, setDraft] = useState<{ text: string; version: number } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [working, setWorking] = useState(false);
 
@@ -46,10 +50,18 @@ export function MemoryPanel({ chatId, memory, busy, onSaved, onUnpinAll }: Props
     const response = await apiFetch(`/api/chats/${chatId}/memory`, {
       method: "PUT",
       headers: JSON_HEADERS,
-      body: JSON.stringify({ summary: draft, version: memory.version }),
+      body: JSON.stringify({ summary: draft.text, version: draft.version }),
     });
     setWorking(false);
     if (!response.ok) {
+      if (response.status === 409) {
+        // The draft stays for the user to copy from; the summary as it is now is read again.
+        setProblem(
+          "The summary changed while you edited it (a compaction ran, or another tab saved). Cancel to see it as it is now, then edit that.",
+        );
+        onStale();
+        return;
+      }
       setProblem(await errorText(response, "The summary could not be saved."));
       return;
     }
@@ -118,7 +130,7 @@ export function MemoryPanel({ chatId, memory, busy, onSaved, onUnpinAll }: Props
                 <button
                   type="button"
                   disabled={busy}
-                  onClick={() => setDraft(summary)}
+                  onClick={() => memory && setDraft({ text: summary, version: memory.version })}
                   className={buttonGhost}
                 >
                   <Pencil size={14} /> Edit summary
@@ -140,21 +152,28 @@ export function MemoryPanel({ chatId, memory, busy, onSaved, onUnpinAll }: Props
               </label>
               <textarea
                 id="summary-draft"
-                value={draft}
+                value={draft.text}
                 rows={16}
-                onChange={(e) => setDraft(e.target.value)}
+                onChange={(e) => setDraft({ ...draft, text: e.target.value })}
                 className={`${inputBase} font-mono text-xs`}
               />
               <p className="text-xs text-muted">
                 The next message sends this text in place of the older turns.
               </p>
               <div className="flex justify-end gap-2">
-                <button type="button" onClick={() => setDraft(null)} className={buttonGhost}>
+                <button
+                  type="button"
+                  onClick={() => {
+                    setDraft(null);
+                    setProblem(null);
+                  }}
+                  className={buttonGhost}
+                >
                   Cancel
                 </button>
                 <button
                   type="button"
-                  disabled={working || busy || !draft.trim()}
+                  disabled={working || busy || !draft.text.trim()}
                   onClick={() => void save()}
                   className={buttonPrimary}
                 >
@@ -196,7 +215,9 @@ export function MemoryPanel({ chatId, memory, busy, onSaved, onUnpinAll }: Props
                   disabled={working || busy}
                   onClick={() => {
                     setWorking(true);
-                    void onUnpinAll().finally(() => setWorking(false));
+                    void onUnpinAll()
+                      .then(setProblem)
+                      .finally(() => setWorking(false));
                   }}
                   className="font-medium text-ink hover:underline disabled:opacity-50"
                 >

@@ -136,12 +136,32 @@ test("the memory panel shows the summary; an edited summary is what the next req
   await page.screenshot({ path: "test-results/memory-panel.png" });
 
   await panel.getByRole("button", { name: "Edit summary" }).click();
+  // Another tab saves its own text meanwhile: this edit must not overwrite it unseen.
+  const chatPath = new URL(page.url()).pathname.replace("/chat/", "/api/chats/");
+  const current = (await (await page.request.get(`${chatPath}/memory`)).json()) as {
+    memory: { version: number };
+  };
+  const other = await page.request.put(`${chatPath}/memory`, {
+    headers: { origin: new URL(page.url()).origin },
+    data: {
+      summary: "## Goal & open requests\n- Other tab (OTHER-TAB-7).",
+      version: current.memory.version,
+    },
+  });
+  expect(other.status()).toBe(200);
   const mine = "## Goal & open requests\n- Plan the Lisbon trip in May (marker LISBON-MARKER-42).";
+  await panel.getByRole("textbox", { name: "Edit summary" }).fill(mine);
+  await panel.getByRole("button", { name: "Save summary" }).click();
+  await expect(panel.getByRole("alert")).toContainText("The summary changed while you edited it");
+  // Cancel shows the summary as it is now; an edit of that one saves.
+  await panel.getByRole("button", { name: "Cancel" }).click();
+  await expect(panel.getByTestId("memory-summary")).toContainText("OTHER-TAB-7");
+  await panel.getByRole("button", { name: "Edit summary" }).click();
   await panel.getByRole("textbox", { name: "Edit summary" }).fill(mine);
   await panel.getByRole("button", { name: "Save summary" }).click();
   await expect(panel.getByTestId("memory-summary")).toContainText("LISBON-MARKER-42");
   await panel.getByRole("button", { name: "Close" }).click();
-  await expect(page.getByText("Summary edited by you")).toBeVisible();
+  await expect(page.getByText("Summary edited by you").last()).toBeVisible();
 
   await sendAndWait(page, "What is the plan, in one line?");
   const requests = await recordedRequests(page);
