@@ -71,7 +71,7 @@ export function ContextRing({ context, error, onClick, busyLabel }: Props) {
       tone={tone}
       fill={fill}
       visible={visible}
-      onClick={hoverless ? undefined : onClick}
+      onClick={hoverless || busyLabel ? undefined : onClick}
     />
   );
   if (hoverless) {

@@ -65,24 +65,29 @@ export function useCompactNow(options: {
     }
   }, [chatId, modelId, onDone]);
 
-  const request = useCallback(() => {
-    if (state === "running") return;
-    if (busy) {
-      setState("queued");
-      return;
-    }
+  /** Runs now, or asks first when it would fold a large share of the window. */
+  const start = useCallback(() => {
     const drop = context ? context.projectedTokens - context.budget.target : 0;
     if (context && drop > CONFIRM_DROP_SHARE * context.contextWindow) {
       setState("confirm");
       return;
     }
     void run();
-  }, [busy, context, run, state]);
+  }, [context, run]);
 
-  // A click made while streaming runs when the reply is done.
+  const request = useCallback(() => {
+    if (state === "running") return;
+    if (busy) {
+      setState("queued");
+      return;
+    }
+    start();
+  }, [busy, start, state]);
+
+  // A click made while streaming goes on when the reply is done, asking first as any would.
   useEffect(() => {
-    if (!busy && state === "queued") void run();
-  }, [busy, state, run]);
+    if (!busy && state === "queued") start();
+  }, [busy, state, start]);
 
   return {
     state,
