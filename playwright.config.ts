@@ -17,6 +17,9 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   timeout: 60_000,
+  // Most waits are on server work (a sign-up, a new chat, a turn) on a shared 2-core machine,
+  // the first of each on a cold server: Playwright's default 5 s is too tight there.
+  expect: { timeout: 15_000 },
   reporter: [["list"]],
   use: {
     baseURL: MAIN_URL,

@@ -14,7 +14,7 @@ import { BACKGROUND_PORT } from "./servers";
 
 const MAX_TURNS = 14;
 /** A summarizer as slow as a real one: long enough to watch and to send a message meanwhile. */
-const SUMMARY_DELAY_MS = 6_000;
+const SUMMARY_DELAY_MS = 12_000;
 
 const own = ownServerPerFile({
   port: BACKGROUND_PORT,

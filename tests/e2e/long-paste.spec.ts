@@ -32,14 +32,19 @@ test("after a 3,000-word paste the view stays at the bottom and later replies la
   const reply = page.locator("[data-role=assistant]").last();
   // Generous: this machine's CPUs are shared, and the first reply also warms the server.
   await expect(reply).toContainText("Fake reply to: context", { timeout: 20_000 });
+  // The reply has ended (its stats show) before the next message: Enter sends nothing while
+  // a reply streams.
+  const stats = page.getByRole("button", { name: "Message stats" });
+  await expect(stats).toHaveCount(1, { timeout: 20_000 });
   await expect(reply).toBeInViewport();
   await expect.poll(() => distanceFromBottom(page)).toBeLessThan(4);
 
-  for (const question of ["And the next one?", "One more, please."]) {
+  for (const [i, question] of ["And the next one?", "One more, please."].entries()) {
     await box.fill(question);
     await box.press("Enter");
     const answer = page.locator("[data-role=assistant]").last();
     await expect(answer).toContainText(`Fake reply to: ${question}`, { timeout: 20_000 });
+    await expect(stats).toHaveCount(i + 2, { timeout: 20_000 });
     await expect(answer).toBeInViewport();
     await expect.poll(() => distanceFromBottom(page)).toBeLessThan(4);
   }

@@ -42,13 +42,12 @@ test("Stop during a compaction ends it at once; nothing is stored, and Retry com
   expect(compacting, `no turn compacted in ${MAX_TURNS} turns`).toBe(true);
   const answered = await replies(page).count();
 
-  const stoppedAt = Date.now();
   await page.getByRole("button", { name: "Stop" }).click();
   const done = page.locator("[data-testid='compaction-trace'][data-state='done']");
   await expect(done).toHaveAttribute("data-outcome", "stopped", { timeout: 10_000 });
+  // Only the server's stopped turn says so: a stream the page dropped itself leaves the trace
+  // running.
   await expect(done).toContainText("Stopped before older messages were summarized");
-  // Ended by the server's stopped turn, well before the page would drop the stream itself.
-  expect(Date.now() - stoppedAt).toBeLessThan(3_000);
   const stopped = page.getByTestId("stopped");
   await expect(stopped).toContainText("Stopped");
   await expect(stopped.getByRole("button", { name: "Retry" })).toBeVisible();

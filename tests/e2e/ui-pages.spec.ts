@@ -5,7 +5,7 @@ import { hydrated, registerUser } from "./helpers";
 
 const FAKE_MODEL = "fake:fake-model";
 /** How long the test holds the first message back, so "Thinking…" has seconds to count. */
-const HOLD_MS = 2_500;
+const HOLD_MS = 4_000;
 
 async function newChat(page: Page): Promise<void> {
   await page.getByRole("button", { name: "New chat" }).click();
@@ -130,9 +130,11 @@ test("the tab keeps a title on every page and while moving between chats", async
 test("the first Tab reaches a skip link that jumps to the message box", async ({ page }) => {
   await registerUser(page, `e2e-skip-${Date.now()}@example.com`);
   await newChat(page);
-  // A fresh load: the keyboard starts from the top of the page.
+  // A fresh load: the keyboard starts from the top of the page. The box takes the focus once
+  // the page knows the chat's model (the model change just sent may land after the reload).
   await page.reload();
   await hydrated(page);
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
   await page.keyboard.press("Tab");
   const skip = page.getByRole("link", { name: "Skip to the message box" });
   await expect(skip).toBeFocused();
