@@ -74,16 +74,24 @@ export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageM
         }
       },
       wrapStream: async ({ doStream, params }) => {
-        const result = await doStream();
+        let result: Awaited<ReturnType<typeof doStream>>;
+        try {
+          result = await doStream();
+        } catch (error) {
+          // Stopped before the provider answered (a long prompt's prefill): it read the prompt.
+          if (params.abortSignal?.aborted) sink(cutOffTokens(params.prompt, ""));
+          throw error;
+        }
         const reader = result.stream.getReader();
         let counted = false;
         let written = "";
-        const count = (tokens: number) => {
+        const count = (tokens: () => number) => {
           if (counted) return;
           counted = true;
-          sink(tokens);
+          sink(tokens());
         };
-        const cutOff = () => count(cutOffTokens(params.prompt, written));
+        // Counted only for a call that ends without the provider's count (most end with it).
+        const cutOff = () => count(() => cutOffTokens(params.prompt, written));
         const stream = new ReadableStream<LanguageModelV4StreamPart>({
           async pull(controller) {
             let next: ReadableStreamReadResult<LanguageModelV4StreamPart>;
@@ -99,7 +107,7 @@ export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageM
               return;
             }
             const part = next.value;
-            if (part.type === "finish") count(callTokens(part.usage));
+            if (part.type === "finish") count(() => callTokens(part.usage));
             else written += partText(part);
             controller.enqueue(part);
           },

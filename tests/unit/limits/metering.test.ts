@@ -72,6 +72,30 @@ describe("meteredModel", () => {
     ]);
   });
 
+  it("a stream stopped before the provider answered at all is metered by the prompt", async () => {
+    const tokens: number[] = [];
+    const stop = new AbortController();
+    // A provider still reading a long prompt: no response yet when the user stops.
+    const model = new MockLanguageModelV4({
+      doStream: ({ abortSignal }) =>
+        new Promise((_, reject) =>
+          abortSignal?.addEventListener("abort", () => reject(new Error("aborted")), {
+            once: true,
+          }),
+        ),
+    });
+    const prompt = "Summarize this long document for me, please.";
+    const result = streamText({
+      model: meteredModel(model, (n) => tokens.push(n)),
+      prompt,
+      abortSignal: stop.signal,
+      onError: () => undefined,
+    });
+    setTimeout(() => stop.abort(), 20);
+    await result.consumeStream();
+    expect(tokens).toEqual([countTextTokens(prompt)]);
+  });
+
   it("a stream that fails mid-way without a count is metered by the estimate", async () => {
     const tokens: number[] = [];
     const parts: LanguageModelV4StreamPart[] = [
