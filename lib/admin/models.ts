@@ -84,6 +84,8 @@ export async function saveOverride(
     if (clearsOverride(input)) {
       await deleteOverride(database.db, provider, model);
     } else {
+      // Checked against what the chain says now, not a window cached up to an hour ago.
+      evictContextWindow(provider, model);
       const { chain, observed } = await inspectContextWindow(provider, model, database.db);
       const window = withOverride(input, withObservation(chain, observed));
       if (

@@ -72,7 +72,8 @@ export type WindowInspection = {
   observed: ObservedWindow | null;
 };
 
-type Cached = { window: ContextWindow; expiresAt: number };
+/** A resolved window, and what the chain said under its override (null: it was not asked). */
+type Cached = { window: ContextWindow; chain: ChainWindow | null; expiresAt: number };
 type Flight = { id: number; promise: Promise<ContextWindow> };
 
 export function createWindowResolver(options: WindowResolverOptions): WindowResolver {
@@ -128,7 +129,7 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
     provider: string,
     model: string,
     db?: Db,
-  ): Promise<{ window: ContextWindow; ttlMs: number }> {
+  ): Promise<{ window: ContextWindow; chain: ChainWindow | null; ttlMs: number }> {
     const database = db ?? (await options.db());
     const [override, observed] = await Promise.all([
       getOverride(database, provider, model),
@@ -138,12 +139,12 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
     const maxOutputTokens = override?.maxOutputTokens ?? null;
     if (contextWindow !== null && maxOutputTokens !== null) {
       const window: ContextWindow = { contextWindow, maxOutputTokens, source: "override" };
-      return { window, ttlMs: ttlOf(window, false) };
+      return { window, chain: null, ttlMs: ttlOf(window, false) };
     }
     const { chain, stopgap } = await fromSources(provider, model);
     const window = withOverride(override ?? null, withObservation(chain, observed));
     if (window.source === "default") metric("context_window.default", { provider, model });
-    return { window, ttlMs: ttlOf(window, stopgap) };
+    return { window, chain, ttlMs: ttlOf(window, stopgap) };
   }
 
   return {
@@ -155,10 +156,10 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
       if (!flight) {
         const id = ++flights;
         const promise = resolveFresh(provider, model, db)
-          .then(({ window, ttlMs }) => {
+          .then(({ window, chain, ttlMs }) => {
             // An eviction while this ran dropped the flight: its result must not be cached.
             if (inFlight.get(key)?.id === id) {
-              cache.set(key, { window, expiresAt: now() + ttlMs });
+              cache.set(key, { window, chain, expiresAt: now() + ttlMs });
             }
             return window;
           })
@@ -180,9 +181,10 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
       ]);
       // An override hides what the chain says (either number of it); an observation carries
       // it along.
-      const chain = override
-        ? (await fromSources(provider, model)).chain
-        : (window.chain ?? (window as ChainWindow));
+      const chain = !override
+        ? (window.chain ?? (window as ChainWindow))
+        : (cache.get(cacheKey(provider, model))?.chain ??
+          (await fromSources(provider, model)).chain);
       return { window, chain: { ...chain }, observed };
     },
 
