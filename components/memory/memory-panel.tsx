@@ -30,6 +30,12 @@ type Props = {
   onUnpinAll: () => Promise<string | null>;
 };
 
+/** The code of a failed call's error body (lib/errors.ts), if it has one. */
+async function errorCode(response: Response): Promise<string | null> {
+  const body = (await response.json().catch(() => null)) as { error?: { code?: string } } | null;
+  return body?.error?.code ?? null;
+}
+
 /**
  * "What the model remembers": the summary the next request carries (Markdown), its
  * reference ledger, how many messages it covers and which are pinned. The user can rewrite
@@ -54,7 +60,8 @@ export function MemoryPanel({ chatId, memory, busy, onSaved, onStale, onUnpinAll
     });
     setWorking(false);
     if (!response.ok) {
-      if (response.status === 409) {
+      const code = response.status === 409 ? await errorCode(response.clone()) : null;
+      if (code === "conflict:summary") {
         // The draft stays for the user to copy from; the summary as it is now is read again.
         setProblem(
           "The summary changed while you edited it (a compaction ran, or another tab saved). Cancel to see it as it is now, then edit that.",
