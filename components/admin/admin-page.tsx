@@ -5,6 +5,9 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { buttonGhost } from "../ui/styles";
 
+/** A refresh that failed while the table was on screen: the table stays as it was loaded. */
+export const REFRESH_FAILED = "Refresh failed: the table shows what was loaded before.";
+
 /**
  * The frame every admin page shares: the way back to the chats, the page's title and what it
  * is for, Refresh, and — when the page's data could not be loaded — what failed, with Try

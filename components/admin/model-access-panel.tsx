@@ -11,8 +11,15 @@ type Model = { id: string; provider: string; model: string; label: string; provi
  * Admin → Models: who may use which models (DESIGN §16). Per provider, every model it lists,
  * or only the ones ticked here; users see and can use only those.
  */
-export function ModelAccessPanel({ models }: { models: readonly Model[] }) {
-  const { state, save } = useModelAccess();
+export function ModelAccessPanel({
+  models,
+  refreshKey,
+}: {
+  models: readonly Model[];
+  /** Changes on each Refresh of the page: the allow-list is read again with the table. */
+  refreshKey: number;
+}) {
+  const { state, save } = useModelAccess(refreshKey);
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const providers = groupByProvider(models);

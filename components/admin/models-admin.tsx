@@ -1,7 +1,7 @@
 "use client";
 
 import { ServerOff } from "lucide-react";
-import { AdminPage } from "./admin-page";
+import { AdminPage, REFRESH_FAILED } from "./admin-page";
 import { ModelAccessPanel } from "./model-access-panel";
 import { ModelRow } from "./model-row";
 import { useAdminModels } from "./use-admin-models";
@@ -23,7 +23,7 @@ const SKELETON_ROWS = 3;
 
 /** Admin → Models (DESIGN §11): every reachable model, its resolved window, and its override. */
 export function ModelsAdmin() {
-  const { state, reload, save, forget } = useAdminModels();
+  const { state, version, refresh, reload, save, forget } = useAdminModels();
 
   return (
     <AdminPage
@@ -47,14 +47,18 @@ export function ModelsAdmin() {
         </>
       }
       onRefresh={reload}
-      refreshing={state.status === "loading"}
+      refreshing={state.status === "loading" || refresh.running}
       failure={
         state.status === "error"
           ? { what: "The models could not be loaded.", message: state.message }
-          : null
+          : refresh.error
+            ? { what: REFRESH_FAILED, message: refresh.error }
+            : null
       }
     >
-      {state.status === "ready" ? <ModelAccessPanel models={state.models} /> : null}
+      {state.status === "ready" ? (
+        <ModelAccessPanel models={state.models} refreshKey={version} />
+      ) : null}
       {state.status === "error" ? null : state.status === "ready" && state.models.length === 0 ? (
         <div className="flex flex-col items-center gap-2 rounded-2xl border border-line bg-white px-6 py-12 text-center">
           <ServerOff className="text-zinc-300" size={32} />

@@ -18,6 +18,11 @@ export type SaveResult = { ok: true; model: AdminModel } | { ok: false; message:
 export function useAdminModels() {
   const [state, setState] = useState<State>({ status: "loading" });
   const [version, setVersion] = useState(0);
+  // A refresh of a table already shown: running, or what it failed with (the table stays).
+  const [refresh, setRefresh] = useState<{ running: boolean; error: string | null }>({
+    running: false,
+    error: null,
+  });
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: version is the signal to refetch
   useEffect(() => {
@@ -27,6 +32,7 @@ export function useAdminModels() {
         if (!response.ok) throw new Error(await errorMessage(response));
         const { models } = (await response.json()) as { models: AdminModel[] };
         setState({ status: "ready", models });
+        setRefresh({ running: false, error: null });
       })
       .catch((error: unknown) => {
         if (controller.signal.aborted) return;
@@ -35,12 +41,14 @@ export function useAdminModels() {
         setState((current) =>
           current.status === "ready" ? current : { status: "error", message },
         );
+        setRefresh({ running: false, error: message });
       });
     return () => controller.abort();
   }, [version]);
 
   const reload = useCallback(() => {
     setState((current) => (current.status === "error" ? { status: "loading" } : current));
+    setRefresh({ running: true, error: null });
     setVersion((v) => v + 1);
   }, []);
 
@@ -90,7 +98,7 @@ export function useAdminModels() {
     [reload],
   );
 
-  return { state, reload, save, forget };
+  return { state, version, refresh, reload, save, forget };
 }
 
 /** The server's own message (`{ error: { message } }`), or the status when there is none. */

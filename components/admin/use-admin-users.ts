@@ -17,6 +17,11 @@ export type ActionResult = string | null;
 export function useAdminUsers() {
   const [state, setState] = useState<State>({ status: "loading" });
   const [version, setVersion] = useState(0);
+  // A refresh of a table already shown: running, or what it failed with (the table stays).
+  const [refresh, setRefresh] = useState<{ running: boolean; error: string | null }>({
+    running: false,
+    error: null,
+  });
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: version is the signal to refetch
   useEffect(() => {
@@ -28,12 +33,16 @@ export function useAdminUsers() {
           setState((s) =>
             s.status === "ready" ? s : { status: "error", message: result.message },
           );
+        setRefresh({ running: false, error: result.ok ? null : result.message });
       })
       .catch(() => undefined);
     return () => controller.abort();
   }, [version]);
 
-  const reload = useCallback(() => setVersion((v) => v + 1), []);
+  const reload = useCallback(() => {
+    setRefresh({ running: true, error: null });
+    setVersion((v) => v + 1);
+  }, []);
 
   const replace = useCallback((user: AdminUser) => {
     setState((s) =>
@@ -85,5 +94,5 @@ export function useAdminUsers() {
     return null;
   }, []);
 
-  return { state, reload, update, resetUsage, remove, saveDefaults };
+  return { state, refresh, reload, update, resetUsage, remove, saveDefaults };
 }

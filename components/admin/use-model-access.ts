@@ -9,25 +9,29 @@ type State =
   | { status: "error"; message: string }
   | { status: "ready"; access: ModelAccessView };
 
-/** The allow-list from GET /api/admin/models/access, and its writer. */
-export function useModelAccess() {
+/** The allow-list from GET /api/admin/models/access (again whenever `refreshKey` changes), and its writer. */
+export function useModelAccess(refreshKey: number) {
   const [state, setState] = useState<State>({ status: "loading" });
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey is the signal to refetch
   useEffect(() => {
     const controller = new AbortController();
     adminCall<{ access: ModelAccessView }>("/api/admin/models/access", {
       signal: controller.signal,
     })
       .then((result) =>
-        setState(
+        setState((current) =>
           result.ok
             ? { status: "ready", access: result.value.access }
-            : { status: "error", message: result.message },
+            : // A failed refresh keeps the ticks on screen (the page says the refresh failed).
+              current.status === "ready"
+              ? current
+              : { status: "error", message: result.message },
         ),
       )
       .catch(() => undefined);
     return () => controller.abort();
-  }, []);
+  }, [refreshKey]);
 
   /** Saves one change; answers a message when it failed. */
   const save = useCallback(async (input: ModelAccessInput): Promise<string | null> => {

@@ -1,7 +1,7 @@
 "use client";
 
 import type { RegistrationMode } from "@/lib/env";
-import { AdminPage } from "./admin-page";
+import { AdminPage, REFRESH_FAILED } from "./admin-page";
 import { LimitForm } from "./limit-form";
 import { useAdminUsers } from "./use-admin-users";
 import { UserRow } from "./user-row";
@@ -22,7 +22,7 @@ export function UsersAdmin({
   selfId: string;
   registration: RegistrationMode;
 }) {
-  const { state, reload, update, resetUsage, remove, saveDefaults } = useAdminUsers();
+  const { state, refresh, reload, update, resetUsage, remove, saveDefaults } = useAdminUsers();
   // Accounts that wait for approval come first: they are what an admin comes here for.
   const users =
     state.status === "ready"
@@ -42,11 +42,13 @@ export function UsersAdmin({
         </p>
       }
       onRefresh={reload}
-      refreshing={state.status === "loading"}
+      refreshing={state.status === "loading" || refresh.running}
       failure={
         state.status === "error"
           ? { what: "The users could not be loaded.", message: state.message }
-          : null
+          : refresh.error
+            ? { what: REFRESH_FAILED, message: refresh.error }
+            : null
       }
     >
       {state.status === "ready" ? (

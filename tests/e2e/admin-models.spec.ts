@@ -219,5 +219,25 @@ test("an admin page that cannot load its table says so, and Try again loads it",
     await alert.getByRole("button", { name: "Try again" }).click();
     await expect(alert).toHaveCount(0);
     await expect(page.locator(row)).toBeVisible();
+
+    // A Refresh that fails keeps the table and says so; the next one clears it.
+    await page.route(api, (route) =>
+      route.request().method() === "GET"
+        ? route.fulfill({
+            status: 503,
+            contentType: "application/json",
+            body: JSON.stringify({
+              error: { code: "unavailable:database", message: "The database is unavailable." },
+            }),
+          })
+        : route.continue(),
+    );
+    await page.getByRole("button", { name: "Refresh" }).click();
+    const stale = page.getByRole("alert").filter({ hasText: "Refresh failed" });
+    await expect(stale).toContainText("The database is unavailable.");
+    await expect(page.locator(row)).toBeVisible();
+    await page.unroute(api);
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(stale).toHaveCount(0);
   }
 });
