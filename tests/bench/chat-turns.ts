@@ -11,7 +11,8 @@ import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { register } from "../helpers/auth";
 import { isTurnActive } from "../helpers/db";
 import { type Browser, call } from "../helpers/http";
-import { eventually } from "../helpers/ui-stream";
+import { postTurn } from "../helpers/turns";
+import { eventually, readChunks } from "../helpers/ui-stream";
 
 /**
  * One chat turn timed two ways: straight to the provider, and through Fold's real
@@ -38,6 +39,42 @@ export async function openChat(
   if (created.status !== 201) throw new Error(`POST /api/chats answered ${created.status}`);
   const { chat } = (await created.json()) as { chat: { id: string } };
   return { database, browser, chatId: chat.id, modelId };
+}
+
+const LEASE_POLL_MS = 5;
+const LEASE_TIMEOUT_MS = 60_000;
+
+/** A chunk of a turn's UI message stream. */
+export type Chunk = Record<string, unknown>;
+
+/**
+ * One user turn through POST /api/chat, read to its end; returns once the chat's lease is free.
+ * `problem` says what went wrong: a refusal's status and body, or the stream's error chunk.
+ */
+export async function sendBenchTurn(
+  chat: BenchChat,
+  text: string,
+): Promise<{ chunks: Chunk[]; problem: string | null }> {
+  const response = await postTurn(chat.database, chat.browser, {
+    chatId: chat.chatId,
+    modelId: chat.modelId,
+    text,
+  });
+  let problem: string | null = null;
+  let chunks: Chunk[] = [];
+  if (response.status !== 200) {
+    problem = `POST /api/chat answered ${response.status}: ${(await response.text()).slice(0, 300)}`;
+  } else {
+    chunks = await readChunks(response);
+  }
+  const deadline = Date.now() + LEASE_TIMEOUT_MS;
+  while (await isTurnActive(chat.database.db, chat.chatId)) {
+    if (Date.now() > deadline) throw new Error("the turn lease was never released");
+    await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+  }
+  const errorChunk = chunks.find((c) => c.type === "error");
+  if (errorChunk) problem = `error chunk: ${String(errorChunk.errorText)}`;
+  return { chunks, problem };
 }
 
 const userMessage = (text: string): FoldUIMessage => ({

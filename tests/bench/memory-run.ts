@@ -1,11 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import * as chatApi from "@/app/api/chat/route";
 import { isSummaryRequest } from "../fixtures/fake-openai/summarizer";
 import type { FakeOpenAI, RecordedRequest, ScriptedReply } from "../fixtures/fake-openai/types";
-import { call } from "../helpers/http";
-import { readChunks } from "../helpers/ui-stream";
-import { type BenchChat, openChat } from "./chat-turns";
+import { type BenchChat, openChat, sendBenchTurn } from "./chat-turns";
 import type { MemoryTurn } from "./memory-plan";
 
 /**
@@ -15,13 +11,9 @@ import type { MemoryTurn } from "./memory-plan";
  * only after setting process.env.
  */
 
-/** The reply is stored before the lease is freed: poll the lease, then read what was stored. */
-const LEASE_POLL_MS = 5;
-const LEASE_TIMEOUT_MS = 60_000;
 /** A progress line on stderr this often, so a slow run shows where it is. */
 const PROGRESS_EVERY_TURNS = 50;
 
-type Chunk = Record<string, unknown>;
 type Database = BenchChat["database"];
 
 export type FailedTurn = { turn: number; detail: string };
@@ -53,19 +45,6 @@ async function rows<T>(database: Database, query: ReturnType<typeof sql>): Promi
   // Both drivers (pg and PGlite) answer a raw query with `{ rows }`.
   const result = (await database.db.execute(query)) as unknown as { rows: T[] };
   return result.rows;
-}
-
-async function waitForLease(database: Database, chatId: string): Promise<void> {
-  const deadline = Date.now() + LEASE_TIMEOUT_MS;
-  for (;;) {
-    const [row] = await rows<{ active: boolean }>(
-      database,
-      sql`select coalesce(active_turn_until > now(), false) as active from chat where id = ${chatId}`,
-    );
-    if (!row?.active) return;
-    if (Date.now() > deadline) throw new Error("the turn lease was never released");
-    await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
-  }
 }
 
 async function isStored(database: Database, chatId: string, messageId: unknown): Promise<boolean> {
@@ -122,33 +101,10 @@ export async function runVariant(input: {
   for (const turn of turns) {
     fake.reset();
     fake.script(...script(turn, input.pageOrigin));
-    const response = await call(database, chatApi.POST, {
-      path: "/api/chat",
-      method: "POST",
-      body: {
-        trigger: "submit-message",
-        chatId: chat.chatId,
-        modelId,
-        message: {
-          id: `u-${randomUUID()}`,
-          role: "user",
-          parts: [{ type: "text", text: turn.text }],
-        },
-      },
-      browser: chat.browser,
-    });
-    let problem: string | null = null;
-    let chunks: Chunk[] = [];
-    if (response.status !== 200) {
-      problem = `POST /api/chat answered ${response.status}: ${(await response.text()).slice(0, 300)}`;
-    } else {
-      chunks = await readChunks(response);
-    }
-    await waitForLease(database, chat.chatId);
+    const { chunks, problem: refused } = await sendBenchTurn(chat, turn.text);
+    let problem = refused;
     raw.turns += 1;
 
-    const errorChunk = chunks.find((c) => c.type === "error");
-    if (errorChunk) problem = `error chunk: ${String(errorChunk.errorText)}`;
     const replyId = chunks.find((c) => c.type === "start")?.messageId;
     if (!problem && !(await isStored(database, chat.chatId, replyId))) problem = "no stored reply";
     if (problem) raw.failed.push({ turn: turn.index + 1, detail: problem });

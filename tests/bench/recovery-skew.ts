@@ -1,9 +1,10 @@
 import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
 import { promptTokenSequence } from "../fixtures/fake-openai/tokens";
 import type { RecordedRequest } from "../fixtures/fake-openai/types";
+import type { Chunk } from "./chat-turns";
 import { isSummarizerRequest } from "./sim-metrics";
 import { createRandom } from "./sim-plan";
-import type { Chunk, ObservedTurn } from "./sim-run";
+import type { ObservedTurn } from "./sim-run";
 
 /**
  * The `recovery` benchmark's skewed simulation, minus the simulation itself: the per-turn

@@ -1,5 +1,3 @@
-import { randomUUID } from "node:crypto";
-import * as chatApi from "@/app/api/chat/route";
 import { modelBudget } from "@/lib/chat/budget";
 import { serializeMessage } from "@/lib/compaction/serialize";
 import { type Database, withDatabase } from "@/lib/db/client";
@@ -11,10 +9,7 @@ import { COMPACTION_TRACE_TOOL_NAME, rowToUIMessage } from "@/lib/message/ui-mes
 import { isSummaryRequest } from "../fixtures/fake-openai/summarizer";
 import { countTextTokens } from "../fixtures/fake-openai/tokens";
 import type { FakeOpenAI, RecordedRequest, WireMessage } from "../fixtures/fake-openai/types";
-import { isTurnActive } from "../helpers/db";
-import { call } from "../helpers/http";
-import { readChunks } from "../helpers/ui-stream";
-import { type BenchChat, openChat } from "./chat-turns";
+import { type BenchChat, type Chunk, openChat, sendBenchTurn } from "./chat-turns";
 import {
   contentTokens,
   isSummarizerRequest,
@@ -31,11 +26,7 @@ import type { TurnPlan } from "./sim-plan";
  * setting process.env.
  */
 
-const LEASE_POLL_MS = 5;
-const LEASE_TIMEOUT_MS = 60_000;
 const PROGRESS_EVERY = 100;
-
-export type Chunk = Record<string, unknown>;
 
 /** What one simulated turn streamed, sent and stored: for modules that read more than `sim` does. */
 export type ObservedTurn = {
@@ -140,14 +131,6 @@ function describeRequest(request: RecordedRequest): string {
   return `${kind} ${request.status} prompt=${request.promptTokens}${maxTokens ? `+max ${String(maxTokens)}` : ""} msgs=${request.messages.length} last=${last}`;
 }
 
-async function waitForLease(database: Database, chatId: string): Promise<void> {
-  const deadline = Date.now() + LEASE_TIMEOUT_MS;
-  while (await isTurnActive(database.db, chatId)) {
-    if (Date.now() > deadline) throw new Error("the turn lease was never released");
-    await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
-  }
-}
-
 /** Every compaction trace the turn streamed (Tier 1, and recovery's in-memory trims). */
 function traceSummary(chunks: readonly Chunk[]): string | null {
   const starts = chunks.filter(
@@ -242,34 +225,11 @@ export async function runSimulation(input: {
       fake.configure({ replyTokens: turn.replyTokens });
       director.startTurn(turn.page ? `${pages.origin}${turn.page.path}` : null);
       input.beforeTurn?.(turn);
-      const response = await call(database, chatApi.POST, {
-        path: "/api/chat",
-        method: "POST",
-        body: {
-          trigger: "submit-message",
-          chatId: chat.chatId,
-          modelId,
-          message: {
-            id: `u-${randomUUID()}`,
-            role: "user",
-            parts: [{ type: "text", text: turn.text }],
-          },
-        },
-        browser: chat.browser,
-      });
-      let problem: string | null = null;
-      let chunks: Chunk[] = [];
-      if (response.status !== 200) {
-        problem = `POST /api/chat answered ${response.status}: ${(await response.text()).slice(0, 300)}`;
-      } else {
-        chunks = await readChunks(response);
-      }
-      await waitForLease(database, chat.chatId);
+      const { chunks, problem: refused } = await sendBenchTurn(chat, turn.text);
+      let problem = refused;
       raw.turns += 1;
 
       const requests = [...fake.requests];
-      const errorChunk = chunks.find((c) => c.type === "error");
-      if (errorChunk) problem = `error chunk: ${String(errorChunk.errorText)}`;
       const replyId = chunks.find((c) => c.type === "start")?.messageId;
       const stored =
         typeof replyId === "string" ? await findMessage(database.db, chat.chatId, replyId) : null;
