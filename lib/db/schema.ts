@@ -262,6 +262,12 @@ export const compactionEvent = pgTable(
     messagesSummarized: integer("messages_summarized").notNull().default(0),
     watermarkFrom: text("watermark_from"),
     watermarkTo: text("watermark_to"),
+    /**
+     * The watermark message's content when the event was written (a hash of its parts): a user
+     * message edited in place keeps its id, and a summary of its old text must not come back.
+     * Null for events written before it was kept.
+     */
+    watermarkKey: text("watermark_key"),
     summary: text("summary"),
     summarizerModel: text("summarizer_model"),
     latencyMs: integer("latency_ms"),

@@ -1,9 +1,18 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { type CompactionEvent, compactionEvent } from "../schema";
+import { type CompactionEvent, compactionEvent, message } from "../schema";
 import { storableText } from "../storable";
 
-export type NewCompactionEvent = Omit<typeof compactionEvent.$inferInsert, "id" | "createdAt">;
+export type NewCompactionEvent = Omit<
+  typeof compactionEvent.$inferInsert,
+  "id" | "createdAt" | "watermarkKey"
+>;
+
+/** A hash of the stored parts of the message `id` names, as they are now (null: no such row). */
+const partsKeyOf = (id: SQL | string) =>
+  sql<
+    string | null
+  >`(select encode(sha256(convert_to(${message.parts}::text, 'UTF8')), 'base64') from ${message} where ${message.id} = ${id})`;
 
 export async function recordCompactionEvent(
   db: Db,
@@ -13,6 +22,8 @@ export async function recordCompactionEvent(
     .insert(compactionEvent)
     .values({
       ...event,
+      // What the watermark message said when this summary was made.
+      watermarkKey: event.watermarkTo ? partsKeyOf(event.watermarkTo) : null,
       summary: event.summary == null ? event.summary : storableText(event.summary),
       error: event.error == null ? event.error : storableText(event.error),
     })
@@ -21,7 +32,11 @@ export async function recordCompactionEvent(
   return row;
 }
 
-/** Events that wrote a summary, newest first: the rollback points for invalidation. */
+/**
+ * Events that wrote a summary, newest first: the rollback points for invalidation. Not one whose
+ * watermark message was edited in place since (same id, other text): its summary tells the old
+ * text, and the message as it is now would be neither summarized nor sent.
+ */
 export async function listSummaryEvents(db: Db, chatId: string): Promise<CompactionEvent[]> {
   return db
     .select()
@@ -30,6 +45,10 @@ export async function listSummaryEvents(db: Db, chatId: string): Promise<Compact
       and(
         eq(compactionEvent.chatId, chatId),
         inArray(compactionEvent.outcome, ["summarized", "fallback"]),
+        or(
+          isNull(compactionEvent.watermarkKey),
+          eq(compactionEvent.watermarkKey, partsKeyOf(sql`${compactionEvent.watermarkTo}`)),
+        ),
       ),
     )
     .orderBy(desc(compactionEvent.createdAt), desc(compactionEvent.id));

@@ -1,0 +1,1 @@
+ALTER TABLE "compaction_event" ADD COLUMN "watermark_key" text;
