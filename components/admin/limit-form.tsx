@@ -24,14 +24,25 @@ type Props = {
 /** Two daily limits and a Save button; checks the numbers by the route's rules first. */
 export function LimitForm({ label, values, placeholders, onSave }: Props) {
   const id = useId();
-  const [draft, setDraft] = useState<LimitDraft>(limitDraftOf(values));
+  const stored = limitDraftOf(values);
+  const [draft, setDraft] = useState<LimitDraft>(stored);
   const [errors, setErrors] = useState<LimitErrors>({});
   const [status, setStatus] = useState<"idle" | "saving" | "saved" | string>("idle");
+  // New numbers from the server (a Refresh that found another admin's change) replace the
+  // fields unless the admin is changing them: Save would write the old ones back.
+  const storedKey = `${stored.dailyMessageLimit}|${stored.dailyTokenLimit}`;
+  const [shownKey, setShownKey] = useState(storedKey);
+  const [edited, setEdited] = useState(false);
+  if (storedKey !== shownKey) {
+    setShownKey(storedKey);
+    if (!edited) setDraft(stored);
+  }
 
   function edit(field: keyof LimitDraft, value: string) {
     setDraft((d) => ({ ...d, [field]: value }));
     setErrors((e) => ({ ...e, [field]: undefined }));
     setStatus("idle");
+    setEdited(true);
   }
 
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -44,6 +55,7 @@ export function LimitForm({ label, values, placeholders, onSave }: Props) {
     setStatus("saving");
     const failed = await onSave(parsed.values);
     setStatus(failed ?? "saved");
+    if (!failed) setEdited(false);
   }
 
   const messages = [errors.dailyMessageLimit, errors.dailyTokenLimit].filter(Boolean);

@@ -38,7 +38,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
   }
 
   return (
-    <tr data-user-email={user.email} className="align-top">
+    <tr data-user-email={user.email} data-user-id={user.id} className="align-top">
       <td className="py-3 pr-4 pl-4">
         <p className="font-medium">
           {user.name}

@@ -110,6 +110,16 @@ test("a new account waits, an admin approves it in Admin → Users, then it chat
   await user.getByRole("button", { name: "Send message" }).click();
   await expect(user.getByRole("button", { name: "Message stats" })).toHaveCount(2);
 
+  // Another admin (here, the API) gives the user three a day: Refresh shows it in the form.
+  const userId = await row.getAttribute("data-user-id");
+  const patched = await admin.request.patch(`/api/admin/users/${userId}`, {
+    headers: { origin: new URL(admin.url()).origin },
+    data: { dailyMessageLimit: 3 },
+  });
+  expect(patched.status()).toBe(200);
+  await admin.getByRole("button", { name: "Refresh" }).click();
+  await expect(row.getByLabel("Messages / day")).toHaveValue("3");
+
   // And deletes the account, after a confirmation: the row is gone.
   await row.getByRole("button", { name: "Delete", exact: true }).click();
   await row.getByRole("button", { name: `Delete ${userEmail} and their chats` }).click();
