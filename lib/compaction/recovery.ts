@@ -42,6 +42,8 @@ export type RecoveryOptions = {
   keepRecentToolResults: number;
   /** Raw tokens of the tool schemas (sent beside the prompt). */
   toolOverheadTokens: number;
+  /** The text of each message the user pinned (trim.ts, pinnedTextOf): cut last. */
+  pinnedTexts?: ReadonlySet<string>;
   /** Mark the chat dirty, show the trace, record the event. Failures here never stop the retry. */
   onRecovery?: (event: RecoveryEvent) => Promise<void> | void;
   onMetric?: MetricSink;
@@ -112,6 +114,7 @@ export function createRecoveryMiddleware(options: RecoveryOptions): LanguageMode
       ),
       estimate: (prompt) => estimatePrompt(estimator, prompt),
       force: true,
+      pinnedTexts: options.pinnedTexts,
     });
     metric("recovery.triggered", {
       modelId: options.modelId,

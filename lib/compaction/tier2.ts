@@ -29,6 +29,8 @@ export type Tier2Options = {
   overheadTokens: number;
   estimator: TokenEstimator;
   keepRecentToolResults: number;
+  /** The text of each message the user pinned (trim.ts, pinnedTextOf): cut last. */
+  pinnedTexts?: ReadonlySet<string>;
   onTrim?: (info: {
     stepNumber: number;
     projectedTokens: number;
@@ -72,6 +74,7 @@ export function createTier2<TOOLS extends ToolSet>(
       keepRecentToolResults: options.keepRecentToolResults,
       estimate,
       force: true,
+      pinnedTexts: options.pinnedTexts,
     });
     // Cutting is not enough: fold the loop's earlier steps into a note, keep the newest whole.
     const folded = trimmed.fits

@@ -25,7 +25,20 @@ export type TrimOptions<M> = {
   estimate: (messages: M[]) => number;
   /** Trim even if the estimate says the messages fit (the provider said otherwise). */
   force?: boolean;
+  /**
+   * The text of each message the user pinned (pinnedTextOf): such a message is cut only when
+   * nothing fits without cutting it, as the summary is.
+   */
+  pinnedTexts?: ReadonlySet<string>;
 };
+
+/** A user message's text, as pinnedTexts holds it: its text parts, joined. */
+export function pinnedTextOf(message: AnyMessage): string {
+  if (typeof message.content === "string") return message.content;
+  return (partsOf(message) ?? [])
+    .map((part) => (part.type === "text" && typeof part.text === "string" ? part.text : ""))
+    .join("");
+}
 
 export type TrimResult<M> = { messages: M[]; before: number; after: number; fits: boolean };
 
@@ -132,11 +145,20 @@ function carriesSummary(message: AnyMessage): boolean {
   );
 }
 
-function capAll<M extends AnyMessage>(messages: M[], capChars: number, spareSummary: boolean): M[] {
+function capAll<M extends AnyMessage>(
+  messages: M[],
+  capChars: number,
+  spare: { summary: boolean; pinnedTexts?: ReadonlySet<string> },
+): M[] {
   const lastUser = messages.findLastIndex((m) => m.role === "user");
+  const pinned = (message: M) =>
+    message.role === "user" &&
+    spare.pinnedTexts !== undefined &&
+    spare.pinnedTexts.size > 0 &&
+    spare.pinnedTexts.has(pinnedTextOf(message));
   return messages.map((message, i) => {
     if (i === lastUser || message.role === "system") return message;
-    if (spareSummary && carriesSummary(message)) return message;
+    if (spare.summary && (carriesSummary(message) || pinned(message))) return message;
     if (typeof message.content === "string") {
       return message.content.length > capChars
         ? { ...message, content: cutMiddle(message.content, capChars) }
@@ -173,8 +195,9 @@ function capAll<M extends AnyMessage>(messages: M[], capChars: number, spareSumm
 /**
  * Elide older tool results to placeholders; if that is not enough, cut every
  * text and result (but the latest user message) to the largest cap that fits.
- * The summary is the memory of everything folded: it is cut only when nothing
- * fits without cutting it too.
+ * The summary is the memory of everything folded, and a pinned message what the
+ * user asked to keep whole: they are cut only when nothing fits without cutting
+ * them too.
  */
 export function trimToFit<M extends AnyMessage>(
   messages: readonly M[],
@@ -189,11 +212,10 @@ export function trimToFit<M extends AnyMessage>(
   if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
   for (const spareSummary of [true, false]) {
     for (const cap of CAP_LADDER_TOKENS) {
-      current = capAll(
-        elide([...messages], options.keepRecentToolResults),
-        cap * CHARS_PER_TOKEN,
-        spareSummary,
-      );
+      current = capAll(elide([...messages], options.keepRecentToolResults), cap * CHARS_PER_TOKEN, {
+        summary: spareSummary,
+        pinnedTexts: options.pinnedTexts,
+      });
       after = options.estimate(current);
       if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
     }

@@ -19,6 +19,7 @@ import { addClassTokens, classTotal } from "@/lib/context/content-class";
 import { applyRatio, defaultEstimator } from "@/lib/context/tokens";
 import { env } from "@/lib/env";
 import { log, metric } from "@/lib/log";
+import { isPinnedByUser } from "@/lib/message/pins";
 import { RETRY_MARKER_TYPE } from "@/lib/message/retry-marker";
 import { buildStats, type MessageMetadata } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -96,6 +97,7 @@ async function answerWithin(
     keepRecentToolResults: Math.max(2, Math.floor(keepRecentToolResults / 2)),
     estimate: (list) => defaultEstimator.estimateModelMessages(list),
     force: true,
+    pinnedTexts: pinnedTextsOf(ctx.compaction.view),
   });
   await ctx.onRecovery({
     kind: "length",
@@ -109,6 +111,15 @@ async function answerWithin(
   if (signal.aborted) return;
   if (cutShortByWindow(ctx)) throw new ContextOverflowError(ctx.budget.modelId);
   if (retryFinish) write(retryFinish);
+}
+
+/** The text of each message the user pinned in the view, as the in-memory trims match it (trim.ts). */
+function pinnedTextsOf(view: readonly FoldUIMessage[]): Set<string> {
+  return new Set(
+    view
+      .filter((m) => m.role === "user" && isPinnedByUser(m.metadata))
+      .map((m) => m.parts.map((part) => (part.type === "text" ? part.text : "")).join("")),
+  );
 }
 
 /** One model call (with its tool loop) piped into the turn's stream; the finish chunk is returned, not written. */
@@ -133,6 +144,7 @@ async function streamAttempt(
     telemetry: env().aiTelemetry,
     proactive: settings.enabled,
     keepRecentToolResults: settings.keepRecentToolResults,
+    pinnedTexts: pinnedTextsOf(ctx.compaction.view),
     onRecovery: (event) => {
       // Calibration compares Fold's estimate with the provider's count of that same prompt.
       if (observed.steps === 0)

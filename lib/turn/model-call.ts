@@ -35,6 +35,8 @@ export type ModelCallOptions<TOOLS extends ToolSet> = {
   /** Tier 2 on (COMPACTION_ENABLED); recovery is on regardless. */
   proactive: boolean;
   keepRecentToolResults: number;
+  /** The text of each message the user pinned: in-memory trims cut them last. */
+  pinnedTexts?: ReadonlySet<string>;
   onRecovery?: (event: RecoveryEvent) => Promise<void> | void;
   /** Tier 2 trimmed a step's messages in memory. */
   onTrim?: () => void;
@@ -58,6 +60,7 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
       estimator: defaultEstimator,
       keepRecentToolResults: options.keepRecentToolResults,
       toolOverheadTokens: options.toolOverheadTokens,
+      pinnedTexts: options.pinnedTexts,
       onRecovery: options.onRecovery,
       onMetric: options.onMetric,
     }),
@@ -70,6 +73,7 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
         overheadTokens: options.overheadTokens,
         estimator: defaultEstimator,
         keepRecentToolResults: options.keepRecentToolResults,
+        pinnedTexts: options.pinnedTexts,
         onTrim: () => options.onTrim?.(),
         onMetric: options.onMetric,
       })

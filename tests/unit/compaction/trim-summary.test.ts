@@ -49,3 +49,40 @@ describe("trimToFit and the summary", () => {
     );
   });
 });
+
+describe("trimToFit and pinned messages", () => {
+  const pinned = `Constraint: ${words(1_500, "rule")} END-OF-PIN`;
+  const messages: ModelMessage[] = [
+    { role: "user", content: [{ type: "text", text: pinned }] },
+    { role: "assistant", content: words(6_000, "reply") },
+    { role: "user", content: "And now?" },
+  ];
+  const limitTokens = estimate([messages[0] as ModelMessage]) + 1_500;
+
+  it("cuts the other messages and leaves a pinned one whole when that is enough", () => {
+    const result = trimToFit(messages, {
+      limitTokens,
+      keepRecentToolResults: 2,
+      estimate,
+      force: true,
+      pinnedTexts: new Set([pinned]),
+    });
+    expect(result.fits).toBe(true);
+    expect(result.messages[0]).toEqual(messages[0]);
+    expect(String(result.messages[1]?.content).length).toBeLessThan(
+      String(messages[1]?.content).length,
+    );
+  });
+
+  it("cuts an unpinned message of the same size like any other", () => {
+    const result = trimToFit(messages, {
+      limitTokens,
+      keepRecentToolResults: 2,
+      estimate,
+      force: true,
+    });
+    expect(JSON.stringify(result.messages[0]).length).toBeLessThan(
+      JSON.stringify(messages[0]).length,
+    );
+  });
+});
