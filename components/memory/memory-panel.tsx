@@ -9,7 +9,7 @@ import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { Markdown } from "../chat/message/markdown";
 import { apiFetch } from "../outage/api-fetch";
 import { buttonGhost, buttonPrimary, inputBase } from "../ui/styles";
-import { errorText, JSON_HEADERS } from "./use-chat-memory";
+import { errorOf, errorText, JSON_HEADERS } from "./use-chat-memory";
 
 const ORIGIN_TEXT: Record<string, string> = {
   user: "you",
@@ -29,12 +29,6 @@ type Props = {
   /** Unpins every pinned message (they are then folded in the next compaction); a problem, if any failed. */
   onUnpinAll: () => Promise<string | null>;
 };
-
-/** The code of a failed call's error body (lib/errors.ts), if it has one. */
-async function errorCode(response: Response): Promise<string | null> {
-  const body = (await response.json().catch(() => null)) as { error?: { code?: string } } | null;
-  return body?.error?.code ?? null;
-}
 
 /**
  * "What the model remembers": the summary the next request carries (Markdown), its
@@ -60,8 +54,8 @@ export function MemoryPanel({ chatId, memory, busy, onSaved, onStale, onUnpinAll
     });
     setWorking(false);
     if (!response.ok) {
-      const code = response.status === 409 ? await errorCode(response.clone()) : null;
-      if (code === "conflict:summary") {
+      const error = await errorOf(response);
+      if (error?.code === "conflict:summary") {
         // The draft stays for the user to copy from; the summary as it is now is read again.
         setProblem(
           "The summary changed while you edited it (a compaction ran, or another tab saved). Cancel to see it as it is now, then edit that.",
@@ -69,7 +63,7 @@ export function MemoryPanel({ chatId, memory, busy, onSaved, onStale, onUnpinAll
         onStale();
         return;
       }
-      setProblem(await errorText(response, "The summary could not be saved."));
+      setProblem(error?.message ?? "The summary could not be saved.");
       return;
     }
     const saved = (await response.json()) as { memory: ChatMemory; message: FoldUIMessage };

@@ -8,10 +8,19 @@ import { useRecoveryKey } from "../outage/use-database-outage";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
+/** A failed call's error body (lib/errors.ts): its code and its own sentence, when it has them. */
+export async function errorOf(
+  response: Response,
+): Promise<{ code?: string; message?: string } | undefined> {
+  const body = (await response.json().catch(() => null)) as {
+    error?: { code?: string; message?: string };
+  } | null;
+  return body?.error;
+}
+
 /** A failed call's own sentence (lib/errors.ts), or a generic one. */
 export async function errorText(response: Response, fallback: string): Promise<string> {
-  const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-  return body?.error?.message ?? fallback;
+  return (await errorOf(response))?.message ?? fallback;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Page, type Route, test } from "@playwright/test";
 import { expectNoAxeViolations } from "./axe";
 import { hydrated, registerUser, signIn } from "./helpers";
 
@@ -198,19 +198,19 @@ test("an admin page that cannot load its table says so, and Try again loads it",
       row: `tr[data-user-email="${ADMIN_EMAIL}"]`,
     },
   ];
+  // The list request fails, as when the server is restarting; other requests go through.
+  const failListRequests = (route: Route) =>
+    route.request().method() === "GET"
+      ? route.fulfill({
+          status: 503,
+          contentType: "application/json",
+          body: JSON.stringify({
+            error: { code: "unavailable:database", message: "The database is unavailable." },
+          }),
+        })
+      : route.continue();
   for (const { path, api, what, row } of pages) {
-    // The list request fails once, as when the server is restarting.
-    await page.route(api, (route) =>
-      route.request().method() === "GET"
-        ? route.fulfill({
-            status: 503,
-            contentType: "application/json",
-            body: JSON.stringify({
-              error: { code: "unavailable:database", message: "The database is unavailable." },
-            }),
-          })
-        : route.continue(),
-    );
+    await page.route(api, failListRequests);
     await page.goto(path);
     await hydrated(page);
     const alert = page.getByRole("alert").filter({ hasText: what });
@@ -221,17 +221,7 @@ test("an admin page that cannot load its table says so, and Try again loads it",
     await expect(page.locator(row)).toBeVisible();
 
     // A Refresh that fails keeps the table and says so; the next one clears it.
-    await page.route(api, (route) =>
-      route.request().method() === "GET"
-        ? route.fulfill({
-            status: 503,
-            contentType: "application/json",
-            body: JSON.stringify({
-              error: { code: "unavailable:database", message: "The database is unavailable." },
-            }),
-          })
-        : route.continue(),
-    );
+    await page.route(api, failListRequests);
     await page.getByRole("button", { name: "Refresh" }).click();
     const stale = page.getByRole("alert").filter({ hasText: "Refresh failed" });
     await expect(stale).toContainText("The database is unavailable.");
