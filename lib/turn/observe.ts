@@ -37,6 +37,8 @@ export type TurnObservations = {
   stopped?: boolean;
   /** The stop came before the model call (while Tier 1 compacted): there is no reply at all. */
   stoppedBeforeModel?: boolean;
+  /** The turn failed before its model call (Tier 1 refused the message, or could not run). */
+  failedBeforeModel?: boolean;
   /** The reply's text (and reasoning) as streamed, for a stopped reply's output estimate. */
   streamedText?: string;
   /** The model's trigger and a next message as long as the user's last, once the turn knows its model. */

@@ -42,6 +42,11 @@ export type TurnDeps = {
   tools?: ToolSet;
   /** How instances reach a running turn (stop, resume); the process's own unless a test brings one. */
   live?: LiveBus;
+  /**
+   * Returns the turn's message to the user's daily quota: called when the turn fails before
+   * its model call (a message too long for the model's window is refused, not answered).
+   */
+  giveBack?: () => Promise<void>;
 };
 
 /**
@@ -130,6 +135,8 @@ export async function runTurn(
       stored && !observed.stopped ? calibrateFromTurn(db, modelId, observed) : null,
     )
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
+    .then(() => (observed.failedBeforeModel ? deps.giveBack?.() : undefined))
+    .catch((error) => log.warn({ err: error, chatId: chat.id }, "returning the message failed"))
     // Off the critical path: if the next turn would cross the trigger, a compaction starts
     // now, under its own lease, before this turn frees the chat (DESIGN §16). It never throws.
     // Not after a turn stopped before its model call: that stop may have been of this very
@@ -211,33 +218,18 @@ async function streamTurn(
   const { db } = deps;
   const now = deps.now ?? Date.now;
   const startedAt = now();
-  const [frame, budget] = await Promise.all([
-    deps.tools
-      ? chatRequestFrame(new Date(startedAt), deps.tools)
-      : chatRequestFrame(new Date(startedAt)),
-    modelBudget(db, turn.modelId),
-  ]);
-  const compaction = await compactForTurn(
-    { db, resolveModel: deps.resolveModel, now },
-    {
-      chat: turn.chat,
-      history: turn.history,
-      firstPosition: turn.firstPosition,
-      model: budget,
-      overheadTokens: frame.overheadTokens,
-      overheadClasses: frame.overheadClasses,
-      traceId: `compact-${turn.assistantId}`,
-      stopSignal: turn.stopSignal,
-    },
-    write,
-  );
-  if (!compaction) {
+  const before = await beforeModelCall(deps, turn, startedAt, write).catch((error: unknown) => {
+    turn.observed.failedBeforeModel = true;
+    throw error;
+  });
+  if (!before) {
     // Stopped during Tier 1: no model call, and nothing to store (persist.ts).
     turn.observed.stopped = true;
     turn.observed.stoppedBeforeModel = true;
     write({ type: "finish", messageMetadata: { stopped: true } });
     return;
   }
+  const { frame, budget, compaction } = before;
   turn.observed.nextTurn = {
     trigger: budget.budget.trigger,
     nextMessageTokens: nextMessageTokens(turn.history, budget.ratio),
@@ -265,4 +257,39 @@ async function streamTurn(
   const check = { chatId: turn.chat.id, budget, compaction, observed: turn.observed };
   await checkSilentTruncation(db, check, write, now);
   if (finish) write(finish);
+}
+
+/**
+ * What the model call needs: the request's frame, the model's budget and Tier 1's outcome;
+ * null when the user stopped the turn while Tier 1 compacted.
+ */
+async function beforeModelCall(
+  deps: TurnDeps,
+  turn: TurnContext,
+  startedAt: number,
+  write: (chunk: UIMessageChunk) => void,
+) {
+  const { db } = deps;
+  const now = deps.now ?? Date.now;
+  const [frame, budget] = await Promise.all([
+    deps.tools
+      ? chatRequestFrame(new Date(startedAt), deps.tools)
+      : chatRequestFrame(new Date(startedAt)),
+    modelBudget(db, turn.modelId),
+  ]);
+  const compaction = await compactForTurn(
+    { db, resolveModel: deps.resolveModel, now },
+    {
+      chat: turn.chat,
+      history: turn.history,
+      firstPosition: turn.firstPosition,
+      model: budget,
+      overheadTokens: frame.overheadTokens,
+      overheadClasses: frame.overheadClasses,
+      traceId: `compact-${turn.assistantId}`,
+      stopSignal: turn.stopSignal,
+    },
+    write,
+  );
+  return compaction && { frame, budget, compaction };
 }

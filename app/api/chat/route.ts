@@ -22,6 +22,7 @@ export const POST = route(async (request) => {
         db,
         resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)),
         defaultModelId: async () => modelId,
+        giveBack: quota.giveBack,
       },
       chat,
       body,

@@ -244,4 +244,21 @@ describeEachDriver("daily quotas", (use) => {
       tokens: 0,
     });
   });
+
+  it("gives the message back when the turn is refused before its model call (too long for the window)", async () => {
+    const database = use();
+    const finn = await register(database, "finn@example.com");
+    const finnId = (await sessionOf(database, finn.browser))?.user.id ?? "";
+    const chatId = await newChat(database, finn.browser);
+    // About 12,000 tokens against the fake model's 8,192: Tier 1 refuses it inside the stream.
+    const refused = await turn(database, finn.browser, chatId, "ledger entry ".repeat(6_000));
+    const error = refused.chunks.find((c) => c.type === "error") as { errorText?: string };
+    expect(error?.errorText).toMatch(/too long on its own/);
+    expect(fake.requests).toHaveLength(0);
+    // Given back before the chat is free, so before sendTurn returns.
+    expect((await usageOn(database.db, finnId, usageDayOf(new Date()))).messages).toBe(0);
+    // A message that is answered still counts.
+    expect((await turn(database, finn.browser, chatId, "a short one")).response.status).toBe(200);
+    expect((await usageOn(database.db, finnId, usageDayOf(new Date()))).messages).toBe(1);
+  });
 });
