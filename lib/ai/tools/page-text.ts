@@ -1,5 +1,6 @@
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
+import { headOf } from "@/lib/message/unstorable-text";
 
 /**
  * HTML to plain text a model can read. linkedom parses the page (entities,
@@ -54,6 +55,13 @@ const LINES = new Set([
 ]);
 /** Link targets longer than this are noise to a model; the label alone is kept. */
 const MAX_LINK_URL_CHARS = 500;
+/** A page's title is a line, not a body: the rest of a longer one is dropped. */
+export const MAX_TITLE_CHARS = 300;
+/**
+ * Elements nested deeper than this are read as their flat text: the walk recurses per level,
+ * and a page of thousands of nested tags would otherwise overflow the stack.
+ */
+const MAX_NESTING = 200;
 
 class TextWriter {
   private out = "";
@@ -61,6 +69,10 @@ class TextWriter {
   private prefix = "";
   /** Newlines owed before the next block: 1 for a new line, 2 for a new paragraph. */
   private gap = 0;
+  /** How many elements the walk is inside now. */
+  private nesting = 0;
+  /** Items of each numbered list numbered so far: one pass over a list, however long. */
+  private readonly numbered = new Map<Element, number>();
 
   constructor(private readonly baseUrl?: string) {}
 
@@ -118,7 +130,13 @@ class TextWriter {
   }
 
   private children(el: Element, depth: number, raw: boolean): void {
+    if (this.nesting >= MAX_NESTING) {
+      this.line += (el.textContent ?? "").replace(/\s+/g, " ");
+      return;
+    }
+    this.nesting += 1;
     for (const child of Array.from(el.childNodes)) this.walk(child, depth, raw);
+    this.nesting -= 1;
   }
 
   private listItem(el: Element, depth: number): void {
@@ -127,13 +145,18 @@ class TextWriter {
     let marker = "- ";
     if (list?.localName === "ol") {
       const start = Number.parseInt(list.getAttribute("start") ?? "1", 10);
-      const index = Array.from(list.children)
-        .filter((c) => c.localName === "li")
-        .indexOf(el);
+      const index = this.numbered.get(list) ?? 0;
+      this.numbered.set(list, index + 1);
       marker = `${(Number.isNaN(start) ? 1 : start) + index}. `;
     }
     const indent = "  ".repeat(depth);
     this.prefix = indent + marker;
+    if (this.nesting >= MAX_NESTING) {
+      this.children(el, depth, false);
+      this.flush();
+      return;
+    }
+    this.nesting += 1;
     for (const child of Array.from(el.childNodes)) {
       const nested = child.nodeType === 1 && /^(ul|ol)$/.test((child as Element).localName);
       if (nested) {
@@ -141,6 +164,7 @@ class TextWriter {
         this.walk(child, depth + 1);
       } else this.walk(child, depth);
     }
+    this.nesting -= 1;
     this.flush();
   }
 
@@ -189,10 +213,20 @@ function textOf(root: Node, baseUrl?: string): string {
   return writer.finish();
 }
 
-/** linkedom builds a document only from a page with an `<html>` element; a fragment gets one. */
+/**
+ * Where a page that has its own `<html>` element opens it: after a byte-order mark, a doctype,
+ * an XML declaration and comments, before any other tag.
+ */
+const OPENS_WITH_HTML =
+  /^\uFEFF?\s*(?:(?:<!--[\s\S]*?-->|<!doctype[^>]*>|<\?xml[^>]*>)\s*)*<html[\s>]/i;
+
+/**
+ * linkedom builds a document only from a page that opens with an `<html>` element; anything
+ * else (a fragment, or a page that leaves the optional tag out) is wrapped in one.
+ */
 function parse(html: string) {
   return parseHTML(
-    /<html[\s>]/i.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`,
+    OPENS_WITH_HTML.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`,
   );
 }
 
@@ -200,14 +234,15 @@ function parse(html: string) {
 export function pageText(html: string, options: { baseUrl?: string } = {}): PageText {
   const { document } = parse(html);
   const title = document.querySelector("title")?.textContent?.replace(/\s+/g, " ").trim();
-  const found = title ? { title } : {};
+  const found = title ? { title: headOf(title, MAX_TITLE_CHARS) } : {};
   // A page that marks its one main region says where its content is; otherwise Readability looks.
   const mains = document.querySelectorAll("main");
   const main = mains.length === 1 ? mains[0] : undefined;
   if (main) return { ...found, text: textOf(main, options.baseUrl) };
-  const body = parse(html).document.body;
-  // Readability edits the document it reads, so the whole-page fallback reads a second parse.
   const article = new Readability(document, { serializer: (node) => node }).parse();
   const text = article?.content ? textOf(article.content, options.baseUrl) : "";
-  return { ...found, text: text || (body ? textOf(body, options.baseUrl) : "") };
+  if (text) return { ...found, text };
+  // Readability edits the document it reads, so the whole-page fallback reads a second parse.
+  const body = parse(html).document.body;
+  return { ...found, text: body ? textOf(body, options.baseUrl) : "" };
 }

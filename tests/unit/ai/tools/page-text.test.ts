@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pageText } from "@/lib/ai/tools/page-text";
+import { MAX_TITLE_CHARS, pageText } from "@/lib/ai/tools/page-text";
 
 const page = `<!doctype html>
 <html>
@@ -110,5 +110,29 @@ describe("pageText", () => {
     expect(pageText("<p>plain").title).toBeUndefined();
     expect(pageText("<p>text</p><script>never closed").text).toBe("text");
     expect(pageText("<p>text</p><a href='x").text).toBe("text");
+  });
+  it("numbers every item of a very long ordered list in one pass", () => {
+    const items = Array.from({ length: 20_000 }, (_, i) => `<li>step ${i + 1}</li>`).join("");
+    const lines = pageText(`<main><ol>${items}</ol></main>`).text.split("\n");
+    expect(lines).toHaveLength(20_000);
+    expect(lines[0]).toBe("1. step 1");
+    expect(lines.at(-1)).toBe("20000. step 20000");
+  });
+
+  it("reads text nested thousands of elements deep instead of overflowing the stack", () => {
+    const depth = 20_000;
+    const html = `<main><p>top</p>${"<span>".repeat(depth)}deep text${"</span>".repeat(depth)}</main>`;
+    expect(pageText(html).text).toBe("top\n\ndeep text");
+  });
+
+  it("keeps a title to one line's length", () => {
+    const { title } = pageText(`<title>${"Long title ".repeat(50_000)}</title><p>body</p>`);
+    expect(title?.length).toBe(MAX_TITLE_CHARS);
+    expect(title?.startsWith("Long title Long title")).toBe(true);
+  });
+
+  it("reads a page without an <html> tag whose script mentions one", () => {
+    const html = '<head><script>s = "<html>";</script></head><body><p>The visible text.</p></body>';
+    expect(pageText(html).text).toBe("The visible text.");
   });
 });
