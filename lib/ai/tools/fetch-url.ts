@@ -5,7 +5,7 @@ import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { headOf } from "@/lib/message/unstorable-text";
-import { classifyAddress } from "./address-policy";
+import { classifyAddress, serverAddresses } from "./address-policy";
 import { pinnedRequest } from "./pinned-request";
 import {
   abortable,
@@ -122,8 +122,9 @@ async function vet(url: URL, signal: AbortSignal, options: FetchUrlOptions) {
   if (addresses.length === 0)
     throw new FetchUrlError("network", `Could not resolve ${host}: no addresses.`);
   if (options.allowPrivate) return addresses;
+  const own = serverAddresses();
   for (const { address } of addresses) {
-    const kind = classifyAddress(address);
+    const kind = classifyAddress(address, own);
     if (kind === null) continue;
     // A literal address is the caller's own; what a name resolves to is the server's network,
     // so neither the address nor its kind is told.

@@ -1,5 +1,6 @@
+import { networkInterfaces } from "node:os";
 import { describe, expect, it } from "vitest";
-import { classifyAddress } from "@/lib/ai/tools/address-policy";
+import { classifyAddress, serverAddresses } from "@/lib/ai/tools/address-policy";
 
 describe("classifyAddress", () => {
   it.each([
@@ -68,5 +69,23 @@ describe("classifyAddress", () => {
     "64:ff9b::808:808",
   ])("allows the public address %s", (address) => {
     expect(classifyAddress(address)).toBeNull();
+  });
+
+  it("refuses a public address of this server's own interfaces, however it is written", () => {
+    // As if 8.8.8.8 and 2001:4860:4860::8888 were this machine's public addresses.
+    const own = new Set(["8.8.8.8", "2001:4860:4860:0:0:0:0:8888"]);
+    expect(classifyAddress("8.8.8.8", own)).toBe("server-local");
+    expect(classifyAddress("::ffff:8.8.8.8", own)).toBe("server-local");
+    expect(classifyAddress("64:ff9b::808:808", own)).toBe("server-local");
+    expect(classifyAddress("[2001:4860:4860::8888]", own)).toBe("server-local");
+    expect(classifyAddress("8.8.4.4", own)).toBeNull();
+  });
+
+  it("knows every address of this machine's interfaces", () => {
+    const own = serverAddresses();
+    expect(own.has("127.0.0.1")).toBe(true);
+    const listed = Object.values(networkInterfaces()).flatMap((entries) => entries ?? []);
+    for (const { family, address } of listed.filter((entry) => entry.family === "IPv4"))
+      expect(own.has(address), `${family} ${address}`).toBe(true);
   });
 });
