@@ -4,6 +4,7 @@ import { Check, Pencil, Trash2, X } from "lucide-react";
 import Link from "next/link";
 import { AlertDialog } from "radix-ui";
 import { type KeyboardEvent, useState } from "react";
+import { isImeKey } from "../ui/keys";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 import type { ChatListItem } from "./use-chats";
 
@@ -26,6 +27,7 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
+    if (isImeKey(event)) return;
     if (event.key === "Enter") save();
     if (event.key === "Escape") {
       setDraft(chat.title);

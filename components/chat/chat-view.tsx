@@ -150,6 +150,8 @@ export function ChatView({
       // An edit or a regenerate rewrites history from a message useChat must hold: hand it the
       // older pages first.
       (rewrite: Rewrite) => {
+        // A message sent while the server was asked how much this moves: it answers first.
+        if (busyRef.current) return;
         lastSent.current = "";
         const older = takeOlder();
         // What the timeline holds before the rewrite: a refused one goes back to it.

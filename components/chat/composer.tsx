@@ -9,6 +9,7 @@ import {
   useRef,
   useState,
 } from "react";
+import { isImeKey } from "../ui/keys";
 import { useHoverless } from "../ui/use-hoverless";
 import { COMPOSER_ID } from "./skip-link";
 
@@ -95,7 +96,7 @@ export function Composer({
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
     // A touch keyboard's Return starts a new line (it has no Shift+Enter); the button sends.
     if (touch) return;
-    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+    if (event.key === "Enter" && !event.shiftKey && !isImeKey(event)) {
       event.preventDefault();
       submit();
     }
@@ -155,7 +156,12 @@ export function Composer({
             {busy ? (
               <button
                 type="button"
-                onClick={onStop}
+                onClick={(event) => {
+                  // Stop takes Send's place as the message goes: the second click of a
+                  // double-click on Send lands here, and must not stop the reply it sent.
+                  if (event.detail > 1) return;
+                  onStop();
+                }}
                 aria-label="Stop"
                 title="Stop"
                 className="rounded-full bg-ink p-2 text-white hover:bg-zinc-700"

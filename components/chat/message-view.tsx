@@ -7,6 +7,8 @@ import { type TraceInput, traceOutputSchema } from "@/lib/compaction/trace";
 import { answerParts } from "@/lib/message/retry-marker";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { COMPACTION_TRACE_TOOL_NAME, messageText } from "@/lib/message/ui-message";
+import { isImeKey } from "../ui/keys";
+import { useHoverless } from "../ui/use-hoverless";
 import { CompactionTrace } from "./message/compaction-trace";
 import { Markdown } from "./message/markdown";
 import { MessageActions } from "./message/message-actions";
@@ -150,15 +152,21 @@ function UserMessage({
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(messageText(message));
   const text = messageText({ parts: answerParts(message.parts) });
+  const touch = useHoverless();
 
   function save() {
+    // A reply started while the editor was open: the edit waits for it, draft kept.
+    if (busy) return;
     const next = draft.trim();
     setEditing(false);
     if (next && next !== text) onEdit(next);
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
-    if (event.key === "Enter" && !event.shiftKey) {
+    // The IME's Enter picks a candidate; Escape closes its list. Neither is the editor's.
+    if (isImeKey(event)) return;
+    // As in the message box: a touch keyboard's Return adds a line, the button sends.
+    if (event.key === "Enter" && !event.shiftKey && !touch) {
       event.preventDefault();
       save();
     }
@@ -176,7 +184,8 @@ function UserMessage({
           onKeyDown={onKeyDown}
           className="w-full resize-none rounded-2xl border border-line bg-white px-4 py-2 text-sm outline-none focus:ring-2 focus:ring-zinc-200"
         />
-        <div className="flex justify-end gap-2 text-xs">
+        <div className="flex items-center justify-end gap-2 text-xs">
+          {busy ? <span className="text-muted">Wait for the reply to finish</span> : null}
           <button
             type="button"
             onClick={() => setEditing(false)}
@@ -187,7 +196,8 @@ function UserMessage({
           <button
             type="button"
             onClick={save}
-            className="rounded-lg bg-ink px-3 py-1.5 text-white hover:bg-zinc-700"
+            disabled={busy}
+            className="rounded-lg bg-ink px-3 py-1.5 text-white hover:bg-zinc-700 disabled:opacity-30"
           >
             Save & send
           </button>

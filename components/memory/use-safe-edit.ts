@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { apiFetch } from "../outage/api-fetch";
 
 /** What may move later messages to an older version of the chat. */
@@ -15,30 +15,45 @@ type Pending = { rewrite: Rewrite; laterMessages: number };
  * count of them (the browser may not hold every message); one that moves nothing is sent at once.
  */
 export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => void) {
-  const [pending, setPending] = useState<Pending | null>(null);
+  const [pending, setPendingState] = useState<Pending | null>(null);
+  // Read by clicks that come before the next render: a confirmation sends once.
+  const pendingNow = useRef<Pending | null>(null);
+  const setPending = useCallback((next: Pending | null) => {
+    pendingNow.current = next;
+    setPendingState(next);
+  }, []);
+  // One rewrite at a time: a double click on Regenerate asks (and sends) once.
+  const asking = useRef(false);
 
   const request = useCallback(
     async (rewrite: Rewrite, laterShown: number) => {
-      const response = await apiFetch(
-        `/api/chats/${chatId}/branches?messageId=${encodeURIComponent(rewrite.messageId)}`,
-      );
-      const later = response.ok
-        ? ((await response.json()) as { edit?: { laterMessages: number } }).edit?.laterMessages
-        : undefined;
-      // Unknown to the server (not stored yet): the count the browser shows.
-      const count = later ?? laterShown;
-      if (count === 0) send(rewrite);
-      else setPending({ rewrite, laterMessages: count });
+      if (asking.current) return;
+      asking.current = true;
+      try {
+        const response = await apiFetch(
+          `/api/chats/${chatId}/branches?messageId=${encodeURIComponent(rewrite.messageId)}`,
+        );
+        const later = response.ok
+          ? ((await response.json()) as { edit?: { laterMessages: number } }).edit?.laterMessages
+          : undefined;
+        // Unknown to the server (not stored yet): the count the browser shows.
+        const count = later ?? laterShown;
+        if (count === 0) send(rewrite);
+        else setPending({ rewrite, laterMessages: count });
+      } finally {
+        asking.current = false;
+      }
     },
-    [chatId, send],
+    [chatId, send, setPending],
   );
 
   return {
     pending: pending ? { kind: pending.rewrite.kind, laterMessages: pending.laterMessages } : null,
     request,
     confirm: () => {
-      if (pending) send(pending.rewrite);
+      const confirmed = pendingNow.current;
       setPending(null);
+      if (confirmed) send(confirmed.rewrite);
     },
     cancel: () => setPending(null),
   };

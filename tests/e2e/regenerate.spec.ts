@@ -93,3 +93,24 @@ test("regenerate keeps the replaced reply a switch away, and asks before it move
   await expect(versions).toContainText("2/3");
   await expect(replies(page).first()).toContainText("Second try at one.");
 });
+
+test("a double click on Send sends the message once, and its second click does not stop the reply", async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await registerUser(page, `e2e-double-send-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  // The reply waits a moment before its first byte: a Stop in between would leave no reply.
+  const response = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
+    data: [{ fault: "slow", delayMs: 1_500, text: "Answered in full." }],
+  });
+  expect(response.ok()).toBe(true);
+  await page.getByRole("textbox", { name: "Message" }).fill("One question, clicked twice.");
+  await page.getByRole("button", { name: "Send message" }).dblclick();
+  await expect(replies(page).first()).toContainText("Answered in full.", { timeout: 30_000 });
+  await expect(page.getByTestId("stopped")).toHaveCount(0);
+  await expect(userMessages(page)).toHaveCount(1);
+});
