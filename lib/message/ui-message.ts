@@ -61,9 +61,26 @@ function parsedMetadata(row: StoredMessage): MessageMetadata | undefined {
   const key = row.contentKey;
   if (key !== undefined && metadataByContent.has(key)) return metadataByContent.get(key);
   const parsed = messageMetadataSchema.safeParse(row.metadata ?? {});
-  const metadata = parsed.success ? deepFreeze(parsed.data) : undefined;
+  const metadata = deepFreeze(parsed.success ? parsed.data : fieldByField(row.metadata));
   if (key !== undefined) metadataByContent.set(key, metadata);
   return metadata;
+}
+
+/**
+ * What can be read of metadata that does not parse as a whole: each field on its own. One bad
+ * field (a stat out of range) must not take the others with it — a lost `pinned` would let the
+ * next compaction fold a message the user pinned.
+ */
+function fieldByField(raw: unknown): MessageMetadata | undefined {
+  if (!raw || typeof raw !== "object") return undefined;
+  const fields = messageMetadataSchema.shape;
+  const kept: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (!Object.hasOwn(fields, name)) continue;
+    const field = fields[name as keyof typeof fields].safeParse(value);
+    if (field.success && field.data !== undefined) kept[name] = field.data;
+  }
+  return kept as MessageMetadata;
 }
 
 function deepFreeze<T>(value: T): T {

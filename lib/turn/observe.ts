@@ -84,7 +84,9 @@ export function observeTurn<TOOLS extends ToolSet>(
         if (part.type === "tool-call") toolStartedAt.set(part.toolCallId, now());
         if (part.type === "tool-result" || part.type === "tool-error") {
           const started = toolStartedAt.get(part.toolCallId);
-          if (started !== undefined) track.toolDurationsMs[part.toolCallId] = now() - started;
+          // Never below zero, should the clock step back meanwhile.
+          if (started !== undefined)
+            track.toolDurationsMs[part.toolCallId] = Math.max(0, now() - started);
         }
         if (part.type === "finish") {
           track.finished = true;
