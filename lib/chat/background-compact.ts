@@ -173,6 +173,8 @@ async function foldInBackground(deps: BackgroundDeps, due: Due, lease: HeldLease
       overheadTokens: due.frame.overheadTokens,
       overheadClasses: due.frame.overheadClasses,
       expectedTokens: due.nextMessage,
+      // Lost (a stall past its term): a turn may hold the chat now; the summarizer stops.
+      signal: lease.lost,
       onSummarizeStart: ({ tokensBefore, messages, reason }) => {
         started = { reason, tokensBefore, messages, startedAt: now() };
         trace.write(traceStartChunk(toolCallId, started));

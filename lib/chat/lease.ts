@@ -12,7 +12,15 @@ const LEASE_RENEW_MS = 10_000;
 const LEASE_WAIT_MS = 5_000;
 const LEASE_POLL_MS = 50;
 
-export type HeldLease = { release: () => Promise<void> };
+export type HeldLease = {
+  release: () => Promise<void>;
+  /**
+   * Aborts when a renewal finds the lease no longer this holder's: it ran out (the process
+   * stalled past LEASE_MS) and another turn or compaction took the chat. The work under it
+   * should stop; whatever it writes next may land beside the new holder's.
+   */
+  lost: AbortSignal;
+};
 
 /**
  * Takes the chat's lease for a turn or a compaction and keeps renewing it
@@ -56,11 +64,16 @@ export function keepRenewing(db: Db, lease: Lease): HeldLease {
   // A renewal on its way: the release waits for it, or it would free the old token while the
   // renewal writes a new one that nobody frees (the chat stays busy until that runs out).
   let renewing: Promise<void> | null = null;
+  const lost = new AbortController();
   const renew = setInterval(() => {
     if (!held || renewing) return;
     renewing = renewLease(db, held, LEASE_MS)
       .then((next) => {
-        if (!next) log.warn({ chatId }, "lease lost before it was renewed");
+        if (!next) {
+          log.warn({ chatId }, "lease lost before it was renewed");
+          clearInterval(renew);
+          lost.abort(new Error("the chat's lease was lost"));
+        }
         held = next;
       })
       .catch((error) => log.warn({ err: error, chatId }, "lease renew failed"))
@@ -70,6 +83,7 @@ export function keepRenewing(db: Db, lease: Lease): HeldLease {
   }, LEASE_RENEW_MS);
   let released = false;
   return {
+    lost: lost.signal,
     release: async () => {
       if (released) return;
       released = true;

@@ -80,6 +80,8 @@ export async function runTurn(
   }
 
   const stop = new AbortController();
+  // A lease lost mid-turn (a stall past its term) means another turn may hold the chat now.
+  lease.lost.addEventListener("abort", () => stop.abort(), { once: true });
   const answering = prepared.history.findLast((m) => m.role === "user")?.id;
   const unwatch = await watchStop(live, chat.id, answering, () => stop.abort()).catch(
     (error: unknown) => {

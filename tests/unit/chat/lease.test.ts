@@ -60,3 +60,29 @@ it("renews with the newest token, one renewal at a time, and stops once released
   vi.advanceTimersByTime(30_000);
   expect(queries.renewLease).toHaveBeenCalledTimes(2);
 });
+
+it("says when a renewal finds the lease another holder's, and stops renewing", async () => {
+  queries.renewLease.mockResolvedValue(null);
+  const held = keepRenewing(db, lease(1));
+  expect(held.lost.aborted).toBe(false);
+  vi.advanceTimersByTime(10_000);
+  await vi.waitFor(() => expect(held.lost.aborted).toBe(true));
+  vi.advanceTimersByTime(30_000);
+  expect(queries.renewLease).toHaveBeenCalledTimes(1);
+  await held.release();
+  expect(queries.releaseLease).not.toHaveBeenCalled();
+});
+
+it("is not lost while renewals succeed or fail for a moment", async () => {
+  queries.renewLease.mockRejectedValueOnce(new Error("connection reset"));
+  queries.renewLease.mockResolvedValue(lease(2));
+  const held = keepRenewing(db, lease(1));
+  vi.advanceTimersByTime(10_000);
+  await vi.waitFor(() => expect(queries.renewLease).toHaveBeenCalledTimes(1));
+  await vi.waitFor(() => {
+    vi.advanceTimersByTime(10_000);
+    expect(queries.renewLease).toHaveBeenCalledTimes(2);
+  });
+  expect(held.lost.aborted).toBe(false);
+  await held.release();
+});
