@@ -13,6 +13,7 @@ import { CompactionTrace } from "./message/compaction-trace";
 import { Markdown } from "./message/markdown";
 import { MessageActions } from "./message/message-actions";
 import { ToolCall } from "./message/tool-call";
+import { toolCallState, wroteSomething } from "./message/tool-state";
 
 type Props = {
   message: FoldUIMessage;
@@ -71,13 +72,7 @@ export function MessageView({
               input={part.input}
               output={part.state === "output-available" ? part.output : undefined}
               errorText={part.state === "output-error" ? part.errorText : undefined}
-              state={
-                part.state === "output-available" ||
-                part.state === "output-error" ||
-                part.state === "input-available"
-                  ? part.state
-                  : "input-streaming"
-              }
+              state={toolCallState(part.state, streaming)}
               durationMs={durations[part.toolCallId]}
             />
           );
@@ -99,15 +94,6 @@ export function MessageView({
         />
       ) : null}
     </div>
-  );
-}
-
-/** The reply got as far as text, reasoning or a tool call: something Continue can go on from. */
-function wroteSomething(message: FoldUIMessage): boolean {
-  return message.parts.some((part) =>
-    part.type === "text" || part.type === "reasoning"
-      ? part.text.trim() !== ""
-      : isToolUIPart(part) && getToolName(part) !== COMPACTION_TRACE_TOOL_NAME,
   );
 }
 

@@ -1,6 +1,13 @@
 "use client";
 
-import { ChevronRight, CircleAlert, CircleCheck, LoaderCircle, Wrench } from "lucide-react";
+import {
+  ChevronRight,
+  CircleAlert,
+  CircleCheck,
+  CircleSlash,
+  LoaderCircle,
+  Wrench,
+} from "lucide-react";
 import { Collapsible } from "radix-ui";
 import { type ReactNode, useMemo, useState } from "react";
 import { formatCount, formatDuration } from "@/components/stats/format";
@@ -12,7 +19,11 @@ export type ToolCallState =
   | "input-streaming"
   | "input-available"
   | "output-available"
-  | "output-error";
+  | "output-error"
+  /** The call was refused its run (its result says so to the model). */
+  | "denied"
+  /** The reply ended (stopped, failed) before the call had a result: it never ran to the end. */
+  | "cancelled";
 
 type Props = {
   name: string;
@@ -26,7 +37,7 @@ type Props = {
 
 /** One tool call in the timeline (DESIGN §11): arguments, result and duration. */
 export function ToolCall({ name, input, output, errorText, state, durationMs }: Props) {
-  const done = state === "output-available" || state === "output-error";
+  const done = state !== "input-streaming" && state !== "input-available";
   // Open while running so the arguments can be watched; folded once done, unless the reader chose.
   const [chosen, setChosen] = useState<boolean | null>(null);
   const open = chosen ?? !done;
@@ -84,6 +95,14 @@ function Status({ state }: { state: ToolCallState }) {
       <span className="flex shrink-0 items-center gap-1 text-red-600">
         <CircleAlert size={14} />
         Failed
+      </span>
+    );
+  }
+  if (state === "denied" || state === "cancelled") {
+    return (
+      <span className="flex shrink-0 items-center gap-1 text-muted">
+        <CircleSlash size={14} />
+        {state === "denied" ? "Denied" : "Cancelled"}
       </span>
     );
   }

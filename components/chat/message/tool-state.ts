@@ -1,0 +1,27 @@
+import { getToolName, isToolUIPart } from "ai";
+import { COMPACTION_TRACE_TOOL_NAME, type FoldUIMessage } from "@/lib/message/ui-message";
+import type { ToolCallState } from "./tool-call";
+
+/** A tool part's state as the timeline shows it: a call left without a result once the reply ended was cancelled. */
+export function toolCallState(state: string, streaming: boolean): ToolCallState {
+  if (state === "output-available" || state === "output-error") return state;
+  if (state === "output-denied") return "denied";
+  if (!streaming) return "cancelled";
+  return state === "input-streaming" ? "input-streaming" : "input-available";
+}
+
+/**
+ * The reply got as far as text, reasoning or a finished tool call: something Continue can go on
+ * from. (A stopped reply is stored without the calls that had no result: lib/turn/persist.ts.)
+ */
+export function wroteSomething(message: FoldUIMessage): boolean {
+  return message.parts.some((part) =>
+    part.type === "text" || part.type === "reasoning"
+      ? part.text.trim() !== ""
+      : isToolUIPart(part) &&
+        getToolName(part) !== COMPACTION_TRACE_TOOL_NAME &&
+        FINISHED_TOOL_STATES.has(part.state),
+  );
+}
+
+const FINISHED_TOOL_STATES = new Set(["output-available", "output-error", "output-denied"]);
