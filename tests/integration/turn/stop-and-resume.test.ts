@@ -19,6 +19,7 @@ const fake = await vi.hoisted(async () => {
 import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import * as streamRoute from "@/app/api/chats/[id]/stream/route";
 import { countTextTokens } from "@/lib/context/tokens";
+import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { usageOn } from "@/lib/db/queries/usage";
 import { usageDayOf } from "@/lib/limits/quota-day";
 import { redisBus } from "@/lib/live/bus";
@@ -213,6 +214,42 @@ describeEachDriver("Stop and resume across instances", (use) => {
     } finally {
       fake.configure({ chunkDelayMs: 25 });
     }
+  });
+
+  it("a stop for an answered message, sent while its regenerate is being admitted, stops that regenerate", async () => {
+    const database = use();
+    const { browser } = await register(database, "regenerate-stop@example.com");
+    const chatId = await newChat(database, browser);
+    fake.configure({ chunkDelayMs: 0 });
+    const messageId = `u-${crypto.randomUUID()}`;
+    try {
+      await readChunks(
+        await postTurn(database, browser, {
+          chatId,
+          modelId: MODEL,
+          text: "A quick one.",
+          id: messageId,
+        }),
+      );
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    } finally {
+      fake.configure({ chunkDelayMs: 25 });
+    }
+    // The regenerate has taken the chat but not dropped the old reply yet, nor listened.
+    const admitted = await acquireLease(database.db, chatId, 30_000);
+    if (!admitted) throw new Error("the chat's lease was not free");
+    const stop = await stopWith(database, browser, chatId, { messageId });
+    expect(stop.status).toBe(202);
+    await releaseLease(database.db, admitted);
+
+    const regenerated = await readChunks(
+      await postRegenerate(database, browser, { chatId, modelId: MODEL }),
+    );
+    const finish = regenerated.find((c) => c.type === "finish") as {
+      messageMetadata?: { stopped?: boolean };
+    };
+    expect(finish.messageMetadata?.stopped).toBe(true);
+    expect(textOf(regenerated).length).toBeLessThan(60);
   });
 
   it("refuses a stop whose body is not what it expects", async () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { getDb } from "@/lib/db/client";
-import { isReplying } from "@/lib/db/queries/chats";
+import { getChat, isReplying } from "@/lib/db/queries/chats";
 import { isFollowed } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
@@ -28,9 +28,7 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
   const chat = await requireChat(user, (await params).id);
   const { messageId } = await readJson(request, stopInput, { emptyAs: {} });
   const stopping = await (messageId
-    ? requestStopOf(liveBus(), chat.id, messageId, async () =>
-        isFollowed(await getDb(), chat.id, messageId),
-      )
+    ? requestStopOf(liveBus(), chat.id, messageId, () => answeredAlready(chat.id, messageId))
     : stopRunning(chat)
   ).catch((error: unknown) => {
     if (error instanceof AppError || isDatabaseUnavailable(error)) throw error;
@@ -44,6 +42,20 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
     ? Response.json({ stopping: true }, { status: 202 })
     : Response.json({ stopping: false });
 });
+
+/**
+ * The message has its reply and no turn is on its way to answer it again. While a turn holds
+ * the chat, the reply that follows may be the one a regenerate or an edit of this very message
+ * is about to replace: the stop stays pending for that turn.
+ */
+async function answeredAlready(chatId: string, messageId: string): Promise<boolean> {
+  const db = await getDb();
+  const [followed, current] = await Promise.all([
+    isFollowed(db, chatId, messageId),
+    getChat(db, chatId),
+  ]);
+  return followed && !(current && isReplying(current));
+}
 
 /** Without a message named: only a reply that runs now can be stopped. */
 async function stopRunning(chat: Chat): Promise<boolean> {
