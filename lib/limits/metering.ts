@@ -12,30 +12,13 @@ import type {
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 import { type LanguageModel, wrapLanguageModel } from "ai";
-import { countTextTokens } from "@/lib/context/tokens";
+import { countTextTokens, defaultEstimator, unitsFromProviderPrompt } from "@/lib/context/tokens";
 
 export type TokenSink = (tokens: number) => void;
 
 /** Input plus output tokens of one call; a count the provider left out is zero. */
 export function callTokens(usage: LanguageModelV4Usage): number {
   return (usage.inputTokens.total ?? 0) + (usage.outputTokens.total ?? 0);
-}
-
-/** The text a prompt sends, as an estimate reads it: messages' text, tool calls and results. */
-function promptText(prompt: LanguageModelV4Prompt): string {
-  const pieces: string[] = [];
-  for (const message of prompt) {
-    if (typeof message.content === "string") {
-      pieces.push(message.content);
-      continue;
-    }
-    for (const part of message.content) {
-      if (part.type === "text" || part.type === "reasoning") pieces.push(part.text);
-      else if (part.type === "tool-call") pieces.push(JSON.stringify(part.input));
-      else if (part.type === "tool-result") pieces.push(JSON.stringify(part.output));
-    }
-  }
-  return pieces.join("\n");
 }
 
 /** What a streamed part brings of the answer's text. */
@@ -52,7 +35,7 @@ function partText(part: LanguageModelV4StreamPart): string {
 
 /** Fold's estimate of a call cut off before its usage came: what it sent, what came back. */
 const cutOffTokens = (prompt: LanguageModelV4Prompt, written: string) =>
-  countTextTokens(promptText(prompt)) + countTextTokens(written);
+  defaultEstimator.estimate(unitsFromProviderPrompt(prompt)) + countTextTokens(written);
 
 /**
  * The same model, reporting each call's tokens to `sink` once: the provider's count when the

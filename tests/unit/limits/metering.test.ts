@@ -2,7 +2,7 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { generateText, simulateReadableStream, streamText } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { countTextTokens } from "@/lib/context/tokens";
+import { countTextTokens, MESSAGE_OVERHEAD_TOKENS } from "@/lib/context/tokens";
 import { meteredModel } from "@/lib/limits/metering";
 
 const usage = (input: number, output: number) => ({
@@ -68,7 +68,9 @@ describe("meteredModel", () => {
     }
     await expect(result.text).rejects.toThrow();
     expect(tokens).toEqual([
-      countTextTokens(prompt) + countTextTokens("Once upon a time there was a lighthouse"),
+      countTextTokens(prompt) +
+        MESSAGE_OVERHEAD_TOKENS +
+        countTextTokens("Once upon a time there was a lighthouse"),
     ]);
   });
 
@@ -93,7 +95,8 @@ describe("meteredModel", () => {
     });
     setTimeout(() => stop.abort(), 20);
     await result.consumeStream();
-    expect(tokens).toEqual([countTextTokens(prompt)]);
+    // The prompt as Fold estimates a request: its one message's text and framing.
+    expect(tokens).toEqual([countTextTokens(prompt) + MESSAGE_OVERHEAD_TOKENS]);
   });
 
   it("a stream that fails mid-way without a count is metered by the estimate", async () => {
@@ -119,7 +122,9 @@ describe("meteredModel", () => {
       onError: () => undefined,
     });
     await result.consumeStream();
-    expect(tokens).toEqual([countTextTokens("hi") + countTextTokens("Partial answer")]);
+    expect(tokens).toEqual([
+      countTextTokens("hi") + MESSAGE_OVERHEAD_TOKENS + countTextTokens("Partial answer"),
+    ]);
   });
 
   it("counts a count the provider left out as zero", async () => {
