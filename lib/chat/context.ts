@@ -87,9 +87,7 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
       outputReserve: budget.outputReserve,
     },
     breakdown: breakdown(projection, budget),
-    // Stored seqs run 0..n−1 (history is only ever cut at its tail), so the first row's seq
-    // counts the messages before it.
-    summarizedMessages: (rows[0]?.seq ?? 0) + rows.length - view.after.length,
+    summarizedMessages: summarizedMessages(rows, state),
     compactionEnabled: settings.enabled,
     /** A background compaction is folding the chat right now (its trace streams live). */
     compacting: isCompacting(chat),
@@ -99,3 +97,17 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
 }
 
 export type ChatContext = Awaited<ReturnType<typeof chatContext>>;
+
+/**
+ * How many messages the summary stands for: those up to its watermark. Stored seqs run
+ * 0..n−1 (history is only ever cut at its tail), so the watermark's seq counts them. (The rows
+ * are not one run to count: pinned messages the summary covers are read before the rest.)
+ */
+function summarizedMessages(
+  rows: readonly { id: string; seq: number }[],
+  state: { summary: string | null; watermark: string | null },
+): number {
+  if (!state.summary || !state.watermark) return 0;
+  const watermark = rows.find((row) => row.id === state.watermark);
+  return watermark ? watermark.seq + 1 : 0;
+}

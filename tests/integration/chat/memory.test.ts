@@ -198,8 +198,15 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(verbatim[0]?.role).toBe("user");
     const context = (await contextOf(database, browser, chatId, MODEL)) as unknown as {
       breakdown: { pinned: number };
+      summarizedMessages: number;
     };
     expect(context.breakdown.pinned).toBeGreaterThan(0);
+    // The ring's "N older messages are in the summary": all up to the watermark, though the
+    // pinned first message is read apart from the rest.
+    const stored = await historyOf(database.db, chatId);
+    const watermark = (await chatRow(database.db, chatId)).summaryWatermark;
+    expect(context.summarizedMessages).toBe(stored.findIndex((row) => row.id === watermark) + 1);
+    expect(context.summarizedMessages).toBeGreaterThan(2);
 
     // Unpinned: no summary tells it yet, so the model still reads it verbatim, and the
     // memory panel no longer lists it as pinned.
