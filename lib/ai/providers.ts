@@ -74,6 +74,11 @@ export type ProviderRegistry = {
   /** The model for `provider:model`; AppError `bad_request:model` when it is not available. */
   getLanguageModel(modelId: string): LanguageModelV4;
   listModels(options?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
+  /**
+   * Whether `provider`'s model list is unknown right now: its last fetch failed and no earlier
+   * list stands in (so a model missing from it may exist).
+   */
+  modelListUnknown(provider: string): boolean;
   /** `defaultModelId` of the current list; AppError `unavailable:model` when it is empty. */
   resolveDefaultModelId(options?: { signal?: AbortSignal }): Promise<string>;
   /** Forgets the cached remote model lists. */
@@ -91,6 +96,7 @@ type Provider = ProviderInfo & {
   /** The model, or undefined when this provider cannot serve that name. */
   languageModel(model: string): LanguageModelV4 | undefined;
   listModels(signal?: AbortSignal): Promise<readonly RemoteModel[]>;
+  listUnknown?(): boolean;
   clear?(): void;
 };
 
@@ -148,6 +154,8 @@ export function createProviderRegistry(
     },
 
     listModels: listAll,
+
+    modelListUnknown: (provider) => byId.get(provider)?.listUnknown?.() === true,
 
     async resolveDefaultModelId(options) {
       const id = defaultModelId(await listAll(options));
@@ -271,6 +279,7 @@ function remoteProvider(input: {
     kind: input.kind,
     languageModel: (model) => provider(model),
     listModels: (signal) => list.get(signal),
+    listUnknown: () => list.unknown(),
     clear: () => list.clear(),
   };
 }
@@ -307,6 +316,11 @@ export function getLanguageModel(modelId: string): LanguageModelV4 {
 
 export function listModels(options?: { signal?: AbortSignal }): Promise<ModelInfo[]> {
   return providerRegistry().listModels(options);
+}
+
+/** Whether `provider`'s model list is unknown right now (see ProviderRegistry). */
+export function modelListUnknown(provider: string): boolean {
+  return providerRegistry().modelListUnknown(provider);
 }
 
 /** The model a chat without one uses; for callers that have no model list at hand. */

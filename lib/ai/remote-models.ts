@@ -93,8 +93,13 @@ export type ModelListOptions = {
 };
 
 export type ModelList = {
-  /** The cached list, or one shared fetch; a caller's signal only stops that caller waiting. */
+  /**
+   * The cached list, or one shared fetch; a caller's signal only stops that caller waiting.
+   * While the provider does not answer, the last list it gave (if any) stands in for it.
+   */
   get(signal?: AbortSignal): Promise<RemoteModel[]>;
+  /** The last fetch failed and no earlier list stands in: what the provider offers is unknown. */
+  unknown(): boolean;
   clear(): void;
 };
 
@@ -104,24 +109,32 @@ export function createModelList(
   options: ModelListOptions = {},
 ): ModelList {
   const now = options.now ?? Date.now;
-  let cached: { models: RemoteModel[]; expiresAt: number } | undefined;
+  let cached: { models: RemoteModel[]; expiresAt: number; unknown: boolean } | undefined;
+  // The provider's last answer: a moment's outage of its list does not take its models away.
+  let lastGood: RemoteModel[] | undefined;
   let inFlight: Promise<RemoteModel[]> | undefined;
   let generation = 0;
 
   async function refresh(started: number): Promise<RemoteModel[]> {
-    let models: RemoteModel[] = [];
+    let models: RemoteModel[];
     let ttlMs = MODEL_LIST_TTL_MS;
+    let unknown = false;
     try {
       models = await fetchModelList(source, options.fetch ?? globalThis.fetch);
+      lastGood = models;
     } catch (error) {
       ttlMs = MODEL_LIST_RETRY_MS;
+      models = lastGood ?? [];
+      unknown = models.length === 0;
       log.warn(
         { provider: source.provider, url: source.url, err: error },
-        "model list unavailable; this provider contributes no models",
+        unknown
+          ? "model list unavailable; this provider contributes no models"
+          : "model list unavailable; its last list stands in",
       );
     }
     // A clear() while this fetch ran must not let its result back into the cache.
-    if (started === generation) cached = { models, expiresAt: now() + ttlMs };
+    if (started === generation) cached = { models, expiresAt: now() + ttlMs, unknown };
     return models;
   }
 
@@ -136,6 +149,7 @@ export function createModelList(
       }
       return abortable(inFlight, signal);
     },
+    unknown: () => cached?.unknown === true,
     clear() {
       generation++;
       cached = undefined;

@@ -3,7 +3,14 @@
  * admin allowed. Users see, pick and use only allowed models; a model id that is unknown or not
  * allowed is refused with a 400 before anything is saved.
  */
-import { defaultModelId, listModels, type ModelInfo, parseModelId } from "@/lib/ai/providers";
+import {
+  defaultModelId,
+  listModels,
+  type ModelInfo,
+  modelListUnknown,
+  parseModelId,
+} from "@/lib/ai/providers";
+import { MODEL_LIST_RETRY_MS } from "@/lib/ai/remote-models";
 import type { Db } from "@/lib/db/client";
 import { loadModelAccessRows } from "@/lib/db/queries/model-access";
 import { AppError } from "@/lib/errors";
@@ -58,6 +65,15 @@ export async function assertModelListed(
   }
   const models = await listModels();
   if (!models.some((m) => m.id === modelId)) {
+    // Its provider did not answer for its list: the model may well exist; nothing is wrong
+    // with the request.
+    if (modelListUnknown(parsed.provider)) {
+      throw new AppError(
+        "unavailable:model",
+        `"${modelId}" cannot be checked right now: its provider is not answering. Try again in a moment.`,
+        { retryAfterSeconds: MODEL_LIST_RETRY_S },
+      );
+    }
     throw new AppError(
       "bad_request:model",
       `Unknown model "${modelId}": no configured provider offers it right now.`,
@@ -65,6 +81,9 @@ export async function assertModelListed(
   }
   return parsed;
 }
+
+/** When to ask again after a provider's list failed: when Fold asks it again. */
+const MODEL_LIST_RETRY_S = Math.ceil(MODEL_LIST_RETRY_MS / 1_000);
 
 /** The 400 for a model the allow-list leaves out. */
 export function modelNotAllowed(modelId: string): AppError {

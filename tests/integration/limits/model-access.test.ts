@@ -13,6 +13,9 @@ const fake = await vi.hoisted(async () => {
     },
     {
       DEMO_MODEL: "always",
+      // A second provider that never answers (nothing listens on port 9): its list is unknown.
+      OPENAI_COMPATIBLE_2_BASE_URL: "http://127.0.0.1:9/v1",
+      OPENAI_COMPATIBLE_2_NAME: "gone",
     },
   );
 });
@@ -77,8 +80,16 @@ async function pickable(database: Database, browser: Browser) {
   return (await response.json()) as { models: ModelInfo[]; defaultModelId: string | null };
 }
 
-/** Every way a model id reaches the server, each expected to answer 400 and save nothing. */
-async function expectRefusedEverywhere(database: Database, browser: Browser, modelId: string) {
+/**
+ * Every way a model id reaches the server, each expected to answer 400 (or `refusal`) and
+ * save nothing.
+ */
+async function expectRefusedEverywhere(
+  database: Database,
+  browser: Browser,
+  modelId: string,
+  refusal = { status: 400, code: "bad_request:model" },
+) {
   const chatId = await newChat(database, browser);
   const before = await getChat(database.db, chatId);
   const answers = [
@@ -105,8 +116,9 @@ async function expectRefusedEverywhere(database: Database, browser: Browser, mod
     await compactNowCall(database, browser, chatId, { modelId }),
   ];
   for (const answer of answers) {
-    expect(answer.status).toBe(400);
-    expect(((await answer.json()) as ErrorBody).error.code).toBe("bad_request:model");
+    expect(answer.status).toBe(refusal.status);
+    expect(((await answer.json()) as ErrorBody).error.code).toBe(refusal.code);
+    if (refusal.status === 503) expect(answer.headers.get("retry-after")).toBe("10");
   }
   expect(await loadHistory(database.db, chatId)).toEqual([]);
   expect((await getChat(database.db, chatId))?.modelId).toBe(before?.modelId);
@@ -131,6 +143,16 @@ describeEachDriver("model allow-list", (use) => {
     expect(await usageOn(database.db, bobId, usageDayOf(new Date()))).toEqual({
       messages: 0,
       tokens: 0,
+    });
+  });
+
+  it("answers 503, not 400, for a model whose provider is not answering for its list, and saves nothing", async () => {
+    const database = use();
+    await register(database, "ada@example.com");
+    const cleo = await register(database, "cleo@example.com");
+    await expectRefusedEverywhere(database, cleo.browser, "gone:any-model", {
+      status: 503,
+      code: "unavailable:model",
     });
   });
 

@@ -286,6 +286,32 @@ describe("listModels from OpenAI-compatible servers", () => {
     expect(MODEL_LIST_RETRY_MS).toBeLessThan(MODEL_LIST_TTL_MS);
   });
 
+  it("keeps offering the last list while the provider's list fails, and says when none is known", async () => {
+    let up = true;
+    const sometimes: typeof fetch = async () => {
+      if (!up) throw new TypeError("fetch failed");
+      return Response.json({ object: "list", data: [{ id: "steady", max_model_len: 1024 }] });
+    };
+    let clock = 0;
+    const registry = createProviderRegistry(
+      envOf({ OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:9/v1" }),
+      { fetch: sometimes, now: () => clock },
+    );
+    expect(ids(await registry.listModels())).toEqual(["local:steady"]);
+    up = false;
+    clock += MODEL_LIST_TTL_MS;
+    expect(ids(await registry.listModels())).toEqual(["local:steady"]);
+    expect(registry.modelListUnknown("local")).toBe(false);
+
+    const never = createProviderRegistry(
+      envOf({ OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:9/v1" }),
+      { fetch: sometimes, now: () => clock },
+    );
+    expect(await never.listModels()).toEqual([]);
+    expect(never.modelListUnknown("local")).toBe(true);
+    expect(never.modelListUnknown("openai")).toBe(false);
+  });
+
   it("lets one caller stop waiting without cancelling the shared request", async () => {
     const server = await start({ models: [{ id: "slow", maxModelLen: 4096 }] });
     let release: () => void = () => undefined;
