@@ -69,17 +69,20 @@ export function createTier2<TOOLS extends ToolSet>(
 
     const limitTokens = Math.max(0, Math.floor(budget.target / ratio) - options.overheadTokens);
     const estimate = (list: ModelMessage[]) => estimator.estimateModelMessages(list);
-    const trimmed = trimToFit(messages, {
+    const trimOptions = {
       limitTokens,
       keepRecentToolResults: options.keepRecentToolResults,
       estimate,
       force: true,
       pinnedTexts: options.pinnedTexts,
-    });
-    // Cutting is not enough: fold the loop's earlier steps into a note, keep the newest whole.
+    };
+    // The summary and pinned messages are spared while anything else can make room.
+    const trimmed = trimToFit(messages, { ...trimOptions, keepSummary: true });
+    // Cutting is not enough: fold the loop's earlier steps into a note, keep the newest steps
+    // (as whole as they can be kept: cut after the fold, only as far as the room needs).
     const folded = trimmed.fits
       ? { ...trimmed, folded: 0 }
-      : foldEarlierSteps(trimmed.messages, {
+      : foldEarlierSteps(messages, {
           limitTokens,
           noteTokens: Math.floor(
             Math.min(budget.summaryBudget / ratio, FOLD_NOTE_SHARE * limitTokens),
@@ -87,10 +90,16 @@ export function createTier2<TOOLS extends ToolSet>(
           estimate,
           countText: (text) => estimator.countText(text),
         });
-    const result = { before: trimmed.before, after: folded.after };
+    const refit =
+      folded.folded > 0
+        ? trimToFit(folded.messages, { ...trimOptions, keepSummary: true })
+        : trimmed;
+    // Still too long: only now are the summary and pinned messages cut too.
+    const last = refit.fits ? refit : trimToFit(refit.messages, trimOptions);
+    const result = { before: trimmed.before, after: last.after };
     if (trimmed.fits && trimmed.after > trimmed.before * (1 - STALL_SAVING_SHARE)) stalled = true;
     metric("compaction.tier2", { stepNumber, projectedTokens, ...result, folded: folded.folded });
     options.onTrim?.({ stepNumber, projectedTokens, ...result });
-    return { messages: folded.messages };
+    return { messages: last.messages };
   };
 }

@@ -30,6 +30,11 @@ export type TrimOptions<M> = {
    * nothing fits without cutting it, as the summary is.
    */
   pinnedTexts?: ReadonlySet<string>;
+  /**
+   * Never cut the summary or a pinned message: the caller has another way to make room
+   * (Tier 2 folds the turn's earlier steps first) and cuts them only after that.
+   */
+  keepSummary?: boolean;
 };
 
 /** A user message's text, as pinnedTexts holds it: its text parts, joined. */
@@ -210,7 +215,7 @@ export function trimToFit<M extends AnyMessage>(
   let current = elide([...messages], options.keepRecentToolResults);
   let after = options.estimate(current);
   if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
-  for (const spareSummary of [true, false]) {
+  for (const spareSummary of options.keepSummary ? [true] : [true, false]) {
     for (const cap of CAP_LADDER_TOKENS) {
       current = capAll(elide([...messages], options.keepRecentToolResults), cap * CHARS_PER_TOKEN, {
         summary: spareSummary,

@@ -1,6 +1,7 @@
 import type { ModelMessage, PrepareStepFunction, ToolSet } from "ai";
 import { describe, expect, it, vi } from "vitest";
 import { createTier2, type Tier2Options } from "@/lib/compaction/tier2";
+import { summaryMessage } from "@/lib/compaction/view";
 import { type Budget, computeBudget } from "@/lib/context/budget";
 import { createEstimator, type TokenEstimator } from "@/lib/context/tokens";
 import { COMPACTION_DEFAULTS } from "@/lib/env";
@@ -199,6 +200,28 @@ describe("Tier 2 over the trigger", () => {
 
     expect(onTrim).toHaveBeenCalledTimes(1);
     expect(onTrim.mock.calls[0]?.[0]).toMatchObject({ stepNumber: 1 });
+  });
+
+  it("folds a long loop's earlier steps before it cuts the chat's summary", async () => {
+    const estimator = createEstimator();
+    const { prepare } = tier2(estimator);
+    const summary = summaryMessage(`## Decisions & facts\n- ${filler(4_000, 7)}\n- END-OF-SUMMARY`);
+    const summaryText = summary.parts[0]?.type === "text" ? summary.parts[0].text : "";
+    // Forty steps: even cut to the smallest cap, each call and its result take room.
+    const messages: ModelMessage[] = [
+      { role: "user", content: summaryText },
+      ...toolLoop(40, 3_000),
+    ];
+    const result = await prepare(stepInput([step(BUDGET.trigger + 2_000)], messages));
+    if (!result?.messages) throw new Error("expected trimmed messages");
+    const counter = createEstimator();
+    expect(counter.estimateModelMessages(result.messages) + OVERHEAD).toBeLessThanOrEqual(
+      BUDGET.target,
+    );
+    // The summary is whole; the earlier steps went into a note instead.
+    expect(result.messages[0]).toEqual(messages[0]);
+    expect(result.messages.length).toBeLessThan(messages.length);
+    expectPairsIntact(result.messages);
   });
 
   it("applies the calibrated ratio: raw tokens shrink to target / ratio", async () => {
