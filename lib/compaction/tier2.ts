@@ -31,6 +31,12 @@ export type Tier2Options = {
   keepRecentToolResults: number;
   /** The text of each message the user pinned (trim.ts, pinnedTextOf): cut last. */
   pinnedTexts?: ReadonlySet<string>;
+  /**
+   * Whether recovery trimmed a request since the last call (and forget it): it trims only the
+   * provider call, so the step's messages are still the untrimmed ones and its usage counts
+   * the trimmed prompt. The next step is then trimmed whatever that usage says.
+   */
+  takeRecovery?: () => boolean;
   onTrim?: (info: {
     stepNumber: number;
     projectedTokens: number;
@@ -56,7 +62,11 @@ export function createTier2<TOOLS extends ToolSet>(
   let stalled = false;
   return ({ steps, messages, stepNumber }) => {
     // The first step is what Tier 1 sized.
-    if (steps.length === 0 || stalled) return undefined;
+    if (steps.length === 0) return undefined;
+    const recovered = options.takeRecovery?.() === true;
+    // The provider refused what Fold counted as fitting: trying again is worth it.
+    if (recovered) stalled = false;
+    if (stalled) return undefined;
     const usage = steps[steps.length - 1]?.usage;
     const projectedTokens =
       usage?.inputTokens !== undefined
@@ -65,7 +75,7 @@ export function createTier2<TOOLS extends ToolSet>(
           estimator.estimateModelMessages(trailingToolMessages(messages), { ratio: messageRatio })
         : Math.ceil(options.overheadTokens * ratio) +
           estimator.estimateModelMessages(messages, { ratio: messageRatio });
-    if (projectedTokens < budget.trigger) return undefined;
+    if (projectedTokens < budget.trigger && !recovered) return undefined;
 
     const limitTokens = Math.max(0, Math.floor(budget.target / ratio) - options.overheadTokens);
     const estimate = (list: ModelMessage[]) => estimator.estimateModelMessages(list);

@@ -51,6 +51,8 @@ export type ModelCallOptions<TOOLS extends ToolSet> = {
 
 export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions<TOOLS>) {
   const { budget: model } = options;
+  // Recovery trimmed a step's request: Tier 2 trims the next step's messages for good.
+  let recovered = false;
   const wrapped = wrapLanguageModel({
     model: options.model as LanguageModelV4,
     middleware: createRecoveryMiddleware({
@@ -61,7 +63,10 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
       keepRecentToolResults: options.keepRecentToolResults,
       toolOverheadTokens: options.toolOverheadTokens,
       pinnedTexts: options.pinnedTexts,
-      onRecovery: options.onRecovery,
+      onRecovery: (event) => {
+        recovered = true;
+        return options.onRecovery?.(event);
+      },
       onMetric: options.onMetric,
     }),
   });
@@ -74,6 +79,11 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
         estimator: defaultEstimator,
         keepRecentToolResults: options.keepRecentToolResults,
         pinnedTexts: options.pinnedTexts,
+        takeRecovery: () => {
+          const was = recovered;
+          recovered = false;
+          return was;
+        },
         onTrim: () => options.onTrim?.(),
         onMetric: options.onMetric,
       })

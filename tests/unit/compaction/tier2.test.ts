@@ -224,6 +224,27 @@ describe("Tier 2 over the trigger", () => {
     expectPairsIntact(result.messages);
   });
 
+  it("trims the step after a recovery, though that step's usage counts the trimmed prompt", async () => {
+    const messages = toolLoop(6, 6_000);
+    // The provider refused step 1's request and recovery trimmed it in the call only: step 1's
+    // usage is of the trimmed prompt, far under the trigger; the messages are still untrimmed.
+    let recovered = true;
+    const { prepare } = tier2(createEstimator(), {
+      takeRecovery: () => {
+        const was = recovered;
+        recovered = false;
+        return was;
+      },
+    });
+    const result = await prepare(stepInput([step(1_000)], messages));
+    if (!result?.messages) throw new Error("expected trimmed messages");
+    expect(createEstimator().estimateModelMessages(result.messages) + OVERHEAD).toBeLessThanOrEqual(
+      BUDGET.target,
+    );
+    // Without a recovery since, the same usage says nothing needs trimming.
+    expect(await prepare(stepInput([step(1_000)], messages))).toBeUndefined();
+  });
+
   it("applies the calibrated ratio: raw tokens shrink to target / ratio", async () => {
     const estimator = createEstimator();
     const ratio = 1.4;
