@@ -7,8 +7,25 @@ import { cutHeadTail } from "./serialize";
 /** The "\n\n" between two messages of a chunk. */
 const SEPARATOR_TOKENS = 1;
 
-/** One serialized message and its estimated tokens. */
-export type ChunkItem = { text: string; tokens: number };
+/**
+ * One serialized message and its estimated tokens. A reply of several steps (a tool loop) also
+ * says how to read it step by step: when it is bigger than a whole chunk, its steps are sent in
+ * chunks of their own instead of its head and tail alone.
+ */
+export type ChunkItem = { text: string; tokens: number; steps?: () => ChunkItem[] };
+
+/**
+ * `items` with the one at `at` replaced by its steps when it is bigger than `capacity` and has
+ * any (in place; true when it did).
+ */
+export function splitIntoSteps(items: ChunkItem[], at: number, capacity: number): boolean {
+  const item = items[at];
+  if (!item?.steps || item.tokens <= capacity) return false;
+  const steps = item.steps();
+  if (steps.length < 2) return false;
+  items.splice(at, 1, ...steps);
+  return true;
+}
 
 /**
  * The next chunk from `start`: whole messages while they fit. A message bigger

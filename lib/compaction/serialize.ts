@@ -75,6 +75,25 @@ export function serializeMessage(message: FoldUIMessage, options: SerializeOptio
     .join("\n\n");
 }
 
+/**
+ * A reply of several steps (a tool loop stored as one message) serialized step by step, each
+ * step's blocks on their own; null when the message has fewer than two steps.
+ */
+export function serializeSteps(
+  message: FoldUIMessage,
+  options: SerializeOptions = {},
+): string[] | null {
+  const steps: Part[][] = [[]];
+  for (const part of message.parts) {
+    if (part.type === "step-start" && (steps.at(-1)?.length ?? 0) > 0) steps.push([]);
+    steps.at(-1)?.push(part);
+  }
+  if (steps.length < 2) return null;
+  return steps
+    .map((parts) => serializeMessage({ ...message, parts }, options))
+    .filter((text) => text.length > 0);
+}
+
 function partLines(part: Part, maxChars: number): string[] {
   if (part.type === "text") {
     const text = part.text.trim();

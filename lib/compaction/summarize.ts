@@ -11,7 +11,7 @@
 import { APICallError } from "ai";
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
-import { type ChunkItem, packChunk } from "./chunking";
+import { type ChunkItem, packChunk, splitIntoSteps } from "./chunking";
 import { ignoreMetrics, type MetricSink, type SummarizerModel } from "./ports";
 import {
   completeHeadings,
@@ -20,7 +20,7 @@ import {
   summarizerInstructions,
   summarizerPrompt,
 } from "./prompts";
-import { serializeMessage } from "./serialize";
+import { serializeMessage, serializeSteps } from "./serialize";
 
 /** Headroom in the summarizer's window for tokenizer differences (DESIGN §7's reserveRatio). */
 const WINDOW_RESERVE_RATIO = 0.05;
@@ -139,10 +139,14 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
       calls: 0,
       cutReplies: 0,
     };
-    const items: ChunkItem[] = request.span
-      .map((message) => serializeMessage(message))
-      .filter((text) => text.length > 0)
-      .map((text) => ({ text, tokens: countText(text) }));
+    const items: ChunkItem[] = request.span.flatMap((message) => {
+      const text = serializeMessage(message);
+      if (text.length === 0) return [];
+      const item: ChunkItem = { text, tokens: countText(text) };
+      item.steps = () =>
+        (serializeSteps(message) ?? []).map((step) => ({ text: step, tokens: countText(step) }));
+      return [item];
+    });
     const previousSummary = request.previousSummary?.trim() ? request.previousSummary : null;
     if (items.length === 0) {
       if (previousSummary === null) throw new RangeError("nothing to summarize: the span is empty");
@@ -206,6 +210,8 @@ async function foldWithModel(
         `no room for the span in a ${entry.contextWindow}-token window (chunk capacity ${capacity} tokens)`,
       );
     }
+    // A tool loop too big for a chunk is read step by step, not cut to its head and tail.
+    splitIntoSteps(items, progress.position, capacity);
     const chunk = packChunk(items, progress.position, capacity, run.countText);
     try {
       progress.running = await foldChunk(run, entry, progress.running, chunk.text);

@@ -329,6 +329,37 @@ describe("createSummarizer", () => {
     expect(result.chunks).toBe(3);
   });
 
+  it("reads a tool loop bigger than a whole chunk step by step, every step sent once", async () => {
+    const good = ok();
+    const filler = Array.from({ length: 300 }, (_, w) => `page${w}`).join(" ");
+    // One stored reply of twenty steps, each a page fetched: far more than one chunk holds.
+    const loop: FoldUIMessage = {
+      id: "loop",
+      role: "assistant",
+      parts: Array.from({ length: 20 }, (_, i) => [
+        { type: "step-start" as const },
+        {
+          type: "tool-fetch_url" as const,
+          toolCallId: `call-${i}`,
+          state: "output-available" as const,
+          input: { url: `https://example.com/${i}` },
+          output: { text: `STEP-${i}-START ${filler} STEP-${i}-END` },
+        },
+      ]).flat() as FoldUIMessage["parts"],
+    };
+    const summarize = createSummarizer({
+      models: [entry("a:small", good, 4_000)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+    });
+    await summarize(request({ span: [message(0), loop], summaryBudget: 300 }));
+    const conversations = good.doGenerateCalls.map((c) => conversationOf(promptText(c)));
+    const steps = conversations.flatMap((c) =>
+      [...c.matchAll(/STEP-(\d+)-END/g)].map((m) => Number(m[1])),
+    );
+    expect(steps).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
   it("halves the chunk after a 400 and retries on the same model", async () => {
     let calls = 0;
     const model = new MockLanguageModelV4({
