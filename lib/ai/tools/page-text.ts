@@ -214,20 +214,61 @@ function textOf(root: Node, baseUrl?: string): string {
 }
 
 /**
- * Where a page that has its own `<html>` element opens it: after a byte-order mark, a doctype,
- * an XML declaration and comments, before any other tag.
+ * Whether a page opens with its own `<html>` element: after a byte-order mark, whitespace, a
+ * doctype, an XML declaration and comments, before any other tag. One pass, no backtracking:
+ * the page is whatever a URL served.
  */
-const OPENS_WITH_HTML =
-  /^\uFEFF?\s*(?:(?:<!--[\s\S]*?-->|<!doctype[^>]*>|<\?xml[^>]*>)\s*)*<html[\s>]/i;
+function opensWithHtml(html: string): boolean {
+  let at = html.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (;;) {
+    while (at < html.length && /\s/.test(html.charAt(at))) at += 1;
+    if (html.startsWith("<!--", at)) {
+      const end = html.indexOf("-->", at + 4);
+      if (end === -1) return false;
+      at = end + 3;
+    } else if (html.startsWith("<!", at) || html.startsWith("<?", at)) {
+      const end = html.indexOf(">", at);
+      if (end === -1) return false;
+      at = end + 1;
+    } else {
+      return /^<html[\s>]/i.test(html.slice(at, at + 6));
+    }
+  }
+}
 
 /**
  * linkedom builds a document only from a page that opens with an `<html>` element; anything
  * else (a fragment, or a page that leaves the optional tag out) is wrapped in one.
  */
 function parse(html: string) {
-  return parseHTML(
-    OPENS_WITH_HTML.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`,
-  );
+  return parseHTML(opensWithHtml(html) ? html : `<!doctype html><html><body>${html}</body></html>`);
+}
+
+/**
+ * Whether elements nest deeper than MAX_NESTING under `root`, found without recursion.
+ * Readability recurses per level (a page of thousands of nested tags overflows its stack, and
+ * deep nesting costs it far more than linear time), so such a page is read whole instead.
+ */
+function nestsTooDeep(root: Element): boolean {
+  const stack: Array<[Element, number]> = [[root, 0]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [element, depth] = next;
+    if (depth > MAX_NESTING) return true;
+    for (let child = element.firstElementChild; child; child = child.nextElementSibling)
+      stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Readability's article as text, or "" when it finds none (or cannot read the page). */
+function articleText(document: Document, baseUrl?: string): string {
+  if (document.body && nestsTooDeep(document.body)) return "";
+  try {
+    const article = new Readability(document, { serializer: (node) => node }).parse();
+    return article?.content ? textOf(article.content, baseUrl) : "";
+  } catch {
+    return "";
+  }
 }
 
 /** The `<title>` and readable text of an HTML document; `baseUrl` resolves relative links. */
@@ -239,8 +280,7 @@ export function pageText(html: string, options: { baseUrl?: string } = {}): Page
   const mains = document.querySelectorAll("main");
   const main = mains.length === 1 ? mains[0] : undefined;
   if (main) return { ...found, text: textOf(main, options.baseUrl) };
-  const article = new Readability(document, { serializer: (node) => node }).parse();
-  const text = article?.content ? textOf(article.content, options.baseUrl) : "";
+  const text = articleText(document as unknown as Document, options.baseUrl);
   if (text) return { ...found, text };
   // Readability edits the document it reads, so the whole-page fallback reads a second parse.
   const body = parse(html).document.body;

@@ -135,4 +135,16 @@ describe("pageText", () => {
     const html = '<head><script>s = "<html>";</script></head><body><p>The visible text.</p></body>';
     expect(pageText(html).text).toBe("The visible text.");
   });
+  it("reads thousands of nested tags outside <main> too (Readability is not asked)", () => {
+    const depth = 20_000;
+    const html = `<p>top</p>${"<div>".repeat(depth)}deep text${"</div>".repeat(depth)}`;
+    expect(pageText(html).text).toBe("top\n\ndeep text");
+  });
+
+  it("tells a page that opens with <html> after comments, in one pass over many comments", () => {
+    const opened = `<!-- a --><!doctype html><!-- b -->\n<html><body><p>inside</p></body></html>`;
+    expect(pageText(opened).text).toBe("inside");
+    // Comments that never reach an <html>: read as a fragment, and at once (no backtracking).
+    expect(pageText(`${"<!---->".repeat(40)}<p>after comments</p>`).text).toBe("after comments");
+  });
 });
