@@ -121,10 +121,10 @@ export function createModelList(
     let unknown = false;
     try {
       models = await fetchModelList(source, options.fetch ?? globalThis.fetch);
-      lastGood = models;
+      if (started === generation) lastGood = models;
     } catch (error) {
       ttlMs = MODEL_LIST_RETRY_MS;
-      models = lastGood ?? [];
+      models = started === generation ? (lastGood ?? []) : [];
       unknown = models.length === 0;
       log.warn(
         { provider: source.provider, url: source.url, err: error },
@@ -152,6 +152,7 @@ export function createModelList(
     unknown: () => cached?.unknown === true,
     clear() {
       generation++;
+      lastGood = undefined;
       cached = undefined;
       inFlight = undefined;
     },
