@@ -39,6 +39,10 @@ export async function persistReply(
     // Stopped while Tier 1 compacted: only the trace of a compaction that did not happen.
     const answered = observed.stopped && !observed.stoppedBeforeModel && hasContent(parts);
     const complete = observed.finished || answered;
+    if (observed.leaseLost) {
+      log.warn({ chatId }, "the chat's lease was lost during the turn; its reply is not stored");
+      return false;
+    }
     if (observed.error || !complete || !reply) {
       log.warn({ chatId, err: observed.error }, "turn ended without a complete reply; not stored");
       return false;

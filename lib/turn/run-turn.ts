@@ -80,8 +80,15 @@ export async function runTurn(
   }
 
   const stop = new AbortController();
-  // A lease lost mid-turn (a stall past its term) means another turn may hold the chat now.
-  lease.lost.addEventListener("abort", () => stop.abort(), { once: true });
+  const observed = noObservations();
+  // A lease lost mid-turn (a stall past its term): another turn may hold the chat now. This
+  // one stops, and stores nothing: its reply would land after the other turn's messages.
+  const onLeaseLost = () => {
+    observed.leaseLost = true;
+    stop.abort();
+  };
+  if (lease.lost.aborted) onLeaseLost();
+  else lease.lost.addEventListener("abort", onLeaseLost, { once: true });
   const answering = prepared.history.findLast((m) => m.role === "user")?.id;
   const unwatch = await watchStop(live, chat.id, answering, () => stop.abort()).catch(
     (error: unknown) => {
@@ -99,7 +106,6 @@ export async function runTurn(
       .then((pending) => pending && stop.abort())
       .catch((error: unknown) => log.warn({ err: error, chatId: chat.id }, "pending stop unread"));
   }
-  const observed = noObservations();
   const assistantId = generateId();
   const stream = new ReadableStream<UIMessageChunk>({
     start: async (controller) => {
@@ -157,6 +163,9 @@ export async function runTurn(
     .finally(async () => {
       // The reply is stored: a reload from here on reads it, not the live stream.
       await unwatch().catch(() => undefined);
+      // A stop naming this turn's message that came once nobody listened is void: left
+      // pending, it would stop the next Retry or Regenerate of that message.
+      if (answering) await takePendingStop(live, chat.id, answering).catch(() => undefined);
       await endTurnStream(live, chat.id);
       await lease.release();
     });

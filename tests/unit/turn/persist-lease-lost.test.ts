@@ -1,0 +1,39 @@
+import type { UIMessageChunk } from "ai";
+import { expect, it, vi } from "vitest";
+import type { Db } from "@/lib/db/client";
+
+const queries = vi.hoisted(() => ({ appendMessage: vi.fn(async () => ({})) }));
+vi.mock("@/lib/db/queries/messages", () => queries);
+
+const { persistReply } = await import("@/lib/turn/persist");
+const { noObservations } = await import("@/lib/turn/observe");
+
+function replyStream(): ReadableStream<UIMessageChunk> {
+  const chunks: UIMessageChunk[] = [
+    { type: "start", messageId: "a1" },
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: "Half of it" },
+    { type: "text-end", id: "t" },
+    { type: "finish", messageMetadata: { stopped: true } },
+  ];
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+}
+
+it("stores a stopped reply as far as it got", async () => {
+  queries.appendMessage.mockClear();
+  const observed = { ...noObservations(), stopped: true };
+  expect(await persistReply({} as Db, "c1", replyStream(), observed)).toBe(true);
+  expect(queries.appendMessage).toHaveBeenCalledTimes(1);
+});
+
+it("stores nothing when the chat's lease was lost under the turn (another may hold the chat)", async () => {
+  queries.appendMessage.mockClear();
+  const observed = { ...noObservations(), stopped: true, leaseLost: true };
+  expect(await persistReply({} as Db, "c1", replyStream(), observed)).toBe(false);
+  expect(queries.appendMessage).not.toHaveBeenCalled();
+});
