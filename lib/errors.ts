@@ -1,4 +1,4 @@
-import { isDeletedChatReference } from "@/lib/db/errors";
+import { isDeletedChatReference, isDeletedUserReference } from "@/lib/db/errors";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { log } from "@/lib/log";
 
@@ -116,6 +116,9 @@ export function errorResponse(error: unknown, context: Record<string, unknown> =
   if (error instanceof AppError) return error.toResponse();
   if (isDeletedChatReference(error)) {
     return chatDeleted().toResponse();
+  }
+  if (isDeletedUserReference(error)) {
+    return new AppError("unauthorized:auth", "This account no longer exists.").toResponse();
   }
   if (isDatabaseUnavailable(error)) {
     log.warn({ err: error, ...context }, "database unavailable");

@@ -42,3 +42,16 @@ export function isDeletedChatReference(error: unknown): boolean {
       String(fieldOf(link, "constraint") ?? "").endsWith("_chat_id_chat_id_fk"),
   );
 }
+
+/**
+ * A write refused because the account it names is gone: the user was deleted while their
+ * request (or an admin's, as the one who changed a setting) was still running (SQLSTATE 23503
+ * on a `user_id` or `updated_by` key).
+ */
+export function isDeletedUserReference(error: unknown): boolean {
+  return causes(error).some(
+    (link) =>
+      fieldOf(link, "code") === "23503" &&
+      String(fieldOf(link, "constraint") ?? "").endsWith("_user_id_fk"),
+  );
+}

@@ -47,6 +47,24 @@ describe("errorResponse: the one mapping from a failure to a response", () => {
     expect(body.error.message).not.toMatch(/PGlite/);
   });
 
+  it("answers a write that names an account deleted meanwhile with 401, not 500", async () => {
+    const refused = Object.assign(new Error("insert violates foreign key constraint"), {
+      code: "23503",
+      constraint: "quota_default_updated_by_user_id_fk",
+    });
+    const response = errorResponse(new Error("Failed query", { cause: refused }));
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+      "unauthorized:auth",
+    );
+    // A chat's key still means the chat is gone.
+    const chatGone = Object.assign(new Error("fk"), {
+      code: "23503",
+      constraint: "message_chat_id_chat_id_fk",
+    });
+    expect(errorResponse(chatGone).status).toBe(404);
+  });
+
   it("sends Retry-After for any AppError that sets one", () => {
     const response = new AppError("too_many_requests:turns", "Slow down.", {
       retryAfterSeconds: 30,
