@@ -1,0 +1,54 @@
+"use client";
+
+import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from "react";
+import { adminCall } from "./admin-fetch";
+
+export type ResourceState<T> =
+  | { status: "loading" }
+  | { status: "error"; message: string }
+  | ({ status: "ready" } & T);
+
+/** A refresh of a table already shown: running, or what it failed with (the table stays). */
+export type RefreshState = { running: boolean; error: string | null };
+
+/**
+ * One admin table read from `url` (GET, JSON), loaded on mount and again on `reload`. A failed
+ * first load is the error page; a failed refresh keeps the table and says so in `refresh`.
+ * `version` counts the loads asked for (a panel beside the table refetches with it).
+ */
+export function useAdminResource<T extends object>(url: string) {
+  const [state, setState] = useState<ResourceState<T>>({ status: "loading" });
+  const [version, setVersion] = useState(0);
+  const [refresh, setRefresh] = useState<RefreshState>({ running: false, error: null });
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version is the signal to refetch
+  useEffect(() => {
+    const controller = new AbortController();
+    adminCall<T>(url, { signal: controller.signal })
+      .then((result) => {
+        if (result.ok) setState({ status: "ready", ...result.value });
+        else
+          setState((s) =>
+            s.status === "ready" ? s : { status: "error", message: result.message },
+          );
+        setRefresh({ running: false, error: result.ok ? null : result.message });
+      })
+      // Aborted: the page moved on, or a newer load replaced this one.
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, [url, version]);
+
+  const reload = useCallback(() => {
+    setState((s) => (s.status === "error" ? { status: "loading" } : s));
+    setRefresh({ running: true, error: null });
+    setVersion((v) => v + 1);
+  }, []);
+
+  return {
+    state,
+    setState: setState as Dispatch<SetStateAction<ResourceState<T>>>,
+    version,
+    refresh,
+    reload,
+  };
+}
