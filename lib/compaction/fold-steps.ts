@@ -8,14 +8,13 @@
  * Tier 1 folds the stored turn into the durable summary.
  */
 import { identifiersInText } from "./identifiers";
-import { cutMiddle } from "./trim";
+import { cutMiddle, FOLDED_STEPS_MARKER } from "./trim";
+
+export { FOLDED_STEPS_MARKER };
 
 type AnyPart = { type: string; [key: string]: unknown };
 type AnyMessage = { role: string; content: unknown };
 
-/** How a fold note starts; a later fold of the same loop extends the note instead of nesting it. */
-export const FOLDED_STEPS_MARKER =
-  "[Earlier steps of this turn, folded by Fold to fit the context window]";
 const ARGUMENTS_MAX_CHARS = 160;
 const RESULT_HEAD_CHARS = 100;
 

@@ -4,6 +4,7 @@ import type { ClassRatios } from "@/lib/context/content-class";
 import type { TokenEstimator } from "@/lib/context/tokens";
 import { foldEarlierSteps } from "./fold-steps";
 import { ignoreMetrics, type MetricSink } from "./ports";
+import type { RecoveryEvent } from "./recovery";
 import { trimToFit } from "./trim";
 
 /**
@@ -32,11 +33,12 @@ export type Tier2Options = {
   /** The text of each message the user pinned (trim.ts, pinnedTextOf): cut last. */
   pinnedTexts?: ReadonlySet<string>;
   /**
-   * Whether recovery trimmed a request since the last call (and forget it): it trims only the
-   * provider call, so the step's messages are still the untrimmed ones and its usage counts
-   * the trimmed prompt. The next step is then trimmed whatever that usage says.
+   * What recovery said when it trimmed a request since the last call, or null (and forget it):
+   * it trims only the provider call, so the step's messages are still the untrimmed ones and
+   * its usage counts the trimmed prompt. The next step is then trimmed whatever that usage
+   * says, by the provider's count of the refused prompt where it gave one.
    */
-  takeRecovery?: () => boolean;
+  takeRecovery?: () => Pick<RecoveryEvent, "tokensBefore" | "reportedTokens"> | null;
   onTrim?: (info: {
     stepNumber: number;
     projectedTokens: number;
@@ -63,7 +65,8 @@ export function createTier2<TOOLS extends ToolSet>(
   return ({ steps, messages, stepNumber }) => {
     // The first step is what Tier 1 sized.
     if (steps.length === 0) return undefined;
-    const recovered = options.takeRecovery?.() === true;
+    const recovery = options.takeRecovery?.() ?? null;
+    const recovered = recovery !== null;
     // The provider refused what Fold counted as fitting: trying again is worth it.
     if (recovered) stalled = false;
     if (stalled) return undefined;
@@ -77,7 +80,15 @@ export function createTier2<TOOLS extends ToolSet>(
           estimator.estimateModelMessages(messages, { ratio: messageRatio });
     if (projectedTokens < budget.trigger && !recovered) return undefined;
 
-    const limitTokens = Math.max(0, Math.floor(budget.target / ratio) - options.overheadTokens);
+    // After a refusal the provider's count of the refused prompt says how far Fold under-counts.
+    const skew =
+      recovery?.reportedTokens && recovery.tokensBefore > 0
+        ? Math.max(
+            ratio,
+            recovery.reportedTokens / (recovery.tokensBefore + options.overheadTokens),
+          )
+        : ratio;
+    const limitTokens = Math.max(0, Math.floor(budget.target / skew) - options.overheadTokens);
     const estimate = (list: ModelMessage[]) => estimator.estimateModelMessages(list);
     const trimOptions = {
       limitTokens,
@@ -89,10 +100,10 @@ export function createTier2<TOOLS extends ToolSet>(
     // The summary and pinned messages are spared while anything else can make room.
     const trimmed = trimToFit(messages, { ...trimOptions, keepSummary: true });
     // Cutting is not enough: fold the loop's earlier steps into a note, keep the newest steps
-    // (as whole as they can be kept: cut after the fold, only as far as the room needs).
+    // (sized as cut, so as many as fit are kept); cut again only as far as the room needs.
     const folded = trimmed.fits
       ? { ...trimmed, folded: 0 }
-      : foldEarlierSteps(messages, {
+      : foldEarlierSteps(trimmed.messages, {
           limitTokens,
           noteTokens: Math.floor(
             Math.min(budget.summaryBudget / ratio, FOLD_NOTE_SHARE * limitTokens),
@@ -107,7 +118,9 @@ export function createTier2<TOOLS extends ToolSet>(
     // Still too long: only now are the summary and pinned messages cut too.
     const last = refit.fits ? refit : trimToFit(refit.messages, trimOptions);
     const result = { before: trimmed.before, after: last.after };
-    if (trimmed.fits && trimmed.after > trimmed.before * (1 - STALL_SAVING_SHARE)) stalled = true;
+    // Not after a refusal: Fold's count was wrong there, not the room left to cut.
+    if (!recovered && trimmed.fits && trimmed.after > trimmed.before * (1 - STALL_SAVING_SHARE))
+      stalled = true;
     metric("compaction.tier2", { stepNumber, projectedTokens, ...result, folded: folded.folded });
     options.onTrim?.({ stepNumber, projectedTokens, ...result });
     return { messages: last.messages };

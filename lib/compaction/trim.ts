@@ -10,6 +10,12 @@ type AnyMessage = { role: string; content: unknown };
 
 /** Opens the conversation summary in the message that carries it (view.ts, summaryMessage). */
 export const SUMMARY_OPEN_TAG = "<conversation-summary>";
+/**
+ * How Tier 2's note of a loop's folded steps starts (fold-steps.ts); a later fold of the same
+ * loop extends the note instead of nesting it.
+ */
+export const FOLDED_STEPS_MARKER =
+  "[Earlier steps of this turn, folded by Fold to fit the context window]";
 
 /** Tool results shorter than this are not worth a placeholder. */
 const ELIDE_MIN_CHARS = 400;
@@ -141,6 +147,18 @@ function elide<M extends AnyMessage>(messages: M[], keepRecent: number): M[] {
 }
 
 /** Whether a message is the one that carries the conversation summary. */
+/** Tier 2's note of the loop steps it folded (fold-steps.ts). */
+function foldNote(message: AnyMessage): boolean {
+  if (message.role !== "assistant") return false;
+  if (typeof message.content === "string") return message.content.startsWith(FOLDED_STEPS_MARKER);
+  return (partsOf(message) ?? []).some(
+    (part) =>
+      part.type === "text" &&
+      typeof part.text === "string" &&
+      part.text.startsWith(FOLDED_STEPS_MARKER),
+  );
+}
+
 function carriesSummary(message: AnyMessage): boolean {
   if (message.role !== "user") return false;
   if (typeof message.content === "string") return message.content.includes(SUMMARY_OPEN_TAG);
@@ -163,7 +181,9 @@ function capAll<M extends AnyMessage>(
     spare.pinnedTexts.has(pinnedTextOf(message));
   return messages.map((message, i) => {
     if (i === lastUser || message.role === "system") return message;
-    if (spare.summary && (carriesSummary(message) || pinned(message))) return message;
+    // The note of a loop's folded steps is that loop's memory, spared like the summary.
+    if (spare.summary && (carriesSummary(message) || pinned(message) || foldNote(message)))
+      return message;
     if (typeof message.content === "string") {
       return message.content.length > capChars
         ? { ...message, content: cutMiddle(message.content, capChars) }

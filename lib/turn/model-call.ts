@@ -52,7 +52,7 @@ export type ModelCallOptions<TOOLS extends ToolSet> = {
 export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions<TOOLS>) {
   const { budget: model } = options;
   // Recovery trimmed a step's request: Tier 2 trims the next step's messages for good.
-  let recovered = false;
+  let recovered: RecoveryEvent | null = null;
   const wrapped = wrapLanguageModel({
     model: options.model as LanguageModelV4,
     middleware: createRecoveryMiddleware({
@@ -64,7 +64,7 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
       toolOverheadTokens: options.toolOverheadTokens,
       pinnedTexts: options.pinnedTexts,
       onRecovery: (event) => {
-        recovered = true;
+        recovered = event;
         return options.onRecovery?.(event);
       },
       onMetric: options.onMetric,
@@ -80,9 +80,9 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
         keepRecentToolResults: options.keepRecentToolResults,
         pinnedTexts: options.pinnedTexts,
         takeRecovery: () => {
-          const was = recovered;
-          recovered = false;
-          return was;
+          const event = recovered;
+          recovered = null;
+          return event;
         },
         onTrim: () => options.onTrim?.(),
         onMetric: options.onMetric,

@@ -228,12 +228,15 @@ describe("Tier 2 over the trigger", () => {
     const messages = toolLoop(6, 6_000);
     // The provider refused step 1's request and recovery trimmed it in the call only: step 1's
     // usage is of the trimmed prompt, far under the trigger; the messages are still untrimmed.
-    let recovered = true;
+    let recovered: { tokensBefore: number; reportedTokens: number | null } | null = {
+      tokensBefore: 5_000,
+      reportedTokens: null,
+    };
     const { prepare } = tier2(createEstimator(), {
       takeRecovery: () => {
-        const was = recovered;
-        recovered = false;
-        return was;
+        const event = recovered;
+        recovered = null;
+        return event;
       },
     });
     const result = await prepare(stepInput([step(1_000)], messages));
@@ -243,6 +246,29 @@ describe("Tier 2 over the trigger", () => {
     );
     // Without a recovery since, the same usage says nothing needs trimming.
     expect(await prepare(stepInput([step(1_000)], messages))).toBeUndefined();
+  });
+
+  it("after a refusal, trims by the provider's count of the refused prompt", async () => {
+    const messages = toolLoop(6, 6_000);
+    const counter = createEstimator();
+    const estimated = counter.estimateModelMessages(messages);
+    // The provider counted half again what Fold estimated.
+    const reported = Math.ceil(1.5 * (estimated + OVERHEAD));
+    let recovered: { tokensBefore: number; reportedTokens: number | null } | null = {
+      tokensBefore: estimated,
+      reportedTokens: reported,
+    };
+    const { prepare } = tier2(createEstimator(), {
+      takeRecovery: () => {
+        const event = recovered;
+        recovered = null;
+        return event;
+      },
+    });
+    const result = await prepare(stepInput([step(1_000)], messages));
+    if (!result?.messages) throw new Error("expected trimmed messages");
+    const after = counter.estimateModelMessages(result.messages);
+    expect(after + OVERHEAD).toBeLessThanOrEqual(Math.floor(BUDGET.target / 1.5));
   });
 
   it("applies the calibrated ratio: raw tokens shrink to target / ratio", async () => {

@@ -1,6 +1,6 @@
 import type { ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import { trimToFit } from "@/lib/compaction/trim";
+import { FOLDED_STEPS_MARKER, trimToFit } from "@/lib/compaction/trim";
 import { summaryMessage } from "@/lib/compaction/view";
 import { createEstimator } from "@/lib/context/tokens";
 
@@ -84,5 +84,21 @@ describe("trimToFit and pinned messages", () => {
     expect(JSON.stringify(result.messages[0]).length).toBeLessThan(
       JSON.stringify(messages[0]).length,
     );
+  });
+});
+
+describe("trimToFit and a loop's fold note", () => {
+  it("spares the note of folded steps while other messages can be cut", () => {
+    const note = `${FOLDED_STEPS_MARKER}\n- ${words(1_500, "step")}`;
+    const messages: ModelMessage[] = [
+      { role: "user", content: "Read the pages." },
+      { role: "assistant", content: [{ type: "text", text: note }] },
+      { role: "assistant", content: words(6_000, "reply") },
+      { role: "user", content: "And now?" },
+    ];
+    const limitTokens = estimate([messages[1] as ModelMessage]) + 1_500;
+    const result = trimToFit(messages, { limitTokens, keepRecentToolResults: 2, estimate });
+    expect(result.fits).toBe(true);
+    expect(result.messages[1]).toEqual(messages[1]);
   });
 });
