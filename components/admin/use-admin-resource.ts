@@ -33,8 +33,14 @@ export function useAdminResource<T extends object>(url: string) {
           );
         setRefresh({ running: false, error: result.ok ? null : result.message });
       })
-      // Aborted: the page moved on, or a newer load replaced this one.
-      .catch(() => undefined);
+      .catch((error: unknown) => {
+        // Aborted: the page moved on, or a newer load replaced this one.
+        if (controller.signal.aborted) return;
+        // An answer that was not the JSON it should be (cut off, or not Fold's).
+        const message = error instanceof Error ? error.message : String(error);
+        setState((s) => (s.status === "ready" ? s : { status: "error", message }));
+        setRefresh({ running: false, error: message });
+      });
     return () => controller.abort();
   }, [url, version]);
 

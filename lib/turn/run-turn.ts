@@ -161,6 +161,9 @@ export async function runTurn(
           ),
     )
     .finally(async () => {
+      // The chat is another turn's now: its stop channel, pending stop and live stream are
+      // that turn's (unsubscribing would drop its listener too).
+      if (observed.leaseLost) return;
       // The reply is stored: a reload from here on reads it, not the live stream.
       await unwatch().catch(() => undefined);
       // A stop naming this turn's message that came once nobody listened is void: left
