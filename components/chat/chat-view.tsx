@@ -222,7 +222,16 @@ export function ChatView({
   const { replying: replyElsewhere, follow: followReplyElsewhere } = useReplyInProgress(
     chatId,
     initialReplying === true,
-    setStoredTail,
+    useCallback(
+      (page: FoldUIMessage[]) => {
+        setStoredTail(page);
+        // Stored elsewhere, as this page's own replies are: the ring, a first title and the
+        // chat's place in the list follow it.
+        setUsageVersion((v) => v + 1);
+        router.refresh();
+      },
+      [setStoredTail, router],
+    ),
   );
   useStoredMessagesAfterRefusal(
     chatId,

@@ -23,12 +23,25 @@ type Props = {
  * menu button in the corner (Radix Dialog: Escape and a click outside close it, focus moves in
  * and comes back to the button).
  */
+/** Tailwind's `md` breakpoint: from here on the chat list is a column, not a drawer. */
+const WIDE_SCREEN = "(min-width: 768px)";
+
 export function Sidebar(props: Props) {
   const pathname = usePathname();
   const [open, setOpen] = useState(false);
   // Following a link in the drawer closes it.
   // biome-ignore lint/correctness/useExhaustiveDependencies: close whenever the page changes
   useEffect(() => setOpen(false), [pathname]);
+  // A screen that grows past the drawer's width (a rotation, a wider window) shows the column:
+  // a drawer still open but hidden there would keep the page inert behind it.
+  useEffect(() => {
+    const wide = window.matchMedia(WIDE_SCREEN);
+    const closeIfWide = () => {
+      if (wide.matches) setOpen(false);
+    };
+    wide.addEventListener("change", closeIfWide);
+    return () => wide.removeEventListener("change", closeIfWide);
+  }, []);
   // One list for both places, so the drawer opens on what the column shows.
   const list = useChats(props.initialChats, props.initialHasMore);
   const panel = <SidebarPanel user={props.user} list={list} />;
@@ -46,7 +59,13 @@ export function Sidebar(props: Props) {
         </Dialog.Trigger>
         <Dialog.Portal>
           <Dialog.Overlay className="fixed inset-0 z-40 bg-black/30 md:hidden" />
-          <Dialog.Content className="fixed inset-y-0 left-0 z-50 flex w-72 max-w-[85vw] flex-col border-r border-line bg-panel shadow-xl md:hidden">
+          <Dialog.Content
+            className="fixed inset-y-0 left-0 z-50 flex w-72 max-w-[85vw] flex-col border-r border-line bg-panel shadow-xl md:hidden"
+            // Escape in a chat's title box cancels the rename, not the whole drawer.
+            onEscapeKeyDown={(event) => {
+              if ((event.target as HTMLElement | null)?.closest("input")) event.preventDefault();
+            }}
+          >
             <Dialog.Title className="sr-only">Chats</Dialog.Title>
             <Dialog.Description className="sr-only">
               Your chats, a new chat, and your account.

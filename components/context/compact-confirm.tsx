@@ -22,12 +22,19 @@ export function CompactConfirm(props: {
             Compact this chat now?
           </AlertDialog.Title>
           <AlertDialog.Description className="text-sm text-muted">
-            About{" "}
-            {formatCount(
-              Math.max(0, (context?.projectedTokens ?? 0) - (context?.budget.target ?? 0)),
+            {context ? (
+              <>
+                About {formatCount(Math.max(0, context.projectedTokens - context.budget.target))}{" "}
+                tokens of older turns will be folded into a summary.
+              </>
+            ) : (
+              <>
+                Fold cannot tell right now how full this chat is, so not how much will be folded:
+                older turns will be folded into a summary.
+              </>
             )}{" "}
-            tokens of older turns will be folded into a summary. Every message stays in the chat;
-            the model will see the summary instead of the older turns.
+            Every message stays in the chat; the model will see the summary instead of the older
+            turns.
           </AlertDialog.Description>
           <div className="flex justify-end gap-2">
             <AlertDialog.Cancel className={buttonGhost}>Cancel</AlertDialog.Cancel>

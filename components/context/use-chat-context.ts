@@ -38,5 +38,7 @@ export function useChatContext(chatId: string, modelId: string | null, refreshKe
     return () => controller.abort();
   }, [chatId, modelId, refreshKey, recovered]);
 
-  return { context, error, setContext };
+  // Until this model's reading arrives, the last one (another model's) says nothing of it.
+  const current = context?.modelId === modelId ? context : null;
+  return { context: current, error, setContext };
 }

@@ -65,10 +65,17 @@ export function useCompactNow(options: {
     }
   }, [chatId, modelId, onDone]);
 
-  /** Runs now, or asks first when it would fold a large share of the window. */
+  /**
+   * Runs now, or asks first when it would fold a large share of the window — or when there is
+   * no reading of the chat to tell (the ring is loading, or its request failed).
+   */
   const start = useCallback(() => {
-    const drop = context ? context.projectedTokens - context.budget.target : 0;
-    if (context && drop > CONFIRM_DROP_SHARE * context.contextWindow) {
+    if (!context) {
+      setState("confirm");
+      return;
+    }
+    const drop = context.projectedTokens - context.budget.target;
+    if (drop > CONFIRM_DROP_SHARE * context.contextWindow) {
       setState("confirm");
       return;
     }

@@ -1,0 +1,61 @@
+import { expect, test } from "@playwright/test";
+import { hydrated, registerUser } from "./helpers";
+
+/** Edges of the chat page's chrome: the ring without a reading, and the phone drawer. */
+
+test("the ring asks before compacting when it has no reading of the chat", async ({ page }) => {
+  await registerUser(page, `e2e-ring-unread-${Date.now()}@example.com`);
+  // Every reading of the chat's context fails: the ring has nothing to go on.
+  await page.route("**/api/chats/*/context**", (route) =>
+    route.fulfill({
+      status: 503,
+      contentType: "application/json",
+      body: JSON.stringify({
+        error: { code: "unavailable:model", message: "Context usage unavailable." },
+      }),
+    }),
+  );
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+  const ring = page.getByTestId("context-ring");
+  await expect(ring).toHaveAttribute("aria-label", /Context usage unavailable/);
+  await ring.click();
+  const ask = page.getByRole("alertdialog", { name: "Compact this chat now?" });
+  await expect(ask).toContainText("cannot tell right now how full this chat is");
+  await ask.getByRole("button", { name: "Cancel" }).click();
+  await expect(ask).toHaveCount(0);
+});
+
+test("the phone drawer: Escape in a title box cancels the rename, and a wider screen closes it", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await registerUser(page, `e2e-drawer-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "Open the chat list" }).click();
+  const drawer = page.getByRole("dialog", { name: "Chats" });
+  await expect(drawer).toBeVisible();
+  await drawer.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+
+  await page.getByRole("button", { name: "Open the chat list" }).click();
+  await expect(drawer).toBeVisible();
+  // A pointer that can hover shows a chat's actions on hover.
+  await drawer.getByRole("listitem").first().hover();
+  await drawer
+    .getByRole("button", { name: /^Rename / })
+    .first()
+    .click();
+  const title = drawer.getByRole("textbox", { name: "Chat title" });
+  await expect(title).toBeFocused();
+  await title.press("Escape");
+  await expect(title).toHaveCount(0);
+  await expect(drawer).toBeVisible();
+
+  // Rotated, or the window widened: the column shows, and the page behind answers clicks.
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await expect(drawer).toHaveCount(0);
+  await page.locator("aside").getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+});
