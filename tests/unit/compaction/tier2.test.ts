@@ -125,6 +125,16 @@ function tier2(estimator: TokenEstimator, overrides: Partial<Tier2Options> = {})
   return { prepare, onTrim };
 }
 
+/** A recovery Tier 2 hears of once, at its next step (as model-call.ts hands it over). */
+function recoveryOnce(event: { tokensBefore: number; reportedTokens: number | null }) {
+  let pending: typeof event | null = event;
+  return () => {
+    const taken = pending;
+    pending = null;
+    return taken;
+  };
+}
+
 function trailingToolMessages(messages: ModelMessage[]): ModelMessage[] {
   const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
   return messages.slice(lastAssistant + 1);
@@ -228,16 +238,8 @@ describe("Tier 2 over the trigger", () => {
     const messages = toolLoop(6, 6_000);
     // The provider refused step 1's request and recovery trimmed it in the call only: step 1's
     // usage is of the trimmed prompt, far under the trigger; the messages are still untrimmed.
-    let recovered: { tokensBefore: number; reportedTokens: number | null } | null = {
-      tokensBefore: 5_000,
-      reportedTokens: null,
-    };
     const { prepare } = tier2(createEstimator(), {
-      takeRecovery: () => {
-        const event = recovered;
-        recovered = null;
-        return event;
-      },
+      takeRecovery: recoveryOnce({ tokensBefore: 5_000, reportedTokens: null }),
     });
     const result = await prepare(stepInput([step(1_000)], messages));
     if (!result?.messages) throw new Error("expected trimmed messages");
@@ -254,16 +256,8 @@ describe("Tier 2 over the trigger", () => {
     const estimated = counter.estimateModelMessages(messages);
     // The provider counted half again what Fold estimated.
     const reported = Math.ceil(1.5 * (estimated + OVERHEAD));
-    let recovered: { tokensBefore: number; reportedTokens: number | null } | null = {
-      tokensBefore: estimated,
-      reportedTokens: reported,
-    };
     const { prepare } = tier2(createEstimator(), {
-      takeRecovery: () => {
-        const event = recovered;
-        recovered = null;
-        return event;
-      },
+      takeRecovery: recoveryOnce({ tokensBefore: estimated, reportedTokens: reported }),
     });
     const result = await prepare(stepInput([step(1_000)], messages));
     if (!result?.messages) throw new Error("expected trimmed messages");
