@@ -109,3 +109,11 @@ export function messageText(message: Pick<FoldUIMessage, "parts">): string {
     .join("")
     .trim();
 }
+
+/**
+ * A tool call's state once it has a result (or was refused one): what a stopped reply keeps
+ * (lib/turn/persist.ts) and what the timeline shows as done (components/chat).
+ */
+export function isFinishedToolState(state: string | undefined): boolean {
+  return state === "output-available" || state === "output-error" || state === "output-denied";
+}

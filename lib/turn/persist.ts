@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { appendMessage } from "@/lib/db/queries/messages";
 import { log } from "@/lib/log";
 import { answerParts } from "@/lib/message/retry-marker";
-import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { type FoldUIMessage, isFinishedToolState } from "@/lib/message/ui-message";
 import type { TurnObservations } from "./observe";
 
 /**
@@ -77,7 +77,6 @@ function hasContent(parts: FoldUIMessage["parts"]): boolean {
 function settledParts(parts: FoldUIMessage["parts"]): FoldUIMessage["parts"] {
   return parts.filter((part) => {
     if (!(part.type.startsWith("tool-") || part.type === "dynamic-tool")) return true;
-    const state = (part as { state?: string }).state;
-    return state === "output-available" || state === "output-error" || state === "output-denied";
+    return isFinishedToolState((part as { state?: string }).state);
   });
 }

@@ -1,5 +1,9 @@
 import { getToolName, isToolUIPart } from "ai";
-import { COMPACTION_TRACE_TOOL_NAME, type FoldUIMessage } from "@/lib/message/ui-message";
+import {
+  COMPACTION_TRACE_TOOL_NAME,
+  type FoldUIMessage,
+  isFinishedToolState,
+} from "@/lib/message/ui-message";
 import type { ToolCallState } from "./tool-call";
 
 /** A tool part's state as the timeline shows it: a call left without a result once the reply ended was cancelled. */
@@ -20,8 +24,6 @@ export function wroteSomething(message: FoldUIMessage): boolean {
       ? part.text.trim() !== ""
       : isToolUIPart(part) &&
         getToolName(part) !== COMPACTION_TRACE_TOOL_NAME &&
-        FINISHED_TOOL_STATES.has(part.state),
+        isFinishedToolState(part.state),
   );
 }
-
-const FINISHED_TOOL_STATES = new Set(["output-available", "output-error", "output-denied"]);
