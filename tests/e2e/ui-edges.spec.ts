@@ -35,7 +35,7 @@ test("the phone drawer: Escape in a title box cancels the rename, and a wider sc
   await page.getByRole("button", { name: "Open the chat list" }).click();
   const drawer = page.getByRole("dialog", { name: "Chats" });
   await expect(drawer).toBeVisible();
-  await drawer.getByRole("button", { name: "New chat" }).click();
+  await drawer.getByRole("button", { name: "New chat", exact: true }).click();
   await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
   await hydrated(page);
 
@@ -56,6 +56,6 @@ test("the phone drawer: Escape in a title box cancels the rename, and a wider sc
   // Rotated, or the window widened: the column shows, and the page behind answers clicks.
   await page.setViewportSize({ width: 1024, height: 768 });
   await expect(drawer).toHaveCount(0);
-  await page.locator("aside").getByRole("button", { name: "New chat" }).click();
+  await page.locator("aside").getByRole("button", { name: "New chat", exact: true }).click();
   await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
 });
