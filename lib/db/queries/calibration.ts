@@ -147,18 +147,28 @@ export async function listCalibrations(db: Db) {
 }
 
 /**
- * Each model's calibration as this process last read or wrote it, and the write in progress.
- * Samples from this process fold in one after another, each normally one UPDATE that applies
- * only if the row is still the one it extends (its sample count, which every write raises);
- * another instance's write, or a row this process has not read, takes the locking
- * transaction. Turns read it from here for a short while: another instance's samples reach
- * this one within that, or at its own next sample.
+ * Each model's calibration as this process last read or wrote it, and the samples waiting to
+ * be written. Samples from this process fold in one write at a time: those that arrive while
+ * a write is in progress wait and go together in the next, so twenty turns of one model ending
+ * at once cost two or three writes of its row, not twenty in a queue. A write is normally one
+ * UPDATE that applies only if the row is still the one it extends (its sample count, which
+ * every write raises); another instance's write, or a row this process has not read, takes
+ * the locking transaction. Turns read it from here for a short while: another instance's
+ * samples reach this one within that, or at its own next sample.
  */
 type Writer = {
   /** Undefined until read or written; null when the model has no row. */
   known: Calibration | null | undefined;
   knownAt: number;
-  tail: Promise<unknown>;
+  /** Samples for the next write, each with the turn waiting for it. */
+  queued: QueuedSample[];
+  /** Whether a write is in progress (it takes what is queued when it ends). */
+  writing: boolean;
+};
+type QueuedSample = {
+  sample: CalibrationSample;
+  resolve: (calibration: Calibration) => void;
+  reject: (error: unknown) => void;
 };
 const KNOWN_FRESH_MS = 30_000;
 const WRITERS_MAX_ENTRIES = 256;
@@ -173,7 +183,7 @@ function writerFor(db: Db, provider: string, model: string): Writer {
   const key = `${provider}:${model}`;
   let writer = writers.get(key);
   if (!writer) {
-    writer = { known: undefined, knownAt: 0, tail: Promise.resolve() };
+    writer = { known: undefined, knownAt: 0, queued: [], writing: false };
     writers.set(key, writer);
   }
   return writer;
@@ -184,7 +194,10 @@ function know(writer: Writer, calibration: Calibration | null | undefined): void
   writer.knownAt = Date.now();
 }
 
-/** Folds one turn's sample into the model's calibration; two turns finishing at once both count. */
+/**
+ * Folds one turn's sample into the model's calibration; turns finishing at once all count.
+ * Resolves once the sample is stored, with the calibration its write left.
+ */
 export function recordCalibrationSample(
   db: Db,
   provider: string,
@@ -192,15 +205,43 @@ export function recordCalibrationSample(
   sample: CalibrationSample,
 ): Promise<Calibration> {
   const writer = writerFor(db, provider, model);
-  const written = writer.tail.then(async () => {
-    const next = writer.known ? await extendKnown(db, provider, model, writer.known, sample) : null;
-    const calibration = next ?? (await recordLocked(db, provider, model, sample));
-    know(writer, calibration);
-    return calibration;
+  return new Promise((resolve, reject) => {
+    writer.queued.push({ sample, resolve, reject });
+    if (!writer.writing) void writeQueued(db, provider, model, writer);
   });
-  // A failed write leaves the row unknown: the next read or sample reads it again.
-  writer.tail = written.catch(() => know(writer, undefined));
-  return written;
+}
+
+/** Writes what is queued, one batch after another, until nothing is left. Never throws. */
+async function writeQueued(db: Db, provider: string, model: string, writer: Writer) {
+  writer.writing = true;
+  while (writer.queued.length > 0) {
+    const batch = writer.queued.splice(0);
+    const samples = batch.map((queued) => queued.sample);
+    try {
+      const next = writer.known
+        ? await extendKnown(db, provider, model, writer.known, samples)
+        : null;
+      const calibration = next ?? (await recordLocked(db, provider, model, samples));
+      know(writer, calibration);
+      for (const queued of batch) queued.resolve(calibration);
+    } catch (error) {
+      // A failed write leaves the row unknown: the next read or sample reads it again.
+      know(writer, undefined);
+      for (const queued of batch) queued.reject(error);
+    }
+  }
+  writer.writing = false;
+}
+
+/** A calibration after each of `samples` in turn. */
+function afterSamples(
+  previous: Calibration | null | undefined,
+  samples: readonly CalibrationSample[],
+): Calibration {
+  let next = previous;
+  for (const sample of samples) next = nextCalibration(next, sample);
+  if (!next) throw new Error("a calibration write needs at least one sample");
+  return next;
 }
 
 /** A fit as the row holds it: its covariances packed. */
@@ -227,20 +268,39 @@ async function extendKnown(
   provider: string,
   model: string,
   known: Calibration,
-  sample: CalibrationSample,
+  samples: readonly CalibrationSample[],
 ): Promise<Calibration | null> {
-  const next = nextCalibration(known, sample);
-  const updated = await db
-    .update(modelCalibration)
-    .set(storedColumns(next))
-    .where(
-      and(
-        eq(modelCalibration.provider, provider),
-        eq(modelCalibration.model, model),
-        eq(modelCalibration.samples, known.samples),
-      ),
-    )
-    .returning({ samples: modelCalibration.samples });
+  const next = afterSamples(known, samples);
+  // Prepared: every turn's tail may run it. The fit is serialized here (SQL NULL for none).
+  const query = prepared(db, "extend_calibration", (on, name) =>
+    on
+      .update(modelCalibration)
+      .set({
+        ratio: sql`${sql.placeholder("ratio")}`,
+        samples: sql`${sql.placeholder("samples")}`,
+        classFit: sql`${sql.placeholder("classFit")}::jsonb`,
+        updatedAt: sql`${sql.placeholder("updatedAt")}`,
+      })
+      .where(
+        and(
+          eq(modelCalibration.provider, sql.placeholder("provider")),
+          eq(modelCalibration.model, sql.placeholder("model")),
+          eq(modelCalibration.samples, sql.placeholder("knownSamples")),
+        ),
+      )
+      .returning({ samples: modelCalibration.samples })
+      .prepare(name),
+  );
+  const columns = storedColumns(next);
+  const updated = await query.execute({
+    ratio: columns.ratio,
+    samples: columns.samples,
+    classFit: columns.classFit ? JSON.stringify(columns.classFit) : null,
+    updatedAt: columns.updatedAt.toISOString(),
+    provider,
+    model,
+    knownSamples: known.samples,
+  });
   return updated.length > 0 ? next : null;
 }
 
@@ -249,7 +309,7 @@ async function recordLocked(
   db: Db,
   provider: string,
   model: string,
-  sample: CalibrationSample,
+  samples: readonly CalibrationSample[],
 ): Promise<Calibration> {
   const where = and(eq(modelCalibration.provider, provider), eq(modelCalibration.model, model));
   return db.transaction(async (tx) => {
@@ -259,7 +319,7 @@ async function recordLocked(
       .onConflictDoNothing();
     const [row] = await tx.select(columns).from(modelCalibration).where(where).for("update");
     if (!row) throw new Error("calibration row vanished inside its transaction");
-    const next = nextCalibration(toCalibration(row), sample);
+    const next = afterSamples(toCalibration(row), samples);
     await tx.update(modelCalibration).set(storedColumns(next)).where(where);
     return next;
   });

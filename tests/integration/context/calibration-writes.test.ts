@@ -1,9 +1,10 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { expect, it } from "vitest";
 import { emptyClassTokens } from "@/lib/context/content-class";
 import { getCalibration, recordCalibrationSample } from "@/lib/db/queries/calibration";
 import { modelCalibration } from "@/lib/db/schema";
 import { describeEachDriver } from "../../helpers/databases";
+import { queryRows } from "../../helpers/db";
 
 const sample = (realTokens: number) => ({
   realTokens,
@@ -19,6 +20,32 @@ describeEachDriver("calibration writes", (use) => {
       ),
     );
     expect((await getCalibration(db, "fake", "at-once"))?.samples).toBe(12);
+  });
+
+  it("writes samples that arrive during a write together, in one more write", async () => {
+    const { db } = use();
+    // Every UPDATE of the model's row, counted by the database itself.
+    await db.execute(sql`create table calibration_writes (model text)`);
+    await db.execute(sql`
+      create function note_calibration_write() returns trigger language plpgsql as $$
+      begin insert into calibration_writes values (new.model); return new; end $$`);
+    await db.execute(sql`
+      create trigger calibration_written after update on model_calibration
+      for each row execute function note_calibration_write()`);
+
+    const written = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        recordCalibrationSample(db, "fake", "batched", sample(1_100 + i)),
+      ),
+    );
+    const [writes] = await queryRows<{ count: number }>(
+      db,
+      sql`select count(*)::int as count from calibration_writes where model = 'batched'`,
+    );
+    // The first sample's write, then the eleven that queued behind it.
+    expect(writes?.count).toBe(2);
+    expect(written.map((calibration) => calibration.samples)).toEqual([1, ...Array(11).fill(12)]);
+    expect((await getCalibration(db, "fake", "batched"))?.samples).toBe(12);
   });
 
   it("builds on a row another instance wrote since, instead of overwriting it", async () => {
