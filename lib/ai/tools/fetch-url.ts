@@ -6,6 +6,7 @@ import { z } from "zod";
 import { env } from "@/lib/env";
 import { headOf } from "@/lib/message/unstorable-text";
 import { classifyAddress, serverAddresses } from "./address-policy";
+import { UndecodableBodyError } from "./content-coding";
 import { pinnedRequest } from "./pinned-request";
 import {
   abortable,
@@ -76,7 +77,8 @@ export type FetchUrlErrorReason =
   | "network"
   | "timeout"
   | "aborted"
-  | "too_many_redirects";
+  | "too_many_redirects"
+  | "undecodable_body";
 
 export class FetchUrlError extends Error {
   readonly reason: FetchUrlErrorReason;
@@ -260,6 +262,10 @@ export async function fetchUrl(
     return await fetchWithRedirects(url, signal, options);
   } catch (error) {
     if (error instanceof FetchUrlError) throw error;
+    if (error instanceof UndecodableBodyError)
+      throw new FetchUrlError("undecodable_body", `Could not read ${url}: ${error.message}.`, {
+        cause: error,
+      });
     if (options.signal?.aborted)
       throw new FetchUrlError("aborted", `Fetching ${url} was cancelled.`, { cause: error });
     if (timeout.aborted)

@@ -260,9 +260,19 @@ function nestsTooDeep(root: Element): boolean {
   return false;
 }
 
+/**
+ * Where a page's text lives: its body, or the whole document when the body is empty. A page
+ * without a `<body>` tag is legal HTML, but linkedom then builds an empty body and leaves the
+ * content beside it, under the document element.
+ */
+function contentRoot(document: Document): Element {
+  const body = document.body;
+  return body?.textContent?.trim() ? body : document.documentElement;
+}
+
 /** Readability's article as text, or "" when it finds none (or cannot read the page). */
 function articleText(document: Document, baseUrl?: string): string {
-  if (document.body && nestsTooDeep(document.body)) return "";
+  if (nestsTooDeep(contentRoot(document))) return "";
   try {
     const article = new Readability(document, { serializer: (node) => node }).parse();
     return article?.content ? textOf(article.content, baseUrl) : "";
@@ -283,6 +293,6 @@ export function pageText(html: string, options: { baseUrl?: string } = {}): Page
   const text = articleText(document as unknown as Document, options.baseUrl);
   if (text) return { ...found, text };
   // Readability edits the document it reads, so the whole-page fallback reads a second parse.
-  const body = parse(html).document.body;
-  return { ...found, text: body ? textOf(body, options.baseUrl) : "" };
+  const root = contentRoot(parse(html).document as unknown as Document);
+  return { ...found, text: textOf(root, options.baseUrl) };
 }

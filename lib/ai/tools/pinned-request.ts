@@ -3,6 +3,7 @@ import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
+import { decodeBody, isContentCoding, UndecodableBodyError } from "./content-coding";
 
 /**
  * One GET over node:http(s) that connects only to addresses already vetted by
@@ -20,8 +21,6 @@ export type PinnedRequestInit = {
 
 /** Statuses whose Response must have a null body. */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-/** Content codings DecompressionStream can undo. */
-const DECODERS = { gzip: "gzip", "x-gzip": "gzip", deflate: "deflate" } as const;
 
 function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
   return (hostname, options, callback) => {
@@ -51,16 +50,13 @@ function decodedBody(res: http.IncomingMessage, headers: Headers) {
   const body = Readable.toWeb(res) as ReadableStream<Uint8Array>;
   const coding = headers.get("content-encoding")?.trim().toLowerCase();
   if (!coding || coding === "identity") return body;
-  const format = DECODERS[coding as keyof typeof DECODERS];
-  if (!format) {
+  if (!isContentCoding(coding)) {
     res.destroy();
-    throw new Error(`unsupported content encoding "${coding}"`);
+    throw new UndecodableBodyError(`unsupported content encoding "${coding}"`);
   }
   headers.delete("content-encoding");
   headers.delete("content-length");
-  return body.pipeThrough(
-    new DecompressionStream(format) as unknown as TransformStream<Uint8Array, Uint8Array>,
-  );
+  return decodeBody(body, coding);
 }
 
 export function pinnedRequest(url: URL, init: PinnedRequestInit): Promise<Response> {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { gzipSync } from "node:zlib";
+import { deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFetchUrlTool, FETCH_URL_MAX_TEXT_CHARS, fetchUrl } from "@/lib/ai/tools/fetch-url";
 import { expectFailure, fakeLookup } from "./fetch-doubles";
@@ -206,6 +206,36 @@ describe("fetch_url against a local server (allowPrivate)", () => {
     });
     expect((await fetchUrl(`${base}/gzip`, { allowPrivate: true })).text).toBe("compressed text");
     expect((await fetchUrl(`${base}/latin1`, { allowPrivate: true })).text).toBe("café");
+  });
+
+  it("decodes deflate bodies sent zlib-wrapped, raw (without the zlib header) or empty", async () => {
+    const base = await serve((req, res) => {
+      res.writeHead(200, { "content-type": "text/plain", "content-encoding": "deflate" });
+      if (req.url === "/zlib") res.end(deflateSync("zlib-wrapped text"));
+      else if (req.url === "/raw") {
+        // The first byte alone: the format is told from two bytes that arrive in two chunks.
+        const raw = deflateRawSync("raw deflate text");
+        res.write(raw.subarray(0, 1));
+        setTimeout(() => res.end(raw.subarray(1)), 20);
+      } else res.end();
+    });
+    const read = async (path: string) =>
+      (await fetchUrl(`${base}${path}`, { allowPrivate: true })).text;
+    expect(await read("/zlib")).toBe("zlib-wrapped text");
+    expect(await read("/raw")).toBe("raw deflate text");
+    expect(await read("/empty")).toBe("");
+  });
+
+  it("names a body that is not in its declared content encoding instead of blaming the network", async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain", "content-encoding": "deflate" });
+      res.end("plain text, not deflated at all");
+    });
+    await expectFailure(
+      fetchUrl(`${base}/mislabelled`, { allowPrivate: true }),
+      "undecodable_body",
+      /^Could not read .+: the body is not valid deflate data, though its Content-Encoding says so\.$/,
+    );
   });
 });
 

@@ -141,6 +141,23 @@ describe("pageText", () => {
     expect(pageText(html).text).toBe("top\n\ndeep text");
   });
 
+  it("reads a page without a <body> tag from the whole document", () => {
+    expect(pageText("<html><title>Bare</title><p>hello world</p></html>")).toEqual({
+      title: "Bare",
+      text: "hello world",
+    });
+    const headed =
+      "<!doctype html><html><head><title>T</title><script>track()</script></head>" +
+      "<h1>Heading</h1><p>First.</p><p>Second.</p></html>";
+    expect(pageText(headed).text).toBe("# Heading\n\nFirst.\n\nSecond.");
+  });
+
+  it("reads thousands of nested tags in a page without a <body> (Readability is not asked)", () => {
+    const depth = 20_000;
+    const html = `<html><p>top</p>${"<div>".repeat(depth)}deep text${"</div>".repeat(depth)}</html>`;
+    expect(pageText(html).text).toBe("top\n\ndeep text");
+  });
+
   it("tells a page that opens with <html> after comments, in one pass over many comments", () => {
     const opened = `<!-- a --><!doctype html><!-- b -->\n<html><body><p>inside</p></body></html>`;
     expect(pageText(opened).text).toBe("inside");
