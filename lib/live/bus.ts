@@ -12,7 +12,24 @@ import { log } from "@/lib/log";
  * needs. The shape is `resumable-stream`'s publisher and subscriber, so the
  * same bus carries both.
  */
-export type LiveBus = { publisher: Publisher; subscriber: Subscriber; kind: "redis" | "memory" };
+export type LiveBus = {
+  publisher: Publisher;
+  subscriber: LiveSubscriber;
+  kind: "redis" | "memory";
+};
+
+type Listener = (message: string) => void;
+
+/**
+ * `resumable-stream`'s subscriber, whose `unsubscribe` may also name the callback to drop: then
+ * only that listener goes, and the channel's subscription with its last listener in this
+ * process (another turn of the same chat, one that took it when this turn's lease was lost,
+ * keeps hearing its stops). Without a callback every listener of the channel goes: what
+ * resumable-stream asks for its own channels, which have one listener each.
+ */
+export type LiveSubscriber = Omit<Subscriber, "unsubscribe"> & {
+  unsubscribe: (channel: string, callback?: Listener) => Promise<unknown>;
+};
 
 type Holder = typeof globalThis & { __foldLiveBus?: Map<string, LiveBus> };
 
@@ -69,9 +86,11 @@ export function redisBus(url: string): LiveBus {
     },
     subscriber: {
       connect: () => subscribed(async () => undefined),
-      subscribe: (channel, callback) =>
-        subscribed(() => subscriber.subscribe(channel, (message) => callback(message))),
-      unsubscribe: (channel) => subscribed(() => subscriber.unsubscribe(channel)),
+      // The callback itself is the listener, so that unsubscribing it finds it: node-redis
+      // drops that one listener and unsubscribes from Redis when the channel's last one goes.
+      subscribe: (channel, callback) => subscribed(() => subscriber.subscribe(channel, callback)),
+      unsubscribe: (channel, callback) =>
+        subscribed(() => subscriber.unsubscribe(channel, callback)),
     },
   };
 }
@@ -124,7 +143,7 @@ const SWEEP_AT = 1_000;
 /** A bus in this process's memory: keys with expiry, channels with listeners. */
 export function memoryBus(now: () => number = Date.now): LiveBus {
   const values = new Map<string, { value: string; expiresAt: number }>();
-  const channels = new Map<string, Set<(message: string) => void>>();
+  const channels = new Map<string, Set<Listener>>();
   const read = (key: string) => {
     const entry = values.get(key);
     if (entry && entry.expiresAt <= now()) values.delete(key);
@@ -168,7 +187,11 @@ export function memoryBus(now: () => number = Date.now): LiveBus {
         }
         listeners.add(callback);
       },
-      unsubscribe: async (channel) => channels.delete(channel),
+      unsubscribe: async (channel, callback) => {
+        const listeners = channels.get(channel);
+        if (callback) listeners?.delete(callback);
+        if (!callback || listeners?.size === 0) channels.delete(channel);
+      },
     },
   };
 }

@@ -89,14 +89,16 @@ export async function watchStop(
   answering: string | undefined,
   onStop: () => void,
 ): Promise<() => Promise<void>> {
-  await bus.subscriber.subscribe(channel(chatId), (message) => {
+  const listener = (message: string) => {
     if (message === STOP_ANY) onStop();
     else if (answering !== undefined && message === stopOf(answering)) {
       onStop();
       void takePendingStop(bus, chatId, answering).catch(() => undefined);
     }
-  });
+  };
+  await bus.subscriber.subscribe(channel(chatId), listener);
+  // This listener only: another turn of the chat listening in this process keeps listening.
   return async () => {
-    await bus.subscriber.unsubscribe(channel(chatId));
+    await bus.subscriber.unsubscribe(channel(chatId), listener);
   };
 }

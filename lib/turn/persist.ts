@@ -7,6 +7,43 @@ import { type FoldUIMessage, isFinishedToolState } from "@/lib/message/ui-messag
 import type { TurnObservations } from "./observe";
 
 /**
+ * A reply assembled from its chunks as the turn writes them: the SDK builds the message once,
+ * at the end (reading snapshots chunk by chunk, as readUIMessageStream does, copies the whole
+ * reply per chunk: quadratic in a long tool loop). Fed directly, with no stream of its own
+ * to tee and read: `reply` settles once `end` is called and the last chunk is taken in.
+ */
+export type ReplyAssembly = {
+  write: (chunk: UIMessageChunk) => void;
+  end: () => void;
+  reply: Promise<FoldUIMessage | undefined>;
+};
+
+export function assembleReply(): ReplyAssembly {
+  let end = () => {};
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  let write: (chunk: UIMessageChunk) => void = () => {};
+  let reply: FoldUIMessage | undefined;
+  const assembled = createUIMessageStream<FoldUIMessage>({
+    // Called at once: `write` is the writer's from here on.
+    execute: ({ writer }) => {
+      write = (chunk) => writer.write(chunk as never);
+      return ended;
+    },
+    onError: () => "",
+    onEnd: ({ responseMessage }) => {
+      reply = responseMessage;
+    },
+  });
+  return {
+    write: (chunk) => write(chunk),
+    end,
+    reply: assembled.pipeTo(new WritableStream()).then(() => reply),
+  };
+}
+
+/**
  * Step 6 of a turn: store the finished reply. A reply that failed or was cut
  * off by an error is not stored as an answer: the user's message stays, and
  * Retry asks again. A reply the user stopped is stored as far as it got,
@@ -16,21 +53,11 @@ import type { TurnObservations } from "./observe";
 export async function persistReply(
   db: Db,
   chatId: string,
-  stream: ReadableStream<UIMessageChunk>,
+  assembly: ReplyAssembly,
   observed: TurnObservations,
 ): Promise<boolean> {
-  let reply: FoldUIMessage | undefined;
   try {
-    // The SDK assembles the message once, at the end: reading snapshots chunk by chunk
-    // (readUIMessageStream) copies the whole reply per chunk, quadratic in a long tool loop.
-    const assembled = createUIMessageStream<FoldUIMessage>({
-      execute: ({ writer }) => writer.merge(stream as ReadableStream<never>),
-      onError: () => "",
-      onEnd: ({ responseMessage }) => {
-        reply = responseMessage;
-      },
-    });
-    await assembled.pipeTo(new WritableStream());
+    const reply = await assembly.reply;
     const parts = reply
       ? observed.stopped
         ? settledParts(answerParts(reply.parts))

@@ -26,7 +26,7 @@ import { calibrateFromTurn } from "./calibrate";
 import { compactForTurn } from "./compact-step";
 import { holdTurnLease } from "./lease";
 import { noObservations, type TurnObservations } from "./observe";
-import { persistReply } from "./persist";
+import { assembleReply, persistReply } from "./persist";
 import { type PreparedTurn, prepareTurn } from "./prepare";
 import { recordRecovery } from "./recovery-trace";
 import type { TurnRequest } from "./request";
@@ -107,34 +107,36 @@ export async function runTurn(
       .catch((error: unknown) => log.warn({ err: error, chatId: chat.id }, "pending stop unread"));
   }
   const assistantId = generateId();
-  const stream = new ReadableStream<UIMessageChunk>({
-    start: async (controller) => {
-      controller.enqueue({ type: "start", messageId: assistantId });
-      const write = (chunk: UIMessageChunk) => controller.enqueue(chunk);
-      try {
-        await streamTurn(
-          deps,
-          { ...prepared, modelId, model, assistantId, observed, stopSignal: stop.signal },
-          write,
-        );
-      } catch (error) {
-        observed.error ??= error;
-        log.warn({ err: error, chatId: chat.id }, "turn failed");
-        write({
-          type: "error",
-          errorText: error instanceof AppError ? error.message : describeModelError(error),
-        });
-      }
-      controller.close();
-    },
-  });
+  // Every chunk goes two ways: to the browser, and into the reply the server stores. The
+  // reply is stored, calibration learned from it and the chat freed before the browser sees
+  // the end of the stream, so a message sent right after it, or a reload, finds all of it
+  // there (steps 6 and 7): the browser's copy holds back the finish chunk until then.
+  const toBrowser = browserCopy();
+  const assembly = assembleReply();
+  const write = (chunk: UIMessageChunk) => {
+    assembly.write(chunk);
+    toBrowser.write(chunk);
+  };
+  void (async () => {
+    write({ type: "start", messageId: assistantId });
+    try {
+      await streamTurn(
+        deps,
+        { ...prepared, modelId, model, assistantId, observed, stopSignal: stop.signal },
+        write,
+      );
+    } catch (error) {
+      observed.error ??= error;
+      log.warn({ err: error, chatId: chat.id }, "turn failed");
+      write({
+        type: "error",
+        errorText: error instanceof AppError ? error.message : describeModelError(error),
+      });
+    }
+    assembly.end();
+  })();
 
-  // One branch for the browser, one the server reads to the end and stores. The reply is
-  // stored, calibration learned from it and the chat freed before the browser sees the end
-  // of the stream, so a message sent right after it, or a reload, finds all of it there
-  // (steps 6 and 7).
-  const [toBrowser, toStore] = stream.tee();
-  const settled = persistReply(db, chat.id, toStore, observed)
+  const settled = persistReply(db, chat.id, assembly, observed)
     .catch((error) => {
       log.error({ err: error, chatId: chat.id }, "storing the reply failed");
       return false;
@@ -161,20 +163,22 @@ export async function runTurn(
           ),
     )
     .finally(async () => {
-      // The chat is another turn's now: its stop channel, pending stop and live stream are
-      // that turn's (unsubscribing would drop its listener too).
-      if (observed.leaseLost) return;
-      // The reply is stored: a reload from here on reads it, not the live stream.
+      // This turn's stop listener only (another turn's on the chat's channel stays): left,
+      // it would use up stops naming this turn's message that are meant for a later turn.
       await unwatch().catch(() => undefined);
+      // The chat is another turn's now: its pending stop and live stream are that turn's.
+      if (observed.leaseLost) return;
       // A stop naming this turn's message that came once nobody listened is void: left
       // pending, it would stop the next Retry or Regenerate of that message.
       if (answering) await takePendingStop(live, chat.id, answering).catch(() => undefined);
+      // The reply is stored: a reload from here on reads it, not the live stream.
       await endTurnStream(live, chat.id);
       await lease.release();
     });
 
+  void settled.then(toBrowser.end, toBrowser.fail);
   return createUIMessageStreamResponse({
-    stream: toBrowser.pipeThrough(endAfter(settled)),
+    stream: toBrowser.stream,
     // A copy of the wire stream, for readers that join late (a reload, another tab or instance).
     consumeSseStream: ({ stream: sse }) => {
       void publishTurnStream(live, chat.id, assistantId, sse);
@@ -199,20 +203,40 @@ function nextTurnSize(observed: TurnObservations): NextTurnSize | undefined {
   };
 }
 
-/** Passes chunks through, holding back the stream's end (and its finish chunk) until `settled`. */
-function endAfter(settled: Promise<unknown>): TransformStream<UIMessageChunk, UIMessageChunk> {
+/**
+ * The browser's copy of a turn's chunks: passed on as written, except its end (the finish
+ * chunk and whatever follows), held back until `end`. A browser that went away (the stream
+ * cancelled) is written nothing more; the turn goes on and is stored.
+ */
+function browserCopy() {
+  let controller: ReadableStreamDefaultController<UIMessageChunk> | undefined;
   let held: UIMessageChunk[] = [];
-  return new TransformStream({
-    transform(chunk, controller) {
-      if (chunk.type === "finish" || held.length > 0) held.push(chunk);
-      else controller.enqueue(chunk);
+  const stream = new ReadableStream<UIMessageChunk>({
+    start: (c) => {
+      controller = c;
     },
-    async flush(controller) {
-      await settled;
-      for (const chunk of held) controller.enqueue(chunk);
-      held = [];
+    cancel: () => {
+      controller = undefined;
     },
   });
+  return {
+    stream,
+    write(chunk: UIMessageChunk) {
+      if (chunk.type === "finish" || held.length > 0) held.push(chunk);
+      else controller?.enqueue(chunk);
+    },
+    end() {
+      for (const chunk of held) controller?.enqueue(chunk);
+      held = [];
+      controller?.close();
+      controller = undefined;
+    },
+    /** The turn's tail failed (the chat could not be freed): the browser's stream errors. */
+    fail(error: unknown) {
+      controller?.error(error);
+      controller = undefined;
+    },
+  };
 }
 
 type TurnContext = PreparedTurn & {

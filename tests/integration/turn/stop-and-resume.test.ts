@@ -1,4 +1,5 @@
-import { afterAll, beforeEach, expect, it, vi } from "vitest";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 // A provider that streams slowly, and Redis as the bus between instances, set before Fold loads.
 const fake = await vi.hoisted(async () => {
@@ -23,7 +24,7 @@ import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { usageOn } from "@/lib/db/queries/usage";
 import { usageDayOf } from "@/lib/limits/quota-day";
 import { redisBus } from "@/lib/live/bus";
-import { requestStop } from "@/lib/live/stop";
+import { requestStop, watchStop } from "@/lib/live/stop";
 import { resumeTurnStream } from "@/lib/live/streams";
 import { register, sessionOf } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
@@ -285,5 +286,26 @@ describeEachDriver("Stop and resume across instances", (use) => {
     await eventually(async () => !(await isTurnActive(database.db, chatId)));
     const stored = await shownChat(database, browser, chatId);
     expect(stored.messages.at(-1)?.metadata?.stopped).toBe(true);
+  });
+});
+
+describe("the chat's stop channel on Redis", () => {
+  it("a turn that stops listening leaves another turn of the same chat in its process listening; the channel is left with the last one", async () => {
+    // This instance's own connections, where two turns of one chat listen: the old one lost
+    // its lease, a new one took the chat.
+    const thisInstance = redisBus(process.env.REDIS_URL ?? "");
+    const chatId = `bus-${randomUUID()}`;
+    const heard: string[] = [];
+    const unwatchOld = await watchStop(thisInstance, chatId, "u-1", () => heard.push("old"));
+    const unwatchNew = await watchStop(thisInstance, chatId, "u-2", () => heard.push("new"));
+
+    await unwatchOld();
+    expect(await requestStop(otherInstance, chatId)).toBe(1);
+    await eventually(async () => heard.length > 0);
+    expect(heard).toEqual(["new"]);
+
+    await unwatchNew();
+    // Nobody in Redis subscribes to the channel any more.
+    expect(await requestStop(otherInstance, chatId)).toBe(0);
   });
 });

@@ -95,6 +95,27 @@ describe("the single-instance live bus (no REDIS_URL)", () => {
     expect(heard).toEqual(["a"]);
   });
 
+  it("a turn that stops listening leaves another turn of the same chat listening (one that took the chat when its lease was lost)", async () => {
+    const bus = memoryBus();
+    const heard: string[] = [];
+    const unwatchOld = await watchStop(bus, "chat-1", "u-1", () => heard.push("old"));
+    const unwatchNew = await watchStop(bus, "chat-1", "u-2", () => heard.push("new"));
+    await unwatchOld();
+    expect(await requestStop(bus, "chat-1")).toBe(1);
+    await tick();
+    expect(heard).toEqual(["new"]);
+    await unwatchNew();
+    expect(await requestStop(bus, "chat-1")).toBe(0);
+  });
+
+  it("drops every listener of a channel when unsubscribing names none (resumable-stream's own channels)", async () => {
+    const bus = memoryBus();
+    await bus.subscriber.subscribe("channel", () => undefined);
+    await bus.subscriber.subscribe("channel", () => undefined);
+    await bus.subscriber.unsubscribe("channel");
+    expect(await bus.publisher.publish("channel", "hello")).toBe(0);
+  });
+
   it("expires keys like Redis does", async () => {
     let now = 0;
     const bus = memoryBus(() => now);

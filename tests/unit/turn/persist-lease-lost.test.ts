@@ -5,10 +5,10 @@ import type { Db } from "@/lib/db/client";
 const queries = vi.hoisted(() => ({ appendMessage: vi.fn(async () => ({})) }));
 vi.mock("@/lib/db/queries/messages", () => queries);
 
-const { persistReply } = await import("@/lib/turn/persist");
+const { assembleReply, persistReply } = await import("@/lib/turn/persist");
 const { noObservations } = await import("@/lib/turn/observe");
 
-function replyStream(): ReadableStream<UIMessageChunk> {
+function replyStream() {
   const chunks: UIMessageChunk[] = [
     { type: "start", messageId: "a1" },
     { type: "text-start", id: "t" },
@@ -16,12 +16,10 @@ function replyStream(): ReadableStream<UIMessageChunk> {
     { type: "text-end", id: "t" },
     { type: "finish", messageMetadata: { stopped: true } },
   ];
-  return new ReadableStream({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
+  const assembly = assembleReply();
+  for (const chunk of chunks) assembly.write(chunk);
+  assembly.end();
+  return assembly;
 }
 
 it("stores a stopped reply as far as it got", async () => {
