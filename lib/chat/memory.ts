@@ -77,9 +77,28 @@ export async function editSummary(
     }
     const before = defaultEstimator.countText(fresh.contextSummary);
     const after = defaultEstimator.countText(input.summary);
-    // The summary and its event together: the event is the rollback point an edit of an
-    // earlier message returns to, so a summary without it would be lost to the next rollback.
-    const written = await db.transaction(async (txn) => {
+    const trace: TraceOutput = {
+      outcome: "summarized",
+      reason: "edited",
+      tokensBefore: before,
+      tokensAfter: after,
+      savedPct: savedPct(before, after),
+      messagesSummarized: 0,
+      summarizerModel: null,
+      durationMs: Date.now() - started,
+      summary: input.summary,
+      note: "edited by user",
+    };
+    const entry = traceEntry(
+      trace,
+      { reason: trace.reason, tokensBefore: trace.tokensBefore, messages: 0, startedAt: started },
+      { messageId: generateId(), toolCallId: `edit-${generateId()}` },
+    );
+    // The summary, its event and its trace entry together: the event is the rollback point an
+    // edit of an earlier message returns to, so a summary without it would be lost to the next
+    // rollback; and a summary stored without its entry would answer the user's retry with a
+    // 409 (the version moved on) for an edit that reported failing.
+    const { written, stored } = await db.transaction(async (txn) => {
       const tx = txn as unknown as Db;
       const cas = await casCompactionState(tx, chat.id, input.version, {
         contextSummary: input.summary,
@@ -103,26 +122,8 @@ export async function editSummary(
         latencyMs: Date.now() - started,
         error: "edited by user",
       });
-      return cas;
+      return { written: cas, stored: await appendMessage(tx, chat.id, entry) };
     });
-    const trace: TraceOutput = {
-      outcome: "summarized",
-      reason: "edited",
-      tokensBefore: before,
-      tokensAfter: after,
-      savedPct: savedPct(before, after),
-      messagesSummarized: 0,
-      summarizerModel: null,
-      durationMs: Date.now() - started,
-      summary: input.summary,
-      note: "edited by user",
-    };
-    const entry = traceEntry(
-      trace,
-      { reason: trace.reason, tokensBefore: trace.tokensBefore, messages: 0, startedAt: started },
-      { messageId: generateId(), toolCallId: `edit-${generateId()}` },
-    );
-    const stored = await appendMessage(db, chat.id, entry);
     return { memory: await chatMemory(db, written.chat), message: rowToUIMessage(stored) };
   } finally {
     await lease.release();

@@ -391,6 +391,42 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(retried.status).toBe(200);
   });
 
+  it("an edit of the summary whose timeline entry cannot be stored changes nothing, and the same edit can be sent again", async () => {
+    const database = use();
+    const { browser } = await register(database, "memory-entry@example.com");
+    const chatId = await compactedChat(database, browser);
+    const row = await chatRow(database.db, chatId);
+    // The database refuses the edit's trace entry in the timeline.
+    await database.db.execute(sql`
+      create function refuse_edit_entry() returns trigger language plpgsql as $$
+      begin
+        if new.parts::text like '%edited by user%' then raise exception 'message store unavailable'; end if;
+        return new;
+      end $$`);
+    await database.db.execute(sql`
+      create trigger refuse_edit_entry before insert on message
+      for each row execute function refuse_edit_entry()`);
+    try {
+      const saved = await putSummary(database, browser, chatId, {
+        summary: "## Decisions & facts\n- Never stored.",
+        version: row.version,
+      });
+      expect(saved.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await database.db.execute(sql`drop trigger refuse_edit_entry on message`);
+      await database.db.execute(sql`drop function refuse_edit_entry()`);
+    }
+    const after = await chatRow(database.db, chatId);
+    expect(after.contextSummary).toBe(row.contextSummary);
+    expect(after.version).toBe(row.version);
+    // Retrying what failed is not a conflict with itself.
+    const retried = await putSummary(database, browser, chatId, {
+      summary: "## Decisions & facts\n- Stored now.",
+      version: row.version,
+    });
+    expect(retried.status).toBe(200);
+  });
+
   it("a short message that does not fit beside the pinned messages says so, and asks to unpin", async () => {
     const database = use();
     const { browser } = await register(database, "pins-full@example.com");
