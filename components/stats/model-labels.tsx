@@ -3,7 +3,9 @@
 import { createContext, type ReactNode, useContext, useMemo } from "react";
 import type { PickableModel } from "../chat/use-models";
 
-const ModelLabels = createContext<ReadonlyMap<string, string>>(new Map());
+type KnownModel = { name: string; contextWindow?: number };
+
+const ModelLabels = createContext<ReadonlyMap<string, KnownModel>>(new Map());
 
 /** "GPT-4.1 (OpenAI)"; a label that starts with its provider's name ("Demo (offline)") stays as is. */
 export function readableModelName(model: Pick<PickableModel, "label" | "providerLabel">): string {
@@ -13,7 +15,7 @@ export function readableModelName(model: Pick<PickableModel, "label" | "provider
     : `${label} (${providerLabel})`;
 }
 
-/** The names the stats popovers show instead of raw ids like `demo:demo`. */
+/** The names the stats popovers show instead of raw ids like `demo:demo`, and each model's window. */
 export function ModelLabelsProvider({
   models,
   children,
@@ -22,7 +24,12 @@ export function ModelLabelsProvider({
   children: ReactNode;
 }) {
   const labels = useMemo(
-    () => new Map(models.map((m) => [m.id, readableModelName(m)] as const)),
+    () =>
+      new Map(
+        models.map(
+          (m) => [m.id, { name: readableModelName(m), contextWindow: m.contextWindow }] as const,
+        ),
+      ),
     [models],
   );
   return <ModelLabels.Provider value={labels}>{children}</ModelLabels.Provider>;
@@ -30,5 +37,10 @@ export function ModelLabelsProvider({
 
 /** A model's readable name; its id when the model is no longer offered. */
 export function useModelLabel(modelId: string): string {
-  return useContext(ModelLabels).get(modelId) ?? modelId;
+  return useContext(ModelLabels).get(modelId)?.name ?? modelId;
+}
+
+/** A model's context window in tokens, when it is offered and its window known. */
+export function useModelWindow(modelId: string): number | undefined {
+  return useContext(ModelLabels).get(modelId)?.contextWindow;
 }

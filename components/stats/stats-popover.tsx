@@ -6,11 +6,14 @@ import { Fragment, useId, useState } from "react";
 import type { MessageStats } from "@/lib/message/stats";
 import { iconButton } from "../chat/message/styles";
 import { statsRows, summarizeStats } from "./format";
-import { useModelLabel } from "./model-labels";
+import { useModelLabel, useModelWindow } from "./model-labels";
 
 type Props = {
   stats: MessageStats;
-  /** The model's context window in tokens, when known: adds "/ window (x %)" to context tokens. */
+  /**
+   * The model's context window in tokens: adds "/ window (x %)" to context tokens. By default
+   * the window the model list gives the model that answered.
+   */
   contextWindow?: number;
 };
 
@@ -20,6 +23,7 @@ export function StatsPopover({ stats, contextWindow }: Props) {
   const [hovered, setHovered] = useState(false);
   const headingId = useId();
   const modelName = useModelLabel(stats.model);
+  const modelWindow = useModelWindow(stats.model);
 
   return (
     <Tooltip.Provider delayDuration={300}>
@@ -54,14 +58,16 @@ export function StatsPopover({ stats, contextWindow }: Props) {
                 Stats
               </h2>
               <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">
-                {statsRows(stats, contextWindow, modelName).map(({ label, value }) => (
-                  <Fragment key={label}>
-                    <dt className="text-muted">{label}</dt>
-                    <dd className="min-w-0 text-right font-medium break-words tabular-nums">
-                      {value}
-                    </dd>
-                  </Fragment>
-                ))}
+                {statsRows(stats, contextWindow ?? modelWindow, modelName).map(
+                  ({ label, value }) => (
+                    <Fragment key={label}>
+                      <dt className="text-muted">{label}</dt>
+                      <dd className="min-w-0 text-right font-medium break-words tabular-nums">
+                        {value}
+                      </dd>
+                    </Fragment>
+                  ),
+                )}
               </dl>
             </Popover.Content>
           </Popover.Portal>

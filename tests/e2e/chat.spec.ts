@@ -32,6 +32,8 @@ test("send a message, watch it stream, open its stats, and find it all again aft
   // A readable name, not the raw id.
   await expect(stats).toContainText("fake-model (fake)");
   await expect(stats).not.toContainText("fake:fake-model");
+  // The context the reply used, against the window of the model that wrote it.
+  await expect(stats).toContainText(/Context tokens[\d.,k]+ \/ [\d.,k]+ \([\d.,<]+ ?%\)/);
   const before = await stats.textContent();
   await page.screenshot({ path: "test-results/chat-stats.png", fullPage: true });
   await page.keyboard.press("Escape");
