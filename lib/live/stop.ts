@@ -89,16 +89,28 @@ export async function watchStop(
   answering: string | undefined,
   onStop: () => void,
 ): Promise<() => Promise<void>> {
+  // A listener the bus failed to drop (Redis stalled when the turn ended) hears nothing more:
+  // left live, it would use up stops meant for a later turn answering the same message.
+  let listening = true;
   const listener = (message: string) => {
+    if (!listening) return;
     if (message === STOP_ANY) onStop();
     else if (answering !== undefined && message === stopOf(answering)) {
       onStop();
       void takePendingStop(bus, chatId, answering).catch(() => undefined);
     }
   };
-  await bus.subscriber.subscribe(channel(chatId), listener);
-  // This listener only: another turn of the chat listening in this process keeps listening.
-  return async () => {
+  const unwatch = async () => {
+    listening = false;
+    // This listener only: another turn of the chat listening in this process keeps listening.
     await bus.subscriber.unsubscribe(channel(chatId), listener);
   };
+  try {
+    await bus.subscriber.subscribe(channel(chatId), listener);
+  } catch (error) {
+    // Given up on, the subscription may still land later: it must not listen then.
+    void unwatch().catch(() => undefined);
+    throw error;
+  }
+  return unwatch;
 }

@@ -39,7 +39,12 @@ export function assembleReply(): ReplyAssembly {
   return {
     write: (chunk) => write(chunk),
     end,
-    reply: assembled.pipeTo(new WritableStream()).then(() => reply),
+    // Never before the turn's end, even when assembling failed: the reply is awaited before
+    // the chat is freed and the browser's stream closed.
+    reply: assembled
+      .pipeTo(new WritableStream())
+      .finally(() => ended)
+      .then(() => reply),
   };
 }
 

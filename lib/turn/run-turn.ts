@@ -118,8 +118,8 @@ export async function runTurn(
     toBrowser.write(chunk);
   };
   void (async () => {
-    write({ type: "start", messageId: assistantId });
     try {
+      write({ type: "start", messageId: assistantId });
       await streamTurn(
         deps,
         { ...prepared, modelId, model, assistantId, observed, stopSignal: stop.signal },
@@ -132,9 +132,14 @@ export async function runTurn(
         type: "error",
         errorText: error instanceof AppError ? error.message : describeModelError(error),
       });
+    } finally {
+      // Whatever happened above: the reply's end is what frees the chat.
+      assembly.end();
     }
-    assembly.end();
-  })();
+  })().catch((error: unknown) => {
+    observed.error ??= error;
+    log.error({ err: error, chatId: chat.id }, "turn failed while reporting its failure");
+  });
 
   const settled = persistReply(db, chat.id, assembly, observed)
     .catch((error) => {

@@ -59,3 +59,39 @@ describe("a stop that names the message its turn answers", () => {
     expect(await takePendingStop(bus, "chat-1", "u-1")).toBe(false);
   });
 });
+
+describe("a turn's stop listener the bus could not drop", () => {
+  /** A bus whose subscriber keeps every callback it was given and fails as told. */
+  function stallingBus(fail: { subscribe?: boolean; unsubscribe?: boolean }) {
+    const bus = memoryBus();
+    const heard: Array<(message: string) => void> = [];
+    bus.subscriber.subscribe = async (_channel, callback) => {
+      // The subscription lands (Redis answered late), whether or not the caller waited for it.
+      heard.push(callback);
+      if (fail.subscribe) throw new Error("not answering");
+    };
+    bus.subscriber.unsubscribe = async () => {
+      if (fail.unsubscribe) throw new Error("not answering");
+    };
+    return { bus, heard };
+  }
+
+  it("hears nothing once its turn stopped listening, though the bus still holds it", async () => {
+    const { bus, heard } = stallingBus({ unsubscribe: true });
+    let stopped = 0;
+    const unwatch = await watchStop(bus, "chat-1", "u-1", () => stopped++);
+    await expect(unwatch()).rejects.toThrow();
+    // A Retry of u-1 is the chat's turn now: its stop is not this listener's to take.
+    for (const listener of heard) listener("stop:u-1");
+    for (const listener of heard) listener("stop");
+    expect(stopped).toBe(0);
+  });
+
+  it("hears nothing when its subscription was given up on and landed later", async () => {
+    const { bus, heard } = stallingBus({ subscribe: true });
+    let stopped = 0;
+    await expect(watchStop(bus, "chat-1", "u-1", () => stopped++)).rejects.toThrow();
+    for (const listener of heard) listener("stop");
+    expect(stopped).toBe(0);
+  });
+});

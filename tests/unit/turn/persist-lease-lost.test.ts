@@ -35,3 +35,25 @@ it("stores nothing when the chat's lease was lost under the turn (another may ho
   expect(await persistReply({} as Db, "c1", replyStream(), observed)).toBe(false);
   expect(queries.appendMessage).not.toHaveBeenCalled();
 });
+
+it("holds the reply back until the turn ends, even when its chunks cannot be assembled", async () => {
+  const assembly = assembleReply();
+  let settled = false;
+  const done = assembly.reply.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  assembly.write({ type: "start", messageId: "a1" });
+  // A delta for a text part that never started: the SDK refuses to assemble it.
+  assembly.write({ type: "text-delta", id: "missing", delta: "lost" });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // The turn still streams: the chat must not be freed under it.
+  expect(settled).toBe(false);
+  assembly.end();
+  await done;
+  expect(settled).toBe(true);
+});
