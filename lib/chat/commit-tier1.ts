@@ -67,22 +67,10 @@ export async function commitTier1(db: Db, input: CommitTier1Input): Promise<Comp
     );
   }
 
-  const written =
-    draft.foldedPendingIds.length === 0
-      ? await writeSummary(db, input, result)
-      : // Unpinned messages this summary tells are settled in its own transaction: an edit's
-        // rollback then comes wholly before (the CAS loses) or after (and reopens them), never
-        // between the two, where it would leave them told by no summary and sent by no turn.
-        await db.transaction(async (txn) => {
-          const tx = txn as unknown as Db;
-          const summary = await writeSummary(tx, input, result);
-          if (summary.won) await settleFoldedUnpins(tx, input.chat.id, draft.foldedPendingIds);
-          return summary;
-        });
-  await recordCompactionEvent(db, {
+  const event = (won: boolean) => ({
     chatId: input.chat.id,
     reason: input.reason,
-    outcome: written.won ? draft.outcome : "conflict",
+    outcome: won ? draft.outcome : ("conflict" as const),
     tokensBefore: draft.tokensBefore,
     tokensAfter: draft.tokensAfter,
     messagesSummarized: draft.messagesSummarized,
@@ -93,6 +81,21 @@ export async function commitTier1(db: Db, input: CommitTier1Input): Promise<Comp
     latencyMs: draft.latencyMs,
     error: draft.note,
   });
+  // The summary, its event and the unpinned messages it tells, in one transaction. The event
+  // is the rollback point an edit of an earlier message returns to: a summary stored without
+  // it is lost to the next rollback. Unpinned messages settled apart from their summary could
+  // be left, by a rollback between the two, told by no summary and sent by no turn.
+  const written = await db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    const summary = await writeSummary(tx, input, result);
+    if (summary.won) {
+      if (draft.foldedPendingIds.length > 0)
+        await settleFoldedUnpins(tx, input.chat.id, draft.foldedPendingIds);
+      await recordCompactionEvent(tx, event(true));
+    }
+    return summary;
+  });
+  if (!written.won) await recordCompactionEvent(db, event(false));
   metric("compaction.fired", {
     chatId: input.chat.id,
     reason: input.reason,

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
@@ -161,6 +162,37 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     } finally {
       await releaseLease(database.db, lease);
     }
+  });
+
+  it("a compaction whose event cannot be stored keeps no summary either (the summary and its rollback point go together)", async () => {
+    const database = use();
+    const { browser, chatId } = await chatWithHistory(database, "event-lost@example.com");
+    const before = await snapshot(database, chatId);
+    // The database refuses the compaction's event row (as a failover between two writes would).
+    await database.db.execute(sql`
+      create function refuse_manual_event() returns trigger language plpgsql as $$
+      begin
+        if new.reason = 'manual' then raise exception 'event store unavailable'; end if;
+        return new;
+      end $$`);
+    await database.db.execute(sql`
+      create trigger refuse_manual_event before insert on compaction_event
+      for each row execute function refuse_manual_event()`);
+    try {
+      const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });
+      expect(response.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await database.db.execute(sql`drop trigger refuse_manual_event on compaction_event`);
+      await database.db.execute(sql`drop function refuse_manual_event()`);
+    }
+    const after = await snapshot(database, chatId);
+    expect(after.chat.contextSummary).toBeNull();
+    expect(after.chat.summaryWatermark).toBeNull();
+    expect(after.chat.version).toBe(before.chat.version);
+    expect(after.events).toEqual([]);
+    // Asked again, it compacts.
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    expect((await chatRow(database.db, chatId)).contextSummary).toBeTruthy();
   });
 
   it("answers 404 for another user's chat, and writes nothing", async () => {
