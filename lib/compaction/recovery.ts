@@ -101,10 +101,7 @@ export function createRecoveryMiddleware(options: RecoveryOptions): LanguageMode
     // When the provider said how big the prompt was, trust that over the calibration.
     const reportedTokens =
       error && isContextOverflowError(error) ? reportedPromptTokens(error) : null;
-    const skew =
-      reportedTokens && before > 0
-        ? Math.max(options.ratio, reportedTokens / (before + options.toolOverheadTokens))
-        : options.ratio;
+    const skew = refusedSkew(options.ratio, reportedTokens, before, options.toolOverheadTokens);
     const limitTokens = Math.max(0, Math.floor(budget.target / skew) - options.toolOverheadTokens);
     const result = trimToFit(params.prompt, {
       limitTokens,
@@ -179,4 +176,20 @@ export function createRecoveryMiddleware(options: RecoveryOptions): LanguageMode
       }
     },
   };
+}
+
+/**
+ * How far Fold under-counts a prompt the provider refused: its count of the refused prompt over
+ * Fold's raw estimate of it (plus the overhead the estimate leaves out), never below the
+ * calibrated ratio; the ratio alone when the provider gave no count.
+ */
+export function refusedSkew(
+  ratio: number,
+  reportedTokens: number | null | undefined,
+  estimatedTokens: number,
+  overheadTokens: number,
+): number {
+  return reportedTokens && estimatedTokens > 0
+    ? Math.max(ratio, reportedTokens / (estimatedTokens + overheadTokens))
+    : ratio;
 }

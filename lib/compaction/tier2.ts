@@ -4,7 +4,7 @@ import type { ClassRatios } from "@/lib/context/content-class";
 import type { TokenEstimator } from "@/lib/context/tokens";
 import { foldEarlierSteps } from "./fold-steps";
 import { ignoreMetrics, type MetricSink } from "./ports";
-import type { RecoveryEvent } from "./recovery";
+import { type RecoveryEvent, refusedSkew } from "./recovery";
 import { trimToFit } from "./trim";
 
 /**
@@ -81,13 +81,9 @@ export function createTier2<TOOLS extends ToolSet>(
     if (projectedTokens < budget.trigger && !recovered) return undefined;
 
     // After a refusal the provider's count of the refused prompt says how far Fold under-counts.
-    const skew =
-      recovery?.reportedTokens && recovery.tokensBefore > 0
-        ? Math.max(
-            ratio,
-            recovery.reportedTokens / (recovery.tokensBefore + options.overheadTokens),
-          )
-        : ratio;
+    const skew = recovery
+      ? refusedSkew(ratio, recovery.reportedTokens, recovery.tokensBefore, options.overheadTokens)
+      : ratio;
     const limitTokens = Math.max(0, Math.floor(budget.target / skew) - options.overheadTokens);
     const estimate = (list: ModelMessage[]) => estimator.estimateModelMessages(list);
     const trimOptions = {
