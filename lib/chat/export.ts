@@ -1,20 +1,39 @@
 import { getToolName, isToolUIPart } from "ai";
 import { z } from "zod";
-import type { Chat, Message } from "@/lib/db/schema";
+import type { Db } from "@/lib/db/client";
+import { listBranches } from "@/lib/db/queries/branches";
+import { getChat } from "@/lib/db/queries/chats";
+import { loadHistory } from "@/lib/db/queries/messages";
+import type { ArchivedMessage, Chat, Message } from "@/lib/db/schema";
+import { isPinnedByUser } from "@/lib/message/pins";
 import { answerParts } from "@/lib/message/retry-marker";
 import { COMPACTION_TRACE_TOOL_NAME, messageText, rowToUIMessage } from "@/lib/message/ui-message";
 
 /**
  * A chat as a file (GET /api/chats/:id/export): Markdown to read, JSON to keep. The JSON holds
- * every stored message, in order, with its parts as stored, so nothing is lost on the way out.
+ * every stored message, in order, with its parts as stored, the summary and where it stops,
+ * which messages are pinned, and the earlier versions of edited turns, so nothing is lost on
+ * the way out. The Markdown is the transcript as shown, with the summary and the pins.
  */
 
 export const EXPORT_FORMATS = ["markdown", "json"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-const EXPORT_VERSION = 1;
+const EXPORT_VERSION = 2;
 /** Longest title part of a file name; the rest of a long title is not worth a path. */
 const FILE_NAME_MAX_CHARS = 60;
+
+const exportedMessage = z.object({
+  id: z.string(),
+  role: z.enum(["system", "user", "assistant"]),
+  createdAt: z.string(),
+  /** The answer's text, as the chat shows it. */
+  text: z.string(),
+  /** Pinned by the user: sent verbatim however much is folded. */
+  pinned: z.boolean(),
+  parts: z.array(z.unknown()),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+});
 
 export const chatExportSchema = z.object({
   format: z.literal("fold-chat"),
@@ -28,23 +47,74 @@ export const chatExportSchema = z.object({
     updatedAt: z.string(),
     /** What the model is told about the folded part of the chat, if anything is folded. */
     summary: z.string().nullable(),
+    /** The last message the summary tells; null when nothing is folded. */
+    summaryWatermark: z.string().nullable(),
   }),
-  messages: z.array(
+  messages: z.array(exportedMessage),
+  /**
+   * Earlier versions of edited or regenerated turns, not shown now (the chat's ‹ n/m ›): each
+   * holds the edited message and everything that followed it then, with the summary it had.
+   */
+  versions: z.array(
     z.object({
-      id: z.string(),
-      role: z.enum(["system", "user", "assistant"]),
-      createdAt: z.string(),
-      /** The answer's text, as the chat shows it. */
-      text: z.string(),
-      parts: z.array(z.unknown()),
-      metadata: z.record(z.string(), z.unknown()).nullable(),
+      anchorId: z.string(),
+      position: z.number(),
+      messages: z.array(exportedMessage),
+      summary: z.string().nullable(),
+      summaryWatermark: z.string().nullable(),
     }),
   ),
 });
 
 export type ChatExport = z.infer<typeof chatExportSchema>;
 
-export function chatToJson(chat: Chat, rows: readonly Message[], now: Date): ChatExport {
+/** What an export holds: the chat, its messages and its hidden versions, read in one snapshot. */
+export type ChatSnapshot = {
+  chat: Chat;
+  rows: Message[];
+  versions: Array<{
+    anchorId: string;
+    position: number;
+    messages: ArchivedMessage[];
+    summary: string | null;
+    watermark: string | null;
+  }>;
+};
+
+/**
+ * The chat as one moment saw it: a reply stored or a compaction committed while it is read
+ * lands wholly in the file or wholly outside it. Null when the chat is gone.
+ */
+export async function readChatSnapshot(db: Db, chatId: string): Promise<ChatSnapshot | null> {
+  return db.transaction(
+    async (txn) => {
+      const tx = txn as unknown as Db;
+      const chat = await getChat(tx, chatId);
+      if (!chat) return null;
+      const [rows, branches] = await Promise.all([
+        loadHistory(tx, chatId),
+        listBranches(tx, chatId),
+      ]);
+      const versions = branches.flatMap((branch) =>
+        branch.messages
+          ? [
+              {
+                anchorId: branch.anchorId,
+                position: branch.position,
+                messages: branch.messages,
+                summary: branch.summary,
+                watermark: branch.watermark,
+              },
+            ]
+          : [],
+      );
+      return { chat, rows, versions };
+    },
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
+}
+
+export function chatToJson({ chat, rows, versions }: ChatSnapshot, now: Date): ChatExport {
   return {
     format: "fold-chat",
     version: EXPORT_VERSION,
@@ -56,15 +126,28 @@ export function chatToJson(chat: Chat, rows: readonly Message[], now: Date): Cha
       createdAt: chat.createdAt.toISOString(),
       updatedAt: chat.updatedAt.toISOString(),
       summary: chat.contextSummary,
+      summaryWatermark: chat.contextSummary ? chat.summaryWatermark : null,
     },
-    messages: rows.map((row) => ({
-      id: row.id,
-      role: row.role,
-      createdAt: row.createdAt.toISOString(),
-      text: textOf(row),
-      parts: row.parts,
-      metadata: row.metadata ?? null,
+    messages: rows.map((row) => exportMessage({ ...row, createdAt: row.createdAt.toISOString() })),
+    versions: versions.map((version) => ({
+      anchorId: version.anchorId,
+      position: version.position,
+      messages: version.messages.map(exportMessage),
+      summary: version.summary,
+      summaryWatermark: version.summary ? version.watermark : null,
     })),
+  };
+}
+
+function exportMessage(row: ArchivedMessage): ChatExport["messages"][number] {
+  return {
+    id: row.id,
+    role: row.role,
+    createdAt: row.createdAt,
+    text: textOf(row),
+    pinned: isPinnedByUser(rowToUIMessage(row).metadata),
+    parts: row.parts,
+    metadata: row.metadata ?? null,
   };
 }
 
@@ -74,13 +157,22 @@ const ROLE_HEADINGS: Record<Message["role"], string> = {
   system: "System",
 };
 
-/** A readable transcript: each message under who said it; tool calls and compactions as notes. */
-export function chatToMarkdown(chat: Chat, rows: readonly Message[], now: Date): string {
+/**
+ * A readable transcript: each message under who said it; tool calls, compactions and pins as
+ * notes; the summary the model is told of the folded part at the end.
+ */
+export function chatToMarkdown({ chat, rows, versions }: ChatSnapshot, now: Date): string {
   const lines = [
     `# ${oneLine(chat.title)}`,
     "",
     `_Exported from Fold on ${stamp(now)} · ${rows.length} ${rows.length === 1 ? "message" : "messages"}_`,
   ];
+  if (versions.length > 0) {
+    lines.push(
+      "",
+      `_Earlier versions of edited turns (${versions.length}) are in the JSON export._`,
+    );
+  }
   for (const row of rows) {
     const notes = notesOf(row);
     const text = textOf(row);
@@ -88,6 +180,11 @@ export function chatToMarkdown(chat: Chat, rows: readonly Message[], now: Date):
     lines.push("", "---", "", `### ${ROLE_HEADINGS[row.role]} · ${stamp(row.createdAt)}`, "");
     for (const note of notes) lines.push(`> ${note}`, "");
     if (text) lines.push(text, "");
+  }
+  if (chat.contextSummary) {
+    lines.push("", "---", "", "## Summary of the earlier conversation", "");
+    lines.push("_What the model is told in place of the folded messages._", "");
+    lines.push(chat.contextSummary.trim(), "");
   }
   return `${lines.join("\n").trimEnd()}\n`;
 }
@@ -106,27 +203,32 @@ export function exportFileName(chat: Pick<Chat, "title">, format: ExportFormat):
   return `${base}.${format === "json" ? "json" : "md"}`;
 }
 
-function textOf(row: Message): string {
+type ExportedRow = Pick<Message, "id" | "role" | "parts" | "metadata">;
+
+function textOf(row: ExportedRow): string {
   return messageText({ parts: answerParts(rowToUIMessage(row).parts) });
 }
 
-/** What happened besides text: a tool call, or older messages folded into the summary. */
-function notesOf(row: Message): string[] {
-  return answerParts(rowToUIMessage(row).parts).flatMap((part) => {
-    if (!isToolUIPart(part)) return [];
-    const name = getToolName(part);
-    if (name === COMPACTION_TRACE_TOOL_NAME) {
-      const output = part.state === "output-available" ? part.output : undefined;
-      const messages =
-        output && typeof output === "object" && "messagesSummarized" in output
-          ? Number(output.messagesSummarized)
-          : 0;
-      return messages > 0
-        ? [`_Older messages were summarized (${messages} messages)._`]
-        : ["_Older messages were summarized._"];
-    }
-    return [`_Used the tool \`${name}\`._`];
-  });
+/** What happened besides text: a pin, a tool call, or older messages folded into the summary. */
+function notesOf(row: ExportedRow): string[] {
+  const pinned = isPinnedByUser(rowToUIMessage(row).metadata) ? ["_Pinned._"] : [];
+  return pinned.concat(
+    answerParts(rowToUIMessage(row).parts).flatMap((part) => {
+      if (!isToolUIPart(part)) return [];
+      const name = getToolName(part);
+      if (name === COMPACTION_TRACE_TOOL_NAME) {
+        const output = part.state === "output-available" ? part.output : undefined;
+        const messages =
+          output && typeof output === "object" && "messagesSummarized" in output
+            ? Number(output.messagesSummarized)
+            : 0;
+        return messages > 0
+          ? [`_Older messages were summarized (${messages} messages)._`]
+          : ["_Older messages were summarized._"];
+      }
+      return [`_Used the tool \`${name}\`._`];
+    }),
+  );
 }
 
 function stamp(date: Date): string {

@@ -16,7 +16,7 @@ import { loadHistory } from "@/lib/db/queries/messages";
 import { answerParts } from "@/lib/message/retry-marker";
 import { messageText, rowToUIMessage } from "@/lib/message/ui-message";
 import { register } from "../../helpers/auth";
-import { compactNowCall, isTraceEntry } from "../../helpers/compaction";
+import { chatRow, compactNowCall, isTraceEntry, pinCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { anonymous, type Browser, call } from "../../helpers/http";
 import { longMessage, newChat, sendTurn } from "../../helpers/turns";
@@ -103,6 +103,47 @@ describeEachDriver("GET /api/chats/:id/export", (use) => {
       from = at + text.length;
     }
     expect(markdown).toMatch(/Older messages were summarized \(\d+ messages\)/);
+  });
+
+  it("carries what the chat remembers: the summary and where it stops, the pins, and earlier versions of an edited turn", async () => {
+    const database = use();
+    const { browser, chatId, rows } = await storedChat(database, "memory-export@example.com");
+    const first = rows.find((r) => r.role === "user");
+    if (!first) throw new Error("no user message");
+    expect(
+      (await pinCall(database, browser, chatId, { messageId: first.id, pinned: true })).status,
+    ).toBe(200);
+    // The last message edited: the turn it replaces becomes an earlier version.
+    const last = rows.filter((r) => r.role === "user").at(-1);
+    if (!last) throw new Error("no user message");
+    const edited = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      id: last.id,
+      text: "An edited last question.",
+    });
+    expect(edited.response.status).toBe(200);
+
+    const json = chatExportSchema.parse(
+      JSON.parse(await (await exportChat(database, browser, chatId, "?format=json")).text()),
+    );
+    const chat = await chatRow(database.db, chatId);
+    expect(json.chat.summaryWatermark).toBe(chat.summaryWatermark);
+    expect(json.chat.summaryWatermark).not.toBeNull();
+    expect(json.messages.filter((m) => m.pinned).map((m) => m.id)).toEqual([first.id]);
+    // The turn as it was before the edit: the old question and its reply.
+    expect(json.versions).toHaveLength(1);
+    const [version] = json.versions;
+    expect(version?.anchorId).toBe(last.id);
+    expect(version?.messages[0]?.text).toBe(longMessage(TURNS - 1));
+    expect(version?.messages.some((m) => m.role === "assistant")).toBe(true);
+    expect(json.messages.find((m) => m.id === last.id)?.text).toBe("An edited last question.");
+
+    const markdown = await (await exportChat(database, browser, chatId, "?format=markdown")).text();
+    expect(markdown).toContain("## Summary of the earlier conversation");
+    expect(markdown).toContain(chat.contextSummary?.split("\n")[0] ?? "(no summary)");
+    expect(markdown).toContain("_Pinned._");
+    expect(markdown).toContain("Earlier versions of edited turns (1)");
   });
 
   it("answers 404 to another user and 401 to a stranger, without the chat's text", async () => {

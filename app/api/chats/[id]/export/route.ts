@@ -1,8 +1,14 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
-import { chatToJson, chatToMarkdown, EXPORT_FORMATS, exportFileName } from "@/lib/chat/export";
+import {
+  chatToJson,
+  chatToMarkdown,
+  EXPORT_FORMATS,
+  exportFileName,
+  readChatSnapshot,
+} from "@/lib/chat/export";
 import { getDb } from "@/lib/db/client";
-import { loadHistory } from "@/lib/db/queries/messages";
+import { AppError } from "@/lib/errors";
 import { readQuery, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
@@ -16,12 +22,14 @@ export const GET = route<{ id: string }>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
   const { format } = readQuery(request, query);
-  const rows = await loadHistory(await getDb(), chat.id);
+  const snapshot = await readChatSnapshot(await getDb(), chat.id);
+  // Deleted between the two reads.
+  if (!snapshot) throw new AppError("not_found:chat", "Chat not found.");
   const now = new Date();
   const body =
     format === "json"
-      ? `${JSON.stringify(chatToJson(chat, rows, now), null, 2)}\n`
-      : chatToMarkdown(chat, rows, now);
+      ? `${JSON.stringify(chatToJson(snapshot, now), null, 2)}\n`
+      : chatToMarkdown(snapshot, now);
   return new Response(body, {
     headers: {
       "content-type":
