@@ -12,7 +12,8 @@ type Props = {
   stats: MessageStats;
   /**
    * The model's context window in tokens: adds "/ window (x %)" to context tokens. By default
-   * the window the model list gives the model that answered.
+   * the window the turn was budgeted against, or (for replies stored before it was recorded)
+   * the one the model list gives the model that answered.
    */
   contextWindow?: number;
 };
@@ -58,16 +59,18 @@ export function StatsPopover({ stats, contextWindow }: Props) {
                 Stats
               </h2>
               <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">
-                {statsRows(stats, contextWindow ?? modelWindow, modelName).map(
-                  ({ label, value }) => (
-                    <Fragment key={label}>
-                      <dt className="text-muted">{label}</dt>
-                      <dd className="min-w-0 text-right font-medium break-words tabular-nums">
-                        {value}
-                      </dd>
-                    </Fragment>
-                  ),
-                )}
+                {statsRows(
+                  stats,
+                  contextWindow ?? stats.contextWindow ?? modelWindow,
+                  modelName,
+                ).map(({ label, value }) => (
+                  <Fragment key={label}>
+                    <dt className="text-muted">{label}</dt>
+                    <dd className="min-w-0 text-right font-medium break-words tabular-nums">
+                      {value}
+                    </dd>
+                  </Fragment>
+                ))}
               </dl>
             </Popover.Content>
           </Popover.Portal>

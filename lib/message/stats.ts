@@ -17,6 +17,8 @@ export const messageStatsSchema = z.object({
   contextTokens: z.number().int().nonnegative(),
   /** Output tokens of the last step: with `contextTokens`, the real size of the conversation so far. */
   lastStepOutputTokens: z.number().int().nonnegative().optional(),
+  /** The context window the turn was budgeted against (an admin's override, an observed cut…). */
+  contextWindow: z.number().int().positive().optional(),
   /** Fold's calibrated estimate of the first request's input tokens (compare with the real count). */
   estimatedInputTokens: z.number().int().nonnegative().optional(),
   steps: z.number().int().nonnegative(),
@@ -67,6 +69,7 @@ export function buildStats(input: {
   lastStepUsage: LanguageModelUsage | undefined;
   steps: number;
   estimatedInputTokens?: number;
+  contextWindow?: number;
   viewVersion?: number;
   viewCapTokens?: number | null;
   viewTrimmed?: boolean;
@@ -86,6 +89,7 @@ export function buildStats(input: {
     contextTokens: input.lastStepUsage?.inputTokens ?? u.inputTokens ?? 0,
     lastStepOutputTokens: input.lastStepUsage?.outputTokens ?? u.outputTokens ?? 0,
     estimatedInputTokens: input.estimatedInputTokens,
+    contextWindow: input.contextWindow,
     viewVersion: input.viewVersion,
     viewCapTokens: input.viewCapTokens,
     viewTrimmed: input.viewTrimmed,

@@ -209,6 +209,7 @@ function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
     stopped: true,
     stats: buildStats({
       model: ctx.budget.modelId,
+      contextWindow: ctx.budget.window.contextWindow,
       totalUsage: { inputTokens, outputTokens } as LanguageModelUsage,
       lastStepUsage: observed.lastStepUsage,
       steps: observed.steps,
@@ -236,6 +237,7 @@ function replyMetadata(
   return {
     stats: buildStats({
       model: ctx.budget.modelId,
+      contextWindow: ctx.budget.window.contextWindow,
       totalUsage,
       lastStepUsage: observed.lastStepUsage,
       steps: observed.steps,

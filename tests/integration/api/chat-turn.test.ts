@@ -86,6 +86,8 @@ describeEachDriver("a chat turn through the real provider path", (use) => {
     expect(stats.contextTokens).toBe(fake.requests[0]?.promptTokens);
     expect(stats.outputTokens).toBeGreaterThan(0);
     expect(stats.steps).toBe(1);
+    // The window the turn was budgeted against, for the stats popover's "x / window (n %)".
+    expect(stats.contextWindow).toBe(8192);
     expect(stats.finishReason).toBe("stop");
     expect(typeof stats.firstTokenAt).toBe("number");
     expect(Number(stats.firstTokenAt)).toBeGreaterThanOrEqual(Number(stats.startedAt));
