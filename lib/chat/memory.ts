@@ -7,7 +7,7 @@ import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
 import { type ChatSummary, createChat, getChat } from "@/lib/db/queries/chats";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
-import { appendMessage, pinnedMessageIds } from "@/lib/db/queries/messages";
+import { appendMessageInTransaction, pinnedMessageIds } from "@/lib/db/queries/messages";
 import { type Chat, chat as chatTable, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { isPinnedByUser } from "@/lib/message/pins";
@@ -100,6 +100,8 @@ export async function editSummary(
     // 409 (the version moved on) for an edit that reported failing.
     const { written, stored } = await db.transaction(async (txn) => {
       const tx = txn as unknown as Db;
+      // The entry first: every append takes its message's place before the chat row.
+      const stored = await appendMessageInTransaction(tx, chat.id, entry);
       const cas = await casCompactionState(tx, chat.id, input.version, {
         contextSummary: input.summary,
       });
@@ -122,7 +124,7 @@ export async function editSummary(
         latencyMs: Date.now() - started,
         error: "edited by user",
       });
-      return { written: cas, stored: await appendMessage(tx, chat.id, entry) };
+      return { written: cas, stored };
     });
     return { memory: await chatMemory(db, written.chat), message: rowToUIMessage(stored) };
   } finally {

@@ -202,6 +202,27 @@ export async function firstUserMessage(db: Db, chatId: string): Promise<Message 
 
 /** Appends after the last message and marks the chat as just used, in one statement. */
 export async function appendMessage(db: Db, chatId: string, input: NewMessage): Promise<Message> {
+  return atNextPlace(() => appendOnce(db, chatId, input));
+}
+
+/**
+ * `appendMessage` inside a transaction `tx`: each attempt in a savepoint of its own, so that a
+ * place another writer took at the same moment is tried again after it (a failed statement
+ * would otherwise end the whole transaction). Call it before the transaction locks the chat
+ * row: every append inserts its message first and marks the chat after, and a writer taking
+ * the two in the other order can deadlock with one.
+ */
+export async function appendMessageInTransaction(
+  tx: Db,
+  chatId: string,
+  input: NewMessage,
+): Promise<Message> {
+  return atNextPlace(() =>
+    tx.transaction((savepoint) => appendOnce(savepoint as unknown as Db, chatId, input)),
+  );
+}
+
+async function appendOnce(db: Db, chatId: string, input: NewMessage): Promise<Message> {
   // Prepared: every reply is stored through it.
   const query = prepared(db, "append_message", (on, name) => {
     const inserted = on
@@ -216,7 +237,7 @@ export async function appendMessage(db: Db, chatId: string, input: NewMessage): 
     );
     return on.with(inserted, touched).select().from(inserted).prepare(name);
   });
-  const [row] = await atNextPlace(() => query.execute(rowParams(chatId, input)));
+  const [row] = await query.execute(rowParams(chatId, input));
   if (!row) throw new Error("insert into message returned no row");
   return row;
 }

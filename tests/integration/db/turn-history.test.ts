@@ -7,6 +7,7 @@ import {
   appendIfNew,
   appendIfNewAndNote,
   appendMessage,
+  appendMessageInTransaction,
   loadHistory,
   loadTurnHistory,
 } from "@/lib/db/queries/messages";
@@ -244,5 +245,45 @@ describeEachDriver("appending a message", (use) => {
     const stored = await loadHistory(db, chat.id);
     expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i));
     expect(new Set(stored.map((m) => m.id)).size).toBe(12);
+  });
+});
+
+describeEachDriver("an append inside a transaction", (use) => {
+  it("tries a place another writer took again, and the transaction goes on", async () => {
+    const { db } = use();
+    const chatId = await chatOf(db, alternating(2));
+    // The first insert is refused as if a concurrent writer had just taken its place (a
+    // sequence counts the attempts: unlike a table, it keeps counting through a rollback).
+    await db.execute(sql`create sequence insert_attempts`);
+    await db.execute(sql`
+      create function refuse_place_once() returns trigger language plpgsql as $$
+      begin
+        if nextval('insert_attempts') = 1 then
+          raise exception 'duplicate key value violates unique constraint "message_chat_seq_idx"'
+            using errcode = 'unique_violation', constraint = 'message_chat_seq_idx';
+        end if;
+        return new;
+      end $$`);
+    await db.execute(sql`
+      create trigger refuse_place_once before insert on message
+      for each row execute function refuse_place_once()`);
+    try {
+      await db.transaction(async (txn) => {
+        const tx = txn as unknown as Db;
+        await appendMessageInTransaction(tx, chatId, {
+          id: `${chatId}-entry`,
+          role: "assistant",
+          parts: [{ type: "text", text: "entry" }],
+          metadata: null,
+        });
+        // Still usable: the refused attempt ended only its savepoint.
+        await tx.execute(sql`select 1`);
+      });
+    } finally {
+      await db.execute(sql`drop trigger refuse_place_once on message`);
+      await db.execute(sql`drop function refuse_place_once()`);
+      await db.execute(sql`drop sequence insert_attempts`);
+    }
+    expect(seqs(await loadHistory(db, chatId))).toEqual([0, 1, 2]);
   });
 });
