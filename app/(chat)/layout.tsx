@@ -11,10 +11,11 @@ export const dynamic = "force-dynamic";
 export default async function ChatLayout({ children }: { children: ReactNode }) {
   const user = await requirePageUser();
   const page = await listChatPage(await getDb(), user.id, { limit: PAGE_DEFAULT_LIMIT });
-  const initialChats = (page?.chats ?? []).map((c) => ({
-    id: c.id,
-    title: c.title,
-    updatedAt: c.updatedAt.toISOString(),
+  const initialChats = (page?.chats ?? []).map(({ id, title, updatedAt, createdAt }) => ({
+    id,
+    title,
+    updatedAt,
+    createdAt,
   }));
   return (
     <div className="flex h-full">

@@ -3,7 +3,7 @@
 import { Check, Pencil, Trash2, X } from "lucide-react";
 import Link from "next/link";
 import { AlertDialog } from "radix-ui";
-import { type KeyboardEvent, useState } from "react";
+import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { isImeKey } from "../ui/keys";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 import type { ChatListItem } from "./use-chats";
@@ -18,26 +18,45 @@ type Props = {
 export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(chat.title);
+  const link = useRef<HTMLAnchorElement>(null);
+  // The title box held focus: once it is gone, the entry's link takes it, not the page.
+  const refocus = useRef(false);
+
+  useEffect(() => {
+    if (editing || !refocus.current) return;
+    refocus.current = false;
+    link.current?.focus();
+  }, [editing]);
+
+  function stopEditing() {
+    refocus.current = true;
+    setEditing(false);
+  }
 
   function save() {
     const title = draft.trim();
-    setEditing(false);
+    stopEditing();
     if (title && title !== chat.title) onRename(title);
     else setDraft(chat.title);
+  }
+
+  function cancel() {
+    setDraft(chat.title);
+    stopEditing();
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
     if (isImeKey(event)) return;
     if (event.key === "Enter") save();
-    if (event.key === "Escape") {
-      setDraft(chat.title);
-      setEditing(false);
-    }
+    if (event.key === "Escape") cancel();
   }
 
   if (editing) {
     return (
-      <li className="flex items-center gap-1 rounded-lg bg-white px-2 py-1 shadow-sm">
+      <li
+        data-chat-id={chat.id}
+        className="flex items-center gap-1 rounded-lg bg-white px-2 py-1 shadow-sm"
+      >
         <input
           // biome-ignore lint/a11y/noAutofocus: the user just asked to rename this chat
           autoFocus
@@ -59,10 +78,7 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         <button
           type="button"
           aria-label="Cancel rename"
-          onClick={() => {
-            setDraft(chat.title);
-            setEditing(false);
-          }}
+          onClick={cancel}
           className="p-1 text-zinc-500 hover:text-ink"
         >
           <X size={14} />
@@ -73,9 +89,11 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
 
   return (
     <li
+      data-chat-id={chat.id}
       className={`group flex items-center rounded-lg text-sm ${active ? "bg-zinc-200/70 font-medium" : "hover:bg-zinc-100"}`}
     >
       <Link
+        ref={link}
         href={`/chat/${chat.id}`}
         aria-current={active ? "page" : undefined}
         className="min-w-0 flex-1 truncate px-3 py-2"

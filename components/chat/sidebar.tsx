@@ -4,7 +4,7 @@ import { LogOut, Menu, MessageSquarePlus, SlidersHorizontal, Users, X } from "lu
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { Dialog } from "radix-ui";
-import { type ReactNode, useEffect, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { authClient } from "@/lib/auth/client";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 import { ThemeToggle } from "../ui/theme";
@@ -93,7 +93,25 @@ function SidebarPanel({
 }): ReactNode {
   const pathname = usePathname();
   const router = useRouter();
-  const { chats, error, creating, create, rename, remove, dismissError, hasMore, loadMore } = list;
+  const { chats, error, creating, create, rename, remove, dismissError } = list;
+  const { hasMore, loadMore, loadingOlder } = list;
+  const nav = useRef<HTMLElement>(null);
+  const newChat = useRef<HTMLButtonElement>(null);
+
+  /**
+   * Deletes a chat, then hands focus on from its entry (where the confirmation returned it) to
+   * the next entry, else the one before, else "New chat": left alone it would fall to the page.
+   */
+  async function deleteChat(id: string, active: boolean) {
+    const index = chats.findIndex((c) => c.id === id);
+    const heir = chats[index + 1] ?? chats[index - 1];
+    const entry = nav.current?.querySelector(`[data-chat-id="${id}"]`);
+    if (!(await remove(id, active))) return;
+    const focused = document.activeElement;
+    if (focused && focused !== document.body && !entry?.contains(focused)) return;
+    const link = heir && nav.current?.querySelector<HTMLElement>(`a[href="/chat/${heir.id}"]`);
+    (link ?? newChat.current)?.focus();
+  }
 
   async function signOut() {
     await authClient.signOut();
@@ -108,6 +126,7 @@ function SidebarPanel({
       </div>
       <div className="px-3">
         <button
+          ref={newChat}
           type="button"
           onClick={create}
           disabled={creating}
@@ -128,7 +147,7 @@ function SidebarPanel({
           </button>
         </div>
       ) : null}
-      <nav aria-label="Chats" className="mt-3 min-h-0 flex-1 overflow-y-auto px-3">
+      <nav ref={nav} aria-label="Chats" className="mt-3 min-h-0 flex-1 overflow-y-auto px-3">
         {chats.length === 0 ? (
           <p className="px-3 py-6 text-center text-sm text-muted">No chats yet. Start one above.</p>
         ) : (
@@ -141,19 +160,22 @@ function SidebarPanel({
                   chat={chat}
                   active={active}
                   onRename={(title) => rename(chat.id, title)}
-                  onDelete={() => remove(chat.id, active)}
+                  onDelete={() => deleteChat(chat.id, active)}
                 />
               );
             })}
           </ul>
         )}
         {hasMore ? (
+          // aria-disabled, not disabled: a disabled button drops the keyboard's focus to the page.
           <button
             type="button"
             onClick={loadMore}
-            className={`${buttonGhost} my-2 w-full text-xs text-muted`}
+            aria-disabled={loadingOlder}
+            aria-busy={loadingOlder}
+            className={`${buttonGhost} my-2 w-full text-xs text-muted aria-disabled:cursor-wait`}
           >
-            Show older chats
+            {loadingOlder ? "Loading…" : "Show older chats"}
           </button>
         ) : null}
       </nav>

@@ -2,9 +2,11 @@
 
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
+import type { ChatListing } from "@/lib/db/queries/chats";
 import { apiFetch } from "../outage/api-fetch";
 
-export type ChatListItem = { id: string; title: string; updatedAt: string };
+/** Its times are the list's cursor: the next page starts after the last chat's own values. */
+export type ChatListItem = Pick<ChatListing, "id" | "title" | "updatedAt" | "createdAt">;
 
 async function send(url: string, init: RequestInit): Promise<Response> {
   const response = await apiFetch(url, {
@@ -30,6 +32,9 @@ export function useChats(initial: ChatListItem[], initialHasMore: boolean) {
   const [hasMore, setHasMore] = useState(initialHasMore);
   const [error, setError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  // One page at a time: a second click while one loads would ask for the same page again.
+  const loadingOlderNow = useRef(false);
 
   // Whether older pages were loaded: a refresh of the first page (after every reply) keeps them.
   const loadedOlder = useRef(false);
@@ -50,12 +55,15 @@ export function useChats(initial: ChatListItem[], initialHasMore: boolean) {
     });
   }, [initial, initialHasMore]);
 
-  const run = useCallback(async (action: () => Promise<void>) => {
+  /** Runs an action, showing its failure; whether it succeeded. */
+  const run = useCallback(async (action: () => Promise<void>): Promise<boolean> => {
     setError(null);
     try {
       await action();
+      return true;
     } catch (e) {
       setError(e instanceof Error ? e.message : "Something went wrong.");
+      return false;
     }
   }, []);
 
@@ -97,11 +105,18 @@ export function useChats(initial: ChatListItem[], initialHasMore: boolean) {
     [router, run],
   );
 
-  const loadMore = useCallback(
-    () =>
-      run(async () => {
-        const last = chats[chats.length - 1];
-        const query = last ? `?before=${encodeURIComponent(last.id)}` : "";
+  const loadMore = useCallback(async () => {
+    if (loadingOlderNow.current) return;
+    loadingOlderNow.current = true;
+    setLoadingOlder(true);
+    try {
+      await run(async () => {
+        // The last chat's values as listed, not its id alone: that chat may have been deleted
+        // or moved up by a reply in another tab since, and the page must still start below it.
+        const last = chats.at(-1);
+        const query = last
+          ? `?${new URLSearchParams({ before: last.id, updatedAt: last.updatedAt, createdAt: last.createdAt })}`
+          : "";
         const response = await send(`/api/chats${query}`, { method: "GET" });
         const page = (await response.json()) as { chats: ChatListItem[]; hasMore: boolean };
         setChats((list) => {
@@ -110,15 +125,19 @@ export function useChats(initial: ChatListItem[], initialHasMore: boolean) {
         });
         setHasMore(page.hasMore);
         loadedOlder.current = true;
-      }),
-    [chats, run],
-  );
+      });
+    } finally {
+      loadingOlderNow.current = false;
+      setLoadingOlder(false);
+    }
+  }, [chats, run]);
 
   return {
     chats,
     hasMore,
     error,
     creating,
+    loadingOlder,
     create,
     rename,
     remove,

@@ -55,8 +55,30 @@ export const messagePageQuery = z.strictObject({
   limit,
 });
 
-/** `?before=<chatId>&limit=`: the page of chats listed after `before`. */
-export const chatPageQuery = z.strictObject({
-  before: z.string().regex(UUID_PATTERN, "before must be a chat id").optional(),
-  limit,
-});
+/**
+ * A chat's place in the list as the list gave it: UTC ISO 8601 to the microsecond Postgres keeps
+ * (years from 1, which Postgres takes; more digits than it keeps would only be rounded).
+ */
+const listedAt = (name: string) =>
+  z.iso
+    .datetime({ error: `${name} must be a UTC ISO 8601 timestamp` })
+    .regex(/^(?!0000)\d{4}-[^.]*(\.\d{1,6})?Z$/, `${name} must be a UTC ISO 8601 timestamp`);
+
+/**
+ * `?before=<chatId>&updatedAt=&createdAt=&limit=`: the page of chats listed after the chat
+ * `before`, at the `updatedAt` and `createdAt` the list showed for it, so the page holds even when
+ * that chat was since deleted or moved up by a reply. `before` alone looks the chat up instead.
+ */
+export const chatPageQuery = z
+  .strictObject({
+    before: z.string().regex(UUID_PATTERN, "before must be a chat id").optional(),
+    updatedAt: listedAt("updatedAt").optional(),
+    createdAt: listedAt("createdAt").optional(),
+    limit,
+  })
+  .refine((query) => (query.updatedAt === undefined) === (query.createdAt === undefined), {
+    error: "updatedAt and createdAt go together",
+  })
+  .refine((query) => query.before !== undefined || query.updatedAt === undefined, {
+    error: "updatedAt and createdAt need before",
+  });

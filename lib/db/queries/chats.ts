@@ -16,20 +16,47 @@ const summaryColumns = {
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export type ChatPage = { chats: ChatSummary[]; hasMore: boolean };
+/**
+ * A chat as the list shows it. Its times are exact ISO text, not Dates: a Date keeps milliseconds
+ * of Postgres's microseconds, and a cursor rounded down would skip chats within that millisecond.
+ */
+export type ChatListing = Omit<ChatSummary, "createdAt" | "updatedAt"> & {
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type ChatPage = { chats: ChatListing[]; hasMore: boolean };
+
+/** The instant as UTC ISO 8601 with all six of Postgres's fractional digits. */
+function exactIso(column: typeof chat.createdAt | typeof chat.updatedAt) {
+  return sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+const listingColumns = {
+  id: chat.id,
+  title: chat.title,
+  modelId: chat.modelId,
+  createdAt: exactIso(chat.createdAt),
+  updatedAt: exactIso(chat.updatedAt),
+};
 
 /**
  * One page of the user's chats, most recently active first: the `limit` chats after the chat
- * `before` in that order (from the top without it). Null when `before` is not one of the
- * user's chats. The cursor is compared in the database, so timestamps keep their precision.
+ * `before` in that order (from the top without it). With `updatedAt` and `createdAt` (as the
+ * list showed them for `before`) the page starts from those values, so a chat deleted or moved up
+ * since still marks the place. `before` alone starts from where that chat is now; null when it is
+ * not one of the user's chats. Values are compared in the database, where the times are exact.
  */
 export async function listChatPage(
   db: Db,
   userId: string,
-  page: { before?: string; limit: number },
+  page: { before?: string; updatedAt?: string; createdAt?: string; limit: number },
 ): Promise<ChatPage | null> {
   let after: SQL | undefined;
-  if (page.before !== undefined) {
+  if (page.before !== undefined && page.updatedAt !== undefined && page.createdAt !== undefined) {
+    const cursor = sql`(${page.updatedAt}::timestamptz, ${page.createdAt}::timestamptz, ${page.before}::uuid)`;
+    after = sql`(${chat.updatedAt}, ${chat.createdAt}, ${chat.id}) < ${cursor}`;
+  } else if (page.before !== undefined) {
     if (!(await findChatForUser(db, userId, page.before))) return null;
     const cursor = db
       .select({ updatedAt: chat.updatedAt, createdAt: chat.createdAt, id: chat.id })
@@ -38,7 +65,7 @@ export async function listChatPage(
     after = sql`(${chat.updatedAt}, ${chat.createdAt}, ${chat.id}) < ${cursor}`;
   }
   const rows = await db
-    .select(summaryColumns)
+    .select(listingColumns)
     .from(chat)
     .where(and(eq(chat.userId, userId), after))
     .orderBy(desc(chat.updatedAt), desc(chat.createdAt), desc(chat.id))

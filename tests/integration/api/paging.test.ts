@@ -1,9 +1,10 @@
-import { expect, it } from "vitest";
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT } from "@/lib/chat/schemas";
 import type { Database } from "@/lib/db/client";
-import { message } from "@/lib/db/schema";
+import { chat, message, user } from "@/lib/db/schema";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { type Browser, call } from "../../helpers/http";
@@ -12,7 +13,8 @@ const MESSAGES = 130;
 const CHATS = 7;
 
 type MessagesJson = { messages: Array<{ id: string }>; hasMore: boolean };
-type ChatsJson = { chats: Array<{ id: string; title: string }>; hasMore: boolean };
+type ChatJson = { id: string; title: string; updatedAt: string; createdAt: string };
+type ChatsJson = { chats: ChatJson[]; hasMore: boolean };
 
 async function messagesPage(database: Database, browser: Browser, chatId: string, query = "") {
   return call(database, chatRoute.GET, {
@@ -24,6 +26,13 @@ async function messagesPage(database: Database, browser: Browser, chatId: string
 
 async function chatsPage(database: Database, browser: Browser, query = "") {
   return call(database, chatsRoute.GET, { path: `/api/chats${query}`, browser });
+}
+
+/** The query for the page after `last`, from its values as listed (what the sidebar sends). */
+function queryAfter(last: ChatJson | undefined, limit: number): string {
+  if (!last) throw new Error("no chat to page after");
+  const { id: before, updatedAt, createdAt } = last;
+  return `?${new URLSearchParams({ before, updatedAt, createdAt, limit: String(limit) })}`;
 }
 
 describeEachDriver("paging messages and chats", (use) => {
@@ -140,5 +149,120 @@ describeEachDriver("paging messages and chats", (use) => {
         why,
       );
     }
+  });
+
+  describe("a cursor of the listed chat's own values", () => {
+    let mover: Browser;
+    const moverTitles = Array.from({ length: 6 }, (_, i) => `mover ${i}`);
+
+    async function listAll(database: Database, first: string): Promise<ChatsJson> {
+      return (await (await chatsPage(database, mover, first)).json()) as ChatsJson;
+    }
+
+    it("seeds a user with six chats", async () => {
+      const database = use();
+      mover = (await register(database, "mover@example.com")).browser;
+      for (const title of moverTitles) {
+        await call(database, chatsRoute.POST, {
+          path: "/api/chats",
+          method: "POST",
+          body: { title },
+          browser: mover,
+        });
+      }
+    });
+
+    it("pages on after that chat was moved up by a reply", async () => {
+      const database = use();
+      const first = await listAll(database, "?limit=2");
+      expect(first.chats.map((c) => c.title)).toEqual(["mover 5", "mover 4"]);
+      const last = first.chats.at(-1);
+      // Another tab renames it (as a reply would): it is now the most recently active chat.
+      await call(database, chatRoute.PATCH, {
+        path: `/api/chats/${last?.id}`,
+        method: "PATCH",
+        body: { title: "mover 4 renamed" },
+        params: { id: last?.id ?? "" },
+        browser: mover,
+      });
+      const response = await chatsPage(database, mover, queryAfter(last, 2));
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as ChatsJson;
+      expect(page.chats.map((c) => c.title)).toEqual(["mover 3", "mover 2"]);
+      expect(page.hasMore).toBe(true);
+    });
+
+    it("pages on after that chat was deleted", async () => {
+      const database = use();
+      const first = await listAll(database, "?limit=3");
+      expect(first.chats.map((c) => c.title)).toEqual(["mover 4 renamed", "mover 5", "mover 3"]);
+      const last = first.chats.at(-1);
+      await call(database, chatRoute.DELETE, {
+        path: `/api/chats/${last?.id}`,
+        method: "DELETE",
+        params: { id: last?.id ?? "" },
+        browser: mover,
+      });
+      const response = await chatsPage(database, mover, queryAfter(last, 3));
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as ChatsJson;
+      expect(page.chats.map((c) => c.title)).toEqual(["mover 2", "mover 1", "mover 0"]);
+      expect(page.hasMore).toBe(false);
+    });
+
+    it("keeps chats apart that were active within the same millisecond", async () => {
+      const database = use();
+      const [owner] = await database.db
+        .select({ id: user.id })
+        .from(user)
+        .where(eq(user.email, "mover@example.com"));
+      const at = (micros: number) => sql`${`2001-02-03T04:05:06.000${micros}00Z`}::timestamptz`;
+      await database.db.insert(chat).values(
+        [3, 2, 1].map((micros) => ({
+          userId: owner?.id ?? "",
+          title: `same millisecond ${micros}`,
+          createdAt: at(micros),
+          updatedAt: at(micros),
+        })),
+      );
+      const seen: ChatJson[] = [];
+      let query = "?limit=1";
+      for (let round = 0; round < 10; round++) {
+        const page = await listAll(database, query);
+        seen.push(...page.chats);
+        if (!page.hasMore) break;
+        query = queryAfter(page.chats.at(-1), 1);
+      }
+      const oldest = seen.slice(-3);
+      expect(oldest.map((c) => c.title)).toEqual([
+        "same millisecond 3",
+        "same millisecond 2",
+        "same millisecond 1",
+      ]);
+      expect(oldest[0]?.updatedAt).toBe("2001-02-03T04:05:06.000300Z");
+    });
+
+    it("answers 400, never 500, for values that are malformed, half there or without before", async () => {
+      const database = use();
+      const { chats } = await listAll(database, "?limit=1");
+      const id = chats[0]?.id ?? "";
+      const time = "2024-05-06T07:08:09.123456Z";
+      for (const [query, why] of [
+        [`?before=${id}&updatedAt=${time}`, /updatedAt and createdAt go together/],
+        [`?before=${id}&createdAt=${time}`, /updatedAt and createdAt go together/],
+        [`?updatedAt=${time}&createdAt=${time}`, /need before/],
+        [`?before=${id}&updatedAt=yesterday&createdAt=${time}`, /updatedAt must be a UTC ISO/],
+        [`?before=${id}&updatedAt=${time}&createdAt=2024-02-30T00:00:00Z`, /createdAt must be/],
+        [`?before=${id}&updatedAt=0000-01-01T00:00:00Z&createdAt=${time}`, /updatedAt must be/],
+        [`?before=${id}&updatedAt=2024-05-06T07:08:09.1234567Z&createdAt=${time}`, /updatedAt/],
+        [`?before=${id}&updatedAt=2024-05-06T07:08:09%2B02:00&createdAt=${time}`, /updatedAt/],
+        [`?before=nope&updatedAt=${time}&createdAt=${time}`, /before must be a chat id/],
+      ] as const) {
+        const response = await chatsPage(database, mover, query);
+        expect(response.status, query).toBe(400);
+        const body = (await response.json()) as { error: { message: string } };
+        expect(body.error.message, query).toMatch(why);
+      }
+    });
   });
 });

@@ -1,0 +1,136 @@
+import { expect, type Page, test } from "@playwright/test";
+import { hydrated, registerUser } from "./helpers";
+
+/** The sidebar's chat list: paging older chats, and where focus goes after a rename or delete. */
+
+/** One chat more than the first page holds (50): the oldest is only reached by asking. */
+const CHATS_PAST_FIRST_PAGE = 51;
+
+/** Creates chats titled `title 0` (oldest) to `title n-1` through the API; their ids, oldest first. */
+async function createChats(page: Page, count: number, title: string): Promise<string[]> {
+  return page.evaluate(
+    async ({ count, title }) => {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const response = await fetch("/api/chats", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ title: `${title} ${i}` }),
+        });
+        ids.push(((await response.json()) as { chat: { id: string } }).chat.id);
+      }
+      return ids;
+    },
+    { count, title },
+  );
+}
+
+/** Requests for a page of older chats (the first page comes with the page itself). */
+function isOlderPage(url: URL): boolean {
+  return url.pathname === "/api/chats" && url.searchParams.has("before");
+}
+
+test("Show older chats says it is loading and asks for one page at a time", async ({ page }) => {
+  test.setTimeout(90_000);
+  await registerUser(page, `e2e-older-loading-${Date.now()}@example.com`);
+  const [oldest] = await createChats(page, CHATS_PAST_FIRST_PAGE, "paged");
+  await page.goto("/");
+  await hydrated(page);
+
+  // The page is held back until the test has looked at the button while it loads.
+  let asked = 0;
+  let answer: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  await page.route(isOlderPage, async (route) => {
+    asked++;
+    await held;
+    await route.continue();
+  });
+
+  const list = page.getByRole("navigation", { name: "Chats" });
+  const more = list.getByRole("button", { name: "Show older chats" });
+  await more.dblclick();
+  const loading = list.getByRole("button", { name: "Loading…" });
+  await expect(loading).toBeDisabled();
+  await expect(loading).toHaveAttribute("aria-busy", "true");
+  // A further click while the page loads asks for nothing more.
+  await loading.click({ force: true });
+
+  answer();
+  await expect(list.locator(`a[href="/chat/${oldest}"]`)).toHaveCount(1);
+  await expect(list.getByRole("button", { name: /Show older chats|Loading…/ })).toHaveCount(0);
+  // Any second request would have reached the route by the time the first one's chats show.
+  expect(asked).toBe(1);
+});
+
+test("older chats still show after the last chat listed was deleted in another tab", async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await registerUser(page, `e2e-older-deleted-${Date.now()}@example.com`);
+  const [oldest, lastListed] = await createChats(page, CHATS_PAST_FIRST_PAGE, "paged");
+  await page.goto("/");
+  await hydrated(page);
+  const list = page.getByRole("navigation", { name: "Chats" });
+  await expect(list.locator(`a[href="/chat/${lastListed}"]`)).toHaveCount(1);
+
+  // Another tab deletes the chat this one would page after.
+  const status = await page.evaluate(
+    async (id) =>
+      (
+        await fetch(`/api/chats/${id}`, {
+          method: "DELETE",
+          headers: { "content-type": "application/json" },
+        })
+      ).status,
+    lastListed,
+  );
+  expect(status).toBeLessThan(300);
+
+  await list.getByRole("button", { name: "Show older chats" }).click();
+  await expect(list.locator(`a[href="/chat/${oldest}"]`)).toHaveCount(1);
+  await expect(page.locator("aside").getByRole("alert")).toHaveCount(0);
+  await expect(list.getByRole("button", { name: "Show older chats" })).toHaveCount(0);
+});
+
+test("focus stays in the chat list after a rename or a delete", async ({ page }) => {
+  await registerUser(page, `e2e-list-focus-${Date.now()}@example.com`);
+  await createChats(page, 3, "focus");
+  await page.goto("/");
+  await hydrated(page);
+  const list = page.getByRole("navigation", { name: "Chats" });
+  const entry = (title: string) => list.getByRole("listitem").filter({ hasText: title });
+
+  // Enter in the title box saves it, and focus goes back to that chat's entry.
+  await entry("focus 1").hover();
+  await list.getByRole("button", { name: "Rename focus 1" }).click();
+  const titleBox = list.getByRole("textbox", { name: "Chat title" });
+  await titleBox.fill("focus renamed");
+  await titleBox.press("Enter");
+  await expect(list.getByRole("link", { name: "focus renamed" })).toBeFocused();
+
+  // Escape leaves the title as it was, and focus with it.
+  await list.getByRole("button", { name: "Rename focus renamed" }).click();
+  await titleBox.press("Escape");
+  await expect(list.getByRole("link", { name: "focus renamed" })).toBeFocused();
+
+  // The list now reads: focus renamed, focus 2, focus 0.
+  await expect(list.getByRole("link")).toHaveText(["focus renamed", "focus 2", "focus 0"]);
+  const confirm = page.getByRole("alertdialog", { name: "Delete this chat?" });
+  async function remove(title: string) {
+    await entry(title).hover();
+    await list.getByRole("button", { name: `Delete ${title}` }).click();
+    await confirm.getByRole("button", { name: "Delete", exact: true }).click();
+    await expect(list.getByRole("link", { name: title })).toHaveCount(0);
+  }
+  // A deleted chat hands focus to the next entry, the last one to the one before it...
+  await remove("focus 2");
+  await expect(list.getByRole("link", { name: "focus 0" })).toBeFocused();
+  await remove("focus 0");
+  await expect(list.getByRole("link", { name: "focus renamed" })).toBeFocused();
+  // ...and the only one to "New chat".
+  await remove("focus renamed");
+  await expect(page.getByRole("button", { name: "New chat", exact: true })).toBeFocused();
+});
