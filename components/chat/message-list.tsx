@@ -6,6 +6,7 @@ import { memo, type ReactNode, type UIEvent, useCallback, useEffect, useRef } fr
 import { useStickToBottom } from "use-stick-to-bottom";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { estimateMessageHeight } from "./estimate-height";
+import { EditDraftsProvider } from "./message/edit-drafts";
 
 /** Before the scroller is laid out: the widest column, and a row of unknown content. */
 const DEFAULT_WIDTH_PX = 800;
@@ -45,7 +46,8 @@ type Props = {
  * as they render), so a chat of thousands of messages opens and scrolls like a short one. The
  * view follows new output while it is at the bottom and stays put once the user scrolls up
  * (use-stick-to-bottom); older pages prepended at the top keep the message being read where it
- * is (the virtualizer's end anchoring).
+ * is (the virtualizer's end anchoring). An edit box open in a row that leaves the DOM keeps its
+ * text (edit-drafts.tsx).
  */
 export function MessageList({
   messages,
@@ -107,46 +109,48 @@ export function MessageList({
       className="relative min-h-0 flex-1 overflow-x-hidden overflow-y-auto"
     >
       <div ref={stick.contentRef} className="mx-auto w-full max-w-3xl px-4 py-6">
-        {hasOlder ? (
-          <div className="flex justify-center pb-4">
-            <button
-              type="button"
-              onClick={onLoadOlder}
-              disabled={loadingOlder}
-              className="rounded-full border border-line px-3 py-1 text-xs text-muted hover:bg-zinc-100"
-            >
-              {loadingOlder ? "Loading older messages…" : "Load older messages"}
-            </button>
-          </div>
-        ) : null}
-        {messages.length === 0 ? empty : hasOlder ? null : header}
-        <div
-          ref={listRef}
-          className="relative w-full"
-          style={{ height: virtualizer.getTotalSize() }}
-        >
-          {items.map((item) => {
-            const message = messages[item.index];
-            if (!message) return null;
-            return (
-              <div
-                key={item.key}
-                ref={virtualizer.measureElement}
-                data-index={item.index}
-                data-message-id={message.id}
-                className="absolute top-0 left-0 w-full pb-6"
-                style={{ transform: `translateY(${item.start - margin}px)` }}
+        <EditDraftsProvider>
+          {hasOlder ? (
+            <div className="flex justify-center pb-4">
+              <button
+                type="button"
+                onClick={onLoadOlder}
+                disabled={loadingOlder}
+                className="rounded-full border border-line px-3 py-1 text-xs text-muted hover:bg-zinc-100"
               >
-                <Row
-                  message={message}
-                  index={item.index}
-                  version={renderVersion}
-                  render={renderMessage}
-                />
-              </div>
-            );
-          })}
-        </div>
+                {loadingOlder ? "Loading older messages…" : "Load older messages"}
+              </button>
+            </div>
+          ) : null}
+          {messages.length === 0 ? empty : hasOlder ? null : header}
+          <div
+            ref={listRef}
+            className="relative w-full"
+            style={{ height: virtualizer.getTotalSize() }}
+          >
+            {items.map((item) => {
+              const message = messages[item.index];
+              if (!message) return null;
+              return (
+                <div
+                  key={item.key}
+                  ref={virtualizer.measureElement}
+                  data-index={item.index}
+                  data-message-id={message.id}
+                  className="absolute top-0 left-0 w-full pb-6"
+                  style={{ transform: `translateY(${item.start - margin}px)` }}
+                >
+                  <Row
+                    message={message}
+                    index={item.index}
+                    version={renderVersion}
+                    render={renderMessage}
+                  />
+                </div>
+              );
+            })}
+          </div>
+        </EditDraftsProvider>
         {footer}
       </div>
       {!stick.isAtBottom ? (

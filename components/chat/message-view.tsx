@@ -2,7 +2,7 @@
 
 import { getToolName, isToolUIPart } from "ai";
 import { Pencil, Play, RotateCcw } from "lucide-react";
-import { type KeyboardEvent, useState } from "react";
+import type { KeyboardEvent } from "react";
 import { type TraceInput, traceOutputSchema } from "@/lib/compaction/trace";
 import { answerParts } from "@/lib/message/retry-marker";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -10,6 +10,7 @@ import { COMPACTION_TRACE_TOOL_NAME, messageText } from "@/lib/message/ui-messag
 import { isImeKey } from "../ui/keys";
 import { useHoverless } from "../ui/use-hoverless";
 import { CompactionTrace } from "./message/compaction-trace";
+import { useEditDraft } from "./message/edit-drafts";
 import { Markdown } from "./message/markdown";
 import { MessageActions } from "./message/message-actions";
 import { ToolCall } from "./message/tool-call";
@@ -135,8 +136,7 @@ function UserMessage({
   busy: boolean;
   onEdit: (text: string) => void;
 }) {
-  const [editing, setEditing] = useState(false);
-  const [draft, setDraft] = useState(messageText(message));
+  const { editing, draft, open, change, close } = useEditDraft(message.id);
   const text = messageText({ parts: answerParts(message.parts) });
   const touch = useHoverless();
 
@@ -144,7 +144,7 @@ function UserMessage({
     // A reply started while the editor was open: the edit waits for it, draft kept.
     if (busy) return;
     const next = draft.trim();
-    setEditing(false);
+    close();
     if (next && next !== text) onEdit(next);
   }
 
@@ -156,7 +156,7 @@ function UserMessage({
       event.preventDefault();
       save();
     }
-    if (event.key === "Escape") setEditing(false);
+    if (event.key === "Escape") close();
   }
 
   if (editing) {
@@ -166,7 +166,7 @@ function UserMessage({
           aria-label="Edit message"
           value={draft}
           rows={Math.min(8, draft.split("\n").length + 1)}
-          onChange={(e) => setDraft(e.target.value)}
+          onChange={(e) => change(e.target.value)}
           onKeyDown={onKeyDown}
           className="w-full resize-none rounded-2xl border border-line bg-white px-4 py-2 text-sm outline-none focus:ring-2 focus:ring-zinc-200"
         />
@@ -174,7 +174,7 @@ function UserMessage({
           {busy ? <span className="text-muted">Wait for the reply to finish</span> : null}
           <button
             type="button"
-            onClick={() => setEditing(false)}
+            onClick={close}
             className="rounded-lg px-3 py-1.5 hover:bg-zinc-100"
           >
             Cancel
@@ -198,10 +198,7 @@ function UserMessage({
         <button
           type="button"
           aria-label="Edit message"
-          onClick={() => {
-            setDraft(text);
-            setEditing(true);
-          }}
+          onClick={() => open(text)}
           className="mt-2 rounded p-1 text-zinc-400 opacity-0 transition group-hover:opacity-100 hover:text-ink focus:opacity-100 [@media(hover:none)]:opacity-100"
         >
           <Pencil size={14} />

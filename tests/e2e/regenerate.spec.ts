@@ -114,3 +114,47 @@ test("a double click on Send sends the message once, and its second click does n
   await expect(page.getByTestId("stopped")).toHaveCount(0);
   await expect(userMessages(page)).toHaveCount(1);
 });
+
+test("an edit box keeps what was typed in it while its message is scrolled out of the DOM", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await registerUser(page, `e2e-edit-draft-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  // Enough rows that the first is far outside what the timeline keeps rendered (rows leave
+  // the DOM, so replies are waited for by their text, not counted).
+  const box = page.getByRole("textbox", { name: "Message" });
+  for (let turn = 0; turn < 10; turn++) {
+    await scriptReply(page, `Answer ${turn}.`);
+    await box.fill(`Question ${turn}: ${"a long line of words ".repeat(12)}`);
+    await box.press("Enter");
+    await expect(replies(page).last()).toHaveText(`Answer ${turn}.`, { timeout: 30_000 });
+    await expect(page.getByRole("button", { name: "Send message" })).toBeVisible();
+  }
+  const scroller = page.getByTestId("message-scroller");
+  await scroller.evaluate((el) => {
+    el.scrollTop = 0;
+  });
+  const first = userMessages(page).first();
+  await expect(first).toContainText("Question 0:");
+  await first.hover();
+  await first.getByRole("button", { name: "Edit message" }).click();
+  await page
+    .getByRole("textbox", { name: "Edit message" })
+    .fill("Question 0, rewritten and not sent yet");
+
+  // Down to the newest message: the first row leaves the DOM.
+  await scroller.evaluate((el) => {
+    el.scrollTop = el.scrollHeight;
+  });
+  await expect(page.locator('[data-index="0"]')).toHaveCount(0);
+  await scroller.evaluate((el) => {
+    el.scrollTop = 0;
+  });
+  await expect(page.getByRole("textbox", { name: "Edit message" })).toHaveValue(
+    "Question 0, rewritten and not sent yet",
+  );
+});
