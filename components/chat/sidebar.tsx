@@ -113,6 +113,25 @@ function SidebarPanel({
     (link ?? newChat.current)?.focus();
   }
 
+  /**
+   * Where the page of older chats being loaded starts in the list. The button goes with the last
+   * page: focus, which it held, moves on to the first chat that page brought instead of falling
+   * to the page.
+   */
+  const olderFrom = useRef<number | null>(null);
+  function showOlder() {
+    olderFrom.current = chats.length;
+    void loadMore();
+  }
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once the page is in the list
+  useEffect(() => {
+    const from = olderFrom.current;
+    if (from === null || loadingOlder) return;
+    olderFrom.current = null;
+    if (hasMore || document.activeElement !== document.body) return;
+    nav.current?.querySelectorAll<HTMLElement>('a[href^="/chat/"]')[from]?.focus();
+  }, [chats, hasMore, loadingOlder]);
+
   async function signOut() {
     await authClient.signOut();
     router.replace("/login");
@@ -170,7 +189,7 @@ function SidebarPanel({
           // aria-disabled, not disabled: a disabled button drops the keyboard's focus to the page.
           <button
             type="button"
-            onClick={loadMore}
+            onClick={showOlder}
             aria-disabled={loadingOlder}
             aria-busy={loadingOlder}
             className={`${buttonGhost} my-2 w-full text-xs text-muted aria-disabled:cursor-wait`}

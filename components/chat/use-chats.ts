@@ -22,6 +22,26 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   return response;
 }
 
+/** A chat's place in the list as text that sorts like it: the list's own order, newest last. */
+const placeOf = (chat: ChatListItem) => `${chat.updatedAt}|${chat.createdAt}|${chat.id}`;
+
+/**
+ * The list with a refreshed first page in place of its first page: the older chats loaded
+ * below it stay, those that are now on it (or above it: moved up meanwhile) are not repeated.
+ * Places compare whole (updatedAt, createdAt, id), as the server orders them: two chats active
+ * within the same instant are both kept.
+ */
+export function withRefreshedFirstPage(
+  list: readonly ChatListItem[],
+  first: readonly ChatListItem[],
+): ChatListItem[] {
+  const onFirst = new Set(first.map((c) => c.id));
+  const last = first.at(-1);
+  if (!last) return [...first];
+  const oldest = placeOf(last);
+  return [...first, ...list.filter((c) => !onFirst.has(c.id) && placeOf(c) < oldest)];
+}
+
 /**
  * The sidebar's chat list: the first page server-rendered, older pages on request, kept in step
  * with each mutation.
@@ -47,12 +67,7 @@ export function useChats(initial: ChatListItem[], initialHasMore: boolean) {
       setHasMore(initialHasMore);
       return;
     }
-    setChats((list) => {
-      const first = new Set(initial.map((c) => c.id));
-      const oldest = initial.at(-1)?.updatedAt;
-      const older = oldest ? list.filter((c) => !first.has(c.id) && c.updatedAt < oldest) : [];
-      return [...initial, ...older];
-    });
+    setChats((list) => withRefreshedFirstPage(list, initial));
   }, [initial, initialHasMore]);
 
   /** Runs an action, showing its failure; whether it succeeded. */

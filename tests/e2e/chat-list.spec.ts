@@ -63,6 +63,8 @@ test("Show older chats says it is loading and asks for one page at a time", asyn
   await expect(list.getByRole("button", { name: /Show older chats|Loading…/ })).toHaveCount(0);
   // Any second request would have reached the route by the time the first one's chats show.
   expect(asked).toBe(1);
+  // The button went with the last page: the keyboard's focus went on to the chat it brought.
+  await expect(list.locator(`a[href="/chat/${oldest}"]`)).toBeFocused();
 });
 
 test("older chats still show after the last chat listed was deleted in another tab", async ({
