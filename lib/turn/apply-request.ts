@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { keepShownVersion } from "@/lib/chat/branches";
 import { invalidateFrom } from "@/lib/chat/invalidate";
 import type { Db } from "@/lib/db/client";
+import { isOnlyInHiddenVersion } from "@/lib/db/queries/branches";
 import { bumpHistoryVersion, lockChatRow } from "@/lib/db/queries/chats";
 import {
   appendIfNew,
@@ -47,6 +48,15 @@ export async function applyTurnRequest(
   if (request.trigger === "continue") return null;
   if (request.trigger === "submit-message") {
     const incoming = request.message;
+    // A tab still showing another version edits a message only that version holds: stored as
+    // new, its id would live in two versions, and showing that version again would fail. Only
+    // a chat rewritten before has versions to look in.
+    if (chat.historyVersion > 0 && (await isOnlyInHiddenVersion(db, chat.id, incoming.id))) {
+      throw new AppError(
+        "conflict:message",
+        "That message is in a version of this chat that is not shown now. Reload to see the chat as it is.",
+      );
+    }
     // A new message is one statement. Ids are unique across chats, so when it is not new,
     // the stored one tells an edit from a clash.
     const stored = {

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte } from "drizzle-orm";
+import { and, asc, eq, gte, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import {
   type ArchivedMessage,
@@ -16,6 +16,29 @@ export async function listBranches(db: Db, chatId: string): Promise<MessageBranc
     .from(messageBranch)
     .where(eq(messageBranch.chatId, chatId))
     .orderBy(asc(messageBranch.anchorId), asc(messageBranch.position));
+}
+
+/**
+ * Whether message `messageId` lives only in a version of the chat not shown now: kept in a
+ * version's row, not among the stored messages (an edited message's own id is in both).
+ */
+export async function isOnlyInHiddenVersion(
+  db: Db,
+  chatId: string,
+  messageId: string,
+): Promise<boolean> {
+  const [row] = await db
+    .select({ id: messageBranch.id })
+    .from(messageBranch)
+    .where(
+      and(
+        eq(messageBranch.chatId, chatId),
+        sql`${messageBranch.messages} @> ${JSON.stringify([{ id: messageId }])}::jsonb`,
+        sql`not exists (select 1 from ${message} where ${message.id} = ${messageId})`,
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
 }
 
 export async function branchesOf(

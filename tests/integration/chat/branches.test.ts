@@ -26,7 +26,7 @@ import {
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { longMessage, newChat, postRegenerate, sendTurn } from "../../helpers/turns";
+import { longMessage, newChat, postRegenerate, postTurn, sendTurn } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
@@ -369,6 +369,42 @@ describeEachDriver("Safe regenerate: the replaced reply stays a version away", (
     expect(listed.branches).toEqual([
       { messageId: asked.id, shownOn: asked.id, position: 3, count: 3 },
     ]);
+  });
+
+  it("refuses an edit from a tab still showing another version, of a message only that version holds", async () => {
+    const database = use();
+    const { browser } = await register(database, "stale-tab@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "First question." });
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Second question." });
+    const [first, , second] = await historyOf(database.db, chatId);
+    if (!first || !second) throw new Error("the chat is missing its questions");
+    // One tab edits the first question: the second now lives only in the hidden version.
+    await edit(database, browser, chatId, first.id, "The first question, rephrased.");
+    const shown = await historyOf(database.db, chatId);
+
+    // Another tab, still showing the old version, edits the second question.
+    const stale = await postTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      id: second.id,
+      text: "The second question, edited in a stale tab.",
+    });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { error: { code: string } }).error.code).toBe(
+      "conflict:message",
+    );
+    expect((await historyOf(database.db, chatId)).map((m) => m.id)).toEqual(shown.map((m) => m.id));
+    // The old version is still a switch away, whole.
+    const switched = await switchTo(database, browser, chatId, {
+      messageId: first.id,
+      position: 1,
+    });
+    expect(switched.status).toBe(200);
+    const back = (await switched.json()) as SwitchedJson;
+    expect(back.messages.map((m) => m.id)).toContain(second.id);
+    // An edit of a message the shown version holds still goes through.
+    await edit(database, browser, chatId, first.id, "The first question, once more.");
   });
 
   it("refuses to regenerate a message that is not in the chat, changing nothing", async () => {
