@@ -193,8 +193,11 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       })
     : onlyPinsFolded(walled.summary);
   const next = { summary: folded.summary, watermark: watermarkTo };
-  const stillPinned = foldedPendingIds.length
-    ? new Set([...walled.pinnedIds].filter((id) => !foldedPendingIds.includes(id)))
+  // Unpinned messages are let go only once a summary tells them: the fallback digest keeps a
+  // line or two of a message, so after it they stay pending, and verbatim, for the next fold.
+  const settledPendingIds = folded.outcome === "fallback" ? [] : foldedPendingIds;
+  const stillPinned = settledPendingIds.length
+    ? new Set([...walled.pinnedIds].filter((id) => !settledPendingIds.includes(id)))
     : input.pinnedIds;
   const { view, tokens: tokensAfter } = reachTarget(
     input,
@@ -227,7 +230,7 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       summarizerModel: folded.summarizerModel,
       latencyMs: now() - startedAt,
       note: [folded.note, missedTarget].filter(Boolean).join("; ") || null,
-      foldedPendingIds,
+      foldedPendingIds: settledPendingIds,
     },
   };
 }
