@@ -46,7 +46,11 @@ const LEGACY_LABELS: Record<string, IdentifierOrigin> = {
 const SECTION_HEADING = new RegExp(`^#{1,6}\\s*${VERBATIM_REFERENCES_HEADING}\\s*:?\\s*$`, "i");
 const ENTRY_LINE = /^[-*]\s+(.+?)(?:\s+\[(\d+)(?:-(\d+))?(?:\s+x(\d+))?\])?$/;
 
-/** A summary split into the narrative the summarizer wrote and the ledger Fold kept. */
+/**
+ * A summary split into the narrative the summarizer wrote and the ledger Fold kept. Lines in the
+ * ledger's section that are not its own (a note the user added there when editing the summary)
+ * belong to the narrative: read as entries, or skipped, they would be lost at the next fold.
+ */
 export function splitSummary(summary: string | null): { narrative: string; ledger: LedgerEntry[] } {
   if (!summary) return { narrative: "", ledger: [] };
   const lines = summary.split("\n");
@@ -54,15 +58,24 @@ export function splitSummary(summary: string | null): { narrative: string; ledge
   if (start === -1) return { narrative: summary.trim(), ledger: [] };
   let end = start + 1;
   while (end < lines.length && !/^#{1,6}\s/.test(lines[end] ?? "")) end += 1;
-  const narrative = [...lines.slice(0, start), ...lines.slice(end)].join("\n").trim();
-  return { narrative, ledger: parseEntries(lines.slice(start + 1, end)) };
+  const { entries, notes } = parseEntries(lines.slice(start + 1, end));
+  const narrative = [...lines.slice(0, start), ...notes, ...lines.slice(end)].join("\n").trim();
+  return { narrative, ledger: entries };
 }
 
-function parseEntries(lines: readonly string[]): LedgerEntry[] {
+/**
+ * The ledger section's entries, and the lines that are not the ledger's. Since the legend came
+ * in, every entry Fold writes ends in its "[message…]" bracket, so a bullet without one is a
+ * note; in a ledger written before (no legend) every bullet is an entry.
+ */
+function parseEntries(lines: readonly string[]): { entries: LedgerEntry[]; notes: string[] } {
   const entries: LedgerEntry[] = [];
+  const notes: string[] = [];
+  const bracketed = lines.some((line) => line.trim() === LEGEND);
   let origin: IdentifierOrigin = "assistant";
   for (const raw of lines) {
     const line = raw.trim();
+    if (line === "" || line === LEGEND) continue;
     const labelled =
       (Object.entries(ORIGIN_LABEL).find(([, label]) => label === line)?.[0] as
         | IdentifierOrigin
@@ -72,7 +85,10 @@ function parseEntries(lines: readonly string[]): LedgerEntry[] {
       continue;
     }
     const match = ENTRY_LINE.exec(line);
-    if (!match?.[1]) continue;
+    if (!match?.[1] || (bracketed && match[2] === undefined)) {
+      notes.push(raw);
+      continue;
+    }
     let value = match[1].replace(/^`([^`]+)`$/, "$1");
     let kind: IdentifierKind = "code";
     const quoted = /^"([^"]+)"$/.exec(value);
@@ -90,7 +106,7 @@ function parseEntries(lines: readonly string[]): LedgerEntry[] {
       mentions: Number(match[4] ?? 1),
     });
   }
-  return entries;
+  return { entries, notes };
 }
 
 /**

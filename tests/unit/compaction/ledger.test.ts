@@ -7,6 +7,7 @@ import { type FallbackPort, foldIntoSummary, type SummarizePort } from "@/lib/co
 import { extractIdentifiers } from "@/lib/compaction/identifiers";
 import {
   fitLedger,
+  joinSummary,
   type LedgerEntry,
   mergeLedger,
   renderLedger,
@@ -421,6 +422,33 @@ describe("the reference ledger", () => {
     expect(roomy.entries.map((e) => e.value).sort()).toEqual(user.map((e) => e.value).sort());
     expect(roomy.tokens).toBeLessThanOrEqual(400);
     expect(roomy.tokens).toBeGreaterThan(60);
+  });
+
+  it("keeps a note the user wrote into the ledger's section as narrative, not as an entry", () => {
+    const ledger = renderLedger([
+      {
+        value: "https://a.example/x",
+        kind: "code",
+        origin: "user",
+        first: 3,
+        last: 3,
+        mentions: 1,
+      },
+    ]);
+    const edited = [
+      "## Goal & open requests\nShip.",
+      ledger,
+      "Always answer in French; my name is Ana.",
+      "- Keep the replies short",
+    ].join("\n");
+    const split = splitSummary(edited);
+    expect(split.ledger.map((e) => e.value)).toEqual(["https://a.example/x"]);
+    expect(split.narrative).toContain("Always answer in French; my name is Ana.");
+    expect(split.narrative).toContain("- Keep the replies short");
+    // Rendered again (as the next fold does), nothing of it is lost.
+    const again = joinSummary(split.narrative, renderLedger(split.ledger));
+    expect(again).toContain("Always answer in French; my name is Ana.");
+    expect(splitSummary(again).ledger).toEqual(split.ledger);
   });
 
   it("reads a summary written before the ledger had origins", () => {
