@@ -1,6 +1,6 @@
 import { generateId } from "ai";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { type LedgerEntry, splitSummary } from "@/lib/compaction/ledger";
+import { carriedSummary, type LedgerEntry, splitSummary } from "@/lib/compaction/ledger";
 import { savedPct, type TraceOutput, traceEntry } from "@/lib/compaction/trace";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
@@ -248,7 +248,8 @@ export async function continueInNewChat(
       title: continuedTitle(source.title),
       modelId: source.modelId,
     });
-    const seeded = await casCompactionState(tx, created.id, 0, { contextSummary: summary });
+    const carried = carriedSummary(summary);
+    const seeded = await casCompactionState(tx, created.id, 0, { contextSummary: carried });
     if (!seeded?.won) throw new Error("a new chat's first compaction write lost its CAS");
     await carryUnsummarized(tx, source.id, current?.watermark ?? null, created.id);
     await recordCompactionEvent(tx, {
@@ -258,7 +259,7 @@ export async function continueInNewChat(
       messagesSummarized: 0,
       watermarkFrom: null,
       watermarkTo: null,
-      summary,
+      summary: carried,
       error: `continued from "${source.title}"`,
     });
     return created;

@@ -210,6 +210,18 @@ function entryLine(entry: LedgerEntry): string {
   return `- ${value} [${span}${mentions}]`;
 }
 
+/**
+ * A summary as a new chat continued from it starts with: its ledger's values placed before the
+ * new chat's first message (position 0). Their positions were the old chat's, far beyond the
+ * new chat's first ones: kept as they were, they would outrank everything the new chat says
+ * until it grew as long, and its own values would be the first evicted.
+ */
+export function carriedSummary(summary: string): string {
+  const { narrative, ledger } = splitSummary(summary);
+  if (ledger.length === 0) return summary;
+  return joinSummary(narrative, renderLedger(ledger.map((e) => ({ ...e, first: 0, last: 0 }))));
+}
+
 /** The narrative and the ledger as one summary text, the form stored and sent. */
 export function joinSummary(narrative: string, ledgerText: string): string {
   return [narrative.trim(), ledgerText].filter(Boolean).join("\n\n");

@@ -13,6 +13,7 @@ const fake = await vi.hoisted(async () => {
 import * as continueRoute from "@/app/api/chats/[id]/continue/route";
 import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
 import type { ChatMemory } from "@/lib/chat/memory";
+import { splitSummary } from "@/lib/compaction/ledger";
 import type { Database } from "@/lib/db/client";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
@@ -278,15 +279,22 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const memory = (
       (await (await memoryOf(database, browser, chat.id)).json()) as { memory: ChatMemory }
     ).memory;
-    expect(memory.summary).toBe(source.contextSummary);
+    // The same summary, its values placed before the new chat's first message: the new chat's
+    // own values must not be the first the ledger evicts.
+    const before = splitSummary(source.contextSummary);
+    expect(memory.narrative).toBe(before.narrative);
+    expect(memory.ledger.map((e) => e.value).sort()).toEqual(
+      before.ledger.map((e) => e.value).sort(),
+    );
     expect(memory.ledger.length).toBeGreaterThan(0);
+    expect(memory.ledger.every((e) => e.first === 0 && e.last === 0)).toBe(true);
     expect(memory.watermark).toBeNull();
     expect((await eventsOf(database.db, chat.id)).map((e) => e.reason)).toEqual(["handoff"]);
 
     fake.reset();
     await sendTurn(database, browser, { chatId: chat.id, modelId: MODEL, text: "Where were we?" });
     const request = lastChatRequest();
-    expect(sentSummary(request)).toBe(source.contextSummary?.trim());
+    expect(sentSummary(request)).toBe(memory.summary?.trim());
     expect(contentText(request?.messages.at(-1) ?? { role: "user", content: "" })).toBe(
       "Where were we?",
     );

@@ -6,6 +6,7 @@ import { fallbackDigest } from "@/lib/compaction/fallback";
 import { type FallbackPort, foldIntoSummary, type SummarizePort } from "@/lib/compaction/fold";
 import { extractIdentifiers } from "@/lib/compaction/identifiers";
 import {
+  carriedSummary,
   fitLedger,
   joinSummary,
   type LedgerEntry,
@@ -449,6 +450,27 @@ describe("the reference ledger", () => {
     const again = joinSummary(split.narrative, renderLedger(split.ledger));
     expect(again).toContain("Always answer in French; my name is Ana.");
     expect(splitSummary(again).ledger).toEqual(split.ledger);
+  });
+
+  it("a chat continued from a long one keeps its own first values over the old chat's", () => {
+    const countTokens = (text: string) => Math.ceil(text.length / 4);
+    const old = Array.from({ length: 30 }, (_, i) => ({
+      ...entry(`constraint ${i} of the old chat`, "user", 200 + i * 3),
+      kind: "quote" as const,
+    }));
+    const summary = joinSummary("## Goal & open requests\nShip.", renderLedger(old));
+    const carried = splitSummary(carriedSummary(summary));
+    expect(carried.narrative).toBe(splitSummary(summary).narrative);
+    const values = (entries: readonly LedgerEntry[]) => entries.map((e) => e.value).sort();
+    expect(values(carried.ledger)).toEqual(values(old));
+    // The new chat's fourth message quotes a new constraint; the ledger has room for a few.
+    const fresh = { ...entry("eu-west-3 only", "user", 4), kind: "quote" as const };
+    const room = 120;
+    const kept = fitLedger([...carried.ledger, fresh], room, countTokens).entries;
+    expect(kept.map((e) => e.value)).toContain("eu-west-3 only");
+    // Kept at the old chat's positions, the new value would have gone first.
+    const uncarried = fitLedger([...old, fresh], room, countTokens).entries;
+    expect(uncarried.map((e) => e.value)).not.toContain("eu-west-3 only");
   });
 
   it("reads a summary written before the ledger had origins", () => {
