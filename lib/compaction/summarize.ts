@@ -15,6 +15,7 @@ import { type ChunkItem, packChunk, splitIntoSteps } from "./chunking";
 import { ignoreMetrics, type MetricSink, type SummarizerModel } from "./ports";
 import {
   completeHeadings,
+  headingOf,
   headingSkeleton,
   presentHeadings,
   summarizerInstructions,
@@ -327,11 +328,20 @@ function withoutPartialLine(text: string): string {
   return lastBreak > 0 ? text.slice(0, lastBreak) : text;
 }
 
-/** The model's text without a code fence around it or a preamble before the first heading. */
+/**
+ * The model's text without a code fence around it or a preamble before the first heading: the
+ * first of the summary's own headings (bold ones too), so that a `# comment` in a snippet under
+ * a bold heading is not taken for one and everything above it cut; any `#` heading only when
+ * none of the summary's is there.
+ */
 function cleanSummary(text: string): string {
   let out = text.trim();
   const fenced = /^```[\w-]*\n([\s\S]*?)(?:\n?```)?$/.exec(out);
   if (fenced) out = (fenced[1] ?? "").trim();
+  const lines = out.split("\n");
+  const own = lines.findIndex((line) => headingOf(line) !== null);
+  if (own > 0) return lines.slice(own).join("\n");
+  if (own === 0) return out;
   const firstHeading = out.search(/^#{1,6}\s/m);
   if (firstHeading > 0) out = out.slice(firstHeading);
   return out;

@@ -107,6 +107,24 @@ beforeEach(() => {
 });
 
 describe("createSummarizer", () => {
+  it("keeps a summary written with bold headings whole, though a snippet in it has a # comment", async () => {
+    // The goal first; under every other heading a snippet whose comment starts with "#".
+    const bold = SUMMARY_HEADINGS.map((heading, i) => {
+      const body =
+        i === 0 ? "Ship the CSV export BOLD-GOAL-7." : "```sh\n# run migrations\nnpm test\n```";
+      return `**${heading.replace(/^#+\s*/, "")}**\n${body}`;
+    }).join("\n\n");
+    const summarize = createSummarizer({
+      models: [entry("a:bold", ok(`Here is the summary.\n\n${bold}`))],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      onMetric: metric,
+    });
+    const result = await summarize(request());
+    expect(result.summary).toContain("BOLD-GOAL-7");
+    expect(result.summary).not.toContain("Here is the summary.");
+  });
+
   it("falls through a timeout and a 500 to the next model, and names the one that succeeded", async () => {
     const slow = hanging();
     const broken = failing(500);
