@@ -4,7 +4,8 @@
  * forget: this extends the previous narrative with key lines of the new span —
  * the user's requests, their quoted constraints, the last assistant
  * conclusion, tool errors — under the summary's own headings, within the
- * budget. The new lines give way first; the previous narrative last. The
+ * budget. The newest of the new lines are kept up to a share of the budget;
+ * then the older new lines give way first, the previous narrative last. The
  * identifiers travel in the reference ledger beside it (see fold.ts).
  */
 import { type DynamicToolUIPart, getToolName, isToolUIPart, type ToolUIPart } from "ai";
@@ -22,8 +23,16 @@ const REQUEST_MAX_CHARS = 200;
 /** "The first ~300 chars of the last assistant text": its conclusion, usually. */
 const CONCLUSION_MAX_CHARS = 300;
 const ERROR_MAX_CHARS = 160;
-/** The previous narrative's lines outlast every line of the new span. */
-const PREVIOUS_AGE = Number.MAX_SAFE_INTEGER;
+/**
+ * The share of the budget the new span's newest lines may hold over the previous narrative: a
+ * narrative already as long as the budget would otherwise leave none of the span (its requests,
+ * its last reply) in the digest, and those messages are behind the watermark for good.
+ */
+const NEW_SPAN_SHARE = 0.4;
+/** The new span's lines within its share outlast the previous narrative's... */
+const RESERVED_AGE = Number.MAX_SAFE_INTEGER;
+/** ...which outlast every other line of the new span. */
+const PREVIOUS_AGE = RESERVED_AGE - 1;
 const EMPTY_SECTION = "None.";
 
 export type FallbackInput = {
@@ -43,7 +52,12 @@ type Item = { heading: SummaryHeading; text: string; age: number };
 export function fallbackDigest(input: FallbackInput): string {
   const { span, budgetTokens, countTokens } = input;
   const previous = input.previousSummary ? previousItems(input.previousSummary) : [];
-  const kept = fitItems([...previous, ...spanItems(span)], budgetTokens, countTokens);
+  const fromSpan = spanItems(span);
+  const reserved = new Set(
+    fitItems(fromSpan, Math.floor(budgetTokens * NEW_SPAN_SHARE), countTokens),
+  );
+  const aged = fromSpan.map((item) => (reserved.has(item) ? { ...item, age: RESERVED_AGE } : item));
+  const kept = fitItems([...previous, ...aged], budgetTokens, countTokens);
   return cutToBudget(render(kept), budgetTokens, countTokens);
 }
 

@@ -138,6 +138,26 @@ describe("fallbackDigest", () => {
     expect(tight).not.toContain("Request 0:"); // the new span's oldest line went first
   });
 
+  it("keeps the newest of the new span's lines when the previous narrative alone fills the budget", () => {
+    const previousSummary = [
+      "## Decisions & facts",
+      ...Array.from(
+        { length: 60 },
+        (_, i) => `- Earlier decision ${i}: keep the billing job on node ${i}.`,
+      ),
+    ].join("\n");
+    const budgetTokens = 600;
+    const digest = fallbackDigest({ previousSummary, span: span(10), budgetTokens, countTokens });
+    expect(countTokens(digest)).toBeLessThanOrEqual(budgetTokens);
+    // What the folded messages asked last, and where they left off.
+    expect(digest).toContain("Request 9:");
+    expect(digest).toContain("Conclusion 9:");
+    // The previous narrative still holds most of the digest.
+    const earlier = digest.split("\n").filter((line) => line.startsWith("- Earlier decision"));
+    expect(earlier.length).toBeGreaterThan(15);
+    expect(countTokens(earlier.join("\n"))).toBeGreaterThan(budgetTokens * 0.4);
+  });
+
   it("is never empty", () => {
     const empty = fallbackDigest({
       previousSummary: null,
