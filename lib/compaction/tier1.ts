@@ -193,11 +193,8 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       })
     : onlyPinsFolded(walled.summary);
   const next = { summary: folded.summary, watermark: watermarkTo };
-  // Unpinned messages are let go only once a summary tells them: the fallback digest keeps a
-  // line or two of a message, so after it they stay pending, and verbatim, for the next fold.
-  const settledPendingIds = folded.outcome === "fallback" ? [] : foldedPendingIds;
-  const stillPinned = settledPendingIds.length
-    ? new Set([...walled.pinnedIds].filter((id) => !settledPendingIds.includes(id)))
+  const stillPinned = foldedPendingIds.length
+    ? new Set([...walled.pinnedIds].filter((id) => !foldedPendingIds.includes(id)))
     : input.pinnedIds;
   const { view, tokens: tokensAfter } = reachTarget(
     input,
@@ -230,7 +227,7 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       summarizerModel: folded.summarizerModel,
       latencyMs: now() - startedAt,
       note: [folded.note, missedTarget].filter(Boolean).join("; ") || null,
-      foldedPendingIds: settledPendingIds,
+      foldedPendingIds,
     },
   };
 }

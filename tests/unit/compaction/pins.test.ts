@@ -80,30 +80,6 @@ describe("Pinned messages (issue 14)", () => {
     expect(second.view.messages.some((m) => m.id === kept.id)).toBe(false);
   });
 
-  it("a message unpinned but folded only into the fallback digest stays pending, and verbatim", async () => {
-    const history = longHistory();
-    const kept = history[2] as FoldUIMessage;
-    const first = await runTier1(
-      tier1Harness().input(history, EMPTY_STATE, { force: true, pinnedIds: new Set([kept.id]) }),
-    );
-    if (first.kind !== "compacted") throw new Error("the first fold did not compact");
-    const state = { ...EMPTY_STATE, ...first.next };
-    const unpinned = history.map((m) =>
-      m.id === kept.id ? { ...m, metadata: { pinned: true, foldPending: true } } : m,
-    );
-
-    // The summarizer is down: the digest keeps a line or two of what it folds.
-    const { input } = tier1Harness({ summarizerFails: new Error("summarizer down") });
-    const second = await runTier1(
-      input(unpinned, state, { force: true, pinnedIds: new Set([kept.id]) }),
-    );
-
-    if (second.kind !== "compacted") throw new Error("the second fold did not compact");
-    expect(second.draft.outcome).toBe("fallback");
-    expect(second.draft.foldedPendingIds).toEqual([]);
-    expect(second.view.messages.filter((m) => m.id === kept.id)).toHaveLength(1);
-  });
-
   it("the hard wall cuts other messages but never a pinned one", () => {
     const big = filler(3000, 1);
     const history: FoldUIMessage[] = [
