@@ -31,8 +31,12 @@ const ERROR_MAX_CHARS = 160;
 const NEW_SPAN_SHARE = 0.4;
 /** The new span's lines within its share outlast the previous narrative's... */
 const RESERVED_AGE = Number.MAX_SAFE_INTEGER;
-/** ...which outlast every other line of the new span. */
-const PREVIOUS_AGE = RESERVED_AGE - 1;
+/**
+ * ...which outlast every other line of the new span (whose ages count its turns). Among
+ * themselves, the previous lines go oldest first in every section at once (the first line of
+ * each, then the second…): room is taken from all sections, none is emptied whole.
+ */
+const PREVIOUS_AGE = 1_000_000_000;
 const EMPTY_SECTION = "None.";
 
 export type FallbackInput = {
@@ -98,17 +102,24 @@ function render(items: readonly Item[]): string {
   return [FALLBACK_NOTE, ...sections].join("\n\n");
 }
 
-/** The previous narrative's lines, under the heading they were under; they are dropped last. */
+/**
+ * The previous narrative's lines, under the heading they were under; they are dropped after the
+ * new span's older lines, the top (oldest) line of each section first.
+ */
 function previousItems(previousSummary: string): Item[] {
   const { narrative: body } = splitSummary(previousSummary); // its ledger travels beside the digest
   const items: Item[] = [];
+  const lines = new Map<SummaryHeading, number>();
   let heading: SummaryHeading = "Decisions & facts"; // text before any known heading
   for (const raw of body.split("\n")) {
     const line = raw.trimEnd();
     const known = headingOf(line);
     if (known) heading = known;
-    else if (line.trim() && !isGenerated(line.trim()))
-      items.push({ heading, text: line, age: PREVIOUS_AGE });
+    else if (line.trim() && !isGenerated(line.trim())) {
+      const rank = lines.get(heading) ?? 0;
+      lines.set(heading, rank + 1);
+      items.push({ heading, text: line, age: PREVIOUS_AGE + rank });
+    }
   }
   return items;
 }

@@ -330,9 +330,8 @@ function withoutPartialLine(text: string): string {
 
 /**
  * The model's text without a code fence around it or a preamble before the first heading: the
- * first of the summary's own headings (bold ones too), so that a `# comment` in a snippet under
- * a bold heading is not taken for one and everything above it cut; any `#` heading only when
- * none of the summary's is there.
+ * first of the summary's own headings (bold ones too) or a `#` heading before it, so that a
+ * `# comment` in a snippet under a bold heading is not taken for one and everything above it cut.
  */
 function cleanSummary(text: string): string {
   let out = text.trim();
@@ -340,11 +339,11 @@ function cleanSummary(text: string): string {
   if (fenced) out = (fenced[1] ?? "").trim();
   const lines = out.split("\n");
   const own = lines.findIndex((line) => headingOf(line) !== null);
-  if (own > 0) return lines.slice(own).join("\n");
-  if (own === 0) return out;
-  const firstHeading = out.search(/^#{1,6}\s/m);
-  if (firstHeading > 0) out = out.slice(firstHeading);
-  return out;
+  const anyHeading = lines.findIndex((line) => /^#{1,6}\s/.test(line));
+  // A `#` heading worded otherwise before the first recognised one is the summary's too.
+  const found = [own, anyHeading].filter((index) => index >= 0);
+  const first = found.length > 0 ? Math.min(...found) : 0;
+  return first > 0 ? lines.slice(first).join("\n") : out;
 }
 
 function asError(error: unknown): Error {

@@ -158,6 +158,26 @@ describe("fallbackDigest", () => {
     expect(countTokens(earlier.join("\n"))).toBeGreaterThan(budgetTokens * 0.4);
   });
 
+  it("makes room in the previous narrative from every section, oldest lines first, emptying none", () => {
+    const section = (heading: string, label: string) => [
+      `## ${heading}`,
+      ...Array.from({ length: 12 }, (_, i) => `- ${label} ${i}: ${"detail ".repeat(6)}`),
+    ];
+    const previousSummary = [
+      ...section("Decisions & facts", "Decision"),
+      ...section("Errors & fixes", "Error"),
+    ].join("\n");
+    const budgetTokens = 350;
+    const digest = fallbackDigest({ previousSummary, span: span(10), budgetTokens, countTokens });
+    expect(countTokens(digest)).toBeLessThanOrEqual(budgetTokens);
+    expect(digest).toContain("Request 9:");
+    for (const label of ["Decision", "Error"]) {
+      // The newest lines of both sections stay; the oldest went first.
+      expect(digest).toContain(`- ${label} 11:`);
+      expect(digest).not.toContain(`- ${label} 0:`);
+    }
+  });
+
   it("is never empty", () => {
     const empty = fallbackDigest({
       previousSummary: null,

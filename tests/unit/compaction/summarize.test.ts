@@ -107,6 +107,22 @@ beforeEach(() => {
 });
 
 describe("createSummarizer", () => {
+  it("keeps a first section whose heading is worded otherwise than the summary's", async () => {
+    const [goal, ...rest] = SUMMARY_HEADINGS;
+    const reworded = [
+      `## ${goal?.replace("Goal", "Goals")}\n- Deploy to eu-west-3 REWORDED-GOAL-9.`,
+      ...rest.map((h) => `## ${h}\nNone.`),
+    ].join("\n\n");
+    const summarize = createSummarizer({
+      models: [entry("a:reworded", ok(reworded))],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      onMetric: metric,
+    });
+    const result = await summarize(request());
+    expect(result.summary).toContain("REWORDED-GOAL-9");
+  });
+
   it("keeps a summary written with bold headings whole, though a snippet in it has a # comment", async () => {
     // The goal first; under every other heading a snippet whose comment starts with "#".
     const bold = SUMMARY_HEADINGS.map((heading, i) => {
