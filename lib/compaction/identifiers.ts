@@ -74,7 +74,8 @@ const ATOMIC_PATTERNS: Pattern[] = [
   {
     kind: "quantity",
     regex: new RegExp(
-      `[$€£]\\s?${NUMBER}(?:\\s?(?:k|K|M|bn|million|billion)\\b)?|(?<![\\w.])${NUMBER}\\s?${UNIT}(?!\\w)`,
+      // A space, never a line break, between a number and its unit: "1\nm" is two lines.
+      `[$€£][^\\S\\n]?${NUMBER}(?:[^\\S\\n]?(?:k|K|M|bn|million|billion)\\b)?|(?<![\\w.])${NUMBER}[^\\S\\n]?${UNIT}(?!\\w)`,
       "gi",
     ),
     mask: false,

@@ -220,6 +220,17 @@ describe("extractIdentifiers", () => {
     };
     expect(extractIdentifiers([trace])).toEqual([]);
   });
+
+  it("never joins a number and the next line's first letter into one value", () => {
+    const output: FoldUIMessage = {
+      id: "m",
+      role: "user",
+      parts: [{ type: "text", text: "x = 1\nm = 2, and the cache is 512 MB" }],
+    };
+    const values = extractIdentifiers([output]).map((found) => found.value);
+    expect(values.some((value) => value.includes("\n"))).toBe(false);
+    expect(values).toContain("512 MB");
+  });
 });
 
 const forgetfulModel = () =>
