@@ -135,11 +135,17 @@ test("an edit box keeps what was typed in it while its message is scrolled out o
     await expect(page.getByRole("button", { name: "Send message" })).toBeVisible();
   }
   const scroller = page.getByTestId("message-scroller");
-  await scroller.evaluate((el) => {
-    el.scrollTop = 0;
-  });
+  // Rows measured on the way up move the view (the timeline keeps its end in place): scroll to
+  // the top until it stays there.
+  const toTop = (until: () => Promise<void>) =>
+    expect(async () => {
+      await scroller.evaluate((el) => {
+        el.scrollTop = 0;
+      });
+      await until();
+    }).toPass({ timeout: 20_000 });
   const first = userMessages(page).first();
-  await expect(first).toContainText("Question 0:");
+  await toTop(() => expect(first).toContainText("Question 0:", { timeout: 1_000 }));
   await first.hover();
   await first.getByRole("button", { name: "Edit message" }).click();
   await page
@@ -151,10 +157,10 @@ test("an edit box keeps what was typed in it while its message is scrolled out o
     el.scrollTop = el.scrollHeight;
   });
   await expect(page.locator('[data-index="0"]')).toHaveCount(0);
-  await scroller.evaluate((el) => {
-    el.scrollTop = 0;
-  });
-  await expect(page.getByRole("textbox", { name: "Edit message" })).toHaveValue(
-    "Question 0, rewritten and not sent yet",
+  await toTop(() =>
+    expect(page.getByRole("textbox", { name: "Edit message" })).toHaveValue(
+      "Question 0, rewritten and not sent yet",
+      { timeout: 1_000 },
+    ),
   );
 });
