@@ -23,6 +23,15 @@ async function sendAndWait(page: Page, text: string, reply: string) {
   await expect(stats).toHaveCount(replies + 1, { timeout: 30_000 });
 }
 
+/** A new user with a new chat that talks to the fake provider. */
+async function openFakeChat(page: Page, name: string): Promise<void> {
+  await registerUser(page, `e2e-${name}-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+}
+
 const replies = (page: Page) => page.locator("[data-role=assistant]");
 const userMessages = (page: Page) => page.locator("[data-role=user]");
 
@@ -30,11 +39,7 @@ test("regenerate keeps the replaced reply a switch away, and asks before it move
   page,
 }) => {
   test.setTimeout(120_000);
-  await registerUser(page, `e2e-regenerate-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
-  await hydrated(page);
-  await page.getByLabel("Model").selectOption("fake:fake-model");
+  await openFakeChat(page, "regenerate");
 
   await sendAndWait(page, "Question one: where does the Douro rise?", "First try at one.");
   await sendAndWait(page, "Question two: and where does it end?", "The answer to two.");
@@ -98,11 +103,7 @@ test("a double click on Send sends the message once, and its second click does n
   page,
 }) => {
   test.setTimeout(90_000);
-  await registerUser(page, `e2e-double-send-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
-  await hydrated(page);
-  await page.getByLabel("Model").selectOption("fake:fake-model");
+  await openFakeChat(page, "double-send");
   // The reply waits a moment before its first byte: a Stop in between would leave no reply.
   const response = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
     data: [{ fault: "slow", delayMs: 1_500, text: "Answered in full." }],
@@ -119,11 +120,7 @@ test("an edit box keeps what was typed in it while its message is scrolled out o
   page,
 }) => {
   test.setTimeout(120_000);
-  await registerUser(page, `e2e-edit-draft-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
-  await hydrated(page);
-  await page.getByLabel("Model").selectOption("fake:fake-model");
+  await openFakeChat(page, "edit-draft");
   // Enough rows that the first is far outside what the timeline keeps rendered (rows leave
   // the DOM, so replies are waited for by their text, not counted).
   const box = page.getByRole("textbox", { name: "Message" });

@@ -39,3 +39,33 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };
   return result.rows;
 }
+
+/**
+ * Runs `during` while the database refuses every insert into `table` whose new row matches
+ * `when` (an SQL condition on `new`), as a store failing between two writes would. The refusal
+ * is lifted after, whatever happened.
+ */
+export async function whileInsertsRefused(
+  db: Db,
+  table: string,
+  when: string,
+  during: () => Promise<void>,
+): Promise<void> {
+  await db.execute(
+    sql.raw(`create function refuse_insert() returns trigger language plpgsql as $$
+      begin
+        if ${when} then raise exception 'store unavailable'; end if;
+        return new;
+      end $$`),
+  );
+  await db.execute(
+    sql.raw(`create trigger refuse_insert before insert on "${table}"
+      for each row execute function refuse_insert()`),
+  );
+  try {
+    await during();
+  } finally {
+    await db.execute(sql.raw(`drop trigger refuse_insert on "${table}"`));
+    await db.execute(sql.raw("drop function refuse_insert()"));
+  }
+}

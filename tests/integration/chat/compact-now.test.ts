@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
@@ -24,7 +23,7 @@ import {
   lastUserTextOf,
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
-import { isTurnActive } from "../../helpers/db";
+import { isTurnActive, whileInsertsRefused } from "../../helpers/db";
 import type { Browser } from "../../helpers/http";
 import { longMessage, newChat, postRegenerate, postTurn, sendTurn } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
@@ -169,22 +168,15 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     const { browser, chatId } = await chatWithHistory(database, "event-lost@example.com");
     const before = await snapshot(database, chatId);
     // The database refuses the compaction's event row (as a failover between two writes would).
-    await database.db.execute(sql`
-      create function refuse_manual_event() returns trigger language plpgsql as $$
-      begin
-        if new.reason = 'manual' then raise exception 'event store unavailable'; end if;
-        return new;
-      end $$`);
-    await database.db.execute(sql`
-      create trigger refuse_manual_event before insert on compaction_event
-      for each row execute function refuse_manual_event()`);
-    try {
-      const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });
-      expect(response.status).toBeGreaterThanOrEqual(500);
-    } finally {
-      await database.db.execute(sql`drop trigger refuse_manual_event on compaction_event`);
-      await database.db.execute(sql`drop function refuse_manual_event()`);
-    }
+    await whileInsertsRefused(
+      database.db,
+      "compaction_event",
+      "new.reason = 'manual'",
+      async () => {
+        const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });
+        expect(response.status).toBeGreaterThanOrEqual(500);
+      },
+    );
     const after = await snapshot(database, chatId);
     expect(after.chat.contextSummary).toBeNull();
     expect(after.chat.summaryWatermark).toBeNull();

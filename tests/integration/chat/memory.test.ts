@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
@@ -30,6 +29,7 @@ import {
   summarizerPrompt,
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
+import { whileInsertsRefused } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
 import { longMessage, newChat, sendTurn } from "../../helpers/turns";
 
@@ -368,25 +368,18 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const row = await chatRow(database.db, chatId);
     const events = await eventsOf(database.db, chatId);
     // The database refuses the event's row (as a failover between the two writes would).
-    await database.db.execute(sql`
-      create function refuse_edited_event() returns trigger language plpgsql as $$
-      begin
-        if new.reason = 'edited' then raise exception 'event store unavailable'; end if;
-        return new;
-      end $$`);
-    await database.db.execute(sql`
-      create trigger refuse_edited_event before insert on compaction_event
-      for each row execute function refuse_edited_event()`);
-    try {
-      const saved = await putSummary(database, browser, chatId, {
-        summary: "## Decisions & facts\n- Never stored.",
-        version: row.version,
-      });
-      expect(saved.status).toBeGreaterThanOrEqual(500);
-    } finally {
-      await database.db.execute(sql`drop trigger refuse_edited_event on compaction_event`);
-      await database.db.execute(sql`drop function refuse_edited_event()`);
-    }
+    await whileInsertsRefused(
+      database.db,
+      "compaction_event",
+      "new.reason = 'edited'",
+      async () => {
+        const saved = await putSummary(database, browser, chatId, {
+          summary: "## Decisions & facts\n- Never stored.",
+          version: row.version,
+        });
+        expect(saved.status).toBeGreaterThanOrEqual(500);
+      },
+    );
     const after = await chatRow(database.db, chatId);
     expect(after.contextSummary).toBe(row.contextSummary);
     expect(after.version).toBe(row.version);
@@ -405,25 +398,14 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const chatId = await compactedChat(database, browser);
     const row = await chatRow(database.db, chatId);
     // The database refuses the edit's trace entry in the timeline.
-    await database.db.execute(sql`
-      create function refuse_edit_entry() returns trigger language plpgsql as $$
-      begin
-        if new.parts::text like '%edited by user%' then raise exception 'message store unavailable'; end if;
-        return new;
-      end $$`);
-    await database.db.execute(sql`
-      create trigger refuse_edit_entry before insert on message
-      for each row execute function refuse_edit_entry()`);
-    try {
+    const entry = "new.parts::text like '%edited by user%'";
+    await whileInsertsRefused(database.db, "message", entry, async () => {
       const saved = await putSummary(database, browser, chatId, {
         summary: "## Decisions & facts\n- Never stored.",
         version: row.version,
       });
       expect(saved.status).toBeGreaterThanOrEqual(500);
-    } finally {
-      await database.db.execute(sql`drop trigger refuse_edit_entry on message`);
-      await database.db.execute(sql`drop function refuse_edit_entry()`);
-    }
+    });
     const after = await chatRow(database.db, chatId);
     expect(after.contextSummary).toBe(row.contextSummary);
     expect(after.version).toBe(row.version);
