@@ -18,13 +18,14 @@ type Props = {
   initialHasMore: boolean;
 };
 
+/** Tailwind's `md` breakpoint: from here on the chat list is a column, not a drawer. */
+const WIDE_SCREEN = "(min-width: 768px)";
+
 /**
  * The chat list: a column beside the chat from 768 px up, a drawer below that, opened by the
  * menu button in the corner (Radix Dialog: Escape and a click outside close it, focus moves in
  * and comes back to the button).
  */
-/** Tailwind's `md` breakpoint: from here on the chat list is a column, not a drawer. */
-const WIDE_SCREEN = "(min-width: 768px)";
 
 export function Sidebar(props: Props) {
   const pathname = usePathname();

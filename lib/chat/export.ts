@@ -4,10 +4,15 @@ import type { Db } from "@/lib/db/client";
 import { listBranches } from "@/lib/db/queries/branches";
 import { getChat } from "@/lib/db/queries/chats";
 import { loadHistory } from "@/lib/db/queries/messages";
-import type { ArchivedMessage, Chat, Message } from "@/lib/db/schema";
+import type { ArchivedMessage, Chat, Message, MessageBranch } from "@/lib/db/schema";
 import { isPinnedByUser } from "@/lib/message/pins";
 import { answerParts } from "@/lib/message/retry-marker";
-import { COMPACTION_TRACE_TOOL_NAME, messageText, rowToUIMessage } from "@/lib/message/ui-message";
+import {
+  COMPACTION_TRACE_TOOL_NAME,
+  type FoldUIMessage,
+  messageText,
+  rowToUIMessage,
+} from "@/lib/message/ui-message";
 
 /**
  * A chat as a file (GET /api/chats/:id/export): Markdown to read, JSON to keep. The JSON holds
@@ -69,17 +74,12 @@ export const chatExportSchema = z.object({
 export type ChatExport = z.infer<typeof chatExportSchema>;
 
 /** What an export holds: the chat, its messages and its hidden versions, read in one snapshot. */
-export type ChatSnapshot = {
-  chat: Chat;
-  rows: Message[];
-  versions: Array<{
-    anchorId: string;
-    position: number;
-    messages: ArchivedMessage[];
-    summary: string | null;
-    watermark: string | null;
-  }>;
-};
+export type ChatSnapshot = { chat: Chat; rows: Message[]; versions: HiddenVersion[] };
+
+/** A version not shown now: its row holds its messages (the shown one's holds none). */
+type HiddenVersion = MessageBranch & { messages: ArchivedMessage[] };
+
+const isHidden = (branch: MessageBranch): branch is HiddenVersion => branch.messages !== null;
 
 /**
  * The chat as one moment saw it: a reply stored or a compaction committed while it is read
@@ -95,20 +95,7 @@ export async function readChatSnapshot(db: Db, chatId: string): Promise<ChatSnap
         loadHistory(tx, chatId),
         listBranches(tx, chatId),
       ]);
-      const versions = branches.flatMap((branch) =>
-        branch.messages
-          ? [
-              {
-                anchorId: branch.anchorId,
-                position: branch.position,
-                messages: branch.messages,
-                summary: branch.summary,
-                watermark: branch.watermark,
-              },
-            ]
-          : [],
-      );
-      return { chat, rows, versions };
+      return { chat, rows, versions: branches.filter(isHidden) };
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
@@ -140,12 +127,13 @@ export function chatToJson({ chat, rows, versions }: ChatSnapshot, now: Date): C
 }
 
 function exportMessage(row: ArchivedMessage): ChatExport["messages"][number] {
+  const message = rowToUIMessage(row);
   return {
     id: row.id,
     role: row.role,
     createdAt: row.createdAt,
-    text: textOf(row),
-    pinned: isPinnedByUser(rowToUIMessage(row).metadata),
+    text: textOf(message),
+    pinned: isPinnedByUser(message.metadata),
     parts: row.parts,
     metadata: row.metadata ?? null,
   };
@@ -174,8 +162,9 @@ export function chatToMarkdown({ chat, rows, versions }: ChatSnapshot, now: Date
     );
   }
   for (const row of rows) {
-    const notes = notesOf(row);
-    const text = textOf(row);
+    const message = rowToUIMessage(row);
+    const notes = notesOf(message);
+    const text = textOf(message);
     if (!text && notes.length === 0) continue;
     lines.push("", "---", "", `### ${ROLE_HEADINGS[row.role]} · ${stamp(row.createdAt)}`, "");
     for (const note of notes) lines.push(`> ${note}`, "");
@@ -203,17 +192,15 @@ export function exportFileName(chat: Pick<Chat, "title">, format: ExportFormat):
   return `${base}.${format === "json" ? "json" : "md"}`;
 }
 
-type ExportedRow = Pick<Message, "id" | "role" | "parts" | "metadata">;
-
-function textOf(row: ExportedRow): string {
-  return messageText({ parts: answerParts(rowToUIMessage(row).parts) });
+function textOf(message: FoldUIMessage): string {
+  return messageText({ parts: answerParts(message.parts) });
 }
 
 /** What happened besides text: a pin, a tool call, or older messages folded into the summary. */
-function notesOf(row: ExportedRow): string[] {
-  const pinned = isPinnedByUser(rowToUIMessage(row).metadata) ? ["_Pinned._"] : [];
+function notesOf(message: FoldUIMessage): string[] {
+  const pinned = isPinnedByUser(message.metadata) ? ["_Pinned._"] : [];
   return pinned.concat(
-    answerParts(rowToUIMessage(row).parts).flatMap((part) => {
+    answerParts(message.parts).flatMap((part) => {
       if (!isToolUIPart(part)) return [];
       const name = getToolName(part);
       if (name === COMPACTION_TRACE_TOOL_NAME) {
