@@ -8,6 +8,7 @@ import {
   appendIfNew,
   appendIfNewAndNote,
   findMessageAnywhere,
+  type KeyedMessage,
   loadHistory,
   truncateFrom,
 } from "@/lib/db/queries/messages";
@@ -36,15 +37,16 @@ function unansweredMessage(history: readonly Message[]): Message | undefined {
  * what they drop as an earlier version of the turn. The caller reloads.
  *
  * With `note`, a new message notes the turn on the chat in the statement that
- * stores it, and the chat comes back as it is now; otherwise (and for every
- * other request) null: the caller notes the turn itself.
+ * stores it, and the chat comes back as it is now with the message as a turn
+ * reads it; otherwise (and for every other request) null: the caller notes the
+ * turn itself.
  */
 export async function applyTurnRequest(
   db: Db,
   chat: Chat,
   request: TurnRequest,
   note?: { modelId?: string },
-): Promise<Chat | null> {
+): Promise<{ chat: Chat; message: KeyedMessage } | null> {
   if (request.trigger === "continue") return null;
   if (request.trigger === "submit-message") {
     const incoming = request.message;

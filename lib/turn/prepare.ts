@@ -38,13 +38,27 @@ export async function prepareTurn(
   // A titled chat is noted in the statement that stores a new message; the first turns,
   // which title the chat from its first message, note it after (as every other request).
   const titled = chat.title !== DEFAULT_CHAT_TITLE;
-  const notedWithMessage = await applyTurnRequest(
-    db,
-    chat,
-    request,
-    titled ? { modelId: modelChange } : undefined,
-  );
-  if (notedWithMessage) return loaded(notedWithMessage, await loadForTurn(db, notedWithMessage));
+  if (titled && request.trigger === "submit-message") {
+    // The common turn, a new message: its history loads beside the statement that stores it,
+    // one round trip less before the first token. The load may see the message or not
+    // (another connection); either way the rows hold it once.
+    const [appended, rows] = await Promise.all([
+      applyTurnRequest(db, chat, request, { modelId: modelChange }),
+      loadForTurn(db, chat),
+    ]);
+    if (appended) {
+      const withMessage = rows.some((row) => row.id === appended.message.id)
+        ? rows
+        : [...rows, appended.message];
+      return loaded(
+        appended.chat,
+        covers(withMessage, appended.chat) ? withMessage : await loadForTurn(db, appended.chat),
+      );
+    }
+    // An edit: the history it rewrote is loaded below.
+  } else {
+    await applyTurnRequest(db, chat, request);
+  }
   const firstUser = titled ? null : await firstUserMessage(db, chat.id);
   // Both at once: the load reads from the watermark the chat had at the request, and is
   // checked against the one the chat has now (an edit just now may have moved it back).

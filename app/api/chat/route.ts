@@ -1,41 +1,55 @@
 import { getLanguageModel } from "@/lib/ai/providers";
-import { requireUser } from "@/lib/auth/guards";
+import { requireUserFor } from "@/lib/auth/guards";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
 import { meteredResolver } from "@/lib/limits/metering";
 import { tokenRecorder } from "@/lib/limits/turn-admission";
-import { admitTurn } from "@/lib/turn/admit";
-import { TURN_REQUEST_MAX_BYTES, turnRequestSchema } from "@/lib/turn/request";
+import { type AdmittedTurn, admitTurn } from "@/lib/turn/admit";
+import { TURN_REQUEST_MAX_BYTES, type TurnRequest, turnRequestSchema } from "@/lib/turn/request";
 import { runTurn } from "@/lib/turn/run-turn";
 
 export const dynamic = "force-dynamic";
 
+/** A turn's message goes back to the day and its chat is free again: it never started. */
+async function withdraw({ quota, lease }: AdmittedTurn): Promise<void> {
+  try {
+    await quota.giveBack();
+  } finally {
+    await lease.release();
+  }
+}
+
 /** One chat turn, streamed as a UI message stream. */
 export const POST = route(async (request) => {
-  const user = await requireUser(request);
-  const body = await readJson(request, turnRequestSchema, TURN_REQUEST_MAX_BYTES);
   const db = await getDb();
-  const { chat, lease, modelId, quota } = await admitTurn(db, user, body);
+  // Read once: the admission may run again for the user as they are now (requireUserFor).
+  let body: Promise<TurnRequest> | undefined;
+  const { user, done } = await requireUserFor(
+    request,
+    async (user) => {
+      body ??= readJson(request, turnRequestSchema, TURN_REQUEST_MAX_BYTES);
+      const turn = await body;
+      return { turn, admitted: await admitTurn(db, user, turn) };
+    },
+    ({ admitted }) => withdraw(admitted),
+  );
+  const { turn, admitted } = done;
   try {
     return await runTurn(
       {
         db,
         resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)),
-        defaultModelId: async () => modelId,
-        giveBack: quota.giveBack,
+        defaultModelId: async () => admitted.modelId,
+        giveBack: admitted.quota.giveBack,
       },
-      chat,
-      body,
-      lease,
+      admitted.chat,
+      turn,
+      admitted.lease,
     );
   } catch (error) {
     // The turn never started (a message it could not apply): its message is not spent, and
     // the chat is free for the next one.
-    try {
-      await quota.giveBack();
-    } finally {
-      await lease.release();
-    }
+    await withdraw(admitted);
     throw error;
   }
 });

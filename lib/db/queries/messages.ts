@@ -316,27 +316,29 @@ export async function appendIfNew(
 
 /**
  * `appendIfNew`, and when the message is new, the turn noted on its chat in the same statement
- * (just used, and its model when it changes): the chat as it is now, or null, writing nothing,
- * when the id is taken.
+ * (just used, and its model when it changes): the chat as it is now and the message as a turn
+ * reads it (keyed, as loadTurnHistory returns it), or null, writing nothing, when the id is taken.
  */
 export async function appendIfNewAndNote(
   db: Db,
   chatId: string,
   input: NewMessage,
   note: { modelId?: string },
-): Promise<Chat | null> {
+): Promise<{ chat: Chat; message: KeyedMessage } | null> {
   // Prepared: it is every turn's first write, and building this statement costs more than
   // running it. A null model keeps the chat's own.
   const query = prepared(db, "append_if_new_and_note", (on, name) => {
-    const inserted = on
-      .$with("inserted")
-      .as(
-        on
-          .insert(message)
-          .values(placeholderRow())
-          .onConflictDoNothing({ target: message.id })
-          .returning({ chatId: message.chatId }),
-      );
+    const inserted = on.$with("inserted").as(
+      on
+        .insert(message)
+        .values(placeholderRow())
+        .onConflictDoNothing({ target: message.id })
+        .returning({
+          ...keyedColumns,
+          contentKey: keyedColumns.contentKey.as("content_key"),
+          chatId: message.chatId,
+        }),
+    );
     const noted = on.$with("noted").as(
       on
         .update(chat)
@@ -347,11 +349,18 @@ export async function appendIfNewAndNote(
         .where(inArray(chat.id, on.select({ chatId: inserted.chatId }).from(inserted)))
         .returning(),
     );
-    return on.with(inserted, noted).select().from(noted).prepare(name);
+    return on
+      .with(inserted, noted)
+      .select()
+      .from(noted)
+      .innerJoin(inserted, sql`true`)
+      .prepare(name);
   });
   const params = { ...rowParams(chatId, input), modelId: note.modelId ?? null };
   const [row] = await atNextPlace(() => query.execute(params));
-  return row ?? null;
+  if (!row) return null;
+  const { chatId: _, ...keyed } = row.inserted;
+  return { chat: row.noted, message: keyed };
 }
 
 /** A message by id in any chat (ids are unique across chats), or null. */

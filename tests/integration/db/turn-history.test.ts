@@ -9,6 +9,7 @@ import {
   appendMessage,
   appendMessageInTransaction,
   loadHistory,
+  loadKeyedHistory,
   loadTurnHistory,
 } from "@/lib/db/queries/messages";
 import { message } from "@/lib/db/schema";
@@ -98,6 +99,57 @@ describeEachDriver("what a turn prepares", (use) => {
     );
     expect(prepared.firstPosition).toBe(3);
   });
+
+  it("holds a new message once, whether the history read beside its insert saw it or not", async () => {
+    const { db, driver } = use();
+    const chatId = await chatOf(db, alternating(6));
+    const seen = await getChat(db, chatId);
+    if (!seen) throw new Error("no chat");
+    const state = await casCompactionState(db, chatId, seen.version, {
+      contextSummary: "S",
+      summaryWatermark: `${chatId}-m3`,
+    });
+    if (!state?.won) throw new Error("no summary");
+    const chat = await getChat(db, chatId);
+    if (!chat) throw new Error("no chat");
+    const send = (id: string) =>
+      prepareTurn(
+        db,
+        chat,
+        {
+          trigger: "submit-message",
+          chatId,
+          message: { id, role: "user", parts: [{ type: "text", text: id }] },
+        },
+        "fake:model",
+      );
+    // PGlite runs statements one after another in the order sent: the insert, then the read,
+    // which sees it. On Postgres a slow insert lets the read (another connection) finish first.
+    const slowInserts = driver === "pg";
+    if (slowInserts) {
+      await db.execute(sql`
+        create function slow_insert() returns trigger language plpgsql as $$
+        begin perform pg_sleep(0.3); return new; end $$`);
+      await db.execute(sql`
+        create trigger slow_insert before insert on message
+        for each row execute function slow_insert()`);
+    }
+    try {
+      const prepared = await send(`${chatId}-new`);
+      expect(prepared.history.map((m) => m.id)).toEqual([
+        `${chatId}-m3`,
+        `${chatId}-m4`,
+        `${chatId}-m5`,
+        `${chatId}-new`,
+      ]);
+      expect(prepared.firstPosition).toBe(4);
+    } finally {
+      if (slowInserts) {
+        await db.execute(sql`drop trigger slow_insert on message`);
+        await db.execute(sql`drop function slow_insert()`);
+      }
+    }
+  });
 });
 
 describeEachDriver("the content key a turn reads with each message", (use) => {
@@ -178,11 +230,13 @@ describeEachDriver("appending a message", (use) => {
       metadata: null,
     };
     const noted = await appendIfNewAndNote(db, chat.id, input, { modelId: "fake:other" });
-    expect(noted?.modelId).toBe("fake:other");
-    expect(noted?.updatedAt.getTime()).toBeGreaterThanOrEqual(chat.updatedAt.getTime());
+    expect(noted?.chat.modelId).toBe("fake:other");
+    expect(noted?.chat.updatedAt.getTime()).toBeGreaterThanOrEqual(chat.updatedAt.getTime());
     const [stored] = await loadHistory(db, chat.id);
     expect(stored).toMatchObject({ id: input.id, seq: 0, role: "user", parts: input.parts });
     expect(stored?.metadata).toBeNull();
+    // The message comes back as a turn's load reads it: the same row, the same content key.
+    expect(noted?.message).toEqual((await loadKeyedHistory(db, chat.id))[0]);
 
     // The same id again: nothing is stored, the chat is left as it was.
     const again = await appendIfNewAndNote(db, chat.id, input, { modelId: "fake:third" });
@@ -192,7 +246,8 @@ describeEachDriver("appending a message", (use) => {
 
     // No model given: the chat keeps its own; the next message takes the next place.
     const next = await appendIfNewAndNote(db, chat.id, { ...input, id: `${chat.id}-m` }, {});
-    expect(next?.modelId).toBe("fake:other");
+    expect(next?.chat.modelId).toBe("fake:other");
+    expect(next?.message.seq).toBe(1);
     expect((await loadHistory(db, chat.id)).map((m) => m.seq)).toEqual([0, 1]);
   });
   it("stores parts and metadata as JSON the database can read, and no metadata as NULL", async () => {
