@@ -100,11 +100,20 @@ function OverrideEditor({ model, onSave }: Props) {
   const [status, setStatus] = useState<Status>({ kind: "idle" });
   const saving = status.kind === "saving";
   const dirty = !sameDraft(draft, saved);
+  // A new override from the server (a Refresh that found another admin's change) replaces the
+  // fields unless the admin is changing them: Save would write the old one back.
+  const [shown, setShown] = useState<OverrideDraft>(saved);
+  const [edited, setEdited] = useState(false);
+  if (!sameDraft(saved, shown)) {
+    setShown(saved);
+    if (!edited) setDraft(saved);
+  }
 
   function edit(field: keyof OverrideDraft, value: string) {
     setDraft((current) => ({ ...current, [field]: value }));
     setErrors((current) => ({ ...current, [field]: undefined }));
     if (status.kind !== "saving") setStatus({ kind: "idle" });
+    setEdited(true);
   }
 
   async function submit(next: OverrideDraft) {
@@ -124,6 +133,7 @@ function OverrideEditor({ model, onSave }: Props) {
     const result = await onSave(parsed.input);
     if (result.ok) {
       setDraft(draftOf(result.model.override));
+      setEdited(false);
       setStatus({ kind: "saved" });
     } else {
       setStatus({ kind: "failed", message: result.message });
@@ -215,7 +225,10 @@ type TokenFieldProps = {
   onChange: (value: string) => void;
 };
 
-/** A token count; empty means "from the chain", shown as the "auto" placeholder. */
+/**
+ * A token count; empty means "from the chain", shown as the "auto" placeholder. Text, not a
+ * number input: a browser reads "128,000" in one as empty, which would clear the override.
+ */
 function TokenField({
   label,
   ariaLabel,
@@ -229,9 +242,7 @@ function TokenField({
     <label className="block w-28 space-y-0.5">
       <span className="text-xs text-muted">{label}</span>
       <input
-        type="number"
-        min={1}
-        step={1}
+        type="text"
         inputMode="numeric"
         placeholder="auto"
         aria-label={ariaLabel}

@@ -1,7 +1,10 @@
 import { type OverrideInput, overrideInput } from "@/lib/admin/override-input";
 import { windowTooSmall } from "@/lib/context/budget";
 
-/** The editor's two fields as typed; an empty field means "take it from the chain". */
+/**
+ * The editor's two fields as typed; an empty field means "take it from the chain". A number may
+ * be written with thousands separators ("128,000", "128 000").
+ */
 export type OverrideDraft = { contextWindow: string; maxOutputTokens: string };
 export type DraftField = keyof OverrideDraft;
 export type DraftErrors = Partial<Record<DraftField, string>>;
@@ -22,8 +25,8 @@ export function draftOf(
 
 export function sameDraft(a: OverrideDraft, b: OverrideDraft): boolean {
   return (
-    a.contextWindow.trim() === b.contextWindow.trim() &&
-    a.maxOutputTokens.trim() === b.maxOutputTokens.trim()
+    withoutSeparators(a.contextWindow) === withoutSeparators(b.contextWindow) &&
+    withoutSeparators(a.maxOutputTokens) === withoutSeparators(b.maxOutputTokens)
   );
 }
 
@@ -87,6 +90,11 @@ export function parseDraft(
 }
 
 function toNumber(text: string): number | null {
-  const trimmed = text.trim();
-  return trimmed === "" ? null : Number(trimmed);
+  const digits = withoutSeparators(text);
+  return digits === "" ? null : Number(digits);
+}
+
+/** The text without the separators a count is often written with: commas and spaces. */
+function withoutSeparators(text: string): string {
+  return text.replace(/[\s,]/g, "");
 }

@@ -1,9 +1,11 @@
 /**
  * Admin → Users (DESIGN §16): every account with its status, role, quota and today's usage, and
  * the one writer of those. Role and status changes run under the admin lock and re-check that
- * the acting admin still is one, so two admins demoting each other cannot leave none.
+ * the acting admin still is one, so two admins demoting each other cannot leave none. Disabling
+ * or deleting an account also stops what runs on its chats.
  */
 import type { Database, Db } from "@/lib/db/client";
+import { busyChatIdsOf } from "@/lib/db/queries/chats";
 import { getQuotaDefaults, type QuotaLimits } from "@/lib/db/queries/quota-defaults";
 import { clearUsage, type DayUsage, usageOfUsers, usageOn } from "@/lib/db/queries/usage";
 import {
@@ -17,6 +19,9 @@ import {
 import type { User } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { usageDayOf } from "@/lib/limits/quota-day";
+import { liveBus } from "@/lib/live/bus";
+import { requestStop } from "@/lib/live/stop";
+import { log } from "@/lib/log";
 import type { UserPatchInput } from "./user-input";
 
 /** One row of the admin table, as the users routes answer it. */
@@ -64,6 +69,9 @@ export async function updateUser(
     if (patch.status === "disabled") await deleteSessions(tx, targetId);
     return row;
   });
+  // Read after the commit: a turn that took its lease meanwhile is found too, and with the
+  // sessions gone no new one starts.
+  if (patch.status === "disabled") await stopChats(await busyChatIdsOf(database.db, targetId));
   return adminUser(updated, await usageOn(database.db, targetId, usageDayOf(now)));
 }
 
@@ -72,13 +80,17 @@ export async function deleteUser(database: Database, actorId: string, targetId: 
   if (actorId === targetId) {
     throw new AppError("bad_request:self", "You cannot delete your own account.");
   }
-  await database.db.transaction(async (txn) => {
+  const busy = await database.db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     await requireAdminStill(tx, actorId);
+    // Read before the chats go with the account.
+    const chatIds = await busyChatIdsOf(tx, targetId);
     if (!(await deleteUserRow(tx, targetId))) {
       throw new AppError("not_found:user", "User not found.");
     }
+    return chatIds;
   });
+  await stopChats(busy);
 }
 
 /** Starts the user's day over: today's messages and tokens back to zero. */
@@ -95,6 +107,24 @@ async function requireAdminStill(tx: Db, actorId: string): Promise<void> {
   if (actor?.role !== "admin" || actor.status !== "active") {
     throw new AppError("forbidden:admin", "Only admins can do this.");
   }
+}
+
+/**
+ * Stops the turns running on these chats, on whichever instance runs them: a disabled or
+ * deleted account's replies must not go on (and charge) after the admin's word. (A background
+ * compaction does not listen for stops; it ends on its own.) The account change has committed:
+ * a bus that fails is logged, not answered with an error.
+ */
+async function stopChats(chatIds: string[]): Promise<void> {
+  if (chatIds.length === 0) return;
+  const bus = liveBus();
+  await Promise.all(
+    chatIds.map((chatId) =>
+      requestStop(bus, chatId).catch((error: unknown) =>
+        log.warn({ err: error, chatId }, "admin: a running reply could not be stopped"),
+      ),
+    ),
+  );
 }
 
 function adminUser(row: User, usageToday: DayUsage): AdminUser {

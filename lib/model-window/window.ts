@@ -2,13 +2,16 @@
  * A model's context window (DESIGN §6), resolved by a chain where the first hit wins:
  * admin override → a window a server revealed by cutting a prompt (issue 15) → the provider's
  * own API → the bundled catalog → a conservative default.
- * Results are cached per provider+model and resolved once for concurrent callers.
+ * Results are cached per provider+model and resolved once for concurrent callers; an eviction
+ * reaches every instance's cache through the live bus.
  */
 import type { FetchFunction } from "@/lib/ai/remote-models";
 import { type Db, getDb } from "@/lib/db/client";
 import { getOverride } from "@/lib/db/queries/model-overrides";
 import { getObservedWindow, type ObservedWindow } from "@/lib/db/queries/observed-windows";
 import { env } from "@/lib/env";
+import { type LiveBus, liveBus } from "@/lib/live/bus";
+import { shareEvictions } from "@/lib/live/window-evictions";
 import { log, metric } from "@/lib/log";
 import { LruMap } from "@/lib/lru-map";
 import { type CatalogRefreshOptions, createCatalog } from "./catalog";
@@ -50,6 +53,8 @@ export type WindowResolverOptions = {
   timeoutMs?: number;
   /** Live catalog refresh from models.dev; off unless given. */
   catalogRefresh?: CatalogRefreshOptions | false;
+  /** Carries evictions to and from the other instances; without it they stay in this one. */
+  bus?: LiveBus;
 };
 
 export type WindowResolver = {
@@ -60,10 +65,15 @@ export type WindowResolver = {
    * observation, and the model's observation (whether or not it still applies).
    */
   inspect(provider: string, model: string, db?: Db): Promise<WindowInspection>;
-  /** Forgets one model's window, e.g. after an admin edits its override. */
+  /**
+   * Forgets one model's window, e.g. after an admin edits its override: here at once, and on
+   * every instance that hears the bus.
+   */
   evict(provider: string, model: string): void;
-  /** Forgets every window and model list. */
+  /** Forgets every window and model list (here only). */
   clear(): void;
+  /** Settles once other instances' evictions are heard, or hearing them failed (logged). */
+  listening(): Promise<void>;
 };
 
 export type WindowInspection = {
@@ -88,6 +98,14 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
   const cache = new LruMap<string, Cached>(WINDOW_CACHE_MAX_ENTRIES);
   const inFlight = new Map<string, Flight>();
   let flights = 0;
+  const evictions = options.bus ? shareEvictions(options.bus, forget, now) : undefined;
+  void evictions?.listen();
+
+  function forget(provider: string, model: string): void {
+    const key = cacheKey(provider, model);
+    cache.delete(key);
+    inFlight.delete(key);
+  }
 
   /**
    * Steps 3–5: provider, catalog, default. `stopgap` when the provider's own lookup failed or
@@ -149,6 +167,7 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
 
   return {
     resolve(provider, model, db) {
+      void evictions?.listen();
       const key = cacheKey(provider, model);
       const hit = cache.get(key);
       if (hit && hit.expiresAt > now()) return Promise.resolve({ ...hit.window });
@@ -189,9 +208,8 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
     },
 
     evict(provider, model) {
-      const key = cacheKey(provider, model);
-      cache.delete(key);
-      inFlight.delete(key);
+      forget(provider, model);
+      evictions?.announce(provider, model);
     },
 
     clear() {
@@ -199,6 +217,8 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
       inFlight.clear();
       lookups.clear();
     },
+
+    listening: () => evictions?.listen() ?? Promise.resolve(),
   };
 }
 
@@ -262,6 +282,7 @@ export function windowResolver(): WindowResolver {
     providers: env().providers,
     // Tests never reach for models.dev; a server tries it and falls back when offline.
     catalogRefresh: env().nodeEnv === "test" ? false : {},
+    bus: liveBus(),
   });
   return defaultResolver;
 }
@@ -282,7 +303,10 @@ export function inspectContextWindow(
   return windowResolver().inspect(provider, model, db);
 }
 
-/** Call after writing or deleting a `model_override` or `model_observed_window` row, so the next turn sees it. */
+/**
+ * Call after writing or deleting a `model_override` or `model_observed_window` row, so the next
+ * turn sees it, on whichever instance it runs.
+ */
 export function evictContextWindow(provider: string, model: string): void {
   windowResolver().evict(provider, model);
 }

@@ -25,6 +25,18 @@ async function ringDetails(page: Page) {
   return details;
 }
 
+/** Sets the fake model's override as another admin would, from Fold's own origin (CSRF). */
+async function putOverride(
+  page: Page,
+  override: { contextWindow: number | null; maxOutputTokens: number | null },
+) {
+  const response = await page.request.put("/api/admin/models", {
+    headers: { origin: new URL(page.url()).origin },
+    data: { provider: "fake", model: "fake-model", ...override },
+  });
+  expect(response.status()).toBe(200);
+}
+
 async function closeHoverCard(page: Page) {
   await page.mouse.move(0, 0);
   await expect(page.getByTestId("context-details")).toBeHidden();
@@ -89,7 +101,8 @@ test("an admin's window override reaches the chat's context ring on the next req
       /The provider counts .* Fold estimates, learned from \d+ repl/,
     );
 
-    await windowInput.fill(String(OVERRIDE_TOKENS));
+    // Written the way people write it: the comma neither clears the field nor the override.
+    await windowInput.fill(OVERRIDE_TOKENS.toLocaleString("en-US"));
     await row.getByRole("button", { name: "Save" }).click();
     await expect(row).toContainText("Saved");
     await expect(row.getByTestId("resolved-window")).toHaveText("16,000");
@@ -119,11 +132,41 @@ test("an admin's window override reaches the chat's context ring on the next req
     await expect(row.getByTestId("resolved-window")).toHaveText("8,192");
   } finally {
     // Later specs share this server and expect the fake model's own window.
-    // From Fold's own origin, as the page would send it: any other origin is refused (CSRF).
-    await page.request.put("/api/admin/models", {
-      headers: { origin: new URL(page.url()).origin },
-      data: { provider: "fake", model: "fake-model", contextWindow: null, maxOutputTokens: null },
-    });
+    await putOverride(page, { contextWindow: null, maxOutputTokens: null });
+  }
+});
+
+test("a Refresh puts another admin's override in the editor, unless the admin is editing it", async ({
+  page,
+}) => {
+  await signIn(page, ADMIN_EMAIL);
+  await page.goto("/admin/models");
+  await hydrated(page);
+  const row = page.locator(`tr[data-model-id="${FAKE_MODEL}"]`);
+  const windowInput = row.getByLabel(/^Context window override for/);
+  const outputInput = row.getByLabel(/^Max output override for/);
+  const refresh = () => page.getByRole("button", { name: "Refresh" }).click();
+  try {
+    await putOverride(page, { contextWindow: 16_000, maxOutputTokens: null });
+    await refresh();
+    await expect(windowInput).toHaveValue("16000");
+
+    // Another admin changes it: the field follows, so Save cannot write 16,000 back.
+    await putOverride(page, { contextWindow: 12_000, maxOutputTokens: null });
+    await refresh();
+    await expect(row.getByTestId("resolved-window")).toHaveText("12,000");
+    await expect(windowInput).toHaveValue("12000");
+    await expect(row.getByRole("button", { name: "Save" })).toBeDisabled();
+
+    // What the admin is typing stays through a Refresh.
+    await outputInput.fill("2,000");
+    await putOverride(page, { contextWindow: 14_000, maxOutputTokens: null });
+    await refresh();
+    await expect(row.getByTestId("resolved-window")).toHaveText("14,000");
+    await expect(windowInput).toHaveValue("12000");
+    await expect(outputInput).toHaveValue("2,000");
+  } finally {
+    await putOverride(page, { contextWindow: null, maxOutputTokens: null });
   }
 });
 

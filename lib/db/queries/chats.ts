@@ -1,4 +1,4 @@
-import { and, desc, eq, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
 import { type Chat, chat } from "../schema";
@@ -144,6 +144,20 @@ export function isReplying(row: Pick<Chat, "activeTurnUntil">, now = Date.now())
 /** A background compaction holds the chat's compaction lease right now: the summarizer runs. */
 export function isCompacting(row: Pick<Chat, "compactionUntil">, now = Date.now()): boolean {
   return row.compactionUntil !== null && row.compactionUntil.getTime() > now;
+}
+
+/** The user's chats on which a turn or a background compaction holds its lease right now. */
+export async function busyChatIdsOf(db: Db, userId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: chat.id })
+    .from(chat)
+    .where(
+      and(
+        eq(chat.userId, userId),
+        or(gt(chat.activeTurnUntil, sql`now()`), gt(chat.compactionUntil, sql`now()`)),
+      ),
+    );
+  return rows.map((row) => row.id);
 }
 
 /** The history was rewritten (an edit, a regeneration): an in-flight compaction must not commit. */

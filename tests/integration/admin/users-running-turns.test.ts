@@ -1,0 +1,100 @@
+import { afterEach, beforeAll, expect, it, vi } from "vitest";
+import * as userRoute from "@/app/api/admin/users/[id]/route";
+import type { Database } from "@/lib/db/client";
+import { acquireLease } from "@/lib/db/queries/leases";
+import { findUser } from "@/lib/db/queries/users";
+import { liveBus } from "@/lib/live/bus";
+import { watchStop } from "@/lib/live/stop";
+import { register, sessionOf, signIn } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { type Browser, call } from "../../helpers/http";
+import { newChat } from "../../helpers/turns";
+import { eventually } from "../../helpers/ui-stream";
+
+// A running turn is its chat's lease plus a listener on the chat's stop channel (lib/turn's
+// runTurn holds both); here they are taken directly, so the test needs no model.
+
+async function idOf(database: Database, browser: Browser): Promise<string> {
+  const session = await sessionOf(database, browser);
+  if (!session) throw new Error("not signed in");
+  return session.user.id;
+}
+
+/** A user with one chat whose turn runs and one that is idle; which of them heard a stop. */
+async function userWithRunningTurn(database: Database, email: string) {
+  const { browser } = await register(database, email);
+  const userId = await idOf(database, browser);
+  const running = await newChat(database, browser);
+  const idle = await newChat(database, browser);
+  expect(await acquireLease(database.db, running, 30_000)).not.toBeNull();
+  const stopped: string[] = [];
+  const unwatch = await Promise.all(
+    [running, idle].map((chatId) =>
+      watchStop(liveBus(), chatId, undefined, () => stopped.push(chatId)),
+    ),
+  );
+  return { userId, running, stopped, unwatch: () => Promise.all(unwatch.map((u) => u())) };
+}
+
+const disable = (database: Database, admin: Browser, id: string) =>
+  call(database, userRoute.PATCH, {
+    path: `/api/admin/users/${id}`,
+    method: "PATCH",
+    body: { status: "disabled" },
+    params: { id },
+    browser: admin,
+  });
+
+const remove = (database: Database, admin: Browser, id: string) =>
+  call(database, userRoute.DELETE, {
+    path: `/api/admin/users/${id}`,
+    method: "DELETE",
+    params: { id },
+    browser: admin,
+  });
+
+afterEach(() => vi.restoreAllMocks());
+
+describeEachDriver("Admin → Users: a disabled or deleted account's running turns", (use) => {
+  // The first account is the admin.
+  beforeAll(() => register(use(), "ada@example.com"));
+
+  it("disabling a user stops the turn running on their chat, and only that chat", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bob = await userWithRunningTurn(database, "bob@example.com");
+
+    expect((await disable(database, ada.browser, bob.userId)).status).toBe(200);
+    await eventually(async () => bob.stopped.length > 0, 2_000);
+    // Delivered after the publisher moves on: a stop for the idle chat would have come too.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(bob.stopped).toEqual([bob.running]);
+    await bob.unwatch();
+  });
+
+  it("deleting a user stops the turn running on their chat", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const carol = await userWithRunningTurn(database, "carol@example.com");
+
+    expect((await remove(database, ada.browser, carol.userId)).status).toBe(204);
+    await eventually(async () => carol.stopped.length > 0, 2_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(carol.stopped).toEqual([carol.running]);
+    await carol.unwatch();
+  });
+
+  it("a bus that cannot deliver the stop does not fail the disable", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const dan = await userWithRunningTurn(database, "dan@example.com");
+    const publish = vi
+      .spyOn(liveBus().publisher, "publish")
+      .mockRejectedValue(new Error("the live bus's Redis is unavailable"));
+
+    expect((await disable(database, ada.browser, dan.userId)).status).toBe(200);
+    expect(publish).toHaveBeenCalled();
+    expect((await findUser(database.db, dan.userId))?.status).toBe("disabled");
+    await dan.unwatch();
+  });
+});
