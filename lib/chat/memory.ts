@@ -5,7 +5,7 @@ import { savedPct, type TraceOutput, traceEntry } from "@/lib/compaction/trace";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
-import { type ChatSummary, createChat, getChat } from "@/lib/db/queries/chats";
+import { type ChatListing, createChat, getChat } from "@/lib/db/queries/chats";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import { appendMessageInTransaction, pinnedMessageIds } from "@/lib/db/queries/messages";
 import { type Chat, chat as chatTable, message } from "@/lib/db/schema";
@@ -226,7 +226,7 @@ export async function continueInNewChat(
   db: Db,
   userId: string,
   source: Chat,
-): Promise<ChatSummary> {
+): Promise<ChatListing> {
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     // The summary and the pinned messages as of one moment: a fold cannot commit (and settle

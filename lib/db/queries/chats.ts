@@ -93,14 +93,15 @@ export async function findChatForUser(
   return row ?? null;
 }
 
+/** A new chat, as the list shows it (its times exact, so it pages like the chats listed with it). */
 export async function createChat(
   db: Db,
   input: { userId: string; title: string; modelId?: string | null },
-): Promise<ChatSummary> {
+): Promise<ChatListing> {
   const [row] = await db
     .insert(chat)
     .values({ userId: input.userId, title: input.title, modelId: input.modelId ?? null })
-    .returning(summaryColumns);
+    .returning(listingColumns);
   if (!row) throw new Error("insert into chat returned no row");
   return row;
 }

@@ -260,6 +260,30 @@ describeEachDriver("chats API", (use) => {
     expect(after).toEqual(["keep me", ...before]);
   });
 
+  it("answers a new chat with its times exactly as the list shows them, to the microsecond", async () => {
+    const database = use();
+    const created = await call(database, chatsRoute.POST, {
+      path: "/api/chats",
+      method: "POST",
+      body: { title: "exact" },
+      browser,
+    });
+    const { chat } = (await created.json()) as {
+      chat: ChatJson & { createdAt: string; updatedAt: string };
+    };
+    const listed = await call(database, chatsRoute.GET, { path: "/api/chats", browser });
+    const { chats } = (await listed.json()) as {
+      chats: Array<{ id: string; createdAt: string; updatedAt: string }>;
+    };
+    const same = chats.find((c) => c.id === chat.id);
+    // The browser pages on from the newest chat it holds: its times must be the stored ones.
+    expect(chat.createdAt).toMatch(/\.\d{6}Z$/);
+    expect({ createdAt: chat.createdAt, updatedAt: chat.updatedAt }).toEqual({
+      createdAt: same?.createdAt,
+      updatedAt: same?.updatedAt,
+    });
+  });
+
   it("reports the database as healthy", async () => {
     const database = use();
     const { withDatabase } = await import("@/lib/db/client");
