@@ -2,6 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { findChatForUser } from "@/lib/db/queries/chats";
 import { type Chat, USER_STATUSES, type UserStatus } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { LruMap } from "@/lib/lru-map";
 import { SESSION_COOKIE_CACHE_SECONDS, sessionStanding } from "./cookie-cache";
 import { getAuth } from "./server";
@@ -121,7 +122,12 @@ export async function requireUserFor<T>(
       if (done.status === "rejected") throw done.reason;
       return { user: known.user, done: done.value };
     }
-    if (done.status === "fulfilled") await undo(done.value);
+    if (done.status === "fulfilled") {
+      // The session's answer comes first: a failed undo is logged (what it held expires).
+      await undo(done.value).catch((error: unknown) =>
+        log.warn({ err: error }, "undoing work for a session that no longer stands failed"),
+      );
+    }
     if (standing.status === "rejected") throw standing.reason;
     verifiedCookies.delete(known.cookies);
   }

@@ -76,6 +76,15 @@ export async function consumeRateLimit(name: RateLimitName, key: string): Promis
   }
 }
 
+/**
+ * Gives back the point `consumeRateLimit` spent for a request answered as if it never came (one
+ * whose session turned out to be signed out, or that runs again for the user as they are now).
+ */
+export async function refundRateLimit(name: RateLimitName, key: string): Promise<void> {
+  const limiter = await limiterFor(name);
+  await limiter?.reward(key, 1);
+}
+
 // One set of limiters per database (tests open one per file), and one per Redis URL per process
 // (route bundles each hold a copy of this module, so those live on globalThis).
 const byDatabase = new WeakMap<Db, Map<RateLimitName, Limiter>>();

@@ -20,10 +20,21 @@ export async function assertTurnAllowed(
   user: { id: string },
   modelId: string,
 ): Promise<QuotaTicket> {
-  await consumeRateLimit("turn", user.id);
-  const model = await assertModelListed(modelId);
-  // The allow-list is checked in the statement that takes the message: one round trip.
-  return takeTurnQuota(db, user.id, { ...model, notAllowed: () => modelNotAllowed(modelId) });
+  // The rate and the quota are asked at once, one round trip rather than two; the rate's
+  // refusal is the answer, and a message the quota took for a turn it refuses goes back.
+  const [rate, quota] = await Promise.allSettled([
+    consumeRateLimit("turn", user.id),
+    // The allow-list is checked in the statement that takes the message.
+    assertModelListed(modelId).then((model) =>
+      takeTurnQuota(db, user.id, { ...model, notAllowed: () => modelNotAllowed(modelId) }),
+    ),
+  ]);
+  if (rate.status === "rejected") {
+    if (quota.status === "fulfilled") await quota.value.giveBack();
+    throw rate.reason;
+  }
+  if (quota.status === "rejected") throw quota.reason;
+  return quota.value;
 }
 
 /** Adds each provider call's tokens to the user's day; a failed write is logged, not thrown. */

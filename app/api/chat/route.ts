@@ -3,6 +3,7 @@ import { requireUserFor } from "@/lib/auth/guards";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
 import { meteredResolver } from "@/lib/limits/metering";
+import { refundRateLimit } from "@/lib/limits/rate-limit";
 import { tokenRecorder } from "@/lib/limits/turn-admission";
 import { type AdmittedTurn, admitTurn } from "@/lib/turn/admit";
 import { TURN_REQUEST_MAX_BYTES, type TurnRequest, turnRequestSchema } from "@/lib/turn/request";
@@ -29,9 +30,16 @@ export const POST = route(async (request) => {
     async (user) => {
       body ??= readJson(request, turnRequestSchema, TURN_REQUEST_MAX_BYTES);
       const turn = await body;
-      return { turn, admitted: await admitTurn(db, user, turn) };
+      return { turn, userId: user.id, admitted: await admitTurn(db, user, turn) };
     },
-    ({ admitted }) => withdraw(admitted),
+    // Answered as if it never came: its rate point goes back too.
+    async ({ userId, admitted }) => {
+      try {
+        await withdraw(admitted);
+      } finally {
+        await refundRateLimit("turn", userId);
+      }
+    },
   );
   const { turn, admitted } = done;
   try {

@@ -13,6 +13,7 @@ import * as authRoute from "@/app/api/auth/[...all]/route";
 import type { Database } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { countUsers } from "@/lib/db/queries/users";
+import { usageDay, user as userTable } from "@/lib/db/schema";
 import { installPeerAddressStamp, PEER_ADDRESS_HEADER } from "@/lib/limits/peer-address";
 import { PASSWORD } from "../../helpers/auth";
 import { compactNowCall } from "../../helpers/compaction";
@@ -112,8 +113,40 @@ describeEachDriver("rate limits", (use) => {
       statuses.push(response.status);
     }
     expect(statuses).toEqual([200, 200, 429]);
-    // The refused turn saved nothing.
+    // The refused turn saved nothing, and took no message from the day (asked at once, the
+    // quota gave its message back).
     expect((await loadHistory(database.db, chatId)).map((m) => m.id)).not.toContain("u-2");
+    const days = await database.db.select().from(usageDay);
+    const user = (await database.db.select().from(userTable)).find(
+      (u) => u.email === "elsewhere@example.com",
+    );
+    expect(days.find((d) => d.userId === user?.id)?.messages).toBe(2);
+  });
+
+  it("gives back the turn point a signed-out session's cookies spent before their 401", async () => {
+    const database = use();
+    const first = anonymous();
+    const second = anonymous();
+    expect(
+      (await signUp(database, "refund@example.com", { peer: "192.0.2.60", browser: first })).status,
+    ).toBe(200);
+    await signIn(database, "refund@example.com", PASSWORD, { peer: "192.0.2.61", browser: second });
+    const chatId = await newChat(database, first);
+    const turn = (browser: Browser, i: number) =>
+      sendTurn(database, browser, {
+        chatId,
+        modelId: "demo:demo",
+        text: `hello ${i}`,
+        id: `r-${i}`,
+      }).then(({ response }) => response.status);
+    // The first session's cookies are verified by a turn, copied, then signed out.
+    expect(await turn(first, 0)).toBe(200);
+    const copy: Browser = { cookie: first.cookie };
+    await authPost(database, "/api/auth/sign-out", {}, { peer: "192.0.2.60", browser: first });
+    expect(await turn(copy, 1)).toBe(401);
+    // The user's other session still has the second of their two points a minute.
+    expect(await turn(second, 2)).toBe(200);
+    expect(await turn(second, 3)).toBe(429);
   });
 
   it("limits Compact now per user, apart from turns", async () => {
