@@ -9,6 +9,7 @@ import { buttonGhost, buttonPrimary, inputBase } from "../ui/styles";
 import {
   type DraftErrors,
   draftOf,
+  draftOnRefresh,
   type OverrideDraft,
   parseDraft,
   sameDraft,
@@ -101,19 +102,17 @@ function OverrideEditor({ model, onSave }: Props) {
   const saving = status.kind === "saving";
   const dirty = !sameDraft(draft, saved);
   // A new override from the server (a Refresh that found another admin's change) replaces the
-  // fields unless the admin is changing them: Save would write the old one back.
+  // fields unless the admin has changed them: Save would write the old one back.
   const [shown, setShown] = useState<OverrideDraft>(saved);
-  const [edited, setEdited] = useState(false);
   if (!sameDraft(saved, shown)) {
     setShown(saved);
-    if (!edited) setDraft(saved);
+    setDraft(draftOnRefresh(draft, shown, saved));
   }
 
   function edit(field: keyof OverrideDraft, value: string) {
     setDraft((current) => ({ ...current, [field]: value }));
     setErrors((current) => ({ ...current, [field]: undefined }));
     if (status.kind !== "saving") setStatus({ kind: "idle" });
-    setEdited(true);
   }
 
   async function submit(next: OverrideDraft) {
@@ -133,7 +132,6 @@ function OverrideEditor({ model, onSave }: Props) {
     const result = await onSave(parsed.input);
     if (result.ok) {
       setDraft(draftOf(result.model.override));
-      setEdited(false);
       setStatus({ kind: "saved" });
     } else {
       setStatus({ kind: "failed", message: result.message });

@@ -31,6 +31,20 @@ export function sameDraft(a: OverrideDraft, b: OverrideDraft): boolean {
 }
 
 /**
+ * The draft once the server shows a new override (a Refresh found another admin's change): the
+ * new one while the draft still reads as the override shown before, else Save would write the
+ * old one back; a draft the admin has changed stays theirs. Typing a digit and deleting it
+ * leaves it unchanged.
+ */
+export function draftOnRefresh(
+  draft: OverrideDraft,
+  shownBefore: OverrideDraft,
+  shownNow: OverrideDraft,
+): OverrideDraft {
+  return sameDraft(draft, shownBefore) ? shownNow : draft;
+}
+
+/**
  * Checks a draft by the route's own schema, so the messages match what the server would say.
  * `chainWindow` is the window an empty window field falls back to, when the row knows it;
  * `chainOutput` likewise for an empty max-output field.
@@ -47,15 +61,16 @@ export function parseDraft(
   const parsed = overrideInput.safeParse({
     provider: target.provider,
     model: target.model,
-    contextWindow: toNumber(draft.contextWindow),
-    maxOutputTokens: toNumber(draft.maxOutputTokens),
+    contextWindow: countOf(draft.contextWindow),
+    maxOutputTokens: countOf(draft.maxOutputTokens),
   });
   if (!parsed.success) {
     const errors: DraftErrors = {};
     for (const issue of parsed.error.issues) {
       const field = issue.path[0];
       if ((field === "contextWindow" || field === "maxOutputTokens") && !errors[field]) {
-        errors[field] = `${FIELD_LABELS[field]} ${issue.message}.`;
+        const message = isCount(draft[field]) ? issue.message : NOT_A_COUNT;
+        errors[field] = `${FIELD_LABELS[field]} ${message}.`;
       }
     }
     return { ok: false, errors };
@@ -89,7 +104,21 @@ export function parseDraft(
   return { ok: true, input: parsed.data };
 }
 
-function toNumber(text: string): number | null {
+/**
+ * Digits, grouped by commas or spaces ("128,000", "1,00,000", "16 384"). Nothing else: a dot
+ * groups thousands in some locales and marks decimals in others, so "8.000" is no count.
+ */
+const COUNT_TEXT = /^\d+(?:[\s,]\d+)*$/;
+const NOT_A_COUNT = "must be a whole number of tokens, in digits (commas or spaces may group them)";
+
+function isCount(text: string): boolean {
+  const trimmed = text.trim();
+  return trimmed === "" || COUNT_TEXT.test(trimmed);
+}
+
+/** Empty is null (from the chain); text that is no count is NaN, which the schema refuses. */
+function countOf(text: string): number | null {
+  if (!isCount(text)) return Number.NaN;
   const digits = withoutSeparators(text);
   return digits === "" ? null : Number(digits);
 }

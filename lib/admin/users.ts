@@ -20,7 +20,7 @@ import type { User } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { usageDayOf } from "@/lib/limits/quota-day";
 import { liveBus } from "@/lib/live/bus";
-import { requestStop } from "@/lib/live/stop";
+import { requestStopOfAnyTurn } from "@/lib/live/stop";
 import { log } from "@/lib/log";
 import type { UserPatchInput } from "./user-input";
 
@@ -69,9 +69,7 @@ export async function updateUser(
     if (patch.status === "disabled") await deleteSessions(tx, targetId);
     return row;
   });
-  // Read after the commit: a turn that took its lease meanwhile is found too, and with the
-  // sessions gone no new one starts.
-  if (patch.status === "disabled") await stopChats(await busyChatIdsOf(database.db, targetId));
+  if (patch.status === "disabled") await stopRunningTurnsOf(database.db, targetId);
   return adminUser(updated, await usageOn(database.db, targetId, usageDayOf(now)));
 }
 
@@ -110,17 +108,34 @@ async function requireAdminStill(tx: Db, actorId: string): Promise<void> {
 }
 
 /**
+ * Stops the turns running on the user's chats. Read after the commit: a turn that took its lease
+ * meanwhile is found too, and with the sessions gone no new one starts. The account change has
+ * committed: a failed read is logged, not answered with an error.
+ */
+async function stopRunningTurnsOf(db: Db, userId: string): Promise<void> {
+  let chatIds: string[];
+  try {
+    chatIds = await busyChatIdsOf(db, userId);
+  } catch (error) {
+    log.warn({ err: error, userId }, "admin: the running replies to stop could not be read");
+    return;
+  }
+  await stopChats(chatIds);
+}
+
+/**
  * Stops the turns running on these chats, on whichever instance runs them: a disabled or
  * deleted account's replies must not go on (and charge) after the admin's word. (A background
- * compaction does not listen for stops; it ends on its own.) The account change has committed:
- * a bus that fails is logged, not answered with an error.
+ * compaction does not listen for stops; it ends on its own.) A turn admitted but not yet
+ * listening finds the stop when it starts to. The account change has committed: a bus that
+ * fails is logged, not answered with an error.
  */
 async function stopChats(chatIds: string[]): Promise<void> {
   if (chatIds.length === 0) return;
   const bus = liveBus();
   await Promise.all(
     chatIds.map((chatId) =>
-      requestStop(bus, chatId).catch((error: unknown) =>
+      requestStopOfAnyTurn(bus, chatId).catch((error: unknown) =>
         log.warn({ err: error, chatId }, "admin: a running reply could not be stopped"),
       ),
     ),

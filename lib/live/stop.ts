@@ -1,3 +1,4 @@
+import { log } from "@/lib/log";
 import type { LiveBus } from "./bus";
 
 /**
@@ -12,6 +13,12 @@ import type { LiveBus } from "./bus";
  * hears it uses it up, and one for a message already answered leaves nothing
  * behind. A named stop stops only the turn answering that message: another
  * tab's reply still being written in the same chat goes on.
+ *
+ * An admin's stop (a disabled or deleted account) names no message: it is left pending for
+ * whichever turn of the chat listens next, as a turn holds the chat's lease from its admission
+ * on but listens only once it has prepared. The turn it reaches uses it up, by hearing it or
+ * by finding it when it starts listening; a turn's own end-of-turn clean-up leaves it, since
+ * one still there came after that turn stopped listening and is for the turn after it.
  */
 const channel = (chatId: string) => `fold:stop:${chatId}`;
 const pendingKey = (chatId: string) => `fold:stop-pending:${chatId}`;
@@ -21,6 +28,8 @@ const PENDING_STOP_SECONDS = 30;
 
 const STOP_ANY = "stop";
 const stopOf = (messageId: string) => `stop:${messageId}`;
+/** The pending value of an admin's stop: any turn of the chat, whichever message it answers. */
+const PENDING_ANY = "*";
 
 /**
  * Asks the chat's running turn, wherever it runs, to stop — only the one answering `messageId`
@@ -61,6 +70,15 @@ export async function requestStopOf(
 }
 
 /**
+ * Stops every turn of the chat, running or still on its way (admitted, not yet listening): left
+ * pending for any of them first, then published. Throws when the bus does.
+ */
+export async function requestStopOfAnyTurn(bus: LiveBus, chatId: string): Promise<void> {
+  await bus.publisher.set(pendingKey(chatId), PENDING_ANY, { EX: PENDING_STOP_SECONDS });
+  await requestStop(bus, chatId);
+}
+
+/**
  * For a turn that has just started listening: whether a stop for the message it answers came
  * before. A stop found is used up, so asking again (Retry) is not stopped by it.
  */
@@ -74,6 +92,13 @@ export async function takePendingStop(
   return true;
 }
 
+/** Uses up an admin's pending stop (one for any turn of the chat); whether there was one. */
+async function takePendingStopOfAny(bus: LiveBus, chatId: string): Promise<boolean> {
+  if ((await bus.publisher.get(pendingKey(chatId))) !== PENDING_ANY) return false;
+  await withdrawPendingStop(bus, chatId);
+  return true;
+}
+
 /** The publisher has no delete: an empty value that expires at once does the same. */
 function withdrawPendingStop(bus: LiveBus, chatId: string) {
   return bus.publisher.set(pendingKey(chatId), "", { EX: 1 });
@@ -81,7 +106,8 @@ function withdrawPendingStop(bus: LiveBus, chatId: string) {
 
 /**
  * Calls `onStop` when a stop for the turn answering `answering` arrives (one naming no message,
- * or naming that one, whose pending copy it uses up); the returned function stops listening.
+ * or naming that one, whose pending copy it uses up), or an admin's stop is pending already
+ * (used up, like one heard); the returned function stops listening.
  */
 export async function watchStop(
   bus: LiveBus,
@@ -94,8 +120,10 @@ export async function watchStop(
   let listening = true;
   const listener = (message: string) => {
     if (!listening) return;
-    if (message === STOP_ANY) onStop();
-    else if (answering !== undefined && message === stopOf(answering)) {
+    if (message === STOP_ANY) {
+      onStop();
+      void takePendingStopOfAny(bus, chatId).catch(() => undefined);
+    } else if (answering !== undefined && message === stopOf(answering)) {
       onStop();
       void takePendingStop(bus, chatId, answering).catch(() => undefined);
     }
@@ -112,5 +140,9 @@ export async function watchStop(
     void unwatch().catch(() => undefined);
     throw error;
   }
+  // An admin's stop published before this listened, looked for beside the turn's first steps.
+  void takePendingStopOfAny(bus, chatId)
+    .then((pending) => pending && listening && onStop())
+    .catch((error: unknown) => log.warn({ err: error, chatId }, "pending stop unread"));
   return unwatch;
 }

@@ -77,14 +77,25 @@ export async function watchWindowEvictions(
   self: string,
   onEvict: (provider: string, model: string) => void,
 ): Promise<() => Promise<void>> {
+  let listening = true;
   const listener = (message: string) => {
+    if (!listening) return;
     const eviction = evictionOf(message);
     if (eviction && eviction.from !== self) onEvict(eviction.provider, eviction.model);
   };
-  await bus.subscriber.subscribe(CHANNEL, listener);
-  return async () => {
+  const unwatch = async () => {
+    listening = false;
     await bus.subscriber.unsubscribe(CHANNEL, listener);
   };
+  try {
+    await bus.subscriber.subscribe(CHANNEL, listener);
+  } catch (error) {
+    // Given up on (Redis answered late), the subscription may still land: it must not stay
+    // beside the one a later try adds.
+    void unwatch().catch(() => undefined);
+    throw error;
+  }
+  return unwatch;
 }
 
 /** A message this version cannot read is no eviction. */

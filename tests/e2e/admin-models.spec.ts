@@ -158,12 +158,23 @@ test("a Refresh puts another admin's override in the editor, unless the admin is
     await expect(windowInput).toHaveValue("12000");
     await expect(row.getByRole("button", { name: "Save" })).toBeDisabled();
 
+    // A digit typed and deleted again is no edit: the next change still comes in.
+    await windowInput.press("End");
+    await windowInput.press("5");
+    await expect(windowInput).toHaveValue("120005");
+    await windowInput.press("Backspace");
+    await putOverride(page, { contextWindow: 13_000, maxOutputTokens: null });
+    await refresh();
+    await expect(row.getByTestId("resolved-window")).toHaveText("13,000");
+    await expect(windowInput).toHaveValue("13000");
+    await expect(row.getByRole("button", { name: "Save" })).toBeDisabled();
+
     // What the admin is typing stays through a Refresh.
     await outputInput.fill("2,000");
     await putOverride(page, { contextWindow: 14_000, maxOutputTokens: null });
     await refresh();
     await expect(row.getByTestId("resolved-window")).toHaveText("14,000");
-    await expect(windowInput).toHaveValue("12000");
+    await expect(windowInput).toHaveValue("13000");
     await expect(outputInput).toHaveValue("2,000");
   } finally {
     await putOverride(page, { contextWindow: null, maxOutputTokens: null });

@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, expect, it, vi } from "vitest";
 import * as userRoute from "@/app/api/admin/users/[id]/route";
 import type { Database } from "@/lib/db/client";
+import * as chatQueries from "@/lib/db/queries/chats";
 import { acquireLease } from "@/lib/db/queries/leases";
 import { findUser } from "@/lib/db/queries/users";
 import { liveBus } from "@/lib/live/bus";
@@ -82,6 +83,37 @@ describeEachDriver("Admin → Users: a disabled or deleted account's running tur
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(carol.stopped).toEqual([carol.running]);
     await carol.unwatch();
+  });
+
+  it("a turn admitted before the disable but not yet listening is stopped once it listens", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const { browser } = await register(database, "erin@example.com");
+    const erinId = await idOf(database, browser);
+    const chatId = await newChat(database, browser);
+    // Admitted: the chat's lease is the turn's; it listens only once it has prepared.
+    expect(await acquireLease(database.db, chatId, 30_000)).not.toBeNull();
+
+    expect((await disable(database, ada.browser, erinId)).status).toBe(200);
+    const stopped: string[] = [];
+    const unwatch = await watchStop(liveBus(), chatId, "u-1", () => stopped.push(chatId));
+    await eventually(async () => stopped.length > 0, 2_000);
+    expect(stopped).toEqual([chatId]);
+    await unwatch();
+  });
+
+  it("a disable whose running turns cannot be read still succeeds", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const { browser } = await register(database, "fay@example.com");
+    const fayId = await idOf(database, browser);
+    const read = vi
+      .spyOn(chatQueries, "busyChatIdsOf")
+      .mockRejectedValue(new Error("the database went away for a moment"));
+
+    expect((await disable(database, ada.browser, fayId)).status).toBe(200);
+    expect(read).toHaveBeenCalled();
+    expect((await findUser(database.db, fayId))?.status).toBe("disabled");
   });
 
   it("a bus that cannot deliver the stop does not fail the disable", async () => {

@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { memoryBus } from "@/lib/live/bus";
-import { requestStop, requestStopOf, takePendingStop, watchStop } from "@/lib/live/stop";
+import {
+  requestStop,
+  requestStopOf,
+  requestStopOfAnyTurn,
+  takePendingStop,
+  watchStop,
+} from "@/lib/live/stop";
 
 const notAnswered = async () => false;
 const answered = async () => true;
+/** Lets the memory bus deliver, and a watch look for a pending stop. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("a stop that names the message its turn answers", () => {
   it("waits for a turn that has not begun, which finds it once and only once", async () => {
@@ -93,5 +101,78 @@ describe("a turn's stop listener the bus could not drop", () => {
     await expect(watchStop(bus, "chat-1", "u-1", () => stopped++)).rejects.toThrow();
     for (const listener of heard) listener("stop");
     expect(stopped).toBe(0);
+  });
+});
+
+describe("an admin's stop, for whichever turn of the chat runs", () => {
+  it("reaches a turn that starts listening only after it was published, whatever it answers", async () => {
+    const bus = memoryBus();
+    await requestStopOfAnyTurn(bus, "chat-1");
+    const stopped: string[] = [];
+    // A turn admitted before the stop, listening once it has prepared; one of another chat.
+    const unwatchOther = await watchStop(bus, "chat-2", "u-9", () => stopped.push("other"));
+    const unwatch = await watchStop(bus, "chat-1", undefined, () => stopped.push("late"));
+    await settled();
+    expect(stopped).toEqual(["late"]);
+    await Promise.all([unwatch(), unwatchOther()]);
+  });
+
+  it("is used up by the turn it reaches, found or heard", async () => {
+    const bus = memoryBus();
+    let stopped = 0;
+    await requestStopOfAnyTurn(bus, "chat-1");
+    const found = await watchStop(bus, "chat-1", "u-1", () => stopped++);
+    await settled();
+    await found();
+    const heard = await watchStop(bus, "chat-1", "u-2", () => stopped++);
+    await settled();
+    expect(stopped).toBe(1);
+    await requestStopOfAnyTurn(bus, "chat-1");
+    await settled();
+    expect(stopped).toBe(2);
+    await heard();
+    // The next turn (the account enabled again) runs.
+    const next = await watchStop(bus, "chat-1", "u-3", () => stopped++);
+    await settled();
+    expect(stopped).toBe(2);
+    await next();
+  });
+
+  it("outlasts the end-of-turn clean-up of a turn that had stopped listening, for the turn after it", async () => {
+    const bus = memoryBus();
+    const stopped: string[] = [];
+    const unwatchEnding = await watchStop(bus, "chat-1", "u-1", () => stopped.push("ending"));
+    await unwatchEnding();
+    await requestStopOfAnyTurn(bus, "chat-1");
+    // runTurn's clean-up, once it stopped listening: a pending stop naming its message.
+    expect(await takePendingStop(bus, "chat-1", "u-1")).toBe(false);
+    // The turn that waited for the chat's lease takes it, and is stopped.
+    const unwatchWaiting = await watchStop(bus, "chat-1", "u-2", () => stopped.push("waiting"));
+    await settled();
+    expect(stopped).toEqual(["waiting"]);
+    await unwatchWaiting();
+  });
+
+  it("leaves a stop naming a message to its own turn", async () => {
+    const bus = memoryBus();
+    let stopped = 0;
+    expect(await requestStopOf(bus, "chat-1", "u-1", notAnswered)).toBe(true);
+    const unwatch = await watchStop(bus, "chat-1", "u-2", () => stopped++);
+    await settled();
+    expect(stopped).toBe(0);
+    await unwatch();
+    expect(await takePendingStop(bus, "chat-1", "u-1")).toBe(true);
+  });
+
+  it("expires when no turn comes for it", async () => {
+    let now = 0;
+    const bus = memoryBus(() => now);
+    await requestStopOfAnyTurn(bus, "chat-1");
+    now += 31_000;
+    let stopped = 0;
+    const unwatch = await watchStop(bus, "chat-1", "u-1", () => stopped++);
+    await settled();
+    expect(stopped).toBe(0);
+    await unwatch();
   });
 });

@@ -73,4 +73,43 @@ describe("window evictions on the live bus", () => {
     await delivered();
     expect(b.forgotten).toEqual(["openai/gpt-4o"]);
   });
+
+  it("a subscription given up on that lands later is dropped, so the retry's is the only one", async () => {
+    const bus = memoryBus();
+    let clock = 0;
+    let refusals = 1;
+    const subscribe = bus.subscriber.subscribe;
+    bus.subscriber.subscribe = async (channel, callback) => {
+      // Redis answered too late: the subscription lands though the caller gave up on it.
+      await subscribe(channel, callback);
+      if (refusals-- > 0) throw new Error("the live bus's Redis did not answer in time");
+    };
+    const b = await instanceOn(bus, () => clock);
+    clock = EVICTION_LISTEN_RETRY_MS;
+    await b.evictions.listen();
+
+    shareEvictions(bus, () => undefined).announce("openai", "gpt-4o");
+    await delivered();
+    expect(b.forgotten).toEqual(["openai/gpt-4o"]);
+  });
+
+  it("a subscription given up on hears nothing even when the bus cannot drop it", async () => {
+    const bus = memoryBus();
+    const landed: Array<(message: string) => void> = [];
+    bus.subscriber.subscribe = async (_channel, callback) => {
+      landed.push(callback);
+      throw new Error("the live bus's Redis did not answer in time");
+    };
+    bus.subscriber.unsubscribe = async () => {
+      throw new Error("the live bus's Redis did not answer in time");
+    };
+    const heard: string[] = [];
+    await expect(
+      watchWindowEvictions(bus, "self", (provider, model) => heard.push(`${provider}/${model}`)),
+    ).rejects.toThrow();
+    for (const listener of landed) {
+      listener(JSON.stringify({ from: "other", provider: "openai", model: "gpt-4o" }));
+    }
+    expect(heard).toEqual([]);
+  });
 });
