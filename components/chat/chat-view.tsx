@@ -347,6 +347,7 @@ export function ChatView({
             }
             return problem;
           }}
+          onUnpin={(id) => pinOne(id, false)}
         />
       </>
     ) : (

@@ -28,14 +28,24 @@ type Props = {
   onStale: () => void;
   /** Unpins every pinned message (they are then folded in the next compaction); a problem, if any failed. */
   onUnpinAll: () => Promise<string | null>;
+  /** Unpins one message; a problem, if it failed. */
+  onUnpin: (messageId: string) => Promise<string | null>;
 };
 
 /**
  * "What the model remembers": the summary the next request carries (Markdown), its
  * reference ledger, how many messages it covers and which are pinned. The user can rewrite
- * the summary, or continue in a new chat that starts from it.
+ * the summary, unpin a message (or all), or continue in a new chat that starts from it.
  */
-export function MemoryPanel({ chatId, memory, busy, onSaved, onStale, onUnpinAll }: Props) {
+export function MemoryPanel({
+  chatId,
+  memory,
+  busy,
+  onSaved,
+  onStale,
+  onUnpinAll,
+  onUnpin,
+}: Props) {
   const router = useRouter();
   const [open, setOpen] = useState(false);
   // The text being edited and the version of the summary it started from: a compaction that
@@ -70,6 +80,13 @@ export function MemoryPanel({ chatId, memory, busy, onSaved, onStale, onUnpinAll
     setDraft(null);
     setProblem(null);
     onSaved(saved.memory, saved.message);
+  }
+
+  function unpin(action: () => Promise<string | null>) {
+    setWorking(true);
+    void action()
+      .then(setProblem)
+      .finally(() => setWorking(false));
   }
 
   async function continueInNewChat() {
@@ -204,28 +221,51 @@ export function MemoryPanel({ chatId, memory, busy, onSaved, onStale, onUnpinAll
           ) : null}
 
           {memory ? (
-            <div className="flex items-center gap-3 text-xs text-muted">
-              <p className="flex-1">
-                {memory.pinnedIds.length === 0
-                  ? "No pinned messages. Pin one from its toolbar to keep it out of the summary."
-                  : `${memory.pinnedIds.length} pinned ${memory.pinnedIds.length === 1 ? "message" : "messages"}, always sent as written.`}
-              </p>
-              {memory.pinnedIds.length > 0 ? (
-                <button
-                  type="button"
-                  disabled={working || busy}
-                  onClick={() => {
-                    setWorking(true);
-                    void onUnpinAll()
-                      .then(setProblem)
-                      .finally(() => setWorking(false));
-                  }}
-                  className="font-medium text-ink hover:underline disabled:opacity-50"
-                >
-                  Unpin all
-                </button>
+            <section aria-label="Pinned messages" className="space-y-2">
+              <div className="flex items-center gap-3 text-xs text-muted">
+                <p className="flex-1">
+                  {memory.pins.length === 0
+                    ? "No pinned messages. Pin one from its toolbar to keep it out of the summary."
+                    : `${memory.pins.length} pinned ${memory.pins.length === 1 ? "message" : "messages"}, always sent as written.`}
+                </p>
+                {memory.pins.length > 1 ? (
+                  <button
+                    type="button"
+                    disabled={working || busy}
+                    onClick={() => unpin(onUnpinAll)}
+                    className="font-medium text-ink hover:underline disabled:opacity-50"
+                  >
+                    Unpin all
+                  </button>
+                ) : null}
+              </div>
+              {memory.pins.length > 0 ? (
+                <ul className="space-y-1 text-xs" data-testid="memory-pins">
+                  {memory.pins.map((pin) => (
+                    <li
+                      key={pin.id}
+                      className="flex items-start gap-3 rounded-lg border border-line px-3 py-2"
+                    >
+                      <p className="min-w-0 flex-1 break-words">
+                        <span className="font-medium">
+                          {pin.role === "user" ? "You" : "Assistant"}:
+                        </span>{" "}
+                        {pin.excerpt || <span className="text-muted">(no text)</span>}
+                      </p>
+                      <button
+                        type="button"
+                        disabled={working || busy}
+                        aria-label={`Unpin ${pin.role === "user" ? "your" : "the assistant's"} message: ${pin.excerpt.slice(0, 40)}`}
+                        onClick={() => unpin(() => onUnpin(pin.id))}
+                        className="shrink-0 font-medium text-ink hover:underline disabled:opacity-50"
+                      >
+                        Unpin
+                      </button>
+                    </li>
+                  ))}
+                </ul>
               ) : null}
-            </div>
+            </section>
           ) : null}
 
           {problem ? (

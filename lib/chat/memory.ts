@@ -7,7 +7,11 @@ import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
 import { type ChatListing, createChat, getChat } from "@/lib/db/queries/chats";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
-import { appendMessageInTransaction, pinnedMessageIds } from "@/lib/db/queries/messages";
+import {
+  appendMessageInTransaction,
+  type PinnedMessage,
+  pinnedMessages,
+} from "@/lib/db/queries/messages";
 import { type Chat, chat as chatTable, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { isPinnedByUser } from "@/lib/message/pins";
@@ -33,9 +37,11 @@ export type ChatMemory = {
   /** The compaction version the summary belongs to: an edit must name it. */
   version: number;
   pinnedIds: string[];
+  /** The pinned messages, in chat order, with the start of each one's text. */
+  pins: PinnedMessage[];
 };
 
-export function memoryOf(chat: Chat, pinnedIds: string[]): ChatMemory {
+export function memoryOf(chat: Chat, pins: PinnedMessage[]): ChatMemory {
   const { narrative, ledger } = splitSummary(chat.contextSummary);
   return {
     summary: chat.contextSummary,
@@ -43,13 +49,14 @@ export function memoryOf(chat: Chat, pinnedIds: string[]): ChatMemory {
     ledger,
     watermark: chat.contextSummary ? chat.summaryWatermark : null,
     version: chat.version,
-    pinnedIds,
+    pinnedIds: pins.map((pin) => pin.id),
+    pins,
   };
 }
 
-/** Reads only the pinned messages' ids: a long chat's memory costs what a short one's does. */
+/** Reads only the pinned messages' starts: a long chat's memory costs what a short one's does. */
 export async function chatMemory(db: Db, chat: Chat): Promise<ChatMemory> {
-  return memoryOf(chat, await pinnedMessageIds(db, chat.id));
+  return memoryOf(chat, await pinnedMessages(db, chat.id));
 }
 
 /**

@@ -186,9 +186,16 @@ test("the memory panel shows the summary; an edited summary is what the next req
   await expect(page.getByText("Pinned", { exact: true })).toHaveCount(1);
   await page.getByRole("button", { name: "Memory" }).click();
   await expect(panel.getByTestId("memory-summary")).toContainText("LISBON-MARKER-42");
-  // Unpin all: the pinned request that came along is an ordinary message again.
+  // The panel lists the pinned request by how it begins; unpinned there, the request that came
+  // along is an ordinary message again.
   await expect(panel.getByText("1 pinned message, always sent as written.")).toBeVisible();
-  await panel.getByRole("button", { name: "Unpin all" }).click();
+  const pins = panel.getByTestId("memory-pins").getByRole("listitem");
+  await expect(pins).toHaveCount(1);
+  await expect(pins.first()).toContainText("You: Request 2:");
+  await pins
+    .first()
+    .getByRole("button", { name: /^Unpin your message: Request 2:/ })
+    .click();
   await expect(panel.getByText("No pinned messages.", { exact: false })).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(page.getByText("Pinned", { exact: true })).toHaveCount(0);

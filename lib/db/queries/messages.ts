@@ -83,10 +83,31 @@ export async function reopenFoldedUnpins(db: Db, chatId: string): Promise<void> 
     .where(and(eq(message.chatId, chatId), sql`${message.metadata} ->> 'unpinned' = 'true'`));
 }
 
-/** Ids of the messages the user pinned, oldest first: read without the rest of the chat. */
-export async function pinnedMessageIds(db: Db, chatId: string): Promise<string[]> {
+/** A pinned message as the memory panel lists it: who wrote it and how its text begins. */
+export type PinnedMessage = { id: string; role: Message["role"]; excerpt: string };
+
+/** Characters of a pinned message's text the memory panel shows. */
+const PIN_EXCERPT_CHARS = 160;
+
+/**
+ * The messages the user pinned, oldest first, each with the start of its text, cut in the
+ * database: read without the rest of the chat, and a long pinned message (a pasted document)
+ * is not read whole to show one line.
+ */
+export async function pinnedMessages(db: Db, chatId: string): Promise<PinnedMessage[]> {
+  // Whitespace folded before the cut (from a few lines' worth of text), so one past the limit
+  // tells a longer text.
+  const text = sql<string>`coalesce((
+    select left(
+      regexp_replace(
+        left(string_agg(part ->> 'text', ' ' order by ordinality), ${PIN_EXCERPT_CHARS * 4}),
+        '[[:space:]]+', ' ', 'g'),
+      ${PIN_EXCERPT_CHARS + 2})
+    from jsonb_array_elements(${message.parts}) with ordinality as p(part, ordinality)
+    where part ->> 'type' = 'text'
+  ), '')`;
   const rows = await db
-    .select({ id: message.id })
+    .select({ id: message.id, role: message.role, text })
     .from(message)
     .where(
       and(
@@ -96,7 +117,15 @@ export async function pinnedMessageIds(db: Db, chatId: string): Promise<string[]
       ),
     )
     .orderBy(asc(message.seq));
-  return rows.map((row) => row.id);
+  return rows.map(({ id, role, text }) => ({ id, role, excerpt: excerptOf(text) }));
+}
+
+/** One line of a message's text: whitespace folded, cut at the limit with an ellipsis. */
+function excerptOf(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > PIN_EXCERPT_CHARS
+    ? `${line.slice(0, PIN_EXCERPT_CHARS - 1).trimEnd()}…`
+    : line;
 }
 
 export type MessagePage = { messages: Message[]; hasMore: boolean };

@@ -258,6 +258,33 @@ describeEachDriver("What the model remembers", (use, driver) => {
     );
   });
 
+  it("lists the pinned messages in chat order by how their text begins, cut to one line", async () => {
+    const database = use();
+    const { browser } = await register(database, "pin-list@example.com");
+    const chatId = await newChat(database, browser);
+    const long = `Keep   this:\n\nthe launch is on 3 June. ${"More words follow here. ".repeat(20)}`;
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: long });
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "short one" });
+    const [first, reply] = await historyOf(database.db, chatId);
+    if (!first || !reply) throw new Error("no messages");
+    // Pinned newest first: the list still follows the chat.
+    for (const row of [reply, first]) {
+      await pinCall(database, browser, chatId, { messageId: row.id, pinned: true });
+    }
+    const { memory } = (await (await memoryOf(database, browser, chatId)).json()) as {
+      memory: ChatMemory;
+    };
+    expect(memory.pins.map((pin) => [pin.id, pin.role])).toEqual([
+      [first.id, "user"],
+      [reply.id, "assistant"],
+    ]);
+    const excerpt = memory.pins[0]?.excerpt ?? "";
+    expect(excerpt.startsWith("Keep this: the launch is on 3 June. More words")).toBe(true);
+    expect(excerpt.endsWith("…")).toBe(true);
+    expect(excerpt.length).toBeLessThanOrEqual(160);
+    expect(memory.pins[1]?.excerpt.length).toBeGreaterThan(0);
+  });
+
   it("continue in a new chat starts a chat whose context begins with the summary and ledger", async () => {
     const database = use();
     const { browser } = await register(database, "handoff@example.com");
