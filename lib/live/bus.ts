@@ -96,24 +96,26 @@ export function redisBus(url: string): LiveBus {
 }
 
 /**
- * Runs operations on `client` once it is ready, and fails them when it is not: the first
- * waits up to CONNECT_WAIT_MS for the first connection (it connects lazily), later ones do
- * not wait for a Redis that did not answer. An operation whose answer takes longer than
+ * Runs operations on `client` once it is ready, and fails them when it is not: those that come
+ * while the first connection is made (it connects lazily) wait for it, up to CONNECT_WAIT_MS;
+ * later ones do not wait for a Redis that did not answer. An operation whose answer takes longer than
  * ANSWER_WAIT_MS fails, and so does every later one at once until that answer (or the error
  * that ends its connection) comes: a Redis that hangs costs the first operation two seconds,
  * not every one.
  */
 function answering(client: ReturnType<typeof createClient>) {
-  let connecting: Promise<unknown> | undefined;
-  let waited = false;
+  let firstWait: Promise<unknown> | undefined;
+  let waitedOut = false;
   let unanswered: Promise<unknown> | undefined;
   const ready = async () => {
     if (client.isReady) return;
-    connecting ??= client.connect().catch(() => undefined);
-    if (!waited) {
-      waited = true;
-      await Promise.race([connecting, sleep(CONNECT_WAIT_MS)]);
-    }
+    firstWait ??= Promise.race([
+      client.connect().catch(() => undefined),
+      sleep(CONNECT_WAIT_MS),
+    ]).finally(() => {
+      waitedOut = true;
+    });
+    if (!waitedOut) await firstWait;
     if (!client.isReady) throw new Error("the live bus's Redis is unavailable");
   };
   return async <T>(operation: () => Promise<T>): Promise<T> => {
