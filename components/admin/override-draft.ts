@@ -105,10 +105,11 @@ export function parseDraft(
 }
 
 /**
- * Digits, grouped by commas or spaces ("128,000", "1,00,000", "16 384"). Nothing else: a dot
- * groups thousands in some locales and marks decimals in others, so "8.000" is no count.
+ * Digits, plain or grouped by commas or spaces in threes ("128,000", "16 384") or the Indian
+ * way ("1,00,000"). Nothing else: a dot groups thousands in some locales and marks decimals in
+ * others, so "8.000" is no count, and neither is "8,5" (a decimal comma) or "1 2".
  */
-const COUNT_TEXT = /^\d+(?:[\s,]\d+)*$/;
+const COUNT_TEXT = /^(?:\d+|\d{1,3}(?:[\s,]\d{3})+|\d{1,2}(?:[\s,]\d{2})*[\s,]\d{3})$/;
 const NOT_A_COUNT = "must be a whole number of tokens, in digits (commas or spaces may group them)";
 
 function isCount(text: string): boolean {

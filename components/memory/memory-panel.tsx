@@ -3,7 +3,7 @@
 import { Brain, Pencil, X } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { Dialog } from "radix-ui";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ChatMemory } from "@/lib/chat/memory";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { Markdown } from "../chat/message/markdown";
@@ -82,10 +82,30 @@ export function MemoryPanel({
     onSaved(saved.memory, saved.message);
   }
 
-  function unpin(action: () => Promise<string | null>) {
+  // Unpinning takes the button away with its row: focus goes to the next pin's (the one before
+  // for the last), or to the line that counts them, never to the page.
+  const pinButtons = useRef(new Map<string, HTMLButtonElement>());
+  const pinCount = useRef<HTMLParagraphElement>(null);
+  const focusAfterUnpin = useRef<string | null>(null);
+  useEffect(() => {
+    const target = focusAfterUnpin.current;
+    // Once the unpin is done and its buttons are enabled again.
+    if (target === null || working) return;
+    focusAfterUnpin.current = null;
+    (pinButtons.current.get(target) ?? pinCount.current)?.focus();
+  }, [working]);
+
+  function unpin(action: () => Promise<string | null>, pinId?: string) {
+    const pins = memory?.pins ?? [];
+    const at = pins.findIndex((pin) => pin.id === pinId);
+    focusAfterUnpin.current = (pins[at + 1] ?? pins[at - 1])?.id ?? "";
     setWorking(true);
     void action()
-      .then(setProblem)
+      .then((failed) => {
+        // Not unpinned: the button is still there, and keeps the focus.
+        if (failed) focusAfterUnpin.current = null;
+        setProblem(failed);
+      })
       .finally(() => setWorking(false));
   }
 
@@ -223,7 +243,7 @@ export function MemoryPanel({
           {memory ? (
             <section aria-label="Pinned messages" className="space-y-2">
               <div className="flex items-center gap-3 text-xs text-muted">
-                <p className="flex-1">
+                <p ref={pinCount} tabIndex={-1} className="flex-1 outline-none">
                   {memory.pins.length === 0
                     ? "No pinned messages. Pin one from its toolbar to keep it out of the summary."
                     : `${memory.pins.length} pinned ${memory.pins.length === 1 ? "message" : "messages"}, always sent as written.`}
@@ -253,10 +273,14 @@ export function MemoryPanel({
                         {pin.excerpt || <span className="text-muted">(no text)</span>}
                       </p>
                       <button
+                        ref={(button) => {
+                          if (button) pinButtons.current.set(pin.id, button);
+                          else pinButtons.current.delete(pin.id);
+                        }}
                         type="button"
                         disabled={working || busy}
-                        aria-label={`Unpin ${pin.role === "user" ? "your" : "the assistant's"} message: ${pin.excerpt.slice(0, 40)}`}
-                        onClick={() => unpin(() => onUnpin(pin.id))}
+                        aria-label={`Unpin ${pin.role === "user" ? "your" : "the assistant's"} message${pin.excerpt ? `: ${pin.excerpt.slice(0, 40)}` : ""}`}
+                        onClick={() => unpin(() => onUnpin(pin.id), pin.id)}
                         className="shrink-0 font-medium text-ink hover:underline disabled:opacity-50"
                       >
                         Unpin

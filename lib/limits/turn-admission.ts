@@ -30,7 +30,13 @@ export async function assertTurnAllowed(
     ),
   ]);
   if (rate.status === "rejected") {
-    if (quota.status === "fulfilled") await quota.value.giveBack();
+    if (quota.status === "fulfilled") {
+      await quota.value
+        .giveBack()
+        .catch((error: unknown) =>
+          log.warn({ err: error, userId: user.id }, "a rate-refused turn's message not given back"),
+        );
+    }
     throw rate.reason;
   }
   if (quota.status === "rejected") throw quota.reason;

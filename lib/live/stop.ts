@@ -14,17 +14,22 @@ import type { LiveBus } from "./bus";
  * behind. A named stop stops only the turn answering that message: another
  * tab's reply still being written in the same chat goes on.
  *
- * An admin's stop (a disabled or deleted account) names no message: it is left pending for
- * whichever turn of the chat listens next, as a turn holds the chat's lease from its admission
- * on but listens only once it has prepared. The turn it reaches uses it up, by hearing it or
- * by finding it when it starts listening; a turn's own end-of-turn clean-up leaves it, since
- * one still there came after that turn stopped listening and is for the turn after it.
+ * An admin's stop (a disabled or deleted account) names no message: it is left pending, under
+ * a key of its own (a named stop never overwrites it, nor it one), for whichever turn of the
+ * chat listens next, as a turn holds the chat's lease from its admission on but listens only
+ * once it has prepared. The turn it reaches uses it up, by hearing it or by finding it when it
+ * starts listening; a turn's own end-of-turn clean-up leaves it. It waits only as long as a
+ * turn takes from its admission to listening, so it cannot outlive the account's closing and
+ * stop a turn the account sends after an admin opens it again.
  */
 const channel = (chatId: string) => `fold:stop:${chatId}`;
 const pendingKey = (chatId: string) => `fold:stop-pending:${chatId}`;
+const pendingAnyKey = (chatId: string) => `fold:stop-pending-any:${chatId}`;
 
 /** How long a pending stop waits for the turn it names. */
 const PENDING_STOP_SECONDS = 30;
+/** How long an admin's stop waits for a turn admitted but not yet listening (moments). */
+const PENDING_ANY_STOP_SECONDS = 5;
 
 const STOP_ANY = "stop";
 const stopOf = (messageId: string) => `stop:${messageId}`;
@@ -74,7 +79,7 @@ export async function requestStopOf(
  * pending for any of them first, then published. Throws when the bus does.
  */
 export async function requestStopOfAnyTurn(bus: LiveBus, chatId: string): Promise<void> {
-  await bus.publisher.set(pendingKey(chatId), PENDING_ANY, { EX: PENDING_STOP_SECONDS });
+  await bus.publisher.set(pendingAnyKey(chatId), PENDING_ANY, { EX: PENDING_ANY_STOP_SECONDS });
   await requestStop(bus, chatId);
 }
 
@@ -94,8 +99,8 @@ export async function takePendingStop(
 
 /** Uses up an admin's pending stop (one for any turn of the chat); whether there was one. */
 async function takePendingStopOfAny(bus: LiveBus, chatId: string): Promise<boolean> {
-  if ((await bus.publisher.get(pendingKey(chatId))) !== PENDING_ANY) return false;
-  await withdrawPendingStop(bus, chatId);
+  if ((await bus.publisher.get(pendingAnyKey(chatId))) !== PENDING_ANY) return false;
+  await bus.publisher.set(pendingAnyKey(chatId), "", { EX: 1 });
   return true;
 }
 

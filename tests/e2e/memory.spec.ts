@@ -197,6 +197,8 @@ test("the memory panel shows the summary; an edited summary is what the next req
     .getByRole("button", { name: /^Unpin your message: Request 2:/ })
     .click();
   await expect(panel.getByText("No pinned messages.", { exact: false })).toBeVisible();
+  // Its button went with its row: focus stays in the panel, on the line that counts the pins.
+  await expect(panel.getByText("No pinned messages.", { exact: false })).toBeFocused();
   await page.keyboard.press("Escape");
   await expect(page.getByText("Pinned", { exact: true })).toHaveCount(0);
 });

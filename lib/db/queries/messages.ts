@@ -120,12 +120,17 @@ export async function pinnedMessages(db: Db, chatId: string): Promise<PinnedMess
   return rows.map(({ id, role, text }) => ({ id, role, excerpt: excerptOf(text) }));
 }
 
-/** One line of a message's text: whitespace folded, cut at the limit with an ellipsis. */
+/**
+ * One line of a message's text: whitespace folded, cut at the limit with an ellipsis. Counted in
+ * characters as the database counts them (code points), so no emoji is split in two.
+ */
 function excerptOf(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > PIN_EXCERPT_CHARS
-    ? `${line.slice(0, PIN_EXCERPT_CHARS - 1).trimEnd()}…`
-    : line;
+  const chars = Array.from(text.replace(/\s+/g, " ").trim());
+  if (chars.length <= PIN_EXCERPT_CHARS) return chars.join("");
+  return `${chars
+    .slice(0, PIN_EXCERPT_CHARS - 1)
+    .join("")
+    .trimEnd()}…`;
 }
 
 export type MessagePage = { messages: Message[]; hasMore: boolean };

@@ -264,11 +264,13 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const chatId = await newChat(database, browser);
     const long = `Keep   this:\n\nthe launch is on 3 June. ${"More words follow here. ".repeat(20)}`;
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: long });
-    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "short one" });
-    const [first, reply] = await historyOf(database.db, chatId);
-    if (!first || !reply) throw new Error("no messages");
+    // A hundred characters, two UTF-16 units each: not one past the limit.
+    const emoji = "🙂".repeat(100);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: emoji });
+    const [first, reply, third] = await historyOf(database.db, chatId);
+    if (!first || !reply || !third) throw new Error("no messages");
     // Pinned newest first: the list still follows the chat.
-    for (const row of [reply, first]) {
+    for (const row of [third, reply, first]) {
       await pinCall(database, browser, chatId, { messageId: row.id, pinned: true });
     }
     const { memory } = (await (await memoryOf(database, browser, chatId)).json()) as {
@@ -277,7 +279,9 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(memory.pins.map((pin) => [pin.id, pin.role])).toEqual([
       [first.id, "user"],
       [reply.id, "assistant"],
+      [third.id, "user"],
     ]);
+    expect(memory.pins[2]?.excerpt).toBe(emoji);
     const excerpt = memory.pins[0]?.excerpt ?? "";
     expect(excerpt.startsWith("Keep this: the launch is on 3 June. More words")).toBe(true);
     expect(excerpt.endsWith("…")).toBe(true);

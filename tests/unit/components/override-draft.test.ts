@@ -16,6 +16,11 @@ describe("the override editor's draft", () => {
       ok: true,
       input: { ...TARGET_INPUT, contextWindow: 200_000, maxOutputTokens: null },
     });
+    // Grouped the Indian way.
+    expect(parseDraft({ contextWindow: "1,00,000", maxOutputTokens: "" }, TARGET)).toEqual({
+      ok: true,
+      input: { ...TARGET_INPUT, contextWindow: 100_000, maxOutputTokens: null },
+    });
   });
 
   it("refuses what is not digits grouped by commas or spaces", () => {
@@ -46,7 +51,7 @@ describe("the override editor's draft", () => {
       },
     });
     // Separators only between digits.
-    for (const text of [",128", "128,", "1,,000", "8_000", "-8000"]) {
+    for (const text of [",128", "128,", "1,,000", "8_000", "-8000", "8,5", "1 2", "12,34,5678"]) {
       expect(parseDraft({ contextWindow: text, maxOutputTokens: "" }, TARGET).ok).toBe(false);
     }
   });

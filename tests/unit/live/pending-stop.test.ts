@@ -164,6 +164,31 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     expect(await takePendingStop(bus, "chat-1", "u-1")).toBe(true);
   });
 
+  it("neither overwrites a stop naming a message nor is overwritten by one", async () => {
+    const bus = memoryBus();
+    const stopped: string[] = [];
+    expect(await requestStopOf(bus, "chat-1", "u-1", notAnswered)).toBe(true);
+    await requestStopOfAnyTurn(bus, "chat-1");
+    // The user's own Stop of a message answered already withdraws only its own pending stop.
+    expect(await requestStopOf(bus, "chat-1", "u-0", answered)).toBe(false);
+    const unwatch = await watchStop(bus, "chat-1", "u-2", () => stopped.push("admitted"));
+    await settled();
+    expect(stopped).toEqual(["admitted"]);
+    await unwatch();
+  });
+
+  it("waits only moments: a turn the account sends once opened again runs", async () => {
+    let now = 0;
+    const bus = memoryBus(() => now);
+    await requestStopOfAnyTurn(bus, "chat-1");
+    now += 6_000;
+    let stopped = 0;
+    const unwatch = await watchStop(bus, "chat-1", "u-1", () => stopped++);
+    await settled();
+    expect(stopped).toBe(0);
+    await unwatch();
+  });
+
   it("expires when no turn comes for it", async () => {
     let now = 0;
     const bus = memoryBus(() => now);
