@@ -4,12 +4,23 @@
 // `--experimental-async-context-frame` moves it to V8's context frames, the implementation
 // Node 24 made the default (from 22.16 on the same code). Nodes that no longer know the flag
 // have it on already.
+//
+// A turn allocates briefly-lived objects by the megabyte (stream chunks, parsed rows, the
+// request it sends): with V8's default young generation, 20 chats at once collect it so
+// often that objects still in use get copied to the old one and collected again there. A
+// 32 MB semi-space cut the CPU of a turn by about a tenth in the `chat` benchmark, for some
+// 60–90 MB more resident memory under that load. A size given in NODE_OPTIONS wins.
 
 const ASYNC_CONTEXT_FRAME = "--experimental-async-context-frame";
+const SEMI_SPACE = "--max-semi-space-size";
+const SEMI_SPACE_MB = 32;
 
 /** NODE_OPTIONS for a server process: `current` plus what this Node needs. */
 export function serverNodeOptions(current = process.env.NODE_OPTIONS ?? "") {
   const flags = current.split(/\s+/).filter(Boolean);
+  if (!flags.some((flag) => flag.startsWith(SEMI_SPACE))) {
+    flags.push(`${SEMI_SPACE}=${SEMI_SPACE_MB}`);
+  }
   if (!process.allowedNodeEnvironmentFlags.has(ASYNC_CONTEXT_FRAME)) return flags.join(" ");
   if (flags.some((flag) => flag.endsWith("async-context-frame"))) return flags.join(" ");
   return [...flags, ASYNC_CONTEXT_FRAME].join(" ");
