@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { ChatListing } from "@/lib/db/queries/chats";
 import { apiFetch } from "../outage/api-fetch";
+import { COMPOSER_ID } from "./skip-link";
 
 /** Its times are the list's cursor: the next page starts after the last chat's own values. */
 export type ChatListItem = Pick<ChatListing, "id" | "title" | "updatedAt" | "createdAt">;
@@ -87,9 +88,18 @@ export function useChats(initial: ChatListItem[], initialHasMore: boolean) {
       run(async () => {
         setCreating(true);
         try {
-          const response = await send("/api/chats", { method: "POST", body: "{}" });
+          // The newest chat when it was never used (200), rather than another empty one.
+          const response = await send("/api/chats", {
+            method: "POST",
+            body: JSON.stringify({ reuseUnused: true }),
+          });
           const { chat } = (await response.json()) as { chat: ChatListItem };
-          setChats((list) => [chat, ...list]);
+          setChats((list) => [chat, ...list.filter((c) => c.id !== chat.id)]);
+          if (window.location.pathname === `/chat/${chat.id}`) {
+            // Already there: the new chat is this one, ready for a message.
+            document.getElementById(COMPOSER_ID)?.focus();
+            return;
+          }
           router.push(`/chat/${chat.id}`);
           router.refresh();
         } finally {

@@ -25,6 +25,11 @@ export const modelIdSchema = storable(
 export const createChatBody = z.strictObject({
   title: title.optional(),
   modelId: modelIdSchema.optional(),
+  /**
+   * The sidebar's New chat: when the user's newest chat was never used (no message, rename or
+   * model picked since it was made), it is the answer (200), not another empty chat.
+   */
+  reuseUnused: z.boolean().optional(),
 });
 
 export const updateChatBody = z

@@ -120,6 +120,24 @@ test("the tab keeps a title on every page and while moving between chats", async
     await expect(page).not.toHaveURL(before, { timeout: 20_000 });
     await hydrated(page);
     await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+    // New chat again on a chat nobody has used: no second empty chat, the box is ready.
+    const fresh = page.url();
+    await page.locator("body").click({ position: { x: 1, y: 1 } });
+    await page.getByRole("button", { name: "New chat" }).click();
+    await expect(page.getByRole("textbox", { name: "Message" })).toBeFocused();
+    expect(page.url()).toBe(fresh);
+    // Used (renamed here, as a message or a model picked would), the chat is no longer new:
+    // the next click makes one.
+    const renamed = await page.evaluate(async (url) => {
+      const id = new URL(url).pathname.split("/").at(-1);
+      const response = await fetch(`/api/chats/${id}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ title: "Used" }),
+      });
+      return response.status;
+    }, fresh);
+    expect(renamed).toBe(200);
   }
   const seen = await page.evaluate(
     () => (window as unknown as { titlesSeen: string[] }).titlesSeen,

@@ -1,7 +1,7 @@
 import { requireUser } from "@/lib/auth/guards";
 import { chatPageQuery, createChatBody, DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
-import { createChat, listChatPage } from "@/lib/db/queries/chats";
+import { createChat, listChatPage, newestUnusedChat } from "@/lib/db/queries/chats";
 import { AppError } from "@/lib/errors";
 import { readJson, readQuery, route } from "@/lib/http/route";
 import { assertModelAllowed } from "@/lib/limits/model-access";
@@ -19,6 +19,10 @@ export const POST = route(async (request) => {
   const user = await requireUser(request);
   const body = await readJson(request, createChatBody);
   const db = await getDb();
+  if (body.reuseUnused && body.title === undefined && body.modelId === undefined) {
+    const unused = await newestUnusedChat(db, user.id, DEFAULT_CHAT_TITLE);
+    if (unused) return Response.json({ chat: unused }, { status: 200 });
+  }
   if (body.modelId !== undefined) await assertModelAllowed(db, body.modelId);
   const chat = await createChat(db, {
     userId: user.id,

@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
-import { type Chat, chat } from "../schema";
+import { type Chat, chat, message } from "../schema";
 
 /** What the browser sees of a chat: no compaction internals. */
 export type ChatSummary = Pick<Chat, "id" | "title" | "modelId" | "createdAt" | "updatedAt">;
@@ -91,6 +91,33 @@ export async function findChatForUser(
   );
   const [row] = await query.execute({ chatId, userId });
   return row ?? null;
+}
+
+/**
+ * The user's newest chat if nothing has happened in it since it was made: its default title, no
+ * message, no summary, and its updatedAt still its createdAt (a turn, a rename or a model picked
+ * each moves it); else null.
+ */
+export async function newestUnusedChat(
+  db: Db,
+  userId: string,
+  defaultTitle: string,
+): Promise<ChatListing | null> {
+  const [newest] = await db
+    .select({
+      ...listingColumns,
+      unused: sql<boolean>`${chat.updatedAt} = ${chat.createdAt}
+        and ${chat.title} = ${defaultTitle}
+        and ${chat.contextSummary} is null
+        and not exists (select 1 from ${message} m where m.chat_id = "chat"."id")`,
+    })
+    .from(chat)
+    .where(eq(chat.userId, userId))
+    .orderBy(desc(chat.updatedAt), desc(chat.createdAt), desc(chat.id))
+    .limit(1);
+  if (!newest?.unused) return null;
+  const { unused: _, ...listing } = newest;
+  return listing;
 }
 
 /** A new chat, as the list shows it (its times exact, so it pages like the chats listed with it). */

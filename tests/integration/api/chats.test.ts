@@ -284,6 +284,44 @@ describeEachDriver("chats API", (use) => {
     });
   });
 
+  it("answers New chat with the newest chat while it is unused, and a new one once it is used", async () => {
+    const database = use();
+    const { browser: dana } = await register(database, "dana@example.com");
+    const post = async (body: unknown) => {
+      const response = await call(database, chatsRoute.POST, {
+        path: "/api/chats",
+        method: "POST",
+        body,
+        browser: dana,
+      });
+      return {
+        status: response.status,
+        id: ((await response.json()) as { chat?: ChatJson }).chat?.id,
+      };
+    };
+    const first = await post({ reuseUnused: true });
+    expect(first.status).toBe(201);
+    // Clicked again: no second empty chat.
+    expect(await post({ reuseUnused: true })).toEqual({ status: 200, id: first.id });
+    expect(await listTitles(database, dana)).toEqual(["New chat"]);
+    // Without asking, the API makes a chat as before.
+    const second = await post({});
+    expect(second.status).toBe(201);
+    if (!second.id) throw new Error("no chat");
+    // Used (renamed here; a message or a model picked moves it the same way): New chat makes one.
+    await call(database, chatRoute.PATCH, {
+      path: `/api/chats/${second.id}`,
+      method: "PATCH",
+      body: { title: "Used" },
+      params: { id: second.id },
+      browser: dana,
+    });
+    const third = await post({ reuseUnused: true });
+    expect(third.status).toBe(201);
+    expect(new Set([first.id, second.id, third.id]).size).toBe(3);
+    expect(await post({ reuseUnused: "yes" })).toMatchObject({ status: 400 });
+  });
+
   it("reports the database as healthy", async () => {
     const database = use();
     const { withDatabase } = await import("@/lib/db/client");
