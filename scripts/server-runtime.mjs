@@ -18,7 +18,8 @@ const SEMI_SPACE_MB = 32;
 /** NODE_OPTIONS for a server process: `current` plus what this Node needs. */
 export function serverNodeOptions(current = process.env.NODE_OPTIONS ?? "") {
   const flags = current.split(/\s+/).filter(Boolean);
-  if (!flags.some((flag) => flag.startsWith(SEMI_SPACE))) {
+  // V8 reads its flags with `_` or `-` alike.
+  if (!flags.some((flag) => flag.replaceAll("_", "-").startsWith(SEMI_SPACE))) {
     flags.push(`${SEMI_SPACE}=${SEMI_SPACE_MB}`);
   }
   if (!process.allowedNodeEnvironmentFlags.has(ASYNC_CONTEXT_FRAME)) return flags.join(" ");

@@ -9,7 +9,7 @@ import { authClient } from "@/lib/auth/client";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 import { ThemeToggle } from "../ui/theme";
 import { ChatListEntry } from "./chat-list-entry";
-import { type ChatListItem, useChats } from "./use-chats";
+import { type ChatListItem, focusComposer, useChats } from "./use-chats";
 
 type Props = {
   user: { name: string; email: string; role: "admin" | "user" };
@@ -43,8 +43,18 @@ export function Sidebar(props: Props) {
     wide.addEventListener("change", closeIfWide);
     return () => wide.removeEventListener("change", closeIfWide);
   }, []);
+  // New chat on the chat already open, from the drawer: the page does not change, so the drawer
+  // closes here, and the message box takes the focus once it has (Radix keeps it inside before).
+  const isOpen = useRef(open);
+  isOpen.current = open;
+  const composerOnClose = useRef(false);
+  const onAlreadyOpen = () => {
+    if (!isOpen.current) return focusComposer();
+    composerOnClose.current = true;
+    setOpen(false);
+  };
   // One list for both places, so the drawer opens on what the column shows.
-  const list = useChats(props.initialChats, props.initialHasMore);
+  const list = useChats(props.initialChats, props.initialHasMore, onAlreadyOpen);
   const panel = <SidebarPanel user={props.user} list={list} />;
   return (
     <>
@@ -62,6 +72,12 @@ export function Sidebar(props: Props) {
           <Dialog.Overlay className="fixed inset-0 z-40 bg-black/30 md:hidden" />
           <Dialog.Content
             className="fixed inset-y-0 left-0 z-50 flex w-72 max-w-[85vw] flex-col border-r border-line bg-panel shadow-xl md:hidden"
+            onCloseAutoFocus={(event) => {
+              if (!composerOnClose.current) return;
+              composerOnClose.current = false;
+              event.preventDefault();
+              focusComposer();
+            }}
             // Escape in a chat's title box cancels the rename, not the whole drawer.
             onEscapeKeyDown={(event) => {
               if ((event.target as HTMLElement | null)?.closest("input")) event.preventDefault();

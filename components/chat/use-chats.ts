@@ -43,12 +43,24 @@ export function withRefreshedFirstPage(
   return [...first, ...list.filter((c) => !onFirst.has(c.id) && placeOf(c) < oldest)];
 }
 
+/** The message box of the chat on screen takes the focus. */
+export function focusComposer(): void {
+  document.getElementById(COMPOSER_ID)?.focus();
+}
+
 /**
  * The sidebar's chat list: the first page server-rendered, older pages on request, kept in step
  * with each mutation.
  */
-export function useChats(initial: ChatListItem[], initialHasMore: boolean) {
+export function useChats(
+  initial: ChatListItem[],
+  initialHasMore: boolean,
+  /** New chat answered with the chat already open: where the message box gets the focus. */
+  onAlreadyOpen: () => void = focusComposer,
+) {
   const router = useRouter();
+  const alreadyOpen = useRef(onAlreadyOpen);
+  alreadyOpen.current = onAlreadyOpen;
   const [chats, setChats] = useState(initial);
   const [hasMore, setHasMore] = useState(initialHasMore);
   const [error, setError] = useState<string | null>(null);
@@ -97,7 +109,7 @@ export function useChats(initial: ChatListItem[], initialHasMore: boolean) {
           setChats((list) => [chat, ...list.filter((c) => c.id !== chat.id)]);
           if (window.location.pathname === `/chat/${chat.id}`) {
             // Already there: the new chat is this one, ready for a message.
-            document.getElementById(COMPOSER_ID)?.focus();
+            alreadyOpen.current();
             return;
           }
           router.push(`/chat/${chat.id}`);

@@ -145,6 +145,26 @@ test("the tab keeps a title on every page and while moving between chats", async
   expect(new Set(seen)).toEqual(new Set(["Fold"]));
 });
 
+test("on a phone, New chat in the drawer on a chat nobody has used closes the drawer onto its message box", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  await registerUser(page, `e2e-phone-new-${Date.now()}@example.com`);
+  const drawer = page.getByRole("dialog", { name: "Chats" });
+  await page.getByRole("button", { name: "Open the chat list" }).click();
+  await drawer.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
+  await hydrated(page);
+  await expect(drawer).toBeHidden();
+  const fresh = page.url();
+  // Again, on the chat just made: the page stays, so the drawer must close by itself.
+  await page.getByRole("button", { name: "Open the chat list" }).click();
+  await drawer.getByRole("button", { name: "New chat" }).click();
+  await expect(drawer).toBeHidden();
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeFocused();
+  expect(page.url()).toBe(fresh);
+});
+
 test("the first Tab reaches a skip link that jumps to the message box", async ({ page }) => {
   await registerUser(page, `e2e-skip-${Date.now()}@example.com`);
   await newChat(page);

@@ -95,6 +95,7 @@ export async function findChatForUser(
 
 /**
  * The user's newest chat if nothing has happened in it since it was made: its default title, no
+ * model (one chosen at its creation, as the home page's message does, counts as used), no
  * message, no summary, and its updatedAt still its createdAt (a turn, a rename or a model picked
  * each moves it); else null.
  */
@@ -108,6 +109,7 @@ export async function newestUnusedChat(
       ...listingColumns,
       unused: sql<boolean>`${chat.updatedAt} = ${chat.createdAt}
         and ${chat.title} = ${defaultTitle}
+        and ${chat.modelId} is null
         and ${chat.contextSummary} is null
         and not exists (select 1 from ${message} m where m.chat_id = "chat"."id")`,
     })

@@ -320,6 +320,10 @@ describeEachDriver("chats API", (use) => {
     expect(third.status).toBe(201);
     expect(new Set([first.id, second.id, third.id]).size).toBe(3);
     expect(await post({ reuseUnused: "yes" })).toMatchObject({ status: 400 });
+    // Made with a model (the home page's first message does that): it is used, not new.
+    const withModel = await post({ modelId: "demo:demo" });
+    expect(withModel.status).toBe(201);
+    expect((await post({ reuseUnused: true })).id).not.toBe(withModel.id);
   });
 
   it("reports the database as healthy", async () => {

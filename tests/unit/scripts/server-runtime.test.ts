@@ -14,6 +14,8 @@ describe("how Node runs Fold's server", () => {
     expect(options).toContain("--max-semi-space-size=8");
     expect(options).toContain("--max-old-space-size=4096");
     expect(options.filter((o) => o.startsWith("--max-semi-space-size"))).toHaveLength(1);
+    // V8's own spelling, with underscores, is the user's size too.
+    expect(run("--max_semi_space_size=8")).not.toContain("=32");
   });
 
   it("keeps request-scoped state on V8's context frames where this Node needs the flag", () => {
