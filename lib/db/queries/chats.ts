@@ -146,7 +146,7 @@ export async function updateChat(
 ): Promise<ChatSummary | null> {
   const [row] = await db
     .update(chat)
-    .set({ title: patch.title, modelId: patch.modelId, updatedAt: new Date() })
+    .set({ title: patch.title, modelId: patch.modelId, updatedAt: sql`now()` })
     .where(eq(chat.id, chatId))
     .returning(summaryColumns);
   return row ?? null;
@@ -160,7 +160,7 @@ export async function noteTurnOnChat(
 ): Promise<Chat | null> {
   const [row] = await db
     .update(chat)
-    .set({ modelId: changes.modelId, title: changes.title, updatedAt: new Date() })
+    .set({ modelId: changes.modelId, title: changes.title, updatedAt: sql`now()` })
     .where(eq(chat.id, chatId))
     .returning();
   return row ?? null;

@@ -265,7 +265,7 @@ async function appendOnce(db: Db, chatId: string, input: NewMessage): Promise<Me
     const touched = on.$with("touched").as(
       on
         .update(chat)
-        .set({ updatedAt: sql`${sql.placeholder("now")}` })
+        .set({ updatedAt: sql`now()` })
         .where(eq(chat.id, sql.placeholder("chatId")))
         .returning({ id: chat.id }),
     );
@@ -322,7 +322,6 @@ function rowParams(chatId: string, input: NewMessage) {
     role: input.role,
     parts: JSON.stringify(storableJson(input.parts)),
     metadata: input.metadata === null ? null : JSON.stringify(storableJson(input.metadata)),
-    now: new Date().toISOString(),
   };
 }
 
@@ -378,7 +377,7 @@ export async function appendIfNewAndNote(
         .update(chat)
         .set({
           modelId: sql`coalesce(${sql.placeholder("modelId")}, ${chat.modelId})`,
-          updatedAt: sql`${sql.placeholder("now")}`,
+          updatedAt: sql`now()`,
         })
         .where(inArray(chat.id, on.select({ chatId: inserted.chatId }).from(inserted)))
         .returning(),

@@ -1,8 +1,8 @@
 import { eq, sql } from "drizzle-orm";
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
-import { getChat } from "@/lib/db/queries/chats";
+import { getChat, noteTurnOnChat, updateChat } from "@/lib/db/queries/chats";
 import {
   appendIfNew,
   appendIfNewAndNote,
@@ -301,6 +301,43 @@ describeEachDriver("appending a message", (use) => {
     expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i));
     expect(new Set(stored.map((m) => m.id)).size).toBe(12);
   });
+});
+
+describeEachDriver("a chat's place in the list", (use, driver) => {
+  // Embedded PGlite reads the app's own clock: only a server has a clock of its own.
+  it.runIf(driver === "pg")(
+    "moves on the database's clock, however far the app server's clock is off",
+    async () => {
+      // A chat's updatedAt orders the list beside createdAt, which the database sets: both must
+      // come from one clock (an app server ahead or behind would misplace chats).
+      const { db } = use();
+      const chat = await seedChat(db);
+      const input = (id: string) => ({
+        id: `${chat.id}-${id}`,
+        role: "user" as const,
+        parts: [{ type: "text", text: id }],
+        metadata: null,
+      });
+      vi.useFakeTimers({ toFake: ["Date"] });
+      try {
+        vi.setSystemTime(new Date("2040-01-01T00:00:00Z"));
+        const writes: Array<() => Promise<unknown>> = [
+          () => appendMessage(db, chat.id, input("a")),
+          () => appendIfNewAndNote(db, chat.id, input("b"), {}),
+          () => noteTurnOnChat(db, chat.id, { title: "Noted" }),
+          () => updateChat(db, chat.id, { title: "Renamed" }),
+        ];
+        for (const write of writes) {
+          await write();
+          const row = await getChat(db, chat.id);
+          expect(row?.updatedAt.getUTCFullYear()).toBeLessThan(2040);
+          expect(row?.updatedAt.getTime()).toBeGreaterThanOrEqual(chat.createdAt.getTime());
+        }
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 });
 
 describeEachDriver("an append inside a transaction", (use) => {
