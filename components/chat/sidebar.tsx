@@ -9,7 +9,8 @@ import { authClient } from "@/lib/auth/client";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 import { ThemeToggle } from "../ui/theme";
 import { ChatListEntry } from "./chat-list-entry";
-import { type ChatListItem, focusComposer, useChats } from "./use-chats";
+import { focusComposer } from "./skip-link";
+import { type ChatListItem, useChats } from "./use-chats";
 
 type Props = {
   user: { name: string; email: string; role: "admin" | "user" };
@@ -49,7 +50,10 @@ export function Sidebar(props: Props) {
   isOpen.current = open;
   const composerOnClose = useRef(false);
   const onAlreadyOpen = () => {
-    if (!isOpen.current) return focusComposer();
+    if (!isOpen.current) {
+      focusComposer();
+      return;
+    }
     composerOnClose.current = true;
     setOpen(false);
   };

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { ChatListing } from "@/lib/db/queries/chats";
 import { apiFetch } from "../outage/api-fetch";
-import { COMPOSER_ID } from "./skip-link";
+import { focusComposer } from "./skip-link";
 
 /** Its times are the list's cursor: the next page starts after the last chat's own values. */
 export type ChatListItem = Pick<ChatListing, "id" | "title" | "updatedAt" | "createdAt">;
@@ -41,11 +41,6 @@ export function withRefreshedFirstPage(
   if (!last) return [...first];
   const oldest = placeOf(last);
   return [...first, ...list.filter((c) => !onFirst.has(c.id) && placeOf(c) < oldest)];
-}
-
-/** The message box of the chat on screen takes the focus. */
-export function focusComposer(): void {
-  document.getElementById(COMPOSER_ID)?.focus();
 }
 
 /**

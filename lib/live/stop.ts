@@ -68,7 +68,7 @@ export async function requestStopOf(
   await bus.publisher.set(pendingKey(chatId), messageId, { EX: PENDING_STOP_SECONDS });
   if ((await requestStop(bus, chatId, messageId)) > 0) return true;
   if (await answered()) {
-    await withdrawPendingStop(bus, chatId);
+    await withdrawPending(bus, pendingKey(chatId));
     return false;
   }
   return true;
@@ -87,26 +87,25 @@ export async function requestStopOfAnyTurn(bus: LiveBus, chatId: string): Promis
  * For a turn that has just started listening: whether a stop for the message it answers came
  * before. A stop found is used up, so asking again (Retry) is not stopped by it.
  */
-export async function takePendingStop(
-  bus: LiveBus,
-  chatId: string,
-  messageId: string,
-): Promise<boolean> {
-  if ((await bus.publisher.get(pendingKey(chatId))) !== messageId) return false;
-  await withdrawPendingStop(bus, chatId);
-  return true;
+export function takePendingStop(bus: LiveBus, chatId: string, messageId: string): Promise<boolean> {
+  return takePending(bus, pendingKey(chatId), messageId);
 }
 
 /** Uses up an admin's pending stop (one for any turn of the chat); whether there was one. */
-async function takePendingStopOfAny(bus: LiveBus, chatId: string): Promise<boolean> {
-  if ((await bus.publisher.get(pendingAnyKey(chatId))) !== PENDING_ANY) return false;
-  await bus.publisher.set(pendingAnyKey(chatId), "", { EX: 1 });
+function takePendingStopOfAny(bus: LiveBus, chatId: string): Promise<boolean> {
+  return takePending(bus, pendingAnyKey(chatId), PENDING_ANY);
+}
+
+/** Uses up the pending stop under `key` when it holds `value`; whether it did. */
+async function takePending(bus: LiveBus, key: string, value: string): Promise<boolean> {
+  if ((await bus.publisher.get(key)) !== value) return false;
+  await withdrawPending(bus, key);
   return true;
 }
 
 /** The publisher has no delete: an empty value that expires at once does the same. */
-function withdrawPendingStop(bus: LiveBus, chatId: string) {
-  return bus.publisher.set(pendingKey(chatId), "", { EX: 1 });
+function withdrawPending(bus: LiveBus, key: string) {
+  return bus.publisher.set(key, "", { EX: 1 });
 }
 
 /**

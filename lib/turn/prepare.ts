@@ -50,10 +50,7 @@ export async function prepareTurn(
       const withMessage = rows.some((row) => row.id === appended.message.id)
         ? rows
         : [...rows, appended.message];
-      return loaded(
-        appended.chat,
-        covers(withMessage, appended.chat) ? withMessage : await loadForTurn(db, appended.chat),
-      );
+      return loaded(db, appended.chat, withMessage);
     }
     // An edit: the history it rewrote is loaded below.
   } else {
@@ -69,11 +66,15 @@ export async function prepareTurn(
     }),
     loadForTurn(db, chat),
   ]);
-  const current = noted ?? chat;
-  return loaded(current, covers(rows, current) ? rows : await loadForTurn(db, current));
+  return loaded(db, noted ?? chat, rows);
 }
 
-function loaded(chat: Chat, rows: KeyedMessage[]): PreparedTurn {
+/**
+ * The turn for `chat` as it is now, from rows read for the state the request saw: read again
+ * when they do not serve it (`covers`).
+ */
+async function loaded(db: Db, chat: Chat, read: KeyedMessage[]): Promise<PreparedTurn> {
+  const rows = covers(read, chat) ? read : await loadForTurn(db, chat);
   return {
     chat,
     history: rows.map(rowToUIMessage),

@@ -9,13 +9,14 @@ const fake = await vi.hoisted(async () => {
 
 import type { Database } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
-import { usageDay, user } from "@/lib/db/schema";
+import { usageOn } from "@/lib/db/queries/usage";
+import { user } from "@/lib/db/schema";
+import { usageDayOf } from "@/lib/limits/quota-day";
 import { register, signOut } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import type { Browser } from "../../helpers/http";
-import { newChat, postTurn } from "../../helpers/turns";
-import { eventually, readChunks } from "../../helpers/ui-stream";
+import { newChat, postTurn, sendTurn } from "../../helpers/turns";
 
 const MODEL = "fake:fake-model";
 
@@ -34,20 +35,15 @@ describeEachDriver("a turn from cookies whose session changed since they were ve
   async function answeredOnce(database: Database, email: string) {
     const { browser } = await register(database, email);
     const chatId = await newChat(database, browser);
-    const first = await postTurn(database, browser, { chatId, modelId: MODEL, text: "hello" });
-    expect(first.status).toBe(200);
-    await readChunks(first);
-    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    const first = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "hello" });
+    expect(first.response.status).toBe(200);
     const [row] = await database.db.select().from(user).where(eq(user.email, email));
     if (!row) throw new Error("no user");
     return { browser, chatId, userId: row.id };
   }
 
   const messagesToday = async (database: Database, userId: string) =>
-    (await database.db.select().from(usageDay).where(eq(usageDay.userId, userId))).reduce(
-      (sum, day) => sum + day.messages,
-      0,
-    );
+    (await usageOn(database.db, userId, usageDayOf(new Date()))).messages;
 
   async function expectNothingTaken(
     database: Database,
@@ -99,10 +95,8 @@ describeEachDriver("a turn from cookies whose session changed since they were ve
       .set({ role: row?.role === "admin" ? "user" : "admin" })
       .where(eq(user.id, userId));
 
-    const turn = await postTurn(database, browser, { chatId, modelId: MODEL, text: "again" });
-    expect(turn.status).toBe(200);
-    await readChunks(turn);
-    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    const turn = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "again" });
+    expect(turn.response.status).toBe(200);
     expect((await loadHistory(database.db, chatId)).map((m) => m.role)).toEqual([
       "user",
       "assistant",

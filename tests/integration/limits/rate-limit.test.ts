@@ -12,10 +12,11 @@ vi.hoisted(() => {
 import * as authRoute from "@/app/api/auth/[...all]/route";
 import type { Database } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
+import { usageOn } from "@/lib/db/queries/usage";
 import { countUsers } from "@/lib/db/queries/users";
-import { usageDay, user as userTable } from "@/lib/db/schema";
 import { installPeerAddressStamp, PEER_ADDRESS_HEADER } from "@/lib/limits/peer-address";
-import { PASSWORD } from "../../helpers/auth";
+import { usageDayOf } from "@/lib/limits/quota-day";
+import { PASSWORD, sessionOf } from "../../helpers/auth";
 import { compactNowCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { anonymous, type Browser, call } from "../../helpers/http";
@@ -116,11 +117,8 @@ describeEachDriver("rate limits", (use) => {
     // The refused turn saved nothing, and took no message from the day (asked at once, the
     // quota gave its message back).
     expect((await loadHistory(database.db, chatId)).map((m) => m.id)).not.toContain("u-2");
-    const days = await database.db.select().from(usageDay);
-    const user = (await database.db.select().from(userTable)).find(
-      (u) => u.email === "elsewhere@example.com",
-    );
-    expect(days.find((d) => d.userId === user?.id)?.messages).toBe(2);
+    const userId = (await sessionOf(database, browser))?.user.id ?? "";
+    expect((await usageOn(database.db, userId, usageDayOf(new Date()))).messages).toBe(2);
   });
 
   it("gives back the turn point a signed-out session's cookies spent before their 401", async () => {
