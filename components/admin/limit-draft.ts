@@ -1,6 +1,10 @@
 import { dailyMessageLimit, dailyTokenLimit } from "@/lib/admin/user-input";
+import { countOf, isCountText, notACount } from "./count-text";
 
-/** The two daily limits as typed; an empty field means "none" (defaults) or "the default" (a user). */
+/**
+ * The two daily limits as typed; an empty field means "none" (defaults) or "the default" (a user).
+ * A count may be grouped as the override editor's are (count-text.ts).
+ */
 export type LimitDraft = { dailyMessageLimit: string; dailyTokenLimit: string };
 export type LimitValues = { dailyMessageLimit: number | null; dailyTokenLimit: number | null };
 export type LimitErrors = Partial<Record<keyof LimitDraft, string>>;
@@ -8,6 +12,10 @@ export type LimitErrors = Partial<Record<keyof LimitDraft, string>>;
 const LABELS: Record<keyof LimitDraft, string> = {
   dailyMessageLimit: "Messages",
   dailyTokenLimit: "Tokens",
+};
+const UNITS: Record<keyof LimitDraft, string> = {
+  dailyMessageLimit: "messages",
+  dailyTokenLimit: "tokens",
 };
 
 export function limitDraftOf(values: LimitValues): LimitDraft {
@@ -27,11 +35,16 @@ export function parseLimitDraft(
     ["dailyMessageLimit", dailyMessageLimit],
     ["dailyTokenLimit", dailyTokenLimit],
   ] as const) {
-    const text = draft[field].replaceAll(",", "").trim();
-    if (text === "") continue;
-    const parsed = schema.safeParse(Number(text));
+    const count = countOf(draft[field]);
+    if (count === null) continue;
+    const parsed = schema.safeParse(count);
     if (parsed.success) values[field] = parsed.data;
-    else errors[field] = `${LABELS[field]} ${parsed.error.issues[0]?.message ?? "is not valid"}.`;
+    else {
+      const message = isCountText(draft[field])
+        ? (parsed.error.issues[0]?.message ?? "is not valid")
+        : notACount(UNITS[field]);
+      errors[field] = `${LABELS[field]} ${message}.`;
+    }
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, values };
 }

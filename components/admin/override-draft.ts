@@ -1,5 +1,6 @@
 import { type OverrideInput, overrideInput } from "@/lib/admin/override-input";
 import { windowTooSmall } from "@/lib/context/budget";
+import { countOf, isCountText, notACount, withoutSeparators } from "./count-text";
 
 /**
  * The editor's two fields as typed; an empty field means "take it from the chain". A number may
@@ -69,7 +70,7 @@ export function parseDraft(
     for (const issue of parsed.error.issues) {
       const field = issue.path[0];
       if ((field === "contextWindow" || field === "maxOutputTokens") && !errors[field]) {
-        const message = isCount(draft[field]) ? issue.message : NOT_A_COUNT;
+        const message = isCountText(draft[field]) ? issue.message : notACount("tokens");
         errors[field] = `${FIELD_LABELS[field]} ${message}.`;
       }
     }
@@ -102,29 +103,4 @@ export function parseDraft(
     }
   }
   return { ok: true, input: parsed.data };
-}
-
-/**
- * Digits, plain or grouped by commas or spaces in threes ("128,000", "16 384") or the Indian
- * way ("1,00,000"). Nothing else: a dot groups thousands in some locales and marks decimals in
- * others, so "8.000" is no count, and neither is "8,5" (a decimal comma) or "1 2".
- */
-const COUNT_TEXT = /^(?:\d+|\d{1,3}(?:[\s,]\d{3})+|\d{1,2}(?:[\s,]\d{2})*[\s,]\d{3})$/;
-const NOT_A_COUNT = "must be a whole number of tokens, in digits (commas or spaces may group them)";
-
-function isCount(text: string): boolean {
-  const trimmed = text.trim();
-  return trimmed === "" || COUNT_TEXT.test(trimmed);
-}
-
-/** Empty is null (from the chain); text that is no count is NaN, which the schema refuses. */
-function countOf(text: string): number | null {
-  if (!isCount(text)) return Number.NaN;
-  const digits = withoutSeparators(text);
-  return digits === "" ? null : Number(digits);
-}
-
-/** The text without the separators a count is often written with: commas and spaces. */
-function withoutSeparators(text: string): string {
-  return text.replace(/[\s,]/g, "");
 }
