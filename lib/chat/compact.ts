@@ -67,6 +67,8 @@ export type CompactInput = {
   deferFold?: boolean;
   /** Tokens the next turn will add (its user message), for a compaction run ahead of it. */
   expectedTokens?: number;
+  /** The turn's new message, still being stored: a fold is written only once it is. */
+  stored?: Promise<void>;
   signal?: AbortSignal;
   /** Called right before the summarizer runs, so the trace can show "Compacting context…". */
   onSummarizeStart?: (info: {
@@ -198,6 +200,7 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
       capTokens: result.view.hardWallCapTokens,
     };
   }
+  await input.stored;
   return commitTier1(db, {
     chat,
     state,

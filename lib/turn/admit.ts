@@ -1,13 +1,29 @@
 import type { HeldLease } from "@/lib/chat/lease";
 import type { Db } from "@/lib/db/client";
+import type { TurnStart } from "@/lib/db/queries/leases";
 import type { Chat } from "@/lib/db/schema";
+import { env } from "@/lib/env";
 import { defaultAllowedModelId } from "@/lib/limits/model-access";
 import type { QuotaTicket } from "@/lib/limits/quota";
 import { assertTurnAllowed } from "@/lib/limits/turn-admission";
 import { takeChatForTurn } from "./lease";
 import type { TurnRequest } from "./request";
 
-export type AdmittedTurn = { chat: Chat; lease: HeldLease; modelId: string; quota: QuotaTicket };
+export type AdmittedTurn = {
+  chat: Chat;
+  lease: HeldLease;
+  modelId: string;
+  quota: QuotaTicket;
+  /** A new message's first reads, taken with the lease (takeChatForTurn). */
+  start?: TurnStart;
+};
+
+/** A new message's turn reads its history in the statement that takes the chat's lease. */
+function firstReads(request: TurnRequest) {
+  return request.trigger === "submit-message"
+    ? { messageId: request.message.id, whole: !env().compaction.enabled }
+    : undefined;
+}
 
 /**
  * Step 1 of a turn: the user's chat with its lease, and the turn's admission (rate, model,
@@ -21,10 +37,15 @@ export async function admitTurn(
   request: TurnRequest,
 ): Promise<AdmittedTurn> {
   if (!request.modelId) {
-    const { chat, lease } = await takeChatForTurn(db, user.id, request.chatId);
+    const { chat, lease, start } = await takeChatForTurn(
+      db,
+      user.id,
+      request.chatId,
+      firstReads(request),
+    );
     try {
       const modelId = chat.modelId ?? (await defaultAllowedModelId(db));
-      return { chat, lease, modelId, quota: await assertTurnAllowed(db, user, modelId) };
+      return { chat, lease, start, modelId, quota: await assertTurnAllowed(db, user, modelId) };
     } catch (error) {
       await lease.release();
       throw error;
@@ -32,7 +53,7 @@ export async function admitTurn(
   }
   const modelId = request.modelId;
   const [taken, admitted] = await Promise.allSettled([
-    takeChatForTurn(db, user.id, request.chatId),
+    takeChatForTurn(db, user.id, request.chatId, firstReads(request)),
     assertTurnAllowed(db, user, modelId),
   ]);
   if (taken.status === "fulfilled" && admitted.status === "fulfilled") {

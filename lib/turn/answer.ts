@@ -40,6 +40,11 @@ export type AnswerContext = {
   onRecovery: (event: RecoveryEvent) => Promise<void>;
   /** Aborts when the user stops the reply (from any instance). */
   stopSignal?: AbortSignal;
+  /**
+   * The turn's new message, stored beside the model call (PreparedTurn): nothing of the reply
+   * is written before it is, and the call ends with its error when it cannot be.
+   */
+  stored?: Promise<void>;
 };
 
 /**
@@ -57,11 +62,18 @@ export async function answer(
     idleMs: settings.turnIdleTimeoutMs,
     maxMs: settings.turnMaxDurationMs,
   });
-  const signal = ctx.stopSignal
-    ? AbortSignal.any([deadline.signal, ctx.stopSignal])
-    : deadline.signal;
+  const unstored = new AbortController();
+  const signal = AbortSignal.any(
+    [deadline.signal, unstored.signal, ctx.stopSignal].filter((s) => s !== undefined),
+  );
+  const stored = ctx.stored?.catch((error: unknown) => {
+    unstored.abort(error);
+    throw error;
+  });
+  // Awaited below, unless the call fails first: never an unhandled rejection.
+  stored?.catch(() => undefined);
   try {
-    await answerWithin(ctx, signal, deadline, write);
+    await answerWithin({ ...ctx, stored }, signal, deadline, write);
   } finally {
     deadline.dispose();
   }
@@ -173,6 +185,8 @@ async function streamAttempt(
   });
   let finish: UIMessageChunk | undefined;
   for await (const chunk of ui) {
+    // The model was asked while the message was stored: its reply waits for that, or ends.
+    await ctx.stored;
     deadline.touch();
     if (chunk.type === "text-delta" || chunk.type === "reasoning-delta")
       observed.streamedText = (observed.streamedText ?? "") + chunk.delta;
@@ -180,6 +194,7 @@ async function streamAttempt(
     // An abort ends the stream; `answer` says how (a deadline's error, or a stopped reply).
     else if (chunk.type !== "abort") write(chunk as UIMessageChunk);
   }
+  await ctx.stored;
   return finish;
 }
 

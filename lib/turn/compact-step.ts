@@ -33,6 +33,8 @@ export async function compactForTurn(
     overheadTokens: number;
     overheadClasses?: ClassTokens;
     traceId: string;
+    /** The turn's new message, still being stored (PreparedTurn). */
+    stored?: Promise<void>;
     /** Aborts when the user stops the turn (from any instance). */
     stopSignal?: AbortSignal;
   },
@@ -51,6 +53,7 @@ export async function compactForTurn(
       overheadTokens: turn.overheadTokens,
       overheadClasses: turn.overheadClasses,
       deferFold,
+      stored: turn.stored,
       signal,
       onSummarizeStart: ({ tokensBefore, messages, reason }) => {
         started = { reason, tokensBefore, messages, startedAt: now() };
@@ -89,6 +92,8 @@ async function besideBackgroundCompaction(
     return { input: current, deferFold: true };
   await backgroundCompactionDone(deps.db, turn.chat.id, turn.stopSignal);
   if (turn.stopSignal?.aborted) return { input: current, deferFold: false };
+  // Read again, the chat must hold the turn's message.
+  await turn.stored;
   return { input: (await loadCompactionInput(deps, turn.chat.id)) ?? current, deferFold: false };
 }
 

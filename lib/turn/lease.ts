@@ -2,7 +2,11 @@ import { chatNotFound } from "@/lib/auth/guards";
 import { type HeldLease, holdLease, keepRenewing, LEASE_MS } from "@/lib/chat/lease";
 import type { Db } from "@/lib/db/client";
 import { findChatForUser } from "@/lib/db/queries/chats";
-import { acquireTurnLeaseOnOwnChat } from "@/lib/db/queries/leases";
+import {
+  acquireTurnLeaseOnOwnChat,
+  acquireTurnLeaseWithHistory,
+  type TurnStart,
+} from "@/lib/db/queries/leases";
 import type { Chat } from "@/lib/db/schema";
 
 const BUSY_MESSAGE = "A reply is already being written in this chat. Wait for it to finish.";
@@ -13,17 +17,22 @@ export function holdTurnLease(db: Db, chatId: string): Promise<HeldLease> {
 }
 
 /**
- * The user's chat and its turn lease, in one statement when the chat is free (the usual case).
+ * The user's chat and its turn lease, in one statement when the chat is free (the usual case);
+ * with `read` (a new message's turn), what that turn reads first comes in the same statement.
  * 404 when the chat is not theirs; when another turn holds it, waits as `holdTurnLease` does
- * (then 409) and reads the chat again, as that turn may have moved it on.
+ * (then 409) and reads the chat again, as that turn may have moved it on (then no `start`: the
+ * turn reads its history itself).
  */
 export async function takeChatForTurn(
   db: Db,
   userId: string,
   chatId: string,
-): Promise<{ chat: Chat; lease: HeldLease }> {
-  const taken = await acquireTurnLeaseOnOwnChat(db, userId, chatId, LEASE_MS);
-  if (taken) return { chat: taken.chat, lease: keepRenewing(db, taken.lease) };
+  read?: { messageId: string; whole: boolean },
+): Promise<{ chat: Chat; lease: HeldLease; start?: TurnStart }> {
+  const taken = read
+    ? await acquireTurnLeaseWithHistory(db, userId, chatId, LEASE_MS, read)
+    : await acquireTurnLeaseOnOwnChat(db, userId, chatId, LEASE_MS);
+  if (taken) return { ...taken, lease: keepRenewing(db, taken.lease) };
   if (!(await findChatForUser(db, userId, chatId))) throw chatNotFound();
   const lease = await holdTurnLease(db, chatId);
   const chat = await findChatForUser(db, userId, chatId);

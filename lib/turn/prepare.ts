@@ -2,7 +2,9 @@ import { DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { titleFromMessage } from "@/lib/chat/title";
 import type { Db } from "@/lib/db/client";
 import { noteTurnOnChat } from "@/lib/db/queries/chats";
+import type { TurnStart } from "@/lib/db/queries/leases";
 import {
+  appendIfNewAndNote,
   firstUserMessage,
   type KeyedMessage,
   loadKeyedHistory,
@@ -10,13 +12,29 @@ import {
   turnHistoryFirstPosition,
 } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { env } from "@/lib/env";
-import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/message/ui-message";
+import { AppError, databaseUnavailable } from "@/lib/errors";
+import {
+  type FoldUIMessage,
+  messageText,
+  rowToUIMessage,
+  type StoredMessage,
+} from "@/lib/message/ui-message";
 import { applyTurnRequest } from "./apply-request";
 import type { TurnRequest } from "./request";
 
+/** The message a new-message request brings. */
+type IncomingUserMessage = Extract<TurnRequest, { trigger: "submit-message" }>["message"];
+
 export type PreparedTurn = {
   chat: Chat;
+  /**
+   * The new message's write, when it runs beside the model call (a turn read its history with
+   * its lease): settles once the message is stored, or fails; nothing the turn shows or
+   * stores may come before it.
+   */
+  stored?: Promise<void>;
   /** The stored messages the turn needs: from the watermark on (see loadTurnHistory). */
   history: FoldUIMessage[];
   /** 1-based position of `history[0]` in the whole chat. */
@@ -33,11 +51,26 @@ export async function prepareTurn(
   chat: Chat,
   request: TurnRequest,
   modelId: string,
+  /** What the statement that took the chat's lease read for a new message (TurnStart). */
+  start?: TurnStart,
 ): Promise<PreparedTurn> {
   const modelChange = chat.modelId !== modelId ? modelId : undefined;
   // A titled chat is noted in the statement that stores a new message; the first turns,
   // which title the chat from its first message, note it after (as every other request).
   const titled = chat.title !== DEFAULT_CHAT_TITLE;
+  if (titled && request.trigger === "submit-message" && start?.isNew && covers(start.rows, chat)) {
+    // The common turn, with its history read already: the message is stored beside the model
+    // call rather than before it, one round trip less before the first token.
+    return {
+      chat: { ...chat, modelId },
+      history: [...start.rows.map(rowToUIMessage), rowToUIMessage(unstored(request.message))],
+      firstPosition: turnHistoryFirstPosition(start.rows, {
+        summary: chat.contextSummary,
+        watermark: chat.summaryWatermark,
+      }),
+      stored: storedBeside(storeNew(db, chat, request.message, modelChange)),
+    };
+  }
   if (titled && request.trigger === "submit-message") {
     // The common turn, a new message: its history loads beside the statement that stores it,
     // one round trip less before the first token. The load may see the message or not
@@ -67,6 +100,47 @@ export async function prepareTurn(
     loadForTurn(db, chat),
   ]);
   return loaded(db, noted ?? chat, rows);
+}
+
+/** A new message as the turn sends it before its row exists (no content key: none is read). */
+function unstored(incoming: IncomingUserMessage): StoredMessage {
+  return { id: incoming.id, role: "user", parts: incoming.parts, metadata: null };
+}
+
+/** A write the turn awaits later: its failure is handled there, never left unhandled meanwhile. */
+function storedBeside(write: Promise<void>): Promise<void> {
+  write.catch(() => undefined);
+  return write;
+}
+
+/**
+ * Stores the new message and notes the turn on its chat; fails when the id was taken since the
+ * lease's statement found it free (another request stored it first).
+ */
+async function storeNew(
+  db: Db,
+  chat: Chat,
+  incoming: IncomingUserMessage,
+  modelId: string | undefined,
+): Promise<void> {
+  let stored: Awaited<ReturnType<typeof appendIfNewAndNote>>;
+  try {
+    stored = await appendIfNewAndNote(
+      db,
+      chat.id,
+      { id: incoming.id, role: "user", parts: incoming.parts, metadata: null },
+      { modelId },
+    );
+  } catch (error) {
+    throw isDatabaseUnavailable(error)
+      ? databaseUnavailable(error)
+      : new AppError(
+          "unavailable:message",
+          "Your message could not be stored, so it was not answered. Send it again.",
+          { cause: error },
+        );
+  }
+  if (!stored) throw new AppError("conflict:message", "That message id is already in use.");
 }
 
 /**

@@ -15,6 +15,7 @@ import {
 import { modelBudget } from "@/lib/chat/budget";
 import type { HeldLease } from "@/lib/chat/lease";
 import type { Db } from "@/lib/db/client";
+import type { TurnStart } from "@/lib/db/queries/leases";
 import type { Chat } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { type LiveBus, liveBus } from "@/lib/live/bus";
@@ -64,6 +65,8 @@ export async function runTurn(
   request: TurnRequest,
   /** The chat's lease when the caller took it with the chat (takeChatForTurn); else taken here. */
   held?: HeldLease,
+  /** What the statement that took the lease read for a new message (takeChatForTurn). */
+  start?: TurnStart,
 ): Promise<Response> {
   const { db } = deps;
   const modelId = request.modelId ?? chat.modelId ?? (await deps.defaultModelId());
@@ -73,7 +76,7 @@ export async function runTurn(
   const lease = held ?? (await holdTurnLease(db, chat.id));
   let prepared: PreparedTurn;
   try {
-    prepared = await prepareTurn(db, chat, request, modelId);
+    prepared = await prepareTurn(db, chat, request, modelId, start);
   } catch (error) {
     await lease.release();
     throw error;
@@ -141,7 +144,20 @@ export async function runTurn(
     log.error({ err: error, chatId: chat.id }, "turn failed while reporting its failure");
   });
 
-  const settled = persistReply(db, chat.id, assembly, observed)
+  // The new message, when it is stored beside the model call: before the reply, and before the
+  // chat is freed. Not stored, the turn failed before its model call counted: its message goes
+  // back to the day.
+  const storedFirst = (prepared.stored ?? Promise.resolve()).then(
+    () => true,
+    (error: unknown) => {
+      observed.error ??= error;
+      observed.failedBeforeModel = true;
+      log.warn({ err: error, chatId: chat.id }, "storing the message failed");
+      return false;
+    },
+  );
+  const settled = storedFirst
+    .then((stored) => stored && persistReply(db, chat.id, assembly, observed))
     .catch((error) => {
       log.error({ err: error, chatId: chat.id }, "storing the reply failed");
       return false;
@@ -290,6 +306,7 @@ async function streamTurn(
       startedAt,
       now,
       stopSignal: turn.stopSignal,
+      stored: turn.stored,
       onRecovery: (event) => recordRecovery(db, turn.chat.id, event, write, now),
     },
     (chunk) => {
@@ -330,6 +347,7 @@ async function beforeModelCall(
       overheadTokens: frame.overheadTokens,
       overheadClasses: frame.overheadClasses,
       traceId: `compact-${turn.assistantId}`,
+      stored: turn.stored,
       stopSignal: turn.stopSignal,
     },
     write,

@@ -53,6 +53,7 @@ export const POST = route(async (request) => {
       admitted.chat,
       turn,
       admitted.lease,
+      admitted.start,
     );
   } catch (error) {
     // The turn never started (a message it could not apply): its message is not spent, and

@@ -1,8 +1,9 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
-import { type Chat, chat } from "../schema";
+import { type Chat, chat, message, messageBranch } from "../schema";
 import { UUID_PATTERN } from "./chats";
+import { contentKeyOf, type KeyedMessage } from "./messages";
 
 /**
  * The chat's lease: "a turn (or a compaction) is running", across server
@@ -56,6 +57,18 @@ export async function acquireLease(
   return row?.until ? { chatId, until: row.until, kind } : null;
 }
 
+/** The turn lease of `userId`'s chat taken when no live one is held, the chat as it is returned. */
+const takeOwnTurnLease = (on: Db) =>
+  setLease(on, "turn", until(sql.placeholder("leaseSeconds")))
+    .where(
+      and(
+        eq(chat.id, sql.placeholder("chatId")),
+        eq(chat.userId, sql.placeholder("userId")),
+        isFree(chat.activeTurnUntil),
+      ),
+    )
+    .returning();
+
 /**
  * A turn's first statement: `userId`'s chat, with its turn lease taken in the same update when
  * no live one is held. Null when the chat is not theirs, or its lease is held (then look it up
@@ -69,20 +82,78 @@ export async function acquireTurnLeaseOnOwnChat(
 ): Promise<{ chat: Chat; lease: Lease } | null> {
   if (!UUID_PATTERN.test(chatId)) return null;
   const query = prepared(db, "acquire_turn_lease_on_own_chat", (on, name) =>
-    setLease(on, "turn", until(sql.placeholder("leaseSeconds")))
-      .where(
-        and(
-          eq(chat.id, sql.placeholder("chatId")),
-          eq(chat.userId, sql.placeholder("userId")),
-          isFree(chat.activeTurnUntil),
-        ),
-      )
-      .returning()
-      .prepare(name),
+    takeOwnTurnLease(on).prepare(name),
   );
   const [row] = await query.execute({ chatId, userId, leaseSeconds: leaseMs / 1000 });
   if (!row?.activeTurnUntil) return null;
   return { chat: row, lease: { chatId, until: row.activeTurnUntil, kind: "turn" } };
+}
+
+/** What a new message's turn reads in the statement that takes its lease. */
+export type TurnStart = {
+  /**
+   * The rows the turn sends as the chat stood when the lease was taken, read as
+   * loadTurnHistory reads them (with `whole`, every row, as loadKeyedHistory).
+   */
+  rows: KeyedMessage[];
+  /**
+   * The message's id is held by no stored message and by no version of this chat: the message
+   * is new, not an edit, a clash, or one only a hidden version holds.
+   */
+  isNew: boolean;
+};
+
+/**
+ * `acquireTurnLeaseOnOwnChat` with what a new message's turn reads first, in the same
+ * statement: one round trip where there were two. The reads share the update's snapshot, and
+ * the update takes the lease only where that snapshot shows it free — its last holder's writes,
+ * made before it freed the chat, are in the rows.
+ */
+export async function acquireTurnLeaseWithHistory(
+  db: Db,
+  userId: string,
+  chatId: string,
+  leaseMs: number,
+  read: { messageId: string; whole: boolean },
+): Promise<{ chat: Chat; lease: Lease; start: TurnStart } | null> {
+  if (!UUID_PATTERN.test(chatId)) return null;
+  const query = prepared(db, "acquire_turn_lease_with_history", (on, name) => {
+    const taken = on.$with("taken").as(takeOwnTurnLease(on));
+    // The summary's columns as the schema names them (only their writer spells them out).
+    const unsummarized = sql`(coalesce(${taken.contextSummary}, '') = '' or ${taken.summaryWatermark} is null)`;
+    // As loadTurnHistory: from the watermark (LEAST skips a NULL: an unknown watermark reads
+    // from the latest user message, and the caller reads again), and every pinned message.
+    const rows = sql<KeyedMessage[]>`(select coalesce(json_agg(json_build_object(
+        'id', m.id, 'seq', m.seq, 'role', m.role, 'parts', m.parts, 'metadata', m.metadata,
+        'contentKey', ${contentKeyOf("m")}) order by m.seq), '[]'::json)
+      from ${message} m
+      where m.chat_id = taken.id and (${sql.placeholder("whole")}::boolean
+        or ${unsummarized}
+        or m.seq >= least(
+          (select w.seq from ${message} w where w.chat_id = taken.id and w.id = ${taken.summaryWatermark}),
+          (select max(u.seq) from ${message} u where u.chat_id = taken.id and u.role = 'user'))
+        or m.metadata ->> 'pinned' = 'true'))`;
+    const isNew = sql<boolean>`(not exists (select 1 from ${message} n where n.id = ${sql.placeholder("messageId")})
+      and not exists (select 1 from ${messageBranch} b where b.chat_id = taken.id
+        and b.messages @> jsonb_build_array(jsonb_build_object('id', ${sql.placeholder("messageId")}::text))))`;
+    const start = on
+      .$with("start")
+      .as(on.select({ rows: rows.as("rows"), isNew: isNew.as("is_new") }).from(taken));
+    return on.with(taken, start).select().from(taken).innerJoin(start, sql`true`).prepare(name);
+  });
+  const [row] = await query.execute({
+    chatId,
+    userId,
+    leaseSeconds: leaseMs / 1000,
+    messageId: read.messageId,
+    whole: read.whole,
+  });
+  if (!row?.taken.activeTurnUntil) return null;
+  return {
+    chat: row.taken,
+    lease: { chatId, until: row.taken.activeTurnUntil, kind: "turn" },
+    start: row.start,
+  };
 }
 
 /** Extends a lease its holder still owns; null when it was lost (expired and taken, or released). */

@@ -24,15 +24,23 @@ export type KeyedMessage = Pick<Message, "id" | "seq" | "role" | "parts" | "meta
   contentKey: string;
 };
 
+/**
+ * The content key of a `message` row named `row` in the statement: concat_ws skips a NULL
+ * metadata; no JSON text holds chr(31) unescaped, so fields cannot run together. SHA-256, not
+ * md5: md5() is refused where Postgres runs in FIPS mode.
+ */
+export const contentKeyOf = (row: string) =>
+  sql.raw(
+    `${row}.id || ':' || encode(sha256(convert_to(concat_ws(chr(31), ${row}.role, ${row}.parts::text, ${row}.metadata::text), 'UTF8')), 'base64')`,
+  );
+
 const keyedColumns = {
   id: message.id,
   seq: message.seq,
   role: message.role,
   parts: message.parts,
   metadata: message.metadata,
-  // concat_ws skips a NULL metadata; no JSON text holds chr(31) unescaped, so fields cannot run
-  // together. SHA-256, not md5: md5() is refused where Postgres runs in FIPS mode.
-  contentKey: sql<string>`${message.id} || ':' || encode(sha256(convert_to(concat_ws(chr(31), ${message.role}, ${message.parts}::text, ${message.metadata}::text), 'UTF8')), 'base64')`,
+  contentKey: sql<string>`${contentKeyOf('"message"')}`,
 };
 
 /** The whole history, each row with its content key (what a turn sends when nothing is summarized). */

@@ -3,6 +3,7 @@ import { expect, it, vi } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
 import { getChat, noteTurnOnChat, updateChat } from "@/lib/db/queries/chats";
+import { acquireTurnLeaseWithHistory, releaseLease } from "@/lib/db/queries/leases";
 import {
   appendIfNew,
   appendIfNewAndNote,
@@ -12,7 +13,7 @@ import {
   loadKeyedHistory,
   loadTurnHistory,
 } from "@/lib/db/queries/messages";
-import { message } from "@/lib/db/schema";
+import { message, messageBranch } from "@/lib/db/schema";
 import { prepareTurn } from "@/lib/turn/prepare";
 import { describeEachDriver } from "../../helpers/databases";
 import { seedChat } from "../../helpers/fixtures";
@@ -72,6 +73,77 @@ describeEachDriver("what a turn loads", (use) => {
     expect(seqs(await loadTurnHistory(db, chatId, { summary: "S", watermark: "gone" }))).toEqual(
       all,
     );
+  });
+});
+
+describeEachDriver("what a new message's turn reads with its lease", (use) => {
+  const read = (db: Db, userId: string, chatId: string, messageId = "incoming", whole = false) =>
+    acquireTurnLeaseWithHistory(db, userId, chatId, 60_000, { messageId, whole });
+  const summarize = async (db: Db, chatId: string, watermark: string) => {
+    const seen = await getChat(db, chatId);
+    if (!seen) throw new Error("no chat");
+    const state = await casCompactionState(db, chatId, seen.version, {
+      contextSummary: "S",
+      summaryWatermark: watermark,
+    });
+    if (!state?.won) throw new Error("no summary");
+  };
+
+  it("reads the rows loadTurnHistory reads, keyed alike, with the lease taken", async () => {
+    const { db } = use();
+    const chatId = await chatOf(db, alternating(12));
+    await db
+      .update(message)
+      .set({ metadata: { pinned: true } })
+      .where(eq(message.id, `${chatId}-m2`));
+    const userId = (await getChat(db, chatId))?.userId ?? "";
+    const check = async (state: { summary: string | null; watermark: string | null }) => {
+      const taken = await read(db, userId, chatId);
+      if (!taken) throw new Error("lease not taken");
+      expect(taken.start.rows).toEqual(await loadTurnHistory(db, chatId, state));
+      expect(taken.start.isNew).toBe(true);
+      expect(taken.chat.activeTurnUntil).toEqual(taken.lease.until);
+      // Held now: a second read takes nothing.
+      expect(await read(db, userId, chatId)).toBeNull();
+      await releaseLease(db, taken.lease);
+    };
+    await check({ summary: null, watermark: null });
+    await summarize(db, chatId, `${chatId}-m9`);
+    await check({ summary: "S", watermark: `${chatId}-m9` });
+    const whole = await read(db, userId, chatId, "incoming", true);
+    expect(seqs(whole?.start.rows ?? [])).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  });
+
+  it("says a message is not new when any chat stores its id, or a version of this chat holds it", async () => {
+    const { db } = use();
+    const chatId = await chatOf(db, alternating(2));
+    const other = await chatOf(db, alternating(1));
+    const userId = (await getChat(db, chatId))?.userId ?? "";
+    const isNew = async (messageId: string) => {
+      const taken = await read(db, userId, chatId, messageId);
+      if (!taken) throw new Error("lease not taken");
+      await releaseLease(db, taken.lease);
+      return taken.start.isNew;
+    };
+    expect(await isNew(`${chatId}-m0`)).toBe(false);
+    expect(await isNew(`${other}-m0`)).toBe(false);
+    await db.insert(messageBranch).values({
+      chatId,
+      anchorId: `${chatId}-m0`,
+      position: 0,
+      messages: [
+        { id: "hidden-one", role: "user", parts: [], metadata: null, createdAt: "2026-01-01" },
+      ],
+    });
+    expect(await isNew("hidden-one")).toBe(false);
+    expect(await isNew("brand-new")).toBe(true);
+  });
+
+  it("takes nothing in another user's chat, or one whose lease is held", async () => {
+    const { db } = use();
+    const chatId = await chatOf(db, alternating(2));
+    expect(await read(db, "someone-else", chatId)).toBeNull();
+    expect(await read(db, "someone-else", "not-a-uuid")).toBeNull();
   });
 });
 

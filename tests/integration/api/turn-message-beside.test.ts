@@ -1,0 +1,124 @@
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A real OpenAI-compatible HTTP server, configured as Fold's provider before Fold loads.
+const fake = await vi.hoisted(async () => {
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider({ models: [{ id: "fake-model", maxModelLen: 8192 }] });
+});
+
+import type { Database } from "@/lib/db/client";
+import { loadHistory } from "@/lib/db/queries/messages";
+import { usageOn } from "@/lib/db/queries/usage";
+import { user } from "@/lib/db/schema";
+import { usageDayOf } from "@/lib/limits/quota-day";
+import { register } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive, whileInsertsRefused } from "../../helpers/db";
+import { newChat, postTurn, sendTurn } from "../../helpers/turns";
+import { eventually, readChunks, readUntilText, textOf } from "../../helpers/ui-stream";
+
+const MODEL = "fake:fake-model";
+
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.reset();
+  fake.configure({ chunkDelayMs: 0 });
+});
+
+/**
+ * A new message in a chat already under way is stored beside its model call, not before it
+ * (lib/turn/prepare.ts): the turn's history came with its lease, so the provider is asked while
+ * the message's row is written. Nothing of the reply reaches the browser before that row is
+ * stored, and a message that cannot be stored is not answered.
+ */
+describeEachDriver("a new message stored beside its model call", (use, driver) => {
+  /** A user whose chat has one answered turn (and so a title: later turns take this path). */
+  async function chatUnderWay(database: Database, email: string) {
+    const { browser } = await register(database, email);
+    const chatId = await newChat(database, browser);
+    const first = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "hello" });
+    expect(first.response.status).toBe(200);
+    const [row] = await database.db.select().from(user).where(eq(user.email, email));
+    if (!row) throw new Error("no user");
+    return { browser, chatId, userId: row.id };
+  }
+
+  const messagesToday = async (database: Database, userId: string) =>
+    (await usageOn(database.db, userId, usageDayOf(new Date()))).messages;
+
+  it.runIf(driver === "pg")(
+    "asks the provider while the message is being stored, and streams no reply before it is",
+    async () => {
+      const database = use();
+      const { db } = database;
+      const { browser, chatId } = await chatUnderWay(database, "beside@example.com");
+      const asked = fake.requests.length;
+      // The message's insert takes a while (another connection can read meanwhile).
+      await db.execute(sql`
+        create function slow_user_insert() returns trigger language plpgsql as $$
+        begin if new.role = 'user' then perform pg_sleep(1.5); end if; return new; end $$`);
+      await db.execute(sql`
+        create trigger slow_user_insert before insert on message
+        for each row execute function slow_user_insert()`);
+      try {
+        const response = await postTurn(database, browser, {
+          chatId,
+          modelId: MODEL,
+          text: "and now?",
+          id: "u-beside",
+        });
+        expect(response.status).toBe(200);
+        await eventually(async () => fake.requests.length > asked);
+        // The provider has the message; the chat does not yet.
+        expect((await loadHistory(db, chatId)).map((m) => m.id)).not.toContain("u-beside");
+        const { seen, rest } = await readUntilText(response);
+        // The reply's first text came only once the message was stored.
+        expect((await loadHistory(db, chatId)).map((m) => m.id)).toContain("u-beside");
+        for await (const chunk of rest) seen.push(chunk);
+        expect(textOf(seen)).not.toBe("");
+        expect(seen.some((chunk) => chunk.type === "error")).toBe(false);
+      } finally {
+        await db.execute(sql`drop trigger slow_user_insert on message`);
+        await db.execute(sql`drop function slow_user_insert()`);
+      }
+      await eventually(async () => !(await isTurnActive(db, chatId)));
+      const stored = await loadHistory(db, chatId);
+      expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+      expect(stored[2]?.id).toBe("u-beside");
+    },
+  );
+
+  it("does not answer a message that cannot be stored: the error says so, and nothing stays", async () => {
+    const database = use();
+    const { db } = database;
+    const { browser, chatId, userId } = await chatUnderWay(database, "unstored@example.com");
+    const before = await messagesToday(database, userId);
+    await whileInsertsRefused(db, "message", "new.id = 'u-unstored'", async () => {
+      const response = await postTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: "will this keep?",
+        id: "u-unstored",
+      });
+      expect(response.status).toBe(200);
+      const chunks = await readChunks(response);
+      expect(textOf(chunks)).toBe("");
+      const error = chunks.find((chunk) => chunk.type === "error");
+      expect(error?.errorText).toMatch(/could not be stored/);
+    });
+    await eventually(async () => !(await isTurnActive(db, chatId)));
+    expect((await loadHistory(db, chatId)).map((m) => m.role)).toEqual(["user", "assistant"]);
+    // Not answered: its message goes back to the day.
+    expect(await messagesToday(database, userId)).toBe(before);
+    // The chat goes on.
+    const next = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "again" });
+    expect(next.response.status).toBe(200);
+    expect((await loadHistory(db, chatId)).map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+  });
+});
