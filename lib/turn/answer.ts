@@ -157,7 +157,9 @@ async function streamAttempt(
     proactive: settings.enabled,
     keepRecentToolResults: settings.keepRecentToolResults,
     pinnedTexts: pinnedTextsOf(ctx.compaction.view),
-    onRecovery: (event) => {
+    onRecovery: async (event) => {
+      // What recovery records (a trace, the dirty flag) follows the message it answers.
+      await ctx.stored;
       // Calibration compares Fold's estimate with the provider's count of that same prompt.
       if (observed.steps === 0)
         observed.firstStepRecovered ??= { reportedTokens: event.reportedTokens };

@@ -39,6 +39,8 @@ export type TurnObservations = {
   stoppedBeforeModel?: boolean;
   /** The turn failed before its model call (Tier 1 refused the message, or could not run). */
   failedBeforeModel?: boolean;
+  /** The new message, stored beside the model call (PreparedTurn), could not be stored. */
+  unstored?: boolean;
   /** The chat's lease ran out under the turn and may be another's now: nothing is stored. */
   leaseLost?: boolean;
   /** The reply's text (and reasoning) as streamed, for a stopped reply's output estimate. */

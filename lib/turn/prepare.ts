@@ -58,7 +58,13 @@ export async function prepareTurn(
   // A titled chat is noted in the statement that stores a new message; the first turns,
   // which title the chat from its first message, note it after (as every other request).
   const titled = chat.title !== DEFAULT_CHAT_TITLE;
-  if (titled && request.trigger === "submit-message" && start?.isNew && covers(start.rows, chat)) {
+  if (
+    titled &&
+    request.trigger === "submit-message" &&
+    start?.isNew &&
+    start.current &&
+    covers(start.rows, chat)
+  ) {
     // The common turn, with its history read already: the message is stored beside the model
     // call rather than before it, one round trip less before the first token.
     return {
@@ -104,6 +110,7 @@ export async function prepareTurn(
 
 /** A new message as the turn sends it before its row exists (no content key: none is read). */
 function unstored(incoming: IncomingUserMessage): StoredMessage {
+  // Its text is storable as it is: the request's schema refuses any the database would not hold.
   return { id: incoming.id, role: "user", parts: incoming.parts, metadata: null };
 }
 

@@ -145,19 +145,21 @@ export async function runTurn(
   });
 
   // The new message, when it is stored beside the model call: before the reply, and before the
-  // chat is freed. Not stored, the turn failed before its model call counted: its message goes
-  // back to the day.
+  // chat is freed. Not stored, it was not answered: the turn still ends before the chat is
+  // freed (its error is the browser's last word), and its message goes back to the day.
   const storedFirst = (prepared.stored ?? Promise.resolve()).then(
     () => true,
     (error: unknown) => {
       observed.error ??= error;
-      observed.failedBeforeModel = true;
+      observed.unstored = true;
       log.warn({ err: error, chatId: chat.id }, "storing the message failed");
       return false;
     },
   );
   const settled = storedFirst
-    .then((stored) => stored && persistReply(db, chat.id, assembly, observed))
+    .then((stored) =>
+      stored ? persistReply(db, chat.id, assembly, observed) : assembly.reply.then(() => false),
+    )
     .catch((error) => {
       log.error({ err: error, chatId: chat.id }, "storing the reply failed");
       return false;
@@ -166,14 +168,14 @@ export async function runTurn(
       stored && !observed.stopped ? calibrateFromTurn(db, modelId, observed) : null,
     )
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
-    .then(() => (observed.failedBeforeModel ? deps.giveBack?.() : undefined))
+    .then(() => (observed.failedBeforeModel || observed.unstored ? deps.giveBack?.() : undefined))
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "returning the message failed"))
     // Off the critical path: if the next turn would cross the trigger, a compaction starts
     // now, under its own lease, before this turn frees the chat (DESIGN §16). It never throws.
     // Not after a turn stopped before its model call: that stop may have been of this very
-    // compaction.
+    // compaction. Nor after one whose message was not stored: it added nothing.
     .then(() =>
-      observed.stoppedBeforeModel
+      observed.stoppedBeforeModel || observed.unstored
         ? false
         : startBackgroundCompaction(
             { ...deps, live },

@@ -101,13 +101,20 @@ export type TurnStart = {
    * is new, not an edit, a clash, or one only a hidden version holds.
    */
   isNew: boolean;
+  /**
+   * The rows were read from the chat as the lease found it. The update waits for a writer that
+   * holds the chat's row without the lease (a background compaction's commit) and returns the
+   * row as that writer left it, while the reads keep the snapshot from before it: then they
+   * are of an earlier state, and the turn reads again.
+   */
+  current: boolean;
 };
 
 /**
  * `acquireTurnLeaseOnOwnChat` with what a new message's turn reads first, in the same
  * statement: one round trip where there were two. The reads share the update's snapshot, and
  * the update takes the lease only where that snapshot shows it free — its last holder's writes,
- * made before it freed the chat, are in the rows.
+ * made before it freed the chat, are in the rows (unless `current` says otherwise).
  */
 export async function acquireTurnLeaseWithHistory(
   db: Db,
@@ -136,9 +143,18 @@ export async function acquireTurnLeaseWithHistory(
     const isNew = sql<boolean>`(not exists (select 1 from ${message} n where n.id = ${sql.placeholder("messageId")})
       and not exists (select 1 from ${messageBranch} b where b.chat_id = taken.id
         and b.messages @> jsonb_build_array(jsonb_build_object('id', ${sql.placeholder("messageId")}::text))))`;
-    const start = on
-      .$with("start")
-      .as(on.select({ rows: rows.as("rows"), isNew: isNew.as("is_new") }).from(taken));
+    const current = sql<boolean>`exists (select 1 from ${chat} c where c.id = taken.id
+      and c.version = taken.version and c.history_version = taken.history_version
+      and c.updated_at = taken.updated_at)`;
+    const start = on.$with("start").as(
+      on
+        .select({
+          rows: rows.as("rows"),
+          isNew: isNew.as("is_new"),
+          current: current.as("current"),
+        })
+        .from(taken),
+    );
     return on.with(taken, start).select().from(taken).innerJoin(start, sql`true`).prepare(name);
   });
   const [row] = await query.execute({

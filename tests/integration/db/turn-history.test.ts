@@ -16,7 +16,9 @@ import {
 import { message, messageBranch } from "@/lib/db/schema";
 import { prepareTurn } from "@/lib/turn/prepare";
 import { describeEachDriver } from "../../helpers/databases";
+import { queryRows } from "../../helpers/db";
 import { seedChat } from "../../helpers/fixtures";
+import { eventually } from "../../helpers/ui-stream";
 
 /** Stores user/assistant pairs m0…m(n−1) in a new chat; the chat's id. */
 async function chatOf(db: Db, roles: readonly Role[]): Promise<string> {
@@ -76,7 +78,7 @@ describeEachDriver("what a turn loads", (use) => {
   });
 });
 
-describeEachDriver("what a new message's turn reads with its lease", (use) => {
+describeEachDriver("what a new message's turn reads with its lease", (use, driver) => {
   const read = (db: Db, userId: string, chatId: string, messageId = "incoming", whole = false) =>
     acquireTurnLeaseWithHistory(db, userId, chatId, 60_000, { messageId, whole });
   const summarize = async (db: Db, chatId: string, watermark: string) => {
@@ -102,6 +104,7 @@ describeEachDriver("what a new message's turn reads with its lease", (use) => {
       if (!taken) throw new Error("lease not taken");
       expect(taken.start.rows).toEqual(await loadTurnHistory(db, chatId, state));
       expect(taken.start.isNew).toBe(true);
+      expect(taken.start.current).toBe(true);
       expect(taken.chat.activeTurnUntil).toEqual(taken.lease.until);
       // Held now: a second read takes nothing.
       expect(await read(db, userId, chatId)).toBeNull();
@@ -138,6 +141,38 @@ describeEachDriver("what a new message's turn reads with its lease", (use) => {
     expect(await isNew("hidden-one")).toBe(false);
     expect(await isNew("brand-new")).toBe(true);
   });
+
+  it.runIf(driver === "pg")(
+    "says its rows are of an earlier state when a compaction's commit held the chat meanwhile",
+    async () => {
+      const { db } = use();
+      const chatId = await chatOf(db, alternating(6));
+      const seen = await getChat(db, chatId);
+      if (!seen) throw new Error("no chat");
+      let taking: ReturnType<typeof read> | undefined;
+      await db.transaction(async (tx) => {
+        const state = await casCompactionState(tx as unknown as Db, chatId, seen.version, {
+          contextSummary: "S",
+          summaryWatermark: `${chatId}-m3`,
+        });
+        expect(state?.won).toBe(true);
+        taking = read(db, seen.userId, chatId);
+        // The statement has begun, and waits for the chat's row this commit holds.
+        await eventually(async () => {
+          const [waiting] = await queryRows<{ n: number }>(
+            db,
+            sql`select count(*)::int as n from pg_stat_activity
+              where wait_event_type = 'Lock' and datname = current_database()`,
+          );
+          return (waiting?.n ?? 0) > 0;
+        });
+      });
+      const taken = await taking;
+      // The lease is taken on the chat as the commit left it, the rows read from before it.
+      expect(taken?.chat.summaryWatermark).toBe(`${chatId}-m3`);
+      expect(taken?.start.current).toBe(false);
+    },
+  );
 
   it("takes nothing in another user's chat, or one whose lease is held", async () => {
     const { db } = use();
