@@ -40,10 +40,7 @@ export type AnswerContext = {
   onRecovery: (event: RecoveryEvent) => Promise<void>;
   /** Aborts when the user stops the reply (from any instance). */
   stopSignal?: AbortSignal;
-  /**
-   * The turn's new message, stored beside the model call (PreparedTurn): nothing of the reply
-   * is written before it is, and the call ends with its error when it cannot be.
-   */
+  /** The turn's new message, stored beside the model call (PreparedTurn). */
   stored?: Promise<void>;
 };
 
@@ -62,18 +59,11 @@ export async function answer(
     idleMs: settings.turnIdleTimeoutMs,
     maxMs: settings.turnMaxDurationMs,
   });
-  const unstored = new AbortController();
-  const signal = AbortSignal.any(
-    [deadline.signal, unstored.signal, ctx.stopSignal].filter((s) => s !== undefined),
-  );
-  const stored = ctx.stored?.catch((error: unknown) => {
-    unstored.abort(error);
-    throw error;
-  });
-  // Awaited below, unless the call fails first: never an unhandled rejection.
-  stored?.catch(() => undefined);
+  const signal = ctx.stopSignal
+    ? AbortSignal.any([deadline.signal, ctx.stopSignal])
+    : deadline.signal;
   try {
-    await answerWithin({ ...ctx, stored }, signal, deadline, write);
+    await answerWithin(ctx, signal, deadline, write);
   } finally {
     deadline.dispose();
   }
@@ -158,8 +148,16 @@ async function streamAttempt(
     keepRecentToolResults: settings.keepRecentToolResults,
     pinnedTexts: pinnedTextsOf(ctx.compaction.view),
     onRecovery: async (event) => {
-      // What recovery records (a trace, the dirty flag) follows the message it answers.
-      await ctx.stored;
+      // What recovery records (a trace, the dirty flag) follows the message it answers: none
+      // for one that could not be stored (the turn is ending).
+      if (
+        ctx.stored &&
+        !(await ctx.stored.then(
+          () => true,
+          () => false,
+        ))
+      )
+        return;
       // Calibration compares Fold's estimate with the provider's count of that same prompt.
       if (observed.steps === 0)
         observed.firstStepRecovered ??= { reportedTokens: event.reportedTokens };
@@ -187,8 +185,6 @@ async function streamAttempt(
   });
   let finish: UIMessageChunk | undefined;
   for await (const chunk of ui) {
-    // The model was asked while the message was stored: its reply waits for that, or ends.
-    await ctx.stored;
     deadline.touch();
     if (chunk.type === "text-delta" || chunk.type === "reasoning-delta")
       observed.streamedText = (observed.streamedText ?? "") + chunk.delta;
@@ -196,7 +192,6 @@ async function streamAttempt(
     // An abort ends the stream; `answer` says how (a deadline's error, or a stopped reply).
     else if (chunk.type !== "abort") write(chunk as UIMessageChunk);
   }
-  await ctx.stored;
   return finish;
 }
 

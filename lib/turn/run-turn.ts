@@ -17,7 +17,7 @@ import type { HeldLease } from "@/lib/chat/lease";
 import type { Db } from "@/lib/db/client";
 import type { TurnStart } from "@/lib/db/queries/leases";
 import type { Chat } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
+import { AppError, databaseUnavailable } from "@/lib/errors";
 import { type LiveBus, liveBus } from "@/lib/live/bus";
 import { takePendingStop, watchStop } from "@/lib/live/stop";
 import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
@@ -146,7 +146,7 @@ export async function runTurn(
 
   // The new message, when it is stored beside the model call: before the reply, and before the
   // chat is freed. Not stored, it was not answered: the turn still ends before the chat is
-  // freed (its error is the browser's last word), and its message goes back to the day.
+  // freed, and its message goes back to the day.
   const storedFirst = (prepared.stored ?? Promise.resolve()).then(
     () => true,
     (error: unknown) => {
@@ -200,6 +200,19 @@ export async function runTurn(
     });
 
   void settled.then(toBrowser.end, toBrowser.fail);
+  // The new message stored beside the model call: the reply is answered once it is stored. Not
+  // stored, the request is refused as one that never came (the browser puts the message back
+  // in its box); the turn stops at once, showing and storing nothing, and then frees the chat.
+  const failed = await prepared.stored?.then(
+    () => null,
+    (error: unknown) => ({ error }),
+  );
+  if (failed) {
+    stop.abort();
+    void toBrowser.stream.cancel();
+    const { error } = failed;
+    return (error instanceof AppError ? error : databaseUnavailable(error)).toResponse();
+  }
   return createUIMessageStreamResponse({
     stream: toBrowser.stream,
     // A copy of the wire stream, for readers that join late (a reload, another tab or instance).

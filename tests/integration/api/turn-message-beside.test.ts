@@ -30,7 +30,7 @@ beforeEach(() => {
  * A new message in a chat already under way is stored beside its model call, not before it
  * (lib/turn/prepare.ts): the turn's history came with its lease, so the provider is asked while
  * the message's row is written. Nothing of the reply reaches the browser before that row is
- * stored, and a message that cannot be stored is not answered.
+ * stored, and a message that cannot be stored is refused, as a request that never came.
  */
 describeEachDriver("a new message stored beside its model call", (use, driver) => {
   /** A user whose chat has one answered turn (and so a title: later turns take this path). */
@@ -62,17 +62,17 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
         create trigger slow_user_insert before insert on message
         for each row execute function slow_user_insert()`);
       try {
-        const response = await postTurn(database, browser, {
+        const answered = postTurn(database, browser, {
           chatId,
           modelId: MODEL,
           text: "and now?",
           id: "u-beside",
         });
-        expect(response.status).toBe(200);
         await eventually(async () => fake.requests.length > asked);
         // The provider has the message; the chat does not yet.
+        expect(fake.requests.length).toBeGreaterThan(asked);
         expect((await loadHistory(db, chatId)).map((m) => m.id)).not.toContain("u-beside");
-        const { seen, rest } = await readUntilText(response);
+        const { seen, rest } = await readUntilText(await answered);
         // The reply's first text came only once the message was stored.
         expect((await loadHistory(db, chatId)).map((m) => m.id)).toContain("u-beside");
         for await (const chunk of rest) seen.push(chunk);
@@ -89,7 +89,7 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
     },
   );
 
-  it("does not answer a message that cannot be stored: the error says so, and nothing stays", async () => {
+  it("refuses a message that cannot be stored, as a request that never came", async () => {
     const database = use();
     const { db } = database;
     const { browser, chatId, userId } = await chatUnderWay(database, "unstored@example.com");
@@ -101,15 +101,14 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
         text: "will this keep?",
         id: "u-unstored",
       });
-      expect(response.status).toBe(200);
-      const chunks = await readChunks(response);
-      expect(textOf(chunks)).toBe("");
-      const error = chunks.find((chunk) => chunk.type === "error");
-      expect(error?.errorText).toMatch(/could not be stored/);
+      expect(response.status).toBe(503);
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("unavailable:message");
+      expect(error.message).toMatch(/could not be stored/);
     });
     await eventually(async () => !(await isTurnActive(db, chatId)));
     expect((await loadHistory(db, chatId)).map((m) => m.role)).toEqual(["user", "assistant"]);
-    // Not answered: its message goes back to the day.
+    // Not answered, or stored, or counted against the day.
     expect(await messagesToday(database, userId)).toBe(before);
     // The chat goes on.
     const next = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "again" });
