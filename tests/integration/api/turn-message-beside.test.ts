@@ -16,7 +16,7 @@ import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive, whileInsertsRefused } from "../../helpers/db";
 import { newChat, postTurn, sendTurn } from "../../helpers/turns";
-import { eventually, readChunks, readUntilText, textOf } from "../../helpers/ui-stream";
+import { eventually, readUntilText, textOf } from "../../helpers/ui-stream";
 
 const MODEL = "fake:fake-model";
 
