@@ -40,8 +40,6 @@ export type AnswerContext = {
   onRecovery: (event: RecoveryEvent) => Promise<void>;
   /** Aborts when the user stops the reply (from any instance). */
   stopSignal?: AbortSignal;
-  /** The turn's new message, stored beside the model call (PreparedTurn). */
-  stored?: Promise<void>;
 };
 
 /**
@@ -147,17 +145,7 @@ async function streamAttempt(
     proactive: settings.enabled,
     keepRecentToolResults: settings.keepRecentToolResults,
     pinnedTexts: pinnedTextsOf(ctx.compaction.view),
-    onRecovery: async (event) => {
-      // What recovery records (a trace, the dirty flag) follows the message it answers: none
-      // for one that could not be stored (the turn is ending).
-      if (
-        ctx.stored &&
-        !(await ctx.stored.then(
-          () => true,
-          () => false,
-        ))
-      )
-        return;
+    onRecovery: (event) => {
       // Calibration compares Fold's estimate with the provider's count of that same prompt.
       if (observed.steps === 0)
         observed.firstStepRecovered ??= { reportedTokens: event.reportedTokens };

@@ -201,8 +201,8 @@ export async function runTurn(
 
   void settled.then(toBrowser.end, toBrowser.fail);
   // The new message stored beside the model call: the reply is answered once it is stored. Not
-  // stored, the request is refused as one that never came (the browser puts the message back
-  // in its box); the turn stops at once, showing and storing nothing, and then frees the chat.
+  // stored, the request is refused (the browser puts the message back in its box); the turn
+  // stops at once, showing and storing nothing, and frees the chat.
   const failed = await prepared.stored?.then(
     () => null,
     (error: unknown) => ({ error }),
@@ -210,6 +210,9 @@ export async function runTurn(
   if (failed) {
     stop.abort();
     void toBrowser.stream.cancel();
+    // Answered once the chat is free again: a browser that reads it right after the refusal
+    // finds no turn running.
+    await settled.catch(() => undefined);
     const { error } = failed;
     return (error instanceof AppError ? error : databaseUnavailable(error)).toResponse();
   }
@@ -310,6 +313,10 @@ async function streamTurn(
   };
   // The finish chunk waits until a silent cut is checked, so its trace is part of the reply.
   let finish: UIMessageChunk | undefined;
+  const storedOk = (turn.stored ?? Promise.resolve()).then(
+    () => true,
+    () => false,
+  );
   await answer(
     {
       chatId: turn.chat.id,
@@ -321,8 +328,11 @@ async function streamTurn(
       startedAt,
       now,
       stopSignal: turn.stopSignal,
-      stored: turn.stored,
-      onRecovery: (event) => recordRecovery(db, turn.chat.id, event, write, now),
+      // What recovery records (a trace, the dirty flag, an event) follows the message it
+      // answers: nothing for one that could not be stored (its turn is ending).
+      onRecovery: async (event) => {
+        if (await storedOk) await recordRecovery(db, turn.chat.id, event, write, now);
+      },
     },
     (chunk) => {
       if (chunk.type === "finish") finish = chunk;
@@ -330,7 +340,7 @@ async function streamTurn(
     },
   );
   const check = { chatId: turn.chat.id, budget, compaction, observed: turn.observed };
-  await checkSilentTruncation(db, check, write, now);
+  if (await storedOk) await checkSilentTruncation(db, check, write, now);
   if (finish) write(finish);
 }
 

@@ -42,19 +42,24 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
 
 /**
  * Runs `during` while the database refuses every insert into `table` whose new row matches
- * `when` (an SQL condition on `new`), as a store failing between two writes would. The refusal
- * is lifted after, whatever happened.
+ * `when` (an SQL condition on `new`), as a store failing between two writes would; with
+ * `afterMs`, only after that long (a store that hangs, then fails). The refusal is lifted
+ * after, whatever happened.
  */
 export async function whileInsertsRefused(
   db: Db,
   table: string,
   when: string,
   during: () => Promise<void>,
+  { afterMs = 0 }: { afterMs?: number } = {},
 ): Promise<void> {
   await db.execute(
     sql.raw(`create function refuse_insert() returns trigger language plpgsql as $$
       begin
-        if ${when} then raise exception 'store unavailable'; end if;
+        if ${when} then
+          perform pg_sleep(${afterMs / 1000});
+          raise exception 'store unavailable';
+        end if;
         return new;
       end $$`),
   );

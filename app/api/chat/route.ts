@@ -43,7 +43,7 @@ export const POST = route(async (request) => {
   );
   const { turn, admitted } = done;
   try {
-    return await runTurn(
+    const answered = await runTurn(
       {
         db,
         resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)),
@@ -55,6 +55,10 @@ export const POST = route(async (request) => {
       admitted.lease,
       admitted.start,
     );
+    // Refused after all (its message could not be stored): the turn gave back what it took
+    // but its rate point.
+    if (!answered.ok) await refundRateLimit("turn", user.id);
+    return answered;
   } catch (error) {
     // The turn never started (a message it could not apply): its message is not spent, and
     // the chat is free for the next one.

@@ -1,14 +1,18 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
-// A real OpenAI-compatible HTTP server, configured as Fold's provider before Fold loads.
+// A real OpenAI-compatible HTTP server, configured as Fold's provider before Fold loads; two
+// turns a minute per user, so a refused turn that kept its rate point would leave one.
 const fake = await vi.hoisted(async () => {
   const { startFakeProvider } = await import("../../helpers/fake-provider");
-  return startFakeProvider({ models: [{ id: "fake-model", maxModelLen: 8192 }] });
+  return startFakeProvider(
+    { models: [{ id: "fake-model", maxModelLen: 8192 }] },
+    { RATE_LIMIT_TURNS_PER_MINUTE: "2" },
+  );
 });
 
 import type { Database } from "@/lib/db/client";
-import { loadHistory } from "@/lib/db/queries/messages";
+import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import { usageOn } from "@/lib/db/queries/usage";
 import { user } from "@/lib/db/schema";
 import { usageDayOf } from "@/lib/limits/quota-day";
@@ -30,7 +34,8 @@ beforeEach(() => {
  * A new message in a chat already under way is stored beside its model call, not before it
  * (lib/turn/prepare.ts): the turn's history came with its lease, so the provider is asked while
  * the message's row is written. Nothing of the reply reaches the browser before that row is
- * stored, and a message that cannot be stored is refused, as a request that never came.
+ * stored, and a message that cannot be stored is refused: nothing of it stays, and it costs
+ * neither the day's message nor a turn of the rate limit.
  */
 describeEachDriver("a new message stored beside its model call", (use, driver) => {
   /** A user whose chat has one answered turn (and so a title: later turns take this path). */
@@ -57,7 +62,7 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
       // The message's insert takes a while (another connection can read meanwhile).
       await db.execute(sql`
         create function slow_user_insert() returns trigger language plpgsql as $$
-        begin if new.role = 'user' then perform pg_sleep(1.5); end if; return new; end $$`);
+        begin if new.role = 'user' then perform pg_sleep(3); end if; return new; end $$`);
       await db.execute(sql`
         create trigger slow_user_insert before insert on message
         for each row execute function slow_user_insert()`);
@@ -70,7 +75,7 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
         });
         await eventually(async () => fake.requests.length > asked);
         // The provider has the message; the chat does not yet.
-        expect(fake.requests.length).toBeGreaterThan(asked);
+        expect(JSON.stringify(fake.requests.at(-1)?.body)).toContain("and now?");
         expect((await loadHistory(db, chatId)).map((m) => m.id)).not.toContain("u-beside");
         const { seen, rest } = await readUntilText(await answered);
         // The reply's first text came only once the message was stored.
@@ -89,7 +94,7 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
     },
   );
 
-  it("refuses a message that cannot be stored, as a request that never came", async () => {
+  it("refuses a message that cannot be stored: nothing stays, and it costs no turn", async () => {
     const database = use();
     const { db } = database;
     const { browser, chatId, userId } = await chatUnderWay(database, "unstored@example.com");
@@ -105,12 +110,13 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
       const { error } = (await response.json()) as { error: { code: string; message: string } };
       expect(error.code).toBe("unavailable:message");
       expect(error.message).toMatch(/could not be stored/);
+      // Refused once its turn has ended: the chat is free to send it again.
+      expect(await isTurnActive(db, chatId)).toBe(false);
     });
-    await eventually(async () => !(await isTurnActive(db, chatId)));
     expect((await loadHistory(db, chatId)).map((m) => m.role)).toEqual(["user", "assistant"]);
     // Not answered, or stored, or counted against the day.
     expect(await messagesToday(database, userId)).toBe(before);
-    // The chat goes on.
+    // The chat goes on, and the refused turn took none of the two a minute.
     const next = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "again" });
     expect(next.response.status).toBe(200);
     expect((await loadHistory(db, chatId)).map((m) => m.role)).toEqual([
@@ -120,4 +126,47 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
       "assistant",
     ]);
   });
+
+  it.runIf(driver === "pg")(
+    "refuses a message whose id another chat took while it was being stored (409)",
+    async () => {
+      const database = use();
+      const { db } = database;
+      const { browser, chatId } = await chatUnderWay(database, "clash@example.com");
+      const other = await newChat(database, browser);
+      // This chat's insert waits; meanwhile another chat stores a message with the same id.
+      await db.execute(
+        sql.raw(`create function slow_clash() returns trigger language plpgsql as $$
+          begin if new.chat_id = '${chatId}' then perform pg_sleep(2); end if; return new; end $$`),
+      );
+      await db.execute(sql`
+        create trigger slow_clash before insert on message
+        for each row execute function slow_clash()`);
+      try {
+        const asked = fake.requests.length;
+        const answered = postTurn(database, browser, {
+          chatId,
+          modelId: MODEL,
+          text: "mine",
+          id: "u-clash",
+        });
+        await eventually(async () => fake.requests.length > asked);
+        await appendMessage(db, other, {
+          id: "u-clash",
+          role: "user",
+          parts: [{ type: "text", text: "theirs" }],
+          metadata: null,
+        });
+        const response = await answered;
+        expect(response.status).toBe(409);
+        const { error } = (await response.json()) as { error: { code: string } };
+        expect(error.code).toBe("conflict:message");
+      } finally {
+        await db.execute(sql`drop trigger slow_clash on message`);
+        await db.execute(sql`drop function slow_clash()`);
+      }
+      expect(await isTurnActive(db, chatId)).toBe(false);
+      expect((await loadHistory(db, chatId)).map((m) => m.role)).toEqual(["user", "assistant"]);
+    },
+  );
 });
