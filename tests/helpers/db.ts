@@ -46,31 +46,65 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
  * `afterMs`, only after that long (a store that hangs, then fails). The refusal is lifted
  * after, whatever happened.
  */
-export async function whileInsertsRefused(
+export function whileInsertsRefused(
   db: Db,
   table: string,
   when: string,
   during: () => Promise<void>,
   { afterMs = 0 }: { afterMs?: number } = {},
 ): Promise<void> {
+  return withInsertTrigger(
+    db,
+    table,
+    `if ${when} then
+      perform pg_sleep(${afterMs / 1000});
+      raise exception 'store unavailable';
+    end if;`,
+    during,
+  );
+}
+
+/**
+ * Runs `during` while every insert into `table` whose new row matches `when` takes `ms` longer
+ * (a slow store). Postgres only: on PGlite the wait would hold up every other statement too.
+ */
+export function whileInsertsSlowed(
+  db: Db,
+  table: string,
+  when: string,
+  ms: number,
+  during: () => Promise<void>,
+): Promise<void> {
+  return withInsertTrigger(
+    db,
+    table,
+    `if ${when} then perform pg_sleep(${ms / 1000}); end if;`,
+    during,
+  );
+}
+
+/** Runs `during` with `body` (PL/pgSQL, on `new`) run before each insert into `table`. */
+async function withInsertTrigger(
+  db: Db,
+  table: string,
+  body: string,
+  during: () => Promise<void>,
+): Promise<void> {
   await db.execute(
-    sql.raw(`create function refuse_insert() returns trigger language plpgsql as $$
+    sql.raw(`create function before_insert_hook() returns trigger language plpgsql as $$
       begin
-        if ${when} then
-          perform pg_sleep(${afterMs / 1000});
-          raise exception 'store unavailable';
-        end if;
+        ${body}
         return new;
       end $$`),
   );
   await db.execute(
-    sql.raw(`create trigger refuse_insert before insert on "${table}"
-      for each row execute function refuse_insert()`),
+    sql.raw(`create trigger before_insert_hook before insert on "${table}"
+      for each row execute function before_insert_hook()`),
   );
   try {
     await during();
   } finally {
-    await db.execute(sql.raw(`drop trigger refuse_insert on "${table}"`));
-    await db.execute(sql.raw("drop function refuse_insert()"));
+    await db.execute(sql.raw(`drop trigger before_insert_hook on "${table}"`));
+    await db.execute(sql.raw("drop function before_insert_hook()"));
   }
 }

@@ -1,8 +1,11 @@
+import { eq } from "drizzle-orm";
 import * as chatApi from "@/app/api/chat/route";
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import type { Database } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
+import { user } from "@/lib/db/schema";
+import { register } from "./auth";
 import { isTurnActive } from "./db";
 import { type Browser, call } from "./http";
 import { eventually, readChunks } from "./ui-stream";
@@ -127,4 +130,19 @@ export function longMessage(turn: number, words = 220): string {
     (_, i) => vocabulary[(i * 7 + turn) % vocabulary.length],
   ).join(" ");
   return `Question ${turn}: please think about item-${turn} carefully. ${body}`;
+}
+
+/**
+ * A new user (`email`) with a chat whose first turn has been answered: their cookies are
+ * verified and remembered, and the chat has a title (later messages are a chat under way).
+ */
+export async function answeredOnce(database: Database, email: string, modelId: string) {
+  const { browser } = await register(database, email);
+  const chatId = await newChat(database, browser);
+  const first = await sendTurn(database, browser, { chatId, modelId, text: "hello" });
+  if (first.response.status !== 200)
+    throw new Error(`the first turn answered ${first.response.status}`);
+  const [row] = await database.db.select().from(user).where(eq(user.email, email));
+  if (!row) throw new Error("no user");
+  return { browser, chatId, userId: row.id };
 }

@@ -1,4 +1,3 @@
-import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A real OpenAI-compatible HTTP server, configured as Fold's provider before Fold loads; two
@@ -14,12 +13,11 @@ const fake = await vi.hoisted(async () => {
 import type { Database } from "@/lib/db/client";
 import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import { usageOn } from "@/lib/db/queries/usage";
-import { user } from "@/lib/db/schema";
 import { usageDayOf } from "@/lib/limits/quota-day";
-import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
-import { isTurnActive, whileInsertsRefused } from "../../helpers/db";
-import { newChat, postTurn, sendTurn } from "../../helpers/turns";
+import { isTurnActive, whileInsertsRefused, whileInsertsSlowed } from "../../helpers/db";
+import type { Browser } from "../../helpers/http";
+import { answeredOnce, newChat, postTurn, sendTurn } from "../../helpers/turns";
 import { eventually, readUntilText, textOf } from "../../helpers/ui-stream";
 
 const MODEL = "fake:fake-model";
@@ -39,18 +37,22 @@ beforeEach(() => {
  */
 describeEachDriver("a new message stored beside its model call", (use, driver) => {
   /** A user whose chat has one answered turn (and so a title: later turns take this path). */
-  async function chatUnderWay(database: Database, email: string) {
-    const { browser } = await register(database, email);
-    const chatId = await newChat(database, browser);
-    const first = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "hello" });
-    expect(first.response.status).toBe(200);
-    const [row] = await database.db.select().from(user).where(eq(user.email, email));
-    if (!row) throw new Error("no user");
-    return { browser, chatId, userId: row.id };
-  }
+  const chatUnderWay = (database: Database, email: string) => answeredOnce(database, email, MODEL);
 
   const messagesToday = async (database: Database, userId: string) =>
     (await usageOn(database.db, userId, usageDayOf(new Date()))).messages;
+
+  /** Sends a message; once the provider has been asked, its response still to come. */
+  async function sentToProvider(
+    database: Database,
+    browser: Browser,
+    input: { chatId: string; text: string; id: string },
+  ): Promise<{ answered: Promise<Response> }> {
+    const asked = fake.requests.length;
+    const answered = postTurn(database, browser, { ...input, modelId: MODEL });
+    await eventually(async () => fake.requests.length > asked);
+    return { answered };
+  }
 
   it.runIf(driver === "pg")(
     "asks the provider while the message is being stored, and streams no reply before it is",
@@ -58,22 +60,13 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
       const database = use();
       const { db } = database;
       const { browser, chatId } = await chatUnderWay(database, "beside@example.com");
-      const asked = fake.requests.length;
       // The message's insert takes a while (another connection can read meanwhile).
-      await db.execute(sql`
-        create function slow_user_insert() returns trigger language plpgsql as $$
-        begin if new.role = 'user' then perform pg_sleep(3); end if; return new; end $$`);
-      await db.execute(sql`
-        create trigger slow_user_insert before insert on message
-        for each row execute function slow_user_insert()`);
-      try {
-        const answered = postTurn(database, browser, {
+      await whileInsertsSlowed(db, "message", "new.role = 'user'", 3_000, async () => {
+        const { answered } = await sentToProvider(database, browser, {
           chatId,
-          modelId: MODEL,
           text: "and now?",
           id: "u-beside",
         });
-        await eventually(async () => fake.requests.length > asked);
         // The provider has the message; the chat does not yet.
         expect(JSON.stringify(fake.requests.at(-1)?.body)).toContain("and now?");
         expect((await loadHistory(db, chatId)).map((m) => m.id)).not.toContain("u-beside");
@@ -83,10 +76,7 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
         for await (const chunk of rest) seen.push(chunk);
         expect(textOf(seen)).not.toBe("");
         expect(seen.some((chunk) => chunk.type === "error")).toBe(false);
-      } finally {
-        await db.execute(sql`drop trigger slow_user_insert on message`);
-        await db.execute(sql`drop function slow_user_insert()`);
-      }
+      });
       await eventually(async () => !(await isTurnActive(db, chatId)));
       const stored = await loadHistory(db, chatId);
       expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
@@ -135,22 +125,12 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
       const { browser, chatId } = await chatUnderWay(database, "clash@example.com");
       const other = await newChat(database, browser);
       // This chat's insert waits; meanwhile another chat stores a message with the same id.
-      await db.execute(
-        sql.raw(`create function slow_clash() returns trigger language plpgsql as $$
-          begin if new.chat_id = '${chatId}' then perform pg_sleep(2); end if; return new; end $$`),
-      );
-      await db.execute(sql`
-        create trigger slow_clash before insert on message
-        for each row execute function slow_clash()`);
-      try {
-        const asked = fake.requests.length;
-        const answered = postTurn(database, browser, {
+      await whileInsertsSlowed(db, "message", `new.chat_id = '${chatId}'`, 2_000, async () => {
+        const { answered } = await sentToProvider(database, browser, {
           chatId,
-          modelId: MODEL,
           text: "mine",
           id: "u-clash",
         });
-        await eventually(async () => fake.requests.length > asked);
         await appendMessage(db, other, {
           id: "u-clash",
           role: "user",
@@ -161,10 +141,7 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
         expect(response.status).toBe(409);
         const { error } = (await response.json()) as { error: { code: string } };
         expect(error.code).toBe("conflict:message");
-      } finally {
-        await db.execute(sql`drop trigger slow_clash on message`);
-        await db.execute(sql`drop function slow_clash()`);
-      }
+      });
       expect(await isTurnActive(db, chatId)).toBe(false);
       expect((await loadHistory(db, chatId)).map((m) => m.role)).toEqual(["user", "assistant"]);
     },

@@ -16,7 +16,7 @@ import { register, signOut } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import type { Browser } from "../../helpers/http";
-import { newChat, postTurn, sendTurn } from "../../helpers/turns";
+import { answeredOnce, postTurn, sendTurn } from "../../helpers/turns";
 
 const MODEL = "fake:fake-model";
 
@@ -32,15 +32,7 @@ beforeEach(() => {
  */
 describeEachDriver("a turn from cookies whose session changed since they were verified", (use) => {
   /** A user with one answered turn: their cookies are verified and remembered. */
-  async function answeredOnce(database: Database, email: string) {
-    const { browser } = await register(database, email);
-    const chatId = await newChat(database, browser);
-    const first = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "hello" });
-    expect(first.response.status).toBe(200);
-    const [row] = await database.db.select().from(user).where(eq(user.email, email));
-    if (!row) throw new Error("no user");
-    return { browser, chatId, userId: row.id };
-  }
+  const answered = (database: Database, email: string) => answeredOnce(database, email, MODEL);
 
   const messagesToday = async (database: Database, userId: string) =>
     (await usageOn(database.db, userId, usageDayOf(new Date()))).messages;
@@ -63,7 +55,7 @@ describeEachDriver("a turn from cookies whose session changed since they were ve
     const database = use();
     // The first account is an admin: this test's is the second.
     await register(database, "first@example.com");
-    const { browser, chatId, userId } = await answeredOnce(database, "out@example.com");
+    const { browser, chatId, userId } = await answered(database, "out@example.com");
     const copy: Browser = { cookie: browser.cookie };
     const before = await messagesToday(database, userId);
     expect((await signOut(database, browser)).status).toBe(200);
@@ -75,7 +67,7 @@ describeEachDriver("a turn from cookies whose session changed since they were ve
 
   it("answers 403 to a disabled account's cookies, storing nothing and holding nothing", async () => {
     const database = use();
-    const { browser, chatId, userId } = await answeredOnce(database, "off@example.com");
+    const { browser, chatId, userId } = await answered(database, "off@example.com");
     const before = await messagesToday(database, userId);
     await database.db.update(user).set({ status: "disabled" }).where(eq(user.id, userId));
 
@@ -87,7 +79,7 @@ describeEachDriver("a turn from cookies whose session changed since they were ve
 
   it("answers a user whose role changed as they are now, taking one message once", async () => {
     const database = use();
-    const { browser, chatId, userId } = await answeredOnce(database, "role@example.com");
+    const { browser, chatId, userId } = await answered(database, "role@example.com");
     const before = await messagesToday(database, userId);
     const [row] = await database.db.select().from(user).where(eq(user.id, userId));
     await database.db

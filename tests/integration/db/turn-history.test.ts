@@ -16,7 +16,7 @@ import {
 import { message, messageBranch } from "@/lib/db/schema";
 import { prepareTurn } from "@/lib/turn/prepare";
 import { describeEachDriver } from "../../helpers/databases";
-import { queryRows } from "../../helpers/db";
+import { queryRows, whileInsertsSlowed } from "../../helpers/db";
 import { seedChat } from "../../helpers/fixtures";
 import { eventually } from "../../helpers/ui-stream";
 
@@ -233,16 +233,7 @@ describeEachDriver("what a turn prepares", (use) => {
       );
     // PGlite runs statements one after another in the order sent: the insert, then the read,
     // which sees it. On Postgres a slow insert lets the read (another connection) finish first.
-    const slowInserts = driver === "pg";
-    if (slowInserts) {
-      await db.execute(sql`
-        create function slow_insert() returns trigger language plpgsql as $$
-        begin perform pg_sleep(0.3); return new; end $$`);
-      await db.execute(sql`
-        create trigger slow_insert before insert on message
-        for each row execute function slow_insert()`);
-    }
-    try {
+    const check = async () => {
       const prepared = await send(`${chatId}-new`);
       expect(prepared.history.map((m) => m.id)).toEqual([
         `${chatId}-m3`,
@@ -251,12 +242,9 @@ describeEachDriver("what a turn prepares", (use) => {
         `${chatId}-new`,
       ]);
       expect(prepared.firstPosition).toBe(4);
-    } finally {
-      if (slowInserts) {
-        await db.execute(sql`drop trigger slow_insert on message`);
-        await db.execute(sql`drop function slow_insert()`);
-      }
-    }
+    };
+    if (driver === "pg") await whileInsertsSlowed(db, "message", "true", 300, check);
+    else await check();
   });
 });
 
