@@ -93,7 +93,10 @@ export async function runTurn(
   if (lease.lost.aborted) onLeaseLost();
   else lease.lost.addEventListener("abort", onLeaseLost, { once: true });
   const answering = prepared.history.findLast((m) => m.role === "user")?.id;
-  const unwatch = await watchStop(live, chat.id, answering, () => stop.abort()).catch(
+  // The model call does not wait for the stop channel (a Redis round trip, or two seconds of a
+  // Redis that hangs): a stop sent before the turn listens is left pending first, and looked for
+  // once it listens, so it stops the turn then (lib/live/stop.ts).
+  const watching = watchStop(live, chat.id, answering, () => stop.abort()).catch(
     (error: unknown) => {
       log.warn(
         { err: error, chatId: chat.id },
@@ -102,13 +105,13 @@ export async function runTurn(
       return async () => undefined;
     },
   );
-  // A Stop sent before the turn listened (right after the message) waits for it; looked for
-  // beside the turn's first steps, not before them.
   if (answering) {
-    void takePendingStop(live, chat.id, answering)
+    void watching
+      .then(() => takePendingStop(live, chat.id, answering))
       .then((pending) => pending && stop.abort())
       .catch((error: unknown) => log.warn({ err: error, chatId: chat.id }, "pending stop unread"));
   }
+  const unwatch = () => watching.then((stopListening) => stopListening());
   const assistantId = generateId();
   // Every chunk goes two ways: to the browser, and into the reply the server stores. The
   // reply is stored, calibration learned from it and the chat freed before the browser sees

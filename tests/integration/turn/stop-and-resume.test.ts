@@ -23,7 +23,7 @@ import { countTextTokens } from "@/lib/context/tokens";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { usageOn } from "@/lib/db/queries/usage";
 import { usageDayOf } from "@/lib/limits/quota-day";
-import { redisBus } from "@/lib/live/bus";
+import { liveBus, redisBus } from "@/lib/live/bus";
 import { requestStop, watchStop } from "@/lib/live/stop";
 import { resumeTurnStream } from "@/lib/live/streams";
 import { register, sessionOf } from "../../helpers/auth";
@@ -251,6 +251,59 @@ describeEachDriver("Stop and resume across instances", (use) => {
     };
     expect(finish.messageMetadata?.stopped).toBe(true);
     expect(textOf(regenerated).length).toBeLessThan(60);
+  });
+
+  it("a turn's reply does not wait for its stop channel; a stop sent before the turn listens stops it once it does", async () => {
+    const database = use();
+    const { browser } = await register(database, "slow-channel@example.com");
+    const chatId = await newChat(database, browser);
+    // This instance's Redis is slow to subscribe: the turn's subscription waits for `opened`.
+    const subscriber = liveBus().subscriber;
+    const subscribe = subscriber.subscribe.bind(subscriber);
+    let open = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const stopChannels: string[] = [];
+    const slowed = vi
+      .spyOn(subscriber, "subscribe")
+      .mockImplementation(async (channel, listener) => {
+        if (channel.startsWith("fold:stop:")) {
+          stopChannels.push(channel);
+          await opened;
+        }
+        return subscribe(channel, listener);
+      });
+    try {
+      const messageId = `u-${crypto.randomUUID()}`;
+      const unanswered = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error("the reply waited for the stop channel")), 5_000),
+      );
+      const { seen, rest } = await Promise.race([
+        postTurn(database, browser, {
+          chatId,
+          modelId: MODEL,
+          text: "Tell me a long story.",
+          id: messageId,
+        }).then((response) => readUntilText(response, 30)),
+        unanswered,
+      ]);
+      expect(stopChannels).toEqual([`fold:stop:${chatId}`]);
+      const stop = await stopWith(database, browser, chatId, { messageId });
+      expect(stop.status).toBe(202);
+      open();
+      for await (const chunk of rest) seen.push(chunk);
+      const finish = seen.find((c) => c.type === "finish") as {
+        messageMetadata?: { stopped?: boolean };
+      };
+      expect(finish.messageMetadata?.stopped).toBe(true);
+      // Far short of the 300-token reply (about 1,200 characters).
+      expect(textOf(seen).length).toBeLessThan(600);
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    } finally {
+      open();
+      slowed.mockRestore();
+    }
   });
 
   it("refuses a stop whose body is not what it expects", async () => {
