@@ -14,7 +14,7 @@ import {
 } from "@/lib/db/queries/messages";
 import { type Chat, type Message, message } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
-import type { TurnRequest } from "./request";
+import { type TurnRequest, userMessageRow } from "./request";
 
 /** A manual compaction's timeline entry: not a reply, never a regenerate target. */
 function isCompactionEntry(row: Message): boolean {
@@ -61,12 +61,7 @@ export async function applyTurnRequest(
     }
     // A new message is one statement. Ids are unique across chats, so when it is not new,
     // the stored one tells an edit from a clash.
-    const stored = {
-      id: incoming.id,
-      role: "user" as const,
-      parts: incoming.parts,
-      metadata: null,
-    };
+    const stored = userMessageRow(incoming);
     if (note) {
       const noted = await appendIfNewAndNote(db, chat.id, stored, note);
       if (noted) return noted;

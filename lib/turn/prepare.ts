@@ -15,17 +15,9 @@ import type { Chat } from "@/lib/db/schema";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { env } from "@/lib/env";
 import { AppError, databaseUnavailable } from "@/lib/errors";
-import {
-  type FoldUIMessage,
-  messageText,
-  rowToUIMessage,
-  type StoredMessage,
-} from "@/lib/message/ui-message";
+import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/message/ui-message";
 import { applyTurnRequest } from "./apply-request";
-import type { TurnRequest } from "./request";
-
-/** The message a new-message request brings. */
-type IncomingUserMessage = Extract<TurnRequest, { trigger: "submit-message" }>["message"];
+import { type IncomingUserMessage, type TurnRequest, userMessageRow } from "./request";
 
 export type PreparedTurn = {
   chat: Chat;
@@ -69,7 +61,7 @@ export async function prepareTurn(
     // call rather than before it, one round trip less before the first token.
     return {
       chat: { ...chat, modelId },
-      history: [...start.rows.map(rowToUIMessage), rowToUIMessage(unstored(request.message))],
+      history: [...start.rows.map(rowToUIMessage), rowToUIMessage(userMessageRow(request.message))],
       firstPosition: turnHistoryFirstPosition(start.rows, {
         summary: chat.contextSummary,
         watermark: chat.summaryWatermark,
@@ -108,12 +100,6 @@ export async function prepareTurn(
   return loaded(db, noted ?? chat, rows);
 }
 
-/** A new message as the turn sends it before its row exists (no content key: none is read). */
-function unstored(incoming: IncomingUserMessage): StoredMessage {
-  // Its text is storable as it is: the request's schema refuses any the database would not hold.
-  return { id: incoming.id, role: "user", parts: incoming.parts, metadata: null };
-}
-
 /** A write the turn awaits later: its failure is handled there, never left unhandled meanwhile. */
 function storedBeside(write: Promise<void>): Promise<void> {
   write.catch(() => undefined);
@@ -132,12 +118,7 @@ async function storeNew(
 ): Promise<void> {
   let stored: Awaited<ReturnType<typeof appendIfNewAndNote>>;
   try {
-    stored = await appendIfNewAndNote(
-      db,
-      chat.id,
-      { id: incoming.id, role: "user", parts: incoming.parts, metadata: null },
-      { modelId },
-    );
+    stored = await appendIfNewAndNote(db, chat.id, userMessageRow(incoming), { modelId });
   } catch (error) {
     throw isDatabaseUnavailable(error)
       ? databaseUnavailable(error)

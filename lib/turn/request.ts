@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { modelIdSchema } from "@/lib/chat/schemas";
-import { incomingUserMessageSchema } from "@/lib/message/ui-message";
+import { incomingUserMessageSchema, type StoredMessage } from "@/lib/message/ui-message";
 
 /**
  * POST /api/chat. The browser sends only the new message (or what to
@@ -31,6 +31,22 @@ export const turnRequestSchema = z.discriminatedUnion("trigger", [
 export type TurnRequest =
   | z.infer<typeof turnRequestSchema>
   | { trigger: "continue"; chatId: string; modelId?: string };
+
+/** The message a new-message request brings. */
+export type IncomingUserMessage = Extract<TurnRequest, { trigger: "submit-message" }>["message"];
+
+/**
+ * A new message as it is stored and sent. Its text is storable as it is: the request's schema
+ * refuses any the database would not hold.
+ */
+export function userMessageRow(incoming: IncomingUserMessage) {
+  return {
+    id: incoming.id,
+    role: "user",
+    parts: incoming.parts,
+    metadata: null,
+  } as const satisfies StoredMessage;
+}
 
 /** Request body limit: the message cap plus room for JSON framing. */
 export const TURN_REQUEST_MAX_BYTES = 600_000;
