@@ -128,17 +128,26 @@ export async function pinnedMessages(db: Db, chatId: string): Promise<PinnedMess
   return rows.map(({ id, role, text }) => ({ id, role, excerpt: excerptOf(text) }));
 }
 
+/** Where a text's user-perceived characters end (a ZWJ family, a flag, a letter with its marks). */
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
 /**
  * One line of a message's text: whitespace folded, cut at the limit with an ellipsis. Counted in
- * characters as the database counts them (code points), so no emoji is split in two.
+ * characters as the database counts them (code points), and cut between whole graphemes, so no
+ * emoji is split (a family of four is seven code points).
  */
 function excerptOf(text: string): string {
-  const chars = Array.from(text.replace(/\s+/g, " ").trim());
-  if (chars.length <= PIN_EXCERPT_CHARS) return chars.join("");
-  return `${chars
-    .slice(0, PIN_EXCERPT_CHARS - 1)
-    .join("")
-    .trimEnd()}…`;
+  const line = text.replace(/\s+/g, " ").trim();
+  if (Array.from(line).length <= PIN_EXCERPT_CHARS) return line;
+  let kept = "";
+  let count = 0;
+  for (const { segment } of graphemes.segment(line)) {
+    const size = Array.from(segment).length;
+    if (count + size > PIN_EXCERPT_CHARS - 1) break;
+    kept += segment;
+    count += size;
+  }
+  return `${kept.trimEnd()}…`;
 }
 
 export type MessagePage = { messages: Message[]; hasMore: boolean };

@@ -289,6 +289,24 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(memory.pins[1]?.excerpt.length).toBeGreaterThan(0);
   });
 
+  it("cuts a pinned message's excerpt between whole emoji, never inside a family or a flag", async () => {
+    const database = use();
+    const { browser } = await register(database, "pin-emoji@example.com");
+    const chatId = await newChat(database, browser);
+    // A family is seven code points (four people joined by three ZWJs), a flag two: the limit
+    // (160, less one for the ellipsis) falls inside the family.
+    const family = "👨‍👩‍👧‍👦";
+    const text = `${"a".repeat(155)} ${family} 🇫🇷 tail`;
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text });
+    const [first] = await historyOf(database.db, chatId);
+    if (!first) throw new Error("no message");
+    await pinCall(database, browser, chatId, { messageId: first.id, pinned: true });
+    const { memory } = (await (await memoryOf(database, browser, chatId)).json()) as {
+      memory: ChatMemory;
+    };
+    expect(memory.pins[0]?.excerpt).toBe(`${"a".repeat(155)}…`);
+  });
+
   it("continue in a new chat starts a chat whose context begins with the summary and ledger", async () => {
     const database = use();
     const { browser } = await register(database, "handoff@example.com");
