@@ -135,11 +135,12 @@ export function ChatView({
     chatId,
     busy,
     stop,
-    useCallback(() => {
-      // Only while no reply shows yet: once one streams, its turn already listens for Stop.
-      const last = latestMessages.current.at(-1);
-      return last?.role === "user" ? last.id : undefined;
-    }, []),
+    useCallback(
+      // The message the running reply answers (a regenerate's too): its turn may not listen for
+      // Stop yet even once its reply shows, and a stop that names it waits for it.
+      () => latestMessages.current.findLast((message) => message.role === "user")?.id,
+      [],
+    ),
   );
   const remembered = useChatMemory(chatId, usageVersion);
   // A chat action that failed (a pin, a version switch, the model): one line to dismiss.

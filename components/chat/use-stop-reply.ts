@@ -22,8 +22,8 @@ export function useStopReply(
   busy: boolean,
   stopLocally: () => void,
   /**
-   * The user message awaiting its reply, while no reply shows yet: named, so a turn that has
-   * not begun stops too. Undefined once the reply streams (its turn already listens).
+   * The user message whose reply runs or is on its way: named, so its turn stops whether it
+   * listens yet or not (the server leaves a named stop pending for it).
    */
   answering: () => string | undefined,
 ) {

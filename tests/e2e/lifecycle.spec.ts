@@ -85,7 +85,16 @@ test("Stop in the browser stops the model; the reply stays, marked Stopped, with
   await page.getByRole("textbox", { name: "Message" }).fill("Tell me a long story.");
   await page.keyboard.press("Enter");
   await expect(assistantText(page)).toContainText(/\w{3,}/);
+  const stopSent = page.waitForRequest((request) => request.url().endsWith("/stop"));
   await page.getByRole("button", { name: "Stop" }).click();
+  // The stop names the message the streaming reply answers: a turn whose reply shows may not
+  // listen for Stop yet, and a named stop waits for it.
+  const answered = (await (await client.fetch(a.url, `/api/chats/${chatId}`)).json()) as {
+    messages: Array<{ id: string; role: string }>;
+  };
+  expect((await stopSent).postDataJSON()).toEqual({
+    messageId: answered.messages.findLast((m) => m.role === "user")?.id,
+  });
 
   const stopped = page.getByTestId("stopped");
   await expect(stopped).toContainText("Stopped");

@@ -9,6 +9,7 @@ const fake = await vi.hoisted(async () => {
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import type { Database } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/queries/leases";
+import { liveBus } from "@/lib/live/bus";
 import { register } from "../../helpers/auth";
 import { compactNowCall, isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
@@ -55,6 +56,41 @@ describeEachDriver("deleting a chat while work on it runs", (use) => {
     while (!(await reader?.read())?.done) {}
     await eventually(async () => !(await isTurnActive(database.db, chatId)));
     expect((await shown(database, browser, chatId)).status).toBe(404);
+  });
+
+  it("a reply whose turn does not listen for Stop yet is stopped once it does", async () => {
+    const database = use();
+    const { browser } = await register(database, "delete-unheard@example.com");
+    const chatId = await newChat(database, browser);
+    fake.configure({ chunkDelayMs: 50, replyTokens: 400 });
+    // The turn's stop channel opens only once the chat is gone.
+    const subscriber = liveBus().subscriber;
+    const subscribe = subscriber.subscribe.bind(subscriber);
+    let open = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const slowed = vi
+      .spyOn(subscriber, "subscribe")
+      .mockImplementation(async (channel, listener) => {
+        if (channel === `fold:stop:${chatId}`) await opened;
+        return subscribe(channel, listener);
+      });
+    try {
+      const response = await postTurn(database, browser, { chatId, modelId: MODEL, text: "Go on" });
+      expect(response.status).toBe(200);
+      const reader = response.body?.getReader();
+      await reader?.read();
+      await eventually(async () => fake.requests.length > 0);
+      expect((await remove(database, browser, chatId)).status).toBe(204);
+      open();
+      await eventually(async () => fake.requests[0]?.abortedAt != null, 5_000);
+      while (!(await reader?.read())?.done) {}
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    } finally {
+      open();
+      slowed.mockRestore();
+    }
   });
 
   it("a request waiting for the chat's lease when the chat is deleted answers 404, not 409", async () => {

@@ -46,6 +46,16 @@ const otherInstance = redisBus(process.env.REDIS_URL ?? "");
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
 
+/**
+ * Until the chat's running turn listens for Stop (beside its model call, so maybe only after its
+ * reply began): a message on its channel that is no stop is heard by it and ignored.
+ */
+async function listening(chatId: string): Promise<void> {
+  await eventually(
+    async () => (await otherInstance.publisher.publish(`fold:stop:${chatId}`, "listening?")) === 1,
+  );
+}
+
 function startTurn(database: Parameters<typeof call>[0], browser: Browser, chatId: string) {
   return postTurn(database, browser, { chatId, modelId: MODEL, text: "Tell me a long story." });
 }
@@ -74,6 +84,7 @@ describeEachDriver("Stop and resume across instances", (use) => {
     expect(response.status).toBe(200);
 
     const { seen: chunks, rest } = await readUntilText(response, 30);
+    await listening(chatId);
     const stopSentAt = Date.now();
     expect(await requestStop(otherInstance, chatId)).toBe(1);
     for await (const chunk of rest) chunks.push(chunk);
@@ -334,6 +345,8 @@ describeEachDriver("Stop and resume across instances", (use) => {
 
     const response = await startTurn(database, browser, chatId);
     const { rest } = await readUntilText(response, 12);
+    // A stop naming no message reaches only a turn that listens.
+    await listening(chatId);
     expect((await stopCall(browser)).status).toBe(202);
     for await (const _ of rest); // to the end of the stopped reply
     await eventually(async () => !(await isTurnActive(database.db, chatId)));

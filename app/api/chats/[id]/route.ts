@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { readJson, readQuery, route } from "@/lib/http/route";
 import { assertModelAllowed } from "@/lib/limits/model-access";
 import { liveBus } from "@/lib/live/bus";
-import { requestStop } from "@/lib/live/stop";
+import { requestStopOfAnyTurn } from "@/lib/live/stop";
 import { log } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
@@ -57,7 +57,8 @@ export const DELETE = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
   if (isReplying(chat)) {
-    await requestStop(liveBus(), chat.id).catch((error: unknown) =>
+    // Left pending as well, for a turn not listening yet: no later turn has this chat's id.
+    await requestStopOfAnyTurn(liveBus(), chat.id).catch((error: unknown) =>
       log.warn({ err: error, chatId: chat.id }, "delete: the running reply could not be stopped"),
     );
   }

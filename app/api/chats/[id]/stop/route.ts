@@ -20,8 +20,8 @@ const stopInput = z.object({
 /**
  * Stop the chat's running reply, wherever it runs: the turn aborts its model
  * call and stores what was written, marked as stopped. Naming the message the
- * reply answers also stops a turn that has not begun yet (sent a moment
- * before). Answers whether a reply was running or about to.
+ * reply answers also stops a turn that has not begun, or not begun listening,
+ * yet. Answers whether a reply was running or about to.
  */
 export const POST = route<{ id: string }>(async (request, { params }) => {
   const user = await requireUser(request);
@@ -57,7 +57,10 @@ async function answeredAlready(chatId: string, messageId: string): Promise<boole
   return followed && !(current && isReplying(current));
 }
 
-/** Without a message named: only a reply that runs now can be stopped. */
+/**
+ * Without a message named: only a reply that runs and listens now can be stopped (a turn listens
+ * beside its model call, moments after it begins; the page names the message).
+ */
 async function stopRunning(chat: Chat): Promise<boolean> {
   if (!isReplying(chat)) return false;
   await requestStop(liveBus(), chat.id);
