@@ -135,12 +135,16 @@ export function ChatView({
     chatId,
     busy,
     stop,
-    useCallback(
+    useCallback(() => {
       // The message the running reply answers (a regenerate's too): its turn may not listen for
-      // Stop yet even once its reply shows, and a stop that names it waits for it.
-      () => latestMessages.current.findLast((message) => message.role === "user")?.id,
-      [],
-    ),
+      // Stop yet even once its reply shows, and a stop that names it waits for it. A page that
+      // follows a reply whose message it does not hold (loaded as the turn began) names none.
+      const list = latestMessages.current;
+      const last = list.at(-1);
+      if (last?.role === "user") return last.id;
+      const before = list.at(-2);
+      return before?.role === "user" ? before.id : undefined;
+    }, []),
   );
   const remembered = useChatMemory(chatId, usageVersion);
   // A chat action that failed (a pin, a version switch, the model): one line to dismiss.

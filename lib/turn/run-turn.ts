@@ -200,6 +200,8 @@ export async function runTurn(
       // The reply is stored: a reload from here on reads it, not the live stream.
       await endTurnStream(live, chat.id);
       await lease.release();
+      // And one that came meanwhile: the stop route leaves it pending while the chat is held.
+      if (answering) void takePendingStop(live, chat.id, answering).catch(() => undefined);
     });
 
   void settled.then(toBrowser.end, toBrowser.fail);

@@ -103,13 +103,13 @@ const PIN_EXCERPT_CHARS = 160;
  * is not read whole to show one line.
  */
 export async function pinnedMessages(db: Db, chatId: string): Promise<PinnedMessage[]> {
-  // Whitespace folded before the cut (from a few lines' worth of text), so one past the limit
-  // tells a longer text.
+  // Whitespace folded and the start trimmed before the cut (from a few lines' worth of text), so
+  // one past the limit tells a longer text.
   const text = sql<string>`coalesce((
     select left(
-      regexp_replace(
+      ltrim(regexp_replace(
         left(string_agg(part ->> 'text', ' ' order by ordinality), ${PIN_EXCERPT_CHARS * 4}),
-        '[[:space:]]+', ' ', 'g'),
+        '[[:space:]]+', ' ', 'g')),
       ${PIN_EXCERPT_CHARS + 2})
     from jsonb_array_elements(${message.parts}) with ordinality as p(part, ordinality)
     where part ->> 'type' = 'text'
@@ -147,6 +147,11 @@ function excerptOf(text: string): string {
     kept += segment;
     count += size;
   }
+  // One grapheme past the limit on its own (hundreds of marks on one letter): cut in code points.
+  if (!kept)
+    kept = Array.from(line)
+      .slice(0, PIN_EXCERPT_CHARS - 1)
+      .join("");
   return `${kept.trimEnd()}…`;
 }
 

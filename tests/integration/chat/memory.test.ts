@@ -307,6 +307,30 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(memory.pins[0]?.excerpt).toBe(`${"a".repeat(155)}…`);
   });
 
+  it("says a pinned message goes on past its excerpt when it starts with blank lines or holds one grapheme past the limit", async () => {
+    const database = use();
+    const { browser } = await register(database, "pin-edges@example.com");
+    const chatId = await newChat(database, browser);
+    // Whitespace first: the excerpt is cut after it, and still ends in an ellipsis.
+    const indented = `\n\n   ${"x".repeat(160)} and more`;
+    // One letter with 200 accents is one grapheme: cut in code points rather than shown as "…".
+    const accented = `a${"\u0301".repeat(200)}`;
+    for (const text of [indented, accented]) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text });
+    }
+    const users = (await historyOf(database.db, chatId)).filter((row) => row.role === "user");
+    for (const row of users) {
+      await pinCall(database, browser, chatId, { messageId: row.id, pinned: true });
+    }
+    const { memory } = (await (await memoryOf(database, browser, chatId)).json()) as {
+      memory: ChatMemory;
+    };
+    expect(memory.pins.map((pin) => pin.excerpt)).toEqual([
+      `${"x".repeat(159)}…`,
+      `a${"\u0301".repeat(158)}…`,
+    ]);
+  });
+
   it("continue in a new chat starts a chat whose context begins with the summary and ledger", async () => {
     const database = use();
     const { browser } = await register(database, "handoff@example.com");

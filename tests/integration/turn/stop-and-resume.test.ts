@@ -317,6 +317,61 @@ describeEachDriver("Stop and resume across instances", (use) => {
     }
   });
 
+  it("a stop that comes as its turn ends, once nobody listens, is not left for the next Regenerate", async () => {
+    const database = use();
+    const { browser } = await register(database, "ending-stop@example.com");
+    const chatId = await newChat(database, browser);
+    const messageId = `u-${crypto.randomUUID()}`;
+    // The turn's last steps wait here: it no longer listens, and still holds the chat.
+    const publisher = liveBus().publisher;
+    const set = publisher.set.bind(publisher);
+    let reached = () => {};
+    const ending = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let open = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const held = vi.spyOn(publisher, "set").mockImplementation(async (key, value, options) => {
+      if (key === `fold:live-stream:${chatId}` && value === "") {
+        reached();
+        await opened;
+      }
+      return set(key, value, options);
+    });
+    fake.configure({ chunkDelayMs: 0 });
+    try {
+      const response = await postTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: "A quick one.",
+        id: messageId,
+      });
+      const reading = readChunks(response);
+      await ending;
+      const stop = await stopWith(database, browser, chatId, { messageId });
+      expect(stop.status).toBe(202);
+      open();
+      await reading;
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+
+      // Slow enough that a stop found as it begins would cut it.
+      fake.configure({ chunkDelayMs: 25, replyTokens: 40 });
+      const retried = await readChunks(
+        await postRegenerate(database, browser, { chatId, modelId: MODEL }),
+      );
+      const finish = retried.find((c) => c.type === "finish") as {
+        messageMetadata?: { stopped?: boolean };
+      };
+      expect(finish.messageMetadata?.stopped).toBeUndefined();
+    } finally {
+      open();
+      held.mockRestore();
+      fake.configure({ chunkDelayMs: 25, replyTokens: 300 });
+    }
+  });
+
   it("refuses a stop whose body is not what it expects", async () => {
     const database = use();
     const { browser } = await register(database, "bad-stop@example.com");
