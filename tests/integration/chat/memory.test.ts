@@ -434,6 +434,36 @@ describeEachDriver("What the model remembers", (use, driver) => {
     },
   );
 
+  it("a rollback past the user's edit of the summary keeps the lines they wrote, and the model is sent them", async () => {
+    const database = use();
+    const { browser } = await register(database, "rollback-notes@example.com");
+    const chatId = await compactedChat(database, browser);
+    const { contextSummary, version } = await chatRow(database.db, chatId);
+    const note = "- The user's own note: the project's codename is BLUEBIRD.";
+    const mine = `${contextSummary}\n${note}`;
+    expect((await putSummary(database, browser, chatId, { summary: mine, version })).status).toBe(
+      200,
+    );
+
+    // Editing the first message rolls back past every summary, the user's edit with them.
+    const [first] = await historyOf(database.db, chatId);
+    if (!first) throw new Error("no message");
+    fake.reset();
+    await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "First question, edited.",
+      id: first.id,
+    });
+    const rollback = (await eventsOf(database.db, chatId)).find((e) => e.reason === "invalidated");
+    expect(rollback?.summary).toBe(`## Notes you added\n${note}`);
+    expect(rollback?.error).toContain("kept 1 line(s) you wrote");
+    // Only the line the user wrote: none of the summary it was written into.
+    expect(rollback?.summary).not.toContain(contextSummary?.split("\n")[1] ?? "");
+    // The turn that edited it already sends the model the note.
+    expect(sentSummary(lastChatRequest())).toBe(`## Notes you added\n${note}`);
+  });
+
   it("an edit of the summary whose event cannot be stored changes nothing (the summary and its rollback point go together)", async () => {
     const database = use();
     const { browser } = await register(database, "memory-atomic@example.com");
