@@ -37,7 +37,12 @@ export async function invalidateFrom(
       target = { summary: event.summary, watermark: event.watermarkTo, seq };
   }
   // What the user wrote into a summary this rolls back past stays, for them to keep or drop.
-  const kept = userLinesRolledPast(events, seqOf, changedSeq, target?.summary ?? "");
+  const kept = userLinesRolledPast(
+    events.filter((event) => isRolledPast(event, seqOf, changedSeq)),
+    events,
+    chat.contextSummary,
+    target?.summary ?? "",
+  );
   const patch = {
     contextSummary: withUserNotes(target?.summary ?? null, kept),
     summaryWatermark: target?.watermark ?? null,
@@ -74,40 +79,74 @@ export async function invalidateFrom(
 export const USER_NOTES_HEADING = "## Notes you added";
 
 const lineKey = (line: string) => line.trim().replace(/\s+/g, " ");
+const isHeading = (key: string) => /^#{1,6}\s/.test(key);
 
-/**
- * The lines the user wrote into summaries this rollback passes (their edits whose watermark is at
- * or after the change), oldest edit first: each edit's lines that the summary it replaced lacked,
- * less the headings and what the summary rolled back to holds already.
- */
-function userLinesRolledPast(
-  events: readonly CompactionEvent[],
+/** A summary event whose watermark is at or after the change: the rollback goes past it. */
+function isRolledPast(
+  event: CompactionEvent,
   seqOf: ReadonlyMap<string, number>,
   changedSeq: number,
+): boolean {
+  const seq = event.watermarkTo ? seqOf.get(event.watermarkTo) : -1;
+  return seq !== undefined && seq >= changedSeq;
+}
+
+/** The lines of `summary`'s "Notes you added" section. */
+function notesIn(summary: string | null): string[] {
+  const lines = (summary ?? "").split("\n");
+  const start = lines.findIndex((line) => lineKey(line) === USER_NOTES_HEADING);
+  if (start === -1) return [];
+  const end = lines.findIndex((line, i) => i > start && isHeading(lineKey(line)));
+  return lines.slice(start + 1, end === -1 ? undefined : end);
+}
+
+/**
+ * The lines the user wrote that this rollback would drop: those of the summary it replaces kept
+ * from an earlier rollback ("Notes you added"), and those of the newest edit of the user's it
+ * goes past that no summary Fold wrote before that edit holds (a line the user deleted in a
+ * later edit is in none), less what the summary it rolls back to holds already.
+ */
+function userLinesRolledPast(
+  rolledPast: readonly CompactionEvent[],
+  events: readonly CompactionEvent[],
+  replaced: string | null,
   rolledBackTo: string,
 ): string[] {
+  // Newest first.
+  const edit = rolledPast.find((event) => event.reason === "edited" && event.summary);
+  const folded = new Set(
+    events
+      .slice(edit ? events.indexOf(edit) + 1 : events.length)
+      .filter((event) => event.reason !== "edited")
+      .flatMap((event) => (event.summary ?? "").split("\n").map(lineKey)),
+  );
   const present = new Set(rolledBackTo.split("\n").map(lineKey));
   const kept: string[] = [];
-  // Newest first: the summary an edit replaced is the next one written before it.
-  for (let i = events.length - 1; i >= 0; i--) {
-    const edit = events[i];
-    if (edit?.reason !== "edited" || !edit.summary) continue;
-    const seq = edit.watermarkTo ? seqOf.get(edit.watermarkTo) : -1;
-    if (seq === undefined || seq < changedSeq) continue;
-    const replaced = new Set((events[i + 1]?.summary ?? "").split("\n").map(lineKey));
-    for (const line of edit.summary.split("\n")) {
-      const key = lineKey(line);
-      if (key === "" || /^#{1,6}\s/.test(key) || replaced.has(key) || present.has(key)) continue;
-      present.add(key);
-      kept.push(line.trim());
-    }
-  }
+  const keep = (line: string, unless: ReadonlySet<string>) => {
+    const key = lineKey(line);
+    if (key === "" || isHeading(key) || unless.has(key) || present.has(key)) return;
+    present.add(key);
+    kept.push(line.trim());
+  };
+  for (const line of notesIn(replaced)) keep(line, new Set());
+  for (const line of edit?.summary?.split("\n") ?? []) keep(line, folded);
   return kept;
 }
 
-/** `summary` with the user's kept lines after it, under their own heading. */
+/**
+ * `summary` with the user's kept lines: at the end of its "Notes you added" section when it has
+ * one (an edit kept it), else under that heading after it.
+ */
 function withUserNotes(summary: string | null, lines: readonly string[]): string | null {
   if (lines.length === 0) return summary;
+  const own = (summary ?? "").split("\n");
+  const start = own.findIndex((line) => lineKey(line) === USER_NOTES_HEADING);
+  if (start !== -1) {
+    const next = own.findIndex((line, i) => i > start && isHeading(lineKey(line)));
+    let end = next === -1 ? own.length : next;
+    while (end > start + 1 && lineKey(own[end - 1] ?? "") === "") end -= 1;
+    return [...own.slice(0, end), ...lines, ...own.slice(end)].join("\n");
+  }
   const notes = `${USER_NOTES_HEADING}\n${lines.join("\n")}`;
   return summary ? `${summary.trimEnd()}\n\n${notes}` : notes;
 }

@@ -464,6 +464,59 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(sentSummary(lastChatRequest())).toBe(`## Notes you added\n${note}`);
   });
 
+  it("lines the user kept through a rollback stay through the next one; a line they deleted in a later edit does not come back", async () => {
+    const database = use();
+    const { browser } = await register(database, "rollback-notes-twice@example.com");
+    const chatId = await compactedChat(database, browser);
+    const early = (await historyOf(database.db, chatId)).find((m) => m.role === "user");
+    for (let turn = 5; turn < 10; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    const firstFold = (await chatRow(database.db, chatId)).summaryWatermark;
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const folded = await chatRow(database.db, chatId);
+    expect(folded.summaryWatermark).not.toBe(firstFold);
+    // Two edits: the second corrects a line the first added.
+    const first = `${folded.contextSummary}\n- Budget: 500 euros.\n- Codename: BLUEBIRD.`;
+    expect(
+      (await putSummary(database, browser, chatId, { summary: first, version: folded.version }))
+        .status,
+    ).toBe(200);
+    const second = `${folded.contextSummary}\n- Budget: 300 euros.\n- Codename: BLUEBIRD.`;
+    expect(
+      (
+        await putSummary(database, browser, chatId, {
+          summary: second,
+          version: folded.version + 1,
+        })
+      ).status,
+    ).toBe(200);
+
+    // An edit between the two folds rolls back to the first one, the user's lines after it.
+    const rows = await historyOf(database.db, chatId);
+    const seqOf = (id: string | null | undefined) => rows.find((r) => r.id === id)?.seq ?? -1;
+    const between = rows.find(
+      (r) =>
+        r.role === "user" && r.seq > seqOf(firstFold) && r.seq <= seqOf(folded.summaryWatermark),
+    );
+    if (!between || !early) throw new Error("no user messages to edit");
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Edited", id: between.id });
+    const notes = "## Notes you added\n- Budget: 300 euros.\n- Codename: BLUEBIRD.";
+    const rolledBack = await chatRow(database.db, chatId);
+    expect(rolledBack.summaryWatermark).toBe(firstFold);
+    expect(rolledBack.contextSummary?.endsWith(notes)).toBe(true);
+    expect(rolledBack.contextSummary).not.toContain("500 euros");
+    const shown = (await (await memoryOf(database, browser, chatId)).json()) as {
+      memory: ChatMemory;
+    };
+    expect(shown.memory.narrative).toContain(notes);
+    expect(shown.memory.ledger.length).toBeGreaterThan(0);
+
+    // An edit before the first fold rolls back past every summary: the notes still stay.
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Edited", id: early.id });
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(notes);
+  });
+
   it("an edit of the summary whose event cannot be stored changes nothing (the summary and its rollback point go together)", async () => {
     const database = use();
     const { browser } = await register(database, "memory-atomic@example.com");
