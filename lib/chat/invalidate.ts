@@ -103,8 +103,10 @@ function notesIn(summary: string | null): string[] {
 /**
  * The lines the user wrote that this rollback would drop: those of the summary it replaces kept
  * from an earlier rollback ("Notes you added"), and those of the newest edit of the user's it
- * goes past that no summary Fold wrote before that edit holds (a line the user deleted in a
- * later edit is in none), less what the summary it rolls back to holds already.
+ * goes past, less what the summary it rolls back to holds already. A line is the user's when the
+ * oldest summary that holds it is one of their edits, or when none does (a rollback kept it): a
+ * line Fold wrote first (a summary the user edited, a digest's line) is not, and a line the user
+ * deleted in a later edit is in none of what is looked at.
  */
 function userLinesRolledPast(
   rolledPast: readonly CompactionEvent[],
@@ -112,24 +114,26 @@ function userLinesRolledPast(
   replaced: string | null,
   rolledBackTo: string,
 ): string[] {
-  // Newest first.
-  const edit = rolledPast.find((event) => event.reason === "edited" && event.summary);
-  const folded = new Set(
-    events
-      .slice(edit ? events.indexOf(edit) + 1 : events.length)
-      .filter((event) => event.reason !== "edited")
-      .flatMap((event) => (event.summary ?? "").split("\n").map(lineKey)),
-  );
+  const firstWrittenBy = new Map<string, CompactionEvent["reason"]>();
+  // Newest first: the oldest holder of a line is the last one seen.
+  for (const event of events) {
+    for (const line of (event.summary ?? "").split("\n")) {
+      firstWrittenBy.set(lineKey(line), event.reason);
+    }
+  }
   const present = new Set(rolledBackTo.split("\n").map(lineKey));
   const kept: string[] = [];
-  const keep = (line: string, unless: ReadonlySet<string>) => {
+  const keep = (line: string) => {
     const key = lineKey(line);
-    if (key === "" || isHeading(key) || unless.has(key) || present.has(key)) return;
+    const writer = firstWrittenBy.get(key);
+    if (key === "" || isHeading(key) || present.has(key)) return;
+    if (writer !== undefined && writer !== "edited") return;
     present.add(key);
     kept.push(line.trim());
   };
-  for (const line of notesIn(replaced)) keep(line, new Set());
-  for (const line of edit?.summary?.split("\n") ?? []) keep(line, folded);
+  for (const line of notesIn(replaced)) keep(line);
+  const edit = rolledPast.find((event) => event.reason === "edited" && event.summary);
+  for (const line of edit?.summary?.split("\n") ?? []) keep(line);
   return kept;
 }
 

@@ -464,7 +464,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(sentSummary(lastChatRequest())).toBe(`## Notes you added\n${note}`);
   });
 
-  it("lines the user kept through a rollback stay through the next one; a line they deleted in a later edit does not come back", async () => {
+  it("lines the user kept through a rollback stay through the next one; a line they corrected in a later edit does not come back", async () => {
     const database = use();
     const { browser } = await register(database, "rollback-notes-twice@example.com");
     const chatId = await compactedChat(database, browser);
@@ -515,6 +515,51 @@ describeEachDriver("What the model remembers", (use, driver) => {
     // An edit before the first fold rolls back past every summary: the notes still stay.
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Edited", id: early.id });
     expect((await chatRow(database.db, chatId)).contextSummary).toBe(notes);
+  });
+
+  it("a line the user wrote stays through a rollback after a fold carried it into the next summary", async () => {
+    const database = use();
+    const { browser } = await register(database, "rollback-notes-fold@example.com");
+    const chatId = await compactedChat(database, browser);
+    const early = (await historyOf(database.db, chatId)).find((m) => m.role === "user");
+    if (!early) throw new Error("no message");
+    // The user adds a goal; the next fold carries it on as one of the summary's goals.
+    const budget = "- Budget: 500 euros.";
+    const before = await chatRow(database.db, chatId);
+    const withBudget = (before.contextSummary ?? "").replace(
+      /(## Goal & open requests\n(?:- .*\n)*)/,
+      `$1${budget}\n`,
+    );
+    expect(withBudget).toContain(budget);
+    expect(
+      (
+        await putSummary(database, browser, chatId, {
+          summary: withBudget,
+          version: before.version,
+        })
+      ).status,
+    ).toBe(200);
+    for (let turn = 5; turn < 10; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const folded = await chatRow(database.db, chatId);
+    expect(folded.contextSummary).toContain(budget);
+    // A second edit, of the summary Fold wrote since.
+    const codename = "- Codename: BLUEBIRD.";
+    expect(
+      (
+        await putSummary(database, browser, chatId, {
+          summary: `${folded.contextSummary}\n${codename}`,
+          version: folded.version,
+        })
+      ).status,
+    ).toBe(200);
+
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Edited", id: early.id });
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(
+      `## Notes you added\n${budget}\n${codename}`,
+    );
   });
 
   it("an edit of the summary whose event cannot be stored changes nothing (the summary and its rollback point go together)", async () => {
