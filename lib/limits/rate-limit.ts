@@ -56,14 +56,28 @@ export type RateLimitName = keyof typeof RATE_LIMITS;
 type Limiter = RateLimiterInsuredAbstract;
 
 /**
+ * A point spent: `refund` gives it back to the window it was spent in, while that window lasts
+ * (given back after, it would be a point more in the next one).
+ */
+export type RatePoint = { refund: () => Promise<void> };
+
+const NO_POINT: RatePoint = { refund: async () => undefined };
+
+/**
  * Spends one point of `name` for `key`; throws a 429 saying when to try again once the
  * window's points are spent. A limit set to 0 is off.
  */
-export async function consumeRateLimit(name: RateLimitName, key: string): Promise<void> {
+export async function consumeRateLimit(name: RateLimitName, key: string): Promise<RatePoint> {
   const limiter = await limiterFor(name);
-  if (!limiter) return;
+  if (!limiter) return NO_POINT;
   try {
-    await limiter.consume(key);
+    const spent = await limiter.consume(key);
+    const windowEnds = Date.now() + spent.msBeforeNext;
+    return {
+      refund: async () => {
+        if (Date.now() < windowEnds) await limiter.reward(key, 1);
+      },
+    };
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
     const now = new Date();
@@ -74,15 +88,6 @@ export async function consumeRateLimit(name: RateLimitName, key: string): Promis
       retryAt,
     );
   }
-}
-
-/**
- * Gives back the point `consumeRateLimit` spent for a request answered as if it never came (one
- * whose session turned out to be signed out, or that runs again for the user as they are now).
- */
-export async function refundRateLimit(name: RateLimitName, key: string): Promise<void> {
-  const limiter = await limiterFor(name);
-  await limiter?.reward(key, 1);
 }
 
 // One set of limiters per database (tests open one per file), and one per Redis URL per process

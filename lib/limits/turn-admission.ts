@@ -8,18 +8,19 @@ import { log } from "@/lib/log";
 import type { TokenSink } from "./metering";
 import { assertModelListed, modelNotAllowed } from "./model-access";
 import { type QuotaTicket, recordTokens, takeTurnQuota } from "./quota";
-import { consumeRateLimit } from "./rate-limit";
+import { consumeRateLimit, type RatePoint } from "./rate-limit";
 
 /**
  * 429 when the user sends turns too fast or today's quota is used up (saying when it resets),
- * 400 when the model is unknown or not allowed. Takes one message from the quota: give it back
- * with the ticket if the turn then does not start.
+ * 400 when the model is unknown or not allowed. Takes one message from the quota and one point
+ * of the turn rate: give them back if the turn then does not start (the rate point only for a
+ * request answered as if it never came).
  */
 export async function assertTurnAllowed(
   db: Db,
   user: { id: string },
   modelId: string,
-): Promise<QuotaTicket> {
+): Promise<{ quota: QuotaTicket; ratePoint: RatePoint }> {
   // The rate and the quota are asked at once, one round trip rather than two; the rate's
   // refusal is the answer, and a message the quota took for a turn it refuses goes back.
   const [rate, quota] = await Promise.allSettled([
@@ -40,7 +41,7 @@ export async function assertTurnAllowed(
     throw rate.reason;
   }
   if (quota.status === "rejected") throw quota.reason;
-  return quota.value;
+  return { quota: quota.value, ratePoint: rate.value };
 }
 
 /** Adds each provider call's tokens to the user's day; a failed write is logged, not thrown. */

@@ -5,6 +5,7 @@ import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { defaultAllowedModelId } from "@/lib/limits/model-access";
 import type { QuotaTicket } from "@/lib/limits/quota";
+import type { RatePoint } from "@/lib/limits/rate-limit";
 import { assertTurnAllowed } from "@/lib/limits/turn-admission";
 import { takeChatForTurn } from "./lease";
 import type { TurnRequest } from "./request";
@@ -14,6 +15,8 @@ export type AdmittedTurn = {
   lease: HeldLease;
   modelId: string;
   quota: QuotaTicket;
+  /** The turn's rate point: given back for a request answered as if it never came. */
+  ratePoint: RatePoint;
   /** A new message's first reads, taken with the lease (takeChatForTurn). */
   start?: TurnStart;
 };
@@ -45,7 +48,7 @@ export async function admitTurn(
     );
     try {
       const modelId = chat.modelId ?? (await defaultAllowedModelId(db));
-      return { chat, lease, start, modelId, quota: await assertTurnAllowed(db, user, modelId) };
+      return { chat, lease, start, modelId, ...(await assertTurnAllowed(db, user, modelId)) };
     } catch (error) {
       await lease.release();
       throw error;
@@ -57,11 +60,11 @@ export async function admitTurn(
     assertTurnAllowed(db, user, modelId),
   ]);
   if (taken.status === "fulfilled" && admitted.status === "fulfilled") {
-    return { ...taken.value, modelId, quota: admitted.value };
+    return { ...taken.value, modelId, ...admitted.value };
   }
   await Promise.all([
     taken.status === "fulfilled" ? taken.value.lease.release() : null,
-    admitted.status === "fulfilled" ? admitted.value.giveBack() : null,
+    admitted.status === "fulfilled" ? admitted.value.quota.giveBack() : null,
   ]);
   throw taken.status === "rejected" ? taken.reason : (admitted as PromiseRejectedResult).reason;
 }

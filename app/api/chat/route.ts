@@ -3,7 +3,6 @@ import { requireUserFor } from "@/lib/auth/guards";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
 import { meteredResolver } from "@/lib/limits/metering";
-import { refundRateLimit } from "@/lib/limits/rate-limit";
 import { tokenRecorder } from "@/lib/limits/turn-admission";
 import { type AdmittedTurn, admitTurn } from "@/lib/turn/admit";
 import { TURN_REQUEST_MAX_BYTES, type TurnRequest, turnRequestSchema } from "@/lib/turn/request";
@@ -30,14 +29,14 @@ export const POST = route(async (request) => {
     async (user) => {
       body ??= readJson(request, turnRequestSchema, TURN_REQUEST_MAX_BYTES);
       const turn = await body;
-      return { turn, userId: user.id, admitted: await admitTurn(db, user, turn) };
+      return { turn, admitted: await admitTurn(db, user, turn) };
     },
     // Answered as if it never came: its rate point goes back too.
-    async ({ userId, admitted }) => {
+    async ({ admitted }) => {
       try {
         await withdraw(admitted);
       } finally {
-        await refundRateLimit("turn", userId);
+        await admitted.ratePoint.refund();
       }
     },
   );
@@ -57,7 +56,7 @@ export const POST = route(async (request) => {
     );
     // Refused after all (its message could not be stored): the turn gave back what it took
     // but its rate point.
-    if (!answered.ok) await refundRateLimit("turn", user.id);
+    if (!answered.ok) await admitted.ratePoint.refund();
     return answered;
   } catch (error) {
     // The turn never started (a message it could not apply): its message is not spent, and

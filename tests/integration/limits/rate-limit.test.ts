@@ -11,11 +11,14 @@ vi.hoisted(() => {
 
 import * as authRoute from "@/app/api/auth/[...all]/route";
 import type { Database } from "@/lib/db/client";
+import { withDatabase } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { usageOn } from "@/lib/db/queries/usage";
 import { countUsers } from "@/lib/db/queries/users";
 import { installPeerAddressStamp, PEER_ADDRESS_HEADER } from "@/lib/limits/peer-address";
 import { usageDayOf } from "@/lib/limits/quota-day";
+import { consumeRateLimit } from "@/lib/limits/rate-limit";
+import { TooManyRequestsError } from "@/lib/limits/too-many-requests";
 import { PASSWORD, sessionOf } from "../../helpers/auth";
 import { compactNowCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
@@ -145,6 +148,30 @@ describeEachDriver("rate limits", (use) => {
     // The user's other session still has the second of their two points a minute.
     expect(await turn(second, 2)).toBe(200);
     expect(await turn(second, 3)).toBe(429);
+  });
+
+  it("a turn point given back after its minute ended is not a point more in the next minute", async () => {
+    const database = use();
+    const key = `window-${crypto.randomUUID()}`;
+    const spend = () => withDatabase(database, () => consumeRateLimit("turn", key));
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(new Date("2026-11-28T10:00:00Z"));
+      const spent = await spend();
+      // The refused turn's point comes back within its minute: that minute has two again.
+      const refused = await spend();
+      await withDatabase(database, () => refused.refund());
+      await spend();
+      await expect(spend()).rejects.toBeInstanceOf(TooManyRequestsError);
+      // Given back once its minute is over, it would be a third point in the next one.
+      vi.setSystemTime(new Date("2026-11-28T10:01:01Z"));
+      await withDatabase(database, () => spent.refund());
+      await spend();
+      await spend();
+      await expect(spend()).rejects.toBeInstanceOf(TooManyRequestsError);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("limits Compact now per user, apart from turns", async () => {
