@@ -1,7 +1,11 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { commitCompactionState, markCompactionDirty } from "@/lib/db/compaction-state";
-import { listSummaryEvents, recordCompactionEvent } from "@/lib/db/queries/compaction-events";
+import {
+  listCompactionEvents,
+  listSummaryEvents,
+  recordCompactionEvent,
+} from "@/lib/db/queries/compaction-events";
 import { reopenFoldedUnpins } from "@/lib/db/queries/messages";
 import { type CompactionEvent, chat as chatTable, type Message } from "@/lib/db/schema";
 import { metric } from "@/lib/log";
@@ -26,7 +30,10 @@ export async function invalidateFrom(
   if (watermarkSeq !== undefined && watermarkSeq < changedSeq) return;
 
   // Newest first; the best rollback point is the furthest watermark still before the change.
-  const events = await listSummaryEvents(db, chatId);
+  const [events, all] = await Promise.all([
+    listSummaryEvents(db, chatId),
+    listCompactionEvents(db, chatId),
+  ]);
   let target: { summary: string; watermark: string | null; seq: number } | null = null;
   for (const event of events) {
     // A summary with no watermark (a handoff's from another chat, or the user's edit of it
@@ -40,6 +47,7 @@ export async function invalidateFrom(
   const kept = userLinesRolledPast(
     events.filter((event) => isRolledPast(event, seqOf, changedSeq)),
     events,
+    all.filter((event) => event.reason === "invalidated"),
     chat.contextSummary,
     target?.summary ?? "",
   );
@@ -104,22 +112,29 @@ function notesIn(summary: string | null): string[] {
  * The lines the user wrote that this rollback would drop: those of the summary it replaces kept
  * from an earlier rollback ("Notes you added"), and those of the newest edit of the user's it
  * goes past, less what the summary it rolls back to holds already. A line is the user's when the
- * oldest summary that holds it is one of their edits, or when none does (a rollback kept it): a
+ * oldest summary that holds it is one of their edits or a rollback's notes, or when none does: a
  * line Fold wrote first (a summary the user edited, a digest's line) is not, and a line the user
  * deleted in a later edit is in none of what is looked at.
  */
 function userLinesRolledPast(
   rolledPast: readonly CompactionEvent[],
   events: readonly CompactionEvent[],
+  /** Earlier rollbacks: the notes each kept are the user's from then on. */
+  rollbacks: readonly CompactionEvent[],
   replaced: string | null,
   rolledBackTo: string,
 ): string[] {
+  const holders = [
+    ...events.map((event) => ({ event, lines: (event.summary ?? "").split("\n") })),
+    ...rollbacks.map((event) => ({
+      event: { ...event, reason: "edited" as const },
+      lines: notesIn(event.summary),
+    })),
+  ].sort((a, b) => b.event.createdAt.getTime() - a.event.createdAt.getTime());
   const firstWrittenBy = new Map<string, CompactionEvent["reason"]>();
   // Newest first: the oldest holder of a line is the last one seen.
-  for (const event of events) {
-    for (const line of (event.summary ?? "").split("\n")) {
-      firstWrittenBy.set(lineKey(line), event.reason);
-    }
+  for (const { event, lines } of holders) {
+    for (const line of lines) firstWrittenBy.set(lineKey(line), event.reason);
   }
   const present = new Set(rolledBackTo.split("\n").map(lineKey));
   const kept: string[] = [];

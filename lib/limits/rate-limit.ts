@@ -28,6 +28,9 @@ const REDIS_CONNECT_WAIT_MS = 2_000;
  */
 const REDIS_ANSWER_WAIT_MS = 1_000;
 
+/** A point is given back only this long before its window ends, or not at all. */
+const REFUND_MARGIN_MS = 1_000;
+
 export const RATE_LIMITS = {
   "sign-in": {
     durationSeconds: 60,
@@ -72,7 +75,8 @@ export async function consumeRateLimit(name: RateLimitName, key: string): Promis
   if (!limiter) return NO_POINT;
   try {
     const spent = await limiter.consume(key);
-    const windowEnds = Date.now() + spent.msBeforeNext;
+    // A moment early: Redis's count of what is left was read a round trip ago.
+    const windowEnds = Date.now() + spent.msBeforeNext - REFUND_MARGIN_MS;
     return {
       refund: async () => {
         if (Date.now() < windowEnds) await limiter.reward(key, 1);
