@@ -124,25 +124,29 @@ function userLinesRolledPast(
   replaced: string | null,
   rolledBackTo: string,
 ): string[] {
+  // Who wrote each line first: Fold (a summary or digest), or the user (an edit, a rollback's notes).
   const holders = [
-    ...events.map((event) => ({ event, lines: (event.summary ?? "").split("\n") })),
+    ...events.map((event) => ({
+      at: event.createdAt,
+      byUser: event.reason === "edited",
+      lines: (event.summary ?? "").split("\n"),
+    })),
     ...rollbacks.map((event) => ({
-      event: { ...event, reason: "edited" as const },
+      at: event.createdAt,
+      byUser: true,
       lines: notesIn(event.summary),
     })),
-  ].sort((a, b) => b.event.createdAt.getTime() - a.event.createdAt.getTime());
-  const firstWrittenBy = new Map<string, CompactionEvent["reason"]>();
+  ].sort((a, b) => b.at.getTime() - a.at.getTime());
+  const firstByUser = new Map<string, boolean>();
   // Newest first: the oldest holder of a line is the last one seen.
-  for (const { event, lines } of holders) {
-    for (const line of lines) firstWrittenBy.set(lineKey(line), event.reason);
+  for (const { byUser, lines } of holders) {
+    for (const line of lines) firstByUser.set(lineKey(line), byUser);
   }
   const present = new Set(rolledBackTo.split("\n").map(lineKey));
   const kept: string[] = [];
   const keep = (line: string) => {
     const key = lineKey(line);
-    const writer = firstWrittenBy.get(key);
-    if (key === "" || isHeading(key) || present.has(key)) return;
-    if (writer !== undefined && writer !== "edited") return;
+    if (key === "" || isHeading(key) || present.has(key) || firstByUser.get(key) === false) return;
     present.add(key);
     kept.push(line.trim());
   };
