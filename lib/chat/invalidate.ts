@@ -36,9 +36,7 @@ export async function invalidateFrom(
   ]);
   let target: { summary: string; watermark: string | null; seq: number } | null = null;
   for (const event of events) {
-    // A summary with no watermark (a handoff's from another chat, or the user's edit of it
-    // before the first fold) precedes every message of this one.
-    const seq = event.watermarkTo ? seqOf.get(event.watermarkTo) : -1;
+    const seq = watermarkSeqOf(event, seqOf);
     if (seq === undefined || seq >= changedSeq || !event.summary) continue;
     if (!target || seq > target.seq)
       target = { summary: event.summary, watermark: event.watermarkTo, seq };
@@ -89,23 +87,41 @@ export const USER_NOTES_HEADING = "## Notes you added";
 const lineKey = (line: string) => line.trim().replace(/\s+/g, " ");
 const isHeading = (key: string) => /^#{1,6}\s/.test(key);
 
+/**
+ * Where a summary event's watermark stands in the history; -1 for a summary with no watermark (a
+ * handoff's from another chat, or the user's edit of it before the first fold), which precedes
+ * every message of this one; undefined when its watermark is no longer in the history.
+ */
+function watermarkSeqOf(
+  event: CompactionEvent,
+  seqOf: ReadonlyMap<string, number>,
+): number | undefined {
+  return event.watermarkTo ? seqOf.get(event.watermarkTo) : -1;
+}
+
 /** A summary event whose watermark is at or after the change: the rollback goes past it. */
 function isRolledPast(
   event: CompactionEvent,
   seqOf: ReadonlyMap<string, number>,
   changedSeq: number,
 ): boolean {
-  const seq = event.watermarkTo ? seqOf.get(event.watermarkTo) : -1;
+  const seq = watermarkSeqOf(event, seqOf);
   return seq !== undefined && seq >= changedSeq;
+}
+
+/** Where the "Notes you added" section of `lines` is: its heading's index and the next heading's. */
+function notesSection(lines: readonly string[]): { heading: number; end: number } | null {
+  const heading = lines.findIndex((line) => lineKey(line) === USER_NOTES_HEADING);
+  if (heading === -1) return null;
+  const next = lines.findIndex((line, i) => i > heading && isHeading(lineKey(line)));
+  return { heading, end: next === -1 ? lines.length : next };
 }
 
 /** The lines of `summary`'s "Notes you added" section. */
 function notesIn(summary: string | null): string[] {
   const lines = (summary ?? "").split("\n");
-  const start = lines.findIndex((line) => lineKey(line) === USER_NOTES_HEADING);
-  if (start === -1) return [];
-  const end = lines.findIndex((line, i) => i > start && isHeading(lineKey(line)));
-  return lines.slice(start + 1, end === -1 ? undefined : end);
+  const section = notesSection(lines);
+  return section ? lines.slice(section.heading + 1, section.end) : [];
 }
 
 /**
@@ -163,11 +179,10 @@ function userLinesRolledPast(
 function withUserNotes(summary: string | null, lines: readonly string[]): string | null {
   if (lines.length === 0) return summary;
   const own = (summary ?? "").split("\n");
-  const start = own.findIndex((line) => lineKey(line) === USER_NOTES_HEADING);
-  if (start !== -1) {
-    const next = own.findIndex((line, i) => i > start && isHeading(lineKey(line)));
-    let end = next === -1 ? own.length : next;
-    while (end > start + 1 && lineKey(own[end - 1] ?? "") === "") end -= 1;
+  const section = notesSection(own);
+  if (section) {
+    let { end } = section;
+    while (end > section.heading + 1 && lineKey(own[end - 1] ?? "") === "") end -= 1;
     return [...own.slice(0, end), ...lines, ...own.slice(end)].join("\n");
   }
   const notes = `${USER_NOTES_HEADING}\n${lines.join("\n")}`;

@@ -138,7 +138,8 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
  */
 function excerptOf(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
-  if (Array.from(line).length <= PIN_EXCERPT_CHARS) return line;
+  const chars = Array.from(line);
+  if (chars.length <= PIN_EXCERPT_CHARS) return line;
   let kept = "";
   let count = 0;
   for (const { segment } of graphemes.segment(line)) {
@@ -148,10 +149,7 @@ function excerptOf(text: string): string {
     count += size;
   }
   // One grapheme past the limit on its own (hundreds of marks on one letter): cut in code points.
-  if (!kept)
-    kept = Array.from(line)
-      .slice(0, PIN_EXCERPT_CHARS - 1)
-      .join("");
+  if (!kept) kept = chars.slice(0, PIN_EXCERPT_CHARS - 1).join("");
   return `${kept.trimEnd()}…`;
 }
 
