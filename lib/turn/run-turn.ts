@@ -194,14 +194,13 @@ export async function runTurn(
       await unwatch().catch(() => undefined);
       // The chat is another turn's now: its pending stop and live stream are that turn's.
       if (observed.leaseLost) return;
-      // A stop naming this turn's message that came once nobody listened is void: left
-      // pending, it would stop the next Retry or Regenerate of that message.
-      if (answering) await takePendingStop(live, chat.id, answering).catch(() => undefined);
       // The reply is stored: a reload from here on reads it, not the live stream.
       await endTurnStream(live, chat.id);
       await lease.release();
-      // And one that came meanwhile: the stop route leaves it pending while the chat is held.
-      if (answering) void takePendingStop(live, chat.id, answering).catch(() => undefined);
+      // A stop naming this turn's message that came once nobody listened is void: left
+      // pending, it would stop the next Retry or Regenerate of that message. Looked for once the
+      // chat is free: the stop route leaves one pending for as long as the chat is held.
+      if (answering) await takePendingStop(live, chat.id, answering).catch(() => undefined);
     });
 
   void settled.then(toBrowser.end, toBrowser.fail);
