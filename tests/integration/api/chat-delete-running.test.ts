@@ -9,13 +9,13 @@ const fake = await vi.hoisted(async () => {
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import type { Database } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/queries/leases";
-import { liveBus } from "@/lib/live/bus";
 import { register } from "../../helpers/auth";
 import { compactNowCall, isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { SMALL_WINDOW } from "../../helpers/fake-provider";
 import { type Browser, call } from "../../helpers/http";
+import { holdStopChannels } from "../../helpers/stop-channel";
 import { longMessage, newChat, postTurn, sendTurn } from "../../helpers/turns";
 import { eventually } from "../../helpers/ui-stream";
 
@@ -39,9 +39,13 @@ const shown = (database: Database, browser: Browser, chatId: string) =>
   call(database, chatRoute.GET, { path: `/api/chats/${chatId}`, params: { id: chatId }, browser });
 
 describeEachDriver("deleting a chat while work on it runs", (use) => {
-  it("a reply that is streaming is stopped at its provider, and the chat is gone", async () => {
-    const database = use();
-    const { browser } = await register(database, "delete-streaming@example.com");
+  /**
+   * A reply streaming, then its chat deleted (`deleted` runs right after): the provider request
+   * is aborted (without the stop, the model would write its 400 tokens for a chat nobody has)
+   * and the turn ends.
+   */
+  async function deleteMidReply(database: Database, email: string, deleted = () => {}) {
+    const { browser } = await register(database, email);
     const chatId = await newChat(database, browser);
     fake.configure({ chunkDelayMs: 50, replyTokens: 400 });
     const response = await postTurn(database, browser, { chatId, modelId: MODEL, text: "Go on" });
@@ -51,45 +55,27 @@ describeEachDriver("deleting a chat while work on it runs", (use) => {
     await eventually(async () => fake.requests.length > 0);
 
     expect((await remove(database, browser, chatId)).status).toBe(204);
-    // Without the stop, the model would write its 400 tokens for a chat nobody has.
+    deleted();
     await eventually(async () => fake.requests[0]?.abortedAt != null, 5_000);
     while (!(await reader?.read())?.done) {}
     await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    return { browser, chatId };
+  }
+
+  it("a reply that is streaming is stopped at its provider, and the chat is gone", async () => {
+    const database = use();
+    const { browser, chatId } = await deleteMidReply(database, "delete-streaming@example.com");
     expect((await shown(database, browser, chatId)).status).toBe(404);
   });
 
   it("a reply whose turn does not listen for Stop yet is stopped once it does", async () => {
     const database = use();
-    const { browser } = await register(database, "delete-unheard@example.com");
-    const chatId = await newChat(database, browser);
-    fake.configure({ chunkDelayMs: 50, replyTokens: 400 });
     // The turn's stop channel opens only once the chat is gone.
-    const subscriber = liveBus().subscriber;
-    const subscribe = subscriber.subscribe.bind(subscriber);
-    let open = () => {};
-    const opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    const slowed = vi
-      .spyOn(subscriber, "subscribe")
-      .mockImplementation(async (channel, listener) => {
-        if (channel === `fold:stop:${chatId}`) await opened;
-        return subscribe(channel, listener);
-      });
+    const channels = holdStopChannels();
     try {
-      const response = await postTurn(database, browser, { chatId, modelId: MODEL, text: "Go on" });
-      expect(response.status).toBe(200);
-      const reader = response.body?.getReader();
-      await reader?.read();
-      await eventually(async () => fake.requests.length > 0);
-      expect((await remove(database, browser, chatId)).status).toBe(204);
-      open();
-      await eventually(async () => fake.requests[0]?.abortedAt != null, 5_000);
-      while (!(await reader?.read())?.done) {}
-      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+      await deleteMidReply(database, "delete-unheard@example.com", channels.open);
     } finally {
-      open();
-      slowed.mockRestore();
+      channels.restore();
     }
   });
 

@@ -75,6 +75,22 @@ function sentSummary(request: RecordedRequest | undefined): string | null {
 
 const lastChatRequest = () => fake.requests.filter((r) => !isSummaryRequest(r)).at(-1);
 
+/** Edits the chat's message `messageId` (a turn with new text); the rollback event it caused. */
+async function rolledBackByEditing(
+  database: Database,
+  browser: Browser,
+  chatId: string,
+  messageId: string,
+) {
+  await sendTurn(database, browser, {
+    chatId,
+    modelId: MODEL,
+    text: "First question, edited.",
+    id: messageId,
+  });
+  return (await eventsOf(database.db, chatId)).find((e) => e.reason === "invalidated");
+}
+
 async function compactedChat(database: Database, browser: Browser): Promise<string> {
   const chatId = await newChat(database, browser);
   for (let turn = 0; turn < 5; turn++) {
@@ -398,13 +414,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect((await chatRow(database.db, chatId)).summaryWatermark).toBeTruthy();
 
     // Editing the first message rolls back past every fold: to the summary as the user left it.
-    await sendTurn(database, browser, {
-      chatId,
-      modelId: MODEL,
-      text: "First question, edited.",
-      id: first.id,
-    });
-    const rollback = (await eventsOf(database.db, chatId)).find((e) => e.reason === "invalidated");
+    const rollback = await rolledBackByEditing(database, browser, chatId, first.id);
     expect(rollback?.summary).toBe(mine);
   });
 
@@ -449,13 +459,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const [first] = await historyOf(database.db, chatId);
     if (!first) throw new Error("no message");
     fake.reset();
-    await sendTurn(database, browser, {
-      chatId,
-      modelId: MODEL,
-      text: "First question, edited.",
-      id: first.id,
-    });
-    const rollback = (await eventsOf(database.db, chatId)).find((e) => e.reason === "invalidated");
+    const rollback = await rolledBackByEditing(database, browser, chatId, first.id);
     expect(rollback?.summary).toBe(`## Notes you added\n${note}`);
     expect(rollback?.error).toContain("kept 1 line(s) you wrote");
     // Only the line the user wrote: none of the summary it was written into.

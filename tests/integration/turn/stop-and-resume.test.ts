@@ -30,6 +30,7 @@ import { register, sessionOf } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
+import { holdStopChannels } from "../../helpers/stop-channel";
 import { newChat, postRegenerate, postTurn, shownChat } from "../../helpers/turns";
 import {
   eventually,
@@ -268,23 +269,8 @@ describeEachDriver("Stop and resume across instances", (use) => {
     const database = use();
     const { browser } = await register(database, "slow-channel@example.com");
     const chatId = await newChat(database, browser);
-    // This instance's Redis is slow to subscribe: the turn's subscription waits for `opened`.
-    const subscriber = liveBus().subscriber;
-    const subscribe = subscriber.subscribe.bind(subscriber);
-    let open = () => {};
-    const opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    const stopChannels: string[] = [];
-    const slowed = vi
-      .spyOn(subscriber, "subscribe")
-      .mockImplementation(async (channel, listener) => {
-        if (channel.startsWith("fold:stop:")) {
-          stopChannels.push(channel);
-          await opened;
-        }
-        return subscribe(channel, listener);
-      });
+    // This instance's Redis is slow to subscribe: the turn's subscription waits for `open()`.
+    const channels = holdStopChannels();
     try {
       const messageId = `u-${crypto.randomUUID()}`;
       const unanswered = new Promise<never>((_, reject) =>
@@ -299,10 +285,10 @@ describeEachDriver("Stop and resume across instances", (use) => {
         }).then((response) => readUntilText(response, 30)),
         unanswered,
       ]);
-      expect(stopChannels).toEqual([`fold:stop:${chatId}`]);
+      expect(channels.asked).toEqual([`fold:stop:${chatId}`]);
       const stop = await stopWith(database, browser, chatId, { messageId });
       expect(stop.status).toBe(202);
-      open();
+      channels.open();
       for await (const chunk of rest) seen.push(chunk);
       const finish = seen.find((c) => c.type === "finish") as {
         messageMetadata?: { stopped?: boolean };
@@ -312,8 +298,7 @@ describeEachDriver("Stop and resume across instances", (use) => {
       expect(textOf(seen).length).toBeLessThan(600);
       await eventually(async () => !(await isTurnActive(database.db, chatId)));
     } finally {
-      open();
-      slowed.mockRestore();
+      channels.restore();
     }
   });
 
