@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { isHeading, lineKey, notesIn, withUserNotes } from "@/lib/compaction/user-notes";
 import type { Db } from "@/lib/db/client";
 import { commitCompactionState, markCompactionDirty } from "@/lib/db/compaction-state";
 import {
@@ -81,12 +82,6 @@ export async function invalidateFrom(
   metric("compaction.invalidated", { chatId, rolledBackTo: patch.summaryWatermark });
 }
 
-/** The heading the lines a user wrote into a summary rolled back past are kept under. */
-export const USER_NOTES_HEADING = "## Notes you added";
-
-const lineKey = (line: string) => line.trim().replace(/\s+/g, " ");
-const isHeading = (key: string) => /^#{1,6}\s/.test(key);
-
 /**
  * Where a summary event's watermark stands in the history; -1 for a summary with no watermark (a
  * handoff's from another chat, or the user's edit of it before the first fold), which precedes
@@ -107,21 +102,6 @@ function isRolledPast(
 ): boolean {
   const seq = watermarkSeqOf(event, seqOf);
   return seq !== undefined && seq >= changedSeq;
-}
-
-/** Where the "Notes you added" section of `lines` is: its heading's index and the next heading's. */
-function notesSection(lines: readonly string[]): { heading: number; end: number } | null {
-  const heading = lines.findIndex((line) => lineKey(line) === USER_NOTES_HEADING);
-  if (heading === -1) return null;
-  const next = lines.findIndex((line, i) => i > heading && isHeading(lineKey(line)));
-  return { heading, end: next === -1 ? lines.length : next };
-}
-
-/** The lines of `summary`'s "Notes you added" section. */
-function notesIn(summary: string | null): string[] {
-  const lines = (summary ?? "").split("\n");
-  const section = notesSection(lines);
-  return section ? lines.slice(section.heading + 1, section.end) : [];
 }
 
 /**
@@ -170,21 +150,4 @@ function userLinesRolledPast(
   const edit = rolledPast.find((event) => event.reason === "edited" && event.summary);
   for (const line of edit?.summary?.split("\n") ?? []) keep(line);
   return kept;
-}
-
-/**
- * `summary` with the user's kept lines: at the end of its "Notes you added" section when it has
- * one (an edit kept it), else under that heading after it.
- */
-function withUserNotes(summary: string | null, lines: readonly string[]): string | null {
-  if (lines.length === 0) return summary;
-  const own = (summary ?? "").split("\n");
-  const section = notesSection(own);
-  if (section) {
-    let { end } = section;
-    while (end > section.heading + 1 && lineKey(own[end - 1] ?? "") === "") end -= 1;
-    return [...own.slice(0, end), ...lines, ...own.slice(end)].join("\n");
-  }
-  const notes = `${USER_NOTES_HEADING}\n${lines.join("\n")}`;
-  return summary ? `${summary.trimEnd()}\n\n${notes}` : notes;
 }

@@ -2,6 +2,7 @@ import type { TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { fitLedger, joinSummary, mergeLedger, splitSummary } from "./ledger";
 import { summarizerFailureCause } from "./summarizer-cause";
+import { splitUserNotes, USER_NOTES_HEADING, withUserNotes } from "./user-notes";
 import { stripTrace } from "./view";
 
 /**
@@ -11,11 +12,17 @@ import { stripTrace } from "./view";
  * ledger is merged and fitted first (it is deterministic), the narrative gets
  * what is left; when every summarizer fails, the fallback digest extends the
  * previous narrative instead. Either way, nothing the previous ledger held is
- * lost to a failure.
+ * lost to a failure. The user's own notes (user-notes.ts) are neither: they
+ * pass around the summarizer and come back word for word.
  */
 
 /** The user's own values may take this much of the summary before the narrative loses its room. */
 const USER_LEDGER_MAX_SHARE = 0.75;
+/**
+ * The user's notes are kept word for word up to this share of the summary; older notes beyond
+ * it go to the summarizer with the previous narrative, to be condensed rather than dropped.
+ */
+const USER_NOTES_MAX_SHARE = 0.25;
 
 export type SummarizePort = (request: {
   /** The previous summary's narrative, without its ledger. */
@@ -57,7 +64,14 @@ export type FoldResult = {
 
 export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
   const countText = (text: string) => input.estimator.countText(text);
-  const previous = splitSummary(input.previousSummary);
+  const { rest, notes } = splitUserNotes(input.previousSummary);
+  const { kept: keptNotes, overflow } = fitNotes(
+    notes,
+    Math.floor(USER_NOTES_MAX_SHARE * input.summaryBudget),
+    countText,
+  );
+  const notesTokens = keptNotes.length > 0 ? countText(withUserNotes(null, keptNotes) ?? "") : 0;
+  const previous = splitSummary(rest);
   const merged = mergeLedger(previous.ledger, input.span, input.positions);
   const userMaxTokens = Math.floor(USER_LEDGER_MAX_SHARE * input.summaryBudget);
   const ledger = fitLedger(
@@ -66,20 +80,20 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
     countText,
     userMaxTokens,
   );
-  const narrativeBudget = input.summaryBudget - ledger.tokens;
-  const previousNarrative = previous.narrative || null;
+  const narrativeBudget = Math.max(0, input.summaryBudget - ledger.tokens - notesTokens);
+  const previousNarrative = [previous.narrative, ...overflow].join("\n").trim() || null;
   const span = stripTrace(input.span);
 
   /** The summary: the narrative, and the ledger refitted into whatever the narrative left unused. */
   const finish = (narrative: string, outcome: FoldResult["outcome"], notes: (string | null)[]) => {
-    const room = input.summaryBudget - countText(narrative);
+    const room = input.summaryBudget - notesTokens - countText(narrative);
     const final = room > ledger.tokens ? fitLedger(merged, room, countText, userMaxTokens) : ledger;
     const dropped =
       final.dropped > 0
         ? `reference ledger: ${final.entries.length} kept, ${final.dropped} dropped to fit (tool output first)`
         : null;
     return {
-      summary: joinSummary(narrative, final.text),
+      summary: withUserNotes(joinSummary(narrative, final.text), keptNotes) ?? "",
       outcome,
       note: [...notes, dropped].filter(Boolean).join("; ") || null,
     };
@@ -109,4 +123,24 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
       summarizerModel: null,
     };
   }
+}
+
+/**
+ * The newest notes that fit `maxTokens` (the last lines are the latest kept), in their order; the
+ * older ones that do not fit overflow. A single note longer than the whole room overflows too.
+ */
+function fitNotes(
+  notes: readonly string[],
+  maxTokens: number,
+  countText: (text: string) => number,
+): { kept: string[]; overflow: string[] } {
+  let used = countText(USER_NOTES_HEADING);
+  let first = notes.length;
+  while (first > 0) {
+    const cost = countText(notes[first - 1] ?? "") + 1;
+    if (used + cost > maxTokens) break;
+    used += cost;
+    first -= 1;
+  }
+  return { kept: notes.slice(first), overflow: notes.slice(0, first) };
 }

@@ -566,6 +566,47 @@ describeEachDriver("What the model remembers", (use, driver) => {
     );
   });
 
+  it("notes a rollback kept pass word for word through the next fold (the summarizer never rewrites them) and through a rollback past it", async () => {
+    const database = use();
+    const { browser } = await register(database, "rollback-notes-refold@example.com");
+    const chatId = await compactedChat(database, browser);
+    const { contextSummary, version } = await chatRow(database.db, chatId);
+    const note = "- Never book flights through Frankfurt; codename BLUEBIRD.";
+    expect(
+      (
+        await putSummary(database, browser, chatId, {
+          summary: `${contextSummary}\n${note}`,
+          version,
+        })
+      ).status,
+    ).toBe(200);
+    const [first] = await historyOf(database.db, chatId);
+    if (!first) throw new Error("no message");
+    const notes = `## Notes you added\n${note}`;
+    await rolledBackByEditing(database, browser, chatId, first.id);
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(notes);
+
+    // The next fold: the fake summarizer keeps only goals, as a forgetful model would.
+    for (let turn = 5; turn < 10; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    fake.reset();
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const folded = await chatRow(database.db, chatId);
+    expect(folded.summaryWatermark).toBeTruthy();
+    expect(folded.contextSummary?.endsWith(`\n\n${notes}`)).toBe(true);
+    expect(folded.contextSummary?.split(note)).toHaveLength(2);
+    const summarizerCalls = fake.requests.filter(isSummaryRequest);
+    expect(summarizerCalls.length).toBeGreaterThan(0);
+    for (const request of summarizerCalls) expect(summarizerPrompt(request)).not.toContain(note);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "And now?" });
+    expect(sentSummary(lastChatRequest())?.endsWith(notes)).toBe(true);
+
+    // A rollback past that fold finds them in the summary it replaces.
+    await rolledBackByEditing(database, browser, chatId, first.id);
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(notes);
+  });
+
   it("an edit of the summary whose event cannot be stored changes nothing (the summary and its rollback point go together)", async () => {
     const database = use();
     const { browser } = await register(database, "memory-atomic@example.com");

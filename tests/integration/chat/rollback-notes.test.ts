@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { expect, it } from "vitest";
-import { invalidateFrom, USER_NOTES_HEADING } from "@/lib/chat/invalidate";
+import { invalidateFrom } from "@/lib/chat/invalidate";
+import { USER_NOTES_HEADING } from "@/lib/compaction/user-notes";
 import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
 import { getChat } from "@/lib/db/queries/chats";

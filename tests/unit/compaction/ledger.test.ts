@@ -2,7 +2,7 @@ import type { LanguageModelV4GenerateResult } from "@ai-sdk/provider";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { summarizerModel } from "@/lib/chat/summarizer-models";
-import { fallbackDigest } from "@/lib/compaction/fallback";
+import { FALLBACK_NOTE, fallbackDigest } from "@/lib/compaction/fallback";
 import { type FallbackPort, foldIntoSummary, type SummarizePort } from "@/lib/compaction/fold";
 import { extractIdentifiers } from "@/lib/compaction/identifiers";
 import {
@@ -16,6 +16,7 @@ import {
 } from "@/lib/compaction/ledger";
 import { SUMMARY_HEADINGS } from "@/lib/compaction/prompts";
 import { createSummarizer } from "@/lib/compaction/summarize";
+import { splitUserNotes, USER_NOTES_HEADING } from "@/lib/compaction/user-notes";
 import { createEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 
@@ -498,5 +499,94 @@ describe("the reference ledger", () => {
     const a = await chain(() => forgetful, 1_500);
     const b = await chain(() => forgetful, 1_500);
     expect(a.final).toBe(b.final);
+  });
+});
+
+describe("the user's notes", () => {
+  const NOTES = ["- Never book flights through Frankfurt.", "- Codename: BLUEBIRD."];
+  const withNotes = (summary: string, notes: readonly string[]) =>
+    `${summary}\n\n${USER_NOTES_HEADING}\n${notes.join("\n")}`;
+
+  /** Folds round `round` into `previousSummary`; what the summarizer was handed beside the result. */
+  async function foldOnce(
+    previousSummary: string,
+    summarize: SummarizePort,
+    summaryBudget = 4_000,
+  ) {
+    const handed: (string | null)[] = [];
+    const folded = await foldIntoSummary({
+      previousSummary,
+      span: roundSpan(0),
+      positions: [1, 2],
+      summaryBudget,
+      ledgerShare: 0.5,
+      estimator,
+      summarize: (request) => {
+        handed.push(request.previousSummary);
+        return summarize(request);
+      },
+      fallback: digest,
+    });
+    return { summary: folded.summary, handed };
+  }
+
+  it("pass around a summarizer that drops them and come back word for word, once, at the end", async () => {
+    const { summary, handed } = await foldOnce(withNotes(FORGETFUL_SUMMARY, NOTES), forgetful);
+    expect(summary.endsWith(`\n\n${USER_NOTES_HEADING}\n${NOTES.join("\n")}`)).toBe(true);
+    expect(occurrences(summary, USER_NOTES_HEADING)).toBe(1);
+    expect(handed[0]).not.toContain(USER_NOTES_HEADING);
+    for (const note of NOTES) expect(handed[0]).not.toContain(note);
+    // The ledger is still read back apart from them.
+    expect(splitSummary(summary).ledger.map((e) => e.value)).toContain(URLS[0]);
+  });
+
+  it("are not digested when every summarizer fails: the fallback extends the rest", async () => {
+    const { summary } = await foldOnce(withNotes(FORGETFUL_SUMMARY, NOTES), failing);
+    expect(summary).toContain(FALLBACK_NOTE);
+    expect(summary.endsWith(`${USER_NOTES_HEADING}\n${NOTES.join("\n")}`)).toBe(true);
+    for (const note of NOTES) expect(occurrences(summary, note)).toBe(1);
+  });
+
+  it("stay through ten chained folds, wherever the user put the heading", async () => {
+    // Written by the user above the summary's own sections.
+    let summary = `${USER_NOTES_HEADING}\n${NOTES.join("\n")}\n\n${FORGETFUL_SUMMARY}`;
+    for (let round = 0; round < 10; round++) {
+      const folded = await foldIntoSummary({
+        previousSummary: summary,
+        span: roundSpan(round),
+        positions: [2 * round + 1, 2 * round + 2],
+        summaryBudget: 1_500,
+        ledgerShare: 0.5,
+        estimator,
+        summarize: round % 3 === 2 ? failing : forgetful,
+        fallback: digest,
+      });
+      summary = folded.summary;
+      expect(summary.endsWith(`${USER_NOTES_HEADING}\n${NOTES.join("\n")}`), `round ${round}`).toBe(
+        true,
+      );
+      expect(countTokens(summary)).toBeLessThanOrEqual(1_500);
+    }
+  });
+
+  it("past their share of the summary, keep the newest word for word and hand the older to the summarizer", async () => {
+    const many = Array.from(
+      { length: 40 },
+      (_, i) => `- Note ${i}: the supplier for part ${i} is Vendor-${i} in Lyon.`,
+    );
+    const { summary, handed } = await foldOnce(
+      withNotes(FORGETFUL_SUMMARY, many),
+      forgetful,
+      1_000,
+    );
+    const { notes } = splitUserNotes(summary);
+    expect(notes.length).toBeGreaterThan(0);
+    expect(notes.length).toBeLessThan(many.length);
+    // The newest, in order, each whole.
+    expect(notes).toEqual(many.slice(many.length - notes.length));
+    expect(countTokens(`${USER_NOTES_HEADING}\n${notes.join("\n")}`)).toBeLessThanOrEqual(250);
+    // The rest are condensed, not dropped unseen.
+    for (const older of many.slice(0, many.length - notes.length))
+      expect(handed[0]).toContain(older);
   });
 });
