@@ -1,6 +1,7 @@
 import type { TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { fitLedger, joinSummary, mergeLedger, splitSummary } from "./ledger";
+import { headingOf, type SummaryHeading } from "./prompts";
 import { summarizerFailureCause } from "./summarizer-cause";
 import { splitUserNotes, USER_NOTES_HEADING, withUserNotes } from "./user-notes";
 import { stripTrace } from "./view";
@@ -23,6 +24,7 @@ const USER_LEDGER_MAX_SHARE = 0.75;
  * it go to the summarizer with the previous narrative, to be condensed rather than dropped.
  */
 const USER_NOTES_MAX_SHARE = 0.25;
+const CONSTRAINTS_HEADING: SummaryHeading = "Constraints & preferences";
 
 export type SummarizePort = (request: {
   /** The previous summary's narrative, without its ledger. */
@@ -73,15 +75,19 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
   const notesTokens = keptNotes.length > 0 ? countText(withUserNotes(null, keptNotes) ?? "") : 0;
   const previous = splitSummary(rest);
   const merged = mergeLedger(previous.ledger, input.span, input.positions);
-  const userMaxTokens = Math.floor(USER_LEDGER_MAX_SHARE * input.summaryBudget);
+  // The notes' room comes out of the ledger's, so the narrative keeps the share it had.
+  const userMaxTokens = Math.max(
+    0,
+    Math.floor(USER_LEDGER_MAX_SHARE * input.summaryBudget) - notesTokens,
+  );
   const ledger = fitLedger(
     merged,
-    Math.floor(input.ledgerShare * input.summaryBudget),
+    Math.max(0, Math.floor(input.ledgerShare * input.summaryBudget) - notesTokens),
     countText,
     userMaxTokens,
   );
-  const narrativeBudget = Math.max(0, input.summaryBudget - ledger.tokens - notesTokens);
-  const previousNarrative = [previous.narrative, ...overflow].join("\n").trim() || null;
+  const narrativeBudget = input.summaryBudget - notesTokens - ledger.tokens;
+  const previousNarrative = withOverflowNotes(previous.narrative, overflow) || null;
   const span = stripTrace(input.span);
 
   /** The summary: the narrative, and the ledger refitted into whatever the narrative left unused. */
@@ -126,8 +132,8 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
 }
 
 /**
- * The newest notes that fit `maxTokens` (the last lines are the latest kept), in their order; the
- * older ones that do not fit overflow. A single note longer than the whole room overflows too.
+ * The newest notes that fit `maxTokens`, in their order (the last lines are the latest kept); the
+ * others overflow, a note longer than the room among them.
  */
 function fitNotes(
   notes: readonly string[],
@@ -135,12 +141,44 @@ function fitNotes(
   countText: (text: string) => number,
 ): { kept: string[]; overflow: string[] } {
   let used = countText(USER_NOTES_HEADING);
-  let first = notes.length;
-  while (first > 0) {
-    const cost = countText(notes[first - 1] ?? "") + 1;
-    if (used + cost > maxTokens) break;
+  const fits = notes.map(() => false);
+  for (let i = notes.length - 1; i >= 0; i--) {
+    const cost = countText(notes[i] ?? "") + 1;
+    if (used + cost > maxTokens) continue;
     used += cost;
-    first -= 1;
+    fits[i] = true;
   }
-  return { kept: notes.slice(first), overflow: notes.slice(0, first) };
+  // Blank lines between the notes kept stay (a token each, counted above).
+  const kept = trimBlank(notes.filter((_, i) => fits[i]));
+  const overflow = notes.filter((note, i) => !fits[i] && note !== "");
+  return { kept, overflow };
+}
+
+const trimBlank = (lines: string[]) => {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && lines[start] === "") start += 1;
+  while (end > start && lines[end - 1] === "") end -= 1;
+  return lines.slice(start, end);
+};
+
+/**
+ * The previous narrative with the notes that did not fit at the end of its "Constraints &
+ * preferences" section (the user's own words), which the summarizer keeps in substance.
+ */
+function withOverflowNotes(narrative: string, overflow: readonly string[]): string {
+  if (overflow.length === 0) return narrative;
+  const lines = narrative.split("\n");
+  const at = lines.findIndex((line) => headingOf(line) === CONSTRAINTS_HEADING);
+  if (at === -1) {
+    return [narrative.trim(), `## ${CONSTRAINTS_HEADING}\n${overflow.join("\n")}`]
+      .filter(Boolean)
+      .join("\n\n");
+  }
+  let end = lines.findIndex(
+    (line, i) => i > at && (headingOf(line) !== null || /^\s*#{1,6}\s/.test(line)),
+  );
+  if (end === -1) end = lines.length;
+  while (end > at + 1 && (lines[end - 1] ?? "").trim() === "") end -= 1;
+  return [...lines.slice(0, end), ...overflow, ...lines.slice(end)].join("\n").trim();
 }

@@ -2,7 +2,7 @@
  * "Notes you added": the section of a summary that holds lines the user wrote — kept there by a
  * rollback past their edit (lib/chat/invalidate.ts), or written under that heading by the user.
  * Like the reference ledger, Fold carries it itself: a fold takes it out before the summarizer
- * (or the fallback digest) rewrites the rest and puts it back after, word for word, so no fold
+ * (or the fallback digest) rewrites the rest and puts it back after, as written, so no fold
  * merges, rewords or drops what the user wrote.
  */
 
@@ -12,46 +12,82 @@ export const USER_NOTES_HEADING = "## Notes you added";
 export const lineKey = (line: string) => line.trim().replace(/\s+/g, " ");
 export const isHeading = (key: string) => /^#{1,6}\s/.test(key);
 
-/** Where the "Notes you added" section of `lines` is: its heading's index and the next heading's. */
-export function notesSection(lines: readonly string[]): { heading: number; end: number } | null {
-  const heading = lines.findIndex((line) => lineKey(line) === USER_NOTES_HEADING);
-  if (heading === -1) return null;
-  const next = lines.findIndex((line, i) => i > heading && isHeading(lineKey(line)));
-  return { heading, end: next === -1 ? lines.length : next };
-}
+/** The heading however the user typed it: any level, any case, a colon or not. */
+const NOTES_HEADING = /^#{1,6}\s*notes you added\s*:?$/i;
+const FENCE = /^(```|~~~)/;
 
-/** The lines of `summary`'s "Notes you added" section, as written. */
-export function notesIn(summary: string | null): string[] {
-  const lines = (summary ?? "").split("\n");
-  const section = notesSection(lines);
-  return section ? lines.slice(section.heading + 1, section.end) : [];
+/**
+ * Every "Notes you added" section of `lines`: its heading's index and the next heading's. A `#`
+ * line inside a code fence (a shell comment) does not end it.
+ */
+function notesSections(lines: readonly string[]): { heading: number; end: number }[] {
+  const sections: { heading: number; end: number }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!NOTES_HEADING.test(lineKey(lines[i] ?? ""))) continue;
+    let end = i + 1;
+    let fenced = false;
+    for (; end < lines.length; end++) {
+      const key = lineKey(lines[end] ?? "");
+      if (FENCE.test(key)) fenced = !fenced;
+      else if (!fenced && isHeading(key)) break;
+    }
+    sections.push({ heading: i, end });
+    i = end - 1;
+  }
+  return sections;
 }
 
 /**
- * `summary` without its "Notes you added" section, and that section's non-empty lines (trimmed).
- * A summary without the section comes back unchanged, with no notes.
+ * The notes of `lines`' sections, in order, as written (trailing spaces dropped): a line two
+ * sections both hold is kept once, blank lines only between notes and one at a time.
+ */
+function notesOf(lines: readonly string[], sections: readonly { heading: number; end: number }[]) {
+  const seen = new Set<string>();
+  const notes: string[] = [];
+  for (const { heading, end } of sections) {
+    for (const raw of lines.slice(heading + 1, end)) {
+      const line = raw.trimEnd();
+      const key = lineKey(line);
+      if (key === "") {
+        if (notes.length > 0 && notes.at(-1) !== "") notes.push("");
+        continue;
+      }
+      if (seen.has(key)) continue;
+      seen.add(key);
+      notes.push(line);
+    }
+  }
+  while (notes.at(-1) === "") notes.pop();
+  return notes;
+}
+
+/** The lines of `summary`'s "Notes you added" sections. */
+export function notesIn(summary: string | null): string[] {
+  const lines = (summary ?? "").split("\n");
+  return notesOf(lines, notesSections(lines));
+}
+
+/**
+ * `summary` without its "Notes you added" sections, and their notes (notesOf). A summary without
+ * one comes back unchanged, with no notes.
  */
 export function splitUserNotes(summary: string | null): { rest: string | null; notes: string[] } {
   if (!summary) return { rest: summary, notes: [] };
   const lines = summary.split("\n");
-  const section = notesSection(lines);
-  if (!section) return { rest: summary, notes: [] };
-  const notes = lines
-    .slice(section.heading + 1, section.end)
-    .map((line) => line.trim())
-    .filter((line) => line !== "");
-  const rest = [...lines.slice(0, section.heading), ...lines.slice(section.end)].join("\n").trim();
-  return { rest, notes };
+  const sections = notesSections(lines);
+  if (sections.length === 0) return { rest: summary, notes: [] };
+  const rest = lines.filter((_, i) => !sections.some((s) => i >= s.heading && i < s.end));
+  return { rest: rest.join("\n").trim(), notes: notesOf(lines, sections) };
 }
 
 /**
- * `summary` with `lines` added to its notes: at the end of its "Notes you added" section when it
- * has one, else under that heading after it.
+ * `summary` with `lines` added to its notes: at the end of its first "Notes you added" section
+ * when it has one, else under that heading after it.
  */
 export function withUserNotes(summary: string | null, lines: readonly string[]): string | null {
   if (lines.length === 0) return summary;
   const own = (summary ?? "").split("\n");
-  const section = notesSection(own);
+  const [section] = notesSections(own);
   if (section) {
     let { end } = section;
     while (end > section.heading + 1 && lineKey(own[end - 1] ?? "") === "") end -= 1;

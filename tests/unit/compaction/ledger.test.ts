@@ -585,8 +585,66 @@ describe("the user's notes", () => {
     // The newest, in order, each whole.
     expect(notes).toEqual(many.slice(many.length - notes.length));
     expect(countTokens(`${USER_NOTES_HEADING}\n${notes.join("\n")}`)).toBeLessThanOrEqual(250);
-    // The rest are condensed, not dropped unseen.
+    // The rest are condensed, not dropped unseen: handed over as the user's constraints.
+    const constraints = handed[0]?.split("## Constraints & preferences")[1]?.split("\n## ")[0];
     for (const older of many.slice(0, many.length - notes.length))
-      expect(handed[0]).toContain(older);
+      expect(constraints).toContain(older);
+  });
+
+  it("a newest note too long to keep whole goes to the summarizer; the shorter ones before it stay", async () => {
+    const long = `- ${"A very long pasted paragraph about the supplier contracts. ".repeat(40)}`;
+    const { summary, handed } = await foldOnce(
+      withNotes(FORGETFUL_SUMMARY, [...NOTES, long]),
+      forgetful,
+      1_000,
+    );
+    expect(splitUserNotes(summary).notes).toEqual(NOTES);
+    expect(handed[0]).toContain(long.trim());
+  });
+
+  it("take the room from the ledger, not the narrative, and the summary stays within its budget", async () => {
+    const values = Array.from({ length: 120 }, (_, i) => `https://example.com/orders/${i}`);
+    const span: FoldUIMessage[] = [
+      { id: "u", role: "user", parts: [{ type: "text", text: `Keep these: ${values.join(" ")}` }] },
+    ];
+    const many = Array.from({ length: 30 }, (_, i) => `- Note ${i}: keep the invoice ${i} open.`);
+    const budgets: number[] = [];
+    const folded = await foldIntoSummary({
+      previousSummary: withNotes(FORGETFUL_SUMMARY, many),
+      span,
+      positions: [1],
+      summaryBudget: 1_000,
+      ledgerShare: 0.5,
+      estimator,
+      summarize: (request) => {
+        budgets.push(request.summaryBudget);
+        return forgetful(request);
+      },
+      fallback: digest,
+    });
+    // The user's values may take three quarters of the summary: the notes and they together, no more.
+    expect(budgets[0]).toBeGreaterThanOrEqual(250);
+    expect(countTokens(folded.summary)).toBeLessThanOrEqual(1_000);
+    expect(splitUserNotes(folded.summary).notes.length).toBeGreaterThan(0);
+  });
+
+  it("are found under every notes heading however it is typed, once each, a fenced `#` line inside them", async () => {
+    const fenced = ["```bash", "# rotate the keys first", "./rotate.sh", "```"];
+    const summary = [
+      "### notes you added:",
+      NOTES[0],
+      "",
+      FORGETFUL_SUMMARY,
+      "",
+      USER_NOTES_HEADING,
+      NOTES[1],
+      NOTES[0],
+      ...fenced,
+    ].join("\n");
+    const { summary: folded, handed } = await foldOnce(summary, forgetful);
+    expect(splitUserNotes(folded).notes).toEqual([NOTES[0], "", NOTES[1], ...fenced]);
+    expect(occurrences(folded, NOTES[0] as string)).toBe(1);
+    expect(handed[0]?.toLowerCase()).not.toContain("notes you added");
+    expect(handed[0]).not.toContain("rotate");
   });
 });
