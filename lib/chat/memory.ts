@@ -2,6 +2,7 @@ import { generateId } from "ai";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { carriedSummary, type LedgerEntry, splitSummary } from "@/lib/compaction/ledger";
 import { savedPct, type TraceOutput, traceEntry } from "@/lib/compaction/trace";
+import { lineKey, splitUserNotes, withUserNotes } from "@/lib/compaction/user-notes";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
@@ -29,9 +30,11 @@ import { TITLE_MAX_CHARS } from "./schemas";
 export type ChatMemory = {
   /** The summary as the model receives it (narrative and ledger), or null. */
   summary: string | null;
-  /** The narrative part, without the "Verbatim references" section. */
+  /** The narrative part, without the "Verbatim references" and "Notes you added" sections. */
   narrative: string;
   ledger: LedgerEntry[];
+  /** The lines of "Notes you added": the user's own, carried as written through every fold. */
+  notes: string[];
   /** Id of the last message the summary covers; null when it covers none of this chat's. */
   watermark: string | null;
   /** The compaction version the summary belongs to: an edit must name it. */
@@ -42,11 +45,13 @@ export type ChatMemory = {
 };
 
 export function memoryOf(chat: Chat, pins: PinnedMessage[]): ChatMemory {
-  const { narrative, ledger } = splitSummary(chat.contextSummary);
+  const { rest, notes } = splitUserNotes(chat.contextSummary);
+  const { narrative, ledger } = splitSummary(rest);
   return {
     summary: chat.contextSummary,
     narrative,
     ledger,
+    notes: notes.filter((line) => line.trim() !== ""),
     watermark: chat.contextSummary ? chat.summaryWatermark : null,
     version: chat.version,
     pinnedIds: pins.map((pin) => pin.id),
@@ -65,25 +70,75 @@ export async function chatMemory(db: Db, chat: Chat): Promise<ChatMemory> {
  * compaction event "edited" — a rollback point like any summary — and left in the timeline
  * as a trace entry. The next request carries it.
  */
-export async function editSummary(
+export function editSummary(
   db: Db,
   chat: Chat,
   input: { summary: string; version: number },
 ): Promise<{ memory: ChatMemory; message: FoldUIMessage }> {
+  return writeUserSummary(db, chat, input.version, "edited by user", (current) => {
+    if (!current) {
+      throw new AppError("conflict:no_summary", "This chat has no summary to edit yet.");
+    }
+    return input.summary;
+  });
+}
+
+/** A note's line in the summary: a bullet, as the notes section lists them. */
+const noteLine = (note: string) => (/^[-*]\s/.test(note) ? note : `- ${note}`);
+const noteKey = (line: string) => lineKey(line.replace(/^\s*[-*]\s+/, ""));
+
+/**
+ * The user adds a note to what the model remembers, or takes one away: a line of the summary's
+ * "Notes you added" section (lib/compaction/user-notes.ts), which every fold carries as written.
+ * A chat with nothing summarized yet gets a summary of its notes alone. Written like an edit of
+ * the summary (editSummary): against the version the user saw, as an "edited" event.
+ */
+export function changeNote(
+  db: Db,
+  chat: Chat,
+  input: { note: string; version: number; remove?: boolean },
+): Promise<{ memory: ChatMemory; message: FoldUIMessage }> {
+  const key = noteKey(input.note);
+  const label = `${input.remove ? "note removed" : "note added"} by user: ${headOf(key, 80)}`;
+  return writeUserSummary(db, chat, input.version, label, (current) => {
+    const { rest, notes } = splitUserNotes(current);
+    const present = notes.some((line) => noteKey(line) === key);
+    if (!input.remove) {
+      if (present) throw new AppError("conflict:note", "The model already keeps this note.");
+      return withUserNotes(current, [noteLine(input.note)]) ?? "";
+    }
+    if (!present) {
+      throw new AppError("not_found:note", "That note is not in the summary any more.");
+    }
+    const left = notes.filter((line) => noteKey(line) !== key);
+    return withUserNotes(rest, left.some((line) => line.trim()) ? left : []) || null;
+  });
+}
+
+/**
+ * Writes the summary `next` makes of the current one, as the user's: under the chat's lease,
+ * through the CAS writer against `version`, with its "edited" event and its trace entry.
+ */
+async function writeUserSummary(
+  db: Db,
+  chat: Chat,
+  version: number,
+  note: string,
+  next: (current: string | null) => string | null,
+): Promise<{ memory: ChatMemory; message: FoldUIMessage }> {
   const lease = await holdLease(
     db,
     chat.id,
-    "A reply is streaming in this chat. Edit the summary after it finishes.",
+    "A reply is streaming in this chat. Change what the model remembers after it finishes.",
   );
   try {
     const started = Date.now();
     const fresh = await getChat(db, chat.id);
     if (!fresh) throw new AppError("not_found:chat", "Chat not found.");
-    if (!fresh.contextSummary) {
-      throw new AppError("conflict:no_summary", "This chat has no summary to edit yet.");
-    }
-    const before = defaultEstimator.countText(fresh.contextSummary);
-    const after = defaultEstimator.countText(input.summary);
+    if (fresh.version !== version) throw staleSummary();
+    const summary = next(fresh.contextSummary);
+    const before = defaultEstimator.countText(fresh.contextSummary ?? "");
+    const after = defaultEstimator.countText(summary ?? "");
     const trace: TraceOutput = {
       outcome: "summarized",
       reason: "edited",
@@ -93,8 +148,8 @@ export async function editSummary(
       messagesSummarized: 0,
       summarizerModel: null,
       durationMs: Date.now() - started,
-      summary: input.summary,
-      note: "edited by user",
+      summary: summary ?? "",
+      note,
     };
     const entry = traceEntry(
       trace,
@@ -109,15 +164,8 @@ export async function editSummary(
       const tx = txn as unknown as Db;
       // The entry first: every append takes its message's place before the chat row.
       const stored = await appendMessageInTransaction(tx, chat.id, entry);
-      const cas = await casCompactionState(tx, chat.id, input.version, {
-        contextSummary: input.summary,
-      });
-      if (!cas?.won) {
-        throw new AppError(
-          "conflict:summary",
-          "The summary changed since you opened it (a compaction ran). Reload it and edit again.",
-        );
-      }
+      const cas = await casCompactionState(tx, chat.id, version, { contextSummary: summary });
+      if (!cas?.won) throw staleSummary();
       await recordCompactionEvent(tx, {
         chatId: chat.id,
         reason: "edited",
@@ -127,9 +175,9 @@ export async function editSummary(
         messagesSummarized: 0,
         watermarkFrom: cas.chat.summaryWatermark,
         watermarkTo: cas.chat.summaryWatermark,
-        summary: input.summary,
+        summary,
         latencyMs: Date.now() - started,
-        error: "edited by user",
+        error: note,
       });
       return { written: cas, stored };
     });
@@ -138,6 +186,12 @@ export async function editSummary(
     await lease.release();
   }
 }
+
+const staleSummary = () =>
+  new AppError(
+    "conflict:summary",
+    "The summary changed since you opened it (a compaction ran). Reload it and edit again.",
+  );
 
 /**
  * Pins or unpins one message; a pinned message is never folded into the summary. No summary

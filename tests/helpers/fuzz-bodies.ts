@@ -67,6 +67,8 @@ export const TEMPLATES: Record<string, Template> = {
   "POST /api/chats/[id]/compact": { modelId: TOKENS.model },
   "POST /api/chats/[id]/branches": { messageId: TOKENS.fresh, position: 1 },
   "PUT /api/chats/[id]/memory": { summary: "## Goal & open requests\n- edited", version: 0 },
+  "POST /api/chats/[id]/memory/notes": { note: "Budget: 300 euros.", version: 0 },
+  "DELETE /api/chats/[id]/memory/notes": { note: "Budget: 300 euros.", version: 0 },
   "PUT /api/chats/[id]/pins": { messageId: TOKENS.fresh, pinned: true },
   "POST /api/chat": {
     trigger: "submit-message",

@@ -10,6 +10,7 @@ const fake = await vi.hoisted(async () => {
 });
 
 import * as continueRoute from "@/app/api/chats/[id]/continue/route";
+import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
 import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
 import type { ChatMemory } from "@/lib/chat/memory";
 import { splitSummary } from "@/lib/compaction/ledger";
@@ -50,6 +51,22 @@ function putSummary(database: Database, browser: Browser, chatId: string, body: 
   return call(database, memoryRoute.PUT, {
     path: `/api/chats/${chatId}/memory`,
     method: "PUT",
+    body,
+    params: { id: chatId },
+    browser,
+  });
+}
+
+function changeNote(
+  database: Database,
+  browser: Browser,
+  chatId: string,
+  method: "POST" | "DELETE",
+  body: unknown,
+) {
+  return call(database, method === "POST" ? notesRoute.POST : notesRoute.DELETE, {
+    path: `/api/chats/${chatId}/memory/notes`,
+    method,
     body,
     params: { id: chatId },
     browser,
@@ -513,7 +530,9 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const shown = (await (await memoryOf(database, browser, chatId)).json()) as {
       memory: ChatMemory;
     };
-    expect(shown.memory.narrative).toContain(notes);
+    // Listed on their own, not as part of the narrative.
+    expect(shown.memory.notes).toEqual(["- Budget: 300 euros.", "- Codename: BLUEBIRD."]);
+    expect(shown.memory.narrative).not.toContain("BLUEBIRD");
     expect(shown.memory.ledger.length).toBeGreaterThan(0);
 
     // An edit before the first fold rolls back past every summary: the notes still stay.
@@ -605,6 +624,106 @@ describeEachDriver("What the model remembers", (use, driver) => {
     // A rollback past that fold finds them in the summary it replaces.
     await rolledBackByEditing(database, browser, chatId, first.id);
     expect((await chatRow(database.db, chatId)).contextSummary).toBe(notes);
+  });
+
+  it("a note the user adds is kept as written: listed on its own, sent with the next request, carried by the next fold, and taken away again", async () => {
+    const database = use();
+    const { browser } = await register(database, "notes@example.com");
+    const chatId = await compactedChat(database, browser);
+    const { version } = await chatRow(database.db, chatId);
+    const note = "Never book flights through Frankfurt.";
+    for (const body of [
+      {},
+      { note: "", version },
+      { note: "   ", version },
+      { note: "two\nlines", version },
+      { note: "x".repeat(501), version },
+      { note },
+      { note, version: -1 },
+    ]) {
+      expect((await changeNote(database, browser, chatId, "POST", body)).status).toBe(400);
+    }
+    const { browser: stranger } = await register(database, "notes-stranger@example.com");
+    expect((await changeNote(database, stranger, chatId, "POST", { note, version })).status).toBe(
+      404,
+    );
+    expect((await chatRow(database.db, chatId)).version).toBe(version);
+
+    const added = await changeNote(database, browser, chatId, "POST", { note, version });
+    expect(added.status).toBe(200);
+    const { memory } = (await added.json()) as { memory: ChatMemory };
+    expect(memory.notes).toEqual([`- ${note}`]);
+    expect(memory.narrative).not.toContain(note);
+    expect(memory.summary?.endsWith(`## Notes you added\n- ${note}`)).toBe(true);
+    // The same note again, or a change against the version before it: refused, nothing written.
+    const again = await changeNote(database, browser, chatId, "POST", {
+      note: ` ${note} `,
+      version: memory.version,
+    });
+    expect(again.status).toBe(409);
+    const stale = await changeNote(database, browser, chatId, "POST", { note: "Other.", version });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { error: { code: string } }).error.code).toBe(
+      "conflict:summary",
+    );
+    expect((await chatRow(database.db, chatId)).version).toBe(memory.version);
+
+    // Sent with the next request, and carried word for word by the next fold.
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "What did I ask for?" });
+    expect(sentSummary(lastChatRequest())).toContain(`- ${note}`);
+    for (let turn = 5; turn < 10; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const folded = await chatRow(database.db, chatId);
+    expect(folded.contextSummary?.endsWith(`## Notes you added\n- ${note}`)).toBe(true);
+
+    const removed = await changeNote(database, browser, chatId, "DELETE", {
+      note,
+      version: folded.version,
+    });
+    expect(removed.status).toBe(200);
+    const after = ((await removed.json()) as { memory: ChatMemory }).memory;
+    expect(after.notes).toEqual([]);
+    expect(after.summary).not.toContain("Notes you added");
+    expect(after.summary).toContain("## Goal & open requests");
+    const gone = await changeNote(database, browser, chatId, "DELETE", {
+      note,
+      version: after.version,
+    });
+    expect(gone.status).toBe(404);
+    const events = await eventsOf(database.db, chatId);
+    expect(events.filter((e) => e.reason === "edited").map((e) => e.error)).toEqual([
+      `note added by user: ${note}`,
+      `note removed by user: ${note}`,
+    ]);
+  });
+
+  it("a chat with nothing summarized yet keeps a note as its whole summary, sent from the next request on", async () => {
+    const database = use();
+    const { browser } = await register(database, "notes-first@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Hello." });
+    const { version } = await chatRow(database.db, chatId);
+    const note = "Answer in French.";
+    expect((await changeNote(database, browser, chatId, "POST", { note, version })).status).toBe(
+      200,
+    );
+    const row = await chatRow(database.db, chatId);
+    expect(row.contextSummary).toBe(`## Notes you added\n- ${note}`);
+    expect(row.summaryWatermark).toBeNull();
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "And now?" });
+    expect(sentSummary(lastChatRequest())).toBe(`## Notes you added\n- ${note}`);
+    // Both messages are still sent as written: nothing is folded.
+    expect(lastChatRequest()?.messages.map(contentText).join("\n")).toContain("Hello.");
+
+    expect(
+      (await changeNote(database, browser, chatId, "DELETE", { note, version: row.version }))
+        .status,
+    ).toBe(200);
+    expect((await chatRow(database.db, chatId)).contextSummary).toBeNull();
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Still there?" });
+    expect(sentSummary(lastChatRequest())).toBeNull();
   });
 
   it("an edit of the summary whose event cannot be stored changes nothing (the summary and its rollback point go together)", async () => {
