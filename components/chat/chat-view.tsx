@@ -147,6 +147,8 @@ export function ChatView({
     }, []),
   );
   const remembered = useChatMemory(chatId, usageVersion);
+  // A summary that holds more than the user's own notes: this chat starts from another's.
+  const continued = Boolean(remembered.memory?.narrative || remembered.memory?.ledger.length);
   // A chat action that failed (a pin, a version switch, the model): one line to dismiss.
   const [actionProblem, setActionProblem] = useState<string | null>(null);
   const safeEdit = useSafeEdit(
@@ -446,7 +448,7 @@ export function ChatView({
           <div className="py-24 text-center">
             <p className="text-base font-medium">What's on your mind?</p>
             <p className="mt-1 text-sm text-muted">
-              {remembered.memory?.summary
+              {continued
                 ? CONTINUED_TEXT
                 : "Ask anything. Long chats are fine: Fold folds old turns into a summary."}
             </p>
@@ -454,7 +456,7 @@ export function ChatView({
         }
         // A continued chat whose pinned messages came along: it says where it starts from.
         header={
-          remembered.memory?.summary && !remembered.memory.watermark ? (
+          continued && !remembered.memory?.watermark ? (
             <p className="pb-6 text-center text-sm text-muted">{CONTINUED_TEXT}</p>
           ) : null
         }

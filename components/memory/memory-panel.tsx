@@ -9,6 +9,7 @@ import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { Markdown } from "../chat/message/markdown";
 import { apiFetch } from "../outage/api-fetch";
 import { buttonGhost, buttonPrimary, inputBase } from "../ui/styles";
+import { MemoryNotes } from "./memory-notes";
 import { errorOf, errorText, JSON_HEADERS } from "./use-chat-memory";
 
 const ORIGIN_TEXT: Record<string, string> = {
@@ -128,6 +129,8 @@ export function MemoryPanel({
   }
 
   const summary = memory?.summary ?? null;
+  // A summary of the user's notes alone summarizes nothing of the chat.
+  const summarized = Boolean(memory?.narrative || memory?.ledger.length);
   return (
     <Dialog.Root
       open={open}
@@ -151,7 +154,7 @@ export function MemoryPanel({
                 What the model remembers
               </Dialog.Title>
               <Dialog.Description className="text-sm text-muted">
-                {summary
+                {summarized
                   ? "Older messages reach the model as this summary. Pinned messages are always sent as written."
                   : "Nothing is summarized yet: the model sees every message as written."}
               </Dialog.Description>
@@ -161,7 +164,7 @@ export function MemoryPanel({
             </Dialog.Close>
           </div>
 
-          {summary && draft === null ? (
+          {summary && draft === null && (summarized || !memory?.notes.length) ? (
             <section aria-label="Summary" className="space-y-2">
               <div className="flex items-center justify-between">
                 <h3 className="text-sm font-semibold">Summary</h3>
@@ -219,6 +222,16 @@ export function MemoryPanel({
                 </button>
               </div>
             </section>
+          ) : null}
+
+          {memory && draft === null ? (
+            <MemoryNotes
+              chatId={chatId}
+              memory={memory}
+              busy={busy}
+              onSaved={onSaved}
+              onStale={onStale}
+            />
           ) : null}
 
           {memory && memory.ledger.length > 0 && draft === null ? (

@@ -2,7 +2,13 @@ import { generateId } from "ai";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { carriedSummary, type LedgerEntry, splitSummary } from "@/lib/compaction/ledger";
 import { savedPct, type TraceOutput, traceEntry } from "@/lib/compaction/trace";
-import { lineKey, splitUserNotes, withUserNotes } from "@/lib/compaction/user-notes";
+import {
+  lineKey,
+  NOTE_ADDED,
+  NOTE_REMOVED,
+  splitUserNotes,
+  withUserNotes,
+} from "@/lib/compaction/user-notes";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
@@ -99,7 +105,7 @@ export function changeNote(
   input: { note: string; version: number; remove?: boolean },
 ): Promise<{ memory: ChatMemory; message: FoldUIMessage }> {
   const key = noteKey(input.note);
-  const label = `${input.remove ? "note removed" : "note added"} by user: ${headOf(key, 80)}`;
+  const label = `${input.remove ? NOTE_REMOVED : NOTE_ADDED}: ${headOf(key, 80)}`;
   return writeUserSummary(db, chat, input.version, label, (current) => {
     const { rest, notes } = splitUserNotes(current);
     const present = notes.some((line) => noteKey(line) === key);

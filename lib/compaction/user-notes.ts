@@ -8,6 +8,10 @@
 
 export const USER_NOTES_HEADING = "## Notes you added";
 
+/** What an edit that adds or takes away one note says in its event and its timeline entry. */
+export const NOTE_ADDED = "note added by user";
+export const NOTE_REMOVED = "note removed by user";
+
 /** A line as compared: trimmed, its runs of whitespace made one space. */
 export const lineKey = (line: string) => line.trim().replace(/\s+/g, " ");
 export const isHeading = (key: string) => /^#{1,6}\s/.test(key);

@@ -202,3 +202,49 @@ test("the memory panel shows the summary; an edited summary is what the next req
   await page.keyboard.press("Escape");
   await expect(page.getByText("Pinned", { exact: true })).toHaveCount(0);
 });
+
+test("a note added in the memory panel is sent with the next request and can be taken away again", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await newChat(page, `e2e-notes-${Date.now()}@example.com`);
+  await sendAndWait(page, "Plan a weekend in Porto for two.");
+
+  await page.getByRole("button", { name: "Memory" }).click();
+  const panel = page.getByRole("dialog", { name: "What the model remembers" });
+  const notes = panel.getByRole("region", { name: "Notes the model keeps" });
+  const box = notes.getByRole("textbox", { name: "New note" });
+  await expect(notes.getByRole("button", { name: "Add" })).toBeDisabled();
+  const note = "Never book flights through Frankfurt.";
+  await box.fill(note);
+  await box.press("Enter");
+  await expect(notes.getByTestId("memory-notes")).toContainText(note);
+  await expect(box).toHaveValue("");
+  await expect(box).toBeFocused();
+  // The same note twice is refused with its reason, and the list keeps one.
+  await box.fill(note);
+  await box.press("Enter");
+  await expect(notes.getByRole("alert")).toContainText("already keeps this note");
+  await expect(notes.getByTestId("memory-notes").getByRole("listitem")).toHaveCount(1);
+  await page.screenshot({ path: "test-results/memory-notes.png" });
+  await page.keyboard.press("Escape");
+  // The timeline says what changed; a summary of notes alone is no continued chat.
+  await expect(page.getByText("Note added by you")).toBeVisible();
+  await expect(page.getByText("This chat continues an earlier one")).toHaveCount(0);
+
+  await sendAndWait(page, "Which trains then?");
+  const sent = (await recordedRequests(page)).at(-1);
+  expect(sent?.messages.map(textOf).join("\n")).toContain(`- ${note}`);
+
+  // Still there after a reload; taken away, focus goes back to the box.
+  await page.reload();
+  await hydrated(page);
+  await page.getByRole("button", { name: "Memory" }).click();
+  await notes.getByRole("button", { name: `Remove note: ${note}` }).click();
+  await expect(notes.getByTestId("memory-notes")).toHaveCount(0);
+  await expect(box).toBeFocused();
+  await page.keyboard.press("Escape");
+  await sendAndWait(page, "And the buses?");
+  const after = (await recordedRequests(page)).at(-1);
+  expect(after?.messages.map(textOf).join("\n")).not.toContain(note);
+});

@@ -3,6 +3,7 @@
 import { ChevronRight, Layers } from "lucide-react";
 import { useEffect, useState } from "react";
 import type { TraceInput, TraceOutput } from "@/lib/compaction/trace";
+import { NOTE_ADDED, NOTE_REMOVED } from "@/lib/compaction/user-notes";
 import { formatCount, formatDuration } from "../../stats/format";
 import { Markdown } from "./markdown";
 
@@ -28,11 +29,18 @@ const REASON_TEXT: Record<string, string> = {
   length: "the reply was cut short because the model ran out of room",
   invalidated: "an edit changed messages that were already summarized",
   truncated: "the server dropped the start of the conversation without saying so",
-  edited: "you edited the summary in the memory panel",
+  edited: "you changed the summary or your notes in the memory panel",
 };
 
 /** The user's own edit of the summary (the memory panel): no compaction ran. */
 const EDITED_TITLE = "Summary edited by you";
+
+/** An edit that added or took away one of the user's notes, by what it says it did. */
+function editedTitle(note: string | null | undefined): string {
+  if (note?.startsWith(NOTE_ADDED)) return "Note added by you";
+  if (note?.startsWith(NOTE_REMOVED)) return "Note removed by you";
+  return EDITED_TITLE;
+}
 
 /** A silent cut is not a compaction Fold ran: it says what the server did. */
 const TRUNCATED_TITLE = "The server cut this conversation to fit its window";
@@ -73,7 +81,11 @@ export function CompactionTrace({
       >
         <Layers size={14} className="shrink-0 text-indigo-500" />
         <span className="font-medium">
-          {truncated ? TRUNCATED_TITLE : edited ? EDITED_TITLE : OUTCOME_TEXT[output.outcome]}
+          {truncated
+            ? TRUNCATED_TITLE
+            : edited
+              ? editedTitle(output.note)
+              : OUTCOME_TEXT[output.outcome]}
         </span>
         {shrank ? (
           <span className="text-muted">
