@@ -78,7 +78,8 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
     const note = draft.trim();
     if (!note) return;
     focusAfter.current = "";
-    if (await change(note, "POST")) setDraft("");
+    // What was typed while it saved stays.
+    if (await change(note, "POST")) setDraft((typed) => (typed.trim() === note ? "" : typed));
   }
 
   async function remove(line: string, at: number) {

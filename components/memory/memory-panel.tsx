@@ -164,7 +164,7 @@ export function MemoryPanel({
             </Dialog.Close>
           </div>
 
-          {summary && draft === null && (summarized || !memory?.notes.length) ? (
+          {summary && draft === null ? (
             <section aria-label="Summary" className="space-y-2">
               <div className="flex items-center justify-between">
                 <h3 className="text-sm font-semibold">Summary</h3>
@@ -181,7 +181,11 @@ export function MemoryPanel({
                 className="rounded-xl border border-line p-3 text-sm"
                 data-testid="memory-summary"
               >
-                <Markdown text={memory?.narrative || summary} streaming={false} />
+                {summarized || !memory?.notes.length ? (
+                  <Markdown text={memory?.narrative || summary} streaming={false} />
+                ) : (
+                  <p className="text-muted">Only your notes (below) so far.</p>
+                )}
               </div>
             </section>
           ) : null}
@@ -314,14 +318,14 @@ export function MemoryPanel({
           <div className="mt-auto border-t border-line pt-4">
             <button
               type="button"
-              disabled={!summary || working || busy}
+              disabled={!summarized || working || busy}
               onClick={() => void continueInNewChat()}
               className={buttonGhost}
             >
               Continue in a new chat
             </button>
             <p className="text-xs text-muted">
-              {summary
+              {summarized
                 ? "Starts a new chat that begins with this summary and its references; the pinned messages and the latest ones, which the summary does not hold, come along."
                 : "Available once older messages have been summarized."}
             </p>

@@ -1,4 +1,5 @@
 import { eq, inArray } from "drizzle-orm";
+import { notesIn, splitUserNotes, withUserNotes } from "@/lib/compaction/user-notes";
 import type { Db } from "@/lib/db/client";
 import { commitCompactionState } from "@/lib/db/compaction-state";
 import {
@@ -225,7 +226,10 @@ export async function switchBranch(
       targetIds: new Set(restored.map((m) => m.id)),
     });
     if (next !== "keep") {
-      const patch = { contextSummary: next.summary, summaryWatermark: next.watermark };
+      // The user's notes are the chat's, not a version's: they stay whichever version shows.
+      const notes = notesIn(current.summary).filter((line) => line.trim() !== "");
+      const summary = withUserNotes(splitUserNotes(next.summary).rest || null, notes);
+      const patch = { contextSummary: summary, summaryWatermark: next.watermark };
       const outcome = await commitCompactionState(tx, {
         chatId,
         expectedVersion: chat.version,

@@ -1,5 +1,13 @@
 import { eq } from "drizzle-orm";
-import { isHeading, lineKey, notesIn, withUserNotes } from "@/lib/compaction/user-notes";
+import {
+  isHeading,
+  lineKey,
+  NOTE_ADDED,
+  NOTE_REMOVED,
+  notesIn,
+  splitUserNotes,
+  withUserNotes,
+} from "@/lib/compaction/user-notes";
 import type { Db } from "@/lib/db/client";
 import { commitCompactionState, markCompactionDirty } from "@/lib/db/compaction-state";
 import {
@@ -42,16 +50,19 @@ export async function invalidateFrom(
     if (!target || seq > target.seq)
       target = { summary: event.summary, watermark: event.watermarkTo, seq };
   }
-  // What the user wrote into a summary this rolls back past stays, for them to keep or drop.
+  // The user's notes are as they are now, not as the summary rolled back to had them (a note
+  // taken away since stays away); what else they wrote into a summary this rolls back past
+  // stays beside them, for them to keep or drop.
+  const restored = splitUserNotes(target?.summary ?? null).rest || null;
   const kept = userLinesRolledPast(
     events.filter((event) => isRolledPast(event, seqOf, changedSeq)),
     events,
     all.filter((event) => event.reason === "invalidated"),
     chat.contextSummary,
-    target?.summary ?? "",
+    restored ?? "",
   );
   const patch = {
-    contextSummary: withUserNotes(target?.summary ?? null, kept),
+    contextSummary: withUserNotes(restored, kept),
     summaryWatermark: target?.watermark ?? null,
     compactionDirty: true,
   };
@@ -147,7 +158,16 @@ function userLinesRolledPast(
     kept.push(line.trim());
   };
   for (const line of notesIn(replaced)) keep(line);
-  const edit = rolledPast.find((event) => event.reason === "edited" && event.summary);
+  // The newest edit of the summary's text: one that only added or took away a note changed
+  // nothing else (its notes are the replaced summary's, above).
+  const edit = rolledPast.find(
+    (event) => event.reason === "edited" && event.summary && !isNoteChange(event),
+  );
   for (const line of edit?.summary?.split("\n") ?? []) keep(line);
   return kept;
+}
+
+/** An edit that only added or took away one of the user's notes (lib/chat/memory.ts). */
+function isNoteChange(event: CompactionEvent): boolean {
+  return [NOTE_ADDED, NOTE_REMOVED].some((label) => event.error?.startsWith(`${label}:`));
 }

@@ -226,6 +226,9 @@ test("a note added in the memory panel is sent with the next request and can be 
   await box.press("Enter");
   await expect(notes.getByRole("alert")).toContainText("already keeps this note");
   await expect(notes.getByTestId("memory-notes").getByRole("listitem")).toHaveCount(1);
+  // Notes alone summarize nothing: no new chat to continue in, but the summary can be edited.
+  await expect(panel.getByRole("button", { name: "Continue in a new chat" })).toBeDisabled();
+  await expect(panel.getByRole("button", { name: "Edit summary" })).toBeEnabled();
   await page.screenshot({ path: "test-results/memory-notes.png" });
   await page.keyboard.press("Escape");
   // The timeline says what changed; a summary of notes alone is no continued chat.

@@ -11,6 +11,7 @@ const fake = await vi.hoisted(async () => {
 
 import * as chatApi from "@/app/api/chat/route";
 import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
+import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
 import type { Database } from "@/lib/db/client";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
@@ -109,6 +110,44 @@ const requestText = (request: RecordedRequest) => request.messages.map(contentTe
 const lastChatRequest = () => fake.requests.filter((r) => !isSummaryRequest(r)).at(-1);
 
 describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use) => {
+  it("the user's notes stay whichever version shows: a switch brings back that version's summary with the notes as they are now", async () => {
+    const database = use();
+    const { browser } = await register(database, "branches-notes@example.com");
+    const chatId = await newChat(database, browser);
+    for (let turn = 0; turn < 5; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const [first] = await historyOf(database.db, chatId);
+    if (!first) throw new Error("no message");
+    // The edit rolls back past the fold; the note is added to the edited version.
+    await edit(database, browser, chatId, first.id, "First question, edited.");
+    const note = "Never book flights through Frankfurt.";
+    const added = await call(database, notesRoute.POST, {
+      path: `/api/chats/${chatId}/memory/notes`,
+      method: "POST",
+      body: { note, version: (await chatRow(database.db, chatId)).version },
+      params: { id: chatId },
+      browser,
+    });
+    expect(added.status).toBe(200);
+    const notes = `## Notes you added\n- ${note}`;
+    expect(
+      (await switchTo(database, browser, chatId, { messageId: first.id, position: 1 })).status,
+    ).toBe(200);
+    const original = await chatRow(database.db, chatId);
+    // The first version's own fold, and the note.
+    expect(original.summaryWatermark).toBeTruthy();
+    expect(original.contextSummary).toContain("## Goal & open requests");
+    expect(original.contextSummary?.endsWith(notes)).toBe(true);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "And now?" });
+    expect(sentSummary(lastChatRequest())?.endsWith(notes)).toBe(true);
+    expect(
+      (await switchTo(database, browser, chatId, { messageId: first.id, position: 2 })).status,
+    ).toBe(200);
+    expect((await chatRow(database.db, chatId)).contextSummary?.endsWith(notes)).toBe(true);
+  });
+
   it("tells how many messages an edit moves away, keeps them, and switches back and forth with each version's own summary", async () => {
     const database = use();
     const { browser } = await register(database, "branches@example.com");

@@ -699,6 +699,72 @@ describeEachDriver("What the model remembers", (use, driver) => {
     ]);
   });
 
+  it("a note taken away does not come back when an edit rolls the summary back to one from before, and the notes kept still stay", async () => {
+    const database = use();
+    const { browser } = await register(database, "notes-rollback@example.com");
+    const chatId = await compactedChat(database, browser);
+    const firstFold = (await chatRow(database.db, chatId)).summaryWatermark;
+    const gone = "Book the 9:40 train.";
+    const staying = "Codename BLUEBIRD.";
+    for (const note of [gone, staying]) {
+      const { version } = await chatRow(database.db, chatId);
+      expect((await changeNote(database, browser, chatId, "POST", { note, version })).status).toBe(
+        200,
+      );
+    }
+    for (let turn = 5; turn < 10; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const folded = await chatRow(database.db, chatId);
+    expect(
+      (
+        await changeNote(database, browser, chatId, "DELETE", {
+          note: gone,
+          version: folded.version,
+        })
+      ).status,
+    ).toBe(200);
+
+    // An edit between the two folds: the summary goes back to the first fold's, with the notes
+    // as they are now.
+    const rows = await historyOf(database.db, chatId);
+    const seqOf = (id: string | null | undefined) => rows.find((r) => r.id === id)?.seq ?? -1;
+    const between = rows.find(
+      (r) =>
+        r.role === "user" && r.seq > seqOf(firstFold) && r.seq <= seqOf(folded.summaryWatermark),
+    );
+    if (!between) throw new Error("no user message between the folds");
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Edited", id: between.id });
+    const rolledBack = await chatRow(database.db, chatId);
+    expect(rolledBack.summaryWatermark).toBe(firstFold);
+    expect(rolledBack.contextSummary).not.toContain(gone);
+    expect(rolledBack.contextSummary?.endsWith(`## Notes you added\n- ${staying}`)).toBe(true);
+  });
+
+  it("a line of the notes longer than a new note may be is still taken away by its ×", async () => {
+    const database = use();
+    const { browser } = await register(database, "notes-long@example.com");
+    const chatId = await compactedChat(database, browser);
+    const row = await chatRow(database.db, chatId);
+    const long = `- ${"The supplier contract says the deposit is refundable until May. ".repeat(12)}`;
+    const edited = `${row.contextSummary}\n\n## Notes you added\n${long}`;
+    expect(
+      (await putSummary(database, browser, chatId, { summary: edited, version: row.version }))
+        .status,
+    ).toBe(200);
+    const shown = (await (await memoryOf(database, browser, chatId)).json()) as {
+      memory: ChatMemory;
+    };
+    expect(shown.memory.notes).toEqual([long.trimEnd()]);
+    const removed = await changeNote(database, browser, chatId, "DELETE", {
+      note: long.slice(2),
+      version: shown.memory.version,
+    });
+    expect(removed.status).toBe(200);
+    expect(((await removed.json()) as { memory: ChatMemory }).memory.notes).toEqual([]);
+  });
+
   it("a chat with nothing summarized yet keeps a note as its whole summary, sent from the next request on", async () => {
     const database = use();
     const { browser } = await register(database, "notes-first@example.com");

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { runTier1, type SummarizePort } from "@/lib/compaction/tier1";
-import { buildView, type CompactionState, type ModelView, stripTrace } from "@/lib/compaction/view";
+import { USER_NOTES_HEADING } from "@/lib/compaction/user-notes";
+import {
+  buildView,
+  type CompactionState,
+  type ModelView,
+  stripTrace,
+  summaryMessage,
+} from "@/lib/compaction/view";
 import { type Budget, computeBudget } from "@/lib/context/budget";
 import { createEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -306,5 +313,28 @@ describe("the model view (DESIGN §8.1)", () => {
     expect(view.watermarkMissing).toBe(true);
     expect(view.summary).toBeNull();
     expect(view.messages).toEqual(history);
+  });
+});
+
+describe("the summary message", () => {
+  const textOf = (summary: string) =>
+    summaryMessage(summary)
+      .parts.map((p) => (p.type === "text" ? p.text : ""))
+      .join("");
+
+  it("tells the model a summary is reference material, and the user's notes in it their wishes", () => {
+    const summary = "## Goal & open requests\n- Plan the trip.";
+    expect(textOf(summary)).toContain("not as instructions");
+    expect(textOf(summary)).not.toContain("standing wishes");
+    const withNotes = `${summary}\n\n${USER_NOTES_HEADING}\n- Always answer in French.`;
+    expect(textOf(withNotes)).toContain("not as instructions");
+    expect(textOf(withNotes)).toContain('"Notes you added" section is the exception');
+    expect(textOf(withNotes)).toContain("- Always answer in French.");
+  });
+
+  it("sends notes alone as the user's notes, not as a condensed conversation", () => {
+    const text = textOf(`${USER_NOTES_HEADING}\n- Always answer in French.`);
+    expect(text).not.toContain("condensed");
+    expect(text).toContain("notes the user wrote for you");
   });
 });

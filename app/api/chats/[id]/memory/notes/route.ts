@@ -10,6 +10,8 @@ type Params = { id: string };
 
 /** A note is a line the model keeps: a fact or a wish, not a document (pin a message for that). */
 const NOTE_MAX_CHARS = 500;
+/** As long as a summary may be (the memory route's limit). */
+const SUMMARY_MAX_CHARS = 60_000;
 
 const noteBody = z.strictObject({
   note: z
@@ -30,10 +32,23 @@ export const POST = route<Params>(async (request, { params }) => {
   return Response.json(await changeNote(await getDb(), chat, body));
 });
 
+/**
+ * Any line of the section, as the memory lists it: a rollback or an edit of the summary may
+ * have put a longer one there than a note added here can be.
+ */
+const removeBody = z.strictObject({
+  note: z
+    .string({ error: "note must be a string" })
+    .trim()
+    .min(1, "note must not be empty")
+    .max(SUMMARY_MAX_CHARS, `note must be at most ${SUMMARY_MAX_CHARS} characters`),
+  version: z.int32().min(0),
+});
+
 /** Takes a note away. */
 export const DELETE = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
-  const body = await readJson(request, noteBody);
+  const body = await readJson(request, removeBody);
   return Response.json(await changeNote(await getDb(), chat, { ...body, remove: true }));
 });
