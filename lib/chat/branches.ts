@@ -1,5 +1,10 @@
 import { eq, inArray } from "drizzle-orm";
-import { notesIn, splitUserNotes, withUserNotes } from "@/lib/compaction/user-notes";
+import {
+  notesIn,
+  splitUserNotes,
+  summarizesNothing,
+  withUserNotes,
+} from "@/lib/compaction/user-notes";
 import type { Db } from "@/lib/db/client";
 import { commitCompactionState } from "@/lib/db/compaction-state";
 import {
@@ -229,7 +234,11 @@ export async function switchBranch(
       // The user's notes are the chat's, not a version's: they stay whichever version shows.
       const notes = notesIn(current.summary).filter((line) => line.trim() !== "");
       const summary = withUserNotes(splitUserNotes(next.summary).rest || null, notes);
-      const patch = { contextSummary: summary, summaryWatermark: next.watermark };
+      const patch = {
+        contextSummary: summary,
+        // Notes alone cover no message.
+        summaryWatermark: summarizesNothing(summary) ? null : next.watermark,
+      };
       const outcome = await commitCompactionState(tx, {
         chatId,
         expectedVersion: chat.version,

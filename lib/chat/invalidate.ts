@@ -63,7 +63,8 @@ export async function invalidateFrom(
   );
   const patch = {
     contextSummary: withUserNotes(restored, kept),
-    summaryWatermark: target?.watermark ?? null,
+    // Notes alone cover no message.
+    summaryWatermark: restored ? (target?.watermark ?? null) : null,
     compactionDirty: true,
   };
   const outcome = await commitCompactionState(db, {
@@ -116,12 +117,12 @@ function isRolledPast(
 }
 
 /**
- * The lines the user wrote that this rollback would drop: those of the summary it replaces kept
- * from an earlier rollback ("Notes you added"), and those of the newest edit of the user's it
- * goes past, less what the summary it rolls back to holds already. A line is the user's when the
- * oldest summary that holds it is one of their edits or a rollback's notes, or when none does: a
- * line Fold wrote first (a summary the user edited, a digest's line) is not, and a line the user
- * deleted in a later edit is in none of what is looked at.
+ * The user's lines the summary after this rollback holds as "Notes you added": the notes of the
+ * summary it replaces, as they are now, and the lines of the newest edit of the summary's text it
+ * goes past, less what the summary it rolls back to holds already. An edit's line is the user's
+ * when the oldest summary that holds it is one of their edits or a rollback's notes, or when none
+ * does: a line Fold wrote first (a summary the user edited, a digest's line) is not, and a line
+ * the user deleted in a later edit is in none of what is looked at.
  */
 function userLinesRolledPast(
   rolledPast: readonly CompactionEvent[],
@@ -129,42 +130,70 @@ function userLinesRolledPast(
   /** Earlier rollbacks: the notes each kept are the user's from then on. */
   rollbacks: readonly CompactionEvent[],
   replaced: string | null,
-  rolledBackTo: string,
+  restored: string,
 ): string[] {
+  const rollbackNotes = rollbacks.map((event) => ({
+    at: event.createdAt,
+    byUser: true,
+    lines: notesIn(event.summary),
+  }));
   // Who wrote each line first: Fold (a summary or digest), or the user (an edit, a rollback's notes).
-  const holders = [
+  const firstByUser = firstWriters([
     ...events.map((event) => ({
       at: event.createdAt,
       byUser: event.reason === "edited",
       lines: (event.summary ?? "").split("\n"),
     })),
-    ...rollbacks.map((event) => ({
+    ...rollbackNotes,
+  ]);
+  // Who put each line under the notes heading first: the user (an edit, a handoff of their
+  // notes, a rollback) or, before folds carried the notes past the summarizer, a digest that
+  // copied the heading and went on writing under it. Lines Fold wrote elsewhere do not count.
+  const notesByUser = firstWriters([
+    ...events.map((event) => ({
       at: event.createdAt,
-      byUser: true,
+      byUser: event.reason === "edited" || event.reason === "handoff",
       lines: notesIn(event.summary),
     })),
-  ].sort((a, b) => b.at.getTime() - a.at.getTime());
-  const firstByUser = new Map<string, boolean>();
-  // Newest first: the oldest holder of a line is the last one seen.
-  for (const { byUser, lines } of holders) {
-    for (const line of lines) firstByUser.set(lineKey(line), byUser);
-  }
-  const present = new Set(rolledBackTo.split("\n").map(lineKey));
+    ...rollbackNotes,
+  ]);
   const kept: string[] = [];
-  const keep = (line: string) => {
+  const present = new Set<string>();
+  // The notes as they are now, each once, whatever the summary rolled back to says.
+  for (const line of notesIn(replaced)) {
     const key = lineKey(line);
-    if (key === "" || isHeading(key) || present.has(key) || firstByUser.get(key) === false) return;
+    if (key === "" || present.has(key) || notesByUser.get(key) === false) continue;
     present.add(key);
     kept.push(line.trim());
-  };
-  for (const line of notesIn(replaced)) keep(line);
-  // The newest edit of the summary's text: one that only added or took away a note changed
-  // nothing else (its notes are the replaced summary's, above).
+  }
+  for (const line of restored.split("\n")) present.add(lineKey(line));
+  // The newest edit of the summary's text (one that only added or took away a note changed
+  // nothing else), less its notes: those the user has now are above, and one taken away since
+  // stays away.
   const edit = rolledPast.find(
     (event) => event.reason === "edited" && event.summary && !isNoteChange(event),
   );
-  for (const line of edit?.summary?.split("\n") ?? []) keep(line);
+  for (const line of splitUserNotes(edit?.summary ?? null).rest?.split("\n") ?? []) {
+    const key = lineKey(line);
+    if (key === "" || isHeading(key) || present.has(key) || firstByUser.get(key) === false)
+      continue;
+    present.add(key);
+    kept.push(line.trim());
+  }
   return kept;
+}
+
+/** For each line (by lineKey), whether the oldest holder that has it is the user's. */
+function firstWriters(
+  holders: readonly { at: Date; byUser: boolean; lines: readonly string[] }[],
+): Map<string, boolean> {
+  const firstByUser = new Map<string, boolean>();
+  // Newest first: the oldest holder of a line is the last one seen.
+  const newestFirst = [...holders].sort((a, b) => b.at.getTime() - a.at.getTime());
+  for (const { byUser, lines } of newestFirst) {
+    for (const line of lines) firstByUser.set(lineKey(line), byUser);
+  }
+  return firstByUser;
 }
 
 /** An edit that only added or took away one of the user's notes (lib/chat/memory.ts). */

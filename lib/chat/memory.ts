@@ -7,6 +7,7 @@ import {
   NOTE_ADDED,
   NOTE_REMOVED,
   splitUserNotes,
+  summarizesNothing,
   withUserNotes,
 } from "@/lib/compaction/user-notes";
 import { defaultEstimator } from "@/lib/context/tokens";
@@ -170,7 +171,11 @@ async function writeUserSummary(
       const tx = txn as unknown as Db;
       // The entry first: every append takes its message's place before the chat row.
       const stored = await appendMessageInTransaction(tx, chat.id, entry);
-      const cas = await casCompactionState(tx, chat.id, version, { contextSummary: summary });
+      const cas = await casCompactionState(tx, chat.id, version, {
+        contextSummary: summary,
+        // A summary of notes alone (or none) covers no message: every one is sent as written.
+        ...(summarizesNothing(summary) ? { summaryWatermark: null } : {}),
+      });
       if (!cas?.won) throw staleSummary();
       await recordCompactionEvent(tx, {
         chatId: chat.id,
@@ -304,7 +309,8 @@ export async function continueInNewChat(
       .where(eq(chatTable.id, source.id))
       .for("share");
     const summary = current?.summary;
-    if (!summary) {
+    // The user's notes alone summarize nothing: there is nothing to start from.
+    if (!summary || summarizesNothing(summary)) {
       throw new AppError(
         "conflict:no_summary",
         "Nothing is summarized yet. Compact this chat first, then continue in a new one.",

@@ -3,7 +3,12 @@ import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { fitLedger, joinSummary, mergeLedger, splitSummary } from "./ledger";
 import { headingOf, type SummaryHeading } from "./prompts";
 import { summarizerFailureCause } from "./summarizer-cause";
-import { splitUserNotes, USER_NOTES_HEADING, withUserNotes } from "./user-notes";
+import {
+  splitUserNotes,
+  USER_NOTES_HEADING,
+  withoutNotesHeadings,
+  withUserNotes,
+} from "./user-notes";
 import { stripTrace } from "./view";
 
 /**
@@ -99,7 +104,8 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
         ? `reference ledger: ${final.entries.length} kept, ${final.dropped} dropped to fit (tool output first)`
         : null;
     return {
-      summary: withUserNotes(joinSummary(narrative, final.text), keptNotes) ?? "",
+      summary:
+        withUserNotes(joinSummary(withoutNotesHeadings(narrative), final.text), keptNotes) ?? "",
       outcome,
       note: [...notes, dropped].filter(Boolean).join("; ") || null,
     };

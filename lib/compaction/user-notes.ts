@@ -85,6 +85,25 @@ export function splitUserNotes(summary: string | null): { rest: string | null; n
 }
 
 /**
+ * `text` with no line that reads as the notes heading: what the summarizer or a digest writes
+ * (from a page or a tool's output, say) never opens a section the model is told the user wrote.
+ */
+export function withoutNotesHeadings(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => (NOTES_HEADING.test(lineKey(line)) ? line.replace(/^\s*#+\s*/, "") : line))
+    .join("\n");
+}
+
+/**
+ * Whether `summary` tells nothing of the chat: none, or the user's notes alone. Such a summary
+ * covers no message, so it goes with no watermark (every message is then sent as written).
+ */
+export function summarizesNothing(summary: string | null): boolean {
+  return !splitUserNotes(summary).rest;
+}
+
+/**
  * `summary` with `lines` added to its notes: at the end of its first "Notes you added" section
  * when it has one, else under that heading after it.
  */

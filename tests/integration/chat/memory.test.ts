@@ -716,6 +716,21 @@ describeEachDriver("What the model remembers", (use, driver) => {
       await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
     }
     expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    // The user edits the summary's text (the notes come along in it), then takes a note away.
+    const mine = "- The user's own line: the hotel is near the station.";
+    const beforeEdit = await chatRow(database.db, chatId);
+    const edited = (beforeEdit.contextSummary ?? "").replace(
+      "## Notes you added",
+      `${mine}\n\n## Notes you added`,
+    );
+    expect(
+      (
+        await putSummary(database, browser, chatId, {
+          summary: edited,
+          version: beforeEdit.version,
+        })
+      ).status,
+    ).toBe(200);
     const folded = await chatRow(database.db, chatId);
     expect(
       (
@@ -739,7 +754,49 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const rolledBack = await chatRow(database.db, chatId);
     expect(rolledBack.summaryWatermark).toBe(firstFold);
     expect(rolledBack.contextSummary).not.toContain(gone);
-    expect(rolledBack.contextSummary?.endsWith(`## Notes you added\n- ${staying}`)).toBe(true);
+    expect(rolledBack.contextSummary?.endsWith(`## Notes you added\n- ${staying}\n${mine}`)).toBe(
+      true,
+    );
+  });
+
+  it("notes a continued chat started with stay through a rollback in it; a summary of notes alone covers no message", async () => {
+    const database = use();
+    const { browser } = await register(database, "notes-handoff@example.com");
+    const source = await compactedChat(database, browser);
+    const note = "Never book flights through Frankfurt.";
+    const { version } = await chatRow(database.db, source);
+    expect((await changeNote(database, browser, source, "POST", { note, version })).status).toBe(
+      200,
+    );
+    const created = await continueChat(database, browser, source);
+    const chatId = ((await created.json()) as { chat: { id: string } }).chat.id;
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "First question here." });
+    const first = (await historyOf(database.db, chatId)).find((m) => m.role === "user");
+    if (!first) throw new Error("no message");
+    for (let turn = 0; turn < 4; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    // Back past every fold of the new chat: to the summary it started from, the note with it.
+    await rolledBackByEditing(database, browser, chatId, first.id);
+    const notes = `## Notes you added\n- ${note}`;
+    expect((await chatRow(database.db, chatId)).contextSummary?.endsWith(notes)).toBe(true);
+
+    // The user keeps only their notes: nothing is summarized any more, so no message is covered
+    // and there is nothing to continue from; the next turn folds the chat again, notes kept.
+    const row = await chatRow(database.db, source);
+    expect(
+      (await putSummary(database, browser, source, { summary: notes, version: row.version }))
+        .status,
+    ).toBe(200);
+    expect((await chatRow(database.db, source)).summaryWatermark).toBeNull();
+    expect((await continueChat(database, browser, source)).status).toBe(409);
+    fake.reset();
+    await sendTurn(database, browser, { chatId: source, modelId: MODEL, text: "Still with me?" });
+    // The fold starts from the first message again.
+    const folding = fake.requests.find(isSummaryRequest);
+    expect(folding && summarizerPrompt(folding)).toContain("https://example.com/notes/0");
+    expect(sentSummary(lastChatRequest())?.endsWith(notes)).toBe(true);
   });
 
   it("a line of the notes longer than a new note may be is still taken away by its ×", async () => {
