@@ -56,7 +56,14 @@ export async function invalidateFrom(
   const restored = splitUserNotes(target?.summary ?? null).rest || null;
   const kept = userLinesRolledPast(
     events.filter((event) => isRolledPast(event, seqOf, changedSeq)),
-    events,
+    // Who wrote a line first is read from every summary the chat had, a version's since switched
+    // away from too (its watermark is gone, so it is no rollback point).
+    all.filter(
+      (event) =>
+        event.reason !== "invalidated" &&
+        event.summary &&
+        (event.outcome === "summarized" || event.outcome === "fallback"),
+    ),
     all.filter((event) => event.reason === "invalidated"),
     chat.contextSummary,
     restored ?? "",

@@ -3,6 +3,7 @@ import { foldPendingIdsOf } from "@/lib/message/pins";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type FallbackPort, type FoldResult, foldIntoSummary, type SummarizePort } from "./fold";
 import { type ProjectionInput, projectNextTurn, viewTokens } from "./projection";
+import { splitUserNotes, withUserNotes } from "./user-notes";
 import { applyHardWall, buildView, type ModelView, withHardWall } from "./view";
 
 /**
@@ -234,8 +235,12 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
 
 /** Everything the keep window leaves is pinned: the watermark moves, the summary stays as it is. */
 function onlyPinsFolded(previous: string | null): FoldResult {
+  // The user's notes alone tell nothing of what was folded: the line that says so comes first.
+  const { rest, notes } = splitUserNotes(previous);
   return {
-    summary: previous?.trim() || ONLY_PINS_SUMMARY,
+    summary: rest
+      ? (previous?.trim() ?? rest)
+      : (withUserNotes(ONLY_PINS_SUMMARY, notes) ?? ONLY_PINS_SUMMARY),
     outcome: "summarized",
     summarizerModel: null,
     note: "only pinned messages were folded; they stay verbatim",

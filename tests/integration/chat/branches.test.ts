@@ -110,6 +110,47 @@ const requestText = (request: RecordedRequest) => request.messages.map(contentTe
 const lastChatRequest = () => fake.requests.filter((r) => !isSummaryRequest(r)).at(-1);
 
 describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use) => {
+  it("a note added in another version stays the user's: a rollback in this one keeps it", async () => {
+    const database = use();
+    const { browser } = await register(database, "branches-notes-rollback@example.com");
+    const chatId = await newChat(database, browser);
+    for (let turn = 0; turn < 5; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const [first] = await historyOf(database.db, chatId);
+    if (!first) throw new Error("no message");
+    await edit(database, browser, chatId, first.id, "First question, edited.");
+    // Back in the first version, the note is added there; the second version takes it along.
+    expect(
+      (await switchTo(database, browser, chatId, { messageId: first.id, position: 1 })).status,
+    ).toBe(200);
+    const note = "Never book flights through Frankfurt.";
+    const added = await call(database, notesRoute.POST, {
+      path: `/api/chats/${chatId}/memory/notes`,
+      method: "POST",
+      body: { note, version: (await chatRow(database.db, chatId)).version },
+      params: { id: chatId },
+      browser,
+    });
+    expect(added.status).toBe(200);
+    expect(
+      (await switchTo(database, browser, chatId, { messageId: first.id, position: 2 })).status,
+    ).toBe(200);
+    for (let turn = 5; turn < 10; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const notes = `## Notes you added\n- ${note}`;
+    expect((await chatRow(database.db, chatId)).contextSummary?.endsWith(notes)).toBe(true);
+
+    // An edit before this version's fold rolls back past it: the note is the user's, and stays.
+    const second = (await historyOf(database.db, chatId)).filter((m) => m.role === "user")[1];
+    if (!second) throw new Error("no second message");
+    await edit(database, browser, chatId, second.id, "Second question, edited.");
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(notes);
+  });
+
   it("the user's notes stay whichever version shows: a switch brings back that version's summary with the notes as they are now", async () => {
     const database = use();
     const { browser } = await register(database, "branches-notes@example.com");

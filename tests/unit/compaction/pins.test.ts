@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runTier1 } from "@/lib/compaction/tier1";
+import { summarizesNothing } from "@/lib/compaction/user-notes";
 import { buildView, SUMMARY_MESSAGE_ID } from "@/lib/compaction/view";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { EMPTY_STATE, exchange, filler, tier1Harness } from "./histories";
@@ -78,6 +79,25 @@ describe("Pinned messages (issue 14)", () => {
     expect(told[0]).toBe(kept.id);
     expect(second.draft.foldedPendingIds).toEqual([kept.id]);
     expect(second.view.messages.some((m) => m.id === kept.id)).toBe(false);
+  });
+
+  it("a fold of pinned messages alone over a summary of the user's notes alone says so before the notes", async () => {
+    const history = longHistory();
+    const pinnedIds = new Set(history.map((m) => m.id));
+    const { input, summarizer } = tier1Harness();
+    const notes = "## Notes you added\n- Always answer in French.";
+    const state = { ...EMPTY_STATE, summary: notes };
+
+    const result = await runTier1(input(history, state, { force: true, pinnedIds }));
+
+    expect(result.kind).toBe("compacted");
+    if (result.kind !== "compacted") return;
+    expect(summarizer.calls).toHaveLength(0);
+    expect(result.next.watermark).not.toBeNull();
+    // It covers messages now: no longer notes alone, and the notes stay as written.
+    expect(summarizesNothing(result.next.summary)).toBe(false);
+    expect(result.next.summary?.startsWith("(The messages before this point")).toBe(true);
+    expect(result.next.summary?.endsWith(notes)).toBe(true);
   });
 
   it("the hard wall cuts other messages but never a pinned one", () => {
