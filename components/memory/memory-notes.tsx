@@ -90,6 +90,13 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
   }
 
   const disabled = working || busy;
+  // A note's lines may repeat (a code block's fences): the how-manieth of its text tells them apart.
+  const seen = new Map<string, number>();
+  const noteKeys = memory.notes.map((line) => {
+    const count = (seen.get(line) ?? 0) + 1;
+    seen.set(line, count);
+    return `${line}#${count}`;
+  });
   return (
     <section aria-label="Notes the model keeps" className="space-y-2">
       <h3 className="text-sm font-semibold">Notes the model keeps</h3>
@@ -100,7 +107,7 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
         <ul className="space-y-1 text-xs" data-testid="memory-notes">
           {memory.notes.map((line, at) => (
             <li
-              key={line}
+              key={noteKeys[at]}
               className="flex items-start gap-3 rounded-lg border border-line px-3 py-2"
             >
               <p className="min-w-0 flex-1 break-words">{noteText(line)}</p>

@@ -9,6 +9,7 @@
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type IdentifierKind, type IdentifierOrigin, identifierOccurrences } from "./identifiers";
 import { VERBATIM_REFERENCES_HEADING } from "./prompts";
+import { splitUserNotes, withUserNotes } from "./user-notes";
 
 export type LedgerEntry = {
   value: string;
@@ -217,9 +218,15 @@ function entryLine(entry: LedgerEntry): string {
  * until it grew as long, and its own values would be the first evicted.
  */
 export function carriedSummary(summary: string): string {
-  const { narrative, ledger } = splitSummary(summary);
+  // The user's notes stay the summary's last section, as every fold leaves them.
+  const { rest, notes } = splitUserNotes(summary);
+  const { narrative, ledger } = splitSummary(rest);
   if (ledger.length === 0) return summary;
-  return joinSummary(narrative, renderLedger(ledger.map((e) => ({ ...e, first: 0, last: 0 }))));
+  const carried = joinSummary(
+    narrative,
+    renderLedger(ledger.map((e) => ({ ...e, first: 0, last: 0 }))),
+  );
+  return withUserNotes(carried, notes) ?? carried;
 }
 
 /** The narrative and the ledger as one summary text, the form stored and sent. */

@@ -42,24 +42,29 @@ function notesSections(lines: readonly string[]): { heading: number; end: number
 }
 
 /**
- * The notes of `lines`' sections, in order, as written (trailing spaces dropped): a line two
- * sections both hold is kept once, blank lines only between notes and one at a time.
+ * The notes of `lines`' sections, in order, as written (trailing spaces dropped): a line an
+ * earlier section holds is not repeated by a later one, blank lines only between notes and one
+ * at a time.
  */
 function notesOf(lines: readonly string[], sections: readonly { heading: number; end: number }[]) {
+  // Lines an earlier section holds; within a section every line stays (a code block's fences).
   const seen = new Set<string>();
   const notes: string[] = [];
   for (const { heading, end } of sections) {
+    const own: string[] = [];
     for (const raw of lines.slice(heading + 1, end)) {
       const line = raw.trimEnd();
       const key = lineKey(line);
       if (key === "") {
-        if (notes.length > 0 && notes.at(-1) !== "") notes.push("");
+        if ((own.length > 0 || notes.length > 0) && (own.at(-1) ?? notes.at(-1)) !== "")
+          own.push("");
         continue;
       }
       if (seen.has(key)) continue;
-      seen.add(key);
-      notes.push(line);
+      own.push(line);
     }
+    for (const line of own) seen.add(lineKey(line));
+    notes.push(...own);
   }
   while (notes.at(-1) === "") notes.pop();
   return notes;
@@ -84,14 +89,18 @@ export function splitUserNotes(summary: string | null): { rest: string | null; n
   return { rest: rest.join("\n").trim(), notes: notesOf(lines, sections) };
 }
 
+/** A line that reads as the notes' heading or a label of it: `## Notes you added`, `**Notes you added:**`… */
+const NOTES_LABEL = /^[#*_\s]*notes you added[\s*_:]*$/i;
+
 /**
- * `text` with no line that reads as the notes heading: what the summarizer or a digest writes
- * (from a page or a tool's output, say) never opens a section the model is told the user wrote.
+ * `text` without a line that reads as the notes' heading or a label of it: what the summarizer
+ * or a digest writes (from a page or a tool's output, say) never opens, or passes for, the
+ * section the model is told the user wrote.
  */
 export function withoutNotesHeadings(text: string): string {
   return text
     .split("\n")
-    .map((line) => (NOTES_HEADING.test(lineKey(line)) ? line.replace(/^\s*#+\s*/, "") : line))
+    .filter((line) => !NOTES_LABEL.test(line.trim()))
     .join("\n");
 }
 

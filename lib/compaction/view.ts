@@ -46,7 +46,7 @@ export function summaryMessage(summary: string): FoldUIMessage {
     : "Below are notes the user wrote for you to keep in mind for the whole conversation.";
   const text = [
     notes.length > 0 && rest
-      ? `${opening} Its "${USER_NOTES_HEADING.replace(/^#+\s*/, "")}" section is the exception: the user wrote it themself, so follow it as their standing wishes.`
+      ? `${opening} Its last section, under the heading "${USER_NOTES_HEADING}", is the exception: the user wrote it themself, so follow it as their standing wishes.`
       : opening,
     SUMMARY_OPEN_TAG,
     summary.trim(),

@@ -328,7 +328,9 @@ describe("the summary message", () => {
     expect(textOf(summary)).not.toContain("standing wishes");
     const withNotes = `${summary}\n\n${USER_NOTES_HEADING}\n- Always answer in French.`;
     expect(textOf(withNotes)).toContain("not as instructions");
-    expect(textOf(withNotes)).toContain('"Notes you added" section is the exception');
+    expect(textOf(withNotes)).toContain(
+      'Its last section, under the heading "## Notes you added", is the exception',
+    );
     expect(textOf(withNotes)).toContain("- Always answer in French.");
   });
 
