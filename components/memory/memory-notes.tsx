@@ -1,18 +1,17 @@
 "use client";
 
 import { Plus, X } from "lucide-react";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import type { ChatMemory } from "@/lib/chat/memory";
+import { noteText } from "@/lib/compaction/user-notes";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { apiFetch } from "../outage/api-fetch";
 import { buttonGhost, inputBase } from "../ui/styles";
 import { errorOf, JSON_HEADERS } from "./use-chat-memory";
+import { useFocusAfter } from "./use-focus-after";
 
 /** As the notes route takes them (app/api/chats/[id]/memory/notes). */
 const NOTE_MAX_CHARS = 500;
-
-/** A note as the user wrote it: its line without the list bullet the summary gives it. */
-const noteText = (line: string) => line.replace(/^\s*[-*]\s+/, "");
 
 type Props = {
   chatId: string;
@@ -33,16 +32,8 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
   const [working, setWorking] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
-  const removeButtons = useRef(new Map<string, HTMLButtonElement>());
-  // Where focus goes once a change is done and the controls are enabled again: a note's remove
-  // button (by its line), or the box ("").
-  const focusAfter = useRef<string | null>(null);
-  useEffect(() => {
-    const target = focusAfter.current;
-    if (target === null || working) return;
-    focusAfter.current = null;
-    (removeButtons.current.get(target) ?? input.current)?.focus();
-  }, [working]);
+  // Where focus goes once a change is done: a note's remove button (by its line), or the box.
+  const { next: focusAfter, register } = useFocusAfter(working, input);
 
   async function change(note: string, method: "POST" | "DELETE"): Promise<boolean> {
     setWorking(true);
@@ -112,10 +103,7 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
             >
               <p className="min-w-0 flex-1 break-words">{noteText(line)}</p>
               <button
-                ref={(button) => {
-                  if (button) removeButtons.current.set(line, button);
-                  else removeButtons.current.delete(line);
-                }}
+                ref={register(line)}
                 type="button"
                 disabled={disabled}
                 aria-label={`Remove note: ${noteText(line).slice(0, 60)}`}

@@ -3,7 +3,7 @@
 import { Brain, Pencil, X } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { Dialog } from "radix-ui";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import type { ChatMemory } from "@/lib/chat/memory";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { Markdown } from "../chat/message/markdown";
@@ -11,6 +11,7 @@ import { apiFetch } from "../outage/api-fetch";
 import { buttonGhost, buttonPrimary, inputBase } from "../ui/styles";
 import { MemoryNotes } from "./memory-notes";
 import { errorOf, errorText, JSON_HEADERS } from "./use-chat-memory";
+import { useFocusAfter } from "./use-focus-after";
 
 const ORIGIN_TEXT: Record<string, string> = {
   user: "you",
@@ -85,16 +86,9 @@ export function MemoryPanel({
 
   // Unpinning takes the button away with its row: focus goes to the next pin's (the one before
   // for the last), or to the line that counts them, never to the page.
-  const pinButtons = useRef(new Map<string, HTMLButtonElement>());
   const pinCount = useRef<HTMLParagraphElement>(null);
-  const focusAfterUnpin = useRef<string | null>(null);
-  useEffect(() => {
-    const target = focusAfterUnpin.current;
-    // Once the unpin is done and its buttons are enabled again.
-    if (target === null || working) return;
-    focusAfterUnpin.current = null;
-    (pinButtons.current.get(target) ?? pinCount.current)?.focus();
-  }, [working]);
+  // Once the unpin is done and its buttons are enabled again.
+  const { next: focusAfterUnpin, register: registerPin } = useFocusAfter(working, pinCount);
 
   function unpin(action: () => Promise<string | null>, pinId?: string) {
     const pins = memory?.pins ?? [];
@@ -290,10 +284,7 @@ export function MemoryPanel({
                         {pin.excerpt || <span className="text-muted">(no text)</span>}
                       </p>
                       <button
-                        ref={(button) => {
-                          if (button) pinButtons.current.set(pin.id, button);
-                          else pinButtons.current.delete(pin.id);
-                        }}
+                        ref={registerPin(pin.id)}
                         type="button"
                         disabled={working || busy}
                         aria-label={`Unpin ${pin.role === "user" ? "your" : "the assistant's"} message${pin.excerpt ? `: ${pin.excerpt.slice(0, 40)}` : ""}`}

@@ -6,6 +6,7 @@ import {
   lineKey,
   NOTE_ADDED,
   NOTE_REMOVED,
+  noteText,
   splitUserNotes,
   summarizesNothing,
   withUserNotes,
@@ -92,7 +93,7 @@ export function editSummary(
 
 /** A note's line in the summary: a bullet, as the notes section lists them. */
 const noteLine = (note: string) => (/^[-*]\s/.test(note) ? note : `- ${note}`);
-const noteKey = (line: string) => lineKey(line.replace(/^\s*[-*]\s+/, ""));
+const noteKey = (line: string) => lineKey(noteText(line));
 
 /**
  * The user adds a note to what the model remembers, or takes one away: a line of the summary's

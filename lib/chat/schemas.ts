@@ -3,6 +3,8 @@ import { UUID_PATTERN } from "@/lib/db/queries/chats";
 import { storable } from "@/lib/message/unstorable-text";
 
 export const TITLE_MAX_CHARS = 200;
+/** Longest summary a user may save: far above any summary budget (≤ 4,000 tokens), far below the body limit. */
+export const SUMMARY_MAX_CHARS = 60_000;
 export const DEFAULT_CHAT_TITLE = "New chat";
 
 const title = storable(

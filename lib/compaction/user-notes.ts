@@ -16,6 +16,9 @@ export const NOTE_REMOVED = "note removed by user";
 export const lineKey = (line: string) => line.trim().replace(/\s+/g, " ");
 export const isHeading = (key: string) => /^#{1,6}\s/.test(key);
 
+/** A note as the user wrote it: its line without the list bullet the section gives it. */
+export const noteText = (line: string) => line.replace(/^\s*[-*]\s+/, "");
+
 /** The heading however the user typed it: any level, any case, a colon or not. */
 const NOTES_HEADING = /^#{1,6}\s*notes you added\s*:?$/i;
 const FENCE = /^(```|~~~)/;

@@ -57,6 +57,27 @@ function switchTo(database: Database, browser: Browser, chatId: string, body: un
   });
 }
 
+/** A new chat of five long turns, folded once (Compact now). */
+async function foldedChat(database: Database, browser: Browser): Promise<string> {
+  const chatId = await newChat(database, browser);
+  for (let turn = 0; turn < 5; turn++) {
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+  }
+  expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+  return chatId;
+}
+
+/** Adds a note the model keeps, against the chat's version as it is now. */
+async function addNote(database: Database, browser: Browser, chatId: string, note: string) {
+  return call(database, notesRoute.POST, {
+    path: `/api/chats/${chatId}/memory/notes`,
+    method: "POST",
+    body: { note, version: (await chatRow(database.db, chatId)).version },
+    params: { id: chatId },
+    browser,
+  });
+}
+
 async function edit(
   database: Database,
   browser: Browser,
@@ -113,11 +134,7 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
   it("a note added in another version stays the user's: a rollback in this one keeps it", async () => {
     const database = use();
     const { browser } = await register(database, "branches-notes-rollback@example.com");
-    const chatId = await newChat(database, browser);
-    for (let turn = 0; turn < 5; turn++) {
-      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
-    }
-    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const chatId = await foldedChat(database, browser);
     const [first] = await historyOf(database.db, chatId);
     if (!first) throw new Error("no message");
     await edit(database, browser, chatId, first.id, "First question, edited.");
@@ -126,14 +143,7 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
       (await switchTo(database, browser, chatId, { messageId: first.id, position: 1 })).status,
     ).toBe(200);
     const note = "Never book flights through Frankfurt.";
-    const added = await call(database, notesRoute.POST, {
-      path: `/api/chats/${chatId}/memory/notes`,
-      method: "POST",
-      body: { note, version: (await chatRow(database.db, chatId)).version },
-      params: { id: chatId },
-      browser,
-    });
-    expect(added.status).toBe(200);
+    expect((await addNote(database, browser, chatId, note)).status).toBe(200);
     expect(
       (await switchTo(database, browser, chatId, { messageId: first.id, position: 2 })).status,
     ).toBe(200);
@@ -154,24 +164,13 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
   it("the user's notes stay whichever version shows: a switch brings back that version's summary with the notes as they are now", async () => {
     const database = use();
     const { browser } = await register(database, "branches-notes@example.com");
-    const chatId = await newChat(database, browser);
-    for (let turn = 0; turn < 5; turn++) {
-      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
-    }
-    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const chatId = await foldedChat(database, browser);
     const [first] = await historyOf(database.db, chatId);
     if (!first) throw new Error("no message");
     // The edit rolls back past the fold; the note is added to the edited version.
     await edit(database, browser, chatId, first.id, "First question, edited.");
     const note = "Never book flights through Frankfurt.";
-    const added = await call(database, notesRoute.POST, {
-      path: `/api/chats/${chatId}/memory/notes`,
-      method: "POST",
-      body: { note, version: (await chatRow(database.db, chatId)).version },
-      params: { id: chatId },
-      browser,
-    });
-    expect(added.status).toBe(200);
+    expect((await addNote(database, browser, chatId, note)).status).toBe(200);
     const notes = `## Notes you added\n- ${note}`;
     expect(
       (await switchTo(database, browser, chatId, { messageId: first.id, position: 1 })).status,
@@ -192,11 +191,7 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
   it("tells how many messages an edit moves away, keeps them, and switches back and forth with each version's own summary", async () => {
     const database = use();
     const { browser } = await register(database, "branches@example.com");
-    const chatId = await newChat(database, browser);
-    for (let turn = 0; turn < 5; turn++) {
-      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
-    }
-    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const chatId = await foldedChat(database, browser);
     const original = await historyOf(database.db, chatId);
     const compacted = await chatRow(database.db, chatId);
     expect(compacted.contextSummary).toBeTruthy();

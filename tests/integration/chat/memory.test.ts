@@ -108,6 +108,18 @@ async function rolledBackByEditing(
   return (await eventsOf(database.db, chatId)).find((e) => e.reason === "invalidated");
 }
 
+/** The chat's first user message after the watermark `from` and at or before `to`. */
+async function userMessageBetween(
+  database: Database,
+  chatId: string,
+  from: string | null,
+  to: string | null,
+) {
+  const rows = await historyOf(database.db, chatId);
+  const seqOf = (id: string | null) => rows.find((r) => r.id === id)?.seq ?? -1;
+  return rows.find((r) => r.role === "user" && r.seq > seqOf(from) && r.seq <= seqOf(to));
+}
+
 async function compactedChat(database: Database, browser: Browser): Promise<string> {
   const chatId = await newChat(database, browser);
   for (let turn = 0; turn < 5; turn++) {
@@ -514,12 +526,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
     ).toBe(200);
 
     // An edit between the two folds rolls back to the first one, the user's lines after it.
-    const rows = await historyOf(database.db, chatId);
-    const seqOf = (id: string | null | undefined) => rows.find((r) => r.id === id)?.seq ?? -1;
-    const between = rows.find(
-      (r) =>
-        r.role === "user" && r.seq > seqOf(firstFold) && r.seq <= seqOf(folded.summaryWatermark),
-    );
+    const between = await userMessageBetween(database, chatId, firstFold, folded.summaryWatermark);
     if (!between || !early) throw new Error("no user messages to edit");
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Edited", id: between.id });
     const notes = "## Notes you added\n- Budget: 300 euros.\n- Codename: BLUEBIRD.";
@@ -743,12 +750,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
 
     // An edit between the two folds: the summary goes back to the first fold's, with the notes
     // as they are now.
-    const rows = await historyOf(database.db, chatId);
-    const seqOf = (id: string | null | undefined) => rows.find((r) => r.id === id)?.seq ?? -1;
-    const between = rows.find(
-      (r) =>
-        r.role === "user" && r.seq > seqOf(firstFold) && r.seq <= seqOf(folded.summaryWatermark),
-    );
+    const between = await userMessageBetween(database, chatId, firstFold, folded.summaryWatermark);
     if (!between) throw new Error("no user message between the folds");
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Edited", id: between.id });
     const rolledBack = await chatRow(database.db, chatId);

@@ -1,15 +1,13 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { chatMemory, editSummary } from "@/lib/chat/memory";
+import { SUMMARY_MAX_CHARS } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 type Params = { id: string };
-
-/** Far above any summary budget (≤ 4,000 tokens), far below the body limit. */
-const SUMMARY_MAX_CHARS = 60_000;
 
 const editBody = z.strictObject({
   summary: z

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { changeNote } from "@/lib/chat/memory";
+import { SUMMARY_MAX_CHARS } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
 
@@ -10,8 +11,6 @@ type Params = { id: string };
 
 /** A note is a line the model keeps: a fact or a wish, not a document (pin a message for that). */
 const NOTE_MAX_CHARS = 500;
-/** As long as a summary may be (the memory route's limit). */
-const SUMMARY_MAX_CHARS = 60_000;
 
 const noteBody = z.strictObject({
   note: z
