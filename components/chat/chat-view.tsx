@@ -1,7 +1,7 @@
 "use client";
 
 import { useChat } from "@ai-sdk/react";
-import { DefaultChatTransport } from "ai";
+import { DefaultChatTransport, generateId } from "ai";
 import { AlertCircle, RotateCcw } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useCallback, useMemo, useRef, useState } from "react";
@@ -65,23 +65,26 @@ export function ChatView({
   const modelRef = useRef(modelId);
   modelRef.current = modelId;
 
+  // This page's request now running, by the id its Stop names: a Stop that comes late (the
+  // request failed meanwhile) cannot stop the Retry after it. None while nothing runs.
+  const attemptRef = useRef<string | undefined>(undefined);
   const transport = useMemo(
     () =>
       new DefaultChatTransport<FoldUIMessage>({
         api: "/api/chat",
         fetch: apiFetch,
         // Only the new message travels; the server holds the history.
-        prepareSendMessagesRequest: ({ messages, trigger, messageId }) => ({
-          body:
-            trigger === "submit-message"
-              ? {
-                  trigger,
-                  chatId,
-                  modelId: modelRef.current ?? undefined,
-                  message: messages[messages.length - 1],
-                }
-              : { trigger, chatId, modelId: modelRef.current ?? undefined, messageId },
-        }),
+        prepareSendMessagesRequest: ({ messages, trigger, messageId }) => {
+          const attemptId = generateId();
+          attemptRef.current = attemptId;
+          const modelId = modelRef.current ?? undefined;
+          return {
+            body:
+              trigger === "submit-message"
+                ? { trigger, chatId, modelId, attemptId, message: messages[messages.length - 1] }
+                : { trigger, chatId, modelId, attemptId, messageId },
+          };
+        },
         // A page opened mid-reply follows the live reply (from any instance).
         prepareReconnectToStreamRequest: () => ({ api: `/api/chats/${chatId}/stream` }),
       }),
@@ -103,6 +106,7 @@ export function ChatView({
       // does not take it over mid-way (use-reply-in-progress follows it instead).
       resume: resumeOnLoad,
       onFinish: ({ isError }) => {
+        attemptRef.current = undefined;
         // Answered (or stopped): it was stored. A refusal keeps it to put back in the box.
         if (!isError) {
           lastSent.current = "";
@@ -139,11 +143,13 @@ export function ChatView({
       // The message the running reply answers (a regenerate's too): its turn may not listen for
       // Stop yet even once its reply shows, and a stop that names it waits for it. A page that
       // follows a reply whose message it does not hold (loaded as the turn began) names none.
+      // The attempt is this page's own request (a reply followed since the page loaded has none).
       const list = latestMessages.current;
       const last = list.at(-1);
-      if (last?.role === "user") return last.id;
       const before = list.at(-2);
-      return before?.role === "user" ? before.id : undefined;
+      const messageId =
+        last?.role === "user" ? last.id : before?.role === "user" ? before.id : undefined;
+      return { messageId, attemptId: messageId ? attemptRef.current : undefined };
     }, []),
   );
   const remembered = useChatMemory(chatId, usageVersion);

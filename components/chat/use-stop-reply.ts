@@ -22,10 +22,11 @@ export function useStopReply(
   busy: boolean,
   stopLocally: () => void,
   /**
-   * The user message whose reply runs or is on its way: named, so its turn stops whether it
-   * listens yet or not (the server leaves a named stop pending for it).
+   * The user message whose reply runs or is on its way, and this page's request for it: named,
+   * so that turn stops whether it listens yet or not (the server leaves a named stop pending
+   * for it), and only that one.
    */
-  answering: () => string | undefined,
+  answering: () => { messageId?: string; attemptId?: string },
 ) {
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {
@@ -38,7 +39,7 @@ export function useStopReply(
     apiFetch(`/api/chats/${chatId}/stop`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ messageId: answering() }),
+      body: JSON.stringify(answering()),
     })
       .then((response) => {
         // Nothing is running on the server (the reply ended meanwhile): nothing to wait for.

@@ -24,6 +24,14 @@ export const modelIdSchema = storable(
   "modelId",
 );
 
+/**
+ * The id a page gives each request it sends for a turn (a send, a Retry, a Regenerate), and
+ * names again in its Stop: a stop then reaches only that attempt (lib/live/stop.ts).
+ */
+export const attemptIdSchema = z
+  .string({ error: "attemptId must be a string" })
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, "attemptId must be 1 to 64 letters, digits, - or _");
+
 export const createChatBody = z.strictObject({
   title: title.optional(),
   modelId: modelIdSchema.optional(),

@@ -14,6 +14,12 @@ import type { LiveBus } from "./bus";
  * behind. A named stop stops only the turn answering that message: another
  * tab's reply still being written in the same chat goes on.
  *
+ * The page also names its attempt: each request it sends (a send, a Retry, a Regenerate) carries
+ * an id of its own, and its Stop names that id. A stop naming an attempt stops only that
+ * attempt's turn: one that comes after its turn ended without a stored reply (nothing tells the
+ * server it came late) cannot stop the next Retry of the same message. A stop naming no attempt
+ * (a page that follows a reply it did not send) stops whichever turn answers the message.
+ *
  * An admin's stop (a disabled or deleted account) names no message: it is left pending, under
  * a key of its own (a named stop never overwrites it, nor it one), for whichever turn of the
  * chat listens next, as a turn holds the chat's lease from its admission on but listens only
@@ -32,41 +38,67 @@ const PENDING_STOP_SECONDS = 30;
 const PENDING_ANY_STOP_SECONDS = 5;
 
 const STOP_ANY = "stop";
-const stopOf = (messageId: string) => `stop:${messageId}`;
+const STOP_OF = "stop:";
+
+/** The turn a stop names: the user message it answers, and the page's attempt when known. */
+export type TurnAttempt = { messageId: string; attemptId?: string };
+
+/** How a named stop travels on the channel and waits in its key. */
+const encode = ({ messageId, attemptId }: TurnAttempt) =>
+  JSON.stringify(attemptId === undefined ? { messageId } : { messageId, attemptId });
+
+function decode(value: string | null): TurnAttempt | null {
+  if (!value) return null;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (typeof parsed !== "object" || parsed === null) return null;
+    const { messageId, attemptId } = parsed as Record<string, unknown>;
+    if (typeof messageId !== "string") return null;
+    return typeof attemptId === "string" ? { messageId, attemptId } : { messageId };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a stop naming `target` is meant for the turn answering `turn`. */
+const names = (target: TurnAttempt | null, turn: TurnAttempt) =>
+  target !== null &&
+  target.messageId === turn.messageId &&
+  (target.attemptId === undefined || target.attemptId === turn.attemptId);
 /** The pending value of an admin's stop: any turn of the chat, whichever message it answers. */
 const PENDING_ANY = "*";
 
 /**
- * Asks the chat's running turn, wherever it runs, to stop — only the one answering `messageId`
- * when it is given; the number of turns that heard it (whichever they answer).
+ * Asks the chat's running turn, wherever it runs, to stop — only the one `target` names when it
+ * is given; the number of turns that heard it (whichever they answer).
  */
 export async function requestStop(
   bus: LiveBus,
   chatId: string,
-  messageId?: string,
+  target?: TurnAttempt,
 ): Promise<number> {
   const heard = await bus.publisher.publish(
     channel(chatId),
-    messageId ? stopOf(messageId) : STOP_ANY,
+    target ? STOP_OF + encode(target) : STOP_ANY,
   );
   return typeof heard === "number" ? heard : 0;
 }
 
 /**
- * Stops the turn that answers `messageId`, running or still on its way: left pending first,
- * then published, so a turn that starts listening in between still finds it. The turn that
- * hears it uses the pending stop up (another turn of the chat leaves it for its own); when
- * no turn heard it and `answered()` says the message has its reply already, it is withdrawn.
- * True when a turn was stopped or will be.
+ * Stops the turn `target` names, running or still on its way: left pending first, then
+ * published, so a turn that starts listening in between still finds it. The turn that hears it
+ * uses the pending stop up (another turn of the chat leaves it for its own); when no turn heard
+ * it and `answered()` says the message has its reply already, it is withdrawn. True when a turn
+ * was stopped or will be.
  */
 export async function requestStopOf(
   bus: LiveBus,
   chatId: string,
-  messageId: string,
+  target: TurnAttempt,
   answered: () => Promise<boolean>,
 ): Promise<boolean> {
-  await bus.publisher.set(pendingKey(chatId), messageId, { EX: PENDING_STOP_SECONDS });
-  if ((await requestStop(bus, chatId, messageId)) > 0) return true;
+  await bus.publisher.set(pendingKey(chatId), encode(target), { EX: PENDING_STOP_SECONDS });
+  if ((await requestStop(bus, chatId, target)) > 0) return true;
   if (await answered()) {
     await withdrawPending(bus, pendingKey(chatId));
     return false;
@@ -84,21 +116,27 @@ export async function requestStopOfAnyTurn(bus: LiveBus, chatId: string): Promis
 }
 
 /**
- * For a turn that has just started listening: whether a stop for the message it answers came
- * before. A stop found is used up, so asking again (Retry) is not stopped by it.
+ * For a turn that has just started listening: whether a stop meant for it (its message, and its
+ * attempt or none) came before. A stop found is used up, so asking again (Retry) is not stopped
+ * by it; one naming another attempt is left alone.
  */
-export function takePendingStop(bus: LiveBus, chatId: string, messageId: string): Promise<boolean> {
-  return takePending(bus, pendingKey(chatId), messageId);
+export function takePendingStop(bus: LiveBus, chatId: string, turn: TurnAttempt): Promise<boolean> {
+  return takePending(bus, pendingKey(chatId), (value) => names(decode(value), turn));
 }
 
 /** Uses up an admin's pending stop (one for any turn of the chat); whether there was one. */
 function takePendingStopOfAny(bus: LiveBus, chatId: string): Promise<boolean> {
-  return takePending(bus, pendingAnyKey(chatId), PENDING_ANY);
+  return takePending(bus, pendingAnyKey(chatId), (value) => value === PENDING_ANY);
 }
 
-/** Uses up the pending stop under `key` when it holds `value`; whether it did. */
-async function takePending(bus: LiveBus, key: string, value: string): Promise<boolean> {
-  if ((await bus.publisher.get(key)) !== value) return false;
+/** Uses up the pending stop under `key` when `meant` accepts it; whether it did. */
+async function takePending(
+  bus: LiveBus,
+  key: string,
+  meant: (value: string | null) => boolean,
+): Promise<boolean> {
+  const value = await bus.publisher.get(key);
+  if (!meant(typeof value === "string" ? value : null)) return false;
   await withdrawPending(bus, key);
   return true;
 }
@@ -109,14 +147,14 @@ function withdrawPending(bus: LiveBus, key: string) {
 }
 
 /**
- * Calls `onStop` when a stop for the turn answering `answering` arrives (one naming no message,
- * or naming that one, whose pending copy it uses up), or an admin's stop is pending already
- * (used up, like one heard); the returned function stops listening.
+ * Calls `onStop` when a stop for the turn `answering` names arrives (one naming no message, or
+ * naming its message and its attempt or none, whose pending copy it uses up), or an admin's
+ * stop is pending already (used up, like one heard); the returned function stops listening.
  */
 export async function watchStop(
   bus: LiveBus,
   chatId: string,
-  answering: string | undefined,
+  answering: TurnAttempt | undefined,
   onStop: () => void,
 ): Promise<() => Promise<void>> {
   // A listener the bus failed to drop (Redis stalled when the turn ended) hears nothing more:
@@ -127,7 +165,11 @@ export async function watchStop(
     if (message === STOP_ANY) {
       onStop();
       void takePendingStopOfAny(bus, chatId).catch(() => undefined);
-    } else if (answering !== undefined && message === stopOf(answering)) {
+    } else if (
+      answering !== undefined &&
+      message.startsWith(STOP_OF) &&
+      names(decode(message.slice(STOP_OF.length)), answering)
+    ) {
       onStop();
       void takePendingStop(bus, chatId, answering).catch(() => undefined);
     }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { modelIdSchema } from "@/lib/chat/schemas";
+import { attemptIdSchema, modelIdSchema } from "@/lib/chat/schemas";
 import { incomingUserMessageSchema, type StoredMessage } from "@/lib/message/ui-message";
 
 /**
@@ -11,6 +11,8 @@ export const turnRequestSchema = z.discriminatedUnion("trigger", [
     trigger: z.literal("submit-message"),
     chatId: z.string().min(1).max(100),
     modelId: modelIdSchema.optional(),
+    /** The page's id for this request, which its Stop names. */
+    attemptId: attemptIdSchema.optional(),
     /** A new message is appended; an existing user message's id means "edit it". */
     message: incomingUserMessageSchema,
   }),
@@ -18,6 +20,7 @@ export const turnRequestSchema = z.discriminatedUnion("trigger", [
     trigger: z.literal("regenerate-message"),
     chatId: z.string().min(1).max(100),
     modelId: modelIdSchema.optional(),
+    attemptId: attemptIdSchema.optional(),
     /** The reply to replace; absent means the last one. */
     messageId: z.string().min(1).max(100).optional(),
   }),
@@ -30,7 +33,7 @@ export const turnRequestSchema = z.discriminatedUnion("trigger", [
  */
 export type TurnRequest =
   | z.infer<typeof turnRequestSchema>
-  | { trigger: "continue"; chatId: string; modelId?: string };
+  | { trigger: "continue"; chatId: string; modelId?: string; attemptId?: string };
 
 /** The message a new-message request brings. */
 export type IncomingUserMessage = Extract<TurnRequest, { trigger: "submit-message" }>["message"];

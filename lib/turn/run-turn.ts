@@ -92,7 +92,12 @@ export async function runTurn(
   };
   if (lease.lost.aborted) onLeaseLost();
   else lease.lost.addEventListener("abort", onLeaseLost, { once: true });
-  const answering = prepared.history.findLast((m) => m.role === "user")?.id;
+  const answeringId = prepared.history.findLast((m) => m.role === "user")?.id;
+  // What a stop names to reach this turn: its message, and the page's attempt (lib/live/stop.ts).
+  const answering =
+    answeringId === undefined
+      ? undefined
+      : { messageId: answeringId, ...(request.attemptId ? { attemptId: request.attemptId } : {}) };
   // The model call does not wait for the stop channel (a Redis round trip, or two seconds of a
   // Redis that hangs): a stop sent before the turn listens is left pending first, and looked for
   // once it listens, so it stops the turn then (lib/live/stop.ts).

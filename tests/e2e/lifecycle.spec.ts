@@ -83,17 +83,24 @@ test("Stop in the browser stops the model; the reply stays, marked Stopped, with
   await openChat(page, a.url, chatId);
   fake.reset();
   await page.getByRole("textbox", { name: "Message" }).fill("Tell me a long story.");
+  const turnSent = page.waitForRequest(
+    (request) => request.url().endsWith("/api/chat") && request.method() === "POST",
+  );
   await page.keyboard.press("Enter");
   await expect(assistantText(page)).toContainText(/\w{3,}/);
   const stopSent = page.waitForRequest((request) => request.url().endsWith("/stop"));
   await page.getByRole("button", { name: "Stop" }).click();
-  // The stop names the message the streaming reply answers: a turn whose reply shows may not
-  // listen for Stop yet, and a named stop waits for it.
+  // The stop names the message the streaming reply answers (a turn whose reply shows may not
+  // listen for Stop yet, and a named stop waits for it) and the page's request for it (a stop
+  // that came too late cannot stop a Retry).
   const answered = (await (await client.fetch(a.url, `/api/chats/${chatId}`)).json()) as {
     messages: Array<{ id: string; role: string }>;
   };
+  const { attemptId } = (await turnSent).postDataJSON() as { attemptId?: string };
+  expect(attemptId).toMatch(/^[A-Za-z0-9_-]+$/);
   expect((await stopSent).postDataJSON()).toEqual({
     messageId: answered.messages.findLast((m) => m.role === "user")?.id,
+    attemptId,
   });
 
   const stopped = page.getByTestId("stopped");
@@ -115,10 +122,18 @@ test("Stop in the browser stops the model; the reply stays, marked Stopped, with
 
   // Continue asks the model to go on; the new reply is not stopped. Stop once the model
   // writes it, so the reply has something to keep.
+  const continued = page.waitForRequest(
+    (request) => request.url().endsWith("/api/chat") && request.method() === "POST",
+  );
   await page.getByRole("button", { name: "Continue" }).click();
   await expect(page.locator("[data-role='assistant']", { hasText: "Fake reply" })).toHaveCount(2);
+  const secondStop = page.waitForRequest((request) => request.url().endsWith("/stop"));
   await page.getByRole("button", { name: "Stop" }).click();
   await expect(page.getByTestId("stopped")).toHaveCount(2);
+  // Each request is an attempt of its own: this Stop names the Continue's, not the first one's.
+  const next = (await continued).postDataJSON() as { attemptId?: string };
+  expect(next.attemptId).not.toBe(attemptId);
+  expect((await secondStop).postDataJSON()).toMatchObject({ attemptId: next.attemptId });
 });
 
 test("a message refused because a reply is streaming elsewhere goes back to the box; the page follows that reply, with no Retry to answer an older one", async ({

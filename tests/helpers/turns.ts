@@ -21,7 +21,14 @@ export async function newChat(database: Database, browser: Browser): Promise<str
   return ((await response.json()) as { chat: { id: string } }).chat.id;
 }
 
-type TurnInput = { chatId: string; modelId: string; text: string; id?: string };
+type TurnInput = {
+  chatId: string;
+  modelId: string;
+  text: string;
+  id?: string;
+  /** The page's id for this request, as its Stop names it. */
+  attemptId?: string;
+};
 
 /** POST /api/chat with one user message; the response as it comes, nothing awaited after it. */
 export function postTurn(database: Database, browser: Browser, input: TurnInput) {
@@ -32,6 +39,7 @@ export function postTurn(database: Database, browser: Browser, input: TurnInput)
       trigger: "submit-message",
       chatId: input.chatId,
       modelId: input.modelId,
+      ...(input.attemptId ? { attemptId: input.attemptId } : {}),
       message: {
         id: input.id ?? `u-${crypto.randomUUID()}`,
         role: "user",
@@ -46,7 +54,7 @@ export function postTurn(database: Database, browser: Browser, input: TurnInput)
 export function postRegenerate(
   database: Database,
   browser: Browser,
-  input: { chatId: string; modelId: string; messageId?: string },
+  input: { chatId: string; modelId: string; messageId?: string; attemptId?: string },
 ) {
   return call(database, chatApi.POST, {
     path: "/api/chat",

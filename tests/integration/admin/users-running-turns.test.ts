@@ -96,7 +96,9 @@ describeEachDriver("Admin → Users: a disabled or deleted account's running tur
 
     expect((await disable(database, ada.browser, erinId)).status).toBe(200);
     const stopped: string[] = [];
-    const unwatch = await watchStop(liveBus(), chatId, "u-1", () => stopped.push(chatId));
+    const unwatch = await watchStop(liveBus(), chatId, { messageId: "u-1" }, () =>
+      stopped.push(chatId),
+    );
     await eventually(async () => stopped.length > 0, 2_000);
     expect(stopped).toEqual([chatId]);
     await unwatch();

@@ -357,12 +357,82 @@ describeEachDriver("Stop and resume across instances", (use) => {
     }
   });
 
+  it("a stop that comes after its attempt failed unanswered does not stop the Retry that follows", async () => {
+    const database = use();
+    const { browser } = await register(database, "stale-stop@example.com");
+    const chatId = await newChat(database, browser);
+    const messageId = `u-${crypto.randomUUID()}`;
+    fake.script({ fault: "500" }, { fault: "500" }, { fault: "500" });
+    const failed = await readChunks(
+      await postTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: "Tell me a long story.",
+        id: messageId,
+        attemptId: "attempt-1",
+      }),
+    );
+    expect(failed.some((c) => c.type === "error")).toBe(true);
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+
+    // Stop, pressed as the error came: the message has no reply, so the server cannot tell it
+    // from a stop sent before its turn; it waits for that attempt.
+    const stop = await stopWith(database, browser, chatId, { messageId, attemptId: "attempt-1" });
+    expect(stop.status).toBe(202);
+
+    fake.configure({ chunkDelayMs: 25, replyTokens: 40 });
+    try {
+      const retried = await readChunks(
+        await postRegenerate(database, browser, {
+          chatId,
+          modelId: MODEL,
+          attemptId: "attempt-2",
+        }),
+      );
+      const finish = retried.find((c) => c.type === "finish") as {
+        messageMetadata?: { stopped?: boolean };
+      };
+      expect(finish.messageMetadata?.stopped).toBeUndefined();
+      expect(retried.some((c) => c.type === "error")).toBe(false);
+    } finally {
+      fake.configure({ chunkDelayMs: 25, replyTokens: 300 });
+    }
+  });
+
+  it("a stop naming an attempt stops that attempt's turn when it comes before the turn", async () => {
+    const database = use();
+    const { browser } = await register(database, "attempt-stop@example.com");
+    const chatId = await newChat(database, browser);
+    const messageId = `u-${crypto.randomUUID()}`;
+    const stop = await stopWith(database, browser, chatId, { messageId, attemptId: "attempt-1" });
+    expect(stop.status).toBe(202);
+    const chunks = await readChunks(
+      await postTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: "Tell me a long story.",
+        id: messageId,
+        attemptId: "attempt-1",
+      }),
+    );
+    const finish = chunks.find((c) => c.type === "finish") as {
+      messageMetadata?: { stopped?: boolean };
+    };
+    expect(finish.messageMetadata?.stopped).toBe(true);
+    expect(textOf(chunks).length).toBeLessThan(60);
+  });
+
   it("refuses a stop whose body is not what it expects", async () => {
     const database = use();
     const { browser } = await register(database, "bad-stop@example.com");
     const chatId = await newChat(database, browser);
     const response = await stopWith(database, browser, chatId, { messageId: 42 });
     expect(response.status).toBe(400);
+    // An attempt is an attempt at a message; and its id is a short token.
+    const orphan = await stopWith(database, browser, chatId, { attemptId: "attempt-1" });
+    expect(orphan.status).toBe(400);
+    const odd = await stopWith(database, browser, chatId, { messageId: "u-1", attemptId: "a b" });
+    expect(odd.status).toBe(400);
   });
 
   it("the stop route answers whether a reply was running, and only for the chat's owner", async () => {
@@ -402,8 +472,12 @@ describe("the chat's stop channel on Redis", () => {
     const thisInstance = redisBus(process.env.REDIS_URL ?? "");
     const chatId = `bus-${randomUUID()}`;
     const heard: string[] = [];
-    const unwatchOld = await watchStop(thisInstance, chatId, "u-1", () => heard.push("old"));
-    const unwatchNew = await watchStop(thisInstance, chatId, "u-2", () => heard.push("new"));
+    const unwatchOld = await watchStop(thisInstance, chatId, { messageId: "u-1" }, () =>
+      heard.push("old"),
+    );
+    const unwatchNew = await watchStop(thisInstance, chatId, { messageId: "u-2" }, () =>
+      heard.push("new"),
+    );
 
     await unwatchOld();
     expect(await requestStop(otherInstance, chatId)).toBe(1);

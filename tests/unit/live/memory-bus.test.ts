@@ -84,8 +84,8 @@ describe("the single-instance live bus (no REDIS_URL)", () => {
   it("delivers a stop to the chat's running turn only, and not after it stopped listening", async () => {
     const bus = memoryBus();
     const heard: string[] = [];
-    const unwatchA = await watchStop(bus, "chat-a", "u-a", () => heard.push("a"));
-    await watchStop(bus, "chat-b", "u-b", () => heard.push("b"));
+    const unwatchA = await watchStop(bus, "chat-a", { messageId: "u-a" }, () => heard.push("a"));
+    await watchStop(bus, "chat-b", { messageId: "u-b" }, () => heard.push("b"));
     expect(await requestStop(bus, "chat-a")).toBe(1);
     await tick();
     expect(heard).toEqual(["a"]);
@@ -98,8 +98,12 @@ describe("the single-instance live bus (no REDIS_URL)", () => {
   it("a turn that stops listening leaves another turn of the same chat listening (one that took the chat when its lease was lost)", async () => {
     const bus = memoryBus();
     const heard: string[] = [];
-    const unwatchOld = await watchStop(bus, "chat-1", "u-1", () => heard.push("old"));
-    const unwatchNew = await watchStop(bus, "chat-1", "u-2", () => heard.push("new"));
+    const unwatchOld = await watchStop(bus, "chat-1", { messageId: "u-1" }, () =>
+      heard.push("old"),
+    );
+    const unwatchNew = await watchStop(bus, "chat-1", { messageId: "u-2" }, () =>
+      heard.push("new"),
+    );
     await unwatchOld();
     expect(await requestStop(bus, "chat-1")).toBe(1);
     await tick();

@@ -16,23 +16,23 @@ const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 describe("a stop that names the message its turn answers", () => {
   it("waits for a turn that has not begun, which finds it once and only once", async () => {
     const bus = memoryBus();
-    expect(await requestStopOf(bus, "chat-1", "u-1", notAnswered)).toBe(true);
+    expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, notAnswered)).toBe(true);
     // Another message's turn (another chat's, or a later one) is not stopped by it.
-    expect(await takePendingStop(bus, "chat-1", "u-2")).toBe(false);
-    expect(await takePendingStop(bus, "chat-2", "u-1")).toBe(false);
-    expect(await takePendingStop(bus, "chat-1", "u-1")).toBe(true);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-2" })).toBe(false);
+    expect(await takePendingStop(bus, "chat-2", { messageId: "u-1" })).toBe(false);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1" })).toBe(true);
     // Used up: asking again (Retry) runs.
-    expect(await takePendingStop(bus, "chat-1", "u-1")).toBe(false);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1" })).toBe(false);
   });
 
   it("reaches a turn that listens, and leaves nothing pending behind it", async () => {
     const bus = memoryBus();
     let stopped = 0;
-    const unwatch = await watchStop(bus, "chat-1", "u-1", () => stopped++);
-    expect(await requestStopOf(bus, "chat-1", "u-1", notAnswered)).toBe(true);
+    const unwatch = await watchStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
+    expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, notAnswered)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(stopped).toBe(1);
-    expect(await takePendingStop(bus, "chat-1", "u-1")).toBe(false);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1" })).toBe(false);
     await unwatch();
   });
 
@@ -40,8 +40,8 @@ describe("a stop that names the message its turn answers", () => {
     const bus = memoryBus();
     let stopped = 0;
     // Another tab's reply, to u-1, is being written; this tab sent u-2 and pressed Stop.
-    const unwatch = await watchStop(bus, "chat-1", "u-1", () => stopped++);
-    expect(await requestStopOf(bus, "chat-1", "u-2", notAnswered)).toBe(true);
+    const unwatch = await watchStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
+    expect(await requestStopOf(bus, "chat-1", { messageId: "u-2" }, notAnswered)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(stopped).toBe(0);
     // A Stop naming no message stops whatever runs.
@@ -50,21 +50,60 @@ describe("a stop that names the message its turn answers", () => {
     expect(stopped).toBe(1);
     await unwatch();
     // u-2's turn, once it begins, finds its stop.
-    expect(await takePendingStop(bus, "chat-1", "u-2")).toBe(true);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-2" })).toBe(true);
+  });
+
+  it("naming the page's attempt, stops only that attempt's turn, not a Retry of the same message", async () => {
+    const bus = memoryBus();
+    const first = { messageId: "u-1", attemptId: "a-1" };
+    const retry = { messageId: "u-1", attemptId: "a-2" };
+    // The first attempt ended without a reply before its Stop came: the stop waits in vain.
+    expect(await requestStopOf(bus, "chat-1", first, notAnswered)).toBe(true);
+    expect(await takePendingStop(bus, "chat-1", retry)).toBe(false);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1" })).toBe(false);
+    // Still there for its own attempt (sent before that attempt's turn began).
+    expect(await takePendingStop(bus, "chat-1", first)).toBe(true);
+
+    let stopped = 0;
+    const unwatch = await watchStop(bus, "chat-1", retry, () => stopped++);
+    await requestStop(bus, "chat-1", first);
+    await settled();
+    expect(stopped).toBe(0);
+    await requestStop(bus, "chat-1", retry);
+    await settled();
+    expect(stopped).toBe(1);
+    await unwatch();
+  });
+
+  it("naming no attempt (a page following a reply it did not send), stops whichever attempt answers the message", async () => {
+    const bus = memoryBus();
+    expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, notAnswered)).toBe(true);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1", attemptId: "a-7" })).toBe(true);
+    let stopped = 0;
+    const unwatch = await watchStop(
+      bus,
+      "chat-1",
+      { messageId: "u-1", attemptId: "a-8" },
+      () => stopped++,
+    );
+    await requestStop(bus, "chat-1", { messageId: "u-1" });
+    await settled();
+    expect(stopped).toBe(1);
+    await unwatch();
   });
 
   it("leaves nothing when the message has its reply already", async () => {
     const bus = memoryBus();
-    expect(await requestStopOf(bus, "chat-1", "u-1", answered)).toBe(false);
-    expect(await takePendingStop(bus, "chat-1", "u-1")).toBe(false);
+    expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, answered)).toBe(false);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1" })).toBe(false);
   });
 
   it("expires when no turn comes for it", async () => {
     let now = 0;
     const bus = memoryBus(() => now);
-    await requestStopOf(bus, "chat-1", "u-1", notAnswered);
+    await requestStopOf(bus, "chat-1", { messageId: "u-1" }, notAnswered);
     now += 31_000;
-    expect(await takePendingStop(bus, "chat-1", "u-1")).toBe(false);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1" })).toBe(false);
   });
 });
 
@@ -87,7 +126,7 @@ describe("a turn's stop listener the bus could not drop", () => {
   it("hears nothing once its turn stopped listening, though the bus still holds it", async () => {
     const { bus, heard } = stallingBus({ unsubscribe: true });
     let stopped = 0;
-    const unwatch = await watchStop(bus, "chat-1", "u-1", () => stopped++);
+    const unwatch = await watchStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
     await expect(unwatch()).rejects.toThrow();
     // A Retry of u-1 is the chat's turn now: its stop is not this listener's to take.
     for (const listener of heard) listener("stop:u-1");
@@ -98,7 +137,7 @@ describe("a turn's stop listener the bus could not drop", () => {
   it("hears nothing when its subscription was given up on and landed later", async () => {
     const { bus, heard } = stallingBus({ subscribe: true });
     let stopped = 0;
-    await expect(watchStop(bus, "chat-1", "u-1", () => stopped++)).rejects.toThrow();
+    await expect(watchStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++)).rejects.toThrow();
     for (const listener of heard) listener("stop");
     expect(stopped).toBe(0);
   });
@@ -110,7 +149,9 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     await requestStopOfAnyTurn(bus, "chat-1");
     const stopped: string[] = [];
     // A turn admitted before the stop, listening once it has prepared; one of another chat.
-    const unwatchOther = await watchStop(bus, "chat-2", "u-9", () => stopped.push("other"));
+    const unwatchOther = await watchStop(bus, "chat-2", { messageId: "u-9" }, () =>
+      stopped.push("other"),
+    );
     const unwatch = await watchStop(bus, "chat-1", undefined, () => stopped.push("late"));
     await settled();
     expect(stopped).toEqual(["late"]);
@@ -121,10 +162,10 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     const bus = memoryBus();
     let stopped = 0;
     await requestStopOfAnyTurn(bus, "chat-1");
-    const found = await watchStop(bus, "chat-1", "u-1", () => stopped++);
+    const found = await watchStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
     await settled();
     await found();
-    const heard = await watchStop(bus, "chat-1", "u-2", () => stopped++);
+    const heard = await watchStop(bus, "chat-1", { messageId: "u-2" }, () => stopped++);
     await settled();
     expect(stopped).toBe(1);
     await requestStopOfAnyTurn(bus, "chat-1");
@@ -132,7 +173,7 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     expect(stopped).toBe(2);
     await heard();
     // The next turn (the account enabled again) runs.
-    const next = await watchStop(bus, "chat-1", "u-3", () => stopped++);
+    const next = await watchStop(bus, "chat-1", { messageId: "u-3" }, () => stopped++);
     await settled();
     expect(stopped).toBe(2);
     await next();
@@ -141,13 +182,17 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
   it("outlasts the end-of-turn clean-up of a turn that had stopped listening, for the turn after it", async () => {
     const bus = memoryBus();
     const stopped: string[] = [];
-    const unwatchEnding = await watchStop(bus, "chat-1", "u-1", () => stopped.push("ending"));
+    const unwatchEnding = await watchStop(bus, "chat-1", { messageId: "u-1" }, () =>
+      stopped.push("ending"),
+    );
     await unwatchEnding();
     await requestStopOfAnyTurn(bus, "chat-1");
     // runTurn's clean-up, once it stopped listening: a pending stop naming its message.
-    expect(await takePendingStop(bus, "chat-1", "u-1")).toBe(false);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1" })).toBe(false);
     // The turn that waited for the chat's lease takes it, and is stopped.
-    const unwatchWaiting = await watchStop(bus, "chat-1", "u-2", () => stopped.push("waiting"));
+    const unwatchWaiting = await watchStop(bus, "chat-1", { messageId: "u-2" }, () =>
+      stopped.push("waiting"),
+    );
     await settled();
     expect(stopped).toEqual(["waiting"]);
     await unwatchWaiting();
@@ -156,22 +201,24 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
   it("leaves a stop naming a message to its own turn", async () => {
     const bus = memoryBus();
     let stopped = 0;
-    expect(await requestStopOf(bus, "chat-1", "u-1", notAnswered)).toBe(true);
-    const unwatch = await watchStop(bus, "chat-1", "u-2", () => stopped++);
+    expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, notAnswered)).toBe(true);
+    const unwatch = await watchStop(bus, "chat-1", { messageId: "u-2" }, () => stopped++);
     await settled();
     expect(stopped).toBe(0);
     await unwatch();
-    expect(await takePendingStop(bus, "chat-1", "u-1")).toBe(true);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1" })).toBe(true);
   });
 
   it("neither overwrites a stop naming a message nor is overwritten by one", async () => {
     const bus = memoryBus();
     const stopped: string[] = [];
-    expect(await requestStopOf(bus, "chat-1", "u-1", notAnswered)).toBe(true);
+    expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, notAnswered)).toBe(true);
     await requestStopOfAnyTurn(bus, "chat-1");
     // The user's own Stop of a message answered already withdraws only its own pending stop.
-    expect(await requestStopOf(bus, "chat-1", "u-0", answered)).toBe(false);
-    const unwatch = await watchStop(bus, "chat-1", "u-2", () => stopped.push("admitted"));
+    expect(await requestStopOf(bus, "chat-1", { messageId: "u-0" }, answered)).toBe(false);
+    const unwatch = await watchStop(bus, "chat-1", { messageId: "u-2" }, () =>
+      stopped.push("admitted"),
+    );
     await settled();
     expect(stopped).toEqual(["admitted"]);
     await unwatch();
@@ -183,7 +230,7 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     await requestStopOfAnyTurn(bus, "chat-1");
     now += 6_000;
     let stopped = 0;
-    const unwatch = await watchStop(bus, "chat-1", "u-1", () => stopped++);
+    const unwatch = await watchStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
     await settled();
     expect(stopped).toBe(0);
     await unwatch();
@@ -195,7 +242,7 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     await requestStopOfAnyTurn(bus, "chat-1");
     now += 31_000;
     let stopped = 0;
-    const unwatch = await watchStop(bus, "chat-1", "u-1", () => stopped++);
+    const unwatch = await watchStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
     await settled();
     expect(stopped).toBe(0);
     await unwatch();

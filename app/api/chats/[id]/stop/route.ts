@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
+import { attemptIdSchema } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { getChat, isReplying } from "@/lib/db/queries/chats";
 import { isFollowed } from "@/lib/db/queries/messages";
@@ -12,10 +13,16 @@ import { requestStop, requestStopOf } from "@/lib/live/stop";
 
 export const dynamic = "force-dynamic";
 
-const stopInput = z.object({
-  /** The user message the reply to stop answers: it is stopped even if it has not begun yet. */
-  messageId: z.string().min(1).max(100).optional(),
-});
+const stopInput = z
+  .object({
+    /** The user message the reply to stop answers: it is stopped even if it has not begun yet. */
+    messageId: z.string().min(1).max(100).optional(),
+    /** The page's request that asked for that reply: only its turn is stopped. */
+    attemptId: attemptIdSchema.optional(),
+  })
+  .refine((input) => input.attemptId === undefined || input.messageId !== undefined, {
+    message: "attemptId names an attempt at a message: send messageId with it",
+  });
 
 /**
  * Stop the chat's running reply, wherever it runs: the turn aborts its model
@@ -26,9 +33,11 @@ const stopInput = z.object({
 export const POST = route<{ id: string }>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
-  const { messageId } = await readJson(request, stopInput, { emptyAs: {} });
+  const { messageId, attemptId } = await readJson(request, stopInput, { emptyAs: {} });
   const stopping = await (messageId
-    ? requestStopOf(liveBus(), chat.id, messageId, () => answeredAlready(chat.id, messageId))
+    ? requestStopOf(liveBus(), chat.id, { messageId, attemptId }, () =>
+        answeredAlready(chat.id, messageId),
+      )
     : stopRunning(chat)
   ).catch((error: unknown) => {
     if (error instanceof AppError || isDatabaseUnavailable(error)) throw error;
