@@ -65,8 +65,9 @@ export function ChatView({
   const modelRef = useRef(modelId);
   modelRef.current = modelId;
 
-  // This page's request now running, by the id its Stop names: a Stop that comes late (the
-  // request failed meanwhile) cannot stop the Retry after it. None while nothing runs.
+  // This page's latest request, by the id its Stop names: a Stop that comes late (the request
+  // failed meanwhile) cannot stop the Retry after it. Kept once the request ends (a Stop clicked
+  // as it ends still names it); none for a reply the page only follows since it loaded.
   const attemptRef = useRef<string | undefined>(undefined);
   const transport = useMemo(
     () =>
@@ -106,7 +107,6 @@ export function ChatView({
       // does not take it over mid-way (use-reply-in-progress follows it instead).
       resume: resumeOnLoad,
       onFinish: ({ isError }) => {
-        attemptRef.current = undefined;
         // Answered (or stopped): it was stored. A refusal keeps it to put back in the box.
         if (!isError) {
           lastSent.current = "";

@@ -43,21 +43,27 @@ const STOP_OF = "stop:";
 /** The turn a stop names: the user message it answers, and the page's attempt when known. */
 export type TurnAttempt = { messageId: string; attemptId?: string };
 
-/** How a named stop travels on the channel and waits in its key. */
+/**
+ * How a named stop travels on the channel and waits in its key: the message id as it is when it
+ * names no attempt (as instances before attempts wrote it), JSON when it names one.
+ */
 const encode = ({ messageId, attemptId }: TurnAttempt) =>
-  JSON.stringify(attemptId === undefined ? { messageId } : { messageId, attemptId });
+  attemptId === undefined ? messageId : JSON.stringify({ messageId, attemptId });
 
 function decode(value: string | null): TurnAttempt | null {
   if (!value) return null;
-  try {
-    const parsed: unknown = JSON.parse(value);
-    if (typeof parsed !== "object" || parsed === null) return null;
-    const { messageId, attemptId } = parsed as Record<string, unknown>;
-    if (typeof messageId !== "string") return null;
-    return typeof attemptId === "string" ? { messageId, attemptId } : { messageId };
-  } catch {
-    return null;
+  if (value.startsWith("{")) {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      const { messageId, attemptId } = (parsed ?? {}) as Record<string, unknown>;
+      if (typeof messageId === "string" && typeof attemptId === "string") {
+        return { messageId, attemptId };
+      }
+    } catch {
+      // A message id of its own that starts with a brace.
+    }
   }
+  return { messageId: value };
 }
 
 /** Whether a stop naming `target` is meant for the turn answering `turn`. */

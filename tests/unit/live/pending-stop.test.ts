@@ -130,6 +130,7 @@ describe("a turn's stop listener the bus could not drop", () => {
     await expect(unwatch()).rejects.toThrow();
     // A Retry of u-1 is the chat's turn now: its stop is not this listener's to take.
     for (const listener of heard) listener("stop:u-1");
+    for (const listener of heard) listener('stop:{"messageId":"u-1","attemptId":"a-1"}');
     for (const listener of heard) listener("stop");
     expect(stopped).toBe(0);
   });
