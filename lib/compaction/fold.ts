@@ -38,7 +38,13 @@ export type SummarizePort = (request: {
   /** Tokens the narrative may take. */
   summaryBudget: number;
   signal?: AbortSignal;
-}) => Promise<{ summary: string; model: string; inputTokens: number; cutReplies?: number }>;
+}) => Promise<{
+  summary: string;
+  model: string;
+  inputTokens: number;
+  cutReplies?: number;
+  shorterRetries?: number;
+}>;
 
 export type FallbackPort = (request: {
   /** The previous summary's narrative, which the digest extends. */
@@ -118,9 +124,11 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
       summaryBudget: narrativeBudget,
       signal: input.signal,
     });
-    const cut = result.cutReplies
-      ? "the summarizer reached its output limit; what it wrote was kept and completed"
-      : null;
+    const cut = !result.cutReplies
+      ? null
+      : result.shorterRetries
+        ? "the summarizer reached its output limit; asked again for a shorter summary, which filled in the sections it had not reached"
+        : "the summarizer reached its output limit; what it wrote was kept and completed";
     return { ...finish(result.summary, "summarized", [cut]), summarizerModel: result.model };
   } catch (error) {
     if (input.signal?.aborted) throw error;

@@ -150,17 +150,31 @@ export function headingSkeleton(): string {
 /**
  * A summary with every heading, in order: each section keeps what the model wrote under it.
  * A heading it never reached (a reply cut at the output limit) or left empty keeps what the
- * previous summary said there, so a short reply never drops facts already summarized; with
- * nothing there either it says "(not recorded)". Text before the first heading joins the first.
+ * first of `fallbacks` that has it says there (the previous summary, so a short reply never
+ * drops facts already summarized); with nothing anywhere it says "(not recorded)". Text before
+ * the first heading joins the first.
  */
-export function completeHeadings(summary: string, previous: string | null = null): string {
-  const written = sectionsOf(summary);
-  const before = previous ? sectionsOf(previous) : null;
+export function completeHeadings(
+  summary: string,
+  ...fallbacks: readonly (string | null)[]
+): string {
+  const sources = [summary, ...fallbacks].flatMap((text) => (text ? [sectionsOf(text)] : []));
   return SUMMARY_HEADINGS.map((heading) => {
-    const body = written.get(heading) ?? "";
-    const kept = body && body !== NOT_RECORDED ? body : (before?.get(heading) ?? "");
+    const kept = sources
+      .map((sections) => sections.get(heading) ?? "")
+      .find((body) => body && body !== NOT_RECORDED);
     return `## ${heading}\n${kept || NOT_RECORDED}`;
   }).join("\n\n");
+}
+
+/**
+ * A reply cut at the output limit without its last section: the one the cut fell in, which
+ * may stop anywhere in what it had to say. Nothing when it reached no heading.
+ */
+export function withoutLastSection(summary: string): string {
+  const lines = summary.split("\n");
+  const last = lines.findLastIndex((line) => headingOf(line) !== null);
+  return last > 0 ? lines.slice(0, last).join("\n") : "";
 }
 
 /** Each summary heading's text (trimmed, possibly empty), for the headings the text has. */

@@ -3,8 +3,9 @@
  * with a cascade of models. Each request is sized for the summarizer's own
  * window — a span too big for one call is folded chunk by chunk on message
  * boundaries. A summary is never thrown away for its shape: a reply cut at
- * the output limit keeps what it has, and a heading it did not reach keeps the
- * previous summary's text (or says "(not recorded)"). Only an empty or garbage reply, or a failure, moves on
+ * the output limit keeps what it has; the headings it did not reach are asked for
+ * again in a shorter answer, and only what that misses too keeps the previous
+ * summary's text (or says "(not recorded)"). Only an empty or garbage reply, or a failure, moves on
  * to the next model; the caller owns the fallback (`SummarizerFailedError`).
  * The reference ledger is not the summarizer's job: Tier 1 adds it.
  */
@@ -17,9 +18,11 @@ import {
   completeHeadings,
   headingOf,
   headingSkeleton,
+  missingHeadings,
   presentHeadings,
   summarizerInstructions,
   summarizerPrompt,
+  withoutLastSection,
 } from "./prompts";
 import { serializeMessage, serializeSteps } from "./serialize";
 
@@ -29,6 +32,11 @@ const WINDOW_RESERVE_RATIO = 0.05;
 const SUMMARY_MIN_CHARS = 20;
 /** The model is asked for this share of its output limit, so a typical reply ends before the cut. */
 const SUMMARY_ASK_SHARE = 0.85;
+/**
+ * A reply cut before its last headings is asked for again at this share: the sections it never
+ * reached would otherwise say only what the previous summary said, and lose what the span adds.
+ */
+const SHORTER_ASK_SHARE = 0.5;
 /** Below this the output limit cannot hold the headings with anything under them. */
 const MIN_OUTPUT_TOKENS = 64;
 /** A 400/413 halves the chunk at most this often per model; then the model has failed. */
@@ -71,6 +79,8 @@ export type SummarizeResult = {
   attempts: number;
   /** Replies that stopped at the output limit and were kept as far as they went. */
   cutReplies: number;
+  /** Cut replies asked for again, shorter, whose answer filled in the headings they missed. */
+  shorterRetries: number;
 };
 
 export type Summarize = (request: SummarizeRequest) => Promise<SummarizeResult>;
@@ -118,6 +128,7 @@ type SummarizeRun = {
   /** Model calls made so far, failed ones included. */
   calls: number;
   cutReplies: number;
+  shorterRetries: number;
 };
 
 export function createSummarizer(options: SummarizerOptions): Summarize {
@@ -139,6 +150,7 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
       countText,
       calls: 0,
       cutReplies: 0,
+      shorterRetries: 0,
     };
     const items: ChunkItem[] = request.span.flatMap((message) => {
       const text = serializeMessage(message);
@@ -158,6 +170,7 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
         chunks: 0,
         attempts: 0,
         cutReplies: 0,
+        shorterRetries: 0,
       };
     }
 
@@ -189,6 +202,7 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
         chunks: progress.chunks,
         attempts: run.calls,
         cutReplies: run.cutReplies,
+        shorterRetries: run.shorterRetries,
       };
     }
     throw new SummarizerFailedError(failures);
@@ -250,8 +264,8 @@ function chunkCapacity(run: SummarizeRun, entry: SummarizerModel, running: strin
 }
 
 /** Tokens the prompt asks for: a share of the limit, so a typical reply ends before the cut. */
-function askTokens(run: SummarizeRun): number {
-  return Math.floor(SUMMARY_ASK_SHARE * run.limitTokens);
+function askTokens(run: SummarizeRun, share = SUMMARY_ASK_SHARE): number {
+  return Math.floor(share * run.limitTokens);
 }
 
 /** Folds one chunk into the running summary; a reply cut short is kept and completed. */
@@ -262,14 +276,23 @@ async function foldChunk(
   spanText: string,
 ): Promise<string> {
   const { countText } = run;
-  const prompt = summarizerPrompt({
-    previousSummary: running,
-    spanText,
-    budgetTokens: askTokens(run),
-    limitTokens: run.limitTokens,
-    countTokens: countText,
-  });
-  const summary = completeHeadings(await callModel(run, entry, prompt), running);
+  const ask = (share: number) =>
+    callModel(
+      run,
+      entry,
+      summarizerPrompt({
+        previousSummary: running,
+        spanText,
+        budgetTokens: askTokens(run, share),
+        limitTokens: run.limitTokens,
+        countTokens: countText,
+      }),
+    );
+  const reply = await ask(SUMMARY_ASK_SHARE);
+  const summary =
+    reply.cut && missingHeadings(reply.text).length > 0
+      ? await withShorterRetry(run, reply.text, running, () => ask(SHORTER_ASK_SHARE))
+      : completeHeadings(reply.text, running);
   const inputTokens = countText(running ?? "") + countText(spanText);
   const summaryTokens = countText(summary);
   if (summaryTokens > Math.max(inputTokens, countText(headingSkeleton()))) {
@@ -280,12 +303,45 @@ async function foldChunk(
   return summary;
 }
 
+/**
+ * A reply cut before its last headings, completed with a second, shorter answer: what the cut
+ * reply wrote in full stays; the sections it did not reach (and the one the cut fell in) come
+ * from the shorter answer, so they say what the span adds rather than only what the previous
+ * summary said; only what neither has keeps the previous summary's text. When that is over the
+ * narrative's budget the shorter answer stands alone; when it fails or misses as much, the cut
+ * reply is completed as before.
+ */
+async function withShorterRetry(
+  run: SummarizeRun,
+  cutText: string,
+  running: string | null,
+  askShorter: () => Promise<ModelReply>,
+): Promise<string> {
+  const asIs = completeHeadings(cutText, running);
+  let shorter: ModelReply;
+  try {
+    shorter = await askShorter();
+  } catch (error) {
+    if (run.request.signal?.aborted) throw error;
+    return asIs;
+  }
+  if (missingHeadings(shorter.text).length >= missingHeadings(cutText).length) return asIs;
+  run.shorterRetries += 1;
+  const merged = completeHeadings(withoutLastSection(cutText), shorter.text, cutText, running);
+  return run.countText(merged) <= run.request.summaryBudget
+    ? merged
+    : completeHeadings(shorter.text, running);
+}
+
+/** A summarizer's answer, cleaned, and whether it stopped at the output limit. */
+type ModelReply = { text: string; cut: boolean };
+
 /** One model call: timeout + the caller's signal, the output ceiling. */
 async function callModel(
   run: SummarizeRun,
   entry: SummarizerModel,
   prompt: string,
-): Promise<string> {
+): Promise<ModelReply> {
   const { request } = run;
   const { timeoutMs } = run.options;
   request.signal?.throwIfAborted();
@@ -308,7 +364,7 @@ async function callModel(
       // Not a summary at all (the model answered the conversation, or wrote noise).
       throw new SummaryRejectedError("the reply has none of the summary's headings");
     }
-    return text;
+    return { text, cut };
   } catch (error) {
     if (timeout.aborted && !request.signal?.aborted) {
       throw new Error(`timed out after ${timeoutMs} ms`, { cause: error });

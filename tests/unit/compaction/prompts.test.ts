@@ -10,6 +10,7 @@ import {
   SUMMARY_HEADINGS,
   summarizerInstructions,
   summarizerPrompt,
+  withoutLastSection,
 } from "@/lib/compaction/prompts";
 
 /** One "token" per character, so a summary's fullness is exact. */
@@ -153,6 +154,25 @@ describe("heading checks", () => {
     expect(done).toContain(`## Decisions & facts\n${NOT_RECORDED}`);
     expect(done).toContain("## Errors & fixes\n- none");
     expect(completeHeadings(done)).toBe(done);
+  });
+
+  it("completes from several texts in turn: each heading from the first that has something under it", () => {
+    const done = completeHeadings(
+      "## Goal & open requests\n- from the reply",
+      "## Goal & open requests\n- from the retry\n## Decisions & facts\n- from the retry",
+      `## Decisions & facts\n- from the previous\n## Errors & fixes\n- from the previous\n## Artifacts & references\n${NOT_RECORDED}`,
+    );
+    expect(done).toContain("## Goal & open requests\n- from the reply");
+    expect(done).toContain("## Decisions & facts\n- from the retry");
+    expect(done).toContain("## Errors & fixes\n- from the previous");
+    expect(done).toContain(`## Artifacts & references\n${NOT_RECORDED}`);
+  });
+
+  it("takes a cut reply's last section off: the one the cut fell in", () => {
+    const cut = "## Goal & open requests\n- ship it\n## Constraints & preferences\n- never dr";
+    expect(withoutLastSection(cut)).toBe("## Goal & open requests\n- ship it");
+    expect(withoutLastSection("## Goal & open requests\n- ship i")).toBe("");
+    expect(withoutLastSection("no heading at all")).toBe("");
   });
 
   it("completes from the previous summary: a heading left out or empty keeps its earlier text", () => {

@@ -188,9 +188,11 @@ describe("createSummarizer", () => {
       onMetric: metric,
     });
     const result = await summarize(request());
-    expect(model.doGenerateCalls).toHaveLength(1);
+    // Asked again, shorter; cut at the same place again, the first reply is completed.
+    expect(model.doGenerateCalls).toHaveLength(2);
     expect(result.model).toBe("a:wordy");
-    expect(result.cutReplies).toBe(1);
+    expect(result.cutReplies).toBe(2);
+    expect(result.shorterRetries).toBe(0);
     expect(result.summary).toContain("Ship the importer to /srv/import.");
     expect(result.summary).toContain('"never drop rows"');
     // The line the cut split is dropped: it may hold half an identifier.
@@ -218,7 +220,7 @@ describe("createSummarizer", () => {
       onMetric: metric,
     });
     const result = await summarize(request({ previousSummary: previous }));
-    expect(result.cutReplies).toBe(1);
+    expect(result.cutReplies).toBe(2);
     // What the reply wrote wins; what it never reached (or left empty) is the previous text.
     expect(result.summary).toContain("now with a dry-run flag");
     expect(result.summary).toContain("## Decisions & facts\n- Use port 5433");
@@ -226,6 +228,111 @@ describe("createSummarizer", () => {
     expect(result.summary).toContain("/srv/import/reader.ts");
     expect(result.summary).toContain("ENOENT on /tmp/in.csv");
     expect(result.summary).not.toContain(NOT_RECORDED);
+  });
+
+  it("a reply cut before its last headings is asked for again, shorter: the sections it missed say what the span adds", async () => {
+    const previous = [
+      "## Goal & open requests\nShip the importer.",
+      "## Constraints & preferences\n- never drop rows",
+      "## Current state & next step\nWriting the CSV reader.",
+      "## Decisions & facts\n- Use port 5433 for the staging database.",
+      "## Artifacts & references\n- /srv/import/reader.ts",
+      "## Errors & fixes\n- None.",
+    ].join("\n\n");
+    const cut = [
+      "## Goal & open requests\nShip the importer, now with a dry-run flag, and report every skipped row by line number.",
+      '## Constraints & preferences\n- never drop rows\n- "keep the logs under /var/log/import"',
+      "## Current state & next step\nThe reader is done; the wri",
+    ].join("\n");
+    const shorter = [
+      "## Goal & open requests\nShip the importer with a dry-run flag.",
+      "## Constraints & preferences\n- never drop rows",
+      "## Current state & next step\nReader done; writing the row writer next.",
+      "## Decisions & facts\n- Use port 5433.\n- Batches of 500 rows.",
+      "## Artifacts & references\n- /srv/import/reader.ts\n- /srv/import/writer.ts",
+      "## Errors & fixes\n- EACCES on /var/log/import: fixed with chown.",
+    ].join("\n\n");
+    const replies = [reply(cut, "length"), reply(shorter)];
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => replies.shift() ?? reply(SUMMARY),
+    });
+    const summarize = createSummarizer({
+      models: [entry("a:wordy", model)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      onMetric: metric,
+    });
+    const result = await summarize(request({ previousSummary: previous }));
+    expect(model.doGenerateCalls).toHaveLength(2);
+    expect(result.cutReplies).toBe(1);
+    expect(result.shorterRetries).toBe(1);
+    // The second call asks for fewer tokens than the first.
+    const asked = model.doGenerateCalls.map((call) =>
+      Number(/Budget: about (\d+) tokens/.exec(promptText(call))?.[1]),
+    );
+    expect(asked[1]).toBeLessThan(asked[0] ?? 0);
+    // What the cut reply wrote in full stays as it wrote it.
+    expect(result.summary).toContain("report every skipped row by line number");
+    expect(result.summary).toContain('"keep the logs under /var/log/import"');
+    // The section the cut fell in, and those it never reached, are the shorter answer's: the
+    // span's new facts, not only the previous summary's.
+    expect(result.summary).toContain("Reader done; writing the row writer next.");
+    expect(result.summary).not.toContain("the wri");
+    expect(result.summary).toContain("Batches of 500 rows.");
+    expect(result.summary).toContain("/srv/import/writer.ts");
+    expect(result.summary).toContain("EACCES on /var/log/import");
+    expect(missingHeadings(result.summary)).toEqual([]);
+  });
+
+  it("when the cut reply's sections and the shorter answer's together pass the budget, the shorter answer stands alone", async () => {
+    const wordy = Array.from({ length: 120 }, (_, w) => `detail${w}`).join(" ");
+    const cut = `## Goal & open requests\n${wordy}\n## Constraints & preferences\n- never`;
+    const shorter = SUMMARY_HEADINGS.map((h) => `## ${h}\nShort ${h}.`).join("\n\n");
+    const replies = [reply(cut, "length"), reply(shorter)];
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => replies.shift() ?? reply(SUMMARY),
+    });
+    const summarize = createSummarizer({
+      models: [entry("a:wordy", model)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      onMetric: metric,
+    });
+    const budget = 200;
+    const result = await summarize(request({ summaryBudget: budget }));
+    expect(result.shorterRetries).toBe(1);
+    expect(result.summary).not.toContain("detail7");
+    expect(result.summary).toContain("Short Goal & open requests.");
+    expect(result.summary).toContain("Short Errors & fixes.");
+    expect(createEstimator().countText(result.summary)).toBeLessThanOrEqual(budget);
+  });
+
+  it("a shorter answer that fails leaves the cut reply completed from the previous summary", async () => {
+    const cut =
+      "## Goal & open requests\nShip the importer.\n## Constraints & preferences\n- never";
+    const replies: Array<() => LanguageModelV4GenerateResult> = [
+      () => reply(cut, "length"),
+      () => {
+        throw apiError(500);
+      },
+    ];
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => (replies.shift() ?? (() => reply(SUMMARY)))(),
+    });
+    const summarize = createSummarizer({
+      models: [entry("a:wordy", model)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      onMetric: metric,
+    });
+    const result = await summarize(
+      request({ previousSummary: "## Errors & fixes\n- ENOENT on /tmp/in.csv." }),
+    );
+    expect(model.doGenerateCalls).toHaveLength(2);
+    expect(result.model).toBe("a:wordy");
+    expect(result.shorterRetries).toBe(0);
+    expect(result.summary).toContain("Ship the importer.");
+    expect(result.summary).toContain("ENOENT on /tmp/in.csv");
   });
 
   it("completes a summary that skipped headings, in order, without asking again", async () => {
