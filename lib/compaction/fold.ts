@@ -43,7 +43,7 @@ export type SummarizePort = (request: {
   model: string;
   inputTokens: number;
   cutReplies?: number;
-  shorterRetries?: number;
+  cutsRefilled?: number;
 }>;
 
 export type FallbackPort = (request: {
@@ -126,8 +126,8 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
     });
     const cut = !result.cutReplies
       ? null
-      : result.shorterRetries
-        ? "the summarizer reached its output limit; asked again for a shorter summary, which filled in the sections it had not reached"
+      : result.cutsRefilled
+        ? "the summarizer reached its output limit; what it wrote was kept, and the sections it had not finished were asked for again"
         : "the summarizer reached its output limit; what it wrote was kept and completed";
     return { ...finish(result.summary, "summarized", [cut]), summarizerModel: result.model };
   } catch (error) {

@@ -113,6 +113,36 @@ ${conversation}
 ${closing}`;
 }
 
+/**
+ * The user message of a call that writes only `sections` of the summary: those a reply cut at
+ * its output limit did not reach or did not finish, brought up to date with the same messages.
+ */
+export function summarizerSectionsPrompt(
+  input: SummarizerPromptInput & { sections: readonly SummaryHeading[] },
+): string {
+  const { previousSummary, spanText, budgetTokens, sections } = input;
+  const headings = sections.map((h) => `## ${h}`).join("\n");
+  const limit =
+    input.limitTokens === undefined ? "" : ` Your reply is cut off after ${input.limitTokens}.`;
+  const previous = previousSummary?.trim()
+    ? `\n<previous-summary>\n${neutralizeTags(previousSummary.trim())}\n</previous-summary>\n`
+    : "";
+  const source = previous
+    ? "the current summary and the messages that came after it"
+    : "the conversation";
+  return `Write only these sections of the summary, in this order, from ${source} below:
+
+${headings}
+
+Under each, write what it should say once these messages are taken in: keep what is still true, add what is new, and let newer information replace what it supersedes. Leave out the other sections.
+
+Budget: about ${budgetTokens} tokens for these sections.${limit}
+${previous}
+<conversation>\n${spanText}\n</conversation>
+
+Reply with these sections only, starting with "## ${sections[0] ?? SUMMARY_HEADINGS[0]}".`;
+}
+
 /** Which budget hint a previous summary at this share of its budget gets (DESIGN §8). */
 export function fullnessBucket(fullness: number): FullnessBucket {
   if (fullness < FULLNESS_KEEP_BELOW) return "keep";
@@ -158,23 +188,26 @@ export function completeHeadings(
   summary: string,
   ...fallbacks: readonly (string | null)[]
 ): string {
-  const sources = [summary, ...fallbacks].flatMap((text) => (text ? [sectionsOf(text)] : []));
-  return SUMMARY_HEADINGS.map((heading) => {
-    const kept = sources
-      .map((sections) => sections.get(heading) ?? "")
-      .find((body) => body && body !== NOT_RECORDED);
-    return `## ${heading}\n${kept || NOT_RECORDED}`;
-  }).join("\n\n");
+  const sources = [summary, ...fallbacks].map(summarySections);
+  return renderSections((heading) => sources.map((sections) => sections.get(heading)));
+}
+
+/** Each summary heading's text in `summary` (trimmed), for the headings it has. */
+export function summarySections(summary: string | null): Map<SummaryHeading, string> {
+  return summary ? sectionsOf(summary) : new Map();
 }
 
 /**
- * A reply cut at the output limit without its last section: the one the cut fell in, which
- * may stop anywhere in what it had to say. Nothing when it reached no heading.
+ * All six headings, in order, each with the first of its candidates that says something (not
+ * empty, not "(not recorded)"), or "(not recorded)".
  */
-export function withoutLastSection(summary: string): string {
-  const lines = summary.split("\n");
-  const last = lines.findLastIndex((line) => headingOf(line) !== null);
-  return last > 0 ? lines.slice(0, last).join("\n") : "";
+export function renderSections(
+  candidates: (heading: SummaryHeading) => readonly (string | undefined)[],
+): string {
+  return SUMMARY_HEADINGS.map((heading) => {
+    const kept = candidates(heading).find((body) => body && body !== NOT_RECORDED);
+    return `## ${heading}\n${kept || NOT_RECORDED}`;
+  }).join("\n\n");
 }
 
 /** Each summary heading's text (trimmed, possibly empty), for the headings the text has. */

@@ -3,9 +3,9 @@
  * with a cascade of models. Each request is sized for the summarizer's own
  * window — a span too big for one call is folded chunk by chunk on message
  * boundaries. A summary is never thrown away for its shape: a reply cut at
- * the output limit keeps what it has; the headings it did not reach are asked for
- * again in a shorter answer, and only what that misses too keeps the previous
- * summary's text (or says "(not recorded)"). Only an empty or garbage reply, or a failure, moves on
+ * the output limit keeps what it has; the sections it did not reach are asked for
+ * again on their own, and only what that misses too keeps the previous summary's
+ * text (or says "(not recorded)"). Only an empty or garbage reply, or a failure, moves on
  * to the next model; the caller owns the fallback (`SummarizerFailedError`).
  * The reference ledger is not the summarizer's job: Tier 1 adds it.
  */
@@ -19,10 +19,15 @@ import {
   headingOf,
   headingSkeleton,
   missingHeadings,
+  NOT_RECORDED,
   presentHeadings,
+  renderSections,
+  SUMMARY_HEADINGS,
+  type SummaryHeading,
   summarizerInstructions,
   summarizerPrompt,
-  withoutLastSection,
+  summarizerSectionsPrompt,
+  summarySections,
 } from "./prompts";
 import { serializeMessage, serializeSteps } from "./serialize";
 
@@ -33,10 +38,12 @@ const SUMMARY_MIN_CHARS = 20;
 /** The model is asked for this share of its output limit, so a typical reply ends before the cut. */
 const SUMMARY_ASK_SHARE = 0.85;
 /**
- * A reply cut before its last headings is asked for again at this share: the sections it never
- * reached would otherwise say only what the previous summary said, and lose what the span adds.
+ * The sections a cut reply did not reach are asked for again, in about their previous length
+ * times this, plus this much room per section: they would otherwise say only what the previous
+ * summary said, and lose what the span adds.
  */
-const SHORTER_ASK_SHARE = 0.5;
+const REFILL_GROWTH = 1.25;
+const REFILL_ROOM_PER_SECTION = 60;
 /** Below this the output limit cannot hold the headings with anything under them. */
 const MIN_OUTPUT_TOKENS = 64;
 /** A 400/413 halves the chunk at most this often per model; then the model has failed. */
@@ -79,8 +86,8 @@ export type SummarizeResult = {
   attempts: number;
   /** Replies that stopped at the output limit and were kept as far as they went. */
   cutReplies: number;
-  /** Cut replies asked for again, shorter, whose answer filled in the headings they missed. */
-  shorterRetries: number;
+  /** Cut replies whose missing sections were asked for again and filled in from that answer. */
+  cutsRefilled: number;
 };
 
 export type Summarize = (request: SummarizeRequest) => Promise<SummarizeResult>;
@@ -128,7 +135,7 @@ type SummarizeRun = {
   /** Model calls made so far, failed ones included. */
   calls: number;
   cutReplies: number;
-  shorterRetries: number;
+  cutsRefilled: number;
 };
 
 export function createSummarizer(options: SummarizerOptions): Summarize {
@@ -150,7 +157,7 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
       countText,
       calls: 0,
       cutReplies: 0,
-      shorterRetries: 0,
+      cutsRefilled: 0,
     };
     const items: ChunkItem[] = request.span.flatMap((message) => {
       const text = serializeMessage(message);
@@ -170,7 +177,7 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
         chunks: 0,
         attempts: 0,
         cutReplies: 0,
-        shorterRetries: 0,
+        cutsRefilled: 0,
       };
     }
 
@@ -202,7 +209,7 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
         chunks: progress.chunks,
         attempts: run.calls,
         cutReplies: run.cutReplies,
-        shorterRetries: run.shorterRetries,
+        cutsRefilled: run.cutsRefilled,
       };
     }
     throw new SummarizerFailedError(failures);
@@ -264,11 +271,14 @@ function chunkCapacity(run: SummarizeRun, entry: SummarizerModel, running: strin
 }
 
 /** Tokens the prompt asks for: a share of the limit, so a typical reply ends before the cut. */
-function askTokens(run: SummarizeRun, share = SUMMARY_ASK_SHARE): number {
-  return Math.floor(share * run.limitTokens);
+function askTokens(run: SummarizeRun): number {
+  return Math.floor(SUMMARY_ASK_SHARE * run.limitTokens);
 }
 
-/** Folds one chunk into the running summary; a reply cut short is kept and completed. */
+/**
+ * Folds one chunk into the running summary; a reply cut short is kept, the sections it did not
+ * reach are asked for again, and what is still missing is completed from the previous summary.
+ */
 async function foldChunk(
   run: SummarizeRun,
   entry: SummarizerModel,
@@ -276,23 +286,19 @@ async function foldChunk(
   spanText: string,
 ): Promise<string> {
   const { countText } = run;
-  const ask = (share: number) =>
-    callModel(
-      run,
-      entry,
-      summarizerPrompt({
-        previousSummary: running,
-        spanText,
-        budgetTokens: askTokens(run, share),
-        limitTokens: run.limitTokens,
-        countTokens: countText,
-      }),
-    );
-  const reply = await ask(SUMMARY_ASK_SHARE);
-  const summary =
-    reply.cut && missingHeadings(reply.text).length > 0
-      ? await withShorterRetry(run, reply.text, running, () => ask(SHORTER_ASK_SHARE))
-      : completeHeadings(reply.text, running);
+  const prompt = summarizerPrompt({
+    previousSummary: running,
+    spanText,
+    budgetTokens: askTokens(run),
+    limitTokens: run.limitTokens,
+    countTokens: countText,
+  });
+  const reply = await callModel(run, entry, prompt);
+  const open = reply.cut ? unfinishedSections(reply.text) : [];
+  const { summary, refilled } =
+    open.length > 0
+      ? await refillSections(run, entry, reply.text, running, spanText, open)
+      : { summary: completeHeadings(reply.text, running), refilled: false };
   const inputTokens = countText(running ?? "") + countText(spanText);
   const summaryTokens = countText(summary);
   if (summaryTokens > Math.max(inputTokens, countText(headingSkeleton()))) {
@@ -300,37 +306,89 @@ async function foldChunk(
       `summary is longer than its input (${summaryTokens} > ${inputTokens} tokens)`,
     );
   }
+  if (refilled) run.cutsRefilled += 1;
   return summary;
 }
 
 /**
- * A reply cut before its last headings, completed with a second, shorter answer: what the cut
- * reply wrote in full stays; the sections it did not reach (and the one the cut fell in) come
- * from the shorter answer, so they say what the span adds rather than only what the previous
- * summary said; only what neither has keeps the previous summary's text. When that is over the
- * narrative's budget the shorter answer stands alone; when it fails or misses as much, the cut
- * reply is completed as before.
+ * The sections a cut reply left unfinished, in order: the one the cut fell in and those it never
+ * reached. None when it reached every heading (only its last section's end is lost).
  */
-async function withShorterRetry(
+function unfinishedSections(cutText: string): SummaryHeading[] {
+  const missing = missingHeadings(cutText);
+  if (missing.length === 0) return [];
+  const cutIn = presentHeadings(cutText).at(-1);
+  return SUMMARY_HEADINGS.filter((h) => h === cutIn || missing.includes(h));
+}
+
+/**
+ * A cut reply, with the sections it left unfinished asked for again in a second call (the same
+ * messages, those sections only, about their previous length): what it wrote in full stays, and
+ * each unfinished section takes the second answer's text — what the span adds to it, where the
+ * previous summary alone would lose that — in order, as long as the summary stays within the
+ * narrative's budget, or, when completing the cut reply from the previous summary takes more,
+ * within that plus what the second call was asked for beyond the previous text. A section left out, or one the second answer does not have, keeps the cut
+ * reply's text or the previous summary's. A second call that fails leaves the cut reply completed
+ * as before; a turn's abort goes through.
+ */
+async function refillSections(
   run: SummarizeRun,
+  entry: SummarizerModel,
   cutText: string,
   running: string | null,
-  askShorter: () => Promise<ModelReply>,
-): Promise<string> {
+  spanText: string,
+  open: readonly SummaryHeading[],
+): Promise<{ summary: string; refilled: boolean }> {
+  const { countText } = run;
+  const written = summarySections(cutText);
+  const previous = summarySections(running);
   const asIs = completeHeadings(cutText, running);
-  let shorter: ModelReply;
+  const previousTokens = open.reduce((sum, h) => sum + countText(previous.get(h) ?? ""), 0);
+  const asked = Math.min(
+    askTokens(run),
+    Math.ceil(REFILL_GROWTH * previousTokens) + REFILL_ROOM_PER_SECTION * open.length,
+  );
+  let reply: ModelReply;
   try {
-    shorter = await askShorter();
+    reply = await callModel(
+      run,
+      entry,
+      summarizerSectionsPrompt({
+        previousSummary: running,
+        spanText,
+        sections: open,
+        budgetTokens: asked,
+        limitTokens: run.limitTokens,
+      }),
+    );
   } catch (error) {
     if (run.request.signal?.aborted) throw error;
-    return asIs;
+    return { summary: asIs, refilled: false };
   }
-  if (missingHeadings(shorter.text).length >= missingHeadings(cutText).length) return asIs;
-  run.shorterRetries += 1;
-  const merged = completeHeadings(withoutLastSection(cutText), shorter.text, cutText, running);
-  return run.countText(merged) <= run.request.summaryBudget
-    ? merged
-    : completeHeadings(shorter.text, running);
+  const fresh = summarySections(reply.text);
+  // A second answer cut in its turn: its last section may stop anywhere too.
+  const freshCutIn = reply.cut ? presentHeadings(reply.text).at(-1) : undefined;
+  // The summary may take what the second call was asked for in place of the previous text.
+  const cap = Math.max(
+    run.request.summaryBudget,
+    countText(asIs) + Math.max(0, asked - previousTokens),
+  );
+  const taken = new Set<SummaryHeading>();
+  const render = () =>
+    renderSections((h) => [
+      taken.has(h) ? fresh.get(h) : undefined,
+      written.get(h),
+      previous.get(h),
+    ]);
+  for (const heading of open) {
+    const body = fresh.get(heading);
+    if (!body || body === NOT_RECORDED || heading === freshCutIn) continue;
+    taken.add(heading);
+    if (countText(render()) > cap) taken.delete(heading);
+  }
+  return taken.size > 0
+    ? { summary: render(), refilled: true }
+    : { summary: asIs, refilled: false };
 }
 
 /** A summarizer's answer, cleaned, and whether it stopped at the output limit. */

@@ -10,7 +10,7 @@ import {
   SUMMARY_HEADINGS,
   summarizerInstructions,
   summarizerPrompt,
-  withoutLastSection,
+  summarizerSectionsPrompt,
 } from "@/lib/compaction/prompts";
 
 /** One "token" per character, so a summary's fullness is exact. */
@@ -168,11 +168,25 @@ describe("heading checks", () => {
     expect(done).toContain(`## Artifacts & references\n${NOT_RECORDED}`);
   });
 
-  it("takes a cut reply's last section off: the one the cut fell in", () => {
-    const cut = "## Goal & open requests\n- ship it\n## Constraints & preferences\n- never dr";
-    expect(withoutLastSection(cut)).toBe("## Goal & open requests\n- ship it");
-    expect(withoutLastSection("## Goal & open requests\n- ship i")).toBe("");
-    expect(withoutLastSection("no heading at all")).toBe("");
+  it("asks a second call for the unfinished sections only, from the same previous summary and messages", () => {
+    const prompt = summarizerSectionsPrompt({
+      previousSummary: "## Decisions & facts\n- port 5433",
+      spanText: "<user>\nUse batches of 500.\n</user>",
+      sections: ["Decisions & facts", "Errors & fixes"],
+      budgetTokens: 180,
+      limitTokens: 540,
+    });
+    expect(prompt).toContain("Write only these sections");
+    expect(prompt).toContain("## Decisions & facts\n## Errors & fixes\n");
+    expect(prompt).toContain(
+      "<previous-summary>\n## Decisions & facts\n- port 5433\n</previous-summary>",
+    );
+    expect(prompt).toContain(
+      "<conversation>\n<user>\nUse batches of 500.\n</user>\n</conversation>",
+    );
+    expect(prompt).toContain("about 180 tokens");
+    expect(prompt).toContain('starting with "## Decisions & facts"');
+    expect(prompt).not.toContain("## Goal & open requests");
   });
 
   it("completes from the previous summary: a heading left out or empty keeps its earlier text", () => {

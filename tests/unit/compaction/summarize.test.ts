@@ -192,7 +192,7 @@ describe("createSummarizer", () => {
     expect(model.doGenerateCalls).toHaveLength(2);
     expect(result.model).toBe("a:wordy");
     expect(result.cutReplies).toBe(2);
-    expect(result.shorterRetries).toBe(0);
+    expect(result.cutsRefilled).toBe(0);
     expect(result.summary).toContain("Ship the importer to /srv/import.");
     expect(result.summary).toContain('"never drop rows"');
     // The line the cut split is dropped: it may hold half an identifier.
@@ -230,29 +230,29 @@ describe("createSummarizer", () => {
     expect(result.summary).not.toContain(NOT_RECORDED);
   });
 
-  it("a reply cut before its last headings is asked for again, shorter: the sections it missed say what the span adds", async () => {
+  it("a reply cut before its last headings: the sections it did not finish are asked for again, on their own, and say what the span adds", async () => {
     const previous = [
       "## Goal & open requests\nShip the importer.",
       "## Constraints & preferences\n- never drop rows",
       "## Current state & next step\nWriting the CSV reader.",
       "## Decisions & facts\n- Use port 5433 for the staging database.",
       "## Artifacts & references\n- /srv/import/reader.ts",
-      "## Errors & fixes\n- None.",
+      "## Errors & fixes\nNone.",
     ].join("\n\n");
+    // Cut where a wordy reply reaches its output limit: in its third section.
+    const wordy = Array.from({ length: 150 }, (_, w) => `goal${w}`).join(" ");
     const cut = [
-      "## Goal & open requests\nShip the importer, now with a dry-run flag, and report every skipped row by line number.",
+      `## Goal & open requests\nShip the importer with a dry-run flag; ${wordy}`,
       '## Constraints & preferences\n- never drop rows\n- "keep the logs under /var/log/import"',
       "## Current state & next step\nThe reader is done; the wri",
     ].join("\n");
-    const shorter = [
-      "## Goal & open requests\nShip the importer with a dry-run flag.",
-      "## Constraints & preferences\n- never drop rows",
-      "## Current state & next step\nReader done; writing the row writer next.",
+    const sections = [
+      "## Current state & next step\nReader done; the row writer is next.",
       "## Decisions & facts\n- Use port 5433.\n- Batches of 500 rows.",
       "## Artifacts & references\n- /srv/import/reader.ts\n- /srv/import/writer.ts",
       "## Errors & fixes\n- EACCES on /var/log/import: fixed with chown.",
     ].join("\n\n");
-    const replies = [reply(cut, "length"), reply(shorter)];
+    const replies = [reply(cut, "length"), reply(sections)];
     const model = new MockLanguageModelV4({
       doGenerate: async () => replies.shift() ?? reply(SUMMARY),
     });
@@ -262,21 +262,25 @@ describe("createSummarizer", () => {
       estimator: createEstimator(),
       onMetric: metric,
     });
-    const result = await summarize(request({ previousSummary: previous }));
+    const result = await summarize(
+      request({ previousSummary: previous, span: span(8, 80), summaryBudget: 300 }),
+    );
     expect(model.doGenerateCalls).toHaveLength(2);
     expect(result.cutReplies).toBe(1);
-    expect(result.shorterRetries).toBe(1);
-    // The second call asks for fewer tokens than the first.
-    const asked = model.doGenerateCalls.map((call) =>
-      Number(/Budget: about (\d+) tokens/.exec(promptText(call))?.[1]),
+    expect(result.cutsRefilled).toBe(1);
+    // The second call asks for the unfinished sections only, from the same messages.
+    const second = promptText(model.doGenerateCalls[1]);
+    expect(second).toContain(
+      "## Current state & next step\n## Decisions & facts\n## Artifacts & references\n## Errors & fixes\n",
     );
-    expect(asked[1]).toBeLessThan(asked[0] ?? 0);
+    expect(second).not.toContain("## Goal & open requests\n## ");
+    expect(conversationOf(second)).toBe(conversationOf(promptText(model.doGenerateCalls[0])));
     // What the cut reply wrote in full stays as it wrote it.
-    expect(result.summary).toContain("report every skipped row by line number");
+    expect(result.summary).toContain(`dry-run flag; ${wordy}`);
     expect(result.summary).toContain('"keep the logs under /var/log/import"');
-    // The section the cut fell in, and those it never reached, are the shorter answer's: the
-    // span's new facts, not only the previous summary's.
-    expect(result.summary).toContain("Reader done; writing the row writer next.");
+    // The section the cut fell in, and those it never reached: the span's new facts, not only
+    // the previous summary's.
+    expect(result.summary).toContain("Reader done; the row writer is next.");
     expect(result.summary).not.toContain("the wri");
     expect(result.summary).toContain("Batches of 500 rows.");
     expect(result.summary).toContain("/srv/import/writer.ts");
@@ -284,11 +288,20 @@ describe("createSummarizer", () => {
     expect(missingHeadings(result.summary)).toEqual([]);
   });
 
-  it("when the cut reply's sections and the shorter answer's together pass the budget, the shorter answer stands alone", async () => {
-    const wordy = Array.from({ length: 120 }, (_, w) => `detail${w}`).join(" ");
-    const cut = `## Goal & open requests\n${wordy}\n## Constraints & preferences\n- never`;
-    const shorter = SUMMARY_HEADINGS.map((h) => `## ${h}\nShort ${h}.`).join("\n\n");
-    const replies = [reply(cut, "length"), reply(shorter)];
+  it("a second answer too long for the budget fills only the sections that fit; the others keep the previous text", async () => {
+    const previous = [
+      "## Decisions & facts\n- Use port 5433.",
+      "## Artifacts & references\n- /srv/import/reader.ts",
+    ].join("\n\n");
+    const cut =
+      "## Goal & open requests\nShip the importer.\n## Constraints & preferences\n- never";
+    const essay = Array.from({ length: 600 }, (_, w) => `fact${w}`).join(" ");
+    const sections = [
+      "## Constraints & preferences\n- never drop rows",
+      `## Decisions & facts\n${essay}`,
+      "## Artifacts & references\n- /srv/import/writer.ts",
+    ].join("\n\n");
+    const replies = [reply(cut, "length"), reply(sections)];
     const model = new MockLanguageModelV4({
       doGenerate: async () => replies.shift() ?? reply(SUMMARY),
     });
@@ -299,15 +312,18 @@ describe("createSummarizer", () => {
       onMetric: metric,
     });
     const budget = 200;
-    const result = await summarize(request({ summaryBudget: budget }));
-    expect(result.shorterRetries).toBe(1);
-    expect(result.summary).not.toContain("detail7");
-    expect(result.summary).toContain("Short Goal & open requests.");
-    expect(result.summary).toContain("Short Errors & fixes.");
+    const result = await summarize(
+      request({ previousSummary: previous, span: span(12, 80), summaryBudget: budget }),
+    );
+    expect(result.cutsRefilled).toBe(1);
+    expect(result.summary).toContain("## Constraints & preferences\n- never drop rows");
+    expect(result.summary).not.toContain("fact7");
+    expect(result.summary).toContain("## Decisions & facts\n- Use port 5433.");
+    expect(result.summary).toContain("## Artifacts & references\n- /srv/import/writer.ts");
     expect(createEstimator().countText(result.summary)).toBeLessThanOrEqual(budget);
   });
 
-  it("a shorter answer that fails leaves the cut reply completed from the previous summary", async () => {
+  it("a second call that fails leaves the cut reply completed from the previous summary", async () => {
     const cut =
       "## Goal & open requests\nShip the importer.\n## Constraints & preferences\n- never";
     const replies: Array<() => LanguageModelV4GenerateResult> = [
@@ -330,7 +346,7 @@ describe("createSummarizer", () => {
     );
     expect(model.doGenerateCalls).toHaveLength(2);
     expect(result.model).toBe("a:wordy");
-    expect(result.shorterRetries).toBe(0);
+    expect(result.cutsRefilled).toBe(0);
     expect(result.summary).toContain("Ship the importer.");
     expect(result.summary).toContain("ENOENT on /tmp/in.csv");
   });
