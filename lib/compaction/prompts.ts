@@ -123,7 +123,9 @@ export function summarizerSectionsPrompt(
   const { previousSummary, spanText, budgetTokens, sections } = input;
   const headings = sections.map((h) => `## ${h}`).join("\n");
   const limit =
-    input.limitTokens === undefined ? "" : ` Your reply is cut off after ${input.limitTokens}.`;
+    input.limitTokens === undefined
+      ? ""
+      : ` Your reply is cut off after ${input.limitTokens} tokens.`;
   const previous = previousSummary?.trim()
     ? `\n<previous-summary>\n${neutralizeTags(previousSummary.trim())}\n</previous-summary>\n`
     : "";

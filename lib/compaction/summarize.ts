@@ -323,13 +323,15 @@ function unfinishedSections(cutText: string): SummaryHeading[] {
 
 /**
  * A cut reply, with the sections it left unfinished asked for again in a second call (the same
- * messages, those sections only, about their previous length): what it wrote in full stays, and
- * each unfinished section takes the second answer's text — what the span adds to it, where the
- * previous summary alone would lose that — in order, as long as the summary stays within the
- * narrative's budget, or, when completing the cut reply from the previous summary takes more,
- * within that plus what the second call was asked for beyond the previous text. A section left out, or one the second answer does not have, keeps the cut
- * reply's text or the previous summary's. A second call that fails leaves the cut reply completed
- * as before; a turn's abort goes through.
+ * messages, those sections only, about their previous length, and the section the cut fell in at
+ * least as long as the reply had written of it): what it wrote in full stays, and each unfinished
+ * section takes the second answer's text — what the span adds to it, where the previous summary
+ * alone would lose that — in order, as long as the summary stays within the narrative's budget
+ * (or, when completing the cut reply from the previous summary takes more, within that plus what
+ * the second call was asked for beyond the text it replaces) and never longer than its input. A
+ * section left out, one the second answer does not have or cut short in its turn, and the one the
+ * cut fell in when retold far shorter keep the cut reply's text or the previous summary's. A
+ * second call that fails leaves the cut reply completed as before; a turn's abort goes through.
  */
 async function refillSections(
   run: SummarizeRun,
@@ -343,10 +345,23 @@ async function refillSections(
   const written = summarySections(cutText);
   const previous = summarySections(running);
   const asIs = completeHeadings(cutText, running);
-  const previousTokens = open.reduce((sum, h) => sum + countText(previous.get(h) ?? ""), 0);
+  const cutIn = presentHeadings(cutText).at(-1);
+  const tokensOf = (body: string | undefined) =>
+    body && body !== NOT_RECORDED ? countText(body) : 0;
+  // What completing the cut reply keeps in those sections, which their new text replaces; the
+  // section the cut fell in is asked for at least as long as the reply had written of it.
+  const replaced = open.reduce(
+    (sum, h) => sum + (tokensOf(written.get(h)) || tokensOf(previous.get(h))),
+    0,
+  );
+  const base = open.reduce(
+    (sum, h) =>
+      sum + Math.max(tokensOf(previous.get(h)), h === cutIn ? tokensOf(written.get(h)) : 0),
+    0,
+  );
   const asked = Math.min(
     askTokens(run),
-    Math.ceil(REFILL_GROWTH * previousTokens) + REFILL_ROOM_PER_SECTION * open.length,
+    Math.ceil(REFILL_GROWTH * base) + REFILL_ROOM_PER_SECTION * open.length,
   );
   let reply: ModelReply;
   try {
@@ -365,13 +380,15 @@ async function refillSections(
     if (run.request.signal?.aborted) throw error;
     return { summary: asIs, refilled: false };
   }
-  const fresh = summarySections(reply.text);
+  // Only what it wrote under a heading: a line before the first is no section's.
+  const fresh = summarySections(fromFirstHeading(reply.text));
   // A second answer cut in its turn: its last section may stop anywhere too.
   const freshCutIn = reply.cut ? presentHeadings(reply.text).at(-1) : undefined;
-  // The summary may take what the second call was asked for in place of the previous text.
-  const cap = Math.max(
-    run.request.summaryBudget,
-    countText(asIs) + Math.max(0, asked - previousTokens),
+  // The summary may take what the second call was asked for in place of the text it replaces,
+  // and never grows past its input (foldChunk refuses a summary longer than that).
+  const cap = Math.min(
+    Math.max(run.request.summaryBudget, countText(asIs) + Math.max(0, asked - replaced)),
+    Math.max(countText(running ?? "") + countText(spanText), countText(headingSkeleton())),
   );
   const taken = new Set<SummaryHeading>();
   const render = () =>
@@ -383,12 +400,22 @@ async function refillSections(
   for (const heading of open) {
     const body = fresh.get(heading);
     if (!body || body === NOT_RECORDED || heading === freshCutIn) continue;
+    // Far shorter than what the cut reply had written of it: a condensed retelling loses more
+    // than the cut did.
+    if (heading === cutIn && tokensOf(body) < tokensOf(written.get(heading)) / 2) continue;
     taken.add(heading);
     if (countText(render()) > cap) taken.delete(heading);
   }
   return taken.size > 0
     ? { summary: render(), refilled: true }
     : { summary: asIs, refilled: false };
+}
+
+/** `text` from its first summary heading on. */
+function fromFirstHeading(text: string): string {
+  const lines = text.split("\n");
+  const first = lines.findIndex((line) => headingOf(line) !== null);
+  return first > 0 ? lines.slice(first).join("\n") : text;
 }
 
 /** A summarizer's answer, cleaned, and whether it stopped at the output limit. */

@@ -188,7 +188,7 @@ describe("createSummarizer", () => {
       onMetric: metric,
     });
     const result = await summarize(request());
-    // Asked again, shorter; cut at the same place again, the first reply is completed.
+    // Its unfinished sections are asked for again; cut where it was, nothing is taken from that.
     expect(model.doGenerateCalls).toHaveLength(2);
     expect(result.model).toBe("a:wordy");
     expect(result.cutReplies).toBe(2);
@@ -321,6 +321,87 @@ describe("createSummarizer", () => {
     expect(result.summary).toContain("## Decisions & facts\n- Use port 5433.");
     expect(result.summary).toContain("## Artifacts & references\n- /srv/import/writer.ts");
     expect(createEstimator().countText(result.summary)).toBeLessThanOrEqual(budget);
+  });
+
+  it("the section the cut fell in keeps what the reply had written when the second answer retells it far shorter", async () => {
+    const wordy = Array.from({ length: 120 }, (_, w) => `goal${w}`).join(" ");
+    const cut = `## Goal & open requests\nShip the importer; ${wordy}.\n- and then`;
+    const sections = [
+      "## Goal & open requests\nShip the importer.",
+      "## Decisions & facts\n- Batches of 500 rows.",
+    ].join("\n\n");
+    const replies = [reply(cut, "length"), reply(sections)];
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => replies.shift() ?? reply(SUMMARY),
+    });
+    const summarize = createSummarizer({
+      models: [entry("a:wordy", model)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      onMetric: metric,
+    });
+    const result = await summarize(request({ span: span(8, 80) }));
+    // Asked for at least as much as the reply had written of the section the cut fell in.
+    const asked = Number(/about (\d+) tokens/.exec(promptText(model.doGenerateCalls[1]))?.[1]);
+    expect(asked).toBeGreaterThan(createEstimator().countText(wordy));
+    expect(result.cutsRefilled).toBe(1);
+    expect(result.summary).toContain(wordy);
+    expect(result.summary).not.toContain("## Goal & open requests\nShip the importer.\n");
+    expect(result.summary).toContain("## Decisions & facts\n- Batches of 500 rows.");
+  });
+
+  it("a second answer cut in its turn gives up its last section, and a line before its first heading is no section", async () => {
+    const previous = "## Artifacts & references\n- /srv/import/reader.ts";
+    // Cut in its first section: every section is asked for again.
+    const cut = "## Goal & open requests\nShip the importer.\n- never";
+    const sections = [
+      "# Updated sections",
+      "## Constraints & preferences\n- never drop rows",
+      "## Decisions & facts\n- Batches of 500 rows.",
+      "## Artifacts & references\n- /srv/import/wri",
+    ].join("\n");
+    const replies = [reply(cut, "length"), reply(`${sections}\n- /srv/import/half`, "length")];
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => replies.shift() ?? reply(SUMMARY),
+    });
+    const summarize = createSummarizer({
+      models: [entry("a:wordy", model)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      onMetric: metric,
+    });
+    const result = await summarize(request({ previousSummary: previous, span: span(8, 80) }));
+    expect(result.cutsRefilled).toBe(1);
+    expect(result.summary).toContain("## Goal & open requests\nShip the importer.");
+    expect(result.summary).not.toContain("Updated sections");
+    expect(result.summary).toContain("## Decisions & facts\n- Batches of 500 rows.");
+    expect(result.summary).toContain("## Artifacts & references\n- /srv/import/reader.ts");
+    expect(result.summary).not.toContain("/srv/import/wri");
+  });
+
+  it("a refill never makes the summary longer than its input: a section that would is left out, and the fold stands", async () => {
+    const cut =
+      "## Goal & open requests\nShip the importer.\n## Constraints & preferences\n- never";
+    const essay = Array.from({ length: 200 }, (_, w) => `fact${w}`).join(" ");
+    const sections = [
+      "## Constraints & preferences\n- never drop rows",
+      `## Decisions & facts\n${essay}`,
+    ].join("\n\n");
+    const replies = [reply(cut, "length"), reply(sections)];
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => replies.shift() ?? reply(SUMMARY),
+    });
+    const summarize = createSummarizer({
+      models: [entry("a:wordy", model)],
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      onMetric: metric,
+    });
+    // A budget far above what the short span holds.
+    const result = await summarize(request({ span: span(2, 40), summaryBudget: 2_000 }));
+    expect(result.cutsRefilled).toBe(1);
+    expect(result.summary).toContain("## Constraints & preferences\n- never drop rows");
+    expect(result.summary).not.toContain("fact7");
   });
 
   it("a second call that fails leaves the cut reply completed from the previous summary", async () => {
