@@ -232,7 +232,8 @@ export async function switchBranch(
     });
     if (next !== "keep") {
       // The user's notes are the chat's, not a version's: they stay whichever version shows.
-      const notes = notesIn(current.summary).filter((line) => line.trim() !== "");
+      // As written, blank lines between them too (notesIn keeps none at either end).
+      const notes = notesIn(current.summary);
       const summary = withUserNotes(splitUserNotes(next.summary).rest || null, notes);
       const patch = {
         contextSummary: summary,

@@ -12,6 +12,7 @@ const fake = await vi.hoisted(async () => {
 import * as chatApi from "@/app/api/chat/route";
 import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
 import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
+import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
 import type { Database } from "@/lib/db/client";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
@@ -167,11 +168,23 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
     const chatId = await foldedChat(database, browser);
     const [first] = await historyOf(database.db, chatId);
     if (!first) throw new Error("no message");
-    // The edit rolls back past the fold; the note is added to the edited version.
+    // The edit rolls back past the fold; the note is added to the edited version, and one more
+    // in an edit of the summary, a blank line between them.
     await edit(database, browser, chatId, first.id, "First question, edited.");
     const note = "Never book flights through Frankfurt.";
     expect((await addNote(database, browser, chatId, note)).status).toBe(200);
-    const notes = `## Notes you added\n- ${note}`;
+    const notes = `## Notes you added\n- ${note}\n\n- Aisle seats only.`;
+    const edited = await call(database, memoryRoute.PUT, {
+      path: `/api/chats/${chatId}/memory`,
+      method: "PUT",
+      body: {
+        summary: `${(await chatRow(database.db, chatId)).contextSummary}\n\n- Aisle seats only.`,
+        version: (await chatRow(database.db, chatId)).version,
+      },
+      params: { id: chatId },
+      browser,
+    });
+    expect(edited.status).toBe(200);
     expect(
       (await switchTo(database, browser, chatId, { messageId: first.id, position: 1 })).status,
     ).toBe(200);
