@@ -79,7 +79,7 @@ export function writeNotes(context: BenchContext, input: NotesInput): void {
   );
   context.note(
     "memory.summaries_cut",
-    `summarizer replies the fake server cut at max_tokens (finish_reason length), all four chats; by chat: ${perVariant(variants, (r) => `${r.summariesCut}/${r.summaries}`)} of the replies it answered; summarizer errors: ${perVariant(variants, (r) => r.summarizerErrors)}`,
+    `summarizer replies the fake server cut at max_tokens (finish_reason length), all four chats; by chat: ${perVariant(variants, (r) => `${r.summariesCut}/${r.summaries}`)} of the replies it answered; summarizer errors: ${perVariant(variants, (r) => r.summarizerErrors)}; of the replies, requests for the sections a cut reply left unfinished (answered in full): ${perVariant(variants, (r) => `${r.refillsAsked} (${r.refillsWhole})`)}`,
   );
   context.note(
     "memory.failed_turns",

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { contentText } from "../fixtures/fake-openai/request";
 import { isSummaryRequest } from "../fixtures/fake-openai/summarizer";
 import type { FakeOpenAI, RecordedRequest, ScriptedReply } from "../fixtures/fake-openai/types";
 import { type BenchChat, openChat, sendBenchTurn } from "./chat-turns";
@@ -27,6 +28,12 @@ export type VariantRaw = {
   /** Summarizer requests answered 200, and of those the ones cut at max_tokens. */
   summaries: number;
   summariesCut: number;
+  /**
+   * Of those, the requests for some sections only (the ones a cut reply left unfinished, asked
+   * for again), and the ones among them answered in full.
+   */
+  refillsAsked: number;
+  refillsWhole: number;
   /** Summarizer requests answered with an error (the scripted failures, or a 400). */
   summarizerErrors: number;
   /** Chat requests the fake server rejected for the window. */
@@ -90,6 +97,8 @@ export async function runVariant(input: {
     finalRequest: null,
     summaries: 0,
     summariesCut: 0,
+    refillsAsked: 0,
+    refillsWhole: 0,
     summarizerErrors: 0,
     chatOverflows: 0,
     toolResults: 0,
@@ -126,6 +135,10 @@ export async function runVariant(input: {
         if (request.status !== 200) raw.summarizerErrors += 1;
         else raw.summaries += 1;
         if (request.finishReason === "length") raw.summariesCut += 1;
+        if (request.status === 200 && asksForSections(request)) {
+          raw.refillsAsked += 1;
+          if (request.finishReason !== "length") raw.refillsWhole += 1;
+        }
       } else if (request.status === 400) {
         raw.chatOverflows += 1;
       }
@@ -141,4 +154,11 @@ export async function runVariant(input: {
   raw.outcomes = await outcomesOf(database, chat.chatId);
   raw.seconds = (performance.now() - started) / 1000;
   return raw;
+}
+
+/** A summarizer request for some sections only: its prompt asks so in words. */
+function asksForSections(request: RecordedRequest): boolean {
+  return request.messages.some(
+    (m) => m.role === "user" && contentText(m).includes("Write only these sections"),
+  );
 }
