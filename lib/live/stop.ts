@@ -29,7 +29,14 @@ import type { LiveBus } from "./bus";
  * stop a turn the account sends after an admin opens it again.
  */
 const channel = (chatId: string) => `fold:stop:${chatId}`;
-const pendingKey = (chatId: string) => `fold:stop-pending:${chatId}`;
+/**
+ * Where a named stop waits: one key per attempt (a late stop for one attempt never replaces the
+ * stop pending for another), and one for stops naming no attempt. It holds the message id.
+ */
+const pendingKey = (chatId: string, attemptId?: string) =>
+  attemptId === undefined
+    ? `fold:stop-pending:${chatId}`
+    : `fold:stop-pending:${chatId}:${attemptId}`;
 const pendingAnyKey = (chatId: string) => `fold:stop-pending-any:${chatId}`;
 
 /** How long a pending stop waits for the turn it names. */
@@ -44,8 +51,8 @@ const STOP_OF = "stop:";
 export type TurnAttempt = { messageId: string; attemptId?: string };
 
 /**
- * How a named stop travels on the channel and waits in its key: the message id as it is when it
- * names no attempt (as instances before attempts wrote it), JSON when it names one.
+ * How a named stop travels on the channel: the message id as it is when it names no attempt (as
+ * instances before attempts wrote it), JSON when it names one.
  */
 const encode = ({ messageId, attemptId }: TurnAttempt) =>
   attemptId === undefined ? messageId : JSON.stringify({ messageId, attemptId });
@@ -103,10 +110,11 @@ export async function requestStopOf(
   target: TurnAttempt,
   answered: () => Promise<boolean>,
 ): Promise<boolean> {
-  await bus.publisher.set(pendingKey(chatId), encode(target), { EX: PENDING_STOP_SECONDS });
+  const key = pendingKey(chatId, target.attemptId);
+  await bus.publisher.set(key, target.messageId, { EX: PENDING_STOP_SECONDS });
   if ((await requestStop(bus, chatId, target)) > 0) return true;
   if (await answered()) {
-    await withdrawPending(bus, pendingKey(chatId));
+    await withdrawPending(bus, key);
     return false;
   }
   return true;
@@ -126,8 +134,19 @@ export async function requestStopOfAnyTurn(bus: LiveBus, chatId: string): Promis
  * attempt or none) came before. A stop found is used up, so asking again (Retry) is not stopped
  * by it; one naming another attempt is left alone.
  */
-export function takePendingStop(bus: LiveBus, chatId: string, turn: TurnAttempt): Promise<boolean> {
-  return takePending(bus, pendingKey(chatId), (value) => names(decode(value), turn));
+export async function takePendingStop(
+  bus: LiveBus,
+  chatId: string,
+  turn: TurnAttempt,
+): Promise<boolean> {
+  const keys = [
+    pendingKey(chatId),
+    ...(turn.attemptId === undefined ? [] : [pendingKey(chatId, turn.attemptId)]),
+  ];
+  const found = await Promise.all(
+    keys.map((key) => takePending(bus, key, (value) => value === turn.messageId)),
+  );
+  return found.some(Boolean);
 }
 
 /** Uses up an admin's pending stop (one for any turn of the chat); whether there was one. */

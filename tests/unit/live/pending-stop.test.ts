@@ -75,6 +75,20 @@ describe("a stop that names the message its turn answers", () => {
     await unwatch();
   });
 
+  it("a late stop for one attempt does not replace the stop waiting for another attempt", async () => {
+    const bus = memoryBus();
+    const retry = { messageId: "u-1", attemptId: "a-2" };
+    // Stop on the Retry, then the first attempt's Stop, sent earlier, lands after it.
+    expect(await requestStopOf(bus, "chat-1", retry, notAnswered)).toBe(true);
+    expect(
+      await requestStopOf(bus, "chat-1", { messageId: "u-1", attemptId: "a-1" }, notAnswered),
+    ).toBe(true);
+    expect(await takePendingStop(bus, "chat-1", retry)).toBe(true);
+    // Used up; the first attempt's is still its own.
+    expect(await takePendingStop(bus, "chat-1", retry)).toBe(false);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1", attemptId: "a-1" })).toBe(true);
+  });
+
   it("naming no attempt (a page following a reply it did not send), stops whichever attempt answers the message", async () => {
     const bus = memoryBus();
     expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, notAnswered)).toBe(true);
