@@ -143,10 +143,14 @@ export async function takePendingStop(
     pendingKey(chatId),
     ...(turn.attemptId === undefined ? [] : [pendingKey(chatId, turn.attemptId)]),
   ];
-  const found = await Promise.all(
+  const found = await Promise.allSettled(
     keys.map((key) => takePending(bus, key, (value) => value === turn.messageId)),
   );
-  return found.some(Boolean);
+  // One key read and used up is a stop found, whatever became of the other.
+  if (found.some((r) => r.status === "fulfilled" && r.value)) return true;
+  const failed = found.find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return false;
 }
 
 /** Uses up an admin's pending stop (one for any turn of the chat); whether there was one. */

@@ -89,6 +89,20 @@ describe("a stop that names the message its turn answers", () => {
     expect(await takePendingStop(bus, "chat-1", { messageId: "u-1", attemptId: "a-1" })).toBe(true);
   });
 
+  it("a stop for an attempt whose message has its reply withdraws only itself", async () => {
+    const bus = memoryBus();
+    const waiting = { messageId: "u-1", attemptId: "a-2" };
+    expect(await requestStopOf(bus, "chat-1", waiting, notAnswered)).toBe(true);
+    expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, notAnswered)).toBe(true);
+    expect(
+      await requestStopOf(bus, "chat-1", { messageId: "u-1", attemptId: "a-1" }, answered),
+    ).toBe(false);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1", attemptId: "a-1" })).toBe(true);
+    // That found the stop naming no attempt; the one for a-2 is still there.
+    expect(await takePendingStop(bus, "chat-1", waiting)).toBe(true);
+    expect(await takePendingStop(bus, "chat-1", waiting)).toBe(false);
+  });
+
   it("naming no attempt (a page following a reply it did not send), stops whichever attempt answers the message", async () => {
     const bus = memoryBus();
     expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, notAnswered)).toBe(true);
