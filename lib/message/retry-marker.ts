@@ -4,9 +4,10 @@ import type { FoldUIMessage } from "./ui-message";
 
 /**
  * A reply the window cut short is retried in the same message (DESIGN §10).
- * The marker separates the cut-short attempt from the answer: what came
- * before it is neither shown as the answer nor stored — only the timeline's
- * compaction traces are kept.
+ * The marker separates the cut-short step from the answer: the step the window
+ * cut is neither shown as the answer nor stored. The tool steps the attempt
+ * finished before it stay (the retry carries them to the model, so their tools
+ * do not run again), and so do the timeline's compaction traces.
  */
 export const RETRY_MARKER_TYPE = "data-fold-retry";
 
@@ -16,12 +17,20 @@ function isTrace(part: Part): boolean {
   return isToolUIPart(part) && getToolName(part) === COMPACTION_TRACE_TOOL_NAME;
 }
 
-/** The parts that make the answer: traces from any attempt, then the last attempt's parts. */
+/**
+ * The parts that make the answer: the traces and the finished steps before the marker (each
+ * step from its `step-start`, up to the step the window cut), then the retry's parts.
+ */
 export function answerParts(parts: readonly Part[]): Part[] {
   const marker = parts.findLastIndex((p) => p.type === RETRY_MARKER_TYPE);
   if (marker < 0) return [...parts];
+  const before = parts.slice(0, marker);
+  const cutStep = before.findLastIndex((p) => p.type === "step-start");
+  const firstStep = before.findIndex((p) => p.type === "step-start");
+  const finished = (p: Part, i: number) =>
+    isTrace(p) || (firstStep >= 0 && i >= firstStep && i < cutStep);
   return [
-    ...parts.slice(0, marker).filter(isTrace),
+    ...before.filter((p, i) => p.type !== RETRY_MARKER_TYPE && finished(p, i)),
     ...parts.slice(marker + 1).filter((p) => p.type !== RETRY_MARKER_TYPE),
   ];
 }

@@ -82,17 +82,19 @@ async function answerWithin(
   write: (chunk: UIMessageChunk) => void,
 ): Promise<void> {
   const messages = await convertToModelMessages(ctx.compaction.view, { tools: ctx.frame.tools });
-  const finish = await streamAttempt(ctx, signal, deadline, messages, write);
+  const first = await streamAttempt(ctx, signal, deadline, messages, write);
   if (signal.aborted) return;
   if (!cutShortByWindow(ctx)) {
-    if (finish) write(finish);
+    if (first.finish) write(first.finish);
     return;
   }
 
+  // Only the step the window cut is asked again: the tool steps done before it go along (their
+  // tools do not run twice), and the reply keeps them (answerParts).
   write({ type: RETRY_MARKER_TYPE, data: { reason: "length" } } as UIMessageChunk);
   const { budget, ratio } = ctx.budget;
   const keepRecentToolResults = env().compaction.keepRecentToolResults;
-  const trimmed = trimToFit(messages, {
+  const trimmed = trimToFit([...messages, ...(await completedSteps(first.responseMessages))], {
     limitTokens: Math.max(0, Math.floor(budget.target / ratio) - ctx.frame.overheadTokens),
     keepRecentToolResults: Math.max(2, Math.floor(keepRecentToolResults / 2)),
     estimate: (list) => defaultEstimator.estimateModelMessages(list),
@@ -107,10 +109,25 @@ async function answerWithin(
   });
   ctx.observed.finished = false;
   ctx.observed.steps = 0;
-  const retryFinish = await streamAttempt(ctx, signal, deadline, trimmed.messages, write);
+  const retry = await streamAttempt(ctx, signal, deadline, trimmed.messages, write);
   if (signal.aborted) return;
   if (cutShortByWindow(ctx)) throw new ContextOverflowError(ctx.budget.modelId);
-  if (retryFinish) write(retryFinish);
+  if (retry.finish) write(retry.finish);
+}
+
+/**
+ * The messages of an attempt's steps before the one the window cut (each step is one assistant
+ * message, then its tools' results): the same steps the reply keeps (answerParts). None when the
+ * cut step was the first, or the messages cannot be read.
+ */
+async function completedSteps(
+  responseMessages: () => PromiseLike<ModelMessage[]>,
+): Promise<ModelMessage[]> {
+  const all = await Promise.resolve()
+    .then(responseMessages)
+    .catch((): ModelMessage[] => []);
+  const cutStep = all.findLastIndex((m) => m.role === "assistant");
+  return cutStep > 0 ? all.slice(0, cutStep) : [];
 }
 
 /** The text of each message the user pinned in the view, as the in-memory trims match it (trim.ts). */
@@ -122,14 +139,21 @@ function pinnedTextsOf(view: readonly FoldUIMessage[]): Set<string> {
   );
 }
 
-/** One model call (with its tool loop) piped into the turn's stream; the finish chunk is returned, not written. */
+/**
+ * One model call (with its tool loop) piped into the turn's stream; the finish chunk is returned,
+ * not written, with the messages its steps produced.
+ */
 async function streamAttempt(
   ctx: AnswerContext,
   signal: AbortSignal,
   deadline: TurnDeadline,
   messages: ModelMessage[],
   write: (chunk: UIMessageChunk) => void,
-): Promise<UIMessageChunk | undefined> {
+): Promise<{
+  finish: UIMessageChunk | undefined;
+  /** The messages its steps produced (read only when asked: the AI SDK settles them lazily). */
+  responseMessages: () => PromiseLike<ModelMessage[]>;
+}> {
   const { frame, observed } = ctx;
   const settings = env().compaction;
   const result = streamModelCall({
@@ -180,7 +204,7 @@ async function streamAttempt(
     // An abort ends the stream; `answer` says how (a deadline's error, or a stopped reply).
     else if (chunk.type !== "abort") write(chunk as UIMessageChunk);
   }
-  return finish;
+  return { finish, responseMessages: () => result.responseMessages };
 }
 
 /** Fold's estimate of the first request, raw by content class and calibrated per class. */

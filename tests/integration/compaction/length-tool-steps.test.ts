@@ -1,0 +1,95 @@
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A real OpenAI-compatible server with a 4,096-token window (like vLLM, a reply may only use
+// what the window has left), and a local web server whose page fetch_url reads, counting visits.
+const { fake, pages } = await vi.hoisted(async () => {
+  const { startFakeProvider } = await import("../../helpers/fake-provider");
+  const { createServer } = await import("node:http");
+  const server = await startFakeProvider(
+    { models: [{ id: "small", maxModelLen: 4096 }] },
+    { FETCH_URL_ALLOW_PRIVATE: "1", COMPACTION_BACKGROUND: "false" },
+  );
+  const visits: string[] = [];
+  const web = createServer((req, res) => {
+    visits.push(req.url ?? "");
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(
+      "<!doctype html><html><head><title>Release notes</title></head><body><p>Version 4.2 ships the importer's dry-run flag.</p></body></html>",
+    );
+  });
+  await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+  const address = web.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    fake: server,
+    pages: {
+      url: `http://127.0.0.1:${port}`,
+      visits,
+      close: () => new Promise<void>((resolve) => web.close(() => resolve())),
+    },
+  };
+});
+
+import { loadHistory } from "@/lib/db/queries/messages";
+import { register } from "../../helpers/auth";
+import { isSummaryRequest } from "../../helpers/compaction";
+import { describeEachDriver } from "../../helpers/databases";
+import { newChat, sendTurn } from "../../helpers/turns";
+
+const MODEL = "fake:small";
+const RAMBLING = "word ".repeat(4000);
+
+afterAll(async () => {
+  await fake.close();
+  await pages.close();
+});
+beforeEach(() => {
+  fake.reset();
+  pages.visits.length = 0;
+});
+
+type Part = { type: string; text?: string; state?: string; output?: unknown };
+
+describeEachDriver("a tool loop whose last step the window cuts short", (use) => {
+  it("asks again for that step only: the page is fetched once, and the reply keeps the fetch", async () => {
+    const database = use();
+    const { browser } = await register(database, "length-tools@example.com");
+    const chatId = await newChat(database, browser);
+    fake.script(
+      { toolCalls: [{ name: "fetch_url", arguments: { url: `${pages.url}/notes` } }] },
+      // The step after the fetch runs into the end of the window; the retry answers.
+      { text: RAMBLING },
+      { text: "Version 4.2 has the dry-run flag." },
+    );
+    const { chunks } = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "What does the latest release add?",
+    });
+    expect(chunks.some((c) => c.type === "error")).toBe(false);
+    expect(chunks.some((c) => c.type === "data-fold-retry")).toBe(true);
+
+    // The tool ran once; the retry carried its call and result to the model.
+    expect(pages.visits).toEqual(["/notes"]);
+    const chatRequests = fake.requests.filter((r) => !isSummaryRequest(r) && r.status === 200);
+    expect(chatRequests).toHaveLength(3);
+    const retried = chatRequests.at(-1);
+    const toolResult = retried?.messages.find((m) => m.role === "tool");
+    expect(toolResult).toBeDefined();
+    expect(JSON.stringify(toolResult?.content)).toContain("dry-run flag");
+    expect(retried?.messages.some((m) => m.role === "assistant" && "tool_calls" in m)).toBe(true);
+
+    // Stored: the fetch and the answer, not the cut-short step.
+    const reply = (await loadHistory(database.db, chatId)).at(-1);
+    const parts = reply?.parts as Part[];
+    const fetched = parts.filter((p) => p.type === "tool-fetch_url");
+    expect(fetched).toHaveLength(1);
+    expect(fetched[0]?.state).toBe("output-available");
+    const text = parts
+      .filter((p) => p.type === "text")
+      .map((p) => p.text)
+      .join("");
+    expect(text).toBe("Version 4.2 has the dry-run flag.");
+    expect(parts.some((p) => p.type === "data-fold-retry")).toBe(false);
+  });
+});
