@@ -90,17 +90,24 @@ async function answerWithin(
   }
 
   // Only the step the window cut is asked again: the tool steps done before it go along (their
-  // tools do not run twice), and the reply keeps them (answerParts).
-  write({ type: RETRY_MARKER_TYPE, data: { reason: "length" } } as UIMessageChunk);
+  // tools do not run twice), and the reply keeps them (answerParts). When they cannot be made to
+  // fit (trimming only elides and caps), the retry starts from the view Tier 1 sized, as a whole.
   const { budget, ratio } = ctx.budget;
   const keepRecentToolResults = env().compaction.keepRecentToolResults;
-  const trimmed = trimToFit([...messages, ...(await completedSteps(first.responseMessages))], {
-    limitTokens: Math.max(0, Math.floor(budget.target / ratio) - ctx.frame.overheadTokens),
-    keepRecentToolResults: Math.max(2, Math.floor(keepRecentToolResults / 2)),
-    estimate: (list) => defaultEstimator.estimateModelMessages(list),
-    force: true,
-    pinnedTexts: pinnedTextsOf(ctx.compaction.view),
-  });
+  const trim = (list: ModelMessage[]) =>
+    trimToFit(list, {
+      limitTokens: Math.max(0, Math.floor(budget.target / ratio) - ctx.frame.overheadTokens),
+      keepRecentToolResults: Math.max(2, Math.floor(keepRecentToolResults / 2)),
+      estimate: (l) => defaultEstimator.estimateModelMessages(l),
+      force: true,
+      pinnedTexts: pinnedTextsOf(ctx.compaction.view),
+    });
+  const finishedSteps = ctx.observed.steps - 1;
+  const carried = await completedSteps(first.responseMessages, finishedSteps);
+  const withSteps = carried.length > 0 ? trim([...messages, ...carried]) : null;
+  const keepsSteps = withSteps?.fits === true;
+  const trimmed = withSteps && keepsSteps ? withSteps : trim(messages);
+  write({ type: RETRY_MARKER_TYPE, data: { reason: "length", keepsSteps } } as UIMessageChunk);
   await ctx.onRecovery({
     kind: "length",
     tokensBefore: trimmed.before,
@@ -108,7 +115,9 @@ async function answerWithin(
     reportedTokens: null,
   });
   ctx.observed.finished = false;
-  ctx.observed.steps = 0;
+  // The reply's steps go on from those it keeps; a retry of the whole view starts over (and its
+  // first step is the view's, as calibration reads it).
+  ctx.observed.steps = keepsSteps ? finishedSteps : 0;
   const retry = await streamAttempt(ctx, signal, deadline, trimmed.messages, write);
   if (signal.aborted) return;
   if (cutShortByWindow(ctx)) throw new ContextOverflowError(ctx.budget.modelId);
@@ -116,18 +125,23 @@ async function answerWithin(
 }
 
 /**
- * The messages of an attempt's steps before the one the window cut (each step is one assistant
- * message, then its tools' results): the same steps the reply keeps (answerParts). None when the
- * cut step was the first, or the messages cannot be read.
+ * The messages of an attempt's `finished` steps, those before the one the window cut: each ended
+ * in tool calls, so each is one assistant message and then its tools' results. None when the cut
+ * step was the first, when the messages cannot be read, or when they are not shaped so.
  */
 async function completedSteps(
   responseMessages: () => PromiseLike<ModelMessage[]>,
+  finished: number,
 ): Promise<ModelMessage[]> {
+  if (finished <= 0) return [];
   const all = await Promise.resolve()
     .then(responseMessages)
     .catch((): ModelMessage[] => []);
-  const cutStep = all.findLastIndex((m) => m.role === "assistant");
-  return cutStep > 0 ? all.slice(0, cutStep) : [];
+  const steps = all.slice(0, 2 * finished);
+  const shaped =
+    steps.length === 2 * finished &&
+    steps.every((m, i) => m.role === (i % 2 === 0 ? "assistant" : "tool"));
+  return shaped ? steps : [];
 }
 
 /** The text of each message the user pinned in the view, as the in-memory trims match it (trim.ts). */

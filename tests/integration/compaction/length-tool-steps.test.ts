@@ -51,7 +51,7 @@ beforeEach(() => {
 type Part = { type: string; text?: string; state?: string; output?: unknown };
 
 describeEachDriver("a tool loop whose last step the window cuts short", (use) => {
-  it("asks again for that step only: the page is fetched once, and the reply keeps the fetch", async () => {
+  it("asks again for that step only: the retry carries the fetch to the model, and the reply keeps it", async () => {
     const database = use();
     const { browser } = await register(database, "length-tools@example.com");
     const chatId = await newChat(database, browser);
@@ -91,5 +91,44 @@ describeEachDriver("a tool loop whose last step the window cuts short", (use) =>
       .join("");
     expect(text).toBe("Version 4.2 has the dry-run flag.");
     expect(parts.some((p) => p.type === "data-fold-retry")).toBe(false);
+    // The reply's steps: the fetch and the answer.
+    const metadata = reply?.metadata as { stats: { steps: number } } | undefined;
+    expect(metadata?.stats.steps).toBe(2);
+  });
+
+  it("starts from the whole view again when the finished steps cannot be made to fit", async () => {
+    const database = use();
+    const { browser } = await register(database, "length-many-tools@example.com");
+    const chatId = await newChat(database, browser);
+    const FETCHES = 40;
+    fake.script(
+      ...Array.from({ length: FETCHES }, (_, i) => ({
+        toolCalls: [{ name: "fetch_url", arguments: { url: `${pages.url}/notes?page=${i}` } }],
+      })),
+      { text: RAMBLING },
+      { text: "The release adds a dry-run flag." },
+    );
+    const { chunks } = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "Read every page of the release notes.",
+    });
+    expect(chunks.some((c) => c.type === "error")).toBe(false);
+    const marker = chunks.find((c) => c.type === "data-fold-retry") as
+      | { data?: { keepsSteps?: boolean } }
+      | undefined;
+    expect(marker?.data?.keepsSteps).toBe(false);
+    const retried = fake.requests.filter((r) => !isSummaryRequest(r) && r.status === 200).at(-1);
+    expect(retried?.messages.some((m) => m.role === "tool")).toBe(false);
+
+    const reply = (await loadHistory(database.db, chatId)).at(-1);
+    const parts = reply?.parts as Part[];
+    expect(parts.some((p) => p.type === "tool-fetch_url")).toBe(false);
+    expect(
+      parts
+        .filter((p) => p.type === "text")
+        .map((p) => p.text)
+        .join(""),
+    ).toBe("The release adds a dry-run flag.");
   });
 });

@@ -20,7 +20,15 @@ const fetched = {
 } as unknown as Part;
 const step = { type: "step-start" } as Part;
 const text = (value: string) => ({ type: "text", text: value }) as Part;
-const marker = { type: RETRY_MARKER_TYPE, data: { reason: "length" } } as unknown as Part;
+const marker = {
+  type: RETRY_MARKER_TYPE,
+  data: { reason: "length", keepsSteps: true },
+} as unknown as Part;
+/** The retry started from the whole view again: the steps before the cut are not the answer's. */
+const wholeMarker = {
+  type: RETRY_MARKER_TYPE,
+  data: { reason: "length", keepsSteps: false },
+} as unknown as Part;
 
 describe("the answer of a reply the window cut short", () => {
   it("keeps the traces and the tool steps finished before the cut step, then the retry", () => {
@@ -35,6 +43,11 @@ describe("the answer of a reply the window cut short", () => {
       text("Answer."),
     ];
     expect(answerParts(parts)).toEqual([trace, step, fetched, step, text("Answer.")]);
+  });
+
+  it("keeps only the traces when the retry started from the whole view again", () => {
+    const parts = [trace, step, fetched, step, text("ramble"), wholeMarker, step, text("Answer.")];
+    expect(answerParts(parts)).toEqual([trace, step, text("Answer.")]);
   });
 
   it("keeps only the traces when the window cut the first step", () => {
