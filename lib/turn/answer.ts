@@ -94,19 +94,21 @@ async function answerWithin(
   // fit (trimming only elides and caps), the retry starts from the view Tier 1 sized, as a whole.
   const { budget, ratio } = ctx.budget;
   const keepRecentToolResults = env().compaction.keepRecentToolResults;
-  const trim = (list: ModelMessage[]) =>
+  const trim = (list: ModelMessage[], keepSummary: boolean) =>
     trimToFit(list, {
       limitTokens: Math.max(0, Math.floor(budget.target / ratio) - ctx.frame.overheadTokens),
       keepRecentToolResults: Math.max(2, Math.floor(keepRecentToolResults / 2)),
       estimate: (l) => defaultEstimator.estimateModelMessages(l),
       force: true,
       pinnedTexts: pinnedTextsOf(ctx.compaction.view),
+      keepSummary,
     });
   const finishedSteps = ctx.observed.steps - 1;
   const carried = await completedSteps(first.responseMessages, finishedSteps);
-  const withSteps = carried.length > 0 ? trim([...messages, ...carried]) : null;
+  // The steps go along only while the summary and the pinned messages stay whole beside them.
+  const withSteps = carried.length > 0 ? trim([...messages, ...carried], true) : null;
   const keepsSteps = withSteps?.fits === true;
-  const trimmed = withSteps && keepsSteps ? withSteps : trim(messages);
+  const trimmed = withSteps && keepsSteps ? withSteps : trim(messages, false);
   write({ type: RETRY_MARKER_TYPE, data: { reason: "length", keepsSteps } } as UIMessageChunk);
   await ctx.onRecovery({
     kind: "length",
@@ -115,8 +117,9 @@ async function answerWithin(
     reportedTokens: null,
   });
   ctx.observed.finished = false;
-  // The reply's steps go on from those it keeps; a retry of the whole view starts over (and its
-  // first step is the view's, as calibration reads it).
+  // The retry's request is trimmed in memory: its count is not the stored view's.
+  ctx.observed.trimmedInMemory = true;
+  // The reply's steps go on from those it keeps; a retry of the whole view starts over.
   ctx.observed.steps = keepsSteps ? finishedSteps : 0;
   const retry = await streamAttempt(ctx, signal, deadline, trimmed.messages, write);
   if (signal.aborted) return;
