@@ -102,6 +102,20 @@ function markersIn(text: string): number[] {
   return [...text.matchAll(/MARK-(\d+)-START/g)].map((m) => Number(m[1]));
 }
 
+/** One summarizer model ("a:wordy") that gives `replies` in turn, then a plain summary. */
+function answeringInTurn(...replies: LanguageModelV4GenerateResult[]) {
+  const model = new MockLanguageModelV4({
+    doGenerate: async () => replies.shift() ?? reply(SUMMARY),
+  });
+  const summarize = createSummarizer({
+    models: [entry("a:wordy", model)],
+    timeoutMs: 5_000,
+    estimator: createEstimator(),
+    onMetric: metric,
+  });
+  return { model, summarize };
+}
+
 beforeEach(() => {
   metric.mockClear();
 });
@@ -252,16 +266,7 @@ describe("createSummarizer", () => {
       "## Artifacts & references\n- /srv/import/reader.ts\n- /srv/import/writer.ts",
       "## Errors & fixes\n- EACCES on /var/log/import: fixed with chown.",
     ].join("\n\n");
-    const replies = [reply(cut, "length"), reply(sections)];
-    const model = new MockLanguageModelV4({
-      doGenerate: async () => replies.shift() ?? reply(SUMMARY),
-    });
-    const summarize = createSummarizer({
-      models: [entry("a:wordy", model)],
-      timeoutMs: 5_000,
-      estimator: createEstimator(),
-      onMetric: metric,
-    });
+    const { model, summarize } = answeringInTurn(reply(cut, "length"), reply(sections));
     const result = await summarize(
       request({ previousSummary: previous, span: span(8, 80), summaryBudget: 300 }),
     );
@@ -301,16 +306,7 @@ describe("createSummarizer", () => {
       `## Decisions & facts\n${essay}`,
       "## Artifacts & references\n- /srv/import/writer.ts",
     ].join("\n\n");
-    const replies = [reply(cut, "length"), reply(sections)];
-    const model = new MockLanguageModelV4({
-      doGenerate: async () => replies.shift() ?? reply(SUMMARY),
-    });
-    const summarize = createSummarizer({
-      models: [entry("a:wordy", model)],
-      timeoutMs: 5_000,
-      estimator: createEstimator(),
-      onMetric: metric,
-    });
+    const { summarize } = answeringInTurn(reply(cut, "length"), reply(sections));
     const budget = 200;
     const result = await summarize(
       request({ previousSummary: previous, span: span(12, 80), summaryBudget: budget }),
@@ -330,16 +326,7 @@ describe("createSummarizer", () => {
       "## Goal & open requests\nShip the importer.",
       "## Decisions & facts\n- Batches of 500 rows.",
     ].join("\n\n");
-    const replies = [reply(cut, "length"), reply(sections)];
-    const model = new MockLanguageModelV4({
-      doGenerate: async () => replies.shift() ?? reply(SUMMARY),
-    });
-    const summarize = createSummarizer({
-      models: [entry("a:wordy", model)],
-      timeoutMs: 5_000,
-      estimator: createEstimator(),
-      onMetric: metric,
-    });
+    const { model, summarize } = answeringInTurn(reply(cut, "length"), reply(sections));
     const result = await summarize(request({ span: span(8, 80) }));
     // Asked for at least as much as the reply had written of the section the cut fell in.
     const asked = Number(/about (\d+) tokens/.exec(promptText(model.doGenerateCalls[1]))?.[1]);
@@ -360,16 +347,10 @@ describe("createSummarizer", () => {
       "## Decisions & facts\n- Batches of 500 rows.",
       "## Artifacts & references\n- /srv/import/wri",
     ].join("\n");
-    const replies = [reply(cut, "length"), reply(`${sections}\n- /srv/import/half`, "length")];
-    const model = new MockLanguageModelV4({
-      doGenerate: async () => replies.shift() ?? reply(SUMMARY),
-    });
-    const summarize = createSummarizer({
-      models: [entry("a:wordy", model)],
-      timeoutMs: 5_000,
-      estimator: createEstimator(),
-      onMetric: metric,
-    });
+    const { summarize } = answeringInTurn(
+      reply(cut, "length"),
+      reply(`${sections}\n- /srv/import/half`, "length"),
+    );
     const result = await summarize(request({ previousSummary: previous, span: span(8, 80) }));
     expect(result.cutsRefilled).toBe(1);
     expect(result.summary).toContain("## Goal & open requests\nShip the importer.");
@@ -387,16 +368,7 @@ describe("createSummarizer", () => {
       "## Constraints & preferences\n- never drop rows",
       `## Decisions & facts\n${essay}`,
     ].join("\n\n");
-    const replies = [reply(cut, "length"), reply(sections)];
-    const model = new MockLanguageModelV4({
-      doGenerate: async () => replies.shift() ?? reply(SUMMARY),
-    });
-    const summarize = createSummarizer({
-      models: [entry("a:wordy", model)],
-      timeoutMs: 5_000,
-      estimator: createEstimator(),
-      onMetric: metric,
-    });
+    const { summarize } = answeringInTurn(reply(cut, "length"), reply(sections));
     // A budget far above what the short span holds.
     const result = await summarize(request({ span: span(2, 40), summaryBudget: 2_000 }));
     expect(result.cutsRefilled).toBe(1);
