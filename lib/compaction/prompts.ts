@@ -81,10 +81,17 @@ export type SummarizerPromptInput = {
   countTokens?: (text: string) => number;
 };
 
+/** The span a summarizer call folds, in the block its prompts quote it in. */
+const conversationBlock = (spanText: string) => `<conversation>\n${spanText}\n</conversation>`;
+
+/** The previous summary, quoted so its text cannot close the block. */
+const previousSummaryBlock = (summary: string) =>
+  `<previous-summary>\n${neutralizeTags(summary.trim())}\n</previous-summary>`;
+
 /** The user message of a summarizer call: write a first summary, or update the previous one. */
 export function summarizerPrompt(input: SummarizerPromptInput): string {
   const { previousSummary, spanText, budgetTokens } = input;
-  const conversation = `<conversation>\n${spanText}\n</conversation>`;
+  const conversation = conversationBlock(spanText);
   const limit =
     input.limitTokens === undefined
       ? ""
@@ -104,9 +111,7 @@ ${closing}`;
 
 Budget: about ${budgetTokens} tokens. ${limit} The current summary uses about ${used} (${Math.round(fullness * 100)} %). ${budgetHint(fullnessBucket(fullness))}
 
-<previous-summary>
-${neutralizeTags(previousSummary.trim())}
-</previous-summary>
+${previousSummaryBlock(previousSummary)}
 
 ${conversation}
 
@@ -126,9 +131,7 @@ export function summarizerSectionsPrompt(
     input.limitTokens === undefined
       ? ""
       : ` Your reply is cut off after ${input.limitTokens} tokens.`;
-  const previous = previousSummary?.trim()
-    ? `\n<previous-summary>\n${neutralizeTags(previousSummary.trim())}\n</previous-summary>\n`
-    : "";
+  const previous = previousSummary?.trim() ? `\n${previousSummaryBlock(previousSummary)}\n` : "";
   const source = previous
     ? "the current summary and the messages that came after it"
     : "the conversation";
@@ -140,7 +143,7 @@ Under each, write what it should say once these messages are taken in: keep what
 
 Budget: about ${budgetTokens} tokens for these sections.${limit}
 ${previous}
-<conversation>\n${spanText}\n</conversation>
+${conversationBlock(spanText)}
 
 Reply with these sections only, starting with "## ${sections[0] ?? SUMMARY_HEADINGS[0]}".`;
 }
