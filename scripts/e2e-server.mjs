@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { serverNodeOptions } from "./server-runtime.mjs";
+import { nextStartArgs, serverNodeOptions } from "./server-runtime.mjs";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "fold-e2e-"));
 const port = process.env.E2E_PORT ?? "3100";
@@ -35,7 +35,7 @@ const fake = spawn(
   { stdio: ["ignore", "inherit", "inherit"] },
 );
 
-const server = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], {
+const server = spawn("npx", ["next", ...nextStartArgs(port, "127.0.0.1")], {
   stdio: "inherit",
   env: {
     ...process.env,

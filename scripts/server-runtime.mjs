@@ -26,3 +26,16 @@ export function serverNodeOptions(current = process.env.NODE_OPTIONS ?? "") {
   if (flags.some((flag) => flag.endsWith("async-context-frame"))) return flags.join(" ");
   return [...flags, ASYNC_CONTEXT_FRAME].join(" ");
 }
+
+// Node closes a kept-alive connection after 5 s idle. A client that keeps connections
+// (Playwright's request context, a reverse proxy's upstream pool: nginx, Caddy, a cloud load
+// balancer, commonly 60 s and more) can send its next request just as the server closes that
+// socket, and gets ECONNRESET or a 502 for it. The server keeps idle connections for longer
+// than those pools do, so the client is the one that closes them.
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** `next start`'s arguments for a server on `port` (and `host`, when given). */
+export function nextStartArgs(port, host) {
+  const args = ["start", "-p", String(port), "--keepAliveTimeout", String(KEEP_ALIVE_TIMEOUT_MS)];
+  return host ? [...args, "-H", host] : args;
+}

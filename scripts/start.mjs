@@ -2,14 +2,14 @@
 import { spawn } from "node:child_process";
 import { buildIfNeeded } from "./build-if-needed.mjs";
 import { ensureNode22 } from "./node22.mjs";
-import { serverNodeOptions } from "./server-runtime.mjs";
+import { nextStartArgs, serverNodeOptions } from "./server-runtime.mjs";
 
 ensureNode22();
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 buildIfNeeded();
 const port = process.env.PORT ?? "3000";
-const server = spawn("npx", ["next", "start", "-p", port], {
+const server = spawn("npx", ["next", ...nextStartArgs(port)], {
   stdio: "inherit",
   env: { ...process.env, NODE_OPTIONS: serverNodeOptions() },
 });

@@ -101,6 +101,35 @@ export function buildStats(input: {
   };
 }
 
+/** Two calls' usage together (a reply's attempts); a count neither reports stays unreported. */
+export function sumUsage(a: LanguageModelUsage, b: LanguageModelUsage): LanguageModelUsage {
+  const add = (x: number | undefined, y: number | undefined) =>
+    x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0);
+  return {
+    inputTokens: add(a.inputTokens, b.inputTokens),
+    inputTokenDetails: {
+      noCacheTokens: add(a.inputTokenDetails?.noCacheTokens, b.inputTokenDetails?.noCacheTokens),
+      cacheReadTokens: add(
+        a.inputTokenDetails?.cacheReadTokens,
+        b.inputTokenDetails?.cacheReadTokens,
+      ),
+      cacheWriteTokens: add(
+        a.inputTokenDetails?.cacheWriteTokens,
+        b.inputTokenDetails?.cacheWriteTokens,
+      ),
+    },
+    outputTokens: add(a.outputTokens, b.outputTokens),
+    outputTokenDetails: {
+      textTokens: add(a.outputTokenDetails?.textTokens, b.outputTokenDetails?.textTokens),
+      reasoningTokens: add(
+        a.outputTokenDetails?.reasoningTokens,
+        b.outputTokenDetails?.reasoningTokens,
+      ),
+    },
+    totalTokens: add(a.totalTokens, b.totalTokens),
+  };
+}
+
 /** Figures derived for display: time to first token, total time, output speed. */
 export function deriveTimings(stats: MessageStats) {
   const ttftMs = stats.firstTokenAt === null ? null : stats.firstTokenAt - stats.startedAt;

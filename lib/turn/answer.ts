@@ -21,7 +21,7 @@ import { env } from "@/lib/env";
 import { log, metric } from "@/lib/log";
 import { isPinnedByUser } from "@/lib/message/pins";
 import { RETRY_MARKER_TYPE } from "@/lib/message/retry-marker";
-import { buildStats, type MessageMetadata } from "@/lib/message/stats";
+import { buildStats, type MessageMetadata, sumUsage } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type TurnDeadline, turnDeadline } from "./deadline";
 import { streamModelCall } from "./model-call";
@@ -82,7 +82,8 @@ async function answerWithin(
   write: (chunk: UIMessageChunk) => void,
 ): Promise<void> {
   const messages = await convertToModelMessages(ctx.compaction.view, { tools: ctx.frame.tools });
-  const first = await streamAttempt(ctx, signal, deadline, messages, write);
+  const maxSteps = env().turnMaxSteps;
+  const first = await streamAttempt(ctx, signal, deadline, messages, write, { maxSteps });
   if (signal.aborted) return;
   if (!cutShortByWindow(ctx)) {
     if (first.finish) write(first.finish);
@@ -119,9 +120,13 @@ async function answerWithin(
   ctx.observed.finished = false;
   // The retry's request is trimmed in memory: its count is not the stored view's.
   ctx.observed.trimmedInMemory = true;
-  // The reply's steps go on from those it keeps; a retry of the whole view starts over.
+  // The reply's steps go on from those it keeps, within the turn's step limit; a retry of the
+  // whole view starts over. Its stats count what both attempts used.
   ctx.observed.steps = keepsSteps ? finishedSteps : 0;
-  const retry = await streamAttempt(ctx, signal, deadline, trimmed.messages, write);
+  const retry = await streamAttempt(ctx, signal, deadline, trimmed.messages, write, {
+    maxSteps: Math.max(1, maxSteps - ctx.observed.steps),
+    earlierUsage: first.usage,
+  });
   if (signal.aborted) return;
   if (cutShortByWindow(ctx)) throw new ContextOverflowError(ctx.budget.modelId);
   if (retry.finish) write(retry.finish);
@@ -166,8 +171,15 @@ async function streamAttempt(
   deadline: TurnDeadline,
   messages: ModelMessage[],
   write: (chunk: UIMessageChunk) => void,
+  options: {
+    maxSteps: number;
+    /** What an earlier attempt of this reply used: the reply's stats count it too. */
+    earlierUsage?: LanguageModelUsage;
+  },
 ): Promise<{
   finish: UIMessageChunk | undefined;
+  /** What the attempt's steps used, as the provider reported it (none when it did not finish). */
+  usage: LanguageModelUsage | undefined;
   /** The messages its steps produced (read only when asked: the AI SDK settles them lazily). */
   responseMessages: () => PromiseLike<ModelMessage[]>;
 }> {
@@ -181,7 +193,7 @@ async function streamAttempt(
     overheadTokens: frame.overheadTokens,
     toolOverheadTokens: frame.toolOverheadTokens,
     messages,
-    maxSteps: env().turnMaxSteps,
+    maxSteps: options.maxSteps,
     telemetry: env().aiTelemetry,
     proactive: settings.enabled,
     keepRecentToolResults: settings.keepRecentToolResults,
@@ -204,13 +216,18 @@ async function streamAttempt(
     onMetric: metric,
     abortSignal: signal,
   });
+  let usage: LanguageModelUsage | undefined;
   const ui = toUIMessageStream<ToolSet, FoldUIMessage>({
     stream: observeTurn(result.stream, ctx.now, observed).stream,
     tools: frame.tools,
     sendStart: false,
     onError: describeModelError,
-    messageMetadata: ({ part }) =>
-      part.type === "finish" ? replyMetadata(ctx, part.totalUsage, part.finishReason) : undefined,
+    messageMetadata: ({ part }) => {
+      if (part.type !== "finish") return undefined;
+      usage = part.totalUsage;
+      const total = options.earlierUsage ? sumUsage(options.earlierUsage, usage) : usage;
+      return replyMetadata(ctx, total, part.finishReason);
+    },
   });
   let finish: UIMessageChunk | undefined;
   for await (const chunk of ui) {
@@ -221,7 +238,7 @@ async function streamAttempt(
     // An abort ends the stream; `answer` says how (a deadline's error, or a stopped reply).
     else if (chunk.type !== "abort") write(chunk as UIMessageChunk);
   }
-  return { finish, responseMessages: () => result.responseMessages };
+  return { finish, usage, responseMessages: () => result.responseMessages };
 }
 
 /** Fold's estimate of the first request, raw by content class and calibrated per class. */

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 // @ts-expect-error -- a plain .mjs script shared with `npm start` and the e2e runner
-import { serverNodeOptions } from "../../scripts/server-runtime.mjs";
+import { nextStartArgs, serverNodeOptions } from "../../scripts/server-runtime.mjs";
 import { type CookieJar, keepCookies, signUpBody } from "./account";
 
 /**
@@ -65,7 +65,7 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
   // The server itself, not an npx wrapper: a SIGKILL must kill what serves the requests.
   const child: ChildProcess = spawn(
     process.execPath,
-    [NEXT_BIN, "start", "-p", String(options.port), "-H", "127.0.0.1"],
+    [NEXT_BIN, ...nextStartArgs(options.port, "127.0.0.1")],
     {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "pipe"],

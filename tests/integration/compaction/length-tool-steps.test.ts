@@ -4,30 +4,15 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 // what the window has left), and a local web server whose page fetch_url reads, counting visits.
 const { fake, pages } = await vi.hoisted(async () => {
   const { startFakeProvider } = await import("../../helpers/fake-provider");
-  const { createServer } = await import("node:http");
+  const { startPageServer } = await import("../../helpers/page-server");
   const server = await startFakeProvider(
     { models: [{ id: "small", maxModelLen: 4096 }] },
     { FETCH_URL_ALLOW_PRIVATE: "1", COMPACTION_BACKGROUND: "false" },
   );
-  const visits: string[] = [];
-  const web = createServer((req, res) => {
-    visits.push(req.url ?? "");
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end(
-      "<!doctype html><html><head><title>Release notes</title></head><body><p>Version 4.2 ships the importer's dry-run flag.</p></body></html>",
-    );
-  });
-  await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
-  const address = web.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  return {
-    fake: server,
-    pages: {
-      url: `http://127.0.0.1:${port}`,
-      visits,
-      close: () => new Promise<void>((resolve) => web.close(() => resolve())),
-    },
-  };
+  const pages = await startPageServer(() => ({
+    body: "<!doctype html><html><head><title>Release notes</title></head><body><p>Version 4.2 ships the importer's dry-run flag.</p></body></html>",
+  }));
+  return { fake: server, pages };
 });
 
 import { loadHistory } from "@/lib/db/queries/messages";
@@ -91,9 +76,14 @@ describeEachDriver("a tool loop whose last step the window cuts short", (use) =>
       .join("");
     expect(text).toBe("Version 4.2 has the dry-run flag.");
     expect(parts.some((p) => p.type === "data-fold-retry")).toBe(false);
-    // The reply's steps: the fetch and the answer.
-    const metadata = reply?.metadata as { stats: { steps: number } } | undefined;
+    // The reply's steps: the fetch and the answer. Its input counts all three requests: the
+    // cut attempt's two and the retry.
+    const metadata = reply?.metadata as
+      | { stats: { steps: number; inputTokens: number } }
+      | undefined;
     expect(metadata?.stats.steps).toBe(2);
+    const sent = chatRequests.reduce((sum, r) => sum + r.promptTokens, 0);
+    expect(metadata?.stats.inputTokens).toBe(sent);
   });
 
   it("starts from the whole view again when the finished steps cannot be made to fit", async () => {

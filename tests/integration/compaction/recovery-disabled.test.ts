@@ -5,7 +5,7 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 // for the 4,096-token model, so Fold's estimate under-counts what the provider sees.
 const { fake, pages } = await vi.hoisted(async () => {
   const { startFakeProvider } = await import("../../helpers/fake-provider");
-  const { createServer } = await import("node:http");
+  const { startPageServer } = await import("../../helpers/page-server");
   const server = await startFakeProvider(
     {
       models: [
@@ -21,27 +21,17 @@ const { fake, pages } = await vi.hoisted(async () => {
   );
 
   const words = ["river", "mountain", "archive", "ledger", "harbor", "signal", "orchard", "copper"];
-  const web = createServer((req, res) => {
-    const n = Number(/\/page\/(\d+)/.exec(req.url ?? "")?.[1] ?? 0);
+  const pages = await startPageServer((path) => {
+    const n = Number(/\/page\/(\d+)/.exec(path)?.[1] ?? 0);
     const lines: string[] = [];
     for (let p = 0; lines.join("\n").length < 12_000; p++) {
       lines.push(
         `Page ${n} line ${p}: ${Array.from({ length: 20 }, (_, i) => `${words[(i + p + n) % words.length]}${(i * 7 + p + n) % 89}`).join(" ")}.`,
       );
     }
-    res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
-    res.end(lines.join("\n"));
+    return { body: lines.join("\n"), contentType: "text/plain; charset=utf-8" };
   });
-  await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
-  const address = web.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  return {
-    fake: server,
-    pages: {
-      url: `http://127.0.0.1:${port}`,
-      close: () => new Promise<void>((resolve) => web.close(() => resolve())),
-    },
-  };
+  return { fake: server, pages };
 });
 
 import { env } from "@/lib/env";

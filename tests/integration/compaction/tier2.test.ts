@@ -4,7 +4,7 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 // pages fetch_url reads (private addresses allowed, as on an intranet deployment).
 const { fake, pages } = await vi.hoisted(async () => {
   const { startFakeProvider } = await import("../../helpers/fake-provider");
-  const { createServer } = await import("node:http");
+  const { startPageServer } = await import("../../helpers/page-server");
   const server = await startFakeProvider(
     {
       models: [
@@ -33,24 +33,15 @@ const { fake, pages } = await vi.hoisted(async () => {
     }
     return paragraphs;
   };
-  const web = createServer((req, res) => {
-    const n = Number(/\/page\/(\d+)/.exec(req.url ?? "")?.[1] ?? 0);
-    const body = `<!doctype html><html><head><title>Page ${n}</title></head><body>${pageText(n)
-      .map((p) => `<p>${p}</p>`)
-      .join("\n")}</body></html>`;
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end(body);
+  const pages = await startPageServer((path) => {
+    const n = Number(/\/page\/(\d+)/.exec(path)?.[1] ?? 0);
+    return {
+      body: `<!doctype html><html><head><title>Page ${n}</title></head><body>${pageText(n)
+        .map((p) => `<p>${p}</p>`)
+        .join("\n")}</body></html>`,
+    };
   });
-  await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
-  const address = web.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  return {
-    fake: server,
-    pages: {
-      url: `http://127.0.0.1:${port}`,
-      close: () => new Promise<void>((resolve) => web.close(() => resolve())),
-    },
-  };
+  return { fake: server, pages };
 });
 
 import { countTextTokens } from "../../fixtures/fake-openai/tokens";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain .mjs script shared with `npm start` and the e2e runner
-import { serverNodeOptions } from "../../../scripts/server-runtime.mjs";
+import { nextStartArgs, serverNodeOptions } from "../../../scripts/server-runtime.mjs";
 
 const run = serverNodeOptions as (current?: string) => string;
 
@@ -24,5 +24,14 @@ describe("how Node runs Fold's server", () => {
       expect(options).toContain("--experimental-async-context-frame");
     }
     expect(run("--experimental-async-context-frame").match(/async-context-frame/g)).toHaveLength(1);
+  });
+
+  it("keeps idle connections open longer than a client's keep-alive pool keeps them", () => {
+    const args = (nextStartArgs as (port: number, host?: string) => string[])(3000, "127.0.0.1");
+    const timeout = Number(args[args.indexOf("--keepAliveTimeout") + 1]);
+    // Longer than Node's own 5 s and than a 60 s proxy pool (nginx, cloud load balancers).
+    expect(timeout).toBeGreaterThan(60_000);
+    expect(args.slice(0, 3)).toEqual(["start", "-p", "3000"]);
+    expect(args.slice(-2)).toEqual(["-H", "127.0.0.1"]);
   });
 });
