@@ -23,6 +23,7 @@ import { takePendingStop, watchStop } from "@/lib/live/stop";
 import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log } from "@/lib/log";
 import { answer } from "./answer";
+import { browserCopy } from "./browser-copy";
 import { calibrateFromTurn } from "./calibrate";
 import { compactForTurn } from "./compact-step";
 import { holdTurnLease } from "./lease";
@@ -248,42 +249,6 @@ function nextTurnSize(observed: TurnObservations): NextTurnSize | undefined {
     contextTokens: usage.inputTokens + usage.outputTokens,
     nextMessageTokens: observed.nextTurn.nextMessageTokens,
     trigger: observed.nextTurn.trigger,
-  };
-}
-
-/**
- * The browser's copy of a turn's chunks: passed on as written, except its end (the finish
- * chunk and whatever follows), held back until `end`. A browser that went away (the stream
- * cancelled) is written nothing more; the turn goes on and is stored.
- */
-function browserCopy() {
-  let controller: ReadableStreamDefaultController<UIMessageChunk> | undefined;
-  let held: UIMessageChunk[] = [];
-  const stream = new ReadableStream<UIMessageChunk>({
-    start: (c) => {
-      controller = c;
-    },
-    cancel: () => {
-      controller = undefined;
-    },
-  });
-  return {
-    stream,
-    write(chunk: UIMessageChunk) {
-      if (chunk.type === "finish" || held.length > 0) held.push(chunk);
-      else controller?.enqueue(chunk);
-    },
-    end() {
-      for (const chunk of held) controller?.enqueue(chunk);
-      held = [];
-      controller?.close();
-      controller = undefined;
-    },
-    /** The turn's tail failed (the chat could not be freed): the browser's stream errors. */
-    fail(error: unknown) {
-      controller?.error(error);
-      controller = undefined;
-    },
   };
 }
 

@@ -1,0 +1,85 @@
+import type { UIMessageChunk } from "ai";
+
+type DeltaChunk = Extract<UIMessageChunk, { type: "text-delta" | "reasoning-delta" }>;
+
+const isDelta = (chunk: UIMessageChunk): chunk is DeltaChunk =>
+  chunk.type === "text-delta" || chunk.type === "reasoning-delta";
+
+/** Whether `next` can be added to `held`: the same part, and no metadata either would lose. */
+const continues = (held: DeltaChunk, next: DeltaChunk) =>
+  held.type === next.type &&
+  held.id === next.id &&
+  held.providerMetadata === undefined &&
+  next.providerMetadata === undefined;
+
+/**
+ * The browser's copy of a turn's chunks: passed on as written, except its end (the finish
+ * chunk and whatever follows), held back until `end`. A browser that went away (the stream
+ * cancelled) is written nothing more; the turn goes on and is stored.
+ *
+ * Text that arrives in a burst (a fast provider, or a busy server catching up on what the
+ * provider sent) goes out as one delta per burst rather than one per token: every chunk costs
+ * its SSE frame, its copy to the live stream, a socket write and a browser render. The first
+ * delta of a burst goes out at once, so the first token is never held; those after it in the
+ * same turn of the event loop are joined and follow once the loop moves on (`setImmediate`),
+ * or before any other chunk. A reply streamed at reading speed passes unchanged.
+ */
+export function browserCopy() {
+  let controller: ReadableStreamDefaultController<UIMessageChunk> | undefined;
+  let held: UIMessageChunk[] = [];
+  /** Deltas joined since the last one went out, in this turn of the event loop. */
+  let joined: DeltaChunk | undefined;
+  let burst = false;
+  const flush = () => {
+    if (joined) controller?.enqueue(joined);
+    joined = undefined;
+  };
+  const endBurst = () => {
+    burst = false;
+    flush();
+  };
+  const pass = (chunk: UIMessageChunk) => {
+    if (!isDelta(chunk)) {
+      flush();
+      controller?.enqueue(chunk);
+    } else if (joined && continues(joined, chunk)) {
+      joined = { ...joined, delta: joined.delta + chunk.delta };
+    } else {
+      flush();
+      if (burst) joined = chunk;
+      else {
+        burst = true;
+        setImmediate(endBurst);
+        controller?.enqueue(chunk);
+      }
+    }
+  };
+  const stream = new ReadableStream<UIMessageChunk>({
+    start: (c) => {
+      controller = c;
+    },
+    cancel: () => {
+      controller = undefined;
+    },
+  });
+  return {
+    stream,
+    write(chunk: UIMessageChunk) {
+      if (chunk.type === "finish" || held.length > 0) held.push(chunk);
+      else pass(chunk);
+    },
+    end() {
+      flush();
+      for (const chunk of held) controller?.enqueue(chunk);
+      held = [];
+      controller?.close();
+      controller = undefined;
+    },
+    /** The turn's tail failed (the chat could not be freed): the browser's stream errors. */
+    fail(error: unknown) {
+      joined = undefined;
+      controller?.error(error);
+      controller = undefined;
+    },
+  };
+}
