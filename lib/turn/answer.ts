@@ -120,12 +120,13 @@ async function answerWithin(
   ctx.observed.finished = false;
   // The retry's request is trimmed in memory: its count is not the stored view's.
   ctx.observed.trimmedInMemory = true;
-  // The reply's steps go on from those it keeps, within the turn's step limit; a retry of the
-  // whole view starts over. Its stats count what both attempts used.
+  // The reply's steps go on from those it keeps, within the turn's step limit (at least one is
+  // left: the cut step counted); a retry of the whole view starts over, with the whole limit, as
+  // the reply keeps none of the first attempt's steps. Its stats count what both attempts used.
   ctx.observed.steps = keepsSteps ? finishedSteps : 0;
+  ctx.observed.earlierUsage = first.usage;
   const retry = await streamAttempt(ctx, signal, deadline, trimmed.messages, write, {
-    maxSteps: Math.max(1, maxSteps - ctx.observed.steps),
-    earlierUsage: first.usage,
+    maxSteps: maxSteps - ctx.observed.steps,
   });
   if (signal.aborted) return;
   if (cutShortByWindow(ctx)) throw new ContextOverflowError(ctx.budget.modelId);
@@ -171,11 +172,7 @@ async function streamAttempt(
   deadline: TurnDeadline,
   messages: ModelMessage[],
   write: (chunk: UIMessageChunk) => void,
-  options: {
-    maxSteps: number;
-    /** What an earlier attempt of this reply used: the reply's stats count it too. */
-    earlierUsage?: LanguageModelUsage;
-  },
+  options: { maxSteps: number },
 ): Promise<{
   finish: UIMessageChunk | undefined;
   /** What the attempt's steps used, as the provider reported it (none when it did not finish). */
@@ -225,8 +222,7 @@ async function streamAttempt(
     messageMetadata: ({ part }) => {
       if (part.type !== "finish") return undefined;
       usage = part.totalUsage;
-      const total = options.earlierUsage ? sumUsage(options.earlierUsage, usage) : usage;
-      return replyMetadata(ctx, total, part.finishReason);
+      return replyMetadata(ctx, withEarlier(observed, usage), part.finishReason);
     },
   });
   let finish: UIMessageChunk | undefined;
@@ -268,7 +264,7 @@ function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
     stats: buildStats({
       model: ctx.budget.modelId,
       contextWindow: ctx.budget.window.contextWindow,
-      totalUsage: { inputTokens, outputTokens } as LanguageModelUsage,
+      totalUsage: withEarlier(observed, { inputTokens, outputTokens } as LanguageModelUsage),
       lastStepUsage: observed.lastStepUsage,
       steps: observed.steps,
       estimatedInputTokens: inputTokens,
@@ -282,6 +278,10 @@ function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
     toolDurationsMs: observed.toolDurationsMs,
   };
 }
+
+/** A reply's usage with what an earlier attempt of it used (a window-cut retry's first). */
+const withEarlier = (observed: TurnObservations, usage: LanguageModelUsage) =>
+  observed.earlierUsage ? sumUsage(observed.earlierUsage, usage) : usage;
 
 /** The reply's stats, computed once it is done so they never delay the first token. */
 function replyMetadata(

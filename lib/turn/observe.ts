@@ -14,6 +14,8 @@ export type TurnObservations = {
    * retry's usage then says nothing about Fold's estimate.
    */
   firstStepRecovered?: { reportedTokens: number | null };
+  /** What an earlier attempt of this reply used (a window-cut retry's first): its stats count it too. */
+  earlierUsage?: LanguageModelUsage;
   /** Tier 2 or recovery trimmed a request in memory: the usage describes a view that will not exist again. */
   trimmedInMemory?: boolean;
   steps: number;

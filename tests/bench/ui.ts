@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+// @ts-expect-error -- a plain .mjs script shared with `npm start` and the e2e runner
+import { nextStartArgs } from "../../scripts/server-runtime.mjs";
 import { browserCookies } from "../helpers/account";
 import type { Benchmark } from "./benchmark";
 import { percentile } from "./measure";
@@ -106,7 +108,7 @@ export const benchmark: Benchmark = {
       }
       const seedMs = Math.round(performance.now() - seedStart);
 
-      server = spawn("npx", ["next", "start", "-p", String(PORT), "-H", "127.0.0.1"], {
+      server = spawn("npx", ["next", ...nextStartArgs(PORT, "127.0.0.1")], {
         stdio: ["ignore", "ignore", "inherit"],
         env: {
           ...process.env,

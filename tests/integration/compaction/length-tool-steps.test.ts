@@ -16,10 +16,13 @@ const { fake, pages } = await vi.hoisted(async () => {
 });
 
 import { loadHistory } from "@/lib/db/queries/messages";
+import { liveBus } from "@/lib/live/bus";
+import { requestStop } from "@/lib/live/stop";
 import { register } from "../../helpers/auth";
 import { isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
-import { newChat, sendTurn } from "../../helpers/turns";
+import { newChat, postTurn, sendTurn } from "../../helpers/turns";
+import { streamChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
 const RAMBLING = "word ".repeat(4000);
@@ -120,5 +123,40 @@ describeEachDriver("a tool loop whose last step the window cuts short", (use) =>
         .map((p) => p.text)
         .join(""),
     ).toBe("The release adds a dry-run flag.");
+  });
+
+  it("counts the cut attempt in the stats of a retry the user stops", async () => {
+    const database = use();
+    const { browser } = await register(database, "length-stopped@example.com");
+    const chatId = await newChat(database, browser);
+    fake.script(
+      { toolCalls: [{ name: "fetch_url", arguments: { url: `${pages.url}/notes` } }] },
+      { text: RAMBLING },
+      // The retry takes its time: the user stops it before it answers.
+      { fault: "slow", delayMs: 10_000, text: "Too late." },
+    );
+    const response = await postTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "What does the latest release add?",
+    });
+    expect(response.status).toBe(200);
+    const chunks: Array<Record<string, unknown>> = [];
+    const stream = streamChunks(response.body as ReadableStream<Uint8Array>);
+    for (;;) {
+      const next = await stream.next();
+      if (next.done) break;
+      chunks.push(next.value);
+      if (next.value.type === "data-fold-retry") await requestStop(liveBus(), chatId);
+    }
+    const finish = chunks.find((c) => c.type === "finish") as
+      | { messageMetadata?: { stopped?: boolean; stats?: { inputTokens: number } } }
+      | undefined;
+    expect(finish?.messageMetadata?.stopped).toBe(true);
+    // The two requests of the cut attempt were answered and counted; the stopped retry adds
+    // Fold's estimate of what it would have read.
+    const answered = fake.requests.filter((r) => !isSummaryRequest(r) && r.status === 200);
+    const cutAttempt = answered.slice(0, 2).reduce((sum, r) => sum + r.promptTokens, 0);
+    expect(finish?.messageMetadata?.stats?.inputTokens).toBeGreaterThan(cutAttempt);
   });
 });

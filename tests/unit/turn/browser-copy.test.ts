@@ -11,13 +11,20 @@ async function drain(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageC
   return chunks;
 }
 
-/** What the browser has been sent so far, without waiting for the event loop to move on. */
-async function sentSoFar(stream: ReadableStream<UIMessageChunk>, count: number) {
+const NOTHING_YET = Symbol("nothing sent yet");
+
+/**
+ * What the browser has been sent so far, without letting the event loop move on: a read that
+ * would have to wait (a chunk still held) ends the list.
+ */
+async function sentSoFar(stream: ReadableStream<UIMessageChunk>) {
   const reader = stream.getReader();
   const chunks: UIMessageChunk[] = [];
-  for (let i = 0; i < count; i++) {
-    const { value } = await reader.read();
-    if (value) chunks.push(value);
+  for (;;) {
+    // A chunk already queued settles the read before the marker; one still held does not.
+    const read = await Promise.race([reader.read(), Promise.resolve(NOTHING_YET)]);
+    if (read === NOTHING_YET || read.done) break;
+    chunks.push(read.value);
   }
   reader.releaseLock();
   return chunks;
@@ -47,7 +54,7 @@ describe("the browser's copy of a turn", () => {
     copy.write({ type: "text-end", id: "t1" });
     copy.write({ type: "data-fold-retry", data: { reason: "length" } } as UIMessageChunk);
     // Read before the loop moves on: nothing waits on it once another kind of chunk came.
-    expect(await sentSoFar(copy.stream, 4)).toEqual([
+    expect(await sentSoFar(copy.stream)).toEqual([
       text("a"),
       text("bc"),
       { type: "text-end", id: "t1" },
@@ -73,16 +80,19 @@ describe("the browser's copy of a turn", () => {
       delta: "y",
       providerMetadata: { fake: { signature: "s" } },
     };
-    copy.write(text("first"));
+    copy.write(text("first", "t0"));
+    copy.write(text("second", "t1"));
     copy.write(text("a", "t1"));
+    copy.write(text("other", "t9"));
     copy.write({ type: "reasoning-delta", id: "t1", delta: "r" });
     copy.write(text("x", "t2"));
     copy.write(withMetadata);
     copy.write(text("z", "t2"));
     copy.end();
     expect(await drain(copy.stream)).toEqual([
-      text("first"),
-      text("a", "t1"),
+      text("first", "t0"),
+      text("seconda", "t1"),
+      text("other", "t9"),
       { type: "reasoning-delta", id: "t1", delta: "r" },
       text("x", "t2"),
       withMetadata,
@@ -96,9 +106,28 @@ describe("the browser's copy of a turn", () => {
     copy.write(text("b"));
     copy.write({ type: "finish" });
     copy.write(text("late"));
-    expect(await sentSoFar(copy.stream, 1)).toEqual([text("a")]);
+    expect(await sentSoFar(copy.stream)).toEqual([text("a")]);
     await nextTurnOfLoop();
     copy.end();
     expect(await drain(copy.stream)).toEqual([text("b"), { type: "finish" }, text("late")]);
+  });
+
+  it("drops joined text when the turn's stream fails or the browser went away", async () => {
+    const failed = browserCopy();
+    failed.write(text("a"));
+    failed.write(text("b"));
+    failed.fail(new Error("the chat could not be freed"));
+    await nextTurnOfLoop();
+    const reader = failed.stream.getReader();
+    await expect(reader.read()).rejects.toThrow("the chat could not be freed");
+
+    const gone = browserCopy();
+    gone.write(text("a"));
+    gone.write(text("b"));
+    await gone.stream.cancel();
+    // The flush after the burst finds no browser to write to, and does not throw.
+    await nextTurnOfLoop();
+    gone.write(text("c"));
+    gone.end();
   });
 });
