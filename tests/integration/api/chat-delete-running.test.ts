@@ -6,9 +6,23 @@ const fake = await vi.hoisted(async () => {
   return startFakeProvider(SMALL_WINDOW);
 });
 
+// Deleting can be made to fail once, as a database that drops the statement would.
+const failing = vi.hoisted(() => ({ nextDelete: false }));
+vi.mock("@/lib/db/queries/chats", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/lib/db/queries/chats")>();
+  return {
+    ...actual,
+    deleteChat: (...args: Parameters<typeof actual.deleteChat>) => {
+      if (!failing.nextDelete) return actual.deleteChat(...args);
+      failing.nextDelete = false;
+      return Promise.reject(new Error("connection terminated unexpectedly"));
+    },
+  };
+});
+
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import type { Database } from "@/lib/db/client";
-import { acquireLease } from "@/lib/db/queries/leases";
+import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { register } from "../../helpers/auth";
 import { compactNowCall, isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
@@ -77,6 +91,28 @@ describeEachDriver("deleting a chat while work on it runs", (use) => {
     } finally {
       channels.restore();
     }
+  });
+
+  it("a delete that fails leaves no stop waiting for the chat's next reply", async () => {
+    const database = use();
+    const { browser } = await register(database, "delete-failed@example.com");
+    const chatId = await newChat(database, browser);
+    // The chat's lease is held with no turn listening for Stop (as in a turn's last moments,
+    // storing its reply): the delete's stop waits for a turn to come and listen.
+    const lease = await acquireLease(database.db, chatId, 30_000);
+    if (!lease) throw new Error("the chat's lease was taken");
+    failing.nextDelete = true;
+    expect((await remove(database, browser, chatId)).status).toBeGreaterThanOrEqual(500);
+    expect((await shown(database, browser, chatId)).status).toBe(200);
+    await releaseLease(database.db, lease);
+
+    // The next message, well within the time that stop would wait, is answered in full.
+    const { chunks } = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Again" });
+    const finish = chunks.find((c) => c.type === "finish") as
+      | { messageMetadata?: { stopped?: boolean; stats?: { finishReason: string } } }
+      | undefined;
+    expect(finish?.messageMetadata?.stopped).toBeUndefined();
+    expect(finish?.messageMetadata?.stats?.finishReason).toBe("stop");
   });
 
   it("a request waiting for the chat's lease when the chat is deleted answers 404, not 409", async () => {

@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { readJson, readQuery, route } from "@/lib/http/route";
 import { assertModelAllowed } from "@/lib/limits/model-access";
 import { liveBus } from "@/lib/live/bus";
-import { requestStopOfAnyTurn } from "@/lib/live/stop";
+import { requestStopOfAnyTurn, withdrawStopOfAnyTurn } from "@/lib/live/stop";
 import { log } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
@@ -56,12 +56,19 @@ export const PATCH = route<Params>(async (request, { params }) => {
 export const DELETE = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
-  if (isReplying(chat)) {
+  const replying = isReplying(chat);
+  if (replying) {
     // Left pending as well, for a turn not listening yet: no later turn has this chat's id.
     await requestStopOfAnyTurn(liveBus(), chat.id).catch((error: unknown) =>
       log.warn({ err: error, chatId: chat.id }, "delete: the running reply could not be stopped"),
     );
   }
-  await deleteChat(await getDb(), chat.id);
+  try {
+    await deleteChat(await getDb(), chat.id);
+  } catch (error) {
+    // The chat stays: its next turn must not find that stop waiting for it.
+    if (replying) await withdrawStopOfAnyTurn(liveBus(), chat.id).catch(() => undefined);
+    throw error;
+  }
   return new Response(null, { status: 204 });
 });
