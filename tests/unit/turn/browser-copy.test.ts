@@ -36,10 +36,7 @@ describe("the browser's copy of a turn", () => {
     copy.write({ type: "text-start", id: "t1" });
     for (const delta of ["Hel", "lo", ", ", "world"]) copy.write(text(delta));
     // The first token is not held.
-    expect(await sentSoFar(copy.stream)).toEqual([
-      { type: "text-start", id: "t1" },
-      text("Hel"),
-    ]);
+    expect(await sentSoFar(copy.stream)).toEqual([{ type: "text-start", id: "t1" }, text("Hel")]);
     await nextTurnOfLoop();
     copy.write({ type: "text-end", id: "t1" });
     copy.end();
