@@ -130,14 +130,6 @@ export async function requestStopOfAnyTurn(bus: LiveBus, chatId: string): Promis
 }
 
 /**
- * Takes back an admin's or a delete's stop still waiting for a turn not yet listening (the
- * delete failed: the chat stays, and its next turn must not be stopped by it).
- */
-export async function withdrawStopOfAnyTurn(bus: LiveBus, chatId: string): Promise<void> {
-  await withdrawPending(bus, pendingAnyKey(chatId));
-}
-
-/**
  * For a turn that has just started listening: whether a stop meant for it (its message, and its
  * attempt or none) came before. A stop found is used up, so asking again (Retry) is not stopped
  * by it; one naming another attempt is left alone.

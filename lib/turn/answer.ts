@@ -125,6 +125,8 @@ async function answerWithin(
   // the reply keeps none of the first attempt's steps. Its stats count what both attempts used.
   ctx.observed.steps = keepsSteps ? finishedSteps : 0;
   ctx.observed.earlierUsage = first.usage;
+  // A stopped retry's output is estimated from its own text: the first attempt's is counted.
+  ctx.observed.streamedText = "";
   const retry = await streamAttempt(ctx, signal, deadline, trimmed.messages, write, {
     maxSteps: maxSteps - ctx.observed.steps,
   });
@@ -270,6 +272,7 @@ function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
       estimatedInputTokens: inputTokens,
       viewVersion: ctx.compaction.viewVersion,
       viewCapTokens: ctx.compaction.capTokens,
+      viewTrimmed: observed.trimmedInMemory === true ? true : undefined,
       startedAt: ctx.startedAt,
       firstTokenAt: observed.firstTokenAt,
       finishedAt: ctx.now(),

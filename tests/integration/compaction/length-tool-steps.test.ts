@@ -18,11 +18,12 @@ const { fake, pages } = await vi.hoisted(async () => {
 import { loadHistory } from "@/lib/db/queries/messages";
 import { liveBus } from "@/lib/live/bus";
 import { requestStop } from "@/lib/live/stop";
+import { countTextTokens } from "../../fixtures/fake-openai/tokens";
 import { register } from "../../helpers/auth";
 import { isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { newChat, postTurn, sendTurn } from "../../helpers/turns";
-import { streamChunks } from "../../helpers/ui-stream";
+import { streamChunks, textOf } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
 const RAMBLING = "word ".repeat(4000);
@@ -150,13 +151,27 @@ describeEachDriver("a tool loop whose last step the window cuts short", (use) =>
       if (next.value.type === "data-fold-retry") await requestStop(liveBus(), chatId);
     }
     const finish = chunks.find((c) => c.type === "finish") as
-      | { messageMetadata?: { stopped?: boolean; stats?: { inputTokens: number } } }
+      | {
+          messageMetadata?: {
+            stopped?: boolean;
+            stats?: { inputTokens: number; outputTokens: number; viewTrimmed?: boolean };
+          };
+        }
       | undefined;
     expect(finish?.messageMetadata?.stopped).toBe(true);
+    const stats = finish?.messageMetadata?.stats;
     // The two requests of the cut attempt were answered and counted; the stopped retry adds
-    // Fold's estimate of what it would have read.
+    // Fold's estimate of its own request.
     const answered = fake.requests.filter((r) => !isSummaryRequest(r) && r.status === 200);
     const cutAttempt = answered.slice(0, 2).reduce((sum, r) => sum + r.promptTokens, 0);
-    expect(finish?.messageMetadata?.stats?.inputTokens).toBeGreaterThan(cutAttempt);
+    expect(stats?.inputTokens).toBeGreaterThan(cutAttempt);
+    // The cut attempt's output is counted once: as the provider reported it, not again from
+    // the text it streamed before the retry.
+    const marker = chunks.findIndex((c) => c.type === "data-fold-retry");
+    const cutText = textOf(chunks.slice(0, marker));
+    expect(countTextTokens(cutText)).toBeGreaterThan(1000);
+    expect(stats?.outputTokens).toBeLessThan(countTextTokens(cutText) * 1.5);
+    // Its requests were trimmed in memory: the next turn reads no window from its count.
+    expect(stats?.viewTrimmed).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { readJson, readQuery, route } from "@/lib/http/route";
 import { assertModelAllowed } from "@/lib/limits/model-access";
 import { liveBus } from "@/lib/live/bus";
-import { requestStopOfAnyTurn, withdrawStopOfAnyTurn } from "@/lib/live/stop";
+import { requestStopOfAnyTurn } from "@/lib/live/stop";
 import { log } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
@@ -49,26 +49,20 @@ export const PATCH = route<Params>(async (request, { params }) => {
 });
 
 /**
- * Deletes the chat and all it holds. A reply still being written is stopped first, so its
- * model call does not run on (and charge) for a chat that is gone; what was running on it then
- * ends with 404 rather than storing anything.
+ * Deletes the chat and all it holds. A reply still being written is stopped once the chat is
+ * gone, so its model call does not run on (and charge) for a chat nobody has; what was running
+ * on it then ends with 404 rather than storing anything. A delete that fails stops nothing: the
+ * chat stays, and so does its reply.
  */
 export const DELETE = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
-  const replying = isReplying(chat);
-  if (replying) {
+  await deleteChat(await getDb(), chat.id);
+  if (isReplying(chat)) {
     // Left pending as well, for a turn not listening yet: no later turn has this chat's id.
     await requestStopOfAnyTurn(liveBus(), chat.id).catch((error: unknown) =>
       log.warn({ err: error, chatId: chat.id }, "delete: the running reply could not be stopped"),
     );
-  }
-  try {
-    await deleteChat(await getDb(), chat.id);
-  } catch (error) {
-    // The chat stays: its next turn must not find that stop waiting for it.
-    if (replying) await withdrawStopOfAnyTurn(liveBus(), chat.id).catch(() => undefined);
-    throw error;
   }
   return new Response(null, { status: 204 });
 });
