@@ -1,5 +1,6 @@
 import { createUIMessageStream, type UIMessageChunk } from "ai";
 import type { Db } from "@/lib/db/client";
+import { isDeletedChatReference } from "@/lib/db/errors";
 import { appendMessage } from "@/lib/db/queries/messages";
 import { log } from "@/lib/log";
 import { answerParts } from "@/lib/message/retry-marker";
@@ -87,6 +88,12 @@ export async function persistReply(
     });
     return true;
   } catch (error) {
+    if (isDeletedChatReference(error)) {
+      // Deleted while it replied (DELETE stops the reply once the chat is gone): nowhere to
+      // store it, and nothing went wrong.
+      log.info({ chatId }, "the chat was deleted during the turn; its reply is not stored");
+      return false;
+    }
     log.error({ err: error, chatId }, "storing the reply failed");
     return false;
   }

@@ -6,6 +6,14 @@ const fake = await vi.hoisted(async () => {
   return startFakeProvider(SMALL_WINDOW);
 });
 
+// Fold's log lines, captured: a delete during a reply logs no error.
+const logged = vi.hoisted(() => [] as string[]);
+vi.mock("@/lib/log", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/lib/log")>();
+  const destination = { write: (line: string) => void logged.push(line) };
+  return { ...actual, ...actual.createLogging({ level: "info", destination }) };
+});
+
 // Deleting can be made to fail once, as a database that drops the statement would.
 const failing = vi.hoisted(() => ({ nextDelete: false }));
 vi.mock("@/lib/db/queries/chats", async (importOriginal) => {
@@ -79,8 +87,12 @@ describeEachDriver("deleting a chat while work on it runs", (use) => {
 
   it("a reply that is streaming is stopped at its provider, and the chat is gone", async () => {
     const database = use();
+    logged.length = 0;
     const { browser, chatId } = await deleteMidReply(database, "delete-streaming@example.com");
     expect((await shown(database, browser, chatId)).status).toBe(404);
+    // Its reply had nowhere to go, which is no error.
+    const lines = logged.map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(lines.filter((line) => line.level >= 50).map((line) => line.msg)).toEqual([]);
   });
 
   it("a reply whose turn does not listen for Stop yet is stopped once it does", async () => {

@@ -161,7 +161,7 @@ describeEachDriver("a tool loop whose last step the window cuts short", (use) =>
     expect(finish?.messageMetadata?.stopped).toBe(true);
     const stats = finish?.messageMetadata?.stats;
     // The two requests of the cut attempt were answered and counted; the stopped retry adds
-    // Fold's estimate of its own request.
+    // Fold's estimate of the view it started from (its trimmed request was smaller).
     const answered = fake.requests.filter((r) => !isSummaryRequest(r) && r.status === 200);
     const cutAttempt = answered.slice(0, 2).reduce((sum, r) => sum + r.promptTokens, 0);
     expect(stats?.inputTokens).toBeGreaterThan(cutAttempt);

@@ -4,6 +4,8 @@ import type { Db } from "@/lib/db/client";
 
 const queries = vi.hoisted(() => ({ appendMessage: vi.fn(async () => ({})) }));
 vi.mock("@/lib/db/queries/messages", () => queries);
+const logs = vi.hoisted(() => ({ info: vi.fn(), warn: vi.fn(), error: vi.fn() }));
+vi.mock("@/lib/log", () => ({ log: logs }));
 
 const { assembleReply, persistReply } = await import("@/lib/turn/persist");
 const { noObservations } = await import("@/lib/turn/observe");
@@ -34,6 +36,29 @@ it("stores nothing when the chat's lease was lost under the turn (another may ho
   const observed = { ...noObservations(), stopped: true, leaseLost: true };
   expect(await persistReply({} as Db, "c1", replyStream(), observed)).toBe(false);
   expect(queries.appendMessage).not.toHaveBeenCalled();
+});
+
+it("says a reply whose chat was deleted under it is not stored, without logging an error", async () => {
+  // What Postgres answers an insert whose chat row is gone.
+  const missingChat = Object.assign(new Error("insert or update violates foreign key constraint"), {
+    code: "23503",
+    constraint: "message_chat_id_chat_id_fk",
+  });
+  queries.appendMessage.mockRejectedValueOnce(missingChat);
+  logs.error.mockClear();
+  logs.info.mockClear();
+  const observed = { ...noObservations(), stopped: true };
+  expect(await persistReply({} as Db, "c1", replyStream(), observed)).toBe(false);
+  expect(logs.error).not.toHaveBeenCalled();
+  expect(logs.info).toHaveBeenCalledWith(
+    { chatId: "c1" },
+    "the chat was deleted during the turn; its reply is not stored",
+  );
+
+  // Any other failure to store it is an error.
+  queries.appendMessage.mockRejectedValueOnce(new Error("disk full"));
+  expect(await persistReply({} as Db, "c1", replyStream(), observed)).toBe(false);
+  expect(logs.error).toHaveBeenCalledTimes(1);
 });
 
 it("holds the reply back until the turn ends, even when its chunks cannot be assembled", async () => {

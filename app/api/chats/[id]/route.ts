@@ -50,8 +50,9 @@ export const PATCH = route<Params>(async (request, { params }) => {
 
 /**
  * Deletes the chat and all it holds. A reply still being written is stopped once the chat is
- * gone, so its model call does not run on (and charge) for a chat nobody has; what was running
- * on it then ends with 404 rather than storing anything. A delete that fails stops nothing: the
+ * gone, so its model call does not run on (and charge) for a chat nobody has: its stream ends
+ * as stopped and nothing of it is stored (the database refuses a message for a missing chat);
+ * requests waiting for the chat's lease then answer 404. A delete that fails stops nothing: the
  * chat stays, and so does its reply.
  */
 export const DELETE = route<Params>(async (request, { params }) => {
