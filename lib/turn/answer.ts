@@ -83,7 +83,12 @@ async function answerWithin(
 ): Promise<void> {
   const messages = await convertToModelMessages(ctx.compaction.view, { tools: ctx.frame.tools });
   const maxSteps = env().turnMaxSteps;
-  const first = await streamAttempt(ctx, signal, deadline, messages, write, { maxSteps });
+  // The messages the user pinned, as the in-memory trims match them: one view, read once.
+  const pinnedTexts = pinnedTextsOf(ctx.compaction.view);
+  const first = await streamAttempt(ctx, signal, deadline, messages, write, {
+    maxSteps,
+    pinnedTexts,
+  });
   if (signal.aborted) return;
   if (!cutShortByWindow(ctx)) {
     if (first.finish) write(first.finish);
@@ -101,7 +106,7 @@ async function answerWithin(
       keepRecentToolResults: Math.max(2, Math.floor(keepRecentToolResults / 2)),
       estimate: (l) => defaultEstimator.estimateModelMessages(l),
       force: true,
-      pinnedTexts: pinnedTextsOf(ctx.compaction.view),
+      pinnedTexts,
       keepSummary,
     });
   const finishedSteps = ctx.observed.steps - 1;
@@ -129,6 +134,7 @@ async function answerWithin(
   ctx.observed.streamedText = "";
   const retry = await streamAttempt(ctx, signal, deadline, trimmed.messages, write, {
     maxSteps: maxSteps - ctx.observed.steps,
+    pinnedTexts,
   });
   if (signal.aborted) return;
   if (cutShortByWindow(ctx)) throw new ContextOverflowError(ctx.budget.modelId);
@@ -174,7 +180,7 @@ async function streamAttempt(
   deadline: TurnDeadline,
   messages: ModelMessage[],
   write: (chunk: UIMessageChunk) => void,
-  options: { maxSteps: number },
+  options: { maxSteps: number; pinnedTexts: ReadonlySet<string> },
 ): Promise<{
   finish: UIMessageChunk | undefined;
   /** What the attempt's steps used, as the provider reported it (none when it did not finish). */
@@ -196,7 +202,7 @@ async function streamAttempt(
     telemetry: env().aiTelemetry,
     proactive: settings.enabled,
     keepRecentToolResults: settings.keepRecentToolResults,
-    pinnedTexts: pinnedTextsOf(ctx.compaction.view),
+    pinnedTexts: options.pinnedTexts,
     onRecovery: (event) => {
       // Calibration compares Fold's estimate with the provider's count of that same prompt.
       if (observed.steps === 0)
