@@ -99,9 +99,13 @@ export function reportError(
  * What a user may read about a failure: an AppError's own message, else a short cause and
  * the id of the log line that holds the details (e.g. the error chunk of a failed turn).
  */
-export function publicErrorText(error: unknown, context: Record<string, unknown> = {}): string {
+export function publicErrorText(
+  error: unknown,
+  context: Record<string, unknown> = {},
+  logMessage?: string,
+): string {
   if (error instanceof AppError) return error.message;
-  const errorId = reportError(error, context);
+  const errorId = reportError(error, context, logMessage);
   const cause = isDatabaseUnavailable(error)
     ? "Fold can't reach its database"
     : "Something went wrong on Fold's side";

@@ -14,7 +14,8 @@ const continues = (held: DeltaChunk, next: DeltaChunk) =>
 
 /**
  * The browser's copy of a turn's chunks: passed on as written, except its end (the finish
- * chunk and whatever follows), held back until `end`. A browser that went away (the stream
+ * chunk and whatever follows), held back until `end` (the reply is stored by then, or the
+ * browser is told it was not). A browser that went away (the stream
  * cancelled) is written nothing more; the turn goes on and is stored.
  *
  * Text that arrives in a burst (a fast provider, or a busy server catching up on what the
@@ -68,9 +69,15 @@ export function browserCopy() {
       if (chunk.type === "finish" || held.length > 0) held.push(chunk);
       else pass(chunk);
     },
-    end() {
+    /**
+     * The turn is over: what was held back goes out, or, when `errorText` says the reply
+     * the browser saw was not stored after all, an error in place of its end.
+     */
+    end(errorText?: string) {
       flush();
-      for (const chunk of held) controller?.enqueue(chunk);
+      const tail: UIMessageChunk[] =
+        errorText === undefined ? held : [{ type: "error", errorText }];
+      for (const chunk of tail) controller?.enqueue(chunk);
       held = [];
       controller?.close();
       controller = undefined;

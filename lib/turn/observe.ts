@@ -45,6 +45,11 @@ export type TurnObservations = {
   unstored?: boolean;
   /** The chat's lease ran out under the turn and may be another's now: nothing is stored. */
   leaseLost?: boolean;
+  /**
+   * The reply should have been stored and was not (storing it failed, or the lease was lost):
+   * what the browser is told in place of the reply's end, which would say it was stored.
+   */
+  unsaved?: string;
   /** The reply's text (and reasoning) as streamed, for a stopped reply's output estimate. */
   streamedText?: string;
   /** The model's trigger and a next message as long as the user's last, once the turn knows its model. */

@@ -2,6 +2,7 @@ import { createUIMessageStream, type UIMessageChunk } from "ai";
 import type { Db } from "@/lib/db/client";
 import { isDeletedChatReference } from "@/lib/db/errors";
 import { appendMessage } from "@/lib/db/queries/messages";
+import { publicErrorText } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { answerParts } from "@/lib/message/retry-marker";
 import { type FoldUIMessage, isFinishedToolState } from "@/lib/message/ui-message";
@@ -49,12 +50,17 @@ export function assembleReply(): ReplyAssembly {
   };
 }
 
+/** What the browser is told of a reply it saw that was not stored, before the cause. */
+const UNSAVED = "This reply could not be saved, so it is not part of the chat:";
+const LEASE_LOST = "the server stalled and the chat was taken over meanwhile. Retry it.";
+
 /**
  * Step 6 of a turn: store the finished reply. A reply that failed or was cut
  * off by an error is not stored as an answer: the user's message stays, and
  * Retry asks again. A reply the user stopped is stored as far as it got,
  * marked as stopped, when it got anywhere; a turn stopped before its model
- * call stores nothing.
+ * call stores nothing. A reply that should have been stored and was not says so in
+ * `observed.unsaved`, for the browser.
  */
 export async function persistReply(
   db: Db,
@@ -74,6 +80,8 @@ export async function persistReply(
     const complete = observed.finished || answered;
     if (observed.leaseLost) {
       log.warn({ chatId }, "the chat's lease was lost during the turn; its reply is not stored");
+      // A failed turn has told the browser already; any other was ended as if it were stored.
+      if (!observed.error) observed.unsaved = `${UNSAVED} ${LEASE_LOST}`;
       return false;
     }
     if (observed.error || !complete || !reply) {
@@ -94,7 +102,9 @@ export async function persistReply(
       log.info({ chatId }, "the chat was deleted during the turn; its reply is not stored");
       return false;
     }
-    log.error({ err: error, chatId }, "storing the reply failed");
+    // Logged under the error id the browser is shown.
+    const cause = publicErrorText(error, { chatId }, "storing the reply failed");
+    observed.unsaved = `${UNSAVED} ${cause}`;
     return false;
   }
 }

@@ -4,8 +4,12 @@ import { savedPct, traceEndChunk, traceStartChunk } from "@/lib/compaction/trace
 import type { Db } from "@/lib/db/client";
 import { markCompactionDirty } from "@/lib/db/compaction-state";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
+import { log } from "@/lib/log";
 
-/** Recovery happened: the chat is dirty (next turn compacts durably), the timeline shows it. */
+/**
+ * Recovery happened: the chat is dirty (next turn compacts durably), the timeline shows it.
+ * Never throws for the database: the turn's retry does not wait on its own bookkeeping.
+ */
 export async function recordRecovery(
   db: Db,
   chatId: string,
@@ -40,14 +44,20 @@ export async function recordRecovery(
           : "The request was trimmed in memory and retried once.",
     }),
   );
-  await markCompactionDirty(db, chatId);
-  await recordCompactionEvent(db, {
-    chatId,
-    reason,
-    outcome: "skipped",
-    tokensBefore: event.tokensBefore,
-    tokensAfter: event.tokensAfter,
-    messagesSummarized: 0,
-    error: "recovered: trimmed in memory and retried; the next turn compacts durably",
-  });
+  // Bookkeeping must never cost the user their answer: the retry goes ahead without it (the
+  // next turn's projection still finds an oversized view, it only is not told to compact).
+  try {
+    await markCompactionDirty(db, chatId);
+    await recordCompactionEvent(db, {
+      chatId,
+      reason,
+      outcome: "skipped",
+      tokensBefore: event.tokensBefore,
+      tokensAfter: event.tokensAfter,
+      messagesSummarized: 0,
+      error: "recovered: trimmed in memory and retried; the next turn compacts durably",
+    });
+  } catch (error) {
+    log.warn({ err: error, chatId }, "recording a recovery failed; the retry goes ahead");
+  }
 }

@@ -209,7 +209,7 @@ export async function runTurn(
       if (answering) await takePendingStop(live, chat.id, answering).catch(() => undefined);
     });
 
-  void settled.then(toBrowser.end, toBrowser.fail);
+  void settled.then(() => toBrowser.end(observed.unsaved), toBrowser.fail);
   // The new message stored beside the model call: the reply is answered once it is stored. Not
   // stored, the request is refused (the browser puts the message back in its box); the turn
   // stops at once, showing and storing nothing, and frees the chat.

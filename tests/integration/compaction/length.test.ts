@@ -12,6 +12,7 @@ import { loadHistory } from "@/lib/db/queries/messages";
 import { chat as chatTable } from "@/lib/db/schema";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
+import { whileInsertsRefused } from "../../helpers/db";
 import { longMessage, newChat, sendTurn } from "../../helpers/turns";
 
 const MODEL = "fake:small";
@@ -73,6 +74,33 @@ describeEachDriver("a reply the window cuts short", (use) => {
     expect(after[0]).toMatchObject({ reason: "length", outcome: "summarized" });
     const [settled] = await database.db.select().from(chatTable).where(eq(chatTable.id, chatId));
     expect(settled?.compactionDirty).toBe(false);
+  });
+
+  it("retries even when recording the recovery fails: bookkeeping never costs the answer", async () => {
+    const database = use();
+    const { browser } = await register(database, "length-unrecorded@example.com");
+    const chatId = await newChat(database, browser);
+    for (let turn = 0; turn < 3; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn, 380) });
+    }
+    fake.script({ text: RAMBLING });
+    let chunks: Awaited<ReturnType<typeof sendTurn>>["chunks"] = [];
+    await whileInsertsRefused(database.db, "compaction_event", "true", async () => {
+      ({ chunks } = await sendTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: "Tell me everything.",
+      }));
+    });
+    expect(chunks.some((c) => c.type === "error")).toBe(false);
+    expect(chunks.some((c) => c.type === "data-fold-retry")).toBe(true);
+    const reply = (await loadHistory(database.db, chatId)).at(-1);
+    expect(reply?.role).toBe("assistant");
+    const text = ((reply?.parts ?? []) as Part[])
+      .filter((p) => p.type === "text")
+      .map((p) => p.text)
+      .join("");
+    expect(text).toContain("Fake reply to: Tell me everything.");
   });
 
   it("a reply cut short again after the retry ends in the clear message, and nothing half-written is stored", async () => {

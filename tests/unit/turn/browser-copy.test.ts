@@ -109,6 +109,19 @@ describe("the browser's copy of a turn", () => {
     expect(await drain(copy.stream)).toEqual([text("b"), { type: "finish" }, text("late")]);
   });
 
+  it("ends with an error in place of the finish when the reply was not stored", async () => {
+    const copy = browserCopy();
+    copy.write(text("a"));
+    copy.write(text("b"));
+    copy.write({ type: "finish" });
+    copy.end("This reply could not be saved.");
+    expect(await drain(copy.stream)).toEqual([
+      text("a"),
+      text("b"),
+      { type: "error", errorText: "This reply could not be saved." },
+    ]);
+  });
+
   it("drops joined text when the turn's stream fails or the browser went away", async () => {
     const failed = browserCopy();
     failed.write(text("a"));

@@ -36,6 +36,8 @@ it("stores nothing when the chat's lease was lost under the turn (another may ho
   const observed = { ...noObservations(), stopped: true, leaseLost: true };
   expect(await persistReply({} as Db, "c1", replyStream(), observed)).toBe(false);
   expect(queries.appendMessage).not.toHaveBeenCalled();
+  // The browser saw the reply: it is told the reply was not kept, not that it was stopped.
+  expect(observed.unsaved).toMatch(/could not be saved.*taken over/);
 });
 
 it("says a reply whose chat was deleted under it is not stored, without logging an error", async () => {
@@ -50,6 +52,8 @@ it("says a reply whose chat was deleted under it is not stored, without logging 
   const observed = { ...noObservations(), stopped: true };
   expect(await persistReply({} as Db, "c1", replyStream(), observed)).toBe(false);
   expect(logs.error).not.toHaveBeenCalled();
+  // Nobody waits for that reply: the chat is gone.
+  expect(observed.unsaved).toBeUndefined();
   expect(logs.info).toHaveBeenCalledWith(
     { chatId: "c1" },
     "the chat was deleted during the turn; its reply is not stored",
@@ -59,6 +63,10 @@ it("says a reply whose chat was deleted under it is not stored, without logging 
   queries.appendMessage.mockRejectedValueOnce(new Error("disk full"));
   expect(await persistReply({} as Db, "c1", replyStream(), observed)).toBe(false);
   expect(logs.error).toHaveBeenCalledTimes(1);
+  // The browser is told, with the id of that log line and not the error's own text.
+  const [[logged]] = logs.error.mock.calls as unknown as [[{ errorId: string }]];
+  expect(observed.unsaved).toContain(`error id ${logged.errorId}`);
+  expect(observed.unsaved).not.toContain("disk full");
 });
 
 it("holds the reply back until the turn ends, even when its chunks cannot be assembled", async () => {
