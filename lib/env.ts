@@ -16,14 +16,21 @@ const csv = (value: string | undefined) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
+/**
+ * Settings whose value may hold a credential (a password in a database or Redis URL, a secret,
+ * a key): a warning about one names it but never shows its value, since warnings go to the
+ * console, where the log's redaction does not reach.
+ */
+const MAY_HOLD_SECRET = /(URL|SECRET|KEY)$/;
+
 function knob<T>(source: Source, name: string, schema: z.ZodType<T>, fallback: T, warn: Warn): T {
   const raw = source[name];
   if (raw === undefined || raw.trim() === "") return fallback;
   const parsed = schema.safeParse(raw.trim());
   if (parsed.success) return parsed.data;
-  warn(
-    `${name}=${JSON.stringify(raw)} is invalid (${parsed.error.issues[0]?.message}); using ${JSON.stringify(fallback)}`,
-  );
+  const shown = MAY_HOLD_SECRET.test(name) ? name : `${name}=${JSON.stringify(raw)}`;
+  const replaced = fallback === undefined ? "ignoring it" : `using ${JSON.stringify(fallback)}`;
+  warn(`${shown} is invalid (${parsed.error.issues[0]?.message}); ${replaced}`);
   return fallback;
 }
 
@@ -93,7 +100,9 @@ function openaiCompatibleServers(source: Source, warn: Warn): OpenAICompatibleSe
     if (!baseUrl) continue;
     const name = knob(source, `${prefix}NAME`, providerName, n === 1 ? "local" : `local${n}`, warn);
     if (taken.has(name)) {
-      warn(`${prefix}NAME=${JSON.stringify(name)} is already a provider name; skipping ${baseUrl}`);
+      warn(
+        `${prefix}NAME=${JSON.stringify(name)} is already a provider name; skipping that server`,
+      );
       continue;
     }
     taken.add(name);
@@ -154,6 +163,7 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
   if (optionalString("ADMIN_EMAILS")) {
     warn("ADMIN_EMAILS is no longer read: promote admins in Admin → Users");
   }
+  const databaseUrl = k("DATABASE_URL", url, undefined as string | undefined);
 
   return {
     nodeEnv: k("NODE_ENV", z.enum(["development", "production", "test"]), "development"),
@@ -162,7 +172,13 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
       z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
       "info",
     ),
-    databaseUrl: k("DATABASE_URL", url, undefined as string | undefined),
+    databaseUrl,
+    /**
+     * DATABASE_URL is set but is no URL (a password with a raw `#` or `/` in it, say): Fold
+     * opens no database rather than start on an empty embedded one, where the first account
+     * to sign up would become its admin (lib/db/client.ts).
+     */
+    databaseUrlInvalid: databaseUrl === undefined && optionalString("DATABASE_URL") !== undefined,
     pgliteDir: optionalString("PGLITE_DIR") ?? "./.data/pglite",
     dataDir: optionalString("FOLD_DATA_DIR") ?? "./.data",
     authSecret: k("BETTER_AUTH_SECRET", z.string().min(32), undefined as string | undefined),

@@ -1,7 +1,8 @@
 /**
  * Errors are logged without the values they carry. Drizzle's "Failed query: … params: …"
  * puts every bound parameter — session tokens, emails, message text — into the message, the
- * stack and a `params` field; Postgres' `detail` quotes row values ("Key (token)=(…)").
+ * stack and a `params` field; Postgres' `detail` quotes row values ("Key (token)=(…)"); a
+ * failed model call's error carries the conversation it sent.
  * `scrubError` returns a copy of an error with those replaced — and of everything error-like
  * it holds: its causes, an AggregateError's members, and fields like better-auth's `body`,
  * whose hidden `cause` the logger would otherwise print. The error itself is left alone.
@@ -9,8 +10,21 @@
 
 export const REDACTED = "[redacted]";
 
-/** Fields of driver errors that quote data. */
-const VALUE_FIELDS = ["params", "detail", "parameters"] as const;
+/**
+ * Fields of errors that quote users' data: a driver's bound parameters and row values, and the
+ * AI SDK's copy of the request a failed model call sent (`requestBodyValues`: the whole
+ * conversation), the prompt it refused, a tool call's input and a chunk it could not read. The
+ * provider's own answer (`responseBody`) stays: it says why the call failed.
+ */
+const VALUE_FIELDS = [
+  "params",
+  "detail",
+  "parameters",
+  "requestBodyValues",
+  "prompt",
+  "toolInput",
+  "value",
+] as const;
 const MAX_DEPTH = 8;
 
 type ErrorLike = { message: string; stack?: string; cause?: unknown } & Record<string, unknown>;

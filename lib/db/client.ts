@@ -6,6 +6,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { Pool } from "pg";
 import { env } from "@/lib/env";
+import { databaseUnavailable } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { migrateDatabase } from "./migrate";
 import * as schema from "./schema";
@@ -61,8 +62,19 @@ export function withDatabase<T>(database: Database, fn: () => T): T {
 // The process-wide database survives Next's dev-mode module reloads.
 const holder = globalThis as unknown as { __foldDatabase?: Promise<Database> };
 
+let invalidUrlReported = false;
+
 async function openProcessDatabase(): Promise<Database> {
-  const { databaseUrl, pgliteDir } = env();
+  const { databaseUrl, databaseUrlInvalid, pgliteDir } = env();
+  if (databaseUrlInvalid) {
+    // Never the embedded database instead: it would be empty, and its first account admin.
+    const cause = new Error(
+      "DATABASE_URL is set but is not a valid URL (percent-encode any @ : / ? # in its password); no database is opened",
+    );
+    if (!invalidUrlReported) log.error({ err: cause }, "DATABASE_URL is invalid");
+    invalidUrlReported = true;
+    throw databaseUnavailable(cause);
+  }
   const database = await openDatabase({ url: databaseUrl, pgliteDir });
   await migrateDatabase(database);
   return database;

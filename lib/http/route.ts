@@ -84,7 +84,10 @@ function describeIssue(error: z.ZodError): string {
 }
 
 /** Validated input must still be storable: a net under every schema (NUL, lone surrogates). */
-function refuseUnstorable(value: unknown, code: `bad_request:${"body" | "query" | "params"}`) {
+export function refuseUnstorable(
+  value: unknown,
+  code: `bad_request:${"body" | "query" | "params"}`,
+) {
   const found = findUnstorableText(value);
   if (!found) return;
   const where = found.path.length ? `${found.path.join(".")}: ` : "";

@@ -92,6 +92,49 @@ describe("environment", () => {
     expect(wrong).toMatchObject({ registration: "approval", trustProxy: 0, redisUrl: undefined });
   });
 
+  it("never shows the value of an invalid setting that may hold a credential", () => {
+    const warnings: string[] = [];
+    const env = loadEnv(
+      {
+        // A raw `#` in a password makes the URL invalid: a common slip.
+        DATABASE_URL: "postgres://fold:Xy7#Secret@db.internal:5432/fold",
+        BETTER_AUTH_SECRET: "short-but-real-secret-123",
+        REDIS_URL: "redis://:Xy7#RedisPass@cache:6379",
+        OPENAI_COMPATIBLE_BASE_URL: "ftp://user:pa55word@llm.example/v1",
+        // Not a credential: its value helps whoever fixes the typo.
+        COMPACTION_TRIGGER_RATIO: "1.7",
+      },
+      (m) => warnings.push(m),
+    );
+    expect(env).toMatchObject({
+      databaseUrl: undefined,
+      authSecret: undefined,
+      redisUrl: undefined,
+    });
+    expect(warnings).toHaveLength(5);
+    for (const name of [
+      "DATABASE_URL",
+      "BETTER_AUTH_SECRET",
+      "REDIS_URL",
+      "OPENAI_COMPATIBLE_BASE_URL",
+    ]) {
+      expect(warnings.some((w) => w.startsWith(`${name} is invalid`))).toBe(true);
+    }
+    expect(warnings.join("\n")).not.toMatch(/Secret|RedisPass|short-but-real|pa55word/);
+    expect(warnings).toContainEqual(expect.stringMatching(/^COMPACTION_TRIGGER_RATIO="1.7"/));
+  });
+
+  it("marks a DATABASE_URL that is set but invalid, so no embedded database stands in for it", () => {
+    const bad = loadEnv({ DATABASE_URL: "postgres://fold:a#b@db/fold" }, quiet);
+    expect(bad).toMatchObject({ databaseUrl: undefined, databaseUrlInvalid: true });
+    expect(loadEnv({}, quiet).databaseUrlInvalid).toBe(false);
+    const good = loadEnv({ DATABASE_URL: "postgres://fold:a%23b@db/fold" }, quiet);
+    expect(good).toMatchObject({
+      databaseUrl: "postgres://fold:a%23b@db/fold",
+      databaseUrlInvalid: false,
+    });
+  });
+
   it("says ADMIN_EMAILS is no longer read", () => {
     const warnings: string[] = [];
     loadEnv({ ADMIN_EMAILS: "boss@example.com" }, (m) => warnings.push(m));

@@ -1,3 +1,4 @@
+import { APICallError, RetryError } from "ai";
 import { DrizzleQueryError } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createLogging } from "@/lib/log";
@@ -58,6 +59,31 @@ describe("the logger", () => {
     log.error({ err: duplicate }, "insert failed");
     expect(text()).not.toContain(TOKEN);
     expect(text()).toContain("23505");
+  });
+
+  it("drops the conversation a failed model call carries, keeping what the provider said", () => {
+    const { log, text } = capture();
+    const rateLimited = new APICallError({
+      message: "Too Many Requests",
+      url: "https://api.example.com/v1/chat/completions",
+      requestBodyValues: { messages: [{ role: "user", content: "my private medical question" }] },
+      statusCode: 429,
+      responseBody: '{"error":{"message":"Rate limit reached for requests"}}',
+    });
+    log.warn(
+      {
+        err: new RetryError({
+          message: "gave up",
+          reason: "maxRetriesExceeded",
+          errors: [rateLimited],
+        }),
+      },
+      "turn failed",
+    );
+    log.warn({ err: rateLimited }, "model stream error");
+    expect(text()).not.toContain("private medical");
+    expect(text()).toContain("Rate limit reached for requests");
+    expect(text()).toContain("429");
   });
 
   it("leaves the logged error itself untouched", () => {

@@ -99,6 +99,41 @@ describeEachDriver("auth", (use) => {
     ).toBe(200);
   });
 
+  it("answers 400, not 500, to text Postgres cannot store in an auth route's body or query", async () => {
+    const database = use();
+    const { browser } = await register(database, "nul@example.com");
+    const post = (path: string, body: unknown, as = anonymous()) =>
+      call(database, authRoute.POST, { path, method: "POST", body, browser: as });
+    // Anonymous: anyone could send these.
+    const reset = await post("/api/auth/reset-password", {
+      token: "x\u0000",
+      newPassword: "correct horse battery2",
+    });
+    expect(reset.status).toBe(400);
+    expect(((await reset.json()) as { error?: { code?: string } }).error?.code).toBe(
+      "bad_request:body",
+    );
+    expect((await post("/api/auth/revoke-session", { token: "x\u0000" }, browser)).status).toBe(
+      400,
+    );
+    const verify = await call(database, authRoute.GET, {
+      path: "/api/auth/verify-email?token=x%00",
+      browser: anonymous(),
+    });
+    expect(verify.status).toBe(400);
+    // The same requests without the NUL are better-auth's to answer, as before.
+    expect(
+      (
+        await post("/api/auth/reset-password", {
+          token: "x",
+          newPassword: "correct horse battery2",
+        })
+      ).status,
+    ).toBe(400);
+    // The session that sent one is untouched.
+    expect((await sessionOf(database, browser))?.user.email).toBe("nul@example.com");
+  });
+
   it("makes the first user admin and the second not; ADMIN_EMAILS makes no one admin", async () => {
     const database = use();
     // ada registered first in this database.

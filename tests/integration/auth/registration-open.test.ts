@@ -35,7 +35,13 @@ describeEachDriver("registration: open", (use) => {
   it("an account cannot rewrite its name or picture behind Fold's back (no such endpoint)", async () => {
     const database = use();
     const { browser } = await register(database, "carol@example.com");
-    for (const body of [{ name: null }, { name: "a\u0000b" }, { name: "x".repeat(10_000) }]) {
+    // Text Postgres cannot store is refused before any route reads it (400); the rest finds no
+    // such route (404).
+    for (const [body, status] of [
+      [{ name: null }, 404],
+      [{ name: "a\u0000b" }, 400],
+      [{ name: "x".repeat(10_000) }, 404],
+    ] as const) {
       const response = await call(database, authRoute.POST, {
         path: "/api/auth/update-user",
         method: "POST",
@@ -43,7 +49,7 @@ describeEachDriver("registration: open", (use) => {
         body,
         browser,
       });
-      expect(response.status).toBe(404);
+      expect(response.status).toBe(status);
     }
     const [row] = await database.db
       .select({ name: user.name })

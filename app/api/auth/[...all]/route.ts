@@ -1,18 +1,40 @@
 import { getAuth } from "@/lib/auth/server";
 import { readBodyText } from "@/lib/http/body";
-import { route } from "@/lib/http/route";
+import { refuseUnstorable, route } from "@/lib/http/route";
 import { limitAuthRequest } from "@/lib/limits/auth-rate-limit";
 
 export const dynamic = "force-dynamic";
 
-async function handle(request: Request): Promise<Response> {
+/**
+ * better-auth stores what its routes are sent (a token, a name) without Fold's net under every
+ * schema: text Postgres cannot store (a NUL) is refused here with a 400, in the query and in a
+ * JSON body, where it would otherwise fail the query and answer 500.
+ */
+function refuseUnstorableInput(request: Request, body?: string): void {
+  refuseUnstorable(Object.fromEntries(new URL(request.url).searchParams), "bad_request:query");
+  if (!body) return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return; // Not JSON: better-auth answers it.
+  }
+  refuseUnstorable(parsed, "bad_request:body");
+}
+
+async function handle(request: Request, body?: string): Promise<Response> {
+  refuseUnstorableInput(request, body);
   const auth = await getAuth();
-  return auth.handler(request);
+  if (body === undefined) return auth.handler(request);
+  const { method, headers, signal } = request;
+  return auth.handler(
+    new Request(request.url, { method, headers, signal, body: body || undefined }),
+  );
 }
 
 // better-auth checks the origin of its own routes (checkOrigin: false); the wrapper still
 // answers an outage with 503 and logs failures without their SQL parameters.
-export const GET = route<{ all: string[] }>(handle, { checkOrigin: false });
+export const GET = route<{ all: string[] }>((request) => handle(request), { checkOrigin: false });
 
 /** Far more than any auth form sends (a name, an email, a password). */
 const AUTH_BODY_MAX_BYTES = 16_384;
@@ -25,9 +47,7 @@ export const POST = route<{ all: string[] }>(
   async (request) => {
     const limited = await limitAuthRequest(request);
     if (limited) return limited;
-    const body = await readBodyText(request, AUTH_BODY_MAX_BYTES);
-    const { method, headers, signal } = request;
-    return handle(new Request(request.url, { method, headers, signal, body: body || undefined }));
+    return handle(request, await readBodyText(request, AUTH_BODY_MAX_BYTES));
   },
   { checkOrigin: false },
 );
