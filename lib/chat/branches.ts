@@ -120,9 +120,7 @@ export function laterMessages(
 export async function branchSwitches(
   db: Db,
   chatId: string,
-  history:
-    | readonly Pick<Message, "id" | "role" | "parts">[]
-    | (() => Promise<readonly Pick<Message, "id" | "role" | "parts">[]>),
+  history: readonly ShownMessage[] | (() => Promise<readonly ShownMessage[]>),
 ): Promise<BranchSwitch[]> {
   const versions = await listBranches(db, chatId);
   if (versions.length === 0) return [];
@@ -130,9 +128,11 @@ export async function branchSwitches(
   return switchesOf(versions, rows);
 }
 
+type ShownMessage = Pick<Message, "id" | "role" | "parts" | "metadata">;
+
 function switchesOf(
   versions: readonly MessageBranch[],
-  history: readonly Pick<Message, "id" | "role" | "parts">[],
+  history: readonly ShownMessage[],
 ): BranchSwitch[] {
   const shown = new Map(history.map((m, index) => [m.id, index]));
   const switches = new Map<string, BranchSwitch & { edited: boolean }>();
@@ -160,7 +160,9 @@ function switchesOf(
     .filter((s) => s.count > 1 && s.position > 0)
     .map(({ edited, ...entry }) => {
       const at = shown.get(entry.messageId) ?? -1;
-      const reply = history[at + 1];
+      // A compaction's entry may sit between the message and its reply (one that committed
+      // while the reply was written): the timeline shows no switch on an entry.
+      const reply = history.slice(at + 1).find((m) => m.metadata?.compaction !== true);
       return {
         ...entry,
         shownOn: !edited && reply?.role === "assistant" ? reply.id : entry.messageId,

@@ -1,3 +1,4 @@
+import { TransactionRollbackError } from "drizzle-orm";
 import type { Tier1Result } from "@/lib/compaction/tier1";
 import { savedPct, type TraceOutput } from "@/lib/compaction/trace";
 import { buildView, type CompactionState } from "@/lib/compaction/view";
@@ -6,7 +7,12 @@ import type { Db } from "@/lib/db/client";
 import { commitCompactionState } from "@/lib/db/compaction-state";
 import { getChatVersion } from "@/lib/db/queries/chats";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
-import { settleFoldedUnpins } from "@/lib/db/queries/messages";
+import {
+  appendMessage,
+  appendMessageInTransaction,
+  type NewMessage,
+  settleFoldedUnpins,
+} from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { metric } from "@/lib/log";
 import { pinnedIdsOf } from "@/lib/message/pins";
@@ -27,6 +33,11 @@ export type CommitTier1Input = {
   overheadTokens: number;
   keepRecentToolResults: number;
   durationMs: number;
+  /**
+   * The timeline's entry for this fold (Compact now), made from its trace: written in the
+   * summary's transaction, so the chat is never folded without it (or it without the fold).
+   */
+  timelineEntry?: (trace: TraceOutput) => NewMessage;
 };
 
 /**
@@ -85,17 +96,45 @@ export async function commitTier1(db: Db, input: CommitTier1Input): Promise<Comp
   // is the rollback point an edit of an earlier message returns to: a summary stored without
   // it is lost to the next rollback. Unpinned messages settled apart from their summary could
   // be left, by a rollback between the two, told by no summary and sent by no turn.
-  const written = await db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
-    const summary = await writeSummary(tx, input, result);
-    if (summary.won) {
+  let lostTo: Chat | undefined;
+  const written = await db
+    .transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      // The entry first: every append takes its message's place before the chat row.
+      const entry = input.timelineEntry
+        ? await appendMessageInTransaction(
+            tx,
+            input.chat.id,
+            input.timelineEntry(trace(draft.outcome)),
+          )
+        : undefined;
+      const summary = await writeSummary(tx, input, result);
+      if (!summary.won) {
+        // An entry for a fold that did not land goes with it (one saying so follows).
+        if (entry) {
+          lostTo = summary.chat;
+          txn.rollback();
+        }
+        return { ...summary, entry };
+      }
       if (draft.foldedPendingIds.length > 0)
         await settleFoldedUnpins(tx, input.chat.id, draft.foldedPendingIds);
       await recordCompactionEvent(tx, event(true));
-    }
-    return summary;
-  });
-  if (!written.won) await recordCompactionEvent(db, event(false));
+      return { ...summary, entry };
+    })
+    .catch((error: unknown) => {
+      if (!(lostTo && error instanceof TransactionRollbackError)) throw error;
+      return { won: false, chat: lostTo, entry: undefined };
+    });
+  if (!written.won) {
+    await recordCompactionEvent(db, event(false));
+    if (input.timelineEntry)
+      written.entry = await appendMessage(
+        db,
+        input.chat.id,
+        input.timelineEntry(trace("conflict")),
+      );
+  }
   metric("compaction.fired", {
     chatId: input.chat.id,
     reason: input.reason,
@@ -106,7 +145,12 @@ export async function commitTier1(db: Db, input: CommitTier1Input): Promise<Comp
   });
   if (draft.outcome === "fallback")
     metric("summarize.fallback", { chatId: input.chat.id, note: draft.note });
-  if (written.won) return outcome(result.view, written.chat.version, trace(draft.outcome));
+  if (written.won) {
+    return {
+      ...outcome(result.view, written.chat.version, trace(draft.outcome)),
+      timelineEntry: written.entry,
+    };
+  }
 
   // Lost the race: send the winner's view instead of ours.
   const winner = written.chat;
@@ -126,7 +170,7 @@ export async function commitTier1(db: Db, input: CommitTier1Input): Promise<Comp
     // settle (it lost) is still pending, and the winner may not have told it.
     pinnedIds: pinnedIdsOf(input.history),
   });
-  return outcome(view, winner.version, trace("conflict"));
+  return { ...outcome(view, winner.version, trace("conflict")), timelineEntry: written.entry };
 }
 
 /** Nothing to fold: settle a dirty flag (and a summary whose watermark is gone), record the skip. */

@@ -3,7 +3,7 @@ import { chatRequestFrame } from "@/lib/ai/request-frame";
 import { type TraceOutput, traceEntry } from "@/lib/compaction/trace";
 import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
-import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
+import { loadHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { backgroundCompactionDone } from "./background-compact";
@@ -46,24 +46,23 @@ export async function compactNow(
       overheadTokens: frame.overheadTokens,
       overheadClasses: frame.overheadClasses,
       force: true,
+      // Stored with the fold, in its transaction: an entry that failed to store after it would
+      // leave the chat folded while the click answered that Compact failed. Nothing to fold is
+      // an answer for the person who clicked, not an event in the chat's timeline: no entry.
+      timelineEntry: (trace) =>
+        traceEntry(
+          trace,
+          {
+            reason: "manual",
+            tokensBefore: trace.tokensBefore,
+            messages: trace.messagesSummarized,
+            startedAt: Date.now() - trace.durationMs,
+          },
+          { messageId: generateId(), toolCallId: `compact-${generateId()}` },
+        ),
     });
-    // Nothing to fold is an answer for the person who clicked, not an event in the chat's timeline.
-    if (!outcome.trace || outcome.trace.outcome === "skipped") {
-      return { trace: outcome.trace, message: null };
-    }
-    const { trace } = outcome;
-    const entry = traceEntry(
-      trace,
-      {
-        reason: "manual",
-        tokensBefore: trace.tokensBefore,
-        messages: trace.messagesSummarized,
-        startedAt: Date.now() - trace.durationMs,
-      },
-      { messageId: generateId(), toolCallId: `compact-${generateId()}` },
-    );
-    const stored = await appendMessage(db, chat.id, entry);
-    return { trace: outcome.trace, message: rowToUIMessage(stored) };
+    const entry = outcome.timelineEntry;
+    return { trace: outcome.trace, message: entry ? rowToUIMessage(entry) : null };
   } finally {
     await lease.release();
   }

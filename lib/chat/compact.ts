@@ -9,7 +9,8 @@ import type { ClassTokens } from "@/lib/context/content-class";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
-import type { Chat } from "@/lib/db/schema";
+import type { NewMessage } from "@/lib/db/queries/messages";
+import type { Chat, Message } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { log, metric } from "@/lib/log";
 import { pinnedIdsOf } from "@/lib/message/pins";
@@ -44,6 +45,8 @@ export type CompactOutcome = {
   fits: boolean;
   /** The hard-wall cap the view used (stored with the reply so it is never relaxed). */
   capTokens: number | null;
+  /** The timeline's entry for a fold that was asked one (`CompactInput.timelineEntry`), as stored. */
+  timelineEntry?: Message;
 };
 
 export type CompactDeps = {
@@ -63,6 +66,8 @@ export type CompactInput = {
   /** The same by content class, so Tier 1 calibrates it per class. */
   overheadClasses?: ClassTokens;
   force?: boolean;
+  /** A timeline entry for the fold, stored with it (Compact now; see commitTier1). */
+  timelineEntry?: (trace: TraceOutput) => NewMessage;
   /** Another compaction of this chat is running: fold nothing while the view fits (tier1.ts). */
   deferFold?: boolean;
   /** Tokens the next turn will add (its user message), for a compaction run ahead of it. */
@@ -211,5 +216,6 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     overheadTokens: input.overheadTokens,
     keepRecentToolResults: settings.keepRecentToolResults,
     durationMs: now() - startedAt,
+    timelineEntry: input.timelineEntry,
   });
 }

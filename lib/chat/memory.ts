@@ -217,6 +217,26 @@ export async function setPinned(
   messageId: string,
   pinned: boolean,
 ): Promise<void> {
+  await db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    // After any edit, regenerate or version switch under way (they hold the chat's row while
+    // they archive and replace its messages): a pin committed between their read and their
+    // delete would be archived as unpinned, and its 200 a lie. Pins do not wait on each other.
+    await tx
+      .select({ id: chatTable.id })
+      .from(chatTable)
+      .where(eq(chatTable.id, chatId))
+      .for("share");
+    await pinInTransaction(tx, chatId, messageId, pinned);
+  });
+}
+
+async function pinInTransaction(
+  db: Db,
+  chatId: string,
+  messageId: string,
+  pinned: boolean,
+): Promise<void> {
   const [row] = await db
     .select({ metadata: message.metadata })
     .from(message)

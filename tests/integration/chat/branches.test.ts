@@ -418,6 +418,39 @@ describeEachDriver("Safe regenerate: the replaced reply stays a version away", (
     expect(two.messages.map((m) => m.id)).toEqual([asked.id, second.id]);
   });
 
+  it("shows a regenerated reply's switch on the reply when a compaction's entry sits before it", async () => {
+    const database = use();
+    const { browser } = await register(database, "regen-entry@example.com");
+    const chatId = await newChat(database, browser);
+    for (let turn = 0; turn < 4; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    // The message goes unanswered (the provider fails, through the SDK's retries); Compact now
+    // then puts its entry after it, and Retry answers it after the entry.
+    fake.script({ fault: "500" }, { fault: "500" }, { fault: "500" });
+    const failed = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "And now?" });
+    expect(failed.chunks.some((c) => c.type === "error")).toBe(true);
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    fake.script({ text: "The first answer." }, { text: "The second answer." });
+    await regenerate(database, browser, chatId);
+    const [asked, entry, first] = (await historyOf(database.db, chatId)).slice(-3);
+    if (!asked || !entry || !first) throw new Error("no turn");
+    expect([asked.role, isTraceEntry(entry), textOf(first)]).toEqual([
+      "user",
+      true,
+      "The first answer.",
+    ]);
+
+    await regenerate(database, browser, chatId, first.id);
+    const second = (await historyOf(database.db, chatId)).at(-1);
+    expect(second && textOf(second)).toBe("The second answer.");
+    const listed = (await (await branchesOf(database, browser, chatId)).json()) as BranchesJson;
+    // Under the reply, where the page draws it: never on the entry, which has no bar.
+    expect(listed.branches).toEqual([
+      { messageId: asked.id, shownOn: second?.id, position: 2, count: 2 },
+    ]);
+  });
+
   it("says how many later messages a regenerate moves away, keeps them all, and an edit after it moves the switch to the message", async () => {
     const database = use();
     const { browser } = await register(database, "regen-middle@example.com");

@@ -7,6 +7,7 @@ const fake = await vi.hoisted(async () => {
 });
 
 import type { Database } from "@/lib/db/client";
+import { casCompactionState } from "@/lib/db/compaction-state";
 import { branchesOf } from "@/lib/db/queries/branches";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { register } from "../../helpers/auth";
@@ -185,6 +186,68 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     // Asked again, it compacts.
     expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
     expect((await chatRow(database.db, chatId)).contextSummary).toBeTruthy();
+  });
+
+  it("a compaction whose timeline entry cannot be stored keeps no summary either: Compact failed means nothing folded", async () => {
+    const database = use();
+    const { browser, chatId } = await chatWithHistory(database, "entry-lost@example.com");
+    const before = await snapshot(database, chatId);
+    const rows = (await historyOf(database.db, chatId)).length;
+    // The database refuses the entry's row, after the summarizer wrote the summary.
+    await whileInsertsRefused(
+      database.db,
+      "message",
+      "new.metadata ->> 'compaction' = 'true'",
+      async () => {
+        const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });
+        expect(response.status).toBeGreaterThanOrEqual(500);
+      },
+    );
+    const after = await snapshot(database, chatId);
+    expect(after.chat.contextSummary).toBeNull();
+    expect(after.chat.summaryWatermark).toBeNull();
+    expect(after.chat.version).toBe(before.chat.version);
+    expect(after.events).toEqual([]);
+    expect(await historyOf(database.db, chatId)).toHaveLength(rows);
+    // Asked again, it compacts, and its entry is in the timeline.
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    expect((await chatRow(database.db, chatId)).contextSummary).toBeTruthy();
+    expect(
+      isTraceEntry((await historyOf(database.db, chatId)).at(-1) ?? { parts: [], metadata: null }),
+    ).toBe(true);
+  });
+
+  it("a fold that loses its commit to another summary keeps that one, and its entry says so", async () => {
+    const database = use();
+    const { browser, chatId } = await chatWithHistory(database, "entry-conflict@example.com");
+    const rows = (await historyOf(database.db, chatId)).length;
+    fake.configure({ summaryDelayMs: 500 });
+    try {
+      const compacting = compactNowCall(database, browser, chatId, { modelId: MODEL });
+      // While the summarizer writes, another summary lands (a fold, or an edit, on another
+      // instance that did not wait for this one's lease).
+      await eventually(async () => fake.requests.some(isSummaryRequest));
+      const { version } = await chatRow(database.db, chatId);
+      const other = await casCompactionState(database.db, chatId, version, {
+        contextSummary: "## Someone else's summary",
+      });
+      expect(other?.won).toBe(true);
+      const response = await compacting;
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { trace: { outcome: string } }).trace.outcome).toBe(
+        "conflict",
+      );
+    } finally {
+      fake.configure({ summaryDelayMs: 0 });
+    }
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe("## Someone else's summary");
+    // One entry, telling the conflict: none for the fold that did not land.
+    const history = await historyOf(database.db, chatId);
+    expect(history).toHaveLength(rows + 1);
+    const entry = history.at(-1) as { parts: Array<{ output?: { outcome?: string } }> } | undefined;
+    expect(entry && isTraceEntry(entry as never)).toBe(true);
+    expect(entry?.parts[0]?.output?.outcome).toBe("conflict");
+    expect((await eventsOf(database.db, chatId)).map((e) => e.outcome)).toEqual(["conflict"]);
   });
 
   it("answers 404 for another user's chat, and writes nothing", async () => {

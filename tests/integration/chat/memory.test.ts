@@ -473,6 +473,35 @@ describeEachDriver("What the model remembers", (use, driver) => {
     },
   );
 
+  it.runIf(driver === "pg")(
+    "a pin sent while a version switch holds the chat waits for it, and answers 404 once its message is gone",
+    async () => {
+      const database = use();
+      if (database.driver !== "pg") throw new Error("pg only");
+      const { browser } = await register(database, "pin-switch@example.com");
+      const chatId = await newChat(database, browser);
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Pin me." });
+      const [row] = await historyOf(database.db, chatId);
+      if (!row) throw new Error("no message");
+      // A switch (or an edit, a regenerate) takes the chat's row, reads the messages it will
+      // archive, and only then deletes them: a pin committed in between would be archived as
+      // unpinned while it answered 200.
+      const other = await database.pool.connect();
+      try {
+        await other.query("begin");
+        await other.query("select id from chat where id = $1 for update", [chatId]);
+        await other.query("select id, metadata from message where chat_id = $1", [chatId]);
+        const pinning = pinCall(database, browser, chatId, { messageId: row.id, pinned: true });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await other.query("delete from message where id = $1", [row.id]);
+        await other.query("commit");
+        expect((await pinning).status).toBe(404);
+      } finally {
+        other.release();
+      }
+    },
+  );
+
   it("a rollback past the user's edit of the summary keeps the lines they wrote, and the model is sent them", async () => {
     const database = use();
     const { browser } = await register(database, "rollback-notes@example.com");
