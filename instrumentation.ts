@@ -11,6 +11,11 @@ export async function register(): Promise<void> {
   env();
   const { getDatabase } = await import("./lib/db/client");
   const { log } = await import("./lib/log");
-  const database = await getDatabase();
-  log.info({ driver: database.driver }, "database ready, migrations applied");
+  // A DATABASE_URL that is no URL opens no database (lib/db/client.ts logs why): the server
+  // still starts, so that every request answers 503 and says so, instead of failing here.
+  const database = await getDatabase().catch((error: unknown) => {
+    if (env().databaseUrlInvalid) return null;
+    throw error;
+  });
+  if (database) log.info({ driver: database.driver }, "database ready, migrations applied");
 }

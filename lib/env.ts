@@ -29,7 +29,12 @@ function knob<T>(source: Source, name: string, schema: z.ZodType<T>, fallback: T
   const parsed = schema.safeParse(raw.trim());
   if (parsed.success) return parsed.data;
   const shown = MAY_HOLD_SECRET.test(name) ? name : `${name}=${JSON.stringify(raw)}`;
-  const replaced = fallback === undefined ? "ignoring it" : `using ${JSON.stringify(fallback)}`;
+  const replaced =
+    name === "DATABASE_URL"
+      ? "no database is opened until it is fixed"
+      : fallback === undefined
+        ? "ignoring it"
+        : `using ${JSON.stringify(fallback)}`;
   warn(`${shown} is invalid (${parsed.error.issues[0]?.message}); ${replaced}`);
   return fallback;
 }

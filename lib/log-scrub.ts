@@ -13,7 +13,8 @@ export const REDACTED = "[redacted]";
 /**
  * Fields of errors that quote users' data: a driver's bound parameters and row values, and the
  * AI SDK's copy of the request a failed model call sent (`requestBodyValues`: the whole
- * conversation), the prompt it refused, a tool call's input and a chunk it could not read. The
+ * conversation), the prompt it refused, a tool call's input and a chunk it could not read
+ * (`value`, `text`; their messages quote them too: scrubText). The
  * provider's own answer (`responseBody`) stays: it says why the call failed.
  */
 const VALUE_FIELDS = [
@@ -24,6 +25,7 @@ const VALUE_FIELDS = [
   "prompt",
   "toolInput",
   "value",
+  "text",
 ] as const;
 const MAX_DEPTH = 8;
 
@@ -35,9 +37,21 @@ function isErrorLike(value: unknown): value is ErrorLike {
   );
 }
 
-/** Text that quotes a failed query (a wrapper's message, a library's log line) loses its params. */
+/**
+ * The AI SDK's messages that quote what they could not read: "Value: {json}." (a chunk or a
+ * tool's input failing its schema) and "Text: …." (a chunk that is not JSON), each followed by
+ * the cause's message.
+ */
+const QUOTED_VALUE = /((?:Value|Text): )[\s\S]*?(\.\nError message: )/g;
+
+/**
+ * Text that quotes a failed query (a wrapper's message, a library's log line) loses its params;
+ * one that quotes a model's output or a tool's input loses that.
+ */
 export function scrubText(text: string): string {
-  return text.replace(/(\nparams: )[\s\S]*$/, `$1${REDACTED}`);
+  return text
+    .replace(/(\nparams: )[\s\S]*$/, `$1${REDACTED}`)
+    .replace(QUOTED_VALUE, `$1${REDACTED}$2`);
 }
 
 /** Drizzle's wrapper: the query text is Fold's own SQL, the params are users' data. */

@@ -1,6 +1,6 @@
 import type { TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
-import { fitLedger, joinSummary, mergeLedger, splitSummary } from "./ledger";
+import { fitLedger, joinSummary, mergeLedger, splitSummary, withoutLedgerSection } from "./ledger";
 import { headingOf, type SummaryHeading } from "./prompts";
 import { summarizerFailureCause } from "./summarizer-cause";
 import {
@@ -111,7 +111,10 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
         : null;
     return {
       summary:
-        withUserNotes(joinSummary(withoutNotesHeadings(narrative), final.text), keptNotes) ?? "",
+        withUserNotes(
+          joinSummary(withoutLedgerSection(withoutNotesHeadings(narrative)), final.text),
+          keptNotes,
+        ) ?? "",
       outcome,
       note: [...notes, dropped].filter(Boolean).join("; ") || null,
     };

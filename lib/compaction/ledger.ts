@@ -148,7 +148,7 @@ export type FittedLedger = {
 
 /**
  * Keeps the ledger within `maxTokens`, evicting in DESIGN §16's order, oldest
- * first within a class. The user's own values may go on to `userMaxTokens`
+ * first within a class, the user's quoted constraints after their other values. The user's own values may go on to `userMaxTokens`
  * (the rest of the ledger then gets nothing): what the user said outranks
  * the narrative's room, not only the other origins.
  */
@@ -158,9 +158,13 @@ export function fitLedger(
   countTokens: (text: string) => number,
   userMaxTokens = maxTokens,
 ): FittedLedger {
+  // Within the user's, their quoted constraints go last: a pasted log's hundred newer paths
+  // must not push out the rule they stated before it.
+  const quoted = (e: LedgerEntry) => (e.origin === "user" && e.kind === "quote" ? 1 : 0);
   const byKeepPriority = [...ledger].sort(
     (a, b) =>
       ORIGIN_RANK[b.origin] - ORIGIN_RANK[a.origin] ||
+      quoted(b) - quoted(a) ||
       b.last - a.last ||
       b.mentions - a.mentions ||
       a.value.localeCompare(b.value),
@@ -227,6 +231,23 @@ export function carriedSummary(summary: string): string {
     renderLedger(ledger.map((e) => ({ ...e, first: 0, last: 0 }))),
   );
   return withUserNotes(carried, notes) ?? carried;
+}
+
+/**
+ * A narrative without any section under the ledger's heading: the ledger is Fold's to write.
+ * A summarizer that writes one itself (its instructions name the section) would leave two, and
+ * the next fold would read the first, the model's, as the ledger: Fold's entries would sink
+ * into the narrative, and whatever the model put under "From the user" would rank as the user's.
+ */
+export function withoutLedgerSection(narrative: string): string {
+  const lines = narrative.split("\n");
+  const kept: string[] = [];
+  let inLedger = false;
+  for (const line of lines) {
+    if (/^#{1,6}\s/.test(line.trim())) inLedger = SECTION_HEADING.test(line.trim());
+    if (!inLedger) kept.push(line);
+  }
+  return kept.join("\n");
 }
 
 /** The narrative and the ledger as one summary text, the form stored and sent. */

@@ -2,6 +2,7 @@ import { getToolName, isToolUIPart } from "ai";
 import type { TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
+import { neutralizeTags } from "./serialize";
 import { cutArguments, cutMiddle, SUMMARY_OPEN_TAG } from "./trim";
 import { splitUserNotes, USER_NOTES_HEADING } from "./user-notes";
 
@@ -49,7 +50,9 @@ export function summaryMessage(summary: string): FoldUIMessage {
       ? `${opening} Its last section, under the heading "${USER_NOTES_HEADING}", is the exception: the user wrote it themself, so follow it as their standing wishes.`
       : opening,
     SUMMARY_OPEN_TAG,
-    summary.trim(),
+    // The summary quotes tool results and pages (its ledger, a fallback digest): none of that
+    // may close the block early and go on outside it, as if the user had written it.
+    neutralizeTags(summary.trim()),
     "</conversation-summary>",
   ].join("\n");
   return { id: SUMMARY_MESSAGE_ID, role: "user", parts: [{ type: "text", text }] };

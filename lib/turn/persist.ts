@@ -1,6 +1,7 @@
 import { createUIMessageStream, type UIMessageChunk } from "ai";
 import type { Db } from "@/lib/db/client";
 import { isDeletedChatReference } from "@/lib/db/errors";
+import { getChat } from "@/lib/db/queries/chats";
 import { appendMessage } from "@/lib/db/queries/messages";
 import { publicErrorText } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -79,9 +80,16 @@ export async function persistReply(
     const answered = observed.stopped && !observed.stoppedBeforeModel && hasContent(parts);
     const complete = observed.finished || answered;
     if (observed.leaseLost) {
+      // Deleted under the turn (its lease went with its row): nowhere to store it, nobody to tell.
+      if (!(await getChat(db, chatId))) {
+        log.info({ chatId }, "the chat was deleted during the turn; its reply is not stored");
+        return false;
+      }
       log.warn({ chatId }, "the chat's lease was lost during the turn; its reply is not stored");
-      // A failed turn has told the browser already; any other was ended as if it were stored.
-      if (!observed.error) observed.unsaved = `${UNSAVED} ${LEASE_LOST}`;
+      // A reply the browser saw ends as if it were stored: it is told otherwise. Not a failed
+      // turn (it was told), nor one that wrote nothing.
+      const shown = !observed.stoppedBeforeModel && hasContent(parts);
+      if (!observed.error && shown) observed.unsaved = `${UNSAVED} ${LEASE_LOST}`;
       return false;
     }
     if (observed.error || !complete || !reply) {

@@ -1,4 +1,10 @@
-import { APICallError, RetryError } from "ai";
+import {
+  APICallError,
+  InvalidToolInputError,
+  JSONParseError,
+  RetryError,
+  TypeValidationError,
+} from "ai";
 import { DrizzleQueryError } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createLogging } from "@/lib/log";
@@ -84,6 +90,31 @@ describe("the logger", () => {
     expect(text()).not.toContain("private medical");
     expect(text()).toContain("Rate limit reached for requests");
     expect(text()).toContain("429");
+  });
+
+  it("drops a model's chunk or a tool's input that an SDK error quotes in its message", () => {
+    const { log, text } = capture();
+    const unread = new TypeValidationError({
+      value: { choices: [{ delta: { content: "PRIVATE-CHUNK" } }] },
+      cause: new Error("expected a string"),
+    });
+    const notJson = new JSONParseError({
+      text: '{"PRIVATE-TEXT',
+      cause: new Error("Unexpected end"),
+    });
+    const badInput = new InvalidToolInputError({
+      toolName: "fetch_url",
+      toolInput: '{"url":"PRIVATE-INPUT"}',
+      cause: new TypeValidationError({
+        value: { url: "PRIVATE-INPUT" },
+        cause: new Error("bad url"),
+      }),
+    });
+    for (const err of [unread, notJson, badInput]) log.warn({ err }, "model stream error");
+    expect(text()).not.toMatch(/PRIVATE/);
+    // What went wrong stays.
+    expect(text()).toContain("expected a string");
+    expect(text()).toContain("Invalid input for tool fetch_url");
   });
 
   it("leaves the logged error itself untouched", () => {

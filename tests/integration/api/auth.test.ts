@@ -121,6 +121,23 @@ describeEachDriver("auth", (use) => {
       browser: anonymous(),
     });
     expect(verify.status).toBe(400);
+    // better-auth reads form bodies too, and every value of a repeated query key.
+    const form = await call(database, authRoute.POST, {
+      path: "/api/auth/sign-up/email",
+      method: "POST",
+      rawBody: `name=a%00b&email=form-nul%40example.com&password=${encodeURIComponent(PASSWORD)}`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      browser: anonymous(),
+    });
+    expect(form.status).toBe(400);
+    expect(
+      await database.db.select().from(user).where(eq(user.email, "form-nul@example.com")),
+    ).toEqual([]);
+    const repeated = await call(database, authRoute.GET, {
+      path: "/api/auth/verify-email?token=x&token=y%00",
+      browser: anonymous(),
+    });
+    expect(repeated.status).toBe(400);
     // The same requests without the NUL are better-auth's to answer, as before.
     expect(
       (

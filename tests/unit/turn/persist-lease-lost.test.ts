@@ -4,6 +4,8 @@ import type { Db } from "@/lib/db/client";
 
 const queries = vi.hoisted(() => ({ appendMessage: vi.fn(async () => ({})) }));
 vi.mock("@/lib/db/queries/messages", () => queries);
+const chats = vi.hoisted(() => ({ getChat: vi.fn(async () => ({ id: "c1" }) as unknown) }));
+vi.mock("@/lib/db/queries/chats", () => chats);
 const logs = vi.hoisted(() => ({ info: vi.fn(), warn: vi.fn(), error: vi.fn() }));
 vi.mock("@/lib/log", () => ({ log: logs }));
 
@@ -38,6 +40,20 @@ it("stores nothing when the chat's lease was lost under the turn (another may ho
   expect(queries.appendMessage).not.toHaveBeenCalled();
   // The browser saw the reply: it is told the reply was not kept, not that it was stopped.
   expect(observed.unsaved).toMatch(/could not be saved.*taken over/);
+
+  // Nothing to tell: a turn stopped before its model call showed no reply.
+  const early = { ...noObservations(), stopped: true, stoppedBeforeModel: true, leaseLost: true };
+  expect(await persistReply({} as Db, "c1", replyStream(), early)).toBe(false);
+  expect(early.unsaved).toBeUndefined();
+
+  // Nor when the lease went with the chat's row (deleted): quiet, at info level.
+  chats.getChat.mockResolvedValueOnce(null);
+  logs.warn.mockClear();
+  const deleted = { ...noObservations(), stopped: true, leaseLost: true };
+  expect(await persistReply({} as Db, "c1", replyStream(), deleted)).toBe(false);
+  expect(deleted.unsaved).toBeUndefined();
+  expect(logs.warn).not.toHaveBeenCalled();
+  expect(queries.appendMessage).not.toHaveBeenCalled();
 });
 
 it("says a reply whose chat was deleted under it is not stored, without logging an error", async () => {

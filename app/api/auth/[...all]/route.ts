@@ -8,16 +8,22 @@ export const dynamic = "force-dynamic";
 /**
  * better-auth stores what its routes are sent (a token, a name) without Fold's net under every
  * schema: text Postgres cannot store (a NUL) is refused here with a 400, in the query and in a
- * JSON body, where it would otherwise fail the query and answer 500.
+ * JSON or form body, where it would otherwise fail the query and answer 500 (or 422).
  */
 function refuseUnstorableInput(request: Request, body?: string): void {
-  refuseUnstorable(Object.fromEntries(new URL(request.url).searchParams), "bad_request:query");
+  // Every pair: a repeated key reaches better-auth as a list.
+  refuseUnstorable([...new URL(request.url).searchParams], "bad_request:query");
   if (!body) return;
+  const type = request.headers.get("content-type") ?? "";
+  if (type.includes("application/x-www-form-urlencoded")) {
+    refuseUnstorable([...new URLSearchParams(body)], "bad_request:body");
+    return;
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    return; // Not JSON: better-auth answers it.
+    return; // Neither: better-auth answers it.
   }
   refuseUnstorable(parsed, "bad_request:body");
 }
