@@ -306,7 +306,8 @@ export function ChatView({
     ),
   });
   const lastAssistantId = useMemo(() => lastAssistantOf(timeline), [timeline]);
-  const lastIsUser = timeline[timeline.length - 1]?.role === "user";
+  // A compaction's entry after the last message (a note added, a background fold) is no reply.
+  const lastIsUser = timeline.findLast((m) => !m.metadata?.compaction)?.role === "user";
 
   async function changeModel(next: string) {
     const previous = pickedModelId;
@@ -379,7 +380,7 @@ export function ChatView({
             isLastAssistant={false}
             busy={busy}
             onRegenerate={() => undefined}
-            onEdit={() => undefined}
+            onEdit={async () => false}
             onContinue={() => undefined}
           />
         </div>
@@ -482,7 +483,7 @@ export function ChatView({
                 )
               }
               onEdit={(text) =>
-                void safeEdit.request(
+                safeEdit.request(
                   { kind: "edit", messageId: message.id, text },
                   laterShown(timeline, index),
                 )
@@ -574,8 +575,7 @@ function branchOn(branches: BranchSwitch[], messageId: string): BranchSwitch | u
   return branches.find((b) => b.shownOn === messageId);
 }
 
+/** The last reply: not a compaction's entry (a note, a fold), which has no Retry or Continue. */
 function lastAssistantOf(messages: FoldUIMessage[]): string | undefined {
-  for (let i = messages.length - 1; i >= 0; i--)
-    if (messages[i]?.role === "assistant") return messages[i]?.id;
-  return undefined;
+  return messages.findLast((m) => m.role === "assistant" && !m.metadata?.compaction)?.id;
 }

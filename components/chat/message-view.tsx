@@ -2,7 +2,7 @@
 
 import { getToolName, isToolUIPart } from "ai";
 import { Pencil, Play, RotateCcw } from "lucide-react";
-import type { KeyboardEvent } from "react";
+import { type KeyboardEvent, useRef } from "react";
 import { type TraceInput, traceOutputSchema } from "@/lib/compaction/trace";
 import { answerParts } from "@/lib/message/retry-marker";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -22,7 +22,8 @@ type Props = {
   isLastAssistant: boolean;
   busy: boolean;
   onRegenerate: () => void;
-  onEdit: (text: string) => void;
+  /** Whether the edit went (one cancelled at its confirmation did not). */
+  onEdit: (text: string) => Promise<boolean>;
   /** Asks the model to go on from a stopped reply. */
   onContinue?: () => void;
 };
@@ -134,9 +135,28 @@ function UserMessage({
 }: {
   message: FoldUIMessage;
   busy: boolean;
-  onEdit: (text: string) => void;
+  onEdit: (text: string) => Promise<boolean>;
 }) {
   const { editing, draft, open, change, close } = useEditDraft(message.id);
+  // The box takes the focus as the pencil opens it, caret at the end (not when a box left open
+  // scrolls back into view), and the pencil gets it back when the box closes.
+  const opening = useRef(false);
+  const closing = useRef(false);
+  const focusAtEnd = (box: HTMLTextAreaElement | null) => {
+    if (!box || !opening.current) return;
+    opening.current = false;
+    box.focus();
+    box.setSelectionRange(box.value.length, box.value.length);
+  };
+  const refocusPencil = (pencil: HTMLButtonElement | null) => {
+    if (!pencil || !closing.current) return;
+    closing.current = false;
+    pencil.focus();
+  };
+  const closeBox = () => {
+    closing.current = true;
+    close();
+  };
   const text = messageText({ parts: answerParts(message.parts) });
   const touch = useHoverless();
 
@@ -144,8 +164,14 @@ function UserMessage({
     // A reply started while the editor was open: the edit waits for it, draft kept.
     if (busy) return;
     const next = draft.trim();
-    close();
-    if (next && next !== text) onEdit(next);
+    if (!next || next === text) {
+      closeBox();
+      return;
+    }
+    // Closed once it is sent: cancelled at "Edit this message?", the box stays as it was.
+    void onEdit(next).then((sent) => {
+      if (sent) close();
+    });
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
@@ -156,7 +182,7 @@ function UserMessage({
       event.preventDefault();
       save();
     }
-    if (event.key === "Escape") close();
+    if (event.key === "Escape") closeBox();
   }
 
   if (editing) {
@@ -165,7 +191,14 @@ function UserMessage({
         <textarea
           aria-label="Edit message"
           value={draft}
-          rows={Math.min(8, draft.split("\n").length + 1)}
+          ref={focusAtEnd}
+          // Lines as typed, and long ones as they wrap (about 60 characters a line here).
+          rows={Math.min(
+            8,
+            draft
+              .split("\n")
+              .reduce((rows, line) => rows + Math.max(1, Math.ceil(line.length / 60)), 1),
+          )}
           onChange={(e) => change(e.target.value)}
           onKeyDown={onKeyDown}
           className="w-full resize-none rounded-2xl border border-line bg-white px-4 py-2 text-sm outline-none focus:ring-2 focus:ring-zinc-200"
@@ -174,7 +207,7 @@ function UserMessage({
           {busy ? <span className="text-muted">Wait for the reply to finish</span> : null}
           <button
             type="button"
-            onClick={close}
+            onClick={closeBox}
             className="rounded-lg px-3 py-1.5 hover:bg-zinc-100"
           >
             Cancel
@@ -198,7 +231,11 @@ function UserMessage({
         <button
           type="button"
           aria-label="Edit message"
-          onClick={() => open(text)}
+          ref={refocusPencil}
+          onClick={() => {
+            opening.current = true;
+            open(text);
+          }}
           className="mt-2 rounded p-1 text-zinc-400 opacity-0 transition group-hover:opacity-100 hover:text-ink focus:opacity-100 [@media(hover:none)]:opacity-100"
         >
           <Pencil size={14} />

@@ -16,13 +16,22 @@ type State =
   | { status: "error"; message: string }
   | { status: "ready"; models: PickableModel[]; defaultModelId: string | null };
 
-/** The models the signed-in user can pick, from GET /api/models. */
+/** After a failed load, the next one waits this long, doubling up to the last. */
+const RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000, 15_000];
+
+/**
+ * The models the signed-in user can pick, from GET /api/models. A load that fails (a network
+ * blip, a restart) is tried again on its own, sooner first, so the composer never stays
+ * disabled once Fold answers again; an outage's end (503) loads at once.
+ */
 export function useModels(): State {
   const [state, setState] = useState<State>({ status: "loading" });
+  const [attempt, setAttempt] = useState(0);
   const recovered = useRecoveryKey();
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `recovered` is the signal to load again
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `recovered` and `attempt` are the signals to load again
   useEffect(() => {
     let cancelled = false;
+    let retry: ReturnType<typeof setTimeout> | undefined;
     apiFetch("/api/models")
       .then(async (response) => {
         if (!response.ok) throw new Error(`Could not load models (${response.status})`);
@@ -36,15 +45,16 @@ export function useModels(): State {
           setState({ status: "ready", models: body.models, defaultModelId: body.defaultModelId });
       })
       .catch((error: unknown) => {
-        if (!cancelled)
-          setState({
-            status: "error",
-            message: error instanceof Error ? error.message : "Could not load models",
-          });
+        if (cancelled) return;
+        const message = error instanceof Error ? error.message : "Could not load models";
+        setState({ status: "error", message: `${message}; trying again…` });
+        const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
+        retry = setTimeout(() => setAttempt((n) => n + 1), delay);
       });
     return () => {
       cancelled = true;
+      clearTimeout(retry);
     };
-  }, [recovered]);
+  }, [recovered, attempt]);
   return state;
 }

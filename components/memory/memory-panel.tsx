@@ -130,10 +130,9 @@ export function MemoryPanel({
       open={open}
       onOpenChange={(next) => {
         setOpen(next);
-        if (!next) {
-          setDraft(null);
-          setProblem(null);
-        }
+        // An edit of the summary stays through closing (Escape, a click outside): only Cancel
+        // or Save ends it. Saved later, a summary changed meanwhile is refused, draft kept.
+        if (!next) setProblem(null);
       }}
     >
       <Dialog.Trigger className="inline-flex items-center gap-1 rounded-lg px-2 py-1 text-xs text-muted hover:bg-zinc-100 hover:text-ink">
@@ -193,6 +192,9 @@ export function MemoryPanel({
                 id="summary-draft"
                 value={draft.text}
                 rows={16}
+                // Where the work is: opened, or the panel opened again on it.
+                // biome-ignore lint/a11y/noAutofocus: the user just asked to edit this text
+                autoFocus
                 onChange={(e) => setDraft({ ...draft, text: e.target.value })}
                 className={`${inputBase} font-mono text-xs`}
               />

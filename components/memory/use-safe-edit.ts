@@ -8,11 +8,12 @@ export type Rewrite =
   | { kind: "edit"; messageId: string; text: string }
   | { kind: "regenerate"; messageId: string };
 
-type Pending = { rewrite: Rewrite; laterMessages: number };
+type Pending = { rewrite: Rewrite; laterMessages: number; settle: (sent: boolean) => void };
 
 /**
  * An edit or a regenerate that would move later messages away asks first, with the server's
  * count of them (the browser may not hold every message); one that moves nothing is sent at once.
+ * `request` says whether the rewrite went: an edit cancelled at the question keeps its box.
  */
 export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => void) {
   const [pending, setPendingState] = useState<Pending | null>(null);
@@ -26,9 +27,10 @@ export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => void) {
   const asking = useRef(false);
 
   const request = useCallback(
-    async (rewrite: Rewrite, laterShown: number) => {
-      if (asking.current) return;
+    async (rewrite: Rewrite, laterShown: number): Promise<boolean> => {
+      if (asking.current) return false;
       asking.current = true;
+      let count: number;
       try {
         const response = await apiFetch(
           `/api/chats/${chatId}/branches?messageId=${encodeURIComponent(rewrite.messageId)}`,
@@ -37,12 +39,18 @@ export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => void) {
           ? ((await response.json()) as { edit?: { laterMessages: number } }).edit?.laterMessages
           : undefined;
         // Unknown to the server (not stored yet): the count the browser shows.
-        const count = later ?? laterShown;
-        if (count === 0) send(rewrite);
-        else setPending({ rewrite, laterMessages: count });
+        count = later ?? laterShown;
       } finally {
         asking.current = false;
       }
+      if (count === 0) {
+        send(rewrite);
+        return true;
+      }
+      return new Promise<boolean>((settle) => {
+        pendingNow.current?.settle(false);
+        setPending({ rewrite, laterMessages: count, settle });
+      });
     },
     [chatId, send, setPending],
   );
@@ -53,8 +61,13 @@ export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => void) {
     confirm: () => {
       const confirmed = pendingNow.current;
       setPending(null);
-      if (confirmed) send(confirmed.rewrite);
+      if (!confirmed) return;
+      send(confirmed.rewrite);
+      confirmed.settle(true);
     },
-    cancel: () => setPending(null),
+    cancel: () => {
+      pendingNow.current?.settle(false);
+      setPending(null);
+    },
   };
 }

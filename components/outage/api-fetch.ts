@@ -7,7 +7,9 @@ export const RECOVERED_EVENT = "fold:database-recovered";
  * `fetch` for Fold's own API: a 503 also tells the outage banner to show and start retrying.
  * When Fold cannot be reached at all (offline, the server restarting) it answers like a failed
  * request, a 502 whose message says so, so every caller's `response.ok` check shows it
- * rather than the click doing nothing; an aborted request still throws.
+ * rather than the click doing nothing; an aborted request still throws. A failure that is not
+ * Fold's (a proxy's HTML error page while Fold restarts) is answered the same way, in Fold's
+ * error shape, so it reads as a refusal, never as a page of HTML.
  */
 export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   let response: Response;
@@ -26,5 +28,16 @@ export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Pr
     );
   }
   if (response.status === 503) window.dispatchEvent(new Event(OUTAGE_EVENT));
+  if (!response.ok && !response.headers.get("content-type")?.includes("application/json")) {
+    return Response.json(
+      {
+        error: {
+          code: "unavailable:upstream",
+          message: `Fold could not be reached (${response.status}). Try again in a moment.`,
+        },
+      },
+      { status: response.status },
+    );
+  }
   return response;
 }

@@ -120,6 +120,18 @@ test("Stop in the browser stops the model; the reply stays, marked Stopped, with
     partial.length + 20,
   );
 
+  // A note added now puts its entry after the reply: the reply keeps Continue and Retry.
+  await page.getByRole("button", { name: "Memory" }).click();
+  const panel = page.getByRole("dialog", { name: "What the model remembers" });
+  const noteBox = panel.getByRole("textbox", { name: "New note" });
+  await noteBox.fill("Keep the story short.");
+  await noteBox.press("Enter");
+  await expect(panel.getByTestId("memory-notes")).toContainText("Keep the story short.");
+  await page.keyboard.press("Escape");
+  await expect(panel).toHaveCount(0);
+  await expect(page.getByTestId("stopped").getByRole("button", { name: "Continue" })).toBeVisible();
+  await expect(page.getByTestId("stopped").getByRole("button", { name: "Retry" })).toBeVisible();
+
   // Continue asks the model to go on; the new reply is not stopped. Stop once the model
   // writes it, so the reply has something to keep.
   const continued = page.waitForRequest(

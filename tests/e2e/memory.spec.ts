@@ -53,6 +53,8 @@ test("an edit that drops later messages asks first, and the old version stays a 
   const first = userMessages(page).first();
   await first.hover();
   await first.getByRole("button", { name: "Edit message" }).click();
+  // The box takes the focus: typing goes there, Escape closes it.
+  await expect(page.getByRole("textbox", { name: "Edit message" })).toBeFocused();
   await page
     .getByRole("textbox", { name: "Edit message" })
     .fill("First question, edited: flights?");
@@ -62,7 +64,15 @@ test("an edit that drops later messages asks first, and the old version stays a 
   const ask = page.getByRole("alertdialog", { name: "Edit this message?" });
   await expect(ask).toContainText("This removes the 3 messages after it");
   await page.screenshot({ path: "test-results/memory-edit-asks.png" });
+  // Cancelled, the edit is still there as typed.
+  await ask.getByRole("button", { name: "Cancel" }).click();
+  await expect(ask).toHaveCount(0);
+  await expect(page.getByRole("textbox", { name: "Edit message" })).toHaveValue(
+    "First question, edited: flights?",
+  );
+  await page.getByRole("button", { name: "Save & send" }).click();
   await ask.getByRole("button", { name: "Edit and send" }).click();
+  await expect(page.getByRole("textbox", { name: "Edit message" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1, {
     timeout: 30_000,
   });
@@ -157,7 +167,13 @@ test("the memory panel shows the summary; an edited summary is what the next req
   await panel.getByRole("button", { name: "Cancel" }).click();
   await expect(panel.getByTestId("memory-summary")).toContainText("OTHER-TAB-7");
   await panel.getByRole("button", { name: "Edit summary" }).click();
+  await expect(panel.getByRole("textbox", { name: "Edit summary" })).toBeFocused();
   await panel.getByRole("textbox", { name: "Edit summary" }).fill(mine);
+  // Escape closes the panel; the edit is still there when it opens again.
+  await page.keyboard.press("Escape");
+  await expect(panel).toHaveCount(0);
+  await page.getByRole("button", { name: "Memory" }).click();
+  await expect(panel.getByRole("textbox", { name: "Edit summary" })).toHaveValue(mine);
   await panel.getByRole("button", { name: "Save summary" }).click();
   await expect(panel.getByTestId("memory-summary")).toContainText("LISBON-MARKER-42");
   await panel.getByRole("button", { name: "Close" }).click();

@@ -32,3 +32,53 @@ test("while the API answers 503 the page says the database is unreachable, and c
   await expect(banner).toBeHidden({ timeout: 10_000 });
   await expect(page.getByText("Could not load models")).toBeHidden();
 });
+
+test("a proxy's error page in place of Fold's answer reads as Fold unreachable, puts the message back, and offers no Retry of an older one", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-proxy-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Explain rivers in one line.");
+  await box.press("Enter");
+  await expect(page.locator("[data-role='assistant']").last()).toContainText(/\w{3,}/);
+  await expect(page.getByRole("button", { name: "Stop" })).toHaveCount(0);
+
+  // Fold restarts behind nginx: the next send gets nginx's HTML page, not Fold's answer.
+  await page.route("**/api/chat", (route) =>
+    route.fulfill({
+      status: 502,
+      contentType: "text/html",
+      body: "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>",
+    }),
+  );
+  await box.fill("What about lakes, specifically?");
+  await box.press("Enter");
+  const alert = page.getByRole("alert").filter({ hasText: "could not be reached" });
+  await expect(alert).toContainText("Fold could not be reached (502)");
+  await expect(page.getByText("<html>")).toHaveCount(0);
+  // A Retry would answer the rivers question again: the message goes back to its box instead.
+  await expect(alert.getByRole("button", { name: "Retry" })).toHaveCount(0);
+  await expect(box).toHaveValue("What about lakes, specifically?");
+});
+
+test("a model list that fails to load (not an outage) is loaded again on its own", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-models-retry-${Date.now()}@example.com`);
+  // A blip: the list fails, once, with what a proxy answers while Fold restarts.
+  let failures = 0;
+  await page.route("**/api/models", (route) => {
+    if (failures > 0) return route.continue();
+    failures += 1;
+    return route.fulfill({ status: 502, contentType: "text/html", body: "<html>502</html>" });
+  });
+  await page.reload();
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(page.getByText("Could not load models (502)")).toBeVisible();
+  await expect(box).toBeDisabled();
+  // No reload needed: the next try finds it.
+  await expect(box).toBeEnabled({ timeout: 10_000 });
+  await expect(page.getByText("Could not load models")).toBeHidden();
+});
