@@ -32,8 +32,8 @@ export type TrimOptions<M> = {
   /** Trim even if the estimate says the messages fit (the provider said otherwise). */
   force?: boolean;
   /**
-   * The text of each message the user pinned (pinnedTextOf): such a message is cut only when
-   * nothing fits without cutting it, as the summary is.
+   * The text of each message the user pinned (pinnedTextOf; a pinned reply's, step by step):
+   * such a message is cut only when nothing fits without cutting it, as the summary is.
    */
   pinnedTexts?: ReadonlySet<string>;
   /**
@@ -43,7 +43,7 @@ export type TrimOptions<M> = {
   keepSummary?: boolean;
 };
 
-/** A user message's text, as pinnedTexts holds it: its text parts, joined. */
+/** A message's text, as pinnedTexts holds it: its text parts, joined. */
 export function pinnedTextOf(message: AnyMessage): string {
   if (typeof message.content === "string") return message.content;
   return (partsOf(message) ?? [])
@@ -175,7 +175,7 @@ function capAll<M extends AnyMessage>(
 ): M[] {
   const lastUser = messages.findLastIndex((m) => m.role === "user");
   const pinned = (message: M) =>
-    message.role === "user" &&
+    (message.role === "user" || message.role === "assistant") &&
     spare.pinnedTexts !== undefined &&
     spare.pinnedTexts.size > 0 &&
     spare.pinnedTexts.has(pinnedTextOf(message));

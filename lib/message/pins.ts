@@ -37,3 +37,31 @@ export function pinnedAs(
   if (pinned) return { ...metadata, pinned: true, foldPending: undefined, unpinned: undefined };
   return metadata?.pinned === true ? { ...metadata, foldPending: true } : metadata;
 }
+
+/**
+ * The texts of the messages the user pinned, as in-memory trimming matches them
+ * (lib/compaction/trim.ts, pinnedTextOf): a user message's text, and a pinned reply's text step
+ * by step.
+ */
+export function pinnedTextsOf(view: readonly FoldUIMessage[]): Set<string> {
+  const texts = new Set<string>();
+  const textOf = (parts: FoldUIMessage["parts"]) =>
+    parts.map((part) => (part.type === "text" ? part.text : "")).join("");
+  for (const message of view) {
+    if (!isPinnedByUser(message.metadata)) continue;
+    if (message.role === "user") texts.add(textOf(message.parts));
+    if (message.role !== "assistant") continue;
+    // A pinned reply reaches the model as one message per step (its text, then its calls): each
+    // is spared by its own text, as trimToFit reads it (pinnedTextOf).
+    const steps: FoldUIMessage["parts"][] = [[]];
+    for (const part of message.parts) {
+      if (part.type === "step-start") steps.push([]);
+      else steps.at(-1)?.push(part);
+    }
+    for (const step of steps) {
+      const text = textOf(step);
+      if (text.trim() !== "") texts.add(text);
+    }
+  }
+  return texts;
+}

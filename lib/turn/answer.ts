@@ -19,7 +19,7 @@ import { addClassTokens, classTotal } from "@/lib/context/content-class";
 import { applyRatio, defaultEstimator } from "@/lib/context/tokens";
 import { env } from "@/lib/env";
 import { log, metric } from "@/lib/log";
-import { isPinnedByUser } from "@/lib/message/pins";
+import { pinnedTextsOf } from "@/lib/message/pins";
 import { RETRY_MARKER_TYPE } from "@/lib/message/retry-marker";
 import { buildStats, type MessageMetadata, sumUsage } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -159,15 +159,6 @@ async function completedSteps(
     steps.length === 2 * finished &&
     steps.every((m, i) => m.role === (i % 2 === 0 ? "assistant" : "tool"));
   return shaped ? steps : [];
-}
-
-/** The text of each message the user pinned in the view, as the in-memory trims match it (trim.ts). */
-function pinnedTextsOf(view: readonly FoldUIMessage[]): Set<string> {
-  return new Set(
-    view
-      .filter((m) => m.role === "user" && isPinnedByUser(m.metadata))
-      .map((m) => m.parts.map((part) => (part.type === "text" ? part.text : "")).join("")),
-  );
 }
 
 /**

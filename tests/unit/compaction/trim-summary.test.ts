@@ -1,8 +1,10 @@
-import type { ModelMessage } from "ai";
+import { convertToModelMessages, type ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import { FOLDED_STEPS_MARKER, trimToFit } from "@/lib/compaction/trim";
 import { summaryMessage } from "@/lib/compaction/view";
 import { createEstimator } from "@/lib/context/tokens";
+import { pinnedTextsOf } from "@/lib/message/pins";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 /** The summary is the memory of everything folded: in-memory trimming cuts it last. */
 
@@ -100,5 +102,50 @@ describe("trimToFit and a loop's fold note", () => {
     const result = trimToFit(messages, { limitTokens, keepRecentToolResults: 2, estimate });
     expect(result.fits).toBe(true);
     expect(result.messages[1]).toEqual(messages[1]);
+  });
+});
+
+describe("trimToFit and a pinned reply", () => {
+  it("spares each step of a reply the user pinned, as sent, while other messages can be cut", async () => {
+    const plan = `The agreed plan: ${words(800, "plan")} END-OF-PLAN`;
+    const after = `And the budget: ${words(800, "budget")} END-OF-BUDGET`;
+    const view: FoldUIMessage[] = [
+      { id: "u1", role: "user", parts: [{ type: "text", text: "Plan it." }] },
+      {
+        id: "a1",
+        role: "assistant",
+        metadata: { pinned: true },
+        parts: [
+          { type: "step-start" },
+          { type: "text", text: plan },
+          {
+            type: "tool-lookup",
+            toolCallId: "c1",
+            state: "output-available",
+            input: { q: "prices" },
+            output: { ok: true },
+          },
+          { type: "step-start" },
+          { type: "text", text: after },
+        ],
+      },
+      { id: "u2", role: "user", parts: [{ type: "text", text: "Now the long part." }] },
+      { id: "a2", role: "assistant", parts: [{ type: "text", text: words(6_000, "reply") }] },
+      { id: "u3", role: "user", parts: [{ type: "text", text: "And now?" }] },
+    ];
+    const messages = await convertToModelMessages(view);
+    const pinnedTokens = estimate(messages.slice(1, 4));
+    const result = trimToFit(messages, {
+      limitTokens: pinnedTokens + 1_500,
+      keepRecentToolResults: 2,
+      estimate,
+      force: true,
+      pinnedTexts: pinnedTextsOf(view),
+    });
+    expect(result.fits).toBe(true);
+    const sent = JSON.stringify(result.messages);
+    expect(sent).toContain(plan);
+    expect(sent).toContain(after);
+    expect(sent).not.toContain(words(6_000, "reply"));
   });
 });
