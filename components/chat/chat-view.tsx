@@ -164,7 +164,7 @@ export function ChatView({
       // older pages first.
       (rewrite: Rewrite) => {
         // A message sent while the server was asked how much this moves: it answers first.
-        if (busyRef.current) return;
+        if (busyRef.current) return false;
         lastSent.current = "";
         const older = takeOlder();
         // What the timeline holds before the rewrite: a refused one goes back to it.
@@ -173,6 +173,7 @@ export function ChatView({
         if (rewrite.kind === "edit")
           void sendMessage({ text: rewrite.text, messageId: rewrite.messageId });
         else void regenerate({ messageId: rewrite.messageId });
+        return true;
       },
       [sendMessage, regenerate, setMessages, takeOlder],
     ),
@@ -305,6 +306,28 @@ export function ChatView({
       [setMessages, setContext],
     ),
   });
+  /**
+   * Retry of an unanswered message. The SDK asks again for the last message, dropping whatever
+   * follows the user's: a compaction's entry there (a note, a fold) stays stored, and is put
+   * back where the server keeps it, before the new reply.
+   */
+  function retryUnanswered() {
+    lastSent.current = "";
+    const list = latestMessages.current;
+    const asked = list.findLastIndex((m) => m.role === "user");
+    const entries = list.slice(asked + 1).filter((m) => m.metadata?.compaction);
+    // The SDK asks again from the user's message (what came after it was never stored but the
+    // entries, which go back once it has answered).
+    if (entries.length > 0) setMessages(list.slice(0, asked + 1));
+    void regenerate().then(() => {
+      if (entries.length === 0) return;
+      setMessages((shown) => {
+        const at = shown.findLastIndex((m) => m.role === "user") + 1;
+        const missing = entries.filter((e) => !shown.some((m) => m.id === e.id));
+        return [...shown.slice(0, at), ...missing, ...shown.slice(at)];
+      });
+    });
+  }
   const lastAssistantId = useMemo(() => lastAssistantOf(timeline), [timeline]);
   // A compaction's entry after the last message (a note added, a background fold) is no reply.
   const lastIsUser = timeline.findLast((m) => !m.metadata?.compaction)?.role === "user";
@@ -317,7 +340,11 @@ export function ChatView({
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ modelId: next }),
     });
-    if (response.ok) return;
+    // Saved: a problem shown before (this change's last try, say) is over.
+    if (response.ok) {
+      setActionProblem(null);
+      return;
+    }
     // Not saved: the chat keeps its model, and the picker says so.
     setPickedModelId(previous);
     setActionProblem(await errorText(response, "The chat's model could not be changed."));
@@ -411,8 +438,7 @@ export function ChatView({
               type="button"
               onClick={() => {
                 clearError();
-                lastSent.current = "";
-                void regenerate();
+                retryUnanswered();
               }}
               className="inline-flex items-center gap-1 font-medium hover:underline"
             >
@@ -429,10 +455,7 @@ export function ChatView({
           <span>No reply.</span>
           <button
             type="button"
-            onClick={() => {
-              lastSent.current = "";
-              void regenerate();
-            }}
+            onClick={retryUnanswered}
             className="inline-flex items-center gap-1 font-medium text-ink hover:underline"
           >
             <RotateCcw size={14} /> Retry

@@ -15,7 +15,7 @@ type Pending = { rewrite: Rewrite; laterMessages: number; settle: (sent: boolean
  * count of them (the browser may not hold every message); one that moves nothing is sent at once.
  * `request` says whether the rewrite went: an edit cancelled at the question keeps its box.
  */
-export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => void) {
+export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => boolean) {
   const [pending, setPendingState] = useState<Pending | null>(null);
   // Read by clicks that come before the next render: a confirmation sends once.
   const pendingNow = useRef<Pending | null>(null);
@@ -43,10 +43,8 @@ export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => void) {
       } finally {
         asking.current = false;
       }
-      if (count === 0) {
-        send(rewrite);
-        return true;
-      }
+      // Not sent when a reply started meanwhile (`send` says so): the edit keeps its box.
+      if (count === 0) return send(rewrite);
       return new Promise<boolean>((settle) => {
         pendingNow.current?.settle(false);
         setPending({ rewrite, laterMessages: count, settle });
@@ -61,9 +59,7 @@ export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => void) {
     confirm: () => {
       const confirmed = pendingNow.current;
       setPending(null);
-      if (!confirmed) return;
-      send(confirmed.rewrite);
-      confirmed.settle(true);
+      if (confirmed) confirmed.settle(send(confirmed.rewrite));
     },
     cancel: () => {
       pendingNow.current?.settle(false);

@@ -28,7 +28,9 @@ export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Pr
     );
   }
   if (response.status === 503) window.dispatchEvent(new Event(OUTAGE_EVENT));
-  if (!response.ok && !response.headers.get("content-type")?.includes("application/json")) {
+  // Not Fold's answer: something in front of it failed (a proxy while Fold restarts).
+  const foldAnswer = /[/+]json\b/.test(response.headers.get("content-type") ?? "");
+  if (response.status >= 500 && !foldAnswer) {
     return Response.json(
       {
         error: {
@@ -36,8 +38,13 @@ export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Pr
           message: `Fold could not be reached (${response.status}). Try again in a moment.`,
         },
       },
-      { status: response.status },
+      { status: response.status, headers: retryAfterOf(response) },
     );
   }
   return response;
+}
+
+function retryAfterOf(response: Response): HeadersInit {
+  const retryAfter = response.headers.get("retry-after");
+  return retryAfter ? { "retry-after": retryAfter } : {};
 }

@@ -161,3 +161,43 @@ test("an edit box keeps what was typed in it while its message is scrolled out o
     ),
   );
 });
+
+test("Retry of an unanswered message keeps a note added meanwhile, and answers the message", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await openFakeChat(page, "retry-note");
+  // The provider fails, through the SDK's own retries: the message goes unanswered.
+  const failing = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
+    data: [{ fault: "500" }, { fault: "500" }, { fault: "500" }],
+  });
+  expect(failing.ok()).toBe(true);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Where does the Tagus rise?");
+  await box.press("Enter");
+  const failed = page.getByRole("alert").filter({ hasText: "internal error" });
+  await expect(failed).toBeVisible({ timeout: 30_000 });
+
+  // A note added now puts its entry after the message.
+  await page.getByRole("button", { name: "Memory" }).click();
+  const panel = page.getByRole("dialog", { name: "What the model remembers" });
+  const note = panel.getByRole("textbox", { name: "New note" });
+  await note.fill("Answer in one sentence.");
+  await note.press("Enter");
+  await expect(panel.getByTestId("memory-notes")).toContainText("Answer in one sentence.");
+  await page.keyboard.press("Escape");
+  await expect(page.getByText("Note added by you")).toBeVisible();
+
+  await scriptReply(page, "In the Sierra de Albarracín.");
+  await failed.getByRole("button", { name: "Retry" }).click();
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1, {
+    timeout: 30_000,
+  });
+  await expect(page.getByText("In the Sierra de Albarracín.")).toBeVisible();
+  // The note's entry is still on screen, as it is stored: the same after a reload.
+  await expect(page.getByText("Note added by you")).toBeVisible();
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByText("Note added by you")).toBeVisible();
+  await expect(page.getByText("In the Sierra de Albarracín.")).toBeVisible();
+});

@@ -386,6 +386,12 @@ test("a model change the server does not save puts the picker back and says so; 
   await expect(page.getByRole("alert").filter({ hasText: "Something went wrong" })).toBeVisible();
   await expect(picker).toHaveValue(FAKE_MODEL);
   await page.unroute("**/api/chats/*");
+  // Tried again and saved: the message goes.
+  await picker.selectOption(other);
+  await expect(page.getByRole("alert").filter({ hasText: "Something went wrong" })).toHaveCount(0);
+  await expect(picker).toHaveValue(other);
+  await picker.selectOption(FAKE_MODEL);
+  await expect(picker).toHaveValue(FAKE_MODEL);
 
   await page.route("**/api/chats/*/pins", (route) => route.abort("internetdisconnected"));
   await page.getByRole("button", { name: "Pin message" }).first().click();
