@@ -71,6 +71,19 @@ function hidden(target: object, key: string, value: unknown): void {
   });
 }
 
+/**
+ * One line for an attempt a retry gave up on. The AI SDK's RetryError holds every attempt in
+ * `errors` and the last one again in `lastError`; logged whole, each attempt's stack and the
+ * provider's answer came out three times (pino lists `errors` once more as `aggregateErrors`).
+ * The last attempt stays whole; the earlier ones say what they were.
+ */
+function attemptLine(attempt: unknown): unknown {
+  if (!isErrorLike(attempt)) return attempt;
+  const status = typeof attempt.statusCode === "number" ? ` (${attempt.statusCode})` : "";
+  const name = attempt instanceof Error ? `${attempt.name}: ` : "";
+  return `${name}${scrubbedMessage(attempt)}${status}`;
+}
+
 export function scrubError(error: unknown, depth = 0): unknown {
   if (!isErrorLike(error) || depth > MAX_DEPTH) return error;
   const copy = Object.create(Object.getPrototypeOf(error)) as ErrorLike;
@@ -84,7 +97,9 @@ export function scrubError(error: unknown, depth = 0): unknown {
   for (const field of VALUE_FIELDS) if (field in error) copy[field] = REDACTED;
   if (error.cause !== undefined) hidden(copy, "cause", scrubError(error.cause, depth + 1));
   if (Array.isArray(error.errors)) {
-    copy.errors = error.errors.map((inner: unknown) => scrubError(inner, depth + 1));
+    copy.errors = isErrorLike(error.lastError)
+      ? error.errors.map(attemptLine)
+      : error.errors.map((inner: unknown) => scrubError(inner, depth + 1));
   }
   return copy;
 }

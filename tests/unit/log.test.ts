@@ -92,6 +92,37 @@ describe("the logger", () => {
     expect(text()).toContain("429");
   });
 
+  it("logs a retry's last attempt whole and each earlier one as one line", () => {
+    const { log, text } = capture();
+    const attempt = (n: number) =>
+      new APICallError({
+        message: `Bad Gateway ${n}`,
+        url: "https://api.example.com/v1/chat/completions",
+        requestBodyValues: { messages: [] },
+        statusCode: 502,
+        responseBody: `<html>proxy page ${n}</html>`,
+        isRetryable: true,
+      });
+    const errors = [attempt(1), attempt(2), attempt(3)];
+    log.error(
+      {
+        err: new RetryError({
+          message: "Failed after 3 attempts",
+          reason: "maxRetriesExceeded",
+          errors,
+        }),
+      },
+      "turn failed",
+    );
+    const line = text();
+    // The provider's answers and stacks once each (the retry's, the last attempt's), not once
+    // per list that holds them.
+    expect(line.match(/proxy page/g)).toHaveLength(1);
+    expect(line.match(/"stack":/g)).toHaveLength(2);
+    expect(line).toContain("Bad Gateway 1 (502)");
+    expect(line).toContain("Bad Gateway 2 (502)");
+  });
+
   it("drops a model's chunk or a tool's input that an SDK error quotes in its message", () => {
     const { log, text } = capture();
     const unread = new TypeValidationError({
