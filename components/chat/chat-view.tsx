@@ -315,7 +315,7 @@ export function ChatView({
     lastSent.current = "";
     const list = latestMessages.current;
     const asked = list.findLastIndex((m) => m.role === "user");
-    const entries = list.slice(asked + 1).filter((m) => m.metadata?.compaction);
+    const entries = list.slice(asked + 1).filter(isCompactionEntry);
     // The SDK asks again from the user's message (what came after it was never stored but the
     // entries, which go back once it has answered).
     if (entries.length > 0) setMessages(list.slice(0, asked + 1));
@@ -330,7 +330,7 @@ export function ChatView({
   }
   const lastAssistantId = useMemo(() => lastAssistantOf(timeline), [timeline]);
   // A compaction's entry after the last message (a note added, a background fold) is no reply.
-  const lastIsUser = timeline.findLast((m) => !m.metadata?.compaction)?.role === "user";
+  const lastIsUser = timeline.findLast((m) => !isCompactionEntry(m))?.role === "user";
 
   async function changeModel(next: string) {
     const previous = pickedModelId;
@@ -516,7 +516,7 @@ export function ChatView({
                 void sendMessage({ text: CONTINUE_TEXT });
               }}
             />
-            {message.metadata?.compaction ? null : (
+            {isCompactionEntry(message) ? null : (
               <MessageMemoryBar
                 role={message.role}
                 folded={index <= watermarkIndex && message.metadata?.pinned !== true}
@@ -588,9 +588,14 @@ export function ChatView({
 const CONTINUED_TEXT =
   "This chat continues an earlier one: the model starts from its summary (open Memory to read it).";
 
+/** A compaction's timeline entry (a note added, a fold): not a reply and not a message of the chat's. */
+function isCompactionEntry(message: FoldUIMessage): boolean {
+  return Boolean(message.metadata?.compaction);
+}
+
 /** Messages after the one at `index` (a compaction entry in the timeline is not one). */
 function laterShown(timeline: FoldUIMessage[], index: number): number {
-  return timeline.slice(index + 1).filter((m) => !m.metadata?.compaction).length;
+  return timeline.slice(index + 1).filter((m) => !isCompactionEntry(m)).length;
 }
 
 /** The ‹ n/m › switch that sits under this message, if any. */
@@ -600,5 +605,5 @@ function branchOn(branches: BranchSwitch[], messageId: string): BranchSwitch | u
 
 /** The last reply: not a compaction's entry (a note, a fold), which has no Retry or Continue. */
 function lastAssistantOf(messages: FoldUIMessage[]): string | undefined {
-  return messages.findLast((m) => m.role === "assistant" && !m.metadata?.compaction)?.id;
+  return messages.findLast((m) => m.role === "assistant" && !isCompactionEntry(m))?.id;
 }

@@ -76,19 +76,17 @@ export async function persistReply(
         ? settledParts(answerParts(reply.parts))
         : answerParts(reply.parts)
       : [];
-    // Stopped while Tier 1 compacted: only the trace of a compaction that did not happen.
-    const answered = observed.stopped && !observed.stoppedBeforeModel && hasContent(parts);
+    // What the browser saw of a reply. Stopped while Tier 1 compacted: only the trace of a
+    // compaction that did not happen.
+    const shown = !observed.stoppedBeforeModel && hasContent(parts);
+    const answered = observed.stopped && shown;
     const complete = observed.finished || answered;
     if (observed.leaseLost) {
       // Deleted under the turn (its lease went with its row): nowhere to store it, nobody to tell.
-      if (!(await getChat(db, chatId))) {
-        log.info({ chatId }, "the chat was deleted during the turn; its reply is not stored");
-        return false;
-      }
+      if (!(await getChat(db, chatId))) return deletedMeanwhile(chatId);
       log.warn({ chatId }, "the chat's lease was lost during the turn; its reply is not stored");
       // A reply the browser saw ends as if it were stored: it is told otherwise. Not a failed
       // turn (it was told), nor one that wrote nothing.
-      const shown = !observed.stoppedBeforeModel && hasContent(parts);
       if (!observed.error && shown) observed.unsaved = `${UNSAVED} ${LEASE_LOST}`;
       return false;
     }
@@ -107,14 +105,18 @@ export async function persistReply(
     if (isDeletedChatReference(error)) {
       // Deleted while it replied (DELETE stops the reply once the chat is gone): nowhere to
       // store it, and nothing went wrong.
-      log.info({ chatId }, "the chat was deleted during the turn; its reply is not stored");
-      return false;
+      return deletedMeanwhile(chatId);
     }
     // Logged under the error id the browser is shown.
     const cause = publicErrorText(error, { chatId }, "storing the reply failed");
     observed.unsaved = `${UNSAVED} ${cause}`;
     return false;
   }
+}
+
+function deletedMeanwhile(chatId: string): false {
+  log.info({ chatId }, "the chat was deleted during the turn; its reply is not stored");
+  return false;
 }
 
 /** Parts with something to show: text, reasoning or a tool call. */
