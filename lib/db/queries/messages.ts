@@ -439,13 +439,23 @@ export async function findMessage(db: Db, chatId: string, id: string): Promise<M
   return row ?? null;
 }
 
-/** Whether message `id` is stored in the chat with something after it (its reply). */
+/**
+ * Whether message `id` is stored in the chat with a message after it (its reply). A compaction's
+ * timeline entry there (a note, a fold) is no reply: the message may still be unanswered.
+ */
 export async function isFollowed(db: Db, chatId: string, id: string): Promise<boolean> {
   const later = alias(message, "later");
   const [row] = await db
     .select({ id: later.id })
     .from(message)
-    .innerJoin(later, and(eq(later.chatId, message.chatId), gt(later.seq, message.seq)))
+    .innerJoin(
+      later,
+      and(
+        eq(later.chatId, message.chatId),
+        gt(later.seq, message.seq),
+        sql`(${later.metadata} ->> 'compaction') is distinct from 'true'`,
+      ),
+    )
     .where(and(eq(message.chatId, chatId), eq(message.id, id)))
     .limit(1);
   return row !== undefined;

@@ -17,6 +17,7 @@ const fake = await vi.hoisted(async () => {
   );
 });
 
+import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
 import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import * as streamRoute from "@/app/api/chats/[id]/stream/route";
 import { countTextTokens } from "@/lib/context/tokens";
@@ -399,6 +400,45 @@ describeEachDriver("Stop and resume across instances", (use) => {
     }
   });
 
+  it("a stop sent before the Retry of an unanswered message is admitted stops it, though a note came after the message", async () => {
+    const database = use();
+    const { browser } = await register(database, "noted-stop@example.com");
+    const chatId = await newChat(database, browser);
+    const messageId = `u-${crypto.randomUUID()}`;
+    fake.script({ fault: "500" }, { fault: "500" }, { fault: "500" });
+    await readChunks(
+      await postTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: "Tell me a long story.",
+        id: messageId,
+        attemptId: "attempt-1",
+      }),
+    );
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    // A note added meanwhile: a compaction entry after the message, which is not its reply.
+    const noted = await call(database, notesRoute.POST, {
+      path: `/api/chats/${chatId}/memory/notes`,
+      method: "POST",
+      params: { id: chatId },
+      body: { note: "Prefers short stories.", version: 0 },
+      browser,
+    });
+    expect(noted.status).toBe(200);
+
+    // Retry, then Stop, the Stop reaching the server first.
+    const stop = await stopWith(database, browser, chatId, { messageId, attemptId: "attempt-2" });
+    expect(stop.status).toBe(202);
+    const retried = await readChunks(
+      await postRegenerate(database, browser, { chatId, modelId: MODEL, attemptId: "attempt-2" }),
+    );
+    const finish = retried.find((c) => c.type === "finish") as {
+      messageMetadata?: { stopped?: boolean };
+    };
+    expect(finish.messageMetadata?.stopped).toBe(true);
+    expect(textOf(retried).length).toBeLessThan(60);
+  });
+
   it("a stop naming an attempt stops that attempt's turn when it comes before the turn", async () => {
     const database = use();
     const { browser } = await register(database, "attempt-stop@example.com");
@@ -452,6 +492,18 @@ describeEachDriver("Stop and resume across instances", (use) => {
     expect(idle.status).toBe(200);
     expect(await idle.json()).toEqual({ stopping: false });
     expect((await stopCall(stranger)).status).toBe(404);
+
+    // The chat is held, but by nothing that listens for Stop (a Compact now, an edit, a turn
+    // still preparing): nothing is stopping, and the answer says so.
+    const held = await acquireLease(database.db, chatId, 30_000);
+    if (!held) throw new Error("the chat's lease was not free");
+    try {
+      const unheard = await stopCall(browser);
+      expect(unheard.status).toBe(200);
+      expect(await unheard.json()).toEqual({ stopping: false });
+    } finally {
+      await releaseLease(database.db, held);
+    }
 
     const response = await startTurn(database, browser, chatId);
     const { rest } = await readUntilText(response, 12);

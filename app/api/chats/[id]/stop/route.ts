@@ -68,10 +68,11 @@ async function answeredAlready(chatId: string, messageId: string): Promise<boole
 
 /**
  * Without a message named: only a reply that runs and listens now can be stopped (a turn listens
- * beside its model call, moments after it begins; the page names the message).
+ * beside its model call, moments after it begins; the page names the message). The chat's lease
+ * alone says nothing (a turn not listening yet, a Compact now, an edit): stopping only if a
+ * turn heard it.
  */
 async function stopRunning(chat: Chat): Promise<boolean> {
   if (!isReplying(chat)) return false;
-  await requestStop(liveBus(), chat.id);
-  return true;
+  return (await requestStop(liveBus(), chat.id)) > 0;
 }
