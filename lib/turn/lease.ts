@@ -1,4 +1,4 @@
-import { chatNotFound } from "@/lib/auth/guards";
+import { chatNotFound, statusError } from "@/lib/auth/guards";
 import { type HeldLease, holdLease, keepRenewing, LEASE_MS } from "@/lib/chat/lease";
 import type { Db } from "@/lib/db/client";
 import { findChatForUser } from "@/lib/db/queries/chats";
@@ -7,6 +7,7 @@ import {
   acquireTurnLeaseWithHistory,
   type TurnStart,
 } from "@/lib/db/queries/leases";
+import { findUser } from "@/lib/db/queries/users";
 import type { Chat } from "@/lib/db/schema";
 
 const BUSY_MESSAGE = "A reply is already being written in this chat. Wait for it to finish.";
@@ -35,10 +36,16 @@ export async function takeChatForTurn(
   if (taken) return { ...taken, lease: keepRenewing(db, taken.lease) };
   if (!(await findChatForUser(db, userId, chatId))) throw chatNotFound();
   const lease = await holdTurnLease(db, chatId);
-  const chat = await findChatForUser(db, userId, chatId);
-  if (!chat) {
+  // Read again after the wait: the account too, which an admin may have disabled meanwhile
+  // (their stop went to the turn that held the chat then, not to this one).
+  const [chat, owner] = await Promise.all([
+    findChatForUser(db, userId, chatId),
+    findUser(db, userId),
+  ]);
+  const refused = !chat || !owner ? chatNotFound() : statusError(owner.status);
+  if (!chat || refused) {
     await lease.release();
-    throw chatNotFound();
+    throw refused ?? chatNotFound();
   }
   return { chat, lease };
 }

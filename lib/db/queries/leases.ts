@@ -1,7 +1,7 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
-import { type Chat, chat, message, messageBranch } from "../schema";
+import { type Chat, chat, message, messageBranch, user } from "../schema";
 import { UUID_PATTERN } from "./chats";
 import { contentKeyOf, type KeyedMessage } from "./messages";
 
@@ -65,14 +65,17 @@ const takeOwnTurnLease = (on: Db) =>
         eq(chat.id, sql.placeholder("chatId")),
         eq(chat.userId, sql.placeholder("userId")),
         isFree(chat.activeTurnUntil),
+        // An account disabled since its session was checked takes no chat: the admin's stop
+        // went only to the turns that held one then.
+        sql`exists (select 1 from ${user} where ${user.id} = ${sql.placeholder("userId")} and ${user.status} = 'active')`,
       ),
     )
     .returning();
 
 /**
  * A turn's first statement: `userId`'s chat, with its turn lease taken in the same update when
- * no live one is held. Null when the chat is not theirs, or its lease is held (then look it up
- * and wait for the lease as usual).
+ * no live one is held. Null when the chat is not theirs, its lease is held (then look it up
+ * and wait for the lease as usual), or the account is no longer active.
  */
 export async function acquireTurnLeaseOnOwnChat(
   db: Db,

@@ -2,12 +2,15 @@ import { afterEach, beforeAll, expect, it, vi } from "vitest";
 import * as userRoute from "@/app/api/admin/users/[id]/route";
 import type { Database } from "@/lib/db/client";
 import * as chatQueries from "@/lib/db/queries/chats";
-import { acquireLease } from "@/lib/db/queries/leases";
+import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { findUser } from "@/lib/db/queries/users";
+import type { AppError } from "@/lib/errors";
 import { liveBus } from "@/lib/live/bus";
 import { watchStop } from "@/lib/live/stop";
+import { takeChatForTurn } from "@/lib/turn/lease";
 import { register, sessionOf, signIn } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
+import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
 import { newChat } from "../../helpers/turns";
 import { eventually } from "../../helpers/ui-stream";
@@ -102,6 +105,31 @@ describeEachDriver("Admin → Users: a disabled or deleted account's running tur
     await eventually(async () => stopped.length > 0, 2_000);
     expect(stopped).toEqual([chatId]);
     await unwatch();
+  });
+
+  it("a turn of a disabled account that passed its session check takes no chat, waiting for it or not", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const { browser } = await register(database, "gil@example.com");
+    const gilId = await idOf(database, browser);
+    const [busy, free] = [await newChat(database, browser), await newChat(database, browser)];
+    // A second tab's turn waits for the chat the first tab's turn holds.
+    const first = await acquireLease(database.db, busy, 30_000);
+    if (!first) throw new Error("the chat's lease was not free");
+    const waiting = takeChatForTurn(database.db, gilId, busy).then(
+      () => "taken",
+      (error: AppError) => error.code,
+    );
+    expect((await disable(database, ada.browser, gilId)).status).toBe(200);
+    // The first turn stops on the admin's word and frees the chat: the waiting one is refused.
+    await releaseLease(database.db, first);
+    expect(await waiting).toBe("forbidden:account_disabled");
+    // A turn on an idle chat, its session checked before the disable, is refused as well.
+    await expect(takeChatForTurn(database.db, gilId, free)).rejects.toMatchObject({
+      code: "forbidden:account_disabled",
+    });
+    // Neither left the chat held.
+    for (const chatId of [busy, free]) expect(await isTurnActive(database.db, chatId)).toBe(false);
   });
 
   it("a disable whose running turns cannot be read still succeeds", async () => {
