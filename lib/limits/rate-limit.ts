@@ -60,7 +60,8 @@ type Limiter = RateLimiterInsuredAbstract;
 
 /**
  * A point spent: `refund` gives it back to the window it was spent in, while that window lasts
- * (given back after, it would be a point more in the next one).
+ * (given back after, it would be a point more in the next one). It never throws: a store that
+ * fails keeps the point spent, which is logged, and the answer the refund came with stands.
  */
 export type RatePoint = { refund: () => Promise<void> };
 
@@ -79,7 +80,10 @@ export async function consumeRateLimit(name: RateLimitName, key: string): Promis
     const windowEnds = Date.now() + spent.msBeforeNext - REFUND_MARGIN_MS;
     return {
       refund: async () => {
-        if (Date.now() < windowEnds) await limiter.reward(key, 1);
+        if (Date.now() >= windowEnds) return;
+        await limiter.reward(key, 1).catch((error: unknown) => {
+          log.warn({ err: error, limit: name }, "rate limit: a point could not be given back");
+        });
       },
     };
   } catch (rejection) {

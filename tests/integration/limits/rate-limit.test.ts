@@ -1,3 +1,4 @@
+import { RateLimiterDrizzle } from "rate-limiter-flexible";
 import { beforeAll, expect, it, vi } from "vitest";
 
 vi.hoisted(() => {
@@ -172,6 +173,19 @@ describeEachDriver("rate limits", (use) => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("a point that cannot be given back stays spent, and the refund does not fail", async () => {
+    const database = use();
+    const spent = await withDatabase(database, () =>
+      consumeRateLimit("turn", `refund-fails-${crypto.randomUUID()}`),
+    );
+    const reward = vi
+      .spyOn(RateLimiterDrizzle.prototype, "reward")
+      .mockRejectedValue(new Error("the database went away for a moment"));
+    await expect(withDatabase(database, () => spent.refund())).resolves.toBeUndefined();
+    expect(reward).toHaveBeenCalled();
+    reward.mockRestore();
   });
 
   it("limits Compact now per user, apart from turns", async () => {
