@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { UserPatchInput } from "@/lib/admin/user-input";
 import type { AdminUser } from "@/lib/admin/users";
 import type { QuotaLimits } from "@/lib/limits/quota";
@@ -29,6 +29,16 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  // The button clicked goes as the other appears: focus follows, to Keep (the safe one) when
+  // asked to confirm and back to Delete when kept. Not on the first render.
+  const deleteButton = useRef<HTMLButtonElement>(null);
+  const keepButton = useRef<HTMLButtonElement>(null);
+  const asked = useRef(false);
+  useEffect(() => {
+    if (confirmDelete) asked.current = true;
+    if (!asked.current) return;
+    (confirmDelete ? keepButton : deleteButton).current?.focus();
+  }, [confirmDelete]);
   const badge = STATUS_BADGES[user.status];
 
   async function run(action: () => Promise<ActionResult>) {
@@ -141,12 +151,18 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
               >
                 Delete {user.email} and their chats
               </button>
-              <button type="button" onClick={() => setConfirmDelete(false)} className={buttonGhost}>
+              <button
+                ref={keepButton}
+                type="button"
+                onClick={() => setConfirmDelete(false)}
+                className={buttonGhost}
+              >
                 Keep
               </button>
             </>
           ) : (
             <button
+              ref={deleteButton}
               type="button"
               disabled={busy}
               onClick={() => setConfirmDelete(true)}

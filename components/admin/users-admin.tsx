@@ -1,9 +1,10 @@
 "use client";
 
+import { useRef } from "react";
 import type { RegistrationMode } from "@/lib/env";
 import { AdminPage, REFRESH_FAILED } from "./admin-page";
 import { LimitForm } from "./limit-form";
-import { useAdminUsers } from "./use-admin-users";
+import { type ActionResult, useAdminUsers } from "./use-admin-users";
 import { UserRow } from "./user-row";
 
 const COLUMNS = ["Account", "Status", "Today", "Own limits", "Actions"] as const;
@@ -30,6 +31,17 @@ export function UsersAdmin({
           (a, b) => Number(b.status === "pending") - Number(a.status === "pending"),
         )
       : [];
+  const rows = useRef<HTMLTableSectionElement>(null);
+
+  /** Deletes an account; its row goes with the button that had focus, so the next row takes it. */
+  async function removeUser(id: string): Promise<ActionResult> {
+    const shown = [...(rows.current?.querySelectorAll<HTMLElement>("tr[data-user-id]") ?? [])];
+    const at = shown.findIndex((row) => row.dataset.userId === id);
+    const neighbour = shown[at + 1] ?? shown[at - 1];
+    const problem = await remove(id);
+    if (problem === null) neighbour?.querySelector<HTMLElement>("button:not(:disabled)")?.focus();
+    return problem;
+  }
 
   return (
     <AdminPage
@@ -81,7 +93,7 @@ export function UsersAdmin({
                   ))}
                 </tr>
               </thead>
-              <tbody className="divide-y divide-line">
+              <tbody ref={rows} className="divide-y divide-line">
                 {users.map((user) => (
                   <UserRow
                     key={user.id}
@@ -90,7 +102,7 @@ export function UsersAdmin({
                     defaults={state.defaults}
                     onUpdate={(patch) => update(user.id, patch)}
                     onResetUsage={() => resetUsage(user.id)}
-                    onDelete={() => remove(user.id)}
+                    onDelete={() => removeUser(user.id)}
                   />
                 ))}
               </tbody>

@@ -21,6 +21,8 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
   const link = useRef<HTMLAnchorElement>(null);
   // The title box held focus: once it is gone, the entry's link takes it, not the page.
   const refocus = useRef(false);
+  // Set once the box is closing: its removal may blur it, which is no second save.
+  const closing = useRef(false);
 
   useEffect(() => {
     if (editing || !refocus.current) return;
@@ -28,14 +30,16 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
     link.current?.focus();
   }, [editing]);
 
-  function stopEditing() {
-    refocus.current = true;
+  /** Closes the title box; the entry's link takes focus unless the user moved it elsewhere. */
+  function stopEditing(focusLink = true) {
+    closing.current = true;
+    refocus.current = focusLink;
     setEditing(false);
   }
 
-  function save() {
+  function save(focusLink = true) {
     const title = draft.trim();
-    stopEditing();
+    stopEditing(focusLink);
     if (title && title !== chat.title) onRename(title);
     else setDraft(chat.title);
   }
@@ -56,6 +60,12 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
       <li
         data-chat-id={chat.id}
         className="flex items-center gap-1 rounded-lg bg-white px-2 py-1 shadow-sm"
+        // Clicking or tabbing away keeps what was typed, as a title box elsewhere does; its
+        // own Save and Cancel are inside.
+        onBlur={(event) => {
+          if (closing.current || event.currentTarget.contains(event.relatedTarget)) return;
+          save(false);
+        }}
       >
         <input
           // biome-ignore lint/a11y/noAutofocus: the user just asked to rename this chat
@@ -70,7 +80,7 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         <button
           type="button"
           aria-label="Save title"
-          onClick={save}
+          onClick={() => save()}
           className="p-1 text-zinc-500 hover:text-ink"
         >
           <Check size={14} />
@@ -108,6 +118,7 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
           onClick={() => {
             // From the title as it is now: a new chat's is set by its first turn.
             setDraft(chat.title);
+            closing.current = false;
             setEditing(true);
           }}
           className="rounded p-1 text-zinc-500 hover:text-ink"

@@ -350,52 +350,55 @@ export function ChatView({
     setActionProblem(await errorText(response, "The chat's model could not be changed."));
   }
 
-  const toolbar =
-    models.status === "ready" ? (
-      <>
+  // The ring and Memory do not wait for the model list: the chat's model and its summary are
+  // the chat's own, and a list that failed to load leaves them as useful as ever.
+  const toolbar = (
+    <>
+      {models.status === "ready" ? (
         <ModelPicker
           models={models.models}
           value={modelId}
           onChange={changeModel}
           disabled={busy}
         />
-        <ContextRing
-          context={usage.context}
-          error={usage.error}
-          onClick={compact.request}
-          busyLabel={
-            compact.state === "queued"
-              ? "queued"
-              : compact.state === "running" || liveCompaction
-                ? "compacting…"
-                : undefined
+      ) : (
+        <span className="text-xs text-muted">
+          {models.status === "loading" ? "Loading models…" : models.message}
+        </span>
+      )}
+      <ContextRing
+        context={usage.context}
+        error={usage.error ?? (modelId || models.status !== "error" ? null : models.message)}
+        onClick={compact.request}
+        busyLabel={
+          compact.state === "queued"
+            ? "queued"
+            : compact.state === "running" || liveCompaction
+              ? "compacting…"
+              : undefined
+        }
+      />
+      <MemoryPanel
+        chatId={chatId}
+        memory={remembered.memory}
+        busy={busy}
+        onSaved={(memory, entry) => {
+          remembered.setMemory(memory);
+          setMessages((list) => [...list, entry]);
+          setUsageVersion((v) => v + 1);
+        }}
+        onStale={() => setUsageVersion((v) => v + 1)}
+        onUnpinAll={async () => {
+          let problem: string | null = null;
+          for (const id of remembered.memory?.pinnedIds ?? []) {
+            problem = (await pinOne(id, false)) ?? problem;
           }
-        />
-        <MemoryPanel
-          chatId={chatId}
-          memory={remembered.memory}
-          busy={busy}
-          onSaved={(memory, entry) => {
-            remembered.setMemory(memory);
-            setMessages((list) => [...list, entry]);
-            setUsageVersion((v) => v + 1);
-          }}
-          onStale={() => setUsageVersion((v) => v + 1)}
-          onUnpinAll={async () => {
-            let problem: string | null = null;
-            for (const id of remembered.memory?.pinnedIds ?? []) {
-              problem = (await pinOne(id, false)) ?? problem;
-            }
-            return problem;
-          }}
-          onUnpin={(id) => pinOne(id, false)}
-        />
-      </>
-    ) : (
-      <span className="text-xs text-muted">
-        {models.status === "loading" ? "Loading models…" : models.message}
-      </span>
-    );
+          return problem;
+        }}
+        onUnpin={(id) => pinOne(id, false)}
+      />
+    </>
+  );
 
   const footer = (
     <div className="space-y-6">

@@ -120,8 +120,15 @@ test("a new account waits, an admin approves it in Admin → Users, then it chat
   await admin.getByRole("button", { name: "Refresh" }).click();
   await expect(row.getByLabel("Messages / day")).toHaveValue("3");
 
-  // And deletes the account, after a confirmation: the row is gone.
-  await row.getByRole("button", { name: "Delete", exact: true }).click();
+  // And deletes the account, after a confirmation: the row is gone. Focus never falls to the
+  // page: asked to confirm, it is on Keep; kept, back on Delete; deleted, on the next row.
+  const deleteButton = row.getByRole("button", { name: "Delete", exact: true });
+  await deleteButton.click();
+  await expect(row.getByRole("button", { name: "Keep" })).toBeFocused();
+  await admin.keyboard.press("Enter");
+  await expect(deleteButton).toBeFocused();
+  await deleteButton.click();
   await row.getByRole("button", { name: `Delete ${userEmail} and their chats` }).click();
   await expect(admin.locator(`tr[data-user-email="${userEmail}"]`)).toHaveCount(0);
+  await expect(admin.locator("tr[data-user-id] button:focus")).toHaveCount(1);
 });

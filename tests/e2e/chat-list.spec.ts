@@ -105,10 +105,23 @@ test("focus stays in the chat list after a rename or a delete", async ({ page })
   const list = page.getByRole("navigation", { name: "Chats" });
   const entry = (title: string) => list.getByRole("listitem").filter({ hasText: title });
 
+  // Clicking away keeps what was typed, as any title box does, and leaves focus where it went.
+  await entry("focus 2").hover();
+  await list.getByRole("button", { name: "Rename focus 2" }).click();
+  const titleBox = list.getByRole("textbox", { name: "Chat title" });
+  await titleBox.fill("focus 2 typed");
+  await page.getByRole("textbox", { name: "Message" }).click();
+  await expect(titleBox).toHaveCount(0);
+  await expect(list.getByRole("link", { name: "focus 2 typed" })).toBeVisible();
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeFocused();
+  await entry("focus 2 typed").hover();
+  await list.getByRole("button", { name: "Rename focus 2 typed" }).click();
+  await titleBox.fill("focus 2");
+  await titleBox.press("Enter");
+
   // Enter in the title box saves it, and focus goes back to that chat's entry.
   await entry("focus 1").hover();
   await list.getByRole("button", { name: "Rename focus 1" }).click();
-  const titleBox = list.getByRole("textbox", { name: "Chat title" });
   await titleBox.fill("focus renamed");
   await titleBox.press("Enter");
   await expect(list.getByRole("link", { name: "focus renamed" })).toBeFocused();

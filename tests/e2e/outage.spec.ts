@@ -82,3 +82,27 @@ test("a model list that fails to load (not an outage) is loaded again on its own
   await expect(box).toBeEnabled({ timeout: 10_000 });
   await expect(page.getByText("Could not load models")).toBeHidden();
 });
+
+test("a chat's context ring and Memory stay when the model list cannot load", async ({ page }) => {
+  await registerUser(page, `e2e-models-refused-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Explain rivers in one line.");
+  await box.press("Enter");
+  await expect(page.locator("[data-role='assistant']").last()).toContainText(/\w{3,}/);
+
+  // The list is refused (not a blip, so it is not tried again); the chat keeps its model.
+  await page.route("**/api/models", (route) =>
+    route.fulfill({
+      status: 403,
+      contentType: "application/json",
+      body: JSON.stringify({ error: { code: "forbidden", message: "No models for you." } }),
+    }),
+  );
+  await page.reload();
+  await expect(page.getByText("Could not load models (403)")).toBeVisible();
+  await expect(page.getByRole("button", { name: /context used/ })).toBeVisible();
+  await page.getByRole("button", { name: "Memory" }).click();
+  await expect(page.getByRole("dialog", { name: "What the model remembers" })).toBeVisible();
+});
