@@ -3,7 +3,8 @@
  * each summarizer attempt, each retry — as the provider reports them, whether or not the
  * reply is stored or the browser is still there. A call cut off before the provider reports
  * (Stop, a deadline, a dropped connection) still cost tokens: it counts Fold's estimate of
- * what it sent and what came back.
+ * what it sent and what came back. So does a count the provider leaves out (a local server or a
+ * gateway that sends no usage): a call is never free against the daily token limit.
  */
 import type {
   LanguageModelV4,
@@ -16,9 +17,15 @@ import { countTextTokens, defaultEstimator, unitsFromProviderPrompt } from "@/li
 
 export type TokenSink = (tokens: number) => void;
 
-/** Input plus output tokens of one call; a count the provider left out is zero. */
-export function callTokens(usage: LanguageModelV4Usage): number {
-  return (usage.inputTokens.total ?? 0) + (usage.outputTokens.total ?? 0);
+/** Fold's estimate of what a call sent. */
+const promptTokens = (prompt: LanguageModelV4Prompt) =>
+  defaultEstimator.estimate(unitsFromProviderPrompt(prompt));
+
+/** Input plus output tokens of one call: the provider's counts, Fold's estimate of one it left out. */
+function callTokens(usage: LanguageModelV4Usage, prompt: LanguageModelV4Prompt, written: string) {
+  const input = usage.inputTokens.total ?? promptTokens(prompt);
+  const output = usage.outputTokens.total ?? countTextTokens(written);
+  return input + output;
 }
 
 /** What a streamed part brings of the answer's text. */
@@ -35,7 +42,7 @@ function partText(part: LanguageModelV4StreamPart): string {
 
 /** Fold's estimate of a call cut off before its usage came: what it sent, what came back. */
 const cutOffTokens = (prompt: LanguageModelV4Prompt, written: string) =>
-  defaultEstimator.estimate(unitsFromProviderPrompt(prompt)) + countTextTokens(written);
+  promptTokens(prompt) + countTextTokens(written);
 
 /**
  * The same model, reporting each call's tokens to `sink` once: the provider's count when the
@@ -48,7 +55,10 @@ export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageM
       wrapGenerate: async ({ doGenerate, params }) => {
         try {
           const result = await doGenerate();
-          sink(callTokens(result.usage));
+          const written = result.content
+            .map((part) => (part.type === "text" || part.type === "reasoning" ? part.text : ""))
+            .join("");
+          sink(callTokens(result.usage, params.prompt, written));
           return result;
         } catch (error) {
           // Stopped while the provider wrote: it read the prompt. A refusal costs nothing.
@@ -90,7 +100,7 @@ export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageM
               return;
             }
             const part = next.value;
-            if (part.type === "finish") count(() => callTokens(part.usage));
+            if (part.type === "finish") count(() => callTokens(part.usage, params.prompt, written));
             else written += partText(part);
             controller.enqueue(part);
           },

@@ -127,11 +127,11 @@ describe("meteredModel", () => {
     ]);
   });
 
-  it("counts a count the provider left out as zero", async () => {
+  it("estimates a count the provider left out, so a call without usage is never free", async () => {
     const tokens: number[] = [];
     const model = new MockLanguageModelV4({
       doGenerate: {
-        content: [{ type: "text", text: "x" }],
+        content: [{ type: "text", text: "A reply of several words." }],
         finishReason: { unified: "stop", raw: "stop" },
         usage: {
           inputTokens: {
@@ -146,6 +146,34 @@ describe("meteredModel", () => {
       },
     });
     await generateText({ model: meteredModel(model, (n) => tokens.push(n)), prompt: "hi" });
-    expect(tokens).toEqual([12]);
+    expect(tokens).toEqual([12 + countTextTokens("A reply of several words.")]);
+  });
+
+  it("a stream that finishes without any usage (a server that sends none) is metered by the estimate", async () => {
+    const tokens: number[] = [];
+    const none = {
+      inputTokens: {
+        total: undefined,
+        noCache: undefined,
+        cacheRead: undefined,
+        cacheWrite: undefined,
+      },
+      outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+    };
+    const chunks: LanguageModelV4StreamPart[] = [
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Rivers run to the sea." },
+      { type: "text-end", id: "t" },
+      { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: none },
+    ];
+    const model = new MockLanguageModelV4({
+      doStream: { stream: simulateReadableStream({ chunks }) },
+    });
+    const prompt = "Explain rivers in one line.";
+    const result = streamText({ model: meteredModel(model, (n) => tokens.push(n)), prompt });
+    await result.consumeStream();
+    expect(tokens).toEqual([
+      countTextTokens(prompt) + MESSAGE_OVERHEAD_TOKENS + countTextTokens("Rivers run to the sea."),
+    ]);
   });
 });
