@@ -93,7 +93,9 @@ export async function prepareTurn(
   const [noted, rows] = await Promise.all([
     noteTurnOnChat(db, chat.id, {
       modelId: modelChange,
-      title: firstUser ? titleFromMessage(messageText(rowToUIMessage(firstUser))) : undefined,
+      title: firstUser
+        ? { read: chat.title, next: titleFromMessage(messageText(rowToUIMessage(firstUser))) }
+        : undefined,
     }),
     loadForTurn(db, chat),
   ]);

@@ -152,15 +152,22 @@ export async function updateChat(
   return row ?? null;
 }
 
-/** A turn ran: the chat remembers its model, takes its first title, and moves up the list. */
+/**
+ * A turn ran: the chat remembers its model, takes its first title, and moves up the list. The
+ * title is set only while the chat still has the one the turn read (`title.read`): a rename
+ * that came between that read and this write stands.
+ */
 export async function noteTurnOnChat(
   db: Db,
   chatId: string,
-  changes: { modelId?: string; title?: string },
+  changes: { modelId?: string; title?: { read: string; next: string } },
 ): Promise<Chat | null> {
+  const title = changes.title
+    ? sql`case when ${chat.title} = ${changes.title.read} then ${changes.title.next} else ${chat.title} end`
+    : undefined;
   const [row] = await db
     .update(chat)
-    .set({ modelId: changes.modelId, title: changes.title, updatedAt: sql`now()` })
+    .set({ modelId: changes.modelId, title, updatedAt: sql`now()` })
     .where(eq(chat.id, chatId))
     .returning();
   return row ?? null;

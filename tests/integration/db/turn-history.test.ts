@@ -420,7 +420,7 @@ describeEachDriver("a chat's place in the list", (use, driver) => {
         const writes: Array<() => Promise<unknown>> = [
           () => appendMessage(db, chat.id, input("a")),
           () => appendIfNewAndNote(db, chat.id, input("b"), {}),
-          () => noteTurnOnChat(db, chat.id, { title: "Noted" }),
+          () => noteTurnOnChat(db, chat.id, { title: { read: chat.title, next: "Noted" } }),
           () => updateChat(db, chat.id, { title: "Renamed" }),
         ];
         for (const write of writes) {
@@ -434,6 +434,20 @@ describeEachDriver("a chat's place in the list", (use, driver) => {
       }
     },
   );
+});
+
+describeEachDriver("a chat's first title", (use) => {
+  it("is taken from the first message only while the chat has the title the turn read", async () => {
+    const { db } = use();
+    const chat = await seedChat(db);
+    // A rename lands between the turn's read of the chat and its write of the first title.
+    await updateChat(db, chat.id, { title: "Renamed" });
+    await noteTurnOnChat(db, chat.id, { title: { read: chat.title, next: "From the message" } });
+    expect((await getChat(db, chat.id))?.title).toBe("Renamed");
+    // With no rename in between, the turn titles the chat.
+    await noteTurnOnChat(db, chat.id, { title: { read: "Renamed", next: "From the message" } });
+    expect((await getChat(db, chat.id))?.title).toBe("From the message");
+  });
 });
 
 describeEachDriver("an append inside a transaction", (use) => {
