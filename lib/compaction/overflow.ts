@@ -12,8 +12,10 @@ const OVERFLOW_PATTERNS: Array<{ provider: string; pattern: RegExp }> = [
   { provider: "openai-compatible", pattern: /maximum context length/i },
   // vLLM: "The decoder prompt (length 9000) is longer than the maximum model length of 8192".
   { provider: "vllm", pattern: /longer than the maximum model length/i },
-  // Anthropic: "prompt is too long: 208310 tokens > 200000 maximum".
-  { provider: "anthropic", pattern: /prompt is too long/i },
+  // Anthropic: "prompt is too long: 208310 tokens > 200000 maximum"; and a prompt that fits
+  // only without the reply's room: "input length and `max_tokens` exceed context limit:
+  // 178959 + 64000 > 200000, decrease input length or `max_tokens` and try again".
+  { provider: "anthropic", pattern: /prompt is too long|exceed context limit/i },
   // Google Gemini: "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576)".
   { provider: "google", pattern: /exceeds the maximum number of tokens/i },
   // Amazon Bedrock: "Input is too long for requested model".
@@ -29,9 +31,24 @@ const OVERFLOW_PATTERNS: Array<{ provider: string; pattern: RegExp }> = [
   { provider: "mistral", pattern: /too large for model with \d+ maximum context length/i },
   // OpenRouter's own wording when it trims nothing: "context length of this model".
   { provider: "openrouter", pattern: /exceeds? the context (window|length) of this model/i },
+  // LM Studio: "Trying to keep the first 15857 tokens when context the overflows. However, the
+  // model is loaded with context length of only 4096 tokens, which is not enough."
+  { provider: "lmstudio", pattern: /loaded with context length of only/i },
+  // SGLang: "Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens)",
+  // "The input (9000 tokens) is longer than the model's context length (8192 tokens)."
+  {
+    provider: "sglang",
+    pattern: /exceeds the maximum allowed length|longer than the model'?s context length/i,
+  },
+  // xAI: "This model's maximum prompt length is 131072 but the request contains 140000 tokens."
+  { provider: "xai", pattern: /maximum prompt length is \d+/i },
+  // Hugging Face TGI (HTTP 422): "Input validation error: `inputs` tokens + `max_new_tokens`
+  // must be <= 4096. Given: 4000 `inputs` tokens and 500 `max_new_tokens`".
+  { provider: "tgi", pattern: /inputs`? tokens \+ `?max_new_tokens`? must be/i },
 ];
 
-const OVERFLOW_STATUSES = new Set([400, 413]);
+/** 422 is TGI's status for a prompt too long; it counts only with one of the phrases above. */
+const OVERFLOW_STATUSES = new Set([400, 413, 422]);
 
 function errorText(error: APICallError): string {
   return `${error.message}\n${error.responseBody ?? ""}`;
@@ -62,6 +79,12 @@ export function reportedPromptTokens(error: APICallError): number | null {
     /input token count \((\d+)\)/i,
     /prompt \(length (\d+)\)/i,
     /prompt contains (\d+) tokens/i,
+    /exceed context limit: (\d+) \+/i,
+    /keep the first (\d+) tokens/i,
+    /input length \((\d+) tokens\)/i,
+    /the input \((\d+) tokens\)/i,
+    /request contains (\d+) tokens/i,
+    /given: (\d+) `?inputs`? tokens/i,
   ];
   for (const pattern of patterns) {
     const match = pattern.exec(text);

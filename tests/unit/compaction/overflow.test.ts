@@ -111,6 +111,64 @@ const OVERFLOWS: Array<[string, number, string]> = [
     }),
   ],
   ["generic 413", 413, "<html><body>413 Request Entity Too Large</body></html>"],
+  [
+    "Anthropic (the reply's room)",
+    400,
+    JSON.stringify({
+      type: "error",
+      error: {
+        type: "invalid_request_error",
+        message:
+          "input length and `max_tokens` exceed context limit: 178959 + 64000 > 200000, decrease input length or `max_tokens` and try again",
+      },
+    }),
+  ],
+  [
+    "LM Studio",
+    400,
+    JSON.stringify({
+      error:
+        "Trying to keep the first 15857 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input",
+    }),
+  ],
+  [
+    "SGLang",
+    400,
+    JSON.stringify({
+      object: "error",
+      message:
+        "Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens). Use a shorter input or enable --allow-auto-truncate.",
+      type: "BadRequestError",
+      code: 400,
+    }),
+  ],
+  [
+    "SGLang (context length)",
+    400,
+    JSON.stringify({
+      object: "error",
+      message: "The input (9000 tokens) is longer than the model's context length (8192 tokens).",
+      type: "BadRequestError",
+      code: 400,
+    }),
+  ],
+  [
+    "xAI",
+    400,
+    JSON.stringify({
+      code: "Client specified an invalid argument",
+      error: "This model's maximum prompt length is 131072 but the request contains 140000 tokens.",
+    }),
+  ],
+  [
+    "Hugging Face TGI",
+    422,
+    JSON.stringify({
+      error:
+        "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 500 `max_new_tokens`",
+      error_type: "validation",
+    }),
+  ],
 ];
 
 const NOT_OVERFLOWS: Array<[string, number, string]> = [
@@ -156,6 +214,14 @@ const NOT_OVERFLOWS: Array<[string, number, string]> = [
     }),
   ],
   [
+    "422 bad parameter",
+    422,
+    JSON.stringify({
+      error: "Input validation error: `temperature` must be strictly positive",
+      error_type: "validation",
+    }),
+  ],
+  [
     "400 bad tool schema",
     400,
     JSON.stringify({
@@ -189,5 +255,15 @@ describe("overflow detection", () => {
     expect(reportedPromptTokens(apiError(400, OVERFLOWS[3]?.[2] ?? ""))).toBe(208310);
     expect(reportedPromptTokens(apiError(400, OVERFLOWS[4]?.[2] ?? ""))).toBe(1234567);
     expect(reportedPromptTokens(apiError(400, OVERFLOWS[5]?.[2] ?? ""))).toBeNull();
+    const reported = (name: string) => {
+      const [, status, body] = OVERFLOWS.find(([n]) => n === name) ?? [];
+      return reportedPromptTokens(apiError(status ?? 400, body ?? ""));
+    };
+    expect(reported("Anthropic (the reply's room)")).toBe(178959);
+    expect(reported("LM Studio")).toBe(15857);
+    expect(reported("SGLang")).toBe(160062);
+    expect(reported("SGLang (context length)")).toBe(9000);
+    expect(reported("xAI")).toBe(140000);
+    expect(reported("Hugging Face TGI")).toBe(4000);
   });
 });
