@@ -39,7 +39,7 @@ export function localWindow(
   const window = (contextWindow: number, basis: WindowBasis): ProviderWindow => ({
     contextWindow,
     maxOutputTokens: null,
-    detail: { server: report.server, basis },
+    detail: { server: report.server, basis, ...(report.notLoaded ? { notLoaded: true } : {}) },
     ...(trained !== null && trained !== contextWindow ? { trainedWindow: trained } : {}),
   });
   if (report.loaded !== null) return window(report.loaded, "loaded");

@@ -23,7 +23,15 @@ export type ServerKind =
  */
 export type WindowBasis = "loaded" | "num_ctx" | "assumed" | "trained" | "listed";
 
-export type WindowDetail = { server: ServerKind; basis: WindowBasis };
+export type WindowDetail = {
+  server: ServerKind;
+  basis: WindowBasis;
+  /**
+   * The server said the model is not loaded: it will run with a context Fold cannot know yet
+   * (LM Studio loads at its own default on first use), so the window is a guess.
+   */
+  notLoaded?: true;
+};
 
 /** What a provider's own API says about one model. */
 export type ProviderWindow = {

@@ -261,11 +261,16 @@ export function withObservation(
 }
 
 /**
- * Guesses are retried within a minute — a default, a server's assumed context, or whatever
+ * Guesses are retried within a minute — a default, a server's assumed context, a model the
+ * server has not loaded yet (it may load at far less than its trained length), or whatever
  * stood in for a server that did not answer; what a server or an admin said holds for an hour.
  */
 function ttlOf(window: ContextWindow, stopgap: boolean): number {
-  const guessed = stopgap || window.source === "default" || window.detail?.basis === "assumed";
+  const guessed =
+    stopgap ||
+    window.source === "default" ||
+    window.detail?.basis === "assumed" ||
+    window.detail?.notLoaded === true;
   return guessed ? DEFAULT_WINDOW_TTL_MS : CONTEXT_WINDOW_TTL_MS;
 }
 

@@ -7,7 +7,11 @@ import {
   recordObservedWindow,
 } from "@/lib/db/queries/observed-windows";
 import { modelObservedWindow, modelOverride } from "@/lib/db/schema";
-import { createWindowResolver, type WindowResolver } from "@/lib/model-window/window";
+import {
+  createWindowResolver,
+  DEFAULT_WINDOW_TTL_MS,
+  type WindowResolver,
+} from "@/lib/model-window/window";
 import type { ProvidersConfig } from "@/lib/model-window/window-providers";
 import { startFakeOpenAI } from "../../fixtures/fake-openai/server.ts";
 import type { FakeOpenAI, StartFakeOpenAIOptions } from "../../fixtures/fake-openai/types.ts";
@@ -29,6 +33,7 @@ const SERVERS = {
   llamacpp: { flavor: "llama.cpp" },
   lmstudio: { flavor: "lm-studio" },
   "lmstudio-idle": { flavor: "lm-studio", loadState: "not-loaded" },
+  "lmstudio-jit": { flavor: "lm-studio", loadState: "on-first-request" },
   vllm: { flavor: "openai", models: [{ id: MODEL.id, maxModelLen: 32_768 }] },
 } satisfies Record<string, StartFakeOpenAIOptions>;
 
@@ -85,6 +90,34 @@ describeEachDriver("windows of local model servers", (use) => {
       expect(window).toMatchObject({ contextWindow, source: "provider", detail: { basis } });
       const { describeWindow } = await import("@/lib/model-window/window-label");
       expect(describeWindow(window)).toContain(label);
+    });
+  });
+
+  it("a model the server has not loaded is asked about again within a minute: it may load at far less", async () => {
+    fakes.get("lmstudio-jit")?.reset();
+    let clock = Date.now();
+    const timed = createWindowResolver({
+      db: async () => use().db,
+      providers: providers(),
+      now: () => clock,
+    });
+    expect(await timed.resolve("lmstudio-jit", MODEL.id)).toMatchObject({
+      contextWindow: 131_072,
+      detail: { basis: "trained" },
+    });
+    // The first chat request loads it (LM Studio's just-in-time load), at 4,096.
+    const fake = fakes.get("lmstudio-jit");
+    const loaded = await fetch(`${fake?.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: MODEL.id, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(loaded.status).toBe(200);
+    await loaded.text();
+    clock += DEFAULT_WINDOW_TTL_MS + 1;
+    expect(await timed.resolve("lmstudio-jit", MODEL.id)).toMatchObject({
+      contextWindow: 4096,
+      detail: { basis: "loaded" },
     });
   });
 
