@@ -93,6 +93,10 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
     instructions: options.instructions,
     messages: options.messages,
     tools: options.tools,
+    // A known output limit (the model's, or an admin's override) goes to the provider as the
+    // room Fold kept for the reply: the budget's sum fits the window. Without one, the
+    // provider's own default stands.
+    maxOutputTokens: model.window.maxOutputTokens === null ? undefined : model.budget.outputReserve,
     stopWhen: isStepCount(options.maxSteps),
     prepareStep: tier2 && options.observePrepareStep ? options.observePrepareStep(tier2) : tier2,
     abortSignal: options.abortSignal,
