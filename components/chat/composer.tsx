@@ -86,11 +86,24 @@ export function Composer({
     el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
   }, [text]);
 
+  // Send and Stop take each other's place (React keeps the one button element): focus on it
+  // would stay on the other, and a second Enter meant for Send would stop the reply it sent.
+  // Focus goes to the message box instead, where the next message is typed.
+  const swapped = useRef(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: busy is when the buttons swap
+  useEffect(() => {
+    if (!swapped.current) return;
+    swapped.current = false;
+    const focused = document.activeElement;
+    if (!focused || focused === document.body) area.current?.focus();
+  }, [busy]);
+
   function submit(event?: FormEvent) {
     event?.preventDefault();
     if (!canSend) return;
     onSend(text.trim());
     setText("");
+    area.current?.focus();
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
@@ -161,6 +174,14 @@ export function Composer({
                   // double-click on Send lands here, and must not stop the reply it sent.
                   if (event.detail > 1) return;
                   onStop();
+                  area.current?.focus();
+                }}
+                onFocus={() => {
+                  swapped.current = true;
+                }}
+                onBlur={(event) => {
+                  // Moved elsewhere by the user (not lost as the button changed).
+                  if (event.relatedTarget) swapped.current = false;
                 }}
                 aria-label="Stop"
                 title="Stop"

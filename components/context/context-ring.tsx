@@ -85,7 +85,13 @@ export function ContextRing({ context, error, onClick, busyLabel }: Props) {
     <HoverCard.Root openDelay={150} closeDelay={100}>
       <HoverCard.Trigger asChild>{ring}</HoverCard.Trigger>
       <HoverCard.Portal>
-        <HoverCard.Content side="top" align="start" sideOffset={8} className={CARD_CLASSES}>
+        <HoverCard.Content
+          side="top"
+          align="start"
+          sideOffset={8}
+          collisionPadding={8}
+          className={CARD_CLASSES}
+        >
           {details}
         </HoverCard.Content>
       </HoverCard.Portal>
@@ -114,7 +120,13 @@ function TouchRing({
     <Popover.Root open={open} onOpenChange={setOpen}>
       <Popover.Trigger asChild>{ring}</Popover.Trigger>
       <Popover.Portal>
-        <Popover.Content side="top" align="start" sideOffset={8} className={CARD_CLASSES}>
+        <Popover.Content
+          side="top"
+          align="start"
+          sideOffset={8}
+          collisionPadding={8}
+          className={CARD_CLASSES}
+        >
           {children}
           <button
             type="button"

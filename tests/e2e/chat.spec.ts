@@ -74,3 +74,31 @@ test("the offline demo model answers and draws on the conversation", async ({ pa
   await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(2);
   await expect(page.locator("[data-role=assistant]").last()).toContainText("teal");
 });
+
+test("Enter twice on Send sends the message once and does not stop its reply; focus goes to the message box", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-double-enter-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
+  await hydrated(page);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  const stops: string[] = [];
+  page.on("request", (request) => {
+    if (request.url().endsWith("/stop")) stops.push(request.url());
+  });
+
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Tell me a long story.");
+  await page.getByRole("button", { name: "Send message" }).focus();
+  await page.keyboard.press("Enter");
+  // Stop takes Send's place while the reply streams: the second Enter must not land on it.
+  await expect(page.getByRole("button", { name: "Stop" })).toBeVisible();
+  await page.keyboard.press("Enter");
+  await expect(box).toBeFocused();
+  await expect(page.getByRole("button", { name: "Stop" })).toHaveCount(0, { timeout: 20_000 });
+  await expect(page.locator("[data-role=assistant]").last()).toContainText("Fake reply to");
+  await expect(page.getByTestId("stopped")).toHaveCount(0);
+  expect(stops).toEqual([]);
+  await expect(page.locator("[data-role=user]")).toHaveCount(1);
+});

@@ -25,6 +25,10 @@ test("while the API answers 503 the page says the database is unreachable, and c
   await expect(banner).toBeVisible();
   await expect(banner).toContainText("Retrying");
   await expect(page.getByText("Could not load models (503)")).toBeVisible();
+  // The banner moves the page down rather than lying over its header.
+  const bannerBox = await banner.boundingBox();
+  const exportBox = await page.getByRole("button", { name: "Export" }).boundingBox();
+  expect(bannerBox && exportBox && bannerBox.y + bannerBox.height <= exportBox.y).toBe(true);
 
   // It comes back: the next retry finds it, the banner goes and what failed loads again.
   await page.unroute("**/api/health");

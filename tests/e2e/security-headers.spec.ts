@@ -58,3 +58,20 @@ test("the API answers a forged cross-site write with 403", async ({ page }) => {
     "default-src 'none'; frame-ancestors 'none'",
   );
 });
+
+test("pages name an icon that loads, so the browser asks for no missing favicon", async ({
+  page,
+}) => {
+  const missing: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() === 404) missing.push(response.url());
+  });
+  await page.goto("/login");
+  await hydrated(page);
+  const href = await page.locator('link[rel="icon"]').first().getAttribute("href");
+  expect(href).toBeTruthy();
+  const icon = await page.request.get(href ?? "");
+  expect(icon.status()).toBe(200);
+  expect(icon.headers()["content-type"]).toContain("image/svg+xml");
+  expect(missing).toEqual([]);
+});

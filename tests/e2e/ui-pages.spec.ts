@@ -306,6 +306,10 @@ test.describe("on a touch screen", () => {
     await page.getByTestId("context-ring").tap();
     const details = page.getByTestId("context-details");
     await expect(details).toContainText("How much the model can see");
+    // Kept clear of the screen's edges, its border whole.
+    const card = await page.getByRole("dialog").filter({ has: details }).boundingBox();
+    const width = page.viewportSize()?.width ?? 0;
+    expect(card && card.x >= 8 && card.x + card.width <= width - 8).toBe(true);
     await page.getByRole("button", { name: "Compact now" }).tap();
     await expect(page.getByText("Nothing to summarize yet").first()).toBeVisible();
     await expect(details).toBeHidden();
