@@ -120,6 +120,19 @@ describe("the single-instance live bus (no REDIS_URL)", () => {
     expect(await bus.publisher.publish("channel", "hello")).toBe(0);
   });
 
+  it("holding many live keys, a write does not walk them all (each stream keeps one a day)", async () => {
+    let reads = 0;
+    const bus = memoryBus(() => {
+      reads += 1;
+      return 0;
+    });
+    const writes = 5_000;
+    for (let i = 0; i < writes; i++) await bus.publisher.set(`k${i}`, "v", { EX: 86_400 });
+    // A sweep now and then (amortized: a few reads per write), not one per write over every key.
+    expect(reads).toBeLessThan(10 * writes);
+    expect(await bus.publisher.get("k0")).toBe("v");
+  });
+
   it("expires keys like Redis does", async () => {
     let now = 0;
     const bus = memoryBus(() => now);
