@@ -9,13 +9,20 @@ import {
 } from "../schema";
 import { storableJson } from "../storable";
 
-/** Every version of every edited message in a chat, in the order they were written. */
+/**
+ * Every version of every edited message in a chat, in the order they were written: the
+ * messages first edited first (an anchor's id is random), each one's versions in order.
+ */
 export async function listBranches(db: Db, chatId: string): Promise<MessageBranch[]> {
   return db
     .select()
     .from(messageBranch)
     .where(eq(messageBranch.chatId, chatId))
-    .orderBy(asc(messageBranch.anchorId), asc(messageBranch.position));
+    .orderBy(
+      sql`min(${messageBranch.createdAt}) over (partition by ${messageBranch.anchorId})`,
+      asc(messageBranch.anchorId),
+      asc(messageBranch.position),
+    );
 }
 
 /**

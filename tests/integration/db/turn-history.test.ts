@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { expect, it, vi } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
+import { listBranches } from "@/lib/db/queries/branches";
 import { getChat, noteTurnOnChat, updateChat } from "@/lib/db/queries/chats";
 import { acquireTurnLeaseWithHistory, releaseLease } from "@/lib/db/queries/leases";
 import {
@@ -434,6 +435,39 @@ describeEachDriver("a chat's place in the list", (use, driver) => {
       }
     },
   );
+});
+
+describeEachDriver("a chat's versions", (use) => {
+  it("are listed in the order the messages were first edited, each one's versions in order", async () => {
+    const { db } = use();
+    const chat = await seedChat(db);
+    const version = (anchorId: string, position: number, createdAt: string) => ({
+      chatId: chat.id,
+      anchorId,
+      position,
+      active: false,
+      messages: [],
+      createdAt: new Date(createdAt),
+    });
+    // Anchor ids are random: the message edited first may well sort after the other.
+    await db
+      .insert(messageBranch)
+      .values([
+        version("zz-edited-first", 1, "2026-03-01T10:00:00Z"),
+        version("zz-edited-first", 2, "2026-03-01T10:00:00Z"),
+        version("aa-edited-later", 1, "2026-03-02T10:00:00Z"),
+        version("aa-edited-later", 2, "2026-03-02T10:00:00Z"),
+        version("zz-edited-first", 3, "2026-03-03T10:00:00Z"),
+      ]);
+    const listed = await listBranches(db, chat.id);
+    expect(listed.map((v) => `${v.anchorId} ${v.position}`)).toEqual([
+      "zz-edited-first 1",
+      "zz-edited-first 2",
+      "zz-edited-first 3",
+      "aa-edited-later 1",
+      "aa-edited-later 2",
+    ]);
+  });
 });
 
 describeEachDriver("a chat's first title", (use) => {
