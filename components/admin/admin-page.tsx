@@ -43,7 +43,13 @@ export function AdminPage({
             <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
             {intro}
           </div>
-          <button type="button" onClick={onRefresh} disabled={refreshing} className={buttonGhost}>
+          <button
+            type="button"
+            // Keeps focus while it loads (a disabled button drops it to the page).
+            onClick={refreshing ? undefined : onRefresh}
+            aria-disabled={refreshing}
+            className={buttonGhost}
+          >
             <RefreshCw size={16} />
             Refresh
           </button>

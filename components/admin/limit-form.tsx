@@ -47,6 +47,7 @@ export function LimitForm({ label, values, placeholders, onSave }: Props) {
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    if (status === "saving") return;
     const parsed = parseLimitDraft(draft);
     if (!parsed.ok) {
       setErrors(parsed.errors);
@@ -80,7 +81,8 @@ export function LimitForm({ label, values, placeholders, onSave }: Props) {
         />
         <button
           type="submit"
-          disabled={status === "saving"}
+          // Keeps its focus while saving (a disabled button drops it); submit waits meanwhile.
+          aria-disabled={status === "saving"}
           className={`${buttonPrimary} px-3 py-1.5`}
         >
           {status === "saving" ? "Saving…" : "Save"}

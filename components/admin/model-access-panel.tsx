@@ -93,8 +93,10 @@ function ProviderAccess({ provider, label, models, access, disabled, onChange }:
         <input
           type="checkbox"
           checked={restricted}
-          disabled={disabled}
-          onChange={(e) => onChange({ provider, restricted: e.target.checked })}
+          aria-disabled={disabled}
+          onChange={(e) => {
+            if (!disabled) onChange({ provider, restricted: e.target.checked });
+          }}
         />
         Only allowed models
       </label>
@@ -110,10 +112,11 @@ function ProviderAccess({ provider, label, models, access, disabled, onChange }:
                   type="checkbox"
                   aria-label={`Allow ${m.id}`}
                   checked={allowed.has(m.id)}
-                  disabled={disabled}
-                  onChange={(e) =>
-                    onChange({ provider, model: m.model, allowed: e.target.checked })
-                  }
+                  aria-disabled={disabled}
+                  onChange={(e) => {
+                    if (!disabled)
+                      onChange({ provider, model: m.model, allowed: e.target.checked });
+                  }}
                 />
                 <span>{m.label}</span>
                 <span className="font-mono text-xs text-muted">{m.id}</span>

@@ -140,6 +140,7 @@ function OverrideEditor({ model, onSave }: Props) {
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    if (saving || !dirty) return;
     void submit(draft);
   }
 
@@ -159,7 +160,7 @@ function OverrideEditor({ model, onSave }: Props) {
           value={draft.contextWindow}
           error={windowError}
           errorId={`${id}-window`}
-          disabled={saving}
+          busy={saving}
           onChange={(value) => edit("contextWindow", value)}
         />
         <TokenField
@@ -168,20 +169,24 @@ function OverrideEditor({ model, onSave }: Props) {
           value={draft.maxOutputTokens}
           error={outputError}
           errorId={`${id}-output`}
-          disabled={saving}
+          busy={saving}
           onChange={(value) => edit("maxOutputTokens", value)}
         />
+        {/* Not `disabled`: a control that becomes disabled drops its focus to the page. */}
         <button
           type="submit"
-          disabled={saving || !dirty}
+          aria-disabled={saving || !dirty}
           className={`${buttonPrimary} px-3 py-1.5`}
         >
           {saving ? "Saving…" : "Save"}
         </button>
         <button
           type="button"
-          disabled={saving || model.override === null}
-          onClick={() => void submit({ contextWindow: "", maxOutputTokens: "" })}
+          aria-disabled={saving || model.override === null}
+          onClick={() => {
+            if (saving || model.override === null) return;
+            void submit({ contextWindow: "", maxOutputTokens: "" });
+          }}
           className={`${buttonGhost} px-2 py-1.5`}
         >
           Clear override
@@ -219,7 +224,8 @@ type TokenFieldProps = {
   value: string;
   error: string | undefined;
   errorId: string;
-  disabled: boolean;
+  /** Saving: read-only (still focusable, where disabled would drop the focus). */
+  busy: boolean;
   onChange: (value: string) => void;
 };
 
@@ -227,15 +233,7 @@ type TokenFieldProps = {
  * A token count; empty means "from the chain", shown as the "auto" placeholder. Text, not a
  * number input: a browser reads "128,000" in one as empty, which would clear the override.
  */
-function TokenField({
-  label,
-  ariaLabel,
-  value,
-  error,
-  errorId,
-  disabled,
-  onChange,
-}: TokenFieldProps) {
+function TokenField({ label, ariaLabel, value, error, errorId, busy, onChange }: TokenFieldProps) {
   return (
     <label className="block w-28 space-y-0.5">
       <span className="text-xs text-muted">{label}</span>
@@ -247,7 +245,8 @@ function TokenField({
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? errorId : undefined}
         value={value}
-        disabled={disabled}
+        readOnly={busy}
+        aria-busy={busy || undefined}
         onChange={(e) => onChange(e.target.value)}
         className={`${inputBase} py-1.5 tabular-nums ${error ? "border-red-400" : ""}`}
       />

@@ -41,14 +41,26 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
   }, [confirmDelete]);
   const badge = STATUS_BADGES[user.status];
 
+  // While an action runs its buttons say so (aria-disabled) but keep focus: a disabled button
+  // drops it to the page. One that goes with the action (Approve) hands it to the row's first.
+  const row = useRef<HTMLTableRowElement>(null);
+  const refocus = useRef(false);
   async function run(action: () => Promise<ActionResult>) {
+    if (busy) return;
+    refocus.current = row.current?.contains(document.activeElement) ?? false;
     setBusy(true);
     setError(await action());
     setBusy(false);
   }
+  useEffect(() => {
+    if (busy || !refocus.current) return;
+    refocus.current = false;
+    if (row.current?.contains(document.activeElement)) return;
+    row.current?.querySelector<HTMLElement>("td:last-child button")?.focus();
+  }, [busy]);
 
   return (
-    <tr data-user-email={user.email} data-user-id={user.id} className="align-top">
+    <tr ref={row} data-user-email={user.email} data-user-id={user.id} className="align-top">
       <td className="py-3 pr-4 pl-4">
         <p className="font-medium">
           {user.name}
@@ -93,7 +105,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
           {user.status === "pending" ? (
             <button
               type="button"
-              disabled={busy}
+              aria-disabled={busy}
               onClick={() => run(() => onUpdate({ status: "active" }))}
               className={`${buttonPrimary} px-3 py-1.5`}
             >
@@ -105,7 +117,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
               {user.status === "disabled" ? (
                 <button
                   type="button"
-                  disabled={busy}
+                  aria-disabled={busy}
                   onClick={() => run(() => onUpdate({ status: "active" }))}
                   className={buttonGhost}
                 >
@@ -114,7 +126,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
               ) : (
                 <button
                   type="button"
-                  disabled={busy}
+                  aria-disabled={busy}
                   onClick={() => run(() => onUpdate({ status: "disabled" }))}
                   className={buttonGhost}
                 >
@@ -123,7 +135,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
               )}
               <button
                 type="button"
-                disabled={busy}
+                aria-disabled={busy}
                 onClick={() =>
                   run(() => onUpdate({ role: user.role === "admin" ? "user" : "admin" }))
                 }
@@ -135,7 +147,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
           )}
           <button
             type="button"
-            disabled={busy}
+            aria-disabled={busy}
             onClick={() => run(onResetUsage)}
             className={buttonGhost}
           >
@@ -145,7 +157,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
             <>
               <button
                 type="button"
-                disabled={busy}
+                aria-disabled={busy}
                 onClick={() => run(onDelete)}
                 className={`${buttonGhost} text-red-700 hover:bg-red-50`}
               >
@@ -164,8 +176,10 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
             <button
               ref={deleteButton}
               type="button"
-              disabled={busy}
-              onClick={() => setConfirmDelete(true)}
+              aria-disabled={busy}
+              onClick={() => {
+                if (!busy) setConfirmDelete(true);
+              }}
               className={`${buttonGhost} text-red-700 hover:bg-red-50`}
             >
               Delete

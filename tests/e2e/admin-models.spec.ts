@@ -103,8 +103,10 @@ test("an admin's window override reaches the chat's context ring on the next req
 
     // Written the way people write it: the comma neither clears the field nor the override.
     await windowInput.fill(OVERRIDE_TOKENS.toLocaleString("en-US"));
-    await row.getByRole("button", { name: "Save" }).click();
+    // Saved by Enter in the field: the focus stays there while it saves and after.
+    await windowInput.press("Enter");
     await expect(row).toContainText("Saved");
+    await expect(windowInput).toBeFocused();
     await expect(row.getByTestId("resolved-window")).toHaveText("16,000");
     await expect(row.getByTestId("window-source")).toHaveText("override");
     await page.screenshot({ path: "test-results/admin-models.png", fullPage: true });
