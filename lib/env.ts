@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { clampRatios, DEFAULT_BUDGET_RATIOS } from "@/lib/context/budget";
+import { clampRatios, DEFAULT_BUDGET_RATIOS, minimumWindow } from "@/lib/context/budget";
 
 /**
  * The only reader of process.env. Every knob has a default and a range check;
@@ -70,8 +70,12 @@ export type OpenAICompatibleServer = {
   assumedContext?: number;
 };
 
-/** Bounds of `OPENAI_COMPATIBLE_ASSUMED_CONTEXT`: no server runs a chat model with less. */
-export const ASSUMED_CONTEXT_MIN = 256;
+/**
+ * Bounds of `OPENAI_COMPATIBLE_ASSUMED_CONTEXT`: the least window that leaves room for the
+ * reply's reserve and a short conversation (what the admin's override accepts too); with less,
+ * every message would be too long.
+ */
+export const ASSUMED_CONTEXT_MIN = minimumWindow(null);
 export const ASSUMED_CONTEXT_MAX = 10_000_000;
 
 const providerName = z

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { windowTooSmall } from "@/lib/context/budget";
 import { loadEnv } from "@/lib/env";
 
 const quiet = () => undefined;
@@ -40,6 +41,22 @@ describe("OPENAI_COMPATIBLE_ASSUMED_CONTEXT (issue 15)", () => {
     expect(warnings).toContain(
       "OPENAI_COMPATIBLE_4_BASE_URL is not set; ignoring the other OPENAI_COMPATIBLE_4_* variables",
     );
+  });
+
+  it("refuses a context too small to hold the reply's reserve and a short conversation", () => {
+    const warnings: string[] = [];
+    const env = loadEnv(
+      {
+        OPENAI_COMPATIBLE_BASE_URL: "http://a.example/v1",
+        OPENAI_COMPATIBLE_ASSUMED_CONTEXT: "512",
+      },
+      (message) => warnings.push(message),
+    );
+    expect(env.providers.openaiCompatible).toEqual([
+      { name: "local", baseUrl: "http://a.example/v1" },
+    ]);
+    expect(windowTooSmall({ contextWindow: 512, maxOutputTokens: null })).not.toBeNull();
+    expect(warnings.some((w) => w.startsWith("OPENAI_COMPATIBLE_ASSUMED_CONTEXT="))).toBe(true);
   });
 
   it("is documented in .env.example with no default, for the first and the numbered servers", () => {
