@@ -106,7 +106,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
             <button
               type="button"
               aria-disabled={busy}
-              onClick={() => run(() => onUpdate({ status: "active" }))}
+              onClick={() => run(() => onUpdate({ status: "active", from: "pending" }))}
               className={`${buttonPrimary} px-3 py-1.5`}
             >
               Approve
@@ -118,7 +118,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
                 <button
                   type="button"
                   aria-disabled={busy}
-                  onClick={() => run(() => onUpdate({ status: "active" }))}
+                  onClick={() => run(() => onUpdate({ status: "active", from: "disabled" }))}
                   className={buttonGhost}
                 >
                   Enable
@@ -127,7 +127,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
                 <button
                   type="button"
                   aria-disabled={busy}
-                  onClick={() => run(() => onUpdate({ status: "disabled" }))}
+                  onClick={() => run(() => onUpdate({ status: "disabled", from: user.status }))}
                   className={buttonGhost}
                 >
                   Disable

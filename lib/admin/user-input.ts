@@ -20,17 +20,23 @@ export const dailyMessageLimit = dailyLimit(MAX_DAILY_MESSAGES);
 
 /**
  * PATCH /api/admin/users/:id. `status: "active"` approves a waiting account (or re-enables a
- * disabled one); a limit of null takes the default again.
+ * disabled one); a limit of null takes the default again. `from`, with `status`, is the status
+ * the admin saw: the change is made only while the account still has it (409 otherwise), so an
+ * Approve on a stale page cannot re-enable an account another admin disabled meanwhile.
  */
 export const userPatchInput = z
   .strictObject({
     status: z.enum(["active", "disabled"]).optional(),
+    from: z.enum(["pending", "active", "disabled"]).optional(),
     role: z.enum(["admin", "user"]).optional(),
     dailyTokenLimit: dailyTokenLimit.nullable().optional(),
     dailyMessageLimit: dailyMessageLimit.nullable().optional(),
   })
   .refine((patch) => Object.values(patch).some((value) => value !== undefined), {
     error: "nothing to change: send status, role, dailyTokenLimit or dailyMessageLimit",
+  })
+  .refine((patch) => patch.from === undefined || patch.status !== undefined, {
+    error: "from is the status a change of status starts from: send status with it",
   });
 
 export type UserPatchInput = z.infer<typeof userPatchInput>;

@@ -46,6 +46,12 @@ export async function listAdminUsers(db: Db, now: Date = new Date()): Promise<Ad
   return { users: users.map((u) => adminUser(u, usage.get(u.id) ?? NO_USAGE)), defaults };
 }
 
+const STATUS_WORDS: Record<User["status"], string> = {
+  pending: "waiting for approval",
+  active: "active",
+  disabled: "disabled",
+};
+
 /** Approves, disables, promotes, demotes or sets limits; the actor cannot lock themself out. */
 export async function updateUser(
   database: Database,
@@ -64,7 +70,18 @@ export async function updateUser(
   const updated = await database.db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     if (changesAccess) await requireAdminStill(tx, actorId);
-    const row = await updateUserRow(tx, targetId, patch);
+    // Under the admin lock (a status change takes it): no other access change comes between.
+    if (patch.from !== undefined) {
+      const current = await findUser(tx, targetId);
+      if (current && current.status !== patch.from) {
+        throw new AppError(
+          "conflict:user_status",
+          `This account is ${STATUS_WORDS[current.status]} now (another admin changed it): nothing was changed.`,
+        );
+      }
+    }
+    const { from: _from, ...change } = patch;
+    const row = await updateUserRow(tx, targetId, change);
     if (!row) throw new AppError("not_found:user", "User not found.");
     if (patch.status === "disabled") await deleteSessions(tx, targetId);
     return row;

@@ -7,7 +7,7 @@ import * as chatsRoute from "@/app/api/chats/route";
 import type { AdminUser, AdminUserList } from "@/lib/admin/users";
 import type { Database } from "@/lib/db/client";
 import { addTokens, usageOn } from "@/lib/db/queries/usage";
-import { findUser } from "@/lib/db/queries/users";
+import { findUser, updateUserRow } from "@/lib/db/queries/users";
 import { usageDayOf } from "@/lib/limits/quota-day";
 import { register, sessionOf, signIn } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
@@ -84,6 +84,33 @@ describeEachDriver("Admin → Users API", (use) => {
       (await call(database, usersRoute.GET, { path: "/api/admin/users", browser: bob.browser }))
         .status,
     ).toBe(403);
+  });
+
+  it("an Approve from a page that went stale does not re-enable an account another admin disabled", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const { browser } = await register(database, "pat@example.com");
+    const patId = await idOf(database, browser);
+    // Waiting for approval, as REGISTRATION=approval leaves a new account.
+    await updateUserRow(database.db, patId, { status: "pending" });
+    // Another admin disables the account; Ada's page still shows it waiting.
+    const disabled = await patch(database, ada.browser, patId, {
+      status: "disabled",
+      from: "pending",
+    });
+    expect(disabled.status).toBe(200);
+    const stale = await patch(database, ada.browser, patId, { status: "active", from: "pending" });
+    expect(stale.status).toBe(409);
+    expect(await stale.json()).toMatchObject({ error: { code: "conflict:user_status" } });
+    expect((await findUser(database.db, patId))?.status).toBe("disabled");
+    // Enable, from what the page shows once refreshed, goes through; `from` alone is refused.
+    const enabled = await patch(database, ada.browser, patId, {
+      status: "active",
+      from: "disabled",
+    });
+    expect(enabled.status).toBe(200);
+    expect((await patch(database, ada.browser, patId, { from: "active" })).status).toBe(400);
+    expect((await findUser(database.db, patId))?.status).toBe("active");
   });
 
   it("sets and clears a user's own limits, refusing bad numbers without writing", async () => {
