@@ -227,7 +227,14 @@ export async function getChat(db: Db, chatId: string): Promise<Chat | null> {
 }
 
 /** Deletes a chat; its messages and compaction events go with it by cascade. */
-export async function deleteChat(db: Db, chatId: string): Promise<boolean> {
-  const rows = await db.delete(chat).where(eq(chat.id, chatId)).returning({ id: chat.id });
-  return rows.length > 0;
+/** Deletes the chat; its lease as the delete found it (a turn that took it just before), or null when it was gone. */
+export async function deleteChat(
+  db: Db,
+  chatId: string,
+): Promise<Pick<Chat, "activeTurnUntil"> | null> {
+  const [row] = await db
+    .delete(chat)
+    .where(eq(chat.id, chatId))
+    .returning({ activeTurnUntil: chat.activeTurnUntil });
+  return row ?? null;
 }

@@ -14,13 +14,20 @@ vi.mock("@/lib/log", async (importOriginal) => {
   return { ...actual, ...actual.createLogging({ level: "info", destination }) };
 });
 
-// Deleting can be made to fail once, as a database that drops the statement would.
-const failing = vi.hoisted(() => ({ nextDelete: false }));
+// Deleting can be made to fail once, as a database that drops the statement would; or something
+// can happen just before it (a turn taking the chat after the route read it).
+const failing = vi.hoisted(() => ({
+  nextDelete: false,
+  beforeDelete: undefined as (() => Promise<void>) | undefined,
+}));
 vi.mock("@/lib/db/queries/chats", async (importOriginal) => {
   const actual = await importOriginal<typeof import("@/lib/db/queries/chats")>();
   return {
     ...actual,
-    deleteChat: (...args: Parameters<typeof actual.deleteChat>) => {
+    deleteChat: async (...args: Parameters<typeof actual.deleteChat>) => {
+      const before = failing.beforeDelete;
+      failing.beforeDelete = undefined;
+      await before?.();
       if (!failing.nextDelete) return actual.deleteChat(...args);
       failing.nextDelete = false;
       return Promise.reject(new Error("Connection terminated unexpectedly"));
@@ -31,6 +38,7 @@ vi.mock("@/lib/db/queries/chats", async (importOriginal) => {
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import type { Database } from "@/lib/db/client";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
+import { liveBus } from "@/lib/live/bus";
 import { register } from "../../helpers/auth";
 import { compactNowCall, isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
@@ -46,6 +54,7 @@ const MODEL = "fake:small";
 afterAll(() => fake.close());
 beforeEach(() => {
   failing.nextDelete = false;
+  failing.beforeDelete = undefined;
   fake.reset();
   fake.configure({ chunkDelayMs: 0, summaryDelayMs: 0, replyTokens: SMALL_WINDOW.replyTokens });
 });
@@ -104,6 +113,19 @@ describeEachDriver("deleting a chat while work on it runs", (use) => {
     } finally {
       channels.restore();
     }
+  });
+
+  it("a turn that took the chat after the delete read it is stopped too", async () => {
+    const database = use();
+    const { browser } = await register(database, "delete-raced@example.com");
+    const chatId = await newChat(database, browser);
+    // The route read the chat free; a turn takes it just before the delete.
+    failing.beforeDelete = async () => {
+      expect(await acquireLease(database.db, chatId, 30_000)).not.toBeNull();
+    };
+    expect((await remove(database, browser, chatId)).status).toBe(204);
+    // The stop waits for that turn to listen, as for any turn not listening yet.
+    expect(await liveBus().publisher.get(`fold:stop-pending-any:${chatId}`)).not.toBeNull();
   });
 
   it("a delete that fails leaves no stop waiting for the chat's next reply", async () => {

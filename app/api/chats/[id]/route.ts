@@ -58,8 +58,9 @@ export const PATCH = route<Params>(async (request, { params }) => {
 export const DELETE = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
-  await deleteChat(await getDb(), chat.id);
-  if (isReplying(chat)) {
+  // Whether a reply runs, as the delete found the chat: a turn may have taken it since it was read.
+  const deleted = await deleteChat(await getDb(), chat.id);
+  if (deleted && isReplying(deleted)) {
     // Left pending as well, for a turn not listening yet: no later turn has this chat's id.
     await requestStopOfAnyTurn(liveBus(), chat.id).catch((error: unknown) =>
       log.warn({ err: error, chatId: chat.id }, "delete: the running reply could not be stopped"),
