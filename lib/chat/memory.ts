@@ -302,10 +302,13 @@ async function carryUnsummarized(
   );
 }
 
-/** The suffix a handoff's title gets, within the title limit. */
+/**
+ * A handoff's title, within the title limit: marked at its start, which the chat list shows
+ * when it cuts a long title short (a mark at the end left two entries reading alike).
+ */
 function continuedTitle(title: string): string {
-  const suffix = " (continued)";
-  return `${headOf(title, TITLE_MAX_CHARS - suffix.length)}${suffix}`;
+  const mark = "Continued: ";
+  return `${mark}${headOf(title, TITLE_MAX_CHARS - mark.length)}`;
 }
 
 /**

@@ -394,6 +394,8 @@ describeEachDriver("What the model remembers", (use, driver) => {
     };
     expect(chat.id).not.toBe(chatId);
     expect(chat.modelId).toBe(MODEL);
+    // Marked where a list that cuts long titles short still shows it.
+    expect(chat.title).toBe(`Continued: ${source.title}`);
     const memory = (
       (await (await memoryOf(database, browser, chat.id)).json()) as { memory: ChatMemory }
     ).memory;
