@@ -29,6 +29,8 @@ function providerPhrase(detail: WindowDetail | undefined, tokens: number): strin
       return `${server}, loaded at ${n(tokens)}`;
     case "num_ctx":
       return `${server}, num_ctx ${n(tokens)}`;
+    case "last_loaded":
+      return `${server}, loaded at ${n(tokens)} when last used (not loaded now)`;
     case "assumed":
       return `${server} default ${n(tokens)} (assumed: server default)`;
     case "trained":

@@ -23,12 +23,19 @@ export type LocalReport = {
   notLoaded: boolean;
   /** That default, when Fold knows it for this server. */
   serverDefault: number | null;
+  /**
+   * The context the server had the model loaded at the last time Fold asked, when it is not
+   * loaded now: what it loads it at again, more surely than any default (Ollama picks its own
+   * by the memory it has; an admin may have set OLLAMA_CONTEXT_LENGTH).
+   */
+  lastLoaded?: number | null;
 };
 
 /**
  * The window a local server runs the model with: loaded, else configured, else the context it
- * will be loaded at (the server's default, or `assumedContext` the admin configured for the
- * server), else the trained length. An assumption never exceeds the trained length.
+ * will be loaded at (what it was loaded at last, else the server's default, or `assumedContext`
+ * the admin configured for the server), else the trained length. An assumption never exceeds
+ * the trained length.
  */
 export function localWindow(
   report: LocalReport,
@@ -44,6 +51,8 @@ export function localWindow(
   });
   if (report.loaded !== null) return window(report.loaded, "loaded");
   if (report.configured !== null) return window(capped(report.configured), "num_ctx");
+  if (report.notLoaded && report.lastLoaded)
+    return window(capped(report.lastLoaded), "last_loaded");
   // Without word from the server that the model is not loaded, only a configured default counts.
   const assumed = report.notLoaded ? (assumedContext ?? report.serverDefault) : assumedContext;
   if (assumed !== undefined && assumed !== null) return window(capped(assumed), "assumed");

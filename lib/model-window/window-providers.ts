@@ -16,6 +16,7 @@ import {
   type RemoteModel,
 } from "@/lib/ai/remote-models";
 import type { Env } from "@/lib/env";
+import { LruMap } from "@/lib/lru-map";
 import { localWindow, pickReport } from "./window-local";
 import { llamaCppReport, lmStudioReport, ollamaReport } from "./window-servers";
 import type { ProviderWindow, ServerKind } from "./window-types";
@@ -45,6 +46,9 @@ export type ProviderLookupOptions = {
 };
 
 const tokenCount = z.number().int().positive();
+
+/** Models per local server whose last loaded context is kept (model ids come from users). */
+const LAST_LOADED_MAX_MODELS = 1_000;
 
 const googleModel = z.object({
   inputTokenLimit: tokenCount.nullish(),
@@ -102,6 +106,9 @@ export function createProviderLookups(
 
   for (const server of config.openaiCompatible) {
     const root = serverRoot(server.baseUrl);
+    // The context each model was last seen loaded at: an idle server unloads a model (Ollama
+    // after 5 minutes) and loads it the same way on its next request.
+    const lastLoaded = new LruMap<string, number>(LAST_LOADED_MAX_MODELS);
     const list = createModelList(
       {
         provider: server.name,
@@ -126,7 +133,10 @@ export function createProviderLookups(
         llamaCppReport(target, trained),
       ]);
       const report = pickReport(reports);
-      return report ? localWindow(report, server.assumedContext) : null;
+      if (!report) return null;
+      if (report.loaded !== null) lastLoaded.set(model, report.loaded);
+      const remembered = { ...report, lastLoaded: lastLoaded.get(model) ?? null };
+      return localWindow(remembered, server.assumedContext);
     });
   }
 

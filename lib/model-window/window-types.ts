@@ -21,7 +21,14 @@ export type ServerKind =
  * Modelfile's `num_ctx`, its default for a model not loaded yet (`assumed`), the length the
  * model was trained for (`trained`), or a model list that publishes one number (`listed`).
  */
-export type WindowBasis = "loaded" | "num_ctx" | "assumed" | "trained" | "listed";
+export type WindowBasis =
+  | "loaded"
+  | "num_ctx"
+  /** Not loaded now; loaded at this the last time Fold asked (it loads the same way again). */
+  | "last_loaded"
+  | "assumed"
+  | "trained"
+  | "listed";
 
 export type WindowDetail = {
   server: ServerKind;

@@ -8,6 +8,7 @@ import {
 } from "@/lib/db/queries/observed-windows";
 import { modelObservedWindow, modelOverride } from "@/lib/db/schema";
 import {
+  CONTEXT_WINDOW_TTL_MS,
   createWindowResolver,
   DEFAULT_WINDOW_TTL_MS,
   type WindowResolver,
@@ -34,6 +35,11 @@ const SERVERS = {
   lmstudio: { flavor: "lm-studio" },
   "lmstudio-idle": { flavor: "lm-studio", loadState: "not-loaded" },
   "lmstudio-jit": { flavor: "lm-studio", loadState: "on-first-request" },
+  "ollama-jit": {
+    flavor: "ollama",
+    loadState: "on-first-request",
+    models: [{ ...MODEL, maxModelLen: 32_768 }],
+  },
   vllm: { flavor: "openai", models: [{ id: MODEL.id, maxModelLen: 32_768 }] },
 } satisfies Record<string, StartFakeOpenAIOptions>;
 
@@ -119,6 +125,41 @@ describeEachDriver("windows of local model servers", (use) => {
       contextWindow: 4096,
       detail: { basis: "loaded" },
     });
+  });
+
+  it("a model its server unloaded when idle is taken to load again at what it was loaded at", async () => {
+    const fake = fakes.get("ollama-jit");
+    fake?.reset();
+    let clock = Date.now();
+    const timed = createWindowResolver({
+      db: async () => use().db,
+      providers: providers(),
+      now: () => clock,
+    });
+    // Never loaded: Ollama's default is all Fold can go by.
+    expect(await timed.resolve("ollama-jit", MODEL.id)).toMatchObject({
+      contextWindow: 4096,
+      detail: { basis: "assumed" },
+    });
+    // Loaded by a request, at 32,768 (Ollama's own choice, by the memory it has).
+    const chat = await fetch(`${fake?.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: MODEL.id, messages: [{ role: "user", content: "hi" }] }),
+    });
+    await chat.text();
+    clock += DEFAULT_WINDOW_TTL_MS + 1;
+    expect(await timed.resolve("ollama-jit", MODEL.id)).toMatchObject({
+      contextWindow: 32_768,
+      detail: { basis: "loaded" },
+    });
+    // Unloaded after its idle minutes: it loads at 32,768 again, not at the default.
+    fake?.reset();
+    clock += CONTEXT_WINDOW_TTL_MS + 1;
+    const window = await timed.resolve("ollama-jit", MODEL.id);
+    expect(window).toMatchObject({ contextWindow: 32_768, detail: { basis: "last_loaded" } });
+    const { describeWindow } = await import("@/lib/model-window/window-label");
+    expect(describeWindow(window)).toContain("loaded at 32,768 when last used");
   });
 
   describe("a window a silent cut revealed", () => {
