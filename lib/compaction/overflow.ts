@@ -38,7 +38,8 @@ const OVERFLOW_PATTERNS: Array<{ provider: string; pattern: RegExp }> = [
   // "The input (9000 tokens) is longer than the model's context length (8192 tokens)."
   {
     provider: "sglang",
-    pattern: /exceeds the maximum allowed length|longer than the model'?s context length/i,
+    pattern:
+      /\(\d+ tokens\) exceeds the maximum allowed length|longer than the model'?s context length/i,
   },
   // xAI: "This model's maximum prompt length is 131072 but the request contains 140000 tokens."
   { provider: "xai", pattern: /maximum prompt length is \d+/i },

@@ -8,6 +8,7 @@
  */
 import type {
   LanguageModelV4,
+  LanguageModelV4Content,
   LanguageModelV4Prompt,
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
@@ -26,6 +27,13 @@ function callTokens(usage: LanguageModelV4Usage, prompt: LanguageModelV4Prompt, 
   const input = usage.inputTokens.total ?? promptTokens(prompt);
   const output = usage.outputTokens.total ?? countTextTokens(written);
   return input + output;
+}
+
+/** What a generated part holds of the answer: its text, or a tool call's input. */
+function contentText(part: LanguageModelV4Content): string {
+  if (part.type === "text" || part.type === "reasoning") return part.text;
+  if (part.type === "tool-call") return part.input;
+  return "";
 }
 
 /** What a streamed part brings of the answer's text. */
@@ -55,9 +63,7 @@ export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageM
       wrapGenerate: async ({ doGenerate, params }) => {
         try {
           const result = await doGenerate();
-          const written = result.content
-            .map((part) => (part.type === "text" || part.type === "reasoning" ? part.text : ""))
-            .join("");
+          const written = result.content.map(contentText).join("");
           sink(callTokens(result.usage, params.prompt, written));
           return result;
         } catch (error) {

@@ -51,8 +51,10 @@ export function localWindow(
   });
   if (report.loaded !== null) return window(report.loaded, "loaded");
   if (report.configured !== null) return window(capped(report.configured), "num_ctx");
-  if (report.notLoaded && report.lastLoaded)
+  // What the admin configured for the server comes first; then what the model was loaded at.
+  if (report.notLoaded && assumedContext === undefined && report.lastLoaded) {
     return window(capped(report.lastLoaded), "last_loaded");
+  }
   // Without word from the server that the model is not loaded, only a configured default counts.
   const assumed = report.notLoaded ? (assumedContext ?? report.serverDefault) : assumedContext;
   if (assumed !== undefined && assumed !== null) return window(capped(assumed), "assumed");

@@ -59,6 +59,11 @@ export type ChainWindow = ProviderWindow & {
 export type ContextWindow = ProviderWindow & {
   /** Where `contextWindow` came from. */
   source: WindowSource;
+  /**
+   * An admin's override set `maxOutputTokens`; `modelLimit` is what the rest of the chain says
+   * of the model's own limit (null when nothing does).
+   */
+  outputOverride?: { modelLimit: number | null };
   matchedId?: string;
   /** For an `observed` window: what the rest of the chain says, which the server did not honour. */
   chain?: ChainWindow;

@@ -156,7 +156,13 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
     const contextWindow = override?.contextWindow ?? null;
     const maxOutputTokens = override?.maxOutputTokens ?? null;
     if (contextWindow !== null && maxOutputTokens !== null) {
-      const window: ContextWindow = { contextWindow, maxOutputTokens, source: "override" };
+      // Both set: the chain is not asked, so the model's own output limit is not known.
+      const window: ContextWindow = {
+        contextWindow,
+        maxOutputTokens,
+        source: "override",
+        outputOverride: { modelLimit: null },
+      };
       return { window, chain: null, ttlMs: ttlOf(window, false) };
     }
     const { chain, stopgap } = await fromSources(provider, model);
@@ -232,8 +238,16 @@ export function withOverride(
 ): ContextWindow {
   const contextWindow = override?.contextWindow ?? null;
   const maxOutputTokens = override?.maxOutputTokens ?? rest.maxOutputTokens;
-  if (contextWindow !== null) return { contextWindow, maxOutputTokens, source: "override" };
-  return maxOutputTokens === rest.maxOutputTokens ? rest : { ...rest, maxOutputTokens };
+  const outputOverride =
+    override?.maxOutputTokens != null
+      ? { outputOverride: { modelLimit: rest.maxOutputTokens } }
+      : {};
+  if (contextWindow !== null) {
+    return { contextWindow, maxOutputTokens, source: "override", ...outputOverride };
+  }
+  return maxOutputTokens === rest.maxOutputTokens && !override?.maxOutputTokens
+    ? rest
+    : { ...rest, maxOutputTokens, ...outputOverride };
 }
 
 /**

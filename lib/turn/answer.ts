@@ -24,7 +24,7 @@ import { RETRY_MARKER_TYPE } from "@/lib/message/retry-marker";
 import { buildStats, type MessageMetadata, sumUsage } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type TurnDeadline, turnDeadline } from "./deadline";
-import { streamModelCall } from "./model-call";
+import { outputLimitToSend, streamModelCall } from "./model-call";
 import { observeTurn, type TurnObservations } from "./observe";
 
 export type AnswerContext = {
@@ -320,6 +320,8 @@ function cutShortByWindow(ctx: AnswerContext): boolean {
       finishReason: observed.finishReason ?? "",
       inputTokens: observed.lastStepUsage?.inputTokens ?? 0,
       outputTokens: observed.lastStepUsage?.outputTokens ?? 0,
+      // A reply that stopped at the limit the turn asked for is not cut by the window.
+      maxOutputTokens: outputLimitToSend(ctx.budget),
     },
     ctx.budget.window.contextWindow,
   );

@@ -8,6 +8,7 @@ import {
   type ToolSet,
   wrapLanguageModel,
 } from "ai";
+import { parseModelId } from "@/lib/ai/model-id";
 import type { ModelBudget } from "@/lib/chat/budget";
 import type { MetricSink } from "@/lib/compaction/ports";
 import { createRecoveryMiddleware, type RecoveryEvent } from "@/lib/compaction/recovery";
@@ -48,6 +49,27 @@ export type ModelCallOptions<TOOLS extends ToolSet> = {
   /** A seam for benchmarks that time or record the Tier 2 hook; the product passes nothing. */
   observePrepareStep?: (hook: PrepareStepFunction<TOOLS>) => PrepareStepFunction<TOOLS>;
 };
+
+/** Fold's built-in providers: the catalog knows their models' output limits by their own ids. */
+const FIRST_PARTY = new Set(["openai", "anthropic", "google", "openrouter", "demo"]);
+
+/**
+ * The output limit a turn asks the provider for: the room Fold kept for the reply, so prompt
+ * and reply fit the window together. Sent for a built-in provider's model whose limit Fold
+ * knows, and for any model an admin set one for — never above what the model's own limit is
+ * known to be (an override above it would be refused). A model on an OpenAI-compatible server
+ * without an override gets the server's own default: its limit, if any, came from a catalog
+ * entry matched by name, which may not be the model the server runs.
+ */
+export function outputLimitToSend(model: Pick<ModelBudget, "modelId" | "window" | "budget">) {
+  const { window, budget } = model;
+  if (window.maxOutputTokens === null) return undefined;
+  const override = window.outputOverride;
+  const provider = parseModelId(model.modelId)?.provider ?? "";
+  if (!override && !FIRST_PARTY.has(provider)) return undefined;
+  const modelLimit = override?.modelLimit ?? null;
+  return modelLimit === null ? budget.outputReserve : Math.min(budget.outputReserve, modelLimit);
+}
 
 export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions<TOOLS>) {
   const { budget: model } = options;
@@ -93,10 +115,7 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
     instructions: options.instructions,
     messages: options.messages,
     tools: options.tools,
-    // A known output limit (the model's, or an admin's override) goes to the provider as the
-    // room Fold kept for the reply: the budget's sum fits the window. Without one, the
-    // provider's own default stands.
-    maxOutputTokens: model.window.maxOutputTokens === null ? undefined : model.budget.outputReserve,
+    maxOutputTokens: outputLimitToSend(model),
     stopWhen: isStepCount(options.maxSteps),
     prepareStep: tier2 && options.observePrepareStep ? options.observePrepareStep(tier2) : tier2,
     abortSignal: options.abortSignal,

@@ -226,8 +226,10 @@ export async function getChat(db: Db, chatId: string): Promise<Chat | null> {
   return row ?? null;
 }
 
-/** Deletes a chat; its messages and compaction events go with it by cascade. */
-/** Deletes the chat; its lease as the delete found it (a turn that took it just before), or null when it was gone. */
+/**
+ * Deletes a chat; its messages and compaction events go with it by cascade. Answers its lease as
+ * the delete found it (a turn may have taken it just before), or null when it was gone.
+ */
 export async function deleteChat(
   db: Db,
   chatId: string,

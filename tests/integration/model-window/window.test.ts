@@ -116,6 +116,7 @@ describeEachDriver("context window overrides", (use) => {
       contextWindow: 12_000,
       maxOutputTokens: 1500,
       source: "override",
+      outputOverride: { modelLimit: null },
     });
 
     await upsertOverride(db, {
@@ -131,6 +132,7 @@ describeEachDriver("context window overrides", (use) => {
       maxOutputTokens: 1500,
       source: "provider",
       detail: { server: "vllm", basis: "listed" },
+      outputOverride: { modelLimit: null },
     });
 
     await deleteOverride(db, "local", "m");
@@ -171,6 +173,7 @@ describeEachDriver("context window overrides", (use) => {
         contextWindow: 50_000,
         maxOutputTokens: 5_000,
         source: "override",
+        outputOverride: { modelLimit: null },
       });
       evictContextWindow("openai", "gpt-4o");
     });

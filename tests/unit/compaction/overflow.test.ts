@@ -214,6 +214,13 @@ const NOT_OVERFLOWS: Array<[string, number, string]> = [
     }),
   ],
   [
+    "400 a field too long",
+    400,
+    JSON.stringify({
+      error: { message: "Field 'user' exceeds the maximum allowed length (64 characters)." },
+    }),
+  ],
+  [
     "422 bad parameter",
     422,
     JSON.stringify({

@@ -149,6 +149,29 @@ describe("meteredModel", () => {
     expect(tokens).toEqual([12 + countTextTokens("A reply of several words.")]);
   });
 
+  it("estimates a generated tool call's input when the provider reports no output count", async () => {
+    const tokens: number[] = [];
+    const input = JSON.stringify({ url: "https://example.com/a-rather-long-path/for-counting" });
+    const model = new MockLanguageModelV4({
+      doGenerate: {
+        content: [{ type: "tool-call", toolCallId: "c1", toolName: "fetch_url", input }],
+        finishReason: { unified: "tool-calls", raw: "tool_calls" },
+        usage: {
+          inputTokens: {
+            total: 12,
+            noCache: undefined,
+            cacheRead: undefined,
+            cacheWrite: undefined,
+          },
+          outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+        },
+        warnings: [],
+      },
+    });
+    await generateText({ model: meteredModel(model, (n) => tokens.push(n)), prompt: "hi" });
+    expect(tokens).toEqual([12 + countTextTokens(input)]);
+  });
+
   it("a stream that finishes without any usage (a server that sends none) is metered by the estimate", async () => {
     const tokens: number[] = [];
     const none = {

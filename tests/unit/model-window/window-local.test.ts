@@ -47,6 +47,18 @@ describe("localWindow: the context the server runs the model with comes first", 
     expect(localWindow(notLoaded, 32_768)?.contextWindow).toBe(32_768);
   });
 
+  it("a model unloaded since it was seen loaded loads at that again, unless the admin configured the server's", () => {
+    const unloaded = { ...OLLAMA, notLoaded: true, lastLoaded: 32_768 };
+    expect(localWindow(unloaded, undefined)).toMatchObject({
+      contextWindow: 32_768,
+      detail: { basis: "last_loaded", notLoaded: true },
+    });
+    expect(localWindow(unloaded, 8192)).toMatchObject({
+      contextWindow: 8192,
+      detail: { basis: "assumed" },
+    });
+  });
+
   it("a server that cannot tell takes only a configured default, else the trained length", () => {
     expect(localWindow(OLLAMA, 16_384)).toMatchObject({
       contextWindow: 16_384,

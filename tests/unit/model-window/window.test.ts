@@ -97,6 +97,7 @@ describe("the resolution chain: each source in its turn", () => {
       contextWindow: 4096,
       maxOutputTokens: 512,
       source: "override",
+      outputOverride: { modelLimit: null },
     });
     expect(urls).toEqual([]);
   });
@@ -226,6 +227,8 @@ describe("partial overrides", () => {
       maxOutputTokens: 2048,
       source: "provider",
       detail: { server: "vllm", basis: "listed" },
+      // What the server says of the model's own limit, beside the admin's.
+      outputOverride: { modelLimit: null },
     });
   });
 
@@ -242,6 +245,7 @@ describe("partial overrides", () => {
       contextWindow: DEFAULT_CONTEXT_WINDOW,
       maxOutputTokens: 1000,
       source: "default",
+      outputOverride: { modelLimit: null },
     });
     expect(info).toHaveBeenCalledWith(
       expect.objectContaining({ metric: "context_window.default" }),
