@@ -2,7 +2,10 @@
 
 export const OFFLINE_MESSAGE = "Could not reach Fold. Check your connection and try again.";
 
-export type Result<T> = { ok: true; value: T } | { ok: false; message: string };
+export type Result<T> =
+  | { ok: true; value: T }
+  /** `status`: the server's answer (none when it could not be reached). */
+  | { ok: false; message: string; status?: number };
 
 export async function adminCall<T>(
   url: string,
@@ -24,7 +27,9 @@ export async function adminCall<T>(
     if (init.signal?.aborted) throw error;
     return { ok: false, message: OFFLINE_MESSAGE };
   }
-  if (!response.ok) return { ok: false, message: await serverMessage(response) };
+  if (!response.ok) {
+    return { ok: false, message: await serverMessage(response), status: response.status };
+  }
   if (response.status === 204) return { ok: true, value: undefined as T };
   return { ok: true, value: (await response.json()) as T };
 }

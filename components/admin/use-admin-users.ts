@@ -30,11 +30,15 @@ export function useAdminUsers() {
         method: "PATCH",
         body: patch,
       });
-      if (!result.ok) return result.message;
+      if (!result.ok) {
+        // Another admin changed the account: the table shows it as it is now.
+        if (result.status === 409) reload();
+        return result.message;
+      }
       replace(result.value.user);
       return null;
     },
-    [replace],
+    [replace, reload],
   );
 
   const resetUsage = useCallback(

@@ -42,8 +42,10 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
   const badge = STATUS_BADGES[user.status];
 
   // While an action runs its buttons say so (aria-disabled) but keep focus: a disabled button
-  // drops it to the page. One that goes with the action (Approve) hands it to the row's first.
+  // drops it to the page. One that goes with the action (Approve) hands it to the account's
+  // cell, not to another action (the next Enter would Disable the account just approved).
   const row = useRef<HTMLTableRowElement>(null);
+  const account = useRef<HTMLTableCellElement>(null);
   const refocus = useRef(false);
   async function run(action: () => Promise<ActionResult>) {
     if (busy) return;
@@ -56,12 +58,16 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
     if (busy || !refocus.current) return;
     refocus.current = false;
     if (row.current?.contains(document.activeElement)) return;
-    row.current?.querySelector<HTMLElement>("td:last-child button")?.focus();
+    account.current?.focus();
   }, [busy]);
 
   return (
     <tr ref={row} data-user-email={user.email} data-user-id={user.id} className="align-top">
-      <td className="py-3 pr-4 pl-4">
+      <td
+        ref={account}
+        tabIndex={-1}
+        className="py-3 pr-4 pl-4 outline-none focus-visible:ring-2 focus-visible:ring-zinc-300"
+      >
         <p className="font-medium">
           {user.name}
           {isSelf ? <span className="ml-1 text-xs font-normal text-muted">(you)</span> : null}

@@ -63,6 +63,8 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         // Clicking or tabbing away keeps what was typed, as a title box elsewhere does; its
         // own Save and Cancel are inside.
         onBlur={(event) => {
+          // Another window or tab took the focus: the box stays for when the user is back.
+          if (!document.hasFocus()) return;
           if (closing.current || event.currentTarget.contains(event.relatedTarget)) return;
           save(false);
         }}
@@ -80,6 +82,9 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         <button
           type="button"
           aria-label="Save title"
+          // Keeps the focus in the box (Safari and Firefox on macOS give a clicked button none,
+          // and the box's blur would save before Cancel's click).
+          onMouseDown={(event) => event.preventDefault()}
           onClick={() => save()}
           className="p-1 text-zinc-500 hover:text-ink"
         >
@@ -88,6 +93,7 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         <button
           type="button"
           aria-label="Cancel rename"
+          onMouseDown={(event) => event.preventDefault()}
           onClick={cancel}
           className="p-1 text-zinc-500 hover:text-ink"
         >

@@ -29,6 +29,7 @@ import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
 import { fetchStoredPage, type StoredPage, withStoredTail } from "./stored-tail";
 import { Thinking } from "./thinking";
+import { useFocusRescue } from "./use-focus-rescue";
 import { useLiveCompaction } from "./use-live-compaction";
 import { type PickableModel, useModels } from "./use-models";
 import { useOlderMessages } from "./use-older-messages";
@@ -153,6 +154,7 @@ export function ChatView({
     }, []),
   );
   const remembered = useChatMemory(chatId, usageVersion);
+  const armFocusRescue = useFocusRescue();
   // A summary that holds more than the user's own notes: this chat starts from another's.
   const continued = Boolean(remembered.memory?.narrative || remembered.memory?.ledger.length);
   // A chat action that failed (a pin, a version switch, the model): one line to dismiss.
@@ -170,12 +172,13 @@ export function ChatView({
         // What the timeline holds before the rewrite: a refused one goes back to it.
         beforeRewrite.current = [...older, ...latestMessages.current];
         if (older.length > 0) setMessages((shown) => [...older, ...shown]);
+        armFocusRescue();
         if (rewrite.kind === "edit")
           void sendMessage({ text: rewrite.text, messageId: rewrite.messageId });
         else void regenerate({ messageId: rewrite.messageId });
         return true;
       },
-      [sendMessage, regenerate, setMessages, takeOlder],
+      [sendMessage, regenerate, setMessages, takeOlder, armFocusRescue],
     ),
   );
   const watermarkIndex = remembered.memory?.watermark
@@ -258,9 +261,21 @@ export function ChatView({
         // Stored after all (the answer was lost on the way): it shows, and is not sent twice.
         const stored = page?.messages.some((m) => m.id === sentId) === true;
         if (sent && !stored) setReturned({ text: sent, at: Date.now() });
-        if (!page) return;
         const base = beforeRewrite.current;
         beforeRewrite.current = null;
+        if (!page) {
+          // What is stored cannot be read (an outage), but the refusal stored nothing: the
+          // timeline goes back to before the send, its text being back in the box.
+          if (base) setMessages(base);
+          // Only a message this page just sent (a Retry asks again for one that is stored).
+          else if (sent && sentId) {
+            setMessages((list) => {
+              const at = list.findLastIndex((m) => m.id === sentId);
+              return at === -1 ? list : list.slice(0, at);
+            });
+          }
+          return;
+        }
         if (base) setMessages(withStoredTail(base, page.messages));
         else setStoredTail(page.messages);
         if (page.replying) {
@@ -312,6 +327,7 @@ export function ChatView({
    * back where the server keeps it, before the new reply.
    */
   function retryUnanswered() {
+    armFocusRescue();
     lastSent.current = "";
     const list = latestMessages.current;
     const asked = list.findLastIndex((m) => m.role === "user");
@@ -516,6 +532,7 @@ export function ChatView({
               }
               onContinue={() => {
                 lastSent.current = "";
+                armFocusRescue();
                 void sendMessage({ text: CONTINUE_TEXT });
               }}
             />
@@ -529,7 +546,9 @@ export function ChatView({
                 onPin={(pinned) => void pinMessage(message.id, pinned)}
                 onSwitch={(position) => {
                   const branch = branchOn(remembered.branches, message.id);
-                  if (branch) void switchBranch(branch.messageId, position);
+                  if (!branch) return;
+                  armFocusRescue();
+                  void switchBranch(branch.messageId, position);
                 }}
               />
             )}

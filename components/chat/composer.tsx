@@ -95,6 +95,7 @@ export function Composer({
     if (!swapped.current) return;
     swapped.current = false;
     const focused = document.activeElement;
+    if (touch) return;
     if (!focused || focused === document.body) area.current?.focus();
   }, [busy]);
 
@@ -103,7 +104,8 @@ export function Composer({
     if (!canSend) return;
     onSend(text.trim());
     setText("");
-    area.current?.focus();
+    // Not on a touch screen: its keyboard would open over the reply.
+    if (!touch) area.current?.focus();
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
@@ -174,7 +176,7 @@ export function Composer({
                   // double-click on Send lands here, and must not stop the reply it sent.
                   if (event.detail > 1) return;
                   onStop();
-                  area.current?.focus();
+                  if (!touch) area.current?.focus();
                 }}
                 onFocus={() => {
                   swapped.current = true;

@@ -58,6 +58,9 @@ export function ContextRing({ context, error, onClick, busyLabel }: Props) {
     ? `${visible ? `${visible} ` : ""}context used: ${formatCount(context.projectedTokens)} of ${formatCount(context.contextWindow)} tokens`
     : (error ?? "Context usage loading");
   const hoverless = useHoverless();
+  // The card opens on focus too: once the ring is clicked (to compact), it closes, so it does not
+  // cover what the compaction adds to the chat while the focus stays on the ring.
+  const [cardOpen, setCardOpen] = useState(false);
 
   const details = context ? (
     <RingDetails context={context} percent={percent} touch={hoverless} />
@@ -71,7 +74,14 @@ export function ContextRing({ context, error, onClick, busyLabel }: Props) {
       tone={tone}
       fill={fill}
       visible={visible}
-      onClick={hoverless || busyLabel ? undefined : onClick}
+      onClick={
+        hoverless || busyLabel || !onClick
+          ? undefined
+          : () => {
+              setCardOpen(false);
+              onClick();
+            }
+      }
     />
   );
   if (hoverless) {
@@ -82,7 +92,7 @@ export function ContextRing({ context, error, onClick, busyLabel }: Props) {
     );
   }
   return (
-    <HoverCard.Root openDelay={150} closeDelay={100}>
+    <HoverCard.Root open={cardOpen} onOpenChange={setCardOpen} openDelay={150} closeDelay={100}>
       <HoverCard.Trigger asChild>{ring}</HoverCard.Trigger>
       <HoverCard.Portal>
         <HoverCard.Content

@@ -1,6 +1,8 @@
 "use client";
 
 import { AlertDialog } from "radix-ui";
+import { useRef } from "react";
+import { COMPOSER_ID } from "../chat/skip-link";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 
 const WORDS = {
@@ -17,6 +19,18 @@ export function EditConfirm(props: {
   const { pending, onConfirm, onCancel } = props;
   const n = pending?.laterMessages ?? 0;
   const words = WORDS[pending?.kind ?? "edit"];
+  // Where the focus was when it asked (the edit box, a Regenerate button): it goes back there
+  // once that is usable again (Cancel), else to the message box (sent: the button went).
+  const askedFrom = useRef<Element | null>(null);
+  function returnFocus(event: Event) {
+    event.preventDefault();
+    const from = askedFrom.current;
+    askedFrom.current = null;
+    requestAnimationFrame(() => {
+      const usable = from instanceof HTMLElement && from.isConnected && !from.matches(":disabled");
+      (usable ? from : document.getElementById(COMPOSER_ID))?.focus();
+    });
+  }
   return (
     <AlertDialog.Root
       open={pending !== null}
@@ -24,7 +38,13 @@ export function EditConfirm(props: {
     >
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-[60] bg-black/30" />
-        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-[70] w-[min(90vw,26rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl">
+        <AlertDialog.Content
+          onOpenAutoFocus={() => {
+            askedFrom.current = document.activeElement;
+          }}
+          onCloseAutoFocus={returnFocus}
+          className="fixed top-1/2 left-1/2 z-[70] w-[min(90vw,26rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl"
+        >
           <AlertDialog.Title className="text-base font-semibold">{words.title}</AlertDialog.Title>
           <AlertDialog.Description className="text-sm text-muted">
             This removes the {n} {n === 1 ? "message" : "messages"} after it from the chat. They are

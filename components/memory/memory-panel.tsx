@@ -3,7 +3,7 @@
 import { Brain, Pencil, X } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { Dialog } from "radix-ui";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ChatMemory } from "@/lib/chat/memory";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { Markdown } from "../chat/message/markdown";
@@ -55,6 +55,14 @@ export function MemoryPanel({
   const [draft, setDraft] = useState<{ text: string; version: number } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [working, setWorking] = useState(false);
+  // The editor closes (Cancel, Save) with the focus in it: back to Edit summary, not the panel.
+  const editButton = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(false);
+  const editing = draft !== null;
+  useEffect(() => {
+    if (wasEditing.current && !editing) editButton.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
 
   async function save() {
     if (!memory || draft === null) return;
@@ -162,6 +170,7 @@ export function MemoryPanel({
               <div className="flex items-center justify-between">
                 <h3 className="text-sm font-semibold">Summary</h3>
                 <button
+                  ref={editButton}
                   type="button"
                   disabled={busy}
                   onClick={() => memory && setDraft({ text: summary, version: memory.version })}

@@ -70,9 +70,13 @@ test("an edit that drops later messages asks first, and the old version stays a 
   await expect(page.getByRole("textbox", { name: "Edit message" })).toHaveValue(
     "First question, edited: flights?",
   );
+  // The focus is back where it asked from, not on the page.
+  await expect(page.getByRole("button", { name: "Save & send" })).toBeFocused();
   await page.getByRole("button", { name: "Save & send" }).click();
   await ask.getByRole("button", { name: "Edit and send" }).click();
   await expect(page.getByRole("textbox", { name: "Edit message" })).toHaveCount(0);
+  // Sent: the edit box went, and the focus with it to the message box.
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeFocused();
   await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1, {
     timeout: 30_000,
   });
@@ -166,6 +170,8 @@ test("the memory panel shows the summary; an edited summary is what the next req
   // Cancel shows the summary as it is now; an edit of that one saves.
   await panel.getByRole("button", { name: "Cancel" }).click();
   await expect(panel.getByTestId("memory-summary")).toContainText("OTHER-TAB-7");
+  // The editor went with the focus in it: it is back on Edit summary, not on the panel.
+  await expect(panel.getByRole("button", { name: "Edit summary" })).toBeFocused();
   await panel.getByRole("button", { name: "Edit summary" }).click();
   await expect(panel.getByRole("textbox", { name: "Edit summary" })).toBeFocused();
   await panel.getByRole("textbox", { name: "Edit summary" }).fill(mine);
@@ -176,6 +182,7 @@ test("the memory panel shows the summary; an edited summary is what the next req
   await expect(panel.getByRole("textbox", { name: "Edit summary" })).toHaveValue(mine);
   await panel.getByRole("button", { name: "Save summary" }).click();
   await expect(panel.getByTestId("memory-summary")).toContainText("LISBON-MARKER-42");
+  await expect(panel.getByRole("button", { name: "Edit summary" })).toBeFocused();
   await panel.getByRole("button", { name: "Close" }).click();
   await expect(page.getByText("Summary edited by you").last()).toBeVisible();
 

@@ -110,3 +110,24 @@ test("a chat's context ring and Memory stay when the model list cannot load", as
   await page.getByRole("button", { name: "Memory" }).click();
   await expect(page.getByRole("dialog", { name: "What the model remembers" })).toBeVisible();
 });
+
+test("a message sent while the database is down is not left on screen: it is back in its box", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-outage-send-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Explain rivers in one line.");
+  await box.press("Enter");
+  await expect(page.locator("[data-role='assistant']").last()).toContainText(/\w{3,}/);
+
+  // The database goes away: the send is refused, and what is stored cannot be read either.
+  await page.route("**/api/**", (route) => route.fulfill(UNAVAILABLE));
+  await box.fill("What about lakes, specifically?");
+  await box.press("Enter");
+  await expect(box).toHaveValue("What about lakes, specifically?");
+  // Shown once, in the box: not also as a message of the chat.
+  await expect(page.locator("[data-role=user]")).toHaveCount(1);
+  await expect(page.locator("[data-role=user]")).toHaveText(/Explain rivers/);
+});

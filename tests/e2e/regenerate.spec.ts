@@ -71,9 +71,11 @@ test("regenerate keeps the replaced reply a switch away, and asks before it move
   await expect(row.locator("[data-role=user]")).toHaveCount(0);
   await page.screenshot({ path: "test-results/regenerate-2-of-2.png" });
 
-  // Back: the first reply and everything after it.
+  // Back: the first reply and everything after it. The button is disabled at 1/2 and the
+  // messages are drawn anew: the keyboard's focus goes to the message box, not the page.
   await versions.getByRole("button", { name: "Previous version" }).click();
   await expect(versions).toContainText("1/2");
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeFocused();
   await expect(replies(page).first()).toContainText("First try at one.");
   await expect(page.getByText("The answer to two.")).toBeVisible();
   await expect(userMessages(page)).toHaveCount(2);
@@ -87,6 +89,8 @@ test("regenerate keeps the replaced reply a switch away, and asks before it move
   await only.hover();
   await only.getByRole("button", { name: "Regenerate response" }).click();
   await expect(replies(page).first()).toContainText("Third try at one.", { timeout: 30_000 });
+  // Regenerate went while the reply streamed: the focus did not fall to the page.
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeFocused();
   await expect(ask).toHaveCount(0);
   await expect(versions).toContainText("3/3");
 

@@ -203,6 +203,15 @@ test("compact-now with nothing to fold answers with a toast and keeps Regenerate
     await ring.click();
     await expect(page.getByText("Nothing to summarize yet").first()).toBeVisible();
   }
+  // By keyboard: the card opens on focus, and closes once Enter compacts, so it covers nothing.
+  await page.mouse.move(0, 0);
+  // (The clicks left it focused: a fresh focus, as a Tab would bring.)
+  await ring.blur();
+  await ring.focus();
+  await expect(details).toBeVisible();
+  await page.keyboard.press("Enter");
+  await expect(details).toBeHidden();
+  await expect(ring).toBeFocused();
   await expect(page.getByTestId("compaction-trace")).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Regenerate response" })).toBeVisible();
   await page.reload();
