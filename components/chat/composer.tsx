@@ -94,8 +94,8 @@ export function Composer({
   useEffect(() => {
     if (!swapped.current) return;
     swapped.current = false;
-    const focused = document.activeElement;
     if (touch) return;
+    const focused = document.activeElement;
     if (!focused || focused === document.body) area.current?.focus();
   }, [busy]);
 

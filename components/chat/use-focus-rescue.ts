@@ -1,13 +1,11 @@
 "use client";
 
 import { useCallback, useEffect, useRef } from "react";
-import { COMPOSER_ID } from "./skip-link";
+import { isHoverless } from "../ui/use-hoverless";
+import { focusComposer } from "./skip-link";
 
 /** How long after a chat action a focus that fell to the page goes to the message box. */
 const RESCUE_MS = 20_000;
-
-/** A screen that cannot hover: focusing the message box would open its keyboard. */
-const touchScreen = () => window.matchMedia("(hover: none)").matches;
 
 /**
  * A chat action whose button goes as it acts (Regenerate, Retry and Continue while the reply
@@ -20,14 +18,15 @@ const touchScreen = () => window.matchMedia("(hover: none)").matches;
 export function useFocusRescue(): () => void {
   const until = useRef(0);
   useEffect(() => {
-    if (Date.now() > until.current || touchScreen()) return;
+    // On a screen that cannot hover, focusing the message box would open its keyboard.
+    if (Date.now() > until.current || isHoverless()) return;
     if (document.querySelector("[role=dialog], [role=alertdialog]")) return;
     if (window.getSelection()?.isCollapsed === false) return;
     const focused = document.activeElement;
     const lost = !focused || focused === document.body || focused.matches(":disabled");
     if (!lost) return;
     until.current = 0;
-    document.getElementById(COMPOSER_ID)?.focus();
+    focusComposer();
   });
   return useCallback(() => {
     until.current = Date.now() + RESCUE_MS;

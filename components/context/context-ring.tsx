@@ -95,22 +95,21 @@ export function ContextRing({ context, error, onClick, busyLabel }: Props) {
     <HoverCard.Root open={cardOpen} onOpenChange={setCardOpen} openDelay={150} closeDelay={100}>
       <HoverCard.Trigger asChild>{ring}</HoverCard.Trigger>
       <HoverCard.Portal>
-        <HoverCard.Content
-          side="top"
-          align="start"
-          sideOffset={8}
-          collisionPadding={8}
-          className={CARD_CLASSES}
-        >
-          {details}
-        </HoverCard.Content>
+        <HoverCard.Content {...CARD}>{details}</HoverCard.Content>
       </HoverCard.Portal>
     </HoverCard.Root>
   );
 }
 
-const CARD_CLASSES =
-  "z-50 w-80 max-w-[calc(100vw-1rem)] space-y-3 rounded-2xl border border-line bg-white p-4 text-xs shadow-lg";
+/** The details card, hover card or popover alike: above the ring, clear of the screen's edges. */
+const CARD = {
+  side: "top",
+  align: "start",
+  sideOffset: 8,
+  collisionPadding: 8,
+  className:
+    "z-50 w-80 max-w-[calc(100vw-1rem)] space-y-3 rounded-2xl border border-line bg-white p-4 text-xs shadow-lg",
+} as const;
 
 /**
  * On a touch screen a tap opens the details, and compacting is a button inside them: a tap on
@@ -130,13 +129,7 @@ function TouchRing({
     <Popover.Root open={open} onOpenChange={setOpen}>
       <Popover.Trigger asChild>{ring}</Popover.Trigger>
       <Popover.Portal>
-        <Popover.Content
-          side="top"
-          align="start"
-          sideOffset={8}
-          collisionPadding={8}
-          className={CARD_CLASSES}
-        >
+        <Popover.Content {...CARD}>
           {children}
           <button
             type="button"

@@ -2,7 +2,7 @@
 
 import { AlertDialog } from "radix-ui";
 import { useRef } from "react";
-import { COMPOSER_ID } from "../chat/skip-link";
+import { focusComposer } from "../chat/skip-link";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 
 const WORDS = {
@@ -28,7 +28,8 @@ export function EditConfirm(props: {
     askedFrom.current = null;
     requestAnimationFrame(() => {
       const usable = from instanceof HTMLElement && from.isConnected && !from.matches(":disabled");
-      (usable ? from : document.getElementById(COMPOSER_ID))?.focus();
+      if (usable) from.focus();
+      else focusComposer();
     });
   }
   return (
