@@ -48,3 +48,18 @@ export function parseLimitDraft(
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, values };
 }
+
+/**
+ * The limits that differ from those stored, the only ones a save sends: another admin's change
+ * to the other limit meanwhile is kept, not written back over.
+ */
+export function changedLimits(stored: LimitValues, next: LimitValues): Partial<LimitValues> {
+  const changed: Partial<LimitValues> = {};
+  if (next.dailyMessageLimit !== stored.dailyMessageLimit) {
+    changed.dailyMessageLimit = next.dailyMessageLimit;
+  }
+  if (next.dailyTokenLimit !== stored.dailyTokenLimit) {
+    changed.dailyTokenLimit = next.dailyTokenLimit;
+  }
+  return changed;
+}

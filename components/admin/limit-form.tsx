@@ -4,6 +4,7 @@ import { Check } from "lucide-react";
 import { type FormEvent, useId, useState } from "react";
 import { buttonPrimary, inputBase } from "../ui/styles";
 import {
+  changedLimits,
   type LimitDraft,
   type LimitErrors,
   type LimitValues,
@@ -18,7 +19,8 @@ type Props = {
   values: LimitValues;
   /** What an empty field means, shown as its placeholder. */
   placeholders: { dailyMessageLimit: string; dailyTokenLimit: string };
-  onSave: (values: LimitValues) => Promise<ActionResult>;
+  /** Called with the limits the admin changed, only those. */
+  onSave: (changed: Partial<LimitValues>) => Promise<ActionResult>;
 };
 
 /** Two daily limits and a Save button; checks the numbers by the route's rules first. */
@@ -26,6 +28,8 @@ export function LimitForm({ label, values, placeholders, onSave }: Props) {
   const id = useId();
   const stored = limitDraftOf(values);
   const [draft, setDraft] = useState<LimitDraft>(stored);
+  // The numbers the fields were filled from: a save sends only what differs from them.
+  const [base, setBase] = useState(values);
   const [errors, setErrors] = useState<LimitErrors>({});
   const [status, setStatus] = useState<"idle" | "saving" | "saved" | string>("idle");
   // New numbers from the server (a Refresh that found another admin's change) replace the
@@ -35,7 +39,10 @@ export function LimitForm({ label, values, placeholders, onSave }: Props) {
   const [edited, setEdited] = useState(false);
   if (storedKey !== shownKey) {
     setShownKey(storedKey);
-    if (!edited) setDraft(stored);
+    if (!edited) {
+      setDraft(stored);
+      setBase(values);
+    }
   }
 
   function edit(field: keyof LimitDraft, value: string) {
@@ -53,10 +60,20 @@ export function LimitForm({ label, values, placeholders, onSave }: Props) {
       setErrors(parsed.errors);
       return;
     }
+    const changed = changedLimits(base, parsed.values);
+    if (Object.keys(changed).length === 0) {
+      setStatus("saved");
+      setEdited(false);
+      setShownKey("");
+      return;
+    }
     setStatus("saving");
-    const failed = await onSave(parsed.values);
+    const failed = await onSave(changed);
     setStatus(failed ?? "saved");
-    if (!failed) setEdited(false);
+    if (failed) return;
+    setEdited(false);
+    // The fields show what is stored now, another admin's change to the other limit included.
+    setShownKey("");
   }
 
   const messages = [errors.dailyMessageLimit, errors.dailyTokenLimit].filter(Boolean);

@@ -1,7 +1,11 @@
 "use client";
 
 import { useCallback } from "react";
-import type { QuotaDefaultsInput, UserPatchInput } from "@/lib/admin/user-input";
+import type {
+  QuotaDefaultsInput,
+  QuotaDefaultsPatchInput,
+  UserPatchInput,
+} from "@/lib/admin/user-input";
 import type { AdminUser, AdminUserList } from "@/lib/admin/users";
 import { adminCall } from "./admin-fetch";
 import { useAdminResource } from "./use-admin-resource";
@@ -66,10 +70,10 @@ export function useAdminUsers() {
   );
 
   const saveDefaults = useCallback(
-    async (defaults: QuotaDefaultsInput): Promise<ActionResult> => {
+    async (changed: QuotaDefaultsPatchInput): Promise<ActionResult> => {
       const result = await adminCall<{ defaults: QuotaDefaultsInput }>("/api/admin/quotas", {
-        method: "PUT",
-        body: defaults,
+        method: "PATCH",
+        body: changed,
       });
       if (!result.ok) return result.message;
       setState((s) => (s.status === "ready" ? { ...s, defaults: result.value.defaults } : s));

@@ -48,3 +48,15 @@ export const quotaDefaultsInput = z.strictObject({
 });
 
 export type QuotaDefaultsInput = z.infer<typeof quotaDefaultsInput>;
+
+/**
+ * PATCH /api/admin/quotas: only the limits sent change, so two admins editing different limits
+ * at once keep each other's.
+ */
+export const quotaDefaultsPatchInput = quotaDefaultsInput
+  .partial()
+  .refine((patch) => Object.values(patch).some((value) => value !== undefined), {
+    error: "nothing to change: send dailyTokenLimit or dailyMessageLimit",
+  });
+
+export type QuotaDefaultsPatchInput = z.infer<typeof quotaDefaultsPatchInput>;

@@ -124,6 +124,47 @@ test("a new account waits, an admin approves it in Admin → Users, then it chat
   await admin.getByRole("button", { name: "Refresh" }).click();
   await expect(row.getByLabel("Messages / day")).toHaveValue("3");
 
+  // Two admins at once, each changing another limit: a Save sends only the limit changed here,
+  // so the other admin's stays (it used to be written back to what this page had loaded).
+  const origin = { origin: new URL(admin.url()).origin };
+  const other = await admin.request.patch(`/api/admin/users/${userId}`, {
+    headers: origin,
+    data: { dailyTokenLimit: 50_000 },
+  });
+  expect(other.status()).toBe(200);
+  await row.getByLabel("Messages / day").fill("4");
+  await row.getByRole("button", { name: "Save" }).click();
+  await expect(row.getByText("Saved")).toBeVisible();
+  // The form shows what is stored now, the other admin's number included.
+  await expect(row.getByLabel("Tokens / day")).toHaveValue("50000");
+  const stored = await admin.request.get("/api/admin/users");
+  const account = (
+    (await stored.json()) as { users: Array<{ id: string; limits: unknown }> }
+  ).users.find((u) => u.id === userId);
+  expect(account?.limits).toEqual({ dailyMessageLimit: 4, dailyTokenLimit: 50_000 });
+  // The same for the defaults every user has.
+  const defaults = admin.getByRole("form", { name: "Default limits" });
+  await expect(defaults.getByLabel("Tokens / day")).toHaveValue("");
+  const otherDefault = await admin.request.patch("/api/admin/quotas", {
+    headers: origin,
+    data: { dailyTokenLimit: 90_000_000 },
+  });
+  expect(otherDefault.status()).toBe(200);
+  await defaults.getByLabel("Messages / day").fill("5000");
+  await defaults.getByRole("button", { name: "Save" }).click();
+  await expect(defaults.getByText("Saved")).toBeVisible();
+  await expect(defaults.getByLabel("Tokens / day")).toHaveValue("90000000");
+  const quotas = await admin.request.get("/api/admin/quotas");
+  expect(await quotas.json()).toEqual({
+    defaults: { dailyMessageLimit: 5000, dailyTokenLimit: 90_000_000 },
+  });
+  // Back to no defaults: other tests on this server count on none.
+  const cleared = await admin.request.put("/api/admin/quotas", {
+    headers: origin,
+    data: { dailyMessageLimit: null, dailyTokenLimit: null },
+  });
+  expect(cleared.status()).toBe(200);
+
   // And deletes the account, after a confirmation: the row is gone. Focus never falls to the
   // page: asked to confirm, it is on Keep; kept, back on Delete; deleted, on the next row.
   const deleteButton = row.getByRole("button", { name: "Delete", exact: true });

@@ -17,15 +17,23 @@ export async function getQuotaDefaults(db: Db): Promise<QuotaLimits> {
   return row ?? UNLIMITED;
 }
 
+/**
+ * Stores the limits given (those left out keep what they were: none, before the first save) and
+ * answers the defaults as they now stand.
+ */
 export async function saveQuotaDefaults(
   db: Db,
-  limits: QuotaLimits,
+  limits: Partial<QuotaLimits>,
   updatedBy: string,
 ): Promise<QuotaLimits> {
   const values = { ...limits, updatedBy, updatedAt: new Date() };
-  await db
+  const [row] = await db
     .insert(quotaDefault)
     .values({ id: SINGLE_ROW_ID, ...values })
-    .onConflictDoUpdate({ target: quotaDefault.id, set: values });
-  return limits;
+    .onConflictDoUpdate({ target: quotaDefault.id, set: values })
+    .returning({
+      dailyTokenLimit: quotaDefault.dailyTokenLimit,
+      dailyMessageLimit: quotaDefault.dailyMessageLimit,
+    });
+  return row ?? UNLIMITED;
 }

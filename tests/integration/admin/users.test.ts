@@ -169,6 +169,40 @@ describeEachDriver("Admin → Users API", (use) => {
     });
   });
 
+  it("PATCH changes only the default limit it names; nothing or a bad number writes nothing", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const quotas = (body: unknown) =>
+      call(database, quotasRoute.PATCH, {
+        path: "/api/admin/quotas",
+        method: "PATCH",
+        body,
+        browser: ada.browser,
+      });
+    await call(database, quotasRoute.PUT, {
+      path: "/api/admin/quotas",
+      method: "PUT",
+      body: { dailyTokenLimit: 200_000, dailyMessageLimit: 100 },
+      browser: ada.browser,
+    });
+    const messagesOnly = await quotas({ dailyMessageLimit: 40 });
+    expect(messagesOnly.status).toBe(200);
+    expect(await messagesOnly.json()).toEqual({
+      defaults: { dailyTokenLimit: 200_000, dailyMessageLimit: 40 },
+    });
+    const tokensCleared = await quotas({ dailyTokenLimit: null });
+    expect(await tokensCleared.json()).toEqual({
+      defaults: { dailyTokenLimit: null, dailyMessageLimit: 40 },
+    });
+    expect((await quotas({})).status).toBe(400);
+    expect((await quotas({ dailyMessageLimit: -1 })).status).toBe(400);
+    expect((await quotas({ dailyMessageLimit: 5, other: 1 })).status).toBe(400);
+    expect((await list(database, ada.browser)).defaults).toEqual({
+      dailyTokenLimit: null,
+      dailyMessageLimit: 40,
+    });
+  });
+
   it("resets a user's usage of today", async () => {
     const database = use();
     const ada = await signIn(database, "ada@example.com");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseLimitDraft } from "@/components/admin/limit-draft";
+import { changedLimits, parseLimitDraft } from "@/components/admin/limit-draft";
 
 const IN_DIGITS = "in digits (commas or spaces may group them)";
 
@@ -29,5 +29,24 @@ describe("the daily limits' draft", () => {
       ok: false,
       errors: { dailyMessageLimit: "Messages must be at most 1,000,000." },
     });
+  });
+});
+
+describe("changedLimits", () => {
+  const stored = { dailyMessageLimit: 100, dailyTokenLimit: null };
+  it("names only the limits that differ from those the fields were filled from", () => {
+    expect(changedLimits(stored, { dailyMessageLimit: 40, dailyTokenLimit: null })).toEqual({
+      dailyMessageLimit: 40,
+    });
+    expect(changedLimits(stored, { dailyMessageLimit: 100, dailyTokenLimit: 5_000 })).toEqual({
+      dailyTokenLimit: 5_000,
+    });
+  });
+
+  it("names a limit cleared to none, and nothing when nothing changed", () => {
+    expect(changedLimits(stored, { dailyMessageLimit: null, dailyTokenLimit: null })).toEqual({
+      dailyMessageLimit: null,
+    });
+    expect(changedLimits(stored, { ...stored })).toEqual({});
   });
 });

@@ -215,11 +215,12 @@ describe("partial overrides", () => {
   });
 
   it("an output limit above the model's own counts as the model's own (the budget keeps no more room)", async () => {
+    expect(gpt4o.output).toBe(16_384);
     await upsertOverride(database.db, {
       provider: "openai",
       model: "gpt-4o",
       contextWindow: null,
-      maxOutputTokens: gpt4o.output * 4,
+      maxOutputTokens: 65_536,
       updatedBy: null,
     });
     expect(await resolverWith().resolve("openai", "gpt-4o")).toEqual({
