@@ -24,6 +24,7 @@ import { ModelLabelsProvider } from "../stats/model-labels";
 import { Composer } from "./composer";
 import { useFirstMessage } from "./first-message";
 import { limitNoticeOf, readableError, serverErrorOf } from "./limit-notice";
+import { wroteSomething } from "./message/tool-state";
 import { MessageList } from "./message-list";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
@@ -136,23 +137,6 @@ export function ChatView({
   const takeOlder = history.takeAll;
   const latestMessages = useRef(messages);
   latestMessages.current = messages;
-  const stopReply = useStopReply(
-    chatId,
-    busy,
-    stop,
-    useCallback(() => {
-      // The message the running reply answers (a regenerate's too): its turn may not listen for
-      // Stop yet even once its reply shows, and a stop that names it waits for it. A page that
-      // follows a reply whose message it does not hold (loaded as the turn began) names none.
-      // The attempt is this page's own request (a reply followed since the page loaded has none).
-      const list = latestMessages.current;
-      const last = list.at(-1);
-      const before = list.at(-2);
-      const messageId =
-        last?.role === "user" ? last.id : before?.role === "user" ? before.id : undefined;
-      return { messageId, attemptId: messageId ? attemptRef.current : undefined };
-    }, []),
-  );
   const remembered = useChatMemory(chatId, usageVersion);
   const armFocusRescue = useFocusRescue();
   // A summary that holds more than the user's own notes: this chat starts from another's.
@@ -249,6 +233,36 @@ export function ChatView({
       },
       [setStoredTail, router],
     ),
+  );
+  // Stop that the server did not end soon (or could not be asked): the page lets the stream go,
+  // and then shows what the server stores. A reply the stream had only begun (nothing in it
+  // yet) goes at once: left there empty, it hid the message's Retry; one with text stays until
+  // the stored one replaces it (the server may still finish it, or store it Stopped).
+  const stopHere = useCallback(() => {
+    void stop().then(() => {
+      setMessages((list) => {
+        const last = list.at(-1);
+        return last && isEmptyReply(last) ? list.slice(0, -1) : list;
+      });
+      followReplyElsewhere();
+    });
+  }, [stop, setMessages, followReplyElsewhere]);
+  const stopReply = useStopReply(
+    chatId,
+    busy,
+    stopHere,
+    useCallback(() => {
+      // The message the running reply answers (a regenerate's too): its turn may not listen for
+      // Stop yet even once its reply shows, and a stop that names it waits for it. A page that
+      // follows a reply whose message it does not hold (loaded as the turn began) names none.
+      // The attempt is this page's own request (a reply followed since the page loaded has none).
+      const list = latestMessages.current;
+      const last = list.at(-1);
+      const before = list.at(-2);
+      const messageId =
+        last?.role === "user" ? last.id : before?.role === "user" ? before.id : undefined;
+      return { messageId, attemptId: messageId ? attemptRef.current : undefined };
+    }, []),
   );
   useStoredMessagesAfterRefusal(
     chatId,
@@ -613,6 +627,16 @@ const CONTINUED_TEXT =
 /** A compaction's timeline entry (a note added, a fold): not a reply and not a message of the chat's. */
 function isCompactionEntry(message: FoldUIMessage): boolean {
   return Boolean(message.metadata?.compaction);
+}
+
+/** A reply begun and nothing in it: no text, no finished tool call, not marked Stopped. */
+function isEmptyReply(message: FoldUIMessage): boolean {
+  return (
+    message.role === "assistant" &&
+    !isCompactionEntry(message) &&
+    !message.metadata?.stopped &&
+    !wroteSomething(message)
+  );
 }
 
 /** Messages after the one at `index` (a compaction entry in the timeline is not one). */

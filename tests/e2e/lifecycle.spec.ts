@@ -262,6 +262,39 @@ test("Stop clicked the moment after sending stops the turn as it begins; nothing
   await expect(assistantText(page)).toContainText(/\w{3,}/);
 });
 
+test("a Stop the server hears late: the page lets the begun reply go, then shows what was stored, with Retry", async ({
+  page,
+  context,
+}) => {
+  const client = await signedIn(page, context, "stop-late@example.com");
+  const chatId = await createChat(client, a.url);
+  await openChat(page, a.url, chatId);
+  fake.reset();
+  // The model is slow to say anything, and the Stop reaches the server only after the page has
+  // given up waiting for it (3 s): the page has let go of a reply with nothing in it yet.
+  fake.script({ fault: "slow", delayMs: 15_000 });
+  await page.route("**/api/chats/*/stop", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    await route.continue();
+  });
+  await page.getByRole("textbox", { name: "Message" }).fill("Tell me a long story.");
+  await page.keyboard.press("Enter");
+  await page.getByRole("button", { name: "Stop" }).click();
+
+  // The stop reached the server, which stored no reply: the page says so and offers Retry
+  // (an empty reply left on the page used to hide both, and the next message followed the
+  // unanswered one).
+  await expect(page.getByText("No reply.")).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole("button", { name: "Retry" })).toBeVisible();
+  const stored = (await (await client.fetch(a.url, `/api/chats/${chatId}`)).json()) as {
+    messages: Array<{ role: string }>;
+  };
+  expect(stored.messages.map((message) => message.role)).toEqual(["user"]);
+  await page.unroute("**/api/chats/*/stop");
+  await page.getByRole("button", { name: "Retry" }).click();
+  await expect(assistantText(page)).toContainText(/\w{3,}/);
+});
+
 test("a stop sent to one instance stops the turn running on another", async ({ page, context }) => {
   const client = await signedIn(page, context, "stop-api@example.com");
   const chatId = await createChat(client, a.url);
