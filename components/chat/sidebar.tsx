@@ -58,7 +58,8 @@ export function Sidebar(props: Props) {
     setOpen(false);
   };
   // One list for both places, so the drawer opens on what the column shows.
-  const list = useChats(props.initialChats, props.initialHasMore, onAlreadyOpen);
+  const openId = pathname.startsWith("/chat/") ? pathname.slice("/chat/".length) : null;
+  const list = useChats(props.initialChats, props.initialHasMore, openId, onAlreadyOpen);
   const panel = <SidebarPanel user={props.user} list={list} />;
   return (
     <>
@@ -114,7 +115,7 @@ function SidebarPanel({
 }): ReactNode {
   const pathname = usePathname();
   const router = useRouter();
-  const { chats, error, creating, create, rename, remove, dismissError } = list;
+  const { chats, beyondLoaded, error, creating, create, rename, remove, dismissError } = list;
   const { hasMore, loadMore, loadingOlder } = list;
   const nav = useRef<HTMLElement>(null);
   const newChat = useRef<HTMLButtonElement>(null);
@@ -125,7 +126,8 @@ function SidebarPanel({
    */
   async function deleteChat(id: string, active: boolean) {
     const index = chats.findIndex((c) => c.id === id);
-    const heir = chats[index + 1] ?? chats[index - 1];
+    // The open chat listed after the loaded ones (index -1) hands on to the last of them.
+    const heir = index === -1 ? chats.at(-1) : (chats[index + 1] ?? chats[index - 1]);
     const entry = nav.current?.querySelector(`[data-chat-id="${id}"]`);
     if (!(await remove(id, active))) return;
     const focused = document.activeElement;
@@ -188,7 +190,7 @@ function SidebarPanel({
         </div>
       ) : null}
       <nav ref={nav} aria-label="Chats" className="mt-3 min-h-0 flex-1 overflow-y-auto px-3">
-        {chats.length === 0 ? (
+        {chats.length === 0 && !beyondLoaded ? (
           <p className="px-3 py-6 text-center text-sm text-muted">No chats yet. Start one above.</p>
         ) : (
           <ul className="space-y-0.5">
@@ -204,6 +206,21 @@ function SidebarPanel({
                 />
               );
             })}
+            {beyondLoaded ? (
+              <>
+                {/* Older chats than those above lie between: "Show older chats" lists them. */}
+                <li aria-hidden="true" className="px-3 py-1 text-center text-xs text-muted">
+                  ⋯
+                </li>
+                <ChatListEntry
+                  key={beyondLoaded.id}
+                  chat={beyondLoaded}
+                  active
+                  onRename={(title) => rename(beyondLoaded.id, title)}
+                  onDelete={() => deleteChat(beyondLoaded.id, true)}
+                />
+              </>
+            ) : null}
           </ul>
         )}
         {hasMore ? (

@@ -50,6 +50,8 @@ export function withRefreshedFirstPage(
 export function useChats(
   initial: ChatListItem[],
   initialHasMore: boolean,
+  /** The chat open on the page, if any. */
+  openId: string | null,
   /** New chat answered with the chat already open: where the message box gets the focus. */
   onAlreadyOpen: () => void = focusComposer,
 ) {
@@ -66,6 +68,34 @@ export function useChats(
 
   // Whether older pages were loaded: a refresh of the first page (after every reply) keeps them.
   const loadedOlder = useRef(false);
+
+  // The chat open on the page when it is older than every chat loaded (a link, a reload): it is
+  // shown after them, so it can be found, renamed and deleted in the list as any other.
+  const [openOlder, setOpenOlder] = useState<ChatListItem | null>(null);
+  // Not when every chat is loaded: one missing then is new (the refresh brings it) or gone.
+  const openListed = openId === null || !hasMore || chats.some((c) => c.id === openId);
+  useEffect(() => {
+    if (openListed || openId === null) return;
+    const controller = new AbortController();
+    void apiFetch(`/api/chats/${openId}?limit=1`, { signal: controller.signal })
+      .then(async (response) => {
+        if (!response.ok) return;
+        const { chat } = (await response.json()) as { chat: ChatListItem };
+        const { id, title, updatedAt, createdAt } = chat;
+        setOpenOlder({ id, title, updatedAt, createdAt });
+      })
+      // Not found (deleted meanwhile) or not reachable: the list shows what it has.
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, [openId, openListed]);
+  const lastLoaded = chats.at(-1);
+  const beyondLoaded =
+    !openListed &&
+    openOlder?.id === openId &&
+    lastLoaded &&
+    placeOf(openOlder) < placeOf(lastLoaded)
+      ? openOlder
+      : null;
 
   // A refreshed first page replaces the list's first page; older pages loaded stay below it
   // (and whether more remain stays what the last of them said).
@@ -121,6 +151,7 @@ export function useChats(
       run(async () => {
         await send(`/api/chats/${id}`, { method: "PATCH", body: JSON.stringify({ title }) });
         setChats((list) => list.map((c) => (c.id === id ? { ...c, title: title.trim() } : c)));
+        setOpenOlder((chat) => (chat?.id === id ? { ...chat, title: title.trim() } : chat));
         router.refresh();
       }),
     [router, run],
@@ -131,6 +162,7 @@ export function useChats(
       run(async () => {
         await send(`/api/chats/${id}`, { method: "DELETE" });
         setChats((list) => list.filter((c) => c.id !== id));
+        setOpenOlder((chat) => (chat?.id === id ? null : chat));
         if (active) router.push("/");
         router.refresh();
       }),
@@ -166,6 +198,8 @@ export function useChats(
 
   return {
     chats,
+    /** The open chat, older than every chat loaded; listed after them. */
+    beyondLoaded,
     hasMore,
     error,
     creating,

@@ -97,6 +97,30 @@ test("older chats still show after the last chat listed was deleted in another t
   await expect(list.getByRole("button", { name: "Show older chats" })).toHaveCount(0);
 });
 
+test("the open chat is listed and marked when it is older than the chats loaded", async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await registerUser(page, `e2e-open-older-${Date.now()}@example.com`);
+  const [oldest] = await createChats(page, CHATS_PAST_FIRST_PAGE, "paged");
+  // Opened by its address (a link, a bookmark, a reload): the first page does not hold it.
+  await page.goto(`/chat/${oldest}`);
+  await hydrated(page);
+  const list = page.getByRole("navigation", { name: "Chats" });
+  const entry = list.locator(`a[href="/chat/${oldest}"]`);
+  await expect(entry).toHaveCount(1);
+  await expect(entry).toHaveAttribute("aria-current", "page");
+  await expect(entry).toContainText("paged 0");
+  // Listed after the chats loaded, not in their place: the chats between are still to come.
+  await expect(list.locator('a[href^="/chat/"]').last()).toHaveAttribute("href", `/chat/${oldest}`);
+
+  // The page of older chats brings it in its place, listed once.
+  await list.getByRole("button", { name: "Show older chats" }).click();
+  await expect(list.getByRole("button", { name: "Show older chats" })).toHaveCount(0);
+  await expect(list.locator('a[href^="/chat/"]')).toHaveCount(CHATS_PAST_FIRST_PAGE);
+  await expect(entry).toHaveAttribute("aria-current", "page");
+});
+
 test("focus stays in the chat list after a rename or a delete", async ({ page }) => {
   await registerUser(page, `e2e-list-focus-${Date.now()}@example.com`);
   await createChats(page, 3, "focus");
