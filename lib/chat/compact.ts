@@ -4,7 +4,7 @@ import { projectNextTurn } from "@/lib/compaction/projection";
 import { createSummarizer } from "@/lib/compaction/summarize";
 import { runTier1, type SummarizePort } from "@/lib/compaction/tier1";
 import type { TraceOutput } from "@/lib/compaction/trace";
-import { type CompactionState, stripTrace } from "@/lib/compaction/view";
+import { buildView, type CompactionState, NO_VIEW_EDITS } from "@/lib/compaction/view";
 import type { ClassTokens } from "@/lib/context/content-class";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
@@ -126,8 +126,18 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
   const settings = env().compaction;
 
   if (!settings.enabled && !input.force) {
-    // Off: the whole stored history goes to the model (recovery still guards it).
-    const view = stripTrace(history);
+    // Off: Fold folds nothing on its own, and the whole stored history goes to the model
+    // (recovery still guards it); a summary that is there already (Compact now, a continued
+    // chat, the user's notes) is sent with what comes after it, as with compaction on.
+    const view = buildView({
+      history,
+      state,
+      rules: NO_VIEW_EDITS,
+      limitTokens: Number.POSITIVE_INFINITY,
+      estimator: defaultEstimator,
+      knownToFit: true,
+      pinnedIds: pinnedIdsOf(history),
+    }).messages;
     return {
       view,
       viewVersion: state.version,

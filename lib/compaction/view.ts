@@ -28,6 +28,12 @@ export type ViewRules = {
   keepRecentToolResults: number;
 };
 
+/** Rules that leave every tool result and argument as stored (compaction off). */
+export const NO_VIEW_EDITS: ViewRules = {
+  bulkyToolTokens: Number.POSITIVE_INFINITY,
+  keepRecentToolResults: Number.POSITIVE_INFINITY,
+};
+
 type Part = FoldUIMessage["parts"][number];
 
 export const SUMMARY_MESSAGE_ID = "fold-conversation-summary";

@@ -34,10 +34,18 @@ const { fake, pages } = await vi.hoisted(async () => {
   return { fake: server, pages };
 });
 
+import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
 import { env } from "@/lib/env";
 import { register } from "../../helpers/auth";
-import { chatRow, eventsOf, historyOf, isSummaryRequest } from "../../helpers/compaction";
+import {
+  chatRow,
+  compactNowCall,
+  eventsOf,
+  historyOf,
+  isSummaryRequest,
+} from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
+import { call } from "../../helpers/http";
 import { longMessage, newChat, sendTurn } from "../../helpers/turns";
 
 afterAll(async () => {
@@ -116,6 +124,46 @@ describeEachDriver("Recovery with COMPACTION_ENABLED=false", (use) => {
     // Every turn's reply is stored.
     const history = await historyOf(database.db, chatId);
     expect(history.map((m) => m.role)).toEqual(Array(5).fill(["user", "assistant"]).flat());
+  });
+
+  it("still sends what the chat remembers: the user's notes, and the summary a Compact now wrote", async () => {
+    const database = use();
+    const MODEL = "fake:mid";
+    const { browser } = await register(database, "disabled-memory@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "My cat is called Pixel." });
+    const NOTE = "Always answer in British English.";
+    const noted = await call(database, notesRoute.POST, {
+      path: `/api/chats/${chatId}/memory/notes`,
+      method: "POST",
+      params: { id: chatId },
+      body: { note: NOTE, version: (await chatRow(database.db, chatId)).version },
+      browser,
+    });
+    expect(noted.status).toBe(200);
+    const wireText = () =>
+      JSON.stringify(fake.requests.filter((r) => !isSummaryRequest(r)).at(-1)?.messages);
+
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "What colour is the sky?" });
+    expect(wireText()).toContain(NOTE);
+    // The whole history still goes: nothing was folded.
+    const before = fake.requests.filter((r) => !isSummaryRequest(r)).at(-1)?.messages ?? [];
+    expect(before.map((m) => m.content)).toContain("My cat is called Pixel.");
+
+    for (let turn = 0; turn < 4; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const { contextSummary, summaryWatermark } = await chatRow(database.db, chatId);
+    expect(summaryWatermark).not.toBeNull();
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "And now?" });
+    // The summary stands for what it covers, the note with it; the first message is folded.
+    const summaryHead = (contextSummary ?? "").split("\n").find((line) => line.trim() !== "") ?? "";
+    expect(summaryHead).not.toBe("");
+    expect(wireText()).toContain(JSON.stringify(summaryHead).slice(1, -1));
+    expect(wireText()).toContain(NOTE);
+    const sent = fake.requests.filter((r) => !isSummaryRequest(r)).at(-1)?.messages ?? [];
+    expect(sent.map((m) => m.content)).not.toContain("My cat is called Pixel.");
   });
 
   it("rescues a tool loop that overflows mid-turn (Tier 2 is off too): one refusal per step at most", async () => {
