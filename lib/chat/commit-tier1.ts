@@ -225,10 +225,12 @@ async function writeSummary(
     expectedHistoryVersion: input.chat.historyVersion,
     patch,
     // Retry over a winner only when it left the summary we built on untouched (it
-    // merely flagged the chat); anything else — a newer summary, a rollback — wins.
+    // merely flagged the chat); anything else — a newer summary, a rollback — wins. A flag
+    // set since this fold read the chat stays: what set it (an overflow, a silent cut) came
+    // after, and the next turn must still see it.
     rebase: (current) =>
       current.contextSummary === state.summary && current.summaryWatermark === state.watermark
-        ? patch
+        ? { ...patch, compactionDirty: current.compactionDirty && !state.dirty }
         : "covered",
   });
   return { won: commit?.status === "written", chat: commit?.chat ?? input.chat };

@@ -226,6 +226,29 @@ describeEachDriver("Compaction races: the CAS on version decides, never a stale 
     expect(outcomes.both).toBe(ROUNDS);
   });
 
+  it("a fold that loses only to a dirty flag set meanwhile writes its summary and keeps the flag", async () => {
+    const database = use();
+    const { browser } = await register(database, "flagged@example.com");
+    const chatId = await newChat(database, browser);
+    await turns(database, browser, chatId, 0, 3);
+    const stale = await chatRow(database.db, chatId);
+    expect(stale.compactionDirty).toBe(false);
+    const rows = await historyOf(database.db, chatId);
+    fake.reset();
+    fake.script({ fault: "slow", delayMs: 300, text: scriptedSummary("Summary while flagged") });
+
+    const folding = compactDirectly(database, stale, rows);
+    // While the summarizer writes, a turn's request overflows and flags the chat (the fold
+    // never saw that request, so the flag is not its to clear).
+    await eventually(async () => fake.requests.some(isSummaryRequest));
+    expect((await markCompactionDirty(database.db, chatId))?.compactionDirty).toBe(true);
+    expect((await folding).trace?.outcome).toBe("summarized");
+
+    const chat = await chatRow(database.db, chatId);
+    expect(chat.contextSummary).toContain("Summary while flagged");
+    expect(chat.compactionDirty).toBe(true);
+  });
+
   it("two compactions of one stale row: exactly one summary is written, the other records a conflict", async () => {
     const database = use();
     const { browser } = await register(database, "twice@example.com");
