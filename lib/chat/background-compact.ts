@@ -152,7 +152,12 @@ async function dueCompaction(deps: CompactDeps, chatId: string, modelId: string,
   // records why and shows it; the background takes only the trigger.
   if (!input || input.history.length === 0 || input.chat.compactionDirty) return null;
   const nextMessage = nextMessageTokens(input.history, model.ratio);
-  const projected = projectChat({ ...input, model, overheadTokens: frame.overheadTokens });
+  const projected = projectChat({
+    ...input,
+    model,
+    overheadTokens: frame.overheadTokens,
+    overheadClasses: frame.overheadClasses,
+  });
   if (projected + nextMessage < model.budget.trigger) return null;
   return { input, frame, model, nextMessage, projected, trigger: model.budget.trigger };
 }

@@ -92,19 +92,25 @@ export function stateOf(chat: Chat): CompactionState {
   };
 }
 
-/** The next request's projected size for this chat, as Tier 1's first step computes it. */
+/**
+ * The next request's projected size for this chat, as Tier 1's first step computes it (the same
+ * pins and calibration), so a decision made on it agrees with what Tier 1 then finds.
+ */
 export function projectChat(
-  input: Pick<CompactInput, "chat" | "history" | "model" | "overheadTokens">,
+  input: Pick<CompactInput, "chat" | "history" | "model" | "overheadTokens" | "overheadClasses">,
 ) {
   return projectNextTurn({
     history: input.history,
     state: stateOf(input.chat),
     budget: input.model.budget,
     overheadTokens: input.overheadTokens,
+    overheadClasses: input.overheadClasses,
     ratio: input.model.ratio,
+    classRatios: input.model.classRatios,
     modelId: input.model.modelId,
     estimator: defaultEstimator,
     keepRecentToolResults: env().compaction.keepRecentToolResults,
+    pinnedIds: pinnedIdsOf(input.history),
   }).projectedTokens;
 }
 

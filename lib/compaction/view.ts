@@ -120,12 +120,15 @@ function isPlaceholder(output: unknown): boolean {
  * Stage 0 — context editing. A bulky tool result with at least
  * `keepRecentToolResults` newer results after it becomes a self-describing
  * placeholder. Depends only on size and position from the end, so it is
- * stable from turn to turn; never grows a result; idempotent.
+ * stable from turn to turn; never grows a result; idempotent. A reply the user
+ * pinned is sent as stored, its tool calls and results whole (they still count as
+ * newer results for the ones before them).
  */
 export function editContext(
   messages: readonly FoldUIMessage[],
   rules: ViewRules,
   estimator: TokenEstimator,
+  pinnedIds: ReadonlySet<string> = NO_PINS,
 ): FoldUIMessage[] {
   let newerResults = 0;
   const edited: FoldUIMessage[] = new Array(messages.length);
@@ -136,13 +139,14 @@ export function editContext(
       continue;
     }
     let changed = false;
+    const pinned = pinnedIds.has(message.id);
     const parts = [...message.parts];
     for (let j = parts.length - 1; j >= 0; j--) {
       const part = parts[j] as Part;
       if (!isToolUIPart(part) || part.state !== "output-available") continue;
       const old = newerResults >= rules.keepRecentToolResults;
       newerResults++;
-      if (!old) continue;
+      if (!old || pinned) continue;
       // Old arguments are cut like old results: a long tool loop's calls can dwarf its results.
       const input = cutArguments(
         part.input,
@@ -325,7 +329,7 @@ export function buildView(input: {
   const pinned = summary ? pinnedUserMessage(input.history, split.coveredCount) : null;
   const keptPins = summary ? coveredPins(input.history, split.coveredCount, pinnedIds, pinned) : [];
   const head = summary ? [summaryMessage(summary), ...keptPins, ...(pinned ? [pinned] : [])] : [];
-  const edited = [...head, ...editContext(after, input.rules, input.estimator)];
+  const edited = [...head, ...editContext(after, input.rules, input.estimator, pinnedIds)];
   const priorCap = input.priorCapTokens ?? null;
   const wall =
     input.knownToFit && priorCap === null

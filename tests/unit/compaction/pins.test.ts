@@ -3,7 +3,15 @@ import { runTier1 } from "@/lib/compaction/tier1";
 import { summarizesNothing } from "@/lib/compaction/user-notes";
 import { buildView, SUMMARY_MESSAGE_ID } from "@/lib/compaction/view";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
-import { EMPTY_STATE, exchange, filler, tier1Harness } from "./histories";
+import {
+  assistantMessage,
+  EMPTY_STATE,
+  exchange,
+  filler,
+  isPlaceholderOutput,
+  tier1Harness,
+  userMessage,
+} from "./histories";
 
 /** Twelve exchanges of about 700 tokens each: well over the 8k budget's trigger. */
 function longHistory(): FoldUIMessage[] {
@@ -98,6 +106,43 @@ describe("Pinned messages (issue 14)", () => {
     expect(summarizesNothing(result.next.summary)).toBe(false);
     expect(result.next.summary?.startsWith("(The messages before this point")).toBe(true);
     expect(result.next.summary?.endsWith(notes)).toBe(true);
+  });
+
+  it("a pinned reply's old tool results and arguments are sent whole; another reply's are placeholders", () => {
+    const bulky = filler(1200, 3);
+    const reply = (id: string, callId: string) =>
+      assistantMessage(id, {
+        tools: [{ name: "fetch_url", callId, input: { url: bulky }, output: bulky }],
+        text: "Read it.",
+      });
+    const newer = Array.from({ length: 3 }, (_, n) => [
+      userMessage(`u-new-${n}`, `Read page ${n}.`),
+      reply(`a-new-${n}`, `call-new-${n}`),
+    ]).flat();
+    const history: FoldUIMessage[] = [
+      userMessage("u-pinned", "Read the spec."),
+      reply("a-pinned", "call-pinned"),
+      userMessage("u-other", "Read the notes."),
+      reply("a-other", "call-other"),
+      ...newer,
+      userMessage("u-last", "Compare them."),
+    ];
+    const view = buildView({
+      history,
+      state: { summary: null, watermark: null },
+      rules: { bulkyToolTokens: 256, keepRecentToolResults: 2 },
+      limitTokens: 100_000,
+      estimator: tier1Harness().estimator,
+      pinnedIds: new Set(["a-pinned"]),
+    });
+    const toolOf = (id: string) =>
+      view.messages.find((m) => m.id === id)?.parts.find((p) => p.type === "tool-fetch_url") as
+        | { input: { url: string }; output: unknown }
+        | undefined;
+    expect(toolOf("a-pinned")?.output).toBe(bulky);
+    expect(toolOf("a-pinned")?.input.url).toBe(bulky);
+    expect(isPlaceholderOutput(toolOf("a-other")?.output)).toBe(true);
+    expect(toolOf("a-new-2")?.output).toBe(bulky);
   });
 
   it("the hard wall cuts other messages but never a pinned one", () => {
