@@ -193,6 +193,8 @@ async function readResult(
 
   const notes: string[] = [];
   if (capped) notes.push(`stopped reading after ${maxBytes.toLocaleString("en-US")} bytes`);
+  if (page.cutAtElements)
+    notes.push(`read the first ${page.cutAtElements.toLocaleString("en-US")} elements of the page`);
   if (page.text.length > FETCH_URL_MAX_TEXT_CHARS)
     notes.push(
       `showing the first ${FETCH_URL_MAX_TEXT_CHARS.toLocaleString("en-US")} of ${page.text.length.toLocaleString("en-US")} characters`,

@@ -11,7 +11,29 @@ import { headOf } from "@/lib/message/unstorable-text";
  * minus the same boilerplate; a page with a single `<main>` is read from there.
  */
 
-export type PageText = { title?: string; text: string };
+/**
+ * `cutAtElements`: the page held more elements than are read (MAX_PAGE_ELEMENTS), and only its
+ * first ones were.
+ */
+export type PageText = { title?: string; text: string; cutAtElements?: number };
+
+/**
+ * Elements of a page read at most. Parsing and Readability run on the server's one thread at
+ * tens of µs per element, so a crafted page of a few hundred thousand (2 MB of `<p>a</p>`) held
+ * every user's requests for seconds. Real articles hold a few thousand; the model is shown at
+ * most 20,000 characters of text anyway.
+ */
+export const MAX_PAGE_ELEMENTS = 20_000;
+
+/** The page up to its MAX_PAGE_ELEMENTS-th element's tag, when it has more (the parser closes what is left open). */
+function firstElements(html: string): { html: string; cut: boolean } {
+  const tag = /<[a-zA-Z]/g;
+  for (let seen = 0; tag.exec(html) !== null; ) {
+    seen++;
+    if (seen > MAX_PAGE_ELEMENTS) return { html: html.slice(0, tag.lastIndex - 2), cut: true };
+  }
+  return { html, cut: false };
+}
 
 /** Never text for the model: code, styling, chrome and widgets. */
 const SKIPPED = new Set([
@@ -282,10 +304,14 @@ function articleText(document: Document, baseUrl?: string): string {
 }
 
 /** The `<title>` and readable text of an HTML document; `baseUrl` resolves relative links. */
-export function pageText(html: string, options: { baseUrl?: string } = {}): PageText {
+export function pageText(whole: string, options: { baseUrl?: string } = {}): PageText {
+  const { html, cut } = firstElements(whole);
   const { document } = parse(html);
   const title = document.querySelector("title")?.textContent?.replace(/\s+/g, " ").trim();
-  const found = title ? { title: headOf(title, MAX_TITLE_CHARS) } : {};
+  const found = {
+    ...(title ? { title: headOf(title, MAX_TITLE_CHARS) } : {}),
+    ...(cut ? { cutAtElements: MAX_PAGE_ELEMENTS } : {}),
+  };
   // A page that marks its one main region says where its content is; otherwise Readability looks.
   const mains = document.querySelectorAll("main");
   const main = mains.length === 1 ? mains[0] : undefined;

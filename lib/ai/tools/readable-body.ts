@@ -1,4 +1,4 @@
-import { pageText } from "./page-text";
+import { type PageText, pageText } from "./page-text";
 
 /**
  * Turning an HTTP response body into text for the model: read at most
@@ -100,11 +100,7 @@ export function decodeText(bytes: Uint8Array, contentType: string | null, kind: 
 }
 
 /** Readable text and title of a decoded body. */
-export function render(
-  text: string,
-  kind: ContentKind,
-  baseUrl: string,
-): { title?: string; text: string } {
+export function render(text: string, kind: ContentKind, baseUrl: string): PageText {
   if (kind === "html") return pageText(text, { baseUrl });
   if (kind === "json") {
     try {

@@ -117,6 +117,17 @@ describe("fetch_url against a local server (allowPrivate)", () => {
     expect(result.text).toMatch(/cannot read image\/png content/);
   });
 
+  it("tells the model when a page had more elements than are read", async () => {
+    const paragraphs = Array.from({ length: 30_000 }, (_, i) => `<p>p${i}</p>`).join("");
+    const base = await serve((_req, res) => {
+      res.setHeader("content-type", "text/html");
+      res.end(`<html><body>${paragraphs}</body></html>`);
+    });
+    const result = await fetchUrl(`${base}/many`, { allowPrivate: true });
+    expect(result.truncated).toBe(true);
+    expect(result.text).toContain("read the first 20,000 elements of the page");
+  });
+
   it("stops reading an endless body at the byte cap", async () => {
     const base = await serve((_req, res) => {
       res.setHeader("content-type", "text/plain");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_TITLE_CHARS, pageText } from "@/lib/ai/tools/page-text";
+import { MAX_PAGE_ELEMENTS, MAX_TITLE_CHARS, pageText } from "@/lib/ai/tools/page-text";
 
 const page = `<!doctype html>
 <html>
@@ -112,15 +112,17 @@ describe("pageText", () => {
     expect(pageText("<p>text</p><a href='x").text).toBe("text");
   });
   it("numbers every item of a very long ordered list in one pass", () => {
-    const items = Array.from({ length: 20_000 }, (_, i) => `<li>step ${i + 1}</li>`).join("");
+    // As many as a page may hold (MAX_PAGE_ELEMENTS), <main> and <ol> with them.
+    const count = MAX_PAGE_ELEMENTS - 2;
+    const items = Array.from({ length: count }, (_, i) => `<li>step ${i + 1}</li>`).join("");
     const lines = pageText(`<main><ol>${items}</ol></main>`).text.split("\n");
-    expect(lines).toHaveLength(20_000);
+    expect(lines).toHaveLength(count);
     expect(lines[0]).toBe("1. step 1");
-    expect(lines.at(-1)).toBe("20000. step 20000");
+    expect(lines.at(-1)).toBe(`${count}. step ${count}`);
   });
 
   it("reads text nested thousands of elements deep instead of overflowing the stack", () => {
-    const depth = 20_000;
+    const depth = MAX_PAGE_ELEMENTS - 10;
     const html = `<main><p>top</p>${"<span>".repeat(depth)}deep text${"</span>".repeat(depth)}</main>`;
     expect(pageText(html).text).toBe("top\n\ndeep text");
   });
@@ -136,7 +138,7 @@ describe("pageText", () => {
     expect(pageText(html).text).toBe("The visible text.");
   });
   it("reads thousands of nested tags outside <main> too (Readability is not asked)", () => {
-    const depth = 20_000;
+    const depth = MAX_PAGE_ELEMENTS - 10;
     const html = `<p>top</p>${"<div>".repeat(depth)}deep text${"</div>".repeat(depth)}`;
     expect(pageText(html).text).toBe("top\n\ndeep text");
   });
@@ -153,7 +155,7 @@ describe("pageText", () => {
   });
 
   it("reads thousands of nested tags in a page without a <body> (Readability is not asked)", () => {
-    const depth = 20_000;
+    const depth = MAX_PAGE_ELEMENTS - 10;
     const html = `<html><p>top</p>${"<div>".repeat(depth)}deep text${"</div>".repeat(depth)}</html>`;
     expect(pageText(html).text).toBe("top\n\ndeep text");
   });
@@ -163,5 +165,25 @@ describe("pageText", () => {
     expect(pageText(opened).text).toBe("inside");
     // Comments that never reach an <html>: read as a fragment, and at once (no backtracking).
     expect(pageText(`${"<!---->".repeat(40)}<p>after comments</p>`).text).toBe("after comments");
+  });
+});
+
+describe("a page of very many elements", () => {
+  it("is read up to MAX_PAGE_ELEMENTS elements and says so; a page under it is read whole", () => {
+    const paragraphs = (n: number) =>
+      Array.from({ length: n }, (_, i) => `<p>para-${i}</p>`).join("");
+    const huge = pageText(
+      `<html><head><title>Big</title></head><body>${paragraphs(100_000)}</body></html>`,
+    );
+    expect(huge.title).toBe("Big");
+    expect(huge.cutAtElements).toBe(MAX_PAGE_ELEMENTS);
+    expect(huge.text.startsWith("para-0\n")).toBe(true);
+    // The html, head, title and body elements come first: four fewer paragraphs fit.
+    expect(huge.text.split("\n").filter(Boolean).at(-1)).toBe(`para-${MAX_PAGE_ELEMENTS - 5}`);
+    expect(huge.text).not.toContain("para-99999");
+
+    const whole = pageText(`<html><body>${paragraphs(1_000)}</body></html>`);
+    expect(whole.cutAtElements).toBeUndefined();
+    expect(whole.text).toContain("para-999");
   });
 });
