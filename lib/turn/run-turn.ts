@@ -165,6 +165,7 @@ export async function runTurn(
       return false;
     },
   );
+  let replyStored = false;
   const settled = storedFirst
     .then((stored) =>
       stored ? persistReply(db, chat.id, assembly, observed) : assembly.reply.then(() => false),
@@ -173,11 +174,16 @@ export async function runTurn(
       log.error({ err: error, chatId: chat.id }, "storing the reply failed");
       return false;
     })
-    .then((stored) =>
-      stored && !observed.stopped ? calibrateFromTurn(db, modelId, observed) : null,
-    )
+    .then((stored) => {
+      replyStored = stored;
+      return stored && !observed.stopped ? calibrateFromTurn(db, modelId, observed) : null;
+    })
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
-    .then(() => (observed.failedBeforeModel || observed.unstored ? deps.giveBack?.() : undefined))
+    .then(() =>
+      observed.failedBeforeModel || observed.unstored || unanswered(observed, replyStored)
+        ? deps.giveBack?.()
+        : undefined,
+    )
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "returning the message failed"))
     // Off the critical path: if the next turn would cross the trigger, a compaction starts
     // now, under its own lease, before this turn frees the chat (DESIGN §16). It never throws.
@@ -250,6 +256,21 @@ function nextTurnSize(observed: TurnObservations): NextTurnSize | undefined {
     nextMessageTokens: observed.nextTurn.nextMessageTokens,
     trigger: observed.nextTurn.trigger,
   };
+}
+
+/**
+ * The turn failed before the model answered anything (the provider refused the request, failed
+ * or never answered, retries included): no reply is stored, and its message goes back to the day,
+ * as one refused before the model call does. A reply the user stopped is theirs to keep.
+ */
+function unanswered(observed: TurnObservations, replyStored: boolean): boolean {
+  return (
+    !replyStored &&
+    observed.error !== undefined &&
+    observed.firstTokenAt === null &&
+    observed.steps === 0 &&
+    !observed.stopped
+  );
 }
 
 type TurnContext = PreparedTurn & {

@@ -245,6 +245,28 @@ describeEachDriver("daily quotas", (use) => {
     });
   });
 
+  it("gives the message back when the provider fails before answering anything, retries included", async () => {
+    const database = use();
+    const gus = await register(database, "provider-down@example.com");
+    expect(gus.response.status).toBe(200);
+    const gusId = (await sessionOf(database, gus.browser))?.user.id ?? "";
+    const chatId = await newChat(database, gus.browser);
+    // The AI SDK asks three times; the provider fails each time.
+    fake.script({ fault: "500" }, { fault: "500" }, { fault: "500" });
+    const failed = await turn(database, gus.browser, chatId, "Are you there?");
+    expect(failed.chunks.some((c) => c.type === "error")).toBe(true);
+    expect(fake.requests.map((r) => r.status)).toEqual([500, 500, 500]);
+    expect((await usageOn(database.db, gusId, usageDayOf(new Date()))).messages).toBe(0);
+    // The message stays, unanswered (Retry answers it); a reply that comes counts it.
+    const stored = await loadHistory(database.db, chatId);
+    expect(stored.map((m) => m.role)).toEqual(["user"]);
+    expect((await postRegenerate(database, gus.browser, { chatId, modelId: MODEL })).status).toBe(
+      200,
+    );
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    expect((await usageOn(database.db, gusId, usageDayOf(new Date()))).messages).toBe(1);
+  });
+
   it("gives the message back when the turn is refused before its model call (too long for the window)", async () => {
     const database = use();
     const finn = await register(database, "finn@example.com");
