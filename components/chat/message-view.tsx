@@ -83,6 +83,7 @@ export function MessageView({
       })}
       {!streaming && message.metadata?.stopped ? (
         <StoppedNotice
+          quotaSpent={message.metadata?.stoppedFor === "token_quota"}
           onContinue={isLastAssistant && !busy && wroteSomething(message) ? onContinue : undefined}
           onRetry={isLastAssistant && !busy ? onRegenerate : undefined}
         />
@@ -100,12 +101,22 @@ export function MessageView({
 }
 
 /** A reply the user stopped: it says so, and offers to go on or to ask again. */
-function StoppedNotice({ onContinue, onRetry }: { onContinue?: () => void; onRetry?: () => void }) {
+function StoppedNotice({
+  quotaSpent,
+  onContinue,
+  onRetry,
+}: {
+  /** Fold stopped it between two steps: today's token quota ran out. */
+  quotaSpent: boolean;
+  onContinue?: () => void;
+  onRetry?: () => void;
+}) {
   return (
     <div className="flex flex-wrap items-center gap-3 text-sm text-muted" data-testid="stopped">
       <span className="rounded-full border border-line px-2 py-0.5 text-xs font-medium">
         Stopped
       </span>
+      {quotaSpent ? <span>Today's token quota ran out during this reply.</span> : null}
       {onContinue ? (
         <button
           type="button"

@@ -60,6 +60,20 @@ export async function assertTokensLeft(
   );
 }
 
+/**
+ * Whether the user's day still has tokens: asked before each further step of a turn's tool
+ * loop, so a long loop stops near the limit instead of running on past it (a step's own tokens
+ * are recorded as it ends, so the loop stops at most one step late).
+ */
+export async function hasTokensLeft(
+  db: Db,
+  userId: string,
+  now: Date = new Date(),
+): Promise<boolean> {
+  const { limits, usage } = await limitsAndUsageOn(db, userId, usageDayOf(now));
+  return limits.dailyTokenLimit === null || usage.tokens < limits.dailyTokenLimit;
+}
+
 /** Adds tokens a provider reported to the user's day. */
 export function recordTokens(
   db: Db,

@@ -59,6 +59,8 @@ export const messageMetadataSchema = z.object({
   unpinned: z.boolean().optional(),
   /** The user stopped this reply: it is what was written until then. */
   stopped: z.boolean().optional(),
+  /** Set with `stopped` when Fold stopped it, not the user: today's token quota ran out. */
+  stoppedFor: z.enum(["token_quota"]).optional(),
 });
 
 export type MessageMetadata = z.infer<typeof messageMetadataSchema>;

@@ -40,6 +40,8 @@ export type AnswerContext = {
   onRecovery: (event: RecoveryEvent) => Promise<void>;
   /** Aborts when the user stops the reply (from any instance). */
   stopSignal?: AbortSignal;
+  /** Whether the user's day still has tokens, asked before each further step of the loop. */
+  tokensLeft?: () => Promise<boolean>;
 };
 
 /**
@@ -72,6 +74,11 @@ export async function answer(
     // Stopped by the user: what was written so far is the reply, marked as stopped.
     ctx.observed.stopped = true;
     write({ type: "finish", messageMetadata: stoppedMetadata(ctx) } as UIMessageChunk);
+  } else if (ctx.observed.stoppedFor) {
+    // Today's tokens ran out between two steps: the reply ends there, stopped, saying why.
+    ctx.observed.stopped = true;
+    const metadata = { ...stoppedMetadata(ctx), stoppedFor: ctx.observed.stoppedFor };
+    write({ type: "finish", messageMetadata: metadata } as UIMessageChunk);
   }
 }
 
@@ -89,7 +96,7 @@ async function answerWithin(
     maxSteps,
     pinnedTexts,
   });
-  if (signal.aborted) return;
+  if (signal.aborted || ctx.observed.stoppedFor) return;
   if (!cutShortByWindow(ctx)) {
     if (first.finish) write(first.finish);
     return;
@@ -190,6 +197,7 @@ async function streamAttempt(
     toolOverheadTokens: frame.toolOverheadTokens,
     messages,
     maxSteps: options.maxSteps,
+    stopBeforeStep: ctx.tokensLeft && quotaStop(ctx, ctx.tokensLeft),
     telemetry: env().aiTelemetry,
     proactive: settings.enabled,
     keepRecentToolResults: settings.keepRecentToolResults,
@@ -252,6 +260,15 @@ function requestEstimate(ctx: AnswerContext) {
  * off mid-stream, so input is Fold's estimate of the request and output the
  * estimate of what was written.
  */
+/** The loop's check before each further step: once the day's tokens are spent, it ends there. */
+function quotaStop(ctx: AnswerContext, tokensLeft: () => Promise<boolean>) {
+  return async () => {
+    if (await tokensLeft().catch(() => true)) return false;
+    ctx.observed.stoppedFor = "token_quota";
+    return true;
+  };
+}
+
 function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
   const { observed } = ctx;
   // The same estimate a finished reply records (and calibration would read), made once.

@@ -33,6 +33,8 @@ export type ModelCallOptions<TOOLS extends ToolSet> = {
   toolOverheadTokens: number;
   messages: ModelMessage[];
   maxSteps: number;
+  /** Asked before each further step of the tool loop: true ends the loop there. */
+  stopBeforeStep?: () => Promise<boolean>;
   /** Tier 2 on (COMPACTION_ENABLED); recovery is on regardless. */
   proactive: boolean;
   keepRecentToolResults: number;
@@ -116,7 +118,9 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
     messages: options.messages,
     tools: options.tools,
     maxOutputTokens: outputLimitToSend(model),
-    stopWhen: isStepCount(options.maxSteps),
+    stopWhen: options.stopBeforeStep
+      ? [isStepCount(options.maxSteps), options.stopBeforeStep]
+      : isStepCount(options.maxSteps),
     prepareStep: tier2 && options.observePrepareStep ? options.observePrepareStep(tier2) : tier2,
     abortSignal: options.abortSignal,
     onError: options.onError ? ({ error }) => options.onError?.(error) : undefined,

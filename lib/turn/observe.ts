@@ -19,6 +19,8 @@ export type TurnObservations = {
   /** Tier 2 or recovery trimmed a request in memory: the usage describes a view that will not exist again. */
   trimmedInMemory?: boolean;
   steps: number;
+  /** Fold ended the reply between two steps, not the user: why (today's tokens ran out). */
+  stoppedFor?: "token_quota";
   finished: boolean;
   /** The finish reason of the whole turn (the last step's). */
   finishReason?: string;

@@ -49,6 +49,8 @@ export type TurnDeps = {
    * its model call (a message too long for the model's window is refused, not answered).
    */
   giveBack?: () => Promise<void>;
+  /** Whether the user's day still has tokens: a tool loop stops once it has none. */
+  tokensLeft?: () => Promise<boolean>;
 };
 
 /**
@@ -323,6 +325,7 @@ async function streamTurn(
       startedAt,
       now,
       stopSignal: turn.stopSignal,
+      tokensLeft: deps.tokensLeft,
       // What recovery records (a trace, the dirty flag, an event) follows the message it
       // answers: nothing for one that could not be stored (its turn is ending).
       onRecovery: async (event) => {

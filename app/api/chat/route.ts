@@ -3,6 +3,7 @@ import { requireUserFor } from "@/lib/auth/guards";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
 import { meteredResolver } from "@/lib/limits/metering";
+import { hasTokensLeft } from "@/lib/limits/quota";
 import { tokenRecorder } from "@/lib/limits/turn-admission";
 import { type AdmittedTurn, admitTurn } from "@/lib/turn/admit";
 import { TURN_REQUEST_MAX_BYTES, type TurnRequest, turnRequestSchema } from "@/lib/turn/request";
@@ -48,6 +49,7 @@ export const POST = route(async (request) => {
         resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)),
         defaultModelId: async () => admitted.modelId,
         giveBack: admitted.quota.giveBack,
+        tokensLeft: () => hasTokensLeft(db, user.id),
       },
       admitted.chat,
       turn,

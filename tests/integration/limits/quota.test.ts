@@ -165,6 +165,37 @@ describeEachDriver("daily quotas", (use) => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it("stops a long tool loop once the day's tokens are spent: the reply ends there, Stopped, saying why", async () => {
+    const database = use();
+    const { browser } = await userWithLimits(database, "looper@example.com", {
+      dailyTokenLimit: 300,
+    });
+    const chatId = await newChat(database, browser);
+    // A loop the model would run 30 steps long, each step resending the whole context.
+    fake.script(
+      ...Array.from({ length: 30 }, () => ({
+        toolCalls: [{ name: "current_time", arguments: {} }],
+      })),
+      { text: "Done." },
+    );
+    const { response, chunks } = await turn(database, browser, chatId, "Check the time 30 times.");
+    expect(response.status).toBe(200);
+    // The first step alone spends the 300 tokens; a step's tokens are recorded as it ends, so
+    // the loop stops before the second step or, at the latest, the third.
+    expect(fake.requests.length).toBeGreaterThanOrEqual(1);
+    expect(fake.requests.length).toBeLessThanOrEqual(3);
+    const finish = chunks.find((c) => c.type === "finish") as {
+      messageMetadata?: { stopped?: boolean; stoppedFor?: string };
+    };
+    expect(finish.messageMetadata).toMatchObject({ stopped: true, stoppedFor: "token_quota" });
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    const stored = await loadHistory(database.db, chatId);
+    expect(stored.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(stored[1]?.metadata).toMatchObject({ stopped: true, stoppedFor: "token_quota" });
+    // And the next message is refused until the quota resets.
+    expect((await turn(database, browser, chatId, "Go on.")).response.status).toBe(429);
+  });
+
   it("lets Compact now run once the day's messages are used up: it takes none", async () => {
     const database = use();
     const jay = await userWithLimits(database, "jay@example.com", { dailyMessageLimit: 1 });
