@@ -149,9 +149,13 @@ export const TURN_DEADLINE_DEFAULTS = { idleMs: 60_000, maxMs: 900_000 } as cons
 export const REGISTRATION_MODES = ["open", "approval", "closed"] as const;
 export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
 
-/** Per client address (sign-in, sign-up) or per user (turns); 0 turns a limit off. */
+/**
+ * Per client address (sign-in, sign-up), per account (wrong passwords, from any address) or per
+ * user (turns); 0 turns a limit off.
+ */
 export const RATE_LIMIT_DEFAULTS = {
   signInPerMinute: 10,
+  signInFailuresPerAccount: 10,
   signUpPerHour: 10,
   turnsPerMinute: 20,
 } as const;
@@ -200,6 +204,11 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
         "RATE_LIMIT_SIGN_IN_PER_MINUTE",
         count(MAX_RATE_LIMIT_POINTS),
         RATE_LIMIT_DEFAULTS.signInPerMinute,
+      ),
+      signInFailuresPerAccount: k<number>(
+        "RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT",
+        count(MAX_RATE_LIMIT_POINTS),
+        RATE_LIMIT_DEFAULTS.signInFailuresPerAccount,
       ),
       signUpPerHour: k<number>(
         "RATE_LIMIT_SIGN_UP_PER_HOUR",

@@ -53,6 +53,8 @@ const server = spawn("npx", ["next", ...nextStartArgs(port, "127.0.0.1")], {
     COMPACTION_BACKGROUND: process.env.COMPACTION_BACKGROUND ?? "false",
     // Every spec signs up and chats from 127.0.0.1: rate limits would only get in the way.
     RATE_LIMIT_SIGN_IN_PER_MINUTE: process.env.RATE_LIMIT_SIGN_IN_PER_MINUTE ?? "0",
+    RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT:
+      process.env.RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT ?? "0",
     RATE_LIMIT_SIGN_UP_PER_HOUR: process.env.RATE_LIMIT_SIGN_UP_PER_HOUR ?? "0",
     RATE_LIMIT_TURNS_PER_MINUTE: process.env.RATE_LIMIT_TURNS_PER_MINUTE ?? "0",
   },

@@ -37,6 +37,12 @@ export const RATE_LIMITS = {
     points: () => env().rateLimits.signInPerMinute,
     message: "Too many sign-in attempts from your network.",
   },
+  /** Wrong passwords for one account, from any address: many addresses cannot share out a guess. */
+  "sign-in-account": {
+    durationSeconds: 15 * 60,
+    points: () => env().rateLimits.signInFailuresPerAccount,
+    message: "Too many wrong passwords for this account.",
+  },
   "sign-up": {
     durationSeconds: 60 * 60,
     points: () => env().rateLimits.signUpPerHour,
@@ -88,14 +94,33 @@ export async function consumeRateLimit(name: RateLimitName, key: string): Promis
     };
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
-    const now = new Date();
-    const retryAt = new Date(now.getTime() + Math.max(rejection.msBeforeNext, 1_000));
-    throw new TooManyRequestsError(
-      `too_many_requests:${name}`,
-      `${RATE_LIMITS[name].message} Try again in ${formatWait(now, retryAt)}.`,
-      retryAt,
-    );
+    throw tooMany(name, rejection.msBeforeNext);
   }
+}
+
+/** A 429 when `key`'s points of `name` are all spent, without spending one. */
+export async function assertRateLimitLeft(name: RateLimitName, key: string): Promise<void> {
+  const limiter = await limiterFor(name);
+  const spent = await limiter?.get(key);
+  if (spent && spent.consumedPoints >= RATE_LIMITS[name].points()) {
+    throw tooMany(name, spent.msBeforeNext);
+  }
+}
+
+/** Forgets what `key` spent of `name` (a right password ends a run of wrong ones). */
+export async function resetRateLimit(name: RateLimitName, key: string): Promise<void> {
+  const limiter = await limiterFor(name);
+  await limiter?.delete(key);
+}
+
+function tooMany(name: RateLimitName, msBeforeNext: number): TooManyRequestsError {
+  const now = new Date();
+  const retryAt = new Date(now.getTime() + Math.max(msBeforeNext, 1_000));
+  return new TooManyRequestsError(
+    `too_many_requests:${name}`,
+    `${RATE_LIMITS[name].message} Try again in ${formatWait(now, retryAt)}.`,
+    retryAt,
+  );
 }
 
 // One set of limiters per database (tests open one per file), and one per Redis URL per process

@@ -96,6 +96,7 @@ async function runChild(name: string): Promise<number> {
 const BENCH_ENV_DEFAULTS: Record<string, string> = {
   REGISTRATION: "open",
   RATE_LIMIT_SIGN_IN_PER_MINUTE: "0",
+  RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT: "0",
   RATE_LIMIT_SIGN_UP_PER_HOUR: "0",
   RATE_LIMIT_TURNS_PER_MINUTE: "0",
 };

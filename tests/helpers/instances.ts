@@ -55,6 +55,7 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
     DEMO_MODEL: "never",
     REGISTRATION: "open",
     RATE_LIMIT_SIGN_IN_PER_MINUTE: "0",
+    RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT: "0",
     RATE_LIMIT_SIGN_UP_PER_HOUR: "0",
     RATE_LIMIT_TURNS_PER_MINUTE: "0",
     LOG_LEVEL: "error",

@@ -6,5 +6,6 @@ process.env.NEXT_TELEMETRY_DISABLED = "1";
 // are (tests/integration/limits, tests/integration/auth) set these themselves.
 process.env.REGISTRATION ??= "open";
 process.env.RATE_LIMIT_SIGN_IN_PER_MINUTE ??= "0";
+process.env.RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT ??= "0";
 process.env.RATE_LIMIT_SIGN_UP_PER_HOUR ??= "0";
 process.env.RATE_LIMIT_TURNS_PER_MINUTE ??= "0";

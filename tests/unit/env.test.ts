@@ -219,6 +219,7 @@ describe("environment", () => {
       REGISTRATION: loadEnv({}, quiet).registration,
       TRUST_PROXY: String(loadEnv({}, quiet).trustProxy),
       RATE_LIMIT_SIGN_IN_PER_MINUTE: String(RATE_LIMIT_DEFAULTS.signInPerMinute),
+      RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT: String(RATE_LIMIT_DEFAULTS.signInFailuresPerAccount),
       RATE_LIMIT_SIGN_UP_PER_HOUR: String(RATE_LIMIT_DEFAULTS.signUpPerHour),
       RATE_LIMIT_TURNS_PER_MINUTE: String(RATE_LIMIT_DEFAULTS.turnsPerMinute),
       REDIS_URL: "",

@@ -5,6 +5,7 @@ vi.hoisted(() => {
   // Small limits, explicit: the test setup turns rate limits off for every other file.
   process.env.RATE_LIMIT_SIGN_UP_PER_HOUR = "3";
   process.env.RATE_LIMIT_SIGN_IN_PER_MINUTE = "4";
+  process.env.RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT = "3";
   process.env.RATE_LIMIT_TURNS_PER_MINUTE = "2";
   process.env.DEMO_MODEL = "always";
   delete process.env.TRUST_PROXY;
@@ -100,6 +101,32 @@ describeEachDriver("rate limits", (use) => {
       peer: "2001:db8:5::1",
     });
     expect(other.status).toBe(200);
+  });
+
+  it("limits wrong passwords per account from any address; a right one starts the count over", async () => {
+    const database = use();
+    expect((await signUp(database, "guessed@example.com", { peer: "192.0.2.77" })).status).toBe(
+      200,
+    );
+    // Each guess from another /64: the per-address limit never applies.
+    const from = (i: number) => ({ peer: `2001:db8:0:${(100 + i).toString(16)}::1` });
+    const guess = (i: number, password = "wrong password!") =>
+      signIn(database, "GUESSED@example.com", password, from(i));
+    expect((await guess(0)).status).toBe(401);
+    // A right password forgets the wrong ones before it.
+    expect((await guess(1, PASSWORD)).status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 2; i < 7; i++) statuses.push((await guess(i)).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    // Locked for now, even with the right password; it says so, and when it ends.
+    const locked = await guess(7, PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(await locked.json()).toMatchObject({
+      code: "too_many_requests:sign-in-account",
+      message: expect.stringMatching(/^Too many wrong passwords for this account\. Try again in /),
+    });
+    // Another account is not held by it.
+    expect((await signIn(database, "rotating-1@example.com", PASSWORD, from(8))).status).toBe(200);
   });
 
   it("limits turns per user", async () => {

@@ -1,7 +1,12 @@
 import { getAuth } from "@/lib/auth/server";
 import { readBodyText } from "@/lib/http/body";
 import { refuseUnstorable, route } from "@/lib/http/route";
-import { limitAuthRequest } from "@/lib/limits/auth-rate-limit";
+import {
+  limitAccountSignIn,
+  limitAuthRequest,
+  noteSignIn,
+  signInAccount,
+} from "@/lib/limits/auth-rate-limit";
 
 export const dynamic = "force-dynamic";
 
@@ -46,14 +51,22 @@ export const GET = route<{ all: string[] }>((request) => handle(request), { chec
 const AUTH_BODY_MAX_BYTES = 16_384;
 
 /**
- * Sign-in and sign-up are rate limited per client address first. The body is read here, up to
+ * Sign-in and sign-up are rate limited per client address first, and an email sign-in by its
+ * account's wrong passwords from any address. The body is read here, up to
  * its limit (413 beyond): better-auth would buffer any size before its own checks.
  */
 export const POST = route<{ all: string[] }>(
   async (request) => {
     const limited = await limitAuthRequest(request);
     if (limited) return limited;
-    return handle(request, await readBodyText(request, AUTH_BODY_MAX_BYTES));
+    const body = await readBodyText(request, AUTH_BODY_MAX_BYTES);
+    const account = signInAccount(request, body);
+    if (!account) return handle(request, body);
+    const locked = await limitAccountSignIn(account);
+    if (locked) return locked;
+    const response = await handle(request, body);
+    await noteSignIn(account, response.status);
+    return response;
   },
   { checkOrigin: false },
 );
