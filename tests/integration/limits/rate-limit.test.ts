@@ -14,6 +14,7 @@ vi.hoisted(() => {
 import * as authRoute from "@/app/api/auth/[...all]/route";
 import type { Database } from "@/lib/db/client";
 import { withDatabase } from "@/lib/db/client";
+import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { usageOn } from "@/lib/db/queries/usage";
 import { countUsers } from "@/lib/db/queries/users";
@@ -213,6 +214,29 @@ describeEachDriver("rate limits", (use) => {
     await expect(withDatabase(database, () => spent.refund())).resolves.toBeUndefined();
     expect(reward).toHaveBeenCalled();
     reward.mockRestore();
+  });
+
+  it("gives Compact now's point back when it is refused before summarizing (a reply is being written)", async () => {
+    const database = use();
+    const browser = anonymous();
+    const signedUp = await signUp(database, "compact-busy@example.com", {
+      peer: "192.0.2.52",
+      browser,
+    });
+    expect(signedUp.status).toBe(200);
+    const chatId = await newChat(database, browser);
+    const held = await acquireLease(database.db, chatId, 30_000);
+    expect(held).not.toBeNull();
+    for (let i = 0; i < 2; i++) {
+      const busy = await compactNowCall(database, browser, chatId, { modelId: "demo:demo" });
+      expect(busy.status).toBe(409);
+    }
+    if (held) await releaseLease(database.db, held);
+    // Both points are still this minute's to spend.
+    for (let i = 0; i < 2; i++) {
+      const compacted = await compactNowCall(database, browser, chatId, { modelId: "demo:demo" });
+      expect(compacted.status).toBe(200);
+    }
   });
 
   it("limits Compact now per user, apart from turns", async () => {

@@ -5,6 +5,7 @@ import { compactNow } from "@/lib/chat/compact-now";
 import { chatContext } from "@/lib/chat/context";
 import { modelIdSchema } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
 import { readJson, route } from "@/lib/http/route";
 import { meteredResolver } from "@/lib/limits/metering";
 import { assertModelAllowed, defaultAllowedModelId } from "@/lib/limits/model-access";
@@ -25,14 +26,21 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
   const modelId = asked ?? chat.modelId ?? (await defaultAllowedModelId(db));
   await assertModelAllowed(db, modelId);
   // The summarizer is a provider call like a turn's: limited per minute, refused past the token quota.
-  await consumeRateLimit("compact", user.id);
-  await assertTokensLeft(db, user.id);
-  const { trace, message } = await compactNow(
-    // The summarizer's tokens count towards the user's daily quota like a turn's.
-    { db, resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)) },
-    chat,
-    modelId,
-  );
+  const point = await consumeRateLimit("compact", user.id);
+  const { trace, message } = await (async () => {
+    await assertTokensLeft(db, user.id);
+    return compactNow(
+      // The summarizer's tokens count towards the user's daily quota like a turn's.
+      { db, resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)) },
+      chat,
+      modelId,
+    );
+  })().catch(async (error: unknown) => {
+    // Refused before any summarizer ran (the token quota, a reply being written, the chat
+    // deleted meanwhile): the point goes back, as for a request that never came.
+    if (error instanceof AppError && error.status < 500) await point.refund();
+    throw error;
+  });
   // The usage after compacting: from the chat's new state, so the ring drops at once.
   const compacted = await requireChat(user, chat.id);
   return Response.json({ trace, message, context: await chatContext(db, compacted, modelId) });
