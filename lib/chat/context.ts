@@ -37,10 +37,8 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     chatRequestFrame(new Date()),
   ]);
   const { budget, ratio, window } = model;
-  // With compaction off, turns send the whole stored history: project that, not the summary view.
-  const state = settings.enabled
-    ? stateOf(chat)
-    : { summary: null, watermark: null, dirty: false, version: chat.version };
+  // With compaction off too, a turn sends the summary already there and what follows it.
+  const state = stateOf(chat);
   const history = rows.map(rowToUIMessage);
   const pinnedIds = pinnedIdsOf(history);
   const { view, projectedTokens } = projectNextTurn({

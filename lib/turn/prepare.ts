@@ -149,7 +149,10 @@ async function loaded(db: Db, chat: Chat, read: KeyedMessage[]): Promise<Prepare
   };
 }
 
-/** With compaction off every turn sends the whole history, so it loads all of it. */
+/**
+ * With compaction off a turn sends everything after a summary already there (none: the whole
+ * history), unedited, so it loads all of it.
+ */
 function loadForTurn(db: Db, chat: Chat): Promise<KeyedMessage[]> {
   return env().compaction.enabled
     ? loadTurnHistory(db, chat.id, {

@@ -35,6 +35,8 @@ const { fake, pages } = await vi.hoisted(async () => {
 });
 
 import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
+import { chatContext } from "@/lib/chat/context";
+import { withDatabase } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { register } from "../../helpers/auth";
 import {
@@ -164,6 +166,10 @@ describeEachDriver("Recovery with COMPACTION_ENABLED=false", (use) => {
     expect(wireText()).toContain(NOTE);
     const sent = fake.requests.filter((r) => !isSummaryRequest(r)).at(-1)?.messages ?? [];
     expect(sent.map((m) => m.content)).not.toContain("My cat is called Pixel.");
+    // The ring says the same: the summary stands for the messages before it.
+    const row = await chatRow(database.db, chatId);
+    const context = await withDatabase(database, () => chatContext(database.db, row, MODEL));
+    expect(context.summarizedMessages).toBeGreaterThan(0);
   });
 
   it("rescues a tool loop that overflows mid-turn (Tier 2 is off too): one refusal per step at most", async () => {
