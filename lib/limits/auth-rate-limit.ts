@@ -4,14 +4,10 @@
  */
 import { createHash } from "node:crypto";
 import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { clientAddress } from "./client-address";
-import {
-  assertRateLimitLeft,
-  consumeRateLimit,
-  type RateLimitName,
-  resetRateLimit,
-} from "./rate-limit";
+import { consumeRateLimit, type RateLimitName, type RatePoint, resetRateLimit } from "./rate-limit";
 import { TooManyRequestsError } from "./too-many-requests";
 
 const LIMITED_ENDPOINTS: ReadonlyArray<[suffix: string, limit: RateLimitName]> = [
@@ -47,36 +43,48 @@ async function refusal(check: () => Promise<void>): Promise<Response | null> {
 
 /**
  * The account an email sign-in names, as its wrong-password limit keys it (a hash of the
- * address as better-auth matches it: trimmed, lower case); null for any other request.
+ * address as better-auth matches it: trimmed, lower case); null for any other request. A
+ * sign-in must come as JSON, as Fold's form sends it: in a form body a repeated `email` is read
+ * last by better-auth, so a decoy first one would have been counted instead.
  */
 export function signInAccount(request: Request, body: string | undefined): string | null {
   if (!new URL(request.url).pathname.replace(/\/+$/, "").endsWith("/sign-in/email")) return null;
+  if (!(request.headers.get("content-type") ?? "").includes("application/json")) {
+    throw new AppError("bad_request:body", "Sign in with a JSON body.");
+  }
   let email: unknown;
   try {
-    email = (JSON.parse(body ?? "") as { email?: unknown })?.email;
+    email = (JSON.parse(body ?? "") as { email?: unknown } | null)?.email;
   } catch {
-    email = new URLSearchParams(body ?? "").get("email");
+    return null; // better-auth refuses it
   }
   if (typeof email !== "string" || email.trim() === "") return null;
   return createHash("sha256").update(email.trim().toLowerCase()).digest("base64url");
 }
 
-/** A 429 when the account has had too many wrong passwords lately, from wherever; else null. */
-export function limitAccountSignIn(account: string): Promise<Response | null> {
-  return refusal(() => assertRateLimitLeft("sign-in-account", account));
-}
-
 /**
- * Counts a wrong password (401) against the account; a right one (200) starts its count over.
- * A store that fails is logged: the sign-in's own answer stands.
+ * Spends a point of the account's wrong-password limit before its password is checked, so
+ * guesses sent at once cannot all pass before any is counted: a 429 once they are spent.
  */
-export async function noteSignIn(account: string, status: number): Promise<void> {
-  try {
-    if (status === 401) await consumeRateLimit("sign-in-account", account);
-    else if (status === 200) await resetRateLimit("sign-in-account", account);
-  } catch (error) {
-    // The last point spent: the next attempt is refused by limitAccountSignIn.
-    if (error instanceof TooManyRequestsError) return;
-    log.warn({ err: error }, "rate limit: a sign-in's outcome could not be counted");
-  }
+export async function takeSignInAttempt(
+  account: string,
+): Promise<{ refused: Response } | { settle: (status: number) => Promise<void> }> {
+  let point: RatePoint | undefined;
+  const refused = await refusal(async () => {
+    point = await consumeRateLimit("sign-in-account", account);
+  });
+  if (refused) return { refused };
+  return {
+    // A right password starts the count over; an answer that is no wrong password gives the
+    // point back. A store that fails is logged: the sign-in's own answer stands.
+    settle: async (status) => {
+      if (status === 401) return;
+      try {
+        if (status === 200) await resetRateLimit("sign-in-account", account);
+        else await point?.refund();
+      } catch (error) {
+        log.warn({ err: error }, "rate limit: a sign-in's outcome could not be counted");
+      }
+    },
+  };
 }

@@ -98,15 +98,6 @@ export async function consumeRateLimit(name: RateLimitName, key: string): Promis
   }
 }
 
-/** A 429 when `key`'s points of `name` are all spent, without spending one. */
-export async function assertRateLimitLeft(name: RateLimitName, key: string): Promise<void> {
-  const limiter = await limiterFor(name);
-  const spent = await limiter?.get(key);
-  if (spent && spent.consumedPoints >= RATE_LIMITS[name].points()) {
-    throw tooMany(name, spent.msBeforeNext);
-  }
-}
-
 /** Forgets what `key` spent of `name` (a right password ends a run of wrong ones). */
 export async function resetRateLimit(name: RateLimitName, key: string): Promise<void> {
   const limiter = await limiterFor(name);

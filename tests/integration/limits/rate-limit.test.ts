@@ -130,6 +130,32 @@ describeEachDriver("rate limits", (use) => {
     expect((await signIn(database, "rotating-1@example.com", PASSWORD, from(8))).status).toBe(200);
   });
 
+  it("counts guesses sent at once before any is answered; a sign-in must be JSON", async () => {
+    const database = use();
+    expect((await signUp(database, "burst@example.com", { peer: "192.0.2.78" })).status).toBe(200);
+    const from = (i: number) => ({ peer: `2001:db8:1:${(200 + i).toString(16)}::1` });
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        signIn(database, "burst@example.com", `wrong password ${i}`, from(i)).then((r) => r.status),
+      ),
+    );
+    expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+    // A form body (where better-auth reads a repeated email's last) is refused, not counted
+    // against a decoy.
+    const form = await call(database, authRoute.POST, {
+      path: "/api/auth/sign-in/email",
+      method: "POST",
+      rawBody: "email=decoy%40example.com&email=burst%40example.com&password=x",
+      headers: {
+        [PEER_ADDRESS_HEADER]: "2001:db8:1:300::1",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      params: { all: ["sign-in", "email"] },
+    });
+    expect(form.status).toBe(400);
+  });
+
   it("limits turns per user", async () => {
     const database = use();
     const browser = anonymous();

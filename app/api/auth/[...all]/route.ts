@@ -1,12 +1,7 @@
 import { getAuth } from "@/lib/auth/server";
 import { readBodyText } from "@/lib/http/body";
 import { refuseUnstorable, route } from "@/lib/http/route";
-import {
-  limitAccountSignIn,
-  limitAuthRequest,
-  noteSignIn,
-  signInAccount,
-} from "@/lib/limits/auth-rate-limit";
+import { limitAuthRequest, signInAccount, takeSignInAttempt } from "@/lib/limits/auth-rate-limit";
 
 export const dynamic = "force-dynamic";
 
@@ -62,10 +57,10 @@ export const POST = route<{ all: string[] }>(
     const body = await readBodyText(request, AUTH_BODY_MAX_BYTES);
     const account = signInAccount(request, body);
     if (!account) return handle(request, body);
-    const locked = await limitAccountSignIn(account);
-    if (locked) return locked;
+    const attempt = await takeSignInAttempt(account);
+    if ("refused" in attempt) return attempt.refused;
     const response = await handle(request, body);
-    await noteSignIn(account, response.status);
+    await attempt.settle(response.status);
     return response;
   },
   { checkOrigin: false },
