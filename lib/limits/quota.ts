@@ -63,7 +63,7 @@ export async function assertTokensLeft(
 /**
  * Whether the user's day still has tokens: asked before each further step of a turn's tool
  * loop, so a long loop stops near the limit instead of running on past it (a step's own tokens
- * are recorded as it ends, so the loop stops at most one step late).
+ * are recorded as it ends, not waited for, so the loop stops a step or two late).
  */
 export async function hasTokensLeft(
   db: Db,

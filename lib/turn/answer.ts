@@ -74,11 +74,6 @@ export async function answer(
     // Stopped by the user: what was written so far is the reply, marked as stopped.
     ctx.observed.stopped = true;
     write({ type: "finish", messageMetadata: stoppedMetadata(ctx) } as UIMessageChunk);
-  } else if (ctx.observed.stoppedFor) {
-    // Today's tokens ran out between two steps: the reply ends there, stopped, saying why.
-    ctx.observed.stopped = true;
-    const metadata = { ...stoppedMetadata(ctx), stoppedFor: ctx.observed.stoppedFor };
-    write({ type: "finish", messageMetadata: metadata } as UIMessageChunk);
   }
 }
 
@@ -96,7 +91,11 @@ async function answerWithin(
     maxSteps,
     pinnedTexts,
   });
-  if (signal.aborted || ctx.observed.stoppedFor) return;
+  if (signal.aborted) return;
+  if (ctx.observed.stoppedFor) {
+    write(quotaStoppedFinish(ctx, first.finish));
+    return;
+  }
   if (!cutShortByWindow(ctx)) {
     if (first.finish) write(first.finish);
     return;
@@ -144,6 +143,10 @@ async function answerWithin(
     pinnedTexts,
   });
   if (signal.aborted) return;
+  if (ctx.observed.stoppedFor) {
+    write(quotaStoppedFinish(ctx, retry.finish));
+    return;
+  }
   if (cutShortByWindow(ctx)) throw new ContextOverflowError(ctx.budget.modelId);
   if (retry.finish) write(retry.finish);
 }
@@ -255,11 +258,6 @@ function requestEstimate(ctx: AnswerContext) {
   };
 }
 
-/**
- * A stopped reply's stats: the provider reports no usage for a request cut
- * off mid-stream, so input is Fold's estimate of the request and output the
- * estimate of what was written.
- */
 /** The loop's check before each further step: once the day's tokens are spent, it ends there. */
 function quotaStop(ctx: AnswerContext, tokensLeft: () => Promise<boolean>) {
   return async () => {
@@ -269,6 +267,23 @@ function quotaStop(ctx: AnswerContext, tokensLeft: () => Promise<boolean>) {
   };
 }
 
+/**
+ * The finish of a loop that ended between two steps because today's tokens ran out: the
+ * attempt's own (the provider reported every step's usage), marked stopped and why.
+ */
+function quotaStoppedFinish(ctx: AnswerContext, finish: UIMessageChunk | undefined) {
+  ctx.observed.stopped = true;
+  const why = { stopped: true, stoppedFor: ctx.observed.stoppedFor };
+  const own = (finish as { messageMetadata?: MessageMetadata } | undefined)?.messageMetadata;
+  const messageMetadata = { ...(own ?? stoppedMetadata(ctx)), ...why };
+  return { ...(finish ?? { type: "finish" }), messageMetadata } as UIMessageChunk;
+}
+
+/**
+ * A stopped reply's stats: the provider reports no usage for a request cut
+ * off mid-stream, so input is Fold's estimate of the request and output the
+ * estimate of what was written.
+ */
 function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
   const { observed } = ctx;
   // The same estimate a finished reply records (and calibration would read), made once.

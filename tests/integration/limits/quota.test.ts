@@ -192,6 +192,11 @@ describeEachDriver("daily quotas", (use) => {
     const stored = await loadHistory(database.db, chatId);
     expect(stored.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(stored[1]?.metadata).toMatchObject({ stopped: true, stoppedFor: "token_quota" });
+    // Its stats are the provider's own counts of every step, not an estimate of the first.
+    const promptTokens = fake.requests.reduce((sum, r) => sum + r.promptTokens, 0);
+    expect(
+      (stored[1]?.metadata as { stats?: { inputTokens?: number } } | null)?.stats?.inputTokens,
+    ).toBe(promptTokens);
     // And the next message is refused until the quota resets.
     expect((await turn(database, browser, chatId, "Go on.")).response.status).toBe(429);
   });
