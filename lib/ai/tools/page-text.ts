@@ -1,6 +1,7 @@
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import { headOf } from "@/lib/message/unstorable-text";
+import { firstElements, MAX_PAGE_ELEMENTS } from "./page-elements";
 
 /**
  * HTML to plain text a model can read. linkedom parses the page (entities,
@@ -17,23 +18,7 @@ import { headOf } from "@/lib/message/unstorable-text";
  */
 export type PageText = { title?: string; text: string; cutAtElements?: number };
 
-/**
- * Elements of a page read at most. Parsing and Readability run on the server's one thread at
- * tens of µs per element, so a crafted page of a few hundred thousand (2 MB of `<p>a</p>`) held
- * every user's requests for seconds. Real articles hold a few thousand; the model is shown at
- * most 20,000 characters of text anyway.
- */
-export const MAX_PAGE_ELEMENTS = 20_000;
-
-/** The page up to its MAX_PAGE_ELEMENTS-th element's tag, when it has more (the parser closes what is left open). */
-function firstElements(html: string): { html: string; cut: boolean } {
-  const tag = /<[a-zA-Z]/g;
-  for (let seen = 0; tag.exec(html) !== null; ) {
-    seen++;
-    if (seen > MAX_PAGE_ELEMENTS) return { html: html.slice(0, tag.lastIndex - 2), cut: true };
-  }
-  return { html, cut: false };
-}
+export { MAX_PAGE_ELEMENTS };
 
 /** Never text for the model: code, styling, chrome and widgets. */
 const SKIPPED = new Set([
