@@ -230,20 +230,14 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
 
 /**
  * An override's numbers over what the rest of the chain (and an observation) gives: each number
- * it sets replaces the rest's; a window it sets makes the source `override`. An output limit
- * above the model's own known one counts as that one: the provider would refuse more, and the
- * budget would keep room for a reply that can never be that long.
+ * it sets replaces the rest's; a window it sets makes the source `override`.
  */
 export function withOverride(
   override: { contextWindow: number | null; maxOutputTokens: number | null } | null,
   rest: ContextWindow,
 ): ContextWindow {
   const contextWindow = override?.contextWindow ?? null;
-  const asked = override?.maxOutputTokens ?? null;
-  const maxOutputTokens =
-    asked === null || rest.maxOutputTokens === null
-      ? (asked ?? rest.maxOutputTokens)
-      : Math.min(asked, rest.maxOutputTokens);
+  const maxOutputTokens = override?.maxOutputTokens ?? rest.maxOutputTokens;
   const outputOverride =
     override?.maxOutputTokens != null
       ? { outputOverride: { modelLimit: rest.maxOutputTokens } }

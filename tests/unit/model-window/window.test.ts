@@ -214,24 +214,6 @@ describe("partial overrides", () => {
     });
   });
 
-  it("an output limit above the model's own counts as the model's own (the budget keeps no more room)", async () => {
-    expect(gpt4o.output).toBe(16_384);
-    await upsertOverride(database.db, {
-      provider: "openai",
-      model: "gpt-4o",
-      contextWindow: null,
-      maxOutputTokens: 65_536,
-      updatedBy: null,
-    });
-    expect(await resolverWith().resolve("openai", "gpt-4o")).toEqual({
-      contextWindow: gpt4o.context,
-      maxOutputTokens: gpt4o.output,
-      source: "catalog",
-      matchedId: "openai:gpt-4o",
-      outputOverride: { modelLimit: gpt4o.output },
-    });
-  });
-
   it("an output-only override keeps the window and its source from the rest of the chain", async () => {
     await upsertOverride(database.db, {
       provider: "local",
