@@ -15,12 +15,15 @@ const LIMITED_ENDPOINTS: ReadonlyArray<[suffix: string, limit: RateLimitName]> =
   ["/sign-up/email", "sign-up"],
 ];
 
+/** The request's path without a trailing slash: what the endpoints are matched on. */
+const pathOf = (request: Request) => new URL(request.url).pathname.replace(/\/+$/, "");
+
 /**
  * A 429 response when this auth request is over its limit, else null (go ahead). Shaped like
  * better-auth's own errors (`{ code, message }`), so the sign-in form shows the message.
  */
 export async function limitAuthRequest(request: Request): Promise<Response | null> {
-  const path = new URL(request.url).pathname.replace(/\/+$/, "");
+  const path = pathOf(request);
   const limit = LIMITED_ENDPOINTS.find(([suffix]) => path.endsWith(suffix))?.[1];
   if (!limit) return null;
   return refusal(() =>
@@ -48,7 +51,7 @@ async function refusal(check: () => Promise<void>): Promise<Response | null> {
  * last by better-auth, so a decoy first one would have been counted instead.
  */
 export function signInAccount(request: Request, body: string | undefined): string | null {
-  if (!new URL(request.url).pathname.replace(/\/+$/, "").endsWith("/sign-in/email")) return null;
+  if (!pathOf(request).endsWith("/sign-in/email")) return null;
   if (!(request.headers.get("content-type") ?? "").includes("application/json")) {
     throw new AppError("bad_request:body", "Sign in with a JSON body.");
   }

@@ -51,8 +51,8 @@ export async function assertTokensLeft(
   userId: string,
   now: Date = new Date(),
 ): Promise<void> {
-  const { limits, usage } = await limitsAndUsageOn(db, userId, usageDayOf(now));
-  if (limits.dailyTokenLimit === null || usage.tokens < limits.dailyTokenLimit) return;
+  const { limits, usage, left } = await tokensOn(db, userId, now);
+  if (left) return;
   throw quotaExceeded(
     { dailyTokenLimit: limits.dailyTokenLimit, dailyMessageLimit: null },
     usage,
@@ -70,8 +70,14 @@ export async function hasTokensLeft(
   userId: string,
   now: Date = new Date(),
 ): Promise<boolean> {
+  return (await tokensOn(db, userId, now)).left;
+}
+
+/** The user's limits and usage of the day, and whether its token limit leaves any. */
+async function tokensOn(db: Db, userId: string, now: Date) {
   const { limits, usage } = await limitsAndUsageOn(db, userId, usageDayOf(now));
-  return limits.dailyTokenLimit === null || usage.tokens < limits.dailyTokenLimit;
+  const left = limits.dailyTokenLimit === null || usage.tokens < limits.dailyTokenLimit;
+  return { limits, usage, left };
 }
 
 /** Adds tokens a provider reported to the user's day. */
