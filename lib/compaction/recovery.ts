@@ -9,7 +9,7 @@ import { unitsFromProviderPrompt } from "@/lib/context/count-units";
 import type { TokenEstimator } from "@/lib/context/tokens";
 import { ContextOverflowError, isContextOverflowError, reportedPromptTokens } from "./overflow";
 import { ignoreMetrics, type MetricSink } from "./ports";
-import { trimToFit } from "./trim";
+import { type Pinned, trimToFit } from "./trim";
 
 /**
  * Recovery (DESIGN §10): the net under everything. A middleware around the
@@ -42,8 +42,8 @@ export type RecoveryOptions = {
   keepRecentToolResults: number;
   /** Raw tokens of the tool schemas (sent beside the prompt). */
   toolOverheadTokens: number;
-  /** The text of each message the user pinned (trim.ts, pinnedTextOf): cut last. */
-  pinnedTexts?: ReadonlySet<string>;
+  /** What the user pinned (trim.ts, Pinned): cut last. */
+  pinned?: Pinned;
   /** Mark the chat dirty, show the trace, record the event. Failures here never stop the retry. */
   onRecovery?: (event: RecoveryEvent) => Promise<void> | void;
   onMetric?: MetricSink;
@@ -111,7 +111,7 @@ export function createRecoveryMiddleware(options: RecoveryOptions): LanguageMode
       ),
       estimate: (prompt) => estimatePrompt(estimator, prompt),
       force: true,
-      pinnedTexts: options.pinnedTexts,
+      pinned: options.pinned,
     });
     metric("recovery.triggered", {
       modelId: options.modelId,

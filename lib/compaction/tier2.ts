@@ -5,7 +5,7 @@ import type { TokenEstimator } from "@/lib/context/tokens";
 import { foldEarlierSteps } from "./fold-steps";
 import { ignoreMetrics, type MetricSink } from "./ports";
 import { type RecoveryEvent, refusedSkew } from "./recovery";
-import { trimToFit } from "./trim";
+import { type Pinned, trimToFit } from "./trim";
 
 /**
  * Tier 2 (DESIGN §9): the `prepareStep` hook. A turn with many tool calls can
@@ -30,8 +30,8 @@ export type Tier2Options = {
   overheadTokens: number;
   estimator: TokenEstimator;
   keepRecentToolResults: number;
-  /** The text of each message the user pinned (trim.ts, pinnedTextOf): cut last. */
-  pinnedTexts?: ReadonlySet<string>;
+  /** What the user pinned (trim.ts, Pinned): cut last. */
+  pinned?: Pinned;
   /**
    * What recovery said when it trimmed a request since the last call, or null (and forget it):
    * it trims only the provider call, so the step's messages are still the untrimmed ones and
@@ -91,7 +91,7 @@ export function createTier2<TOOLS extends ToolSet>(
       keepRecentToolResults: options.keepRecentToolResults,
       estimate,
       force: true,
-      pinnedTexts: options.pinnedTexts,
+      pinned: options.pinned,
     };
     // The summary and pinned messages are spared while anything else can make room.
     const trimmed = trimToFit(messages, { ...trimOptions, keepSummary: true });

@@ -23,6 +23,14 @@ const ELIDE_MIN_CHARS = 400;
 const CAP_LADDER_TOKENS = [2000, 1000, 500, 250, 120];
 const CHARS_PER_TOKEN = 4;
 
+/** What the user pinned, as the in-memory trims recognise it (lib/message/pins.ts, pinnedOf). */
+export type Pinned = {
+  /** The text of each pinned message (pinnedTextOf; a pinned reply's, step by step). */
+  texts: ReadonlySet<string>;
+  /** The tool calls a pinned reply made: their arguments and results are kept like its text. */
+  toolCallIds: ReadonlySet<string>;
+};
+
 export type TrimOptions<M> = {
   /** Raw (uncalibrated) tokens the messages must fit in. */
   limitTokens: number;
@@ -32,10 +40,10 @@ export type TrimOptions<M> = {
   /** Trim even if the estimate says the messages fit (the provider said otherwise). */
   force?: boolean;
   /**
-   * The text of each message the user pinned (pinnedTextOf; a pinned reply's, step by step):
-   * such a message is cut only when nothing fits without cutting it, as the summary is.
+   * What the user pinned: such a message, and the tool calls and results of a pinned reply, are
+   * cut only when nothing fits without cutting them, as the summary is.
    */
-  pinnedTexts?: ReadonlySet<string>;
+  pinned?: Pinned;
   /**
    * Never cut the summary or a pinned message: the caller has another way to make room
    * (Tier 2 folds the turn's earlier steps first) and cuts them only after that.
@@ -43,7 +51,7 @@ export type TrimOptions<M> = {
   keepSummary?: boolean;
 };
 
-/** A message's text, as pinnedTexts holds it: its text parts, joined. */
+/** A message's text, as Pinned.texts holds it: its text parts, joined. */
 export function pinnedTextOf(message: AnyMessage): string {
   if (typeof message.content === "string") return message.content;
   return (partsOf(message) ?? [])
@@ -123,20 +131,32 @@ function replacePart<M extends AnyMessage>(
   messages[i] = { ...message, content: parts };
 }
 
-/** Older tool results become placeholders, and older arguments are cut like them. */
-function elide<M extends AnyMessage>(messages: M[], keepRecent: number): M[] {
+/** Whether a tool call or result belongs to a call in `calls`. */
+function ofCall(part: AnyPart, calls: ReadonlySet<string> | undefined): boolean {
+  return calls !== undefined && typeof part.toolCallId === "string" && calls.has(part.toolCallId);
+}
+
+/**
+ * Older tool results become placeholders, and older arguments are cut like them; those of the
+ * calls in `spared` (a pinned reply's) stay whole.
+ */
+function elide<M extends AnyMessage>(
+  messages: M[],
+  keepRecent: number,
+  spared?: ReadonlySet<string>,
+): M[] {
   const out = [...messages];
   for (const [index, [i, j]] of partsOfType(messages, "tool-call").entries()) {
     if (index < keepRecent) continue;
     const part = partsOf(out[i] as AnyMessage)?.[j];
-    if (!part) continue;
+    if (!part || ofCall(part, spared)) continue;
     const input = cutArguments(part.input, ELIDE_MIN_CHARS);
     if (input !== part.input) replacePart(out, i, j, { ...part, input });
   }
   for (const [index, [i, j]] of partsOfType(messages, "tool-result").entries()) {
     if (index < keepRecent) continue;
     const part = partsOf(out[i] as AnyMessage)?.[j];
-    if (!part) continue;
+    if (!part || ofCall(part, spared)) continue;
     const text = outputText(part.output);
     if (text.length < ELIDE_MIN_CHARS) continue;
     const toolName = typeof part.toolName === "string" ? part.toolName : "tool";
@@ -146,7 +166,6 @@ function elide<M extends AnyMessage>(messages: M[], keepRecent: number): M[] {
   return out;
 }
 
-/** Whether a message is the one that carries the conversation summary. */
 /** Tier 2's note of the loop steps it folded (fold-steps.ts). */
 function foldNote(message: AnyMessage): boolean {
   if (message.role !== "assistant") return false;
@@ -159,6 +178,7 @@ function foldNote(message: AnyMessage): boolean {
   );
 }
 
+/** Whether a message is the one that carries the conversation summary. */
 function carriesSummary(message: AnyMessage): boolean {
   if (message.role !== "user") return false;
   if (typeof message.content === "string") return message.content.includes(SUMMARY_OPEN_TAG);
@@ -171,14 +191,17 @@ function carriesSummary(message: AnyMessage): boolean {
 function capAll<M extends AnyMessage>(
   messages: M[],
   capChars: number,
-  spare: { summary: boolean; pinnedTexts?: ReadonlySet<string> },
+  spare: { summary: boolean; pinned?: Pinned },
 ): M[] {
   const lastUser = messages.findLastIndex((m) => m.role === "user");
+  const pinnedTexts = spare.pinned?.texts;
   const pinned = (message: M) =>
     (message.role === "user" || message.role === "assistant") &&
-    spare.pinnedTexts !== undefined &&
-    spare.pinnedTexts.size > 0 &&
-    spare.pinnedTexts.has(pinnedTextOf(message));
+    pinnedTexts !== undefined &&
+    pinnedTexts.size > 0 &&
+    pinnedTexts.has(pinnedTextOf(message));
+  // A pinned reply's tool results come in tool messages of their own: spared by their call.
+  const sparedCalls = spare.summary ? spare.pinned?.toolCallIds : undefined;
   return messages.map((message, i) => {
     if (i === lastUser || message.role === "system") return message;
     // The note of a loop's folded steps is that loop's memory, spared like the summary.
@@ -193,6 +216,7 @@ function capAll<M extends AnyMessage>(
     if (!parts) return message;
     let changed = false;
     const next = parts.map((part) => {
+      if (ofCall(part, sparedCalls)) return part;
       if (part.type === "text" && typeof part.text === "string" && part.text.length > capChars) {
         changed = true;
         return { ...part, text: cutMiddle(part.text, capChars) };
@@ -232,14 +256,20 @@ export function trimToFit<M extends AnyMessage>(
   if (!options.force && before <= options.limitTokens) {
     return { messages: [...messages], before, after: before, fits: true };
   }
-  let current = elide([...messages], options.keepRecentToolResults);
+  const pinnedCalls = options.pinned?.toolCallIds;
+  let current = elide([...messages], options.keepRecentToolResults, pinnedCalls);
   let after = options.estimate(current);
   if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
   for (const spareSummary of options.keepSummary ? [true] : [true, false]) {
+    const elided = elide(
+      [...messages],
+      options.keepRecentToolResults,
+      spareSummary ? pinnedCalls : undefined,
+    );
     for (const cap of CAP_LADDER_TOKENS) {
-      current = capAll(elide([...messages], options.keepRecentToolResults), cap * CHARS_PER_TOKEN, {
+      current = capAll(elided, cap * CHARS_PER_TOKEN, {
         summary: spareSummary,
-        pinnedTexts: options.pinnedTexts,
+        pinned: options.pinned,
       });
       after = options.estimate(current);
       if (after <= options.limitTokens) return { messages: current, before, after, fits: true };

@@ -1,3 +1,4 @@
+import type { Pinned } from "@/lib/compaction/trim";
 import type { MessageMetadata } from "./stats";
 import type { FoldUIMessage } from "./ui-message";
 
@@ -39,12 +40,13 @@ export function pinnedAs(
 }
 
 /**
- * The texts of the messages the user pinned, as in-memory trimming matches them
- * (lib/compaction/trim.ts, pinnedTextOf): a user message's text, and a pinned reply's text step
- * by step.
+ * What the user pinned, as in-memory trimming recognises it (lib/compaction/trim.ts): a user
+ * message's text, a pinned reply's text step by step (pinnedTextOf), and the ids of the tool
+ * calls that reply made, whose results reach the model in tool messages of their own.
  */
-export function pinnedTextsOf(view: readonly FoldUIMessage[]): Set<string> {
+export function pinnedOf(view: readonly FoldUIMessage[]): Pinned {
   const texts = new Set<string>();
+  const toolCallIds = new Set<string>();
   const textOf = (parts: FoldUIMessage["parts"]) =>
     parts.map((part) => (part.type === "text" ? part.text : "")).join("");
   for (const message of view) {
@@ -57,11 +59,13 @@ export function pinnedTextsOf(view: readonly FoldUIMessage[]): Set<string> {
     for (const part of message.parts) {
       if (part.type === "step-start") steps.push([]);
       else steps.at(-1)?.push(part);
+      if ("toolCallId" in part && typeof part.toolCallId === "string")
+        toolCallIds.add(part.toolCallId);
     }
     for (const step of steps) {
       const text = textOf(step);
       if (text.trim() !== "") texts.add(text);
     }
   }
-  return texts;
+  return { texts, toolCallIds };
 }

@@ -14,12 +14,12 @@ import type { ModelBudget } from "@/lib/chat/budget";
 import type { CompactOutcome } from "@/lib/chat/compact";
 import { ContextOverflowError } from "@/lib/compaction/overflow";
 import { endsAtWindow, type RecoveryEvent } from "@/lib/compaction/recovery";
-import { trimToFit } from "@/lib/compaction/trim";
+import { type Pinned, trimToFit } from "@/lib/compaction/trim";
 import { addClassTokens, classTotal } from "@/lib/context/content-class";
 import { applyRatio, defaultEstimator } from "@/lib/context/tokens";
 import { env } from "@/lib/env";
 import { log, metric } from "@/lib/log";
-import { pinnedTextsOf } from "@/lib/message/pins";
+import { pinnedOf } from "@/lib/message/pins";
 import { RETRY_MARKER_TYPE } from "@/lib/message/retry-marker";
 import { buildStats, type MessageMetadata, sumUsage } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -86,10 +86,10 @@ async function answerWithin(
   const messages = await convertToModelMessages(ctx.compaction.view, { tools: ctx.frame.tools });
   const maxSteps = env().turnMaxSteps;
   // The messages the user pinned, as the in-memory trims match them: one view, read once.
-  const pinnedTexts = pinnedTextsOf(ctx.compaction.view);
+  const pinned = pinnedOf(ctx.compaction.view);
   const first = await streamAttempt(ctx, signal, deadline, messages, write, {
     maxSteps,
-    pinnedTexts,
+    pinned,
   });
   if (signal.aborted) return;
   if (ctx.observed.stoppedFor) {
@@ -112,7 +112,7 @@ async function answerWithin(
       keepRecentToolResults: Math.max(2, Math.floor(keepRecentToolResults / 2)),
       estimate: (l) => defaultEstimator.estimateModelMessages(l),
       force: true,
-      pinnedTexts,
+      pinned,
       keepSummary,
     });
   const finishedSteps = ctx.observed.steps - 1;
@@ -140,7 +140,7 @@ async function answerWithin(
   ctx.observed.streamedText = "";
   const retry = await streamAttempt(ctx, signal, deadline, trimmed.messages, write, {
     maxSteps: maxSteps - ctx.observed.steps,
-    pinnedTexts,
+    pinned,
   });
   if (signal.aborted) return;
   if (ctx.observed.stoppedFor) {
@@ -181,7 +181,7 @@ async function streamAttempt(
   deadline: TurnDeadline,
   messages: ModelMessage[],
   write: (chunk: UIMessageChunk) => void,
-  options: { maxSteps: number; pinnedTexts: ReadonlySet<string> },
+  options: { maxSteps: number; pinned: Pinned },
 ): Promise<{
   finish: UIMessageChunk | undefined;
   /** What the attempt's steps used, as the provider reported it (none when it did not finish). */
@@ -204,7 +204,7 @@ async function streamAttempt(
     telemetry: env().aiTelemetry,
     proactive: settings.enabled,
     keepRecentToolResults: settings.keepRecentToolResults,
-    pinnedTexts: options.pinnedTexts,
+    pinned: options.pinned,
     onRecovery: (event) => {
       // Calibration compares Fold's estimate with the provider's count of that same prompt.
       if (observed.steps === 0)

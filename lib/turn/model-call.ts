@@ -13,6 +13,7 @@ import type { ModelBudget } from "@/lib/chat/budget";
 import type { MetricSink } from "@/lib/compaction/ports";
 import { createRecoveryMiddleware, type RecoveryEvent } from "@/lib/compaction/recovery";
 import { createTier2 } from "@/lib/compaction/tier2";
+import type { Pinned } from "@/lib/compaction/trim";
 import { defaultEstimator } from "@/lib/context/tokens";
 
 /**
@@ -38,8 +39,8 @@ export type ModelCallOptions<TOOLS extends ToolSet> = {
   /** Tier 2 on (COMPACTION_ENABLED); recovery is on regardless. */
   proactive: boolean;
   keepRecentToolResults: number;
-  /** The text of each message the user pinned: in-memory trims cut them last. */
-  pinnedTexts?: ReadonlySet<string>;
+  /** What the user pinned: in-memory trims cut it last. */
+  pinned?: Pinned;
   onRecovery?: (event: RecoveryEvent) => Promise<void> | void;
   /** Tier 2 trimmed a step's messages in memory. */
   onTrim?: () => void;
@@ -86,7 +87,7 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
       estimator: defaultEstimator,
       keepRecentToolResults: options.keepRecentToolResults,
       toolOverheadTokens: options.toolOverheadTokens,
-      pinnedTexts: options.pinnedTexts,
+      pinned: options.pinned,
       onRecovery: (event) => {
         recovered = event;
         return options.onRecovery?.(event);
@@ -102,7 +103,7 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
         overheadTokens: options.overheadTokens,
         estimator: defaultEstimator,
         keepRecentToolResults: options.keepRecentToolResults,
-        pinnedTexts: options.pinnedTexts,
+        pinned: options.pinned,
         takeRecovery: () => {
           const event = recovered;
           recovered = null;

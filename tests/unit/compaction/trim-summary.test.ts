@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { FOLDED_STEPS_MARKER, trimToFit } from "@/lib/compaction/trim";
 import { summaryMessage } from "@/lib/compaction/view";
 import { createEstimator } from "@/lib/context/tokens";
-import { pinnedTextsOf } from "@/lib/message/pins";
+import { pinnedOf } from "@/lib/message/pins";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 /** The summary is the memory of everything folded: in-memory trimming cuts it last. */
@@ -67,7 +67,7 @@ describe("trimToFit and pinned messages", () => {
       keepRecentToolResults: 2,
       estimate,
       force: true,
-      pinnedTexts: new Set([pinned]),
+      pinned: { texts: new Set([pinned]), toolCallIds: new Set() },
     });
     expect(result.fits).toBe(true);
     expect(result.messages[0]).toEqual(messages[0]);
@@ -140,12 +140,100 @@ describe("trimToFit and a pinned reply", () => {
       keepRecentToolResults: 2,
       estimate,
       force: true,
-      pinnedTexts: pinnedTextsOf(view),
+      pinned: pinnedOf(view),
     });
     expect(result.fits).toBe(true);
     const sent = JSON.stringify(result.messages);
     expect(sent).toContain(plan);
     expect(sent).toContain(after);
     expect(sent).not.toContain(words(6_000, "reply"));
+  });
+});
+
+describe("trimToFit and a pinned reply's tool calls", () => {
+  const pinnedResult = `PINNED-RESULT ${words(600, "price")} END-OF-PINNED-RESULT`;
+  const pinnedQuery = `PINNED-QUERY ${words(300, "term")} END-OF-PINNED-QUERY`;
+  const otherResult = `OTHER-RESULT ${words(600, "noise")} END-OF-OTHER-RESULT`;
+  const lookup = (id: string, query: string, output: string) =>
+    ({
+      type: "tool-lookup",
+      toolCallId: id,
+      state: "output-available",
+      input: { q: query },
+      output,
+    }) as const;
+  const view = (longReply: string): FoldUIMessage[] => [
+    { id: "u1", role: "user", parts: [{ type: "text", text: "Look up the prices." }] },
+    {
+      id: "a1",
+      role: "assistant",
+      metadata: { pinned: true },
+      parts: [
+        { type: "step-start" },
+        lookup("c1", pinnedQuery, pinnedResult),
+        { type: "step-start" },
+        { type: "text", text: "Here are the prices." },
+      ],
+    },
+    { id: "u2", role: "user", parts: [{ type: "text", text: "And the noise?" }] },
+    {
+      id: "a2",
+      role: "assistant",
+      parts: [
+        { type: "step-start" },
+        lookup("c2", "noise", otherResult),
+        { type: "step-start" },
+        { type: "text", text: longReply },
+      ],
+    },
+    { id: "u3", role: "user", parts: [{ type: "text", text: "And now?" }] },
+  ];
+
+  it("keeps a pinned reply's tool arguments and result whole where older results are elided", async () => {
+    const history = view("Done.");
+    const messages = await convertToModelMessages(history);
+    const result = trimToFit(messages, {
+      limitTokens: estimate(messages),
+      keepRecentToolResults: 0,
+      estimate,
+      force: true,
+      pinned: pinnedOf(history),
+    });
+    const sent = JSON.stringify(result.messages);
+    expect(sent).toContain("END-OF-PINNED-RESULT");
+    expect(sent).toContain("END-OF-PINNED-QUERY");
+    expect(sent).not.toContain("END-OF-OTHER-RESULT");
+  });
+
+  it("keeps them whole while capping the other messages is enough", async () => {
+    const history = view(words(6_000, "reply"));
+    const messages = await convertToModelMessages(history);
+    const result = trimToFit(messages, {
+      limitTokens: estimate(messages.slice(0, 3)) + 1_500,
+      keepRecentToolResults: 0,
+      estimate,
+      force: true,
+      pinned: pinnedOf(history),
+    });
+    expect(result.fits).toBe(true);
+    const sent = JSON.stringify(result.messages);
+    expect(sent).toContain(JSON.stringify(pinnedResult).slice(1, -1));
+    expect(sent).toContain("END-OF-PINNED-QUERY");
+    expect(sent).not.toContain(words(6_000, "reply"));
+  });
+
+  it("elides them like any other once the reply is no longer pinned", async () => {
+    const history = view("Done.").map((message) =>
+      message.id === "a1" ? { ...message, metadata: {} } : message,
+    );
+    const messages = await convertToModelMessages(history);
+    const result = trimToFit(messages, {
+      limitTokens: estimate(messages),
+      keepRecentToolResults: 0,
+      estimate,
+      force: true,
+      pinned: pinnedOf(history),
+    });
+    expect(JSON.stringify(result.messages)).not.toContain("END-OF-PINNED-RESULT");
   });
 });
