@@ -45,8 +45,9 @@ export type TrimOptions<M> = {
    */
   pinned?: Pinned;
   /**
-   * Never cut the summary or a pinned message: the caller has another way to make room
-   * (Tier 2 folds the turn's earlier steps first) and cuts them only after that.
+   * Never cut the summary or a pinned message (a pinned reply's tool calls and results may still
+   * be cut): the caller has another way to make room (Tier 2 folds the turn's earlier steps
+   * first) and cuts them only after that.
    */
   keepSummary?: boolean;
 };
@@ -131,14 +132,24 @@ function replacePart<M extends AnyMessage>(
   messages[i] = { ...message, content: parts };
 }
 
-/** Whether a tool call or result belongs to a call in `calls`. */
-function ofCall(part: AnyPart, calls: ReadonlySet<string> | undefined): boolean {
-  return calls !== undefined && typeof part.toolCallId === "string" && calls.has(part.toolCallId);
+/**
+ * Whether a part of message `i` is a tool call or result of a call in `calls`. Only those before
+ * the latest user message (`lastUser`) count: a pinned reply is stored history, never the loop
+ * now running, which keeps its own calls even where a provider repeats an id.
+ */
+function ofCall(
+  part: AnyPart | undefined,
+  calls: ReadonlySet<string> | undefined,
+  i: number,
+  lastUser: number,
+): boolean {
+  if (!calls || i >= lastUser || typeof part?.toolCallId !== "string") return false;
+  return calls.has(part.toolCallId);
 }
 
 /**
  * Older tool results become placeholders, and older arguments are cut like them; those of the
- * calls in `spared` (a pinned reply's) stay whole.
+ * calls in `spared` (a pinned reply's) stay whole, and take none of the `keepRecent` places.
  */
 function elide<M extends AnyMessage>(
   messages: M[],
@@ -146,17 +157,22 @@ function elide<M extends AnyMessage>(
   spared?: ReadonlySet<string>,
 ): M[] {
   const out = [...messages];
-  for (const [index, [i, j]] of partsOfType(messages, "tool-call").entries()) {
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  const unspared = (type: "tool-call" | "tool-result") =>
+    partsOfType(messages, type).filter(
+      ([i, j]) => !ofCall(partsOf(messages[i] as AnyMessage)?.[j], spared, i, lastUser),
+    );
+  for (const [index, [i, j]] of unspared("tool-call").entries()) {
     if (index < keepRecent) continue;
     const part = partsOf(out[i] as AnyMessage)?.[j];
-    if (!part || ofCall(part, spared)) continue;
+    if (!part) continue;
     const input = cutArguments(part.input, ELIDE_MIN_CHARS);
     if (input !== part.input) replacePart(out, i, j, { ...part, input });
   }
-  for (const [index, [i, j]] of partsOfType(messages, "tool-result").entries()) {
+  for (const [index, [i, j]] of unspared("tool-result").entries()) {
     if (index < keepRecent) continue;
     const part = partsOf(out[i] as AnyMessage)?.[j];
-    if (!part || ofCall(part, spared)) continue;
+    if (!part) continue;
     const text = outputText(part.output);
     if (text.length < ELIDE_MIN_CHARS) continue;
     const toolName = typeof part.toolName === "string" ? part.toolName : "tool";
@@ -188,11 +204,7 @@ function carriesSummary(message: AnyMessage): boolean {
   );
 }
 
-function capAll<M extends AnyMessage>(
-  messages: M[],
-  capChars: number,
-  spare: { summary: boolean; pinned?: Pinned },
-): M[] {
+function capAll<M extends AnyMessage>(messages: M[], capChars: number, spare: Spare): M[] {
   const lastUser = messages.findLastIndex((m) => m.role === "user");
   const pinnedTexts = spare.pinned?.texts;
   const pinned = (message: M) =>
@@ -201,7 +213,7 @@ function capAll<M extends AnyMessage>(
     pinnedTexts.size > 0 &&
     pinnedTexts.has(pinnedTextOf(message));
   // A pinned reply's tool results come in tool messages of their own: spared by their call.
-  const sparedCalls = spare.summary ? spare.pinned?.toolCallIds : undefined;
+  const sparedCalls = spare.summary ? spare.calls : undefined;
   return messages.map((message, i) => {
     if (i === lastUser || message.role === "system") return message;
     // The note of a loop's folded steps is that loop's memory, spared like the summary.
@@ -216,7 +228,7 @@ function capAll<M extends AnyMessage>(
     if (!parts) return message;
     let changed = false;
     const next = parts.map((part) => {
-      if (ofCall(part, sparedCalls)) return part;
+      if (ofCall(part, sparedCalls, i, lastUser)) return part;
       if (part.type === "text" && typeof part.text === "string" && part.text.length > capChars) {
         changed = true;
         return { ...part, text: cutMiddle(part.text, capChars) };
@@ -241,12 +253,28 @@ function capAll<M extends AnyMessage>(
   });
 }
 
+/** What a pass of trimToFit leaves whole: the summary and pinned messages, and which calls. */
+type Spare = { summary: boolean; pinned?: Pinned; calls?: ReadonlySet<string> };
+
+/**
+ * The passes of trimToFit, keeping the most first: the summary, the pinned messages and a pinned
+ * reply's tool calls and results; then the summary and the pinned messages (a pinned reply's tool
+ * results are the bulky part of what was pinned, cut before its words); then nothing.
+ */
+function passes(options: { pinned?: Pinned; keepSummary?: boolean }): Spare[] {
+  const { pinned } = options;
+  const all: Spare[] = [{ summary: true, pinned, calls: pinned?.toolCallIds }];
+  if (pinned && pinned.toolCallIds.size > 0) all.push({ summary: true, pinned });
+  if (!options.keepSummary) all.push({ summary: false });
+  return all;
+}
+
 /**
  * Elide older tool results to placeholders; if that is not enough, cut every
  * text and result (but the latest user message) to the largest cap that fits.
  * The summary is the memory of everything folded, and a pinned message what the
  * user asked to keep whole: they are cut only when nothing fits without cutting
- * them too.
+ * them too (a pinned reply's tool calls and results just before them).
  */
 export function trimToFit<M extends AnyMessage>(
   messages: readonly M[],
@@ -256,21 +284,15 @@ export function trimToFit<M extends AnyMessage>(
   if (!options.force && before <= options.limitTokens) {
     return { messages: [...messages], before, after: before, fits: true };
   }
-  const pinnedCalls = options.pinned?.toolCallIds;
-  let current = elide([...messages], options.keepRecentToolResults, pinnedCalls);
-  let after = options.estimate(current);
-  if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
-  for (const spareSummary of options.keepSummary ? [true] : [true, false]) {
-    const elided = elide(
-      [...messages],
-      options.keepRecentToolResults,
-      spareSummary ? pinnedCalls : undefined,
-    );
+  let current: M[] = [];
+  let after = before;
+  for (const spare of passes(options)) {
+    const elided = elide([...messages], options.keepRecentToolResults, spare.calls);
+    current = elided;
+    after = options.estimate(current);
+    if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
     for (const cap of CAP_LADDER_TOKENS) {
-      current = capAll(elided, cap * CHARS_PER_TOKEN, {
-        summary: spareSummary,
-        pinned: options.pinned,
-      });
+      current = capAll(elided, cap * CHARS_PER_TOKEN, spare);
       after = options.estimate(current);
       if (after <= options.limitTokens) return { messages: current, before, after, fits: true };
     }

@@ -54,7 +54,8 @@ export function pinnedOf(view: readonly FoldUIMessage[]): Pinned {
     if (message.role === "user") texts.add(textOf(message.parts));
     if (message.role !== "assistant") continue;
     // A pinned reply reaches the model as one message per step (its text, then its calls): each
-    // is spared by its own text, as trimToFit reads it (pinnedTextOf).
+    // is spared by its own text, as trimToFit reads it (pinnedTextOf), and its calls' results,
+    // in tool messages of their own, by their call ids.
     const steps: FoldUIMessage["parts"][] = [[]];
     for (const part of message.parts) {
       if (part.type === "step-start") steps.push([]);

@@ -222,6 +222,43 @@ describe("trimToFit and a pinned reply's tool calls", () => {
     expect(sent).not.toContain(words(6_000, "reply"));
   });
 
+  it("cuts them before the pinned words when the summary must stay whole and nothing else is left", async () => {
+    const history = view("Done.");
+    const messages = await convertToModelMessages(history);
+    const result = trimToFit(messages, {
+      // Room for everything but the two results whole: the other one elided is not enough.
+      limitTokens: estimate(messages) - estimator.countText(otherResult) - 300,
+      keepRecentToolResults: 0,
+      estimate,
+      force: true,
+      keepSummary: true,
+      pinned: pinnedOf(history),
+    });
+    expect(result.fits).toBe(true);
+    const sent = JSON.stringify(result.messages);
+    expect(sent).not.toContain(JSON.stringify(pinnedResult).slice(1, -1));
+    expect(sent).toContain("Here are the prices.");
+  });
+
+  it("keeps the newest unpinned result whole as well, as if the pinned one were not there", async () => {
+    const history = view("Done.");
+    // The pinned reply last: its call would otherwise take the one place for a recent result.
+    const reordered = [history[2], history[3], history[0], history[1], history[4]].filter(
+      (message): message is FoldUIMessage => message !== undefined,
+    );
+    const messages = await convertToModelMessages(reordered);
+    const result = trimToFit(messages, {
+      limitTokens: estimate(messages),
+      keepRecentToolResults: 1,
+      estimate,
+      force: true,
+      pinned: pinnedOf(reordered),
+    });
+    const sent = JSON.stringify(result.messages);
+    expect(sent).toContain("END-OF-PINNED-RESULT");
+    expect(sent).toContain("END-OF-OTHER-RESULT");
+  });
+
   it("elides them like any other once the reply is no longer pinned", async () => {
     const history = view("Done.").map((message) =>
       message.id === "a1" ? { ...message, metadata: {} } : message,
