@@ -39,10 +39,10 @@ const ORIGIN_LABEL: Record<IdentifierOrigin, string> = {
 /** One line telling the model what the list is and what the brackets mean. */
 const LEGEND = "_Exact values, kept by Fold [message first-last xmentions]_";
 /** Labels of summaries written before the ledger had origins. */
-const LEGACY_LABELS: Record<string, IdentifierOrigin> = {
-  "Said by the user:": "user",
-  "From the conversation:": "assistant",
-};
+const LEGACY_LABELS = new Map<string, IdentifierOrigin>([
+  ["Said by the user:", "user"],
+  ["From the conversation:", "assistant"],
+]);
 
 const SECTION_HEADING = new RegExp(`^#{1,6}\\s*${VERBATIM_REFERENCES_HEADING}\\s*:?\\s*$`, "i");
 const ENTRY_LINE = /^[-*]\s+(.+?)(?:\s+\[(\d+)(?:-(\d+))?(?:\s+x(\d+))?\])?$/;
@@ -80,7 +80,7 @@ function parseEntries(lines: readonly string[]): { entries: LedgerEntry[]; notes
     const labelled =
       (Object.entries(ORIGIN_LABEL).find(([, label]) => label === line)?.[0] as
         | IdentifierOrigin
-        | undefined) ?? LEGACY_LABELS[line];
+        | undefined) ?? LEGACY_LABELS.get(line);
     if (labelled) {
       origin = labelled;
       continue;

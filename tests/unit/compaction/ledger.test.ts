@@ -477,6 +477,31 @@ describe("the reference ledger", () => {
     expect(splitSummary(again).ledger).toEqual(split.ledger);
   });
 
+  it("keeps a line of the user's that reads like an object's own key (constructor, __proto__) as a note, and the entries after it", () => {
+    const ledger = renderLedger([
+      {
+        value: "https://a.example/x",
+        kind: "code",
+        origin: "user",
+        first: 3,
+        last: 3,
+        mentions: 1,
+      },
+    ]);
+    // Between the origin's label and its entry.
+    const lines = ledger.split("\n");
+    const entry = lines.pop();
+    for (const line of ["constructor", "__proto__", "toString"]) {
+      const edited = ["## Goal & open requests\nShip.", ...lines, line, entry].join("\n");
+      const split = splitSummary(edited);
+      expect(split.ledger.map((e) => [e.value, e.origin])).toEqual([
+        ["https://a.example/x", "user"],
+      ]);
+      expect(split.narrative).toContain(line);
+      expect(renderLedger(split.ledger)).toContain("https://a.example/x");
+    }
+  });
+
   it("is Fold's alone: a section the summarizer writes under its heading is dropped, and the next fold still finds Fold's", async () => {
     const said: FoldUIMessage[] = [
       {
