@@ -62,9 +62,11 @@ export async function admitTurn(
   if (taken.status === "fulfilled" && admitted.status === "fulfilled") {
     return { ...taken.value, modelId, ...admitted.value };
   }
+  // A refused turn costs nothing: neither the day's message nor its rate point.
   await Promise.all([
     taken.status === "fulfilled" ? taken.value.lease.release() : null,
     admitted.status === "fulfilled" ? admitted.value.quota.giveBack() : null,
+    admitted.status === "fulfilled" ? admitted.value.ratePoint.refund() : null,
   ]);
   throw taken.status === "rejected" ? taken.reason : (admitted as PromiseRejectedResult).reason;
 }

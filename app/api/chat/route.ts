@@ -61,9 +61,13 @@ export const POST = route(async (request) => {
     if (!answered.ok) await admitted.ratePoint.refund();
     return answered;
   } catch (error) {
-    // The turn never started (a message it could not apply): its message is not spent, and
-    // the chat is free for the next one.
-    await withdraw(admitted);
+    // The turn never started (a message it could not apply): its message and its rate point
+    // are not spent, and the chat is free for the next one.
+    try {
+      await withdraw(admitted);
+    } finally {
+      await admitted.ratePoint.refund();
+    }
     throw error;
   }
 });

@@ -11,6 +11,7 @@ const fake = await vi.hoisted(async () => {
 });
 
 import type { Database } from "@/lib/db/client";
+import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import { usageOn } from "@/lib/db/queries/usage";
 import { usageDayOf } from "@/lib/limits/quota-day";
@@ -146,4 +147,36 @@ describeEachDriver("a new message stored beside its model call", (use, driver) =
       expect((await loadHistory(db, chatId)).map((m) => m.role)).toEqual(["user", "assistant"]);
     },
   );
+  it("a turn refused because its chat is busy costs no turn either", async () => {
+    const database = use();
+    const { db } = database;
+    const { browser, chatId } = await chatUnderWay(database, "busy-refund@example.com");
+    const lease = await acquireLease(db, chatId, 60_000);
+    if (!lease) throw new Error("no lease");
+    const busy = await postTurn(database, browser, { chatId, modelId: MODEL, text: "busy?" });
+    expect(busy.status).toBe(409);
+    await releaseLease(db, lease);
+    // The first turn took one of the two a minute; the refused one none.
+    const next = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "now?" });
+    expect(next.response.status).toBe(200);
+  });
+
+  it("a new chat's first message whose id another chat holds is refused (409) and costs no turn", async () => {
+    const database = use();
+    const { db } = database;
+    const { browser, chatId } = await chatUnderWay(database, "clash-refund@example.com");
+    const [held] = await loadHistory(db, chatId);
+    if (!held) throw new Error("no message");
+    const fresh = await newChat(database, browser);
+    const clash = await postTurn(database, browser, {
+      chatId: fresh,
+      modelId: MODEL,
+      text: "mine",
+      id: held.id,
+    });
+    expect(clash.status).toBe(409);
+    expect(await loadHistory(db, fresh)).toEqual([]);
+    const next = await sendTurn(database, browser, { chatId: fresh, modelId: MODEL, text: "hi" });
+    expect(next.response.status).toBe(200);
+  });
 });
