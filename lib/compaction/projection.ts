@@ -144,8 +144,13 @@ export function projectNextTurn(input: ProjectionInput) {
     keepRecentToolResults: input.keepRecentToolResults,
   };
   const limitTokens = messageRoom(input);
-  // A hard-wall cap an earlier turn of this version applied stays until the next compaction.
-  const priorCapTokens = lastReplyOfVersion(input, splitAfter(input))?.stats.viewCapTokens ?? null;
+  // A hard-wall cap an earlier turn of this version applied stays until the next compaction,
+  // while the room it was cut for does: another model, or a window that changed since, sizes
+  // the view afresh (a cap from a small window would cut every message of a large one).
+  const last = lastReplyOfVersion(input, splitAfter(input));
+  const sameRoom =
+    last?.stats.model === input.modelId && last.stats.contextWindow === input.budget.contextWindow;
+  const priorCapTokens = sameRoom ? (last.stats.viewCapTokens ?? null) : null;
   const view = buildView({
     history: input.history,
     state: input.state,

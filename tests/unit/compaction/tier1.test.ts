@@ -2,8 +2,11 @@ import { describe, expect, it } from "vitest";
 import { splitSummary } from "@/lib/compaction/ledger";
 import { runTier1, type Tier1Result } from "@/lib/compaction/tier1";
 import { buildView, SUMMARY_MESSAGE_ID } from "@/lib/compaction/view";
+import { computeBudget } from "@/lib/context/budget";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import {
+  assistantMessage,
+  DEFAULT_RATIOS,
   EMPTY_STATE,
   exchange,
   FALLBACK_DIGEST,
@@ -17,6 +20,7 @@ import {
   replyWithUsage,
   SUMMARIZER_MODEL,
   SUMMARY_HEADINGS,
+  statsFor,
   summaryText,
   tier1Harness,
   userMessage,
@@ -310,5 +314,43 @@ describe("Tier 1 (DESIGN §8)", () => {
 
     expect(result.view.fits).toBe(false);
     expect(result.view.messages.at(-1)).toEqual(huge); // the current message is never cut
+  });
+});
+
+describe("Tier 1: a hard-wall cap an earlier turn applied", () => {
+  const WIDE = computeBudget({ contextWindow: 200_000, maxOutputTokens: null }, DEFAULT_RATIOS);
+  const longReply = filler(2_000);
+  /** u1, a reply whose turn cut the view to 120 tokens a message, and the next question. */
+  function cutChat(stats: { model?: string; contextWindow: number }): FoldUIMessage[] {
+    return [
+      userMessage("u1", "question 1"),
+      assistantMessage("a1", {
+        text: longReply,
+        stats: {
+          ...statsFor({ contextTokens: 900, lastStepOutputTokens: 100, viewVersion: 0 }),
+          ...stats,
+          viewCapTokens: 120,
+        },
+      }),
+      userMessage("u2", "question 2"),
+    ];
+  }
+  const sentText = (result: Tier1Result) =>
+    JSON.stringify(result.view.messages.find((m) => m.id === "a1")?.parts);
+
+  it("goes on cutting while the model and its window are the ones it was cut for", async () => {
+    const { input } = tier1Harness({ budget: WIDE });
+    const result = await runTier1(input(cutChat({ contextWindow: 200_000 }), EMPTY_STATE));
+    expect(sentText(result)).not.toContain(longReply);
+  });
+
+  it("sends the conversation whole again once the window grew or the model changed", async () => {
+    const { input } = tier1Harness({ budget: WIDE });
+    for (const stats of [{ contextWindow: 8_192 }, { contextWindow: 200_000, model: "other:m" }]) {
+      const result = await runTier1(input(cutChat(stats), EMPTY_STATE));
+      expect(result.kind).toBe("noop");
+      expect(sentText(result)).toContain(longReply);
+      expect(result.view.hardWallCapTokens).toBeNull();
+    }
   });
 });
