@@ -148,8 +148,9 @@ export function projectNextTurn(input: ProjectionInput) {
   // while the room it was cut for does: another model, or a window that changed since, sizes
   // the view afresh (a cap from a small window would cut every message of a large one).
   const last = lastReplyOfVersion(input, splitAfter(input));
-  const sameRoom =
-    last?.stats.model === input.modelId && last.stats.contextWindow === input.budget.contextWindow;
+  // A reply stored before stats said its window is taken as of this one.
+  const window = last?.stats.contextWindow ?? input.budget.contextWindow;
+  const sameRoom = last?.stats.model === input.modelId && window === input.budget.contextWindow;
   const priorCapTokens = sameRoom ? (last.stats.viewCapTokens ?? null) : null;
   const view = buildView({
     history: input.history,

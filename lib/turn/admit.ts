@@ -62,7 +62,8 @@ export async function admitTurn(
   if (taken.status === "fulfilled" && admitted.status === "fulfilled") {
     return { ...taken.value, modelId, ...admitted.value };
   }
-  // A refused turn costs nothing: neither the day's message nor its rate point.
+  // A turn its chat refused gives back what its admission took: the day's message and the rate
+  // point (an admission that refused as well keeps its point, as it does on its own).
   await Promise.all([
     taken.status === "fulfilled" ? taken.value.lease.release() : null,
     admitted.status === "fulfilled" ? admitted.value.quota.giveBack() : null,
