@@ -1,6 +1,7 @@
 import type { Budget } from "@/lib/context/budget";
 import { addClassTokens, type ClassRatios, type ClassTokens } from "@/lib/context/content-class";
 import { applyRatio, type TokenEstimator } from "@/lib/context/tokens";
+import { sentInRoom } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { buildView, type CompactionState, type ModelView, splitAtWatermark } from "./view";
 
@@ -106,7 +107,7 @@ export function viewTokens(
 
 /**
  * The next request's size. Real usage first: when the last reply was sent
- * this view's compaction version by this model, its provider count (less what
+ * this view's compaction version by this model at this window, its provider count (less what
  * Stage 0 has replaced since) plus an estimate of what came after. Never below
  * the calibrated estimate of the view itself: stored usage that disagrees with
  * the content (a turn whose usage is far below what it stored) must not let a
@@ -117,7 +118,11 @@ export function projectTokens(input: ProjectionInput, view: ModelView): number {
   const estimated = viewTokens(input, view.messages);
   const last = lastReplyOfVersion(input, view.after);
   // Real usage describes this view only if no request of that turn was trimmed in memory.
-  if (last && last.stats.model === input.modelId && !last.stats.viewTrimmed) {
+  if (
+    last &&
+    sentInRoom(last.stats, input.modelId, input.budget.contextWindow) &&
+    !last.stats.viewTrimmed
+  ) {
     const since = view.after.slice(last.index + 1);
     const fromUsage =
       last.stats.contextTokens +
@@ -148,9 +153,7 @@ export function projectNextTurn(input: ProjectionInput) {
   // while the room it was cut for does: another model, or a window that changed since, sizes
   // the view afresh (a cap from a small window would cut every message of a large one).
   const last = lastReplyOfVersion(input, splitAfter(input));
-  // A reply stored before stats said its window is taken as of this one.
-  const window = last?.stats.contextWindow ?? input.budget.contextWindow;
-  const sameRoom = last?.stats.model === input.modelId && window === input.budget.contextWindow;
+  const sameRoom = last && sentInRoom(last.stats, input.modelId, input.budget.contextWindow);
   const priorCapTokens = sameRoom ? (last.stats.viewCapTokens ?? null) : null;
   const view = buildView({
     history: input.history,

@@ -65,6 +65,20 @@ export const messageMetadataSchema = z.object({
 
 export type MessageMetadata = z.infer<typeof messageMetadataSchema>;
 
+/**
+ * Whether a reply was sent to `modelId` at a window of `contextWindow` tokens: only then do its
+ * counts (and the cap its view was cut to) describe a request of this room. A model whose window
+ * changed (an admin's override, a local server reloaded) sizes and edits its view anew. A reply
+ * stored before stats carried the window is taken as of this one.
+ */
+export function sentInRoom(
+  stats: Pick<MessageStats, "model" | "contextWindow">,
+  modelId: string,
+  contextWindow: number,
+): boolean {
+  return stats.model === modelId && (stats.contextWindow ?? contextWindow) === contextWindow;
+}
+
 export function buildStats(input: {
   model: string;
   totalUsage: LanguageModelUsage;

@@ -10,6 +10,7 @@ import { markCompactionDirty } from "@/lib/db/compaction-state";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import { recordObservedWindow } from "@/lib/db/queries/observed-windows";
 import { log, metric } from "@/lib/log";
+import { sentInRoom } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { evictContextWindow, inspectContextWindow } from "@/lib/model-window/window";
 import { describeChain, truncationFix } from "@/lib/model-window/window-label";
@@ -137,7 +138,8 @@ function previousRequest(turn: TruncationCheck): TruncationInput["previous"] | n
   const stats = view[index]?.metadata?.stats;
   if (
     !stats ||
-    stats.model !== turn.budget.modelId ||
+    // Sent at another window, its view was edited for another room: no measure of this one.
+    !sentInRoom(stats, turn.budget.modelId, turn.budget.window.contextWindow) ||
     stats.viewVersion !== viewVersion ||
     stats.viewTrimmed ||
     stats.steps !== 1 ||
