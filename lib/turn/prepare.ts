@@ -73,10 +73,10 @@ export async function prepareTurn(
     // The common turn, a new message: its history loads beside the statement that stores it,
     // one round trip less before the first token. The load may see the message or not
     // (another connection); either way the rows hold it once.
-    const [appended, rows] = await Promise.all([
+    const [appended, rows] = await bothSettled(
       applyTurnRequest(db, chat, request, { modelId: modelChange }),
       loadForTurn(db, chat),
-    ]);
+    );
     if (appended) {
       const withMessage = rows.some((row) => row.id === appended.message.id)
         ? rows
@@ -90,7 +90,7 @@ export async function prepareTurn(
   const firstUser = titled ? null : await firstUserMessage(db, chat.id);
   // Both at once: the load reads from the watermark the chat had at the request, and is
   // checked against the one the chat has now (an edit just now may have moved it back).
-  const [noted, rows] = await Promise.all([
+  const [noted, rows] = await bothSettled(
     noteTurnOnChat(db, chat.id, {
       modelId: modelChange,
       title: firstUser
@@ -98,8 +98,19 @@ export async function prepareTurn(
         : undefined,
     }),
     loadForTurn(db, chat),
-  ]);
+  );
   return loaded(db, noted ?? chat, rows);
+}
+
+/**
+ * A write and a read run side by side, both settled before either's failure is thrown: a turn
+ * refused while its write still ran would free its chat under that write.
+ */
+async function bothSettled<A, B>(write: Promise<A>, read: Promise<B>): Promise<[A, B]> {
+  const [written, got] = await Promise.allSettled([write, read]);
+  if (written.status === "rejected") throw written.reason;
+  if (got.status === "rejected") throw got.reason;
+  return [written.value, got.value];
 }
 
 /** A write the turn awaits later: its failure is handled there, never left unhandled meanwhile. */
