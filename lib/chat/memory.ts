@@ -323,6 +323,20 @@ export async function continueInNewChat(
   userId: string,
   source: Chat,
 ): Promise<ChatListing> {
+  // Not while a reply streams: the new chat would take its question and never its answer.
+  const lease = await holdLease(
+    db,
+    source.id,
+    "A reply is streaming in this chat. Continue in a new chat once it finishes.",
+  );
+  try {
+    return await handOff(db, userId, source);
+  } finally {
+    await lease.release();
+  }
+}
+
+async function handOff(db: Db, userId: string, source: Chat): Promise<ChatListing> {
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     // The summary and the pinned messages as of one moment: a fold cannot commit (and settle

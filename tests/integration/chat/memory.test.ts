@@ -1,3 +1,4 @@
+import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
@@ -15,6 +16,8 @@ import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
 import type { ChatMemory } from "@/lib/chat/memory";
 import { splitSummary } from "@/lib/compaction/ledger";
 import type { Database } from "@/lib/db/client";
+import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
+import { chat } from "@/lib/db/schema";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
 import { register } from "../../helpers/auth";
@@ -420,6 +423,30 @@ describeEachDriver("What the model remembers", (use, driver) => {
     );
     // The source chat is unchanged.
     expect((await chatRow(database.db, chatId)).contextSummary).toBe(source.contextSummary);
+  });
+
+  it("continue in a new chat waits for a reply still streaming, and says so when it goes on (409)", async () => {
+    const database = use();
+    const { browser } = await register(database, "handoff-busy@example.com");
+    const chatId = await compactedChat(database, browser);
+    const lease = await acquireLease(database.db, chatId, 60_000);
+    if (!lease) throw new Error("no lease");
+    const busy = await continueChat(database, browser, chatId);
+    expect(busy.status).toBe(409);
+    expect(((await busy.json()) as { error: { message: string } }).error.message).toMatch(
+      /reply is streaming/,
+    );
+    // No chat was started from it.
+    const { userId } = await chatRow(database.db, chatId);
+    const continued = () =>
+      database.db
+        .select({ id: chat.id })
+        .from(chat)
+        .where(and(eq(chat.userId, userId), like(chat.title, "Continued:%")));
+    expect(await continued()).toEqual([]);
+    await releaseLease(database.db, lease);
+    expect((await continueChat(database, browser, chatId)).status).toBe(201);
+    expect(await continued()).toHaveLength(1);
   });
 
   it("an edit in a continued chat rolls back to the user's own edit of the summary it started from", async () => {
