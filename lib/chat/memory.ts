@@ -11,6 +11,7 @@ import {
   summarizesNothing,
   withUserNotes,
 } from "@/lib/compaction/user-notes";
+import { isTracePart } from "@/lib/compaction/view";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
@@ -267,7 +268,8 @@ const missingMessage = () =>
  * What no summary holds comes along to a continued chat as messages: the ones the user pinned
  * (still pinned), the ones unpinned that no summary has told yet, and the latest ones, after
  * the summary's watermark (both as plain messages, folded in the new chat's own time).
- * Copies, with new ids and none of the source's stats; compaction entries stay behind.
+ * Copies, with new ids and none of the source's stats; compaction entries stay behind, and so
+ * do the traces of folds inside replies (they ran in the source chat, not in the new one).
  */
 async function carryUnsummarized(
   tx: Db,
@@ -289,9 +291,15 @@ async function carryUnsummarized(
       ),
     )
     .orderBy(asc(message.seq));
-  if (kept.length === 0) return;
+  const copies = kept
+    .map((row) => ({
+      ...row,
+      parts: (row.parts as FoldUIMessage["parts"]).filter((part) => !isTracePart(part)),
+    }))
+    .filter((row) => row.parts.length > 0);
+  if (copies.length === 0) return;
   await tx.insert(message).values(
-    kept.map((row, seq) => ({
+    copies.map((row, seq) => ({
       id: generateId(),
       chatId,
       seq,

@@ -17,6 +17,7 @@ import type { ChatMemory } from "@/lib/chat/memory";
 import { splitSummary } from "@/lib/compaction/ledger";
 import type { Database } from "@/lib/db/client";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
+import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import { chat } from "@/lib/db/schema";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
@@ -447,6 +448,35 @@ describeEachDriver("What the model remembers", (use, driver) => {
     await releaseLease(database.db, lease);
     expect((await continueChat(database, browser, chatId)).status).toBe(201);
     expect(await continued()).toHaveLength(1);
+  });
+
+  it("continue in a new chat leaves behind the traces of folds that ran inside the old chat's replies", async () => {
+    const database = use();
+    const { browser } = await register(database, "handoff-traces@example.com");
+    const chatId = await compactedChat(database, browser);
+    // A reply after the watermark that folded older messages during its turn.
+    await appendMessage(database.db, chatId, {
+      id: "a-with-trace",
+      role: "assistant",
+      parts: [
+        {
+          type: "tool-compact_context",
+          toolCallId: "trace-1",
+          state: "output-available",
+          input: { reason: "threshold" },
+          output: { outcome: "summarized", summary: "the old chat's summary" },
+        },
+        { type: "text", text: "The answer after the fold." },
+      ],
+      metadata: null,
+    });
+    const response = await continueChat(database, browser, chatId);
+    expect(response.status).toBe(201);
+    const { chat: created } = (await response.json()) as { chat: { id: string } };
+    const copied = await loadHistory(database.db, created.id);
+    const parts = copied.flatMap((row) => row.parts as Array<{ type: string; text?: string }>);
+    expect(parts.some((part) => part.text === "The answer after the fold.")).toBe(true);
+    expect(parts.map((part) => part.type)).not.toContain("tool-compact_context");
   });
 
   it("an edit in a continued chat rolls back to the user's own edit of the summary it started from", async () => {
