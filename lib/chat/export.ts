@@ -164,7 +164,7 @@ export function chatToMarkdown({ chat, rows, versions }: ChatSnapshot, now: Date
   for (const row of rows) {
     const message = rowToUIMessage(row);
     const notes = notesOf(message);
-    const text = textOf(message);
+    const text = markdownTextOf(message);
     if (!text && notes.length === 0) continue;
     lines.push("", "---", "", `### ${ROLE_HEADINGS[row.role]} · ${stamp(row.createdAt)}`, "");
     for (const note of notes) lines.push(`> ${note}`, "");
@@ -194,6 +194,37 @@ export function exportFileName(chat: Pick<Chat, "title">, format: ExportFormat):
 
 function textOf(message: FoldUIMessage): string {
   return messageText({ parts: answerParts(message.parts) });
+}
+
+/**
+ * A message's text as Markdown of its own: its steps' texts a paragraph apart (glued together,
+ * a fence closing one step ran into the next step's first line), and a code block it leaves
+ * open (a reply stopped mid-block) closed, so the rest of the transcript stays outside it.
+ */
+function markdownTextOf(message: FoldUIMessage): string {
+  const texts = answerParts(message.parts).flatMap((part) =>
+    part.type === "text" && part.text.trim() !== "" ? [part.text] : [],
+  );
+  return closeOpenFence(texts.join("\n\n"));
+}
+
+/** An opening or closing code fence (CommonMark): up to three spaces, then ``` or ~~~ or longer. */
+const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+
+function closeOpenFence(text: string): string {
+  let open: string | null = null;
+  for (const line of text.split("\n")) {
+    const fence = FENCE.exec(line);
+    if (!fence?.[1]) continue;
+    const [, marks, rest = ""] = fence;
+    if (open === null) {
+      // A backtick fence's info string holds no backtick.
+      if (!(marks.startsWith("`") && rest.includes("`"))) open = marks;
+    } else if (marks[0] === open[0] && marks.length >= open.length && rest.trim() === "") {
+      open = null;
+    }
+  }
+  return open === null ? text : `${text}\n${open}`;
 }
 
 /** What happened besides text: a pin, a tool call, or older messages folded into the summary. */

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { chatToMarkdown } from "@/lib/chat/export";
+import type { Chat, Message } from "@/lib/db/schema";
+
+const at = new Date("2026-12-01T10:00:00Z");
+const chat = { id: "c1", title: "Fences", contextSummary: "The goal: ship it." } as Chat;
+const row = (id: string, role: Message["role"], parts: unknown[], seq: number) =>
+  ({ id, chatId: "c1", seq, role, parts, metadata: null, createdAt: at }) as Message;
+
+/** What of `markdown` lies outside code blocks (fences per CommonMark, backticks or tildes). */
+function outsideCode(markdown: string): string {
+  const kept: string[] = [];
+  let open: string | null = null;
+  for (const line of markdown.split("\n")) {
+    const fence = /^ {0,3}(`{3,}|~{3,})\s*\S*\s*$/.exec(line)?.[1];
+    if (fence && open === null) open = fence;
+    else if (fence && open !== null && fence[0] === open[0] && fence.length >= open.length)
+      open = null;
+    else if (open === null) kept.push(line);
+  }
+  return kept.join("\n");
+}
+
+describe("the Markdown transcript and code blocks", () => {
+  it("keeps the next message and the summary outside a block a stopped reply left open", () => {
+    const markdown = chatToMarkdown(
+      {
+        chat,
+        rows: [
+          row("u1", "user", [{ type: "text", text: "Write the script." }], 0),
+          row("a1", "assistant", [{ type: "text", text: "Here:\n\n```sh\necho one" }], 1),
+          row("u2", "user", [{ type: "text", text: "Why did it stop?" }], 2),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    const prose = outsideCode(markdown);
+    expect(prose).toContain("### You");
+    expect(prose).toContain("Why did it stop?");
+    expect(prose).toContain("## Summary of the earlier conversation");
+    expect(markdown).toContain("echo one");
+  });
+
+  it("sets a reply's steps a paragraph apart, so a fence that closes one step still closes", () => {
+    const markdown = chatToMarkdown(
+      {
+        chat,
+        rows: [
+          row(
+            "a1",
+            "assistant",
+            [
+              { type: "step-start" },
+              { type: "text", text: "First:\n```\nls\n```" },
+              { type: "step-start" },
+              { type: "text", text: "Done." },
+            ],
+            0,
+          ),
+          row("u1", "user", [{ type: "text", text: "Thanks." }], 1),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    const prose = outsideCode(markdown);
+    expect(prose).toContain("Done.");
+    expect(prose).toContain("Thanks.");
+  });
+});
