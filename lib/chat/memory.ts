@@ -28,7 +28,7 @@ import { isPinnedByUser } from "@/lib/message/pins";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { headOf } from "@/lib/message/unstorable-text";
 import { holdLease } from "./lease";
-import { TITLE_MAX_CHARS } from "./schemas";
+import { SUMMARY_MAX_CHARS, TITLE_MAX_CHARS } from "./schemas";
 
 /**
  * "What the model remembers" (issue 14): the summary a chat's next request carries, its
@@ -114,7 +114,15 @@ export function changeNote(
     const present = notes.some((line) => noteKey(line) === key);
     if (!input.remove) {
       if (present) throw new AppError("conflict:note", "The model already keeps this note.");
-      return withUserNotes(current, [noteLine(input.note)]) ?? "";
+      const added = withUserNotes(current, [noteLine(input.note)]) ?? "";
+      // Past the summary's own limit it could no longer be saved as it is, even unchanged.
+      if (added.length > SUMMARY_MAX_CHARS) {
+        throw new AppError(
+          "conflict:summary_full",
+          `What the model remembers is at its limit of ${SUMMARY_MAX_CHARS.toLocaleString("en-US")} characters. Take a note away or shorten the summary first.`,
+        );
+      }
+      return added;
     }
     if (!present) {
       throw new AppError("not_found:note", "That note is not in the summary any more.");

@@ -794,6 +794,42 @@ describeEachDriver("What the model remembers", (use, driver) => {
     ]);
   });
 
+  it("refuses a note that would take what the model remembers past its limit, and changes nothing", async () => {
+    const database = use();
+    const { browser } = await register(database, "notes-full@example.com");
+    const chatId = await compactedChat(database, browser);
+    const long = `## Goal & open requests\n${"Keep going. ".repeat(5_000)}`.slice(0, 59_800);
+    const { version } = await chatRow(database.db, chatId);
+    expect((await putSummary(database, browser, chatId, { summary: long, version })).status).toBe(
+      200,
+    );
+    const full = await chatRow(database.db, chatId);
+    const refused = await changeNote(database, browser, chatId, "POST", {
+      note: `Remember this: ${"x".repeat(400)}`,
+      version: full.version,
+    });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+      /at its limit/,
+    );
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(full.contextSummary);
+    // A short one still fits, and the summary can still be saved as it is.
+    const short = await changeNote(database, browser, chatId, "POST", {
+      note: "Short.",
+      version: full.version,
+    });
+    expect(short.status).toBe(200);
+    const now = await chatRow(database.db, chatId);
+    expect(
+      (
+        await putSummary(database, browser, chatId, {
+          summary: now.contextSummary,
+          version: now.version,
+        })
+      ).status,
+    ).toBe(200);
+  });
+
   it("a note taken away does not come back when an edit rolls the summary back to one from before, and the notes kept still stay", async () => {
     const database = use();
     const { browser } = await register(database, "notes-rollback@example.com");
