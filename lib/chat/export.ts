@@ -1,5 +1,7 @@
 import { getToolName, isToolUIPart } from "ai";
 import { z } from "zod";
+import type { TraceOutput } from "@/lib/compaction/trace";
+import { traceTitle } from "@/lib/compaction/trace-text";
 import type { Db } from "@/lib/db/client";
 import { listBranches } from "@/lib/db/queries/branches";
 import { getChat } from "@/lib/db/queries/chats";
@@ -150,10 +152,12 @@ const ROLE_HEADINGS: Record<Message["role"], string> = {
  * notes; the summary the model is told of the folded part at the end.
  */
 export function chatToMarkdown({ chat, rows, versions }: ChatSnapshot, now: Date): string {
+  // The conversation's messages: the timeline's own compaction entries are not among them.
+  const count = rows.filter((row) => row.metadata?.compaction !== true).length;
   const lines = [
     `# ${oneLine(chat.title)}`,
     "",
-    `_Exported from Fold on ${stamp(now)} · ${rows.length} ${rows.length === 1 ? "message" : "messages"}_`,
+    `_Exported from Fold on ${stamp(now)} · ${count} ${count === 1 ? "message" : "messages"}_`,
   ];
   if (versions.length > 0) {
     lines.push(
@@ -235,14 +239,12 @@ function notesOf(message: FoldUIMessage): string[] {
       if (!isToolUIPart(part)) return [];
       const name = getToolName(part);
       if (name === COMPACTION_TRACE_TOOL_NAME) {
-        const output = part.state === "output-available" ? part.output : undefined;
-        const messages =
-          output && typeof output === "object" && "messagesSummarized" in output
-            ? Number(output.messagesSummarized)
-            : 0;
-        return messages > 0
-          ? [`_Older messages were summarized (${messages} messages)._`]
-          : ["_Older messages were summarized._"];
+        // What the timeline's card says: a fold, an edit of the memory, a cut, a failure.
+        const output = part.state === "output-available" ? (part.output as TraceOutput) : null;
+        if (!output?.outcome) return ["_Older messages were being summarized._"];
+        const messages = Number(output.messagesSummarized) || 0;
+        const count = messages > 0 ? ` (${messages} messages)` : "";
+        return [`_${traceTitle(output)}${count}._`];
       }
       return [`_Used the tool \`${name}\`._`];
     }),

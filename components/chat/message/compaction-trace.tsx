@@ -3,21 +3,9 @@
 import { ChevronRight, Layers } from "lucide-react";
 import { useEffect, useState } from "react";
 import type { TraceInput, TraceOutput } from "@/lib/compaction/trace";
-import { NOTE_ADDED, NOTE_REMOVED } from "@/lib/compaction/user-notes";
+import { isTruncationNotice, traceTitle } from "@/lib/compaction/trace-text";
 import { formatCount, formatDuration } from "../../stats/format";
 import { Markdown } from "./markdown";
-
-/** One plain sentence per outcome: what happened to the chat, not what the code did. */
-const OUTCOME_TEXT: Record<TraceOutput["outcome"], string> = {
-  summarized: "Summarized older messages to make room",
-  fallback:
-    "Summarized older messages with a simpler digest, because the summarizer did not answer",
-  trimmed: "The chat was too long for the model, so this request was shortened and sent again",
-  skipped: "Nothing to summarize yet",
-  conflict: "Another summary was written at the same moment; this chat uses that one",
-  failed: "Older messages could not be summarized this time",
-  stopped: "Stopped before older messages were summarized; the chat is as it was",
-};
 
 /** Outcomes whose detail (the cause, in a few words) waits behind a toggle. */
 const TROUBLE: ReadonlySet<TraceOutput["outcome"]> = new Set(["fallback", "failed", "trimmed"]);
@@ -32,19 +20,6 @@ const REASON_TEXT: Record<string, string> = {
   edited: "you changed the summary or your notes in the memory panel",
 };
 
-/** The user's own edit of the summary (the memory panel): no compaction ran. */
-const EDITED_TITLE = "Summary edited by you";
-
-/** An edit that added or took away one of the user's notes, by what it says it did. */
-function editedTitle(note: string | null | undefined): string {
-  if (note?.startsWith(NOTE_ADDED)) return "Note added by you";
-  if (note?.startsWith(NOTE_REMOVED)) return "Note removed by you";
-  return EDITED_TITLE;
-}
-
-/** A silent cut is not a compaction Fold ran: it says what the server did. */
-const TRUNCATED_TITLE = "The server cut this conversation to fit its window";
-
 /** The `compact_context` entry in the timeline: running, then what it did. */
 export function CompactionTrace({
   input,
@@ -57,7 +32,7 @@ export function CompactionTrace({
   if (!output) return <RunningTrace messages={input?.messages} />;
 
   // The detection itself; the compaction it causes next turn shows as a compaction.
-  const truncated = output.reason === "truncated" && output.outcome === "skipped";
+  const truncated = isTruncationNotice(output);
   const edited = output.reason === "edited";
   const trouble = TROUBLE.has(output.outcome) || truncated;
   const tone = trouble ? "border-amber-200 bg-amber-50" : "border-indigo-100 bg-indigo-50/60";
@@ -80,13 +55,7 @@ export function CompactionTrace({
         className="flex w-full items-center gap-2 text-left"
       >
         <Layers size={14} className="shrink-0 text-indigo-500" />
-        <span className="font-medium">
-          {truncated
-            ? TRUNCATED_TITLE
-            : edited
-              ? editedTitle(output.note)
-              : OUTCOME_TEXT[output.outcome]}
-        </span>
+        <span className="font-medium">{traceTitle(output)}</span>
         {shrank ? (
           <span className="text-muted">
             {output.messagesSummarized > 0 ? `${output.messagesSummarized} messages · ` : ""}

@@ -102,7 +102,7 @@ describeEachDriver("GET /api/chats/:id/export", (use) => {
       expect(at, `message ${row.id} is missing or out of order`).toBeGreaterThanOrEqual(from);
       from = at + text.length;
     }
-    expect(markdown).toMatch(/Older messages were summarized \(\d+ messages\)/);
+    expect(markdown).toMatch(/Summarized older messages to make room \(\d+ messages\)/);
   });
 
   it("carries what the chat remembers: the summary and where it stops, the pins, and earlier versions of an edited turn", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chatToMarkdown } from "@/lib/chat/export";
+import { NOTE_ADDED } from "@/lib/compaction/user-notes";
 import type { Chat, Message } from "@/lib/db/schema";
 
 const at = new Date("2026-12-01T10:00:00Z");
@@ -67,5 +68,68 @@ describe("the Markdown transcript and code blocks", () => {
     const prose = outsideCode(markdown);
     expect(prose).toContain("Done.");
     expect(prose).toContain("Thanks.");
+  });
+});
+
+describe("the Markdown transcript's compaction entries", () => {
+  const entry = (id: string, seq: number, output: Record<string, unknown>) =>
+    row(
+      id,
+      "assistant",
+      [
+        {
+          type: "tool-compact_context",
+          toolCallId: `trace-${id}`,
+          state: "output-available",
+          input: {},
+          output: {
+            tokensBefore: 0,
+            tokensAfter: 0,
+            savedPct: 0,
+            messagesSummarized: 0,
+            ...output,
+          },
+        },
+      ],
+      seq,
+    );
+
+  it("say what happened, as the timeline's cards do, not that messages were summarized", () => {
+    const markdown = chatToMarkdown(
+      {
+        chat,
+        rows: [
+          entry("e1", 0, { outcome: "summarized", reason: "manual", messagesSummarized: 4 }),
+          entry("e2", 1, { outcome: "summarized", reason: "edited", note: `${NOTE_ADDED}: x` }),
+          entry("e3", 2, { outcome: "failed", reason: "threshold" }),
+          entry("e4", 3, { outcome: "skipped", reason: "truncated" }),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    expect(markdown).toContain("_Summarized older messages to make room (4 messages)._");
+    expect(markdown).toContain("_Note added by you._");
+    expect(markdown).toContain("_Older messages could not be summarized this time._");
+    expect(markdown).toContain("_The server cut this conversation to fit its window._");
+  });
+
+  it("are not counted as messages of the conversation", () => {
+    const markdown = chatToMarkdown(
+      {
+        chat,
+        rows: [
+          row("u1", "user", [{ type: "text", text: "Hello." }], 0),
+          {
+            ...entry("e1", 1, { outcome: "summarized", reason: "manual" }),
+            metadata: { compaction: true },
+          },
+          row("a1", "assistant", [{ type: "text", text: "Hi." }], 2),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    expect(markdown).toContain("· 2 messages_");
   });
 });
