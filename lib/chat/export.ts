@@ -212,23 +212,31 @@ function markdownTextOf(message: FoldUIMessage): string {
   return closeOpenFence(texts.join("\n\n"));
 }
 
-/** An opening or closing code fence (CommonMark): up to three spaces, then ``` or ~~~ or longer. */
-const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+/**
+ * A code fence line (CommonMark): ``` or ~~~ or longer, after what places it — spaces, and the
+ * markers of the list items it sits in (`- `, `1. `), which a fence may follow on their line.
+ */
+const FENCE = /^((?: *(?:[-+*]|\d{1,9}[.)]) +)* *)(`{3,}|~{3,})(.*)$/;
 
 function closeOpenFence(text: string): string {
-  let open: string | null = null;
+  let open: { marks: string; column: number } | null = null;
   for (const line of text.split("\n")) {
     const fence = FENCE.exec(line);
-    if (!fence?.[1]) continue;
-    const [, marks, rest = ""] = fence;
+    if (!fence?.[2]) continue;
+    const [, lead = "", marks, rest = ""] = fence;
     if (open === null) {
       // A backtick fence's info string holds no backtick.
-      if (!(marks.startsWith("`") && rest.includes("`"))) open = marks;
-    } else if (marks[0] === open[0] && marks.length >= open.length && rest.trim() === "") {
+      if (!(marks.startsWith("`") && rest.includes("`"))) open = { marks, column: lead.length };
+    } else if (
+      marks[0] === open.marks[0] &&
+      marks.length >= open.marks.length &&
+      rest.trim() === ""
+    ) {
       open = null;
     }
   }
-  return open === null ? text : `${text}\n${open}`;
+  // Closed where it opened: inside its list item, which the next message's rule then ends.
+  return open === null ? text : `${text}\n${" ".repeat(open.column)}${open.marks}`;
 }
 
 /** What happened besides text: a pin, a tool call, or older messages folded into the summary. */
@@ -243,7 +251,8 @@ function notesOf(message: FoldUIMessage): string[] {
         const output = part.state === "output-available" ? (part.output as TraceOutput) : null;
         if (!output?.outcome) return ["_Older messages were being summarized._"];
         const messages = Number(output.messagesSummarized) || 0;
-        const count = messages > 0 ? ` (${messages} messages)` : "";
+        const count =
+          messages > 0 ? ` (${messages} ${messages === 1 ? "message" : "messages"})` : "";
         return [`_${traceTitle(output)}${count}._`];
       }
       return [`_Used the tool \`${name}\`._`];

@@ -346,7 +346,8 @@ export async function continueInNewChat(
     "A reply is streaming in this chat. Continue in a new chat once it finishes.",
   );
   try {
-    return await handOff(db, userId, source);
+    // As the chat is now: a turn that ended meanwhile may have changed its model or title.
+    return await handOff(db, userId, (await getChat(db, source.id)) ?? source);
   } finally {
     await lease.release();
   }

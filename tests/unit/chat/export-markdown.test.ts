@@ -1,3 +1,4 @@
+import { micromark } from "micromark";
 import { describe, expect, it } from "vitest";
 import { chatToMarkdown } from "@/lib/chat/export";
 import { NOTE_ADDED } from "@/lib/compaction/user-notes";
@@ -8,18 +9,12 @@ const chat = { id: "c1", title: "Fences", contextSummary: "The goal: ship it." }
 const row = (id: string, role: Message["role"], parts: unknown[], seq: number) =>
   ({ id, chatId: "c1", seq, role, parts, metadata: null, createdAt: at }) as Message;
 
-/** What of `markdown` lies outside code blocks (fences per CommonMark, backticks or tildes). */
+/**
+ * What of `markdown` a CommonMark renderer (micromark, not Fold's code) shows outside code
+ * blocks: the rendered HTML with every <pre> block taken out.
+ */
 function outsideCode(markdown: string): string {
-  const kept: string[] = [];
-  let open: string | null = null;
-  for (const line of markdown.split("\n")) {
-    const fence = /^ {0,3}(`{3,}|~{3,})\s*\S*\s*$/.exec(line)?.[1];
-    if (fence && open === null) open = fence;
-    else if (fence && open !== null && fence[0] === open[0] && fence.length >= open.length)
-      open = null;
-    else if (open === null) kept.push(line);
-  }
-  return kept.join("\n");
+  return micromark(markdown).replace(/<pre>[\s\S]*?<\/pre>/g, "");
 }
 
 describe("the Markdown transcript and code blocks", () => {
@@ -37,10 +32,30 @@ describe("the Markdown transcript and code blocks", () => {
       at,
     );
     const prose = outsideCode(markdown);
-    expect(prose).toContain("### You");
+    expect(prose).toContain("<h3>You");
     expect(prose).toContain("Why did it stop?");
-    expect(prose).toContain("## Summary of the earlier conversation");
+    expect(prose).toContain("<h2>Summary of the earlier conversation</h2>");
     expect(markdown).toContain("echo one");
+  });
+
+  it("closes a block left open inside a list item in that item, and leaves one closed there alone", () => {
+    for (const reply of [
+      "Steps:\n\n1. Run:\n   ```bash\n   npm i",
+      "- ```js\n  const a = 1;\n  ```\n\nDone.",
+    ]) {
+      const markdown = chatToMarkdown(
+        {
+          chat,
+          rows: [
+            row("a1", "assistant", [{ type: "text", text: reply }], 0),
+            row("u1", "user", [{ type: "text", text: "Next question." }], 1),
+          ],
+          versions: [],
+        },
+        at,
+      );
+      expect(outsideCode(markdown), reply).toContain("Next question.");
+    }
   });
 
   it("sets a reply's steps a paragraph apart, so a fence that closes one step still closes", () => {
