@@ -136,6 +136,10 @@ async function answerWithin(
   // the reply keeps none of the first attempt's steps. Its stats count what both attempts used.
   ctx.observed.steps = keepsSteps ? finishedSteps : 0;
   ctx.observed.earlierUsage = first.usage;
+  // The retry's own request, should the user stop it before a step ends: not the cut attempt's
+  // last step (its context), nor the view before it was trimmed (its input).
+  ctx.observed.lastStepUsage = undefined;
+  ctx.observed.retryEstimatedTokens = Math.ceil((trimmed.after + ctx.frame.overheadTokens) * ratio);
   // A stopped retry's output is estimated from its own text: the first attempt's is counted.
   ctx.observed.streamedText = "";
   const retry = await streamAttempt(ctx, signal, deadline, trimmed.messages, write, {
@@ -288,15 +292,17 @@ function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
   const { observed } = ctx;
   // The same estimate a finished reply records (and calibration would read), made once.
   observed.estimate ??= requestEstimate(ctx);
-  const inputTokens = observed.estimate.estimatedTokens;
+  const inputTokens = observed.retryEstimatedTokens ?? observed.estimate.estimatedTokens;
   const outputTokens = defaultEstimator.countText(observed.streamedText ?? "");
+  const stoppedUsage = { inputTokens, outputTokens } as LanguageModelUsage;
   return {
     stopped: true,
     stats: buildStats({
       model: ctx.budget.modelId,
       contextWindow: ctx.budget.window.contextWindow,
-      totalUsage: withEarlier(observed, { inputTokens, outputTokens } as LanguageModelUsage),
-      lastStepUsage: observed.lastStepUsage,
+      totalUsage: withEarlier(observed, stoppedUsage),
+      // Stopped before any step of its request ended: that request is its context.
+      lastStepUsage: observed.lastStepUsage ?? stoppedUsage,
       steps: observed.steps,
       estimatedInputTokens: inputTokens,
       viewVersion: ctx.compaction.viewVersion,

@@ -16,6 +16,8 @@ export type TurnObservations = {
   firstStepRecovered?: { reportedTokens: number | null };
   /** What an earlier attempt of this reply used (a window-cut retry's first): its stats count it too. */
   earlierUsage?: LanguageModelUsage;
+  /** Fold's estimate of a window-cut retry's request, trimmed in memory: a stopped retry's input. */
+  retryEstimatedTokens?: number;
   /** Tier 2 or recovery trimmed a request in memory: the usage describes a view that will not exist again. */
   trimmedInMemory?: boolean;
   steps: number;

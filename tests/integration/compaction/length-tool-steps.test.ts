@@ -154,17 +154,28 @@ describeEachDriver("a tool loop whose last step the window cuts short", (use) =>
       | {
           messageMetadata?: {
             stopped?: boolean;
-            stats?: { inputTokens: number; outputTokens: number; viewTrimmed?: boolean };
+            stats?: {
+              inputTokens: number;
+              outputTokens: number;
+              contextTokens: number;
+              viewTrimmed?: boolean;
+            };
           };
         }
       | undefined;
     expect(finish?.messageMetadata?.stopped).toBe(true);
     const stats = finish?.messageMetadata?.stats;
     // The two requests of the cut attempt were answered and counted; the stopped retry adds
-    // Fold's estimate of the view it started from (its trimmed request was smaller).
+    // Fold's estimate of its own request, trimmed in memory.
     const answered = fake.requests.filter((r) => !isSummaryRequest(r) && r.status === 200);
     const cutAttempt = answered.slice(0, 2).reduce((sum, r) => sum + r.promptTokens, 0);
     expect(stats?.inputTokens).toBeGreaterThan(cutAttempt);
+    // Its context is that trimmed request, not the cut attempt's last one, near the window.
+    const cutRequest = answered[1]?.promptTokens ?? 0;
+    const retried = fake.requests.filter((r) => !isSummaryRequest(r)).at(-1);
+    expect(stats?.contextTokens).toBeLessThan(cutRequest);
+    expect(stats?.contextTokens).toBeGreaterThanOrEqual((retried?.promptTokens ?? 0) * 0.9);
+    expect(stats?.inputTokens).toBeLessThan(cutAttempt + cutRequest);
     // The cut attempt's output is counted once: as the provider reported it, not again from
     // the text it streamed before the retry.
     const marker = chunks.findIndex((c) => c.type === "data-fold-retry");
