@@ -2,6 +2,7 @@ import { getToolName, isToolUIPart } from "ai";
 import { z } from "zod";
 import type { TraceOutput } from "@/lib/compaction/trace";
 import { traceTitle } from "@/lib/compaction/trace-text";
+import { summarizesNothing } from "@/lib/compaction/user-notes";
 import type { Db } from "@/lib/db/client";
 import { listBranches } from "@/lib/db/queries/branches";
 import { getChat } from "@/lib/db/queries/chats";
@@ -174,7 +175,12 @@ export function chatToMarkdown({ chat, rows, versions }: ChatSnapshot, now: Date
     for (const note of notes) lines.push(`> ${note}`, "");
     if (text) lines.push(text, "");
   }
-  if (chat.contextSummary) {
+  if (chat.contextSummary && summarizesNothing(chat.contextSummary)) {
+    // The user's notes alone: nothing is folded yet.
+    lines.push("", "---", "", "## Notes the model keeps", "");
+    lines.push("_What the model is told with every message, as you wrote it._", "");
+    lines.push(chat.contextSummary.trim(), "");
+  } else if (chat.contextSummary) {
     lines.push("", "---", "", "## Summary of the earlier conversation", "");
     lines.push("_What the model is told in place of the folded messages._", "");
     lines.push(chat.contextSummary.trim(), "");

@@ -148,3 +148,23 @@ describe("the Markdown transcript's compaction entries", () => {
     expect(markdown).toContain("· 2 messages_");
   });
 });
+
+describe("the Markdown transcript's memory", () => {
+  it("calls a summary of the user's notes alone their notes, not a summary of folded messages", () => {
+    const notesOnly = {
+      ...chat,
+      contextSummary: "## Notes you added\n- Answer in French.",
+    } as Chat;
+    const markdown = chatToMarkdown(
+      {
+        chat: notesOnly,
+        rows: [row("u1", "user", [{ type: "text", text: "Hi." }], 0)],
+        versions: [],
+      },
+      at,
+    );
+    expect(markdown).toContain("## Notes the model keeps");
+    expect(markdown).not.toContain("Summary of the earlier conversation");
+    expect(markdown).toContain("- Answer in French.");
+  });
+});
