@@ -15,6 +15,7 @@ import {
   loadTurnHistory,
   turnHistoryFirstPosition,
 } from "@/lib/db/queries/messages";
+import { statusOf } from "@/lib/db/queries/users";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import type { LiveBus } from "@/lib/live/bus";
@@ -42,7 +43,11 @@ import { type HeldLease, LEASE_MS, tryHoldCompactionLease } from "./lease";
  * it folded stays in the timeline as a trace entry.
  */
 
-export type BackgroundDeps = CompactDeps & { live: LiveBus };
+export type BackgroundDeps = CompactDeps & {
+  live: LiveBus;
+  /** Whether the chat's owner has tokens left today: a summarizer pass is charged to them. */
+  tokensLeft?: () => Promise<boolean>;
+};
 
 /**
  * What the turn that just ended knows of the next one's size: the provider's count of its
@@ -102,7 +107,7 @@ export async function startBackgroundCompaction(
   }
   try {
     const due = await dueCompaction(deps, chatId, modelId, tools);
-    if (!due) return false;
+    if (!due || !(await ownerMayPay(deps, due.input.chat.userId))) return false;
     const lease = await tryHoldCompactionLease(deps.db, chatId);
     if (!lease) return false;
     metric("compaction.background", { chatId, projected: due.projected, trigger: due.trigger });
@@ -114,6 +119,19 @@ export async function startBackgroundCompaction(
     log.warn({ err: error, chatId }, "background compaction could not start");
     return false;
   }
+}
+
+/**
+ * A summarizer pass is charged to the chat's owner: none for an account no longer active (an
+ * admin disabled it during the turn; its stop went out before this job), nor once the day's
+ * tokens are spent (the next turn would be refused anyway; Compact now is, with a 429).
+ */
+async function ownerMayPay(deps: BackgroundDeps, userId: string): Promise<boolean> {
+  const [status, tokensLeft] = await Promise.all([
+    statusOf(deps.db, userId),
+    deps.tokensLeft ? deps.tokensLeft().catch(() => true) : true,
+  ]);
+  return status === "active" && tokensLeft;
 }
 
 /** How often a caller that must wait looks whether the background compaction is done. */

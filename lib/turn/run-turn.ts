@@ -190,9 +190,10 @@ export async function runTurn(
     // Off the critical path: if the next turn would cross the trigger, a compaction starts
     // now, under its own lease, before this turn frees the chat (DESIGN §16). It never throws.
     // Not after a turn stopped before its model call: that stop may have been of this very
-    // compaction. Nor after one whose message was not stored: it added nothing.
+    // compaction. Nor after one whose message was not stored: it added nothing. Nor after one
+    // the day's tokens stopped: a summarizer pass would be charged past them.
     .then(() =>
-      observed.stoppedBeforeModel || observed.unstored
+      observed.stoppedBeforeModel || observed.unstored || observed.stoppedFor === "token_quota"
         ? false
         : startBackgroundCompaction(
             { ...deps, live },

@@ -8,14 +8,18 @@ const fake = await vi.hoisted(async () => {
   });
 });
 
+import { eq } from "drizzle-orm";
 import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
 import * as compactionRoute from "@/app/api/chats/[id]/compaction/route";
 import * as contextRoute from "@/app/api/chats/[id]/context/route";
+import { getLanguageModel } from "@/lib/ai/providers";
 import { backgroundCompactionDone, startBackgroundCompaction } from "@/lib/chat/background-compact";
 import { tryHoldCompactionLease } from "@/lib/chat/lease";
 import type { Database } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
-import { loadHistory } from "@/lib/db/queries/messages";
+import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
+import { updateUserRow } from "@/lib/db/queries/users";
+import { user } from "@/lib/db/schema";
 import { liveBus } from "@/lib/live/bus";
 import { register } from "../../helpers/auth";
 import { compactNowCall } from "../../helpers/compaction";
@@ -318,4 +322,50 @@ it("does not read the chat after a reply whose counted size is clearly under the
   );
   expect(started).toBe(false);
   expect(touched).toEqual([]);
+});
+
+describeEachDriver("a background compaction's cost to the chat's owner", (use) => {
+  /** A chat whose stored messages put the next turn over the trigger, written without turns. */
+  async function dueChat(database: Database, email: string) {
+    const { browser } = await register(database, email);
+    const chatId = await newChat(database, browser);
+    for (let n = 0; n < 8; n++) {
+      await appendMessage(database.db, chatId, {
+        id: `${email}-${n}`,
+        role: n % 2 === 0 ? "user" : "assistant",
+        parts: [{ type: "text", text: longMessage(n, 500) }],
+        metadata: null,
+      });
+    }
+    const [owner] = await database.db.select().from(user).where(eq(user.email, email));
+    if (!owner) throw new Error("no user");
+    return { chatId, userId: owner.id };
+  }
+  const start = (database: Database, chatId: string, tokensLeft: boolean) =>
+    startBackgroundCompaction(
+      {
+        db: database.db,
+        resolveModel: getLanguageModel,
+        live: liveBus(),
+        tokensLeft: async () => tokensLeft,
+      },
+      chatId,
+      MODEL,
+    );
+
+  it("is not run once the owner's tokens for the day are spent, nor for a disabled account", async () => {
+    const database = use();
+    const { chatId, userId } = await dueChat(database, "background-spent@example.com");
+    expect(await start(database, chatId, false)).toBe(false);
+    expect(await isCompactingNow(database.db, chatId)).toBe(false);
+    await updateUserRow(database.db, userId, { status: "disabled" });
+    expect(await start(database, chatId, true)).toBe(false);
+    expect(await isCompactingNow(database.db, chatId)).toBe(false);
+    expect(await listCompactionEvents(database.db, chatId)).toEqual([]);
+    // The same chat, its owner active with tokens left: it is due, and it runs.
+    await updateUserRow(database.db, userId, { status: "active" });
+    expect(await start(database, chatId, true)).toBe(true);
+    await compactionSettled(database.db, chatId);
+    expect((await listCompactionEvents(database.db, chatId)).length).toBeGreaterThan(0);
+  });
 });
