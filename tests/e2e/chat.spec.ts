@@ -1,5 +1,7 @@
 import { expect, test } from "@playwright/test";
+import { SCRIPT_PATH } from "../fixtures/fake-openai/server";
 import { hydrated, registerUser } from "./helpers";
+import { MAIN_FAKE_PORT } from "./servers";
 
 test("send a message, watch it stream, open its stats, and find it all again after a reload", async ({
   page,
@@ -88,6 +90,12 @@ test("Enter twice on Send sends the message once and does not stop its reply; fo
     if (request.url().endsWith("/stop")) stops.push(request.url());
   });
 
+  // The reply waits a moment before its first byte, so Stop is surely there to be pressed: a
+  // reply that ended at once would take it away before the check below could see it.
+  const scripted = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
+    data: [{ fault: "slow", delayMs: 1_500, text: "Here is a long story." }],
+  });
+  expect(scripted.ok()).toBe(true);
   const box = page.getByRole("textbox", { name: "Message" });
   await box.fill("Tell me a long story.");
   await page.getByRole("button", { name: "Send message" }).focus();
@@ -97,7 +105,7 @@ test("Enter twice on Send sends the message once and does not stop its reply; fo
   await page.keyboard.press("Enter");
   await expect(box).toBeFocused();
   await expect(page.getByRole("button", { name: "Stop" })).toHaveCount(0, { timeout: 20_000 });
-  await expect(page.locator("[data-role=assistant]").last()).toContainText("Fake reply to");
+  await expect(page.locator("[data-role=assistant]").last()).toContainText("Here is a long story.");
   await expect(page.getByTestId("stopped")).toHaveCount(0);
   expect(stops).toEqual([]);
   await expect(page.locator("[data-role=user]")).toHaveCount(1);
