@@ -293,6 +293,19 @@ const entry = (value: string, origin: LedgerEntry["origin"], last: number): Ledg
 });
 
 describe("the reference ledger", () => {
+  /** A ledger of one value the user gave. */
+  const oneUserEntry = () =>
+    renderLedger([
+      {
+        value: "https://a.example/x",
+        kind: "code",
+        origin: "user",
+        first: 3,
+        last: 3,
+        mentions: 1,
+      },
+    ]);
+
   it("keeps all 50 planted identifiers through 10 chained compactions by a summarizer that drops them", async () => {
     const { final, perRound } = await chain(() => forgetful, 4_000);
     perRound.forEach((summary, round) => {
@@ -451,16 +464,7 @@ describe("the reference ledger", () => {
   });
 
   it("keeps a note the user wrote into the ledger's section as narrative, not as an entry", () => {
-    const ledger = renderLedger([
-      {
-        value: "https://a.example/x",
-        kind: "code",
-        origin: "user",
-        first: 3,
-        last: 3,
-        mentions: 1,
-      },
-    ]);
+    const ledger = oneUserEntry();
     const edited = [
       "## Goal & open requests\nShip.",
       ledger,
@@ -478,16 +482,7 @@ describe("the reference ledger", () => {
   });
 
   it("keeps a line of the user's that reads like an object's own key (constructor, __proto__) as a note, and the entries after it", () => {
-    const ledger = renderLedger([
-      {
-        value: "https://a.example/x",
-        kind: "code",
-        origin: "user",
-        first: 3,
-        last: 3,
-        mentions: 1,
-      },
-    ]);
+    const ledger = oneUserEntry();
     // Between the origin's label and its entry.
     const lines = ledger.split("\n");
     const entry = lines.pop();

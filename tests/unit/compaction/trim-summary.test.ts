@@ -189,53 +189,50 @@ describe("trimToFit and a pinned reply's tool calls", () => {
     { id: "u3", role: "user", parts: [{ type: "text", text: "And now?" }] },
   ];
 
-  it("keeps a pinned reply's tool arguments and result whole where older results are elided", async () => {
-    const history = view("Done.");
+  /** `history` as the model gets it, trimmed with its pins to `limitTokens` (see `options`). */
+  async function trimmed(
+    history: FoldUIMessage[],
+    limitTokens: (messages: ModelMessage[]) => number,
+    options: { keepRecentToolResults?: number; keepSummary?: boolean } = {},
+  ) {
     const messages = await convertToModelMessages(history);
     const result = trimToFit(messages, {
-      limitTokens: estimate(messages),
-      keepRecentToolResults: 0,
+      limitTokens: limitTokens(messages),
+      keepRecentToolResults: options.keepRecentToolResults ?? 0,
       estimate,
       force: true,
+      keepSummary: options.keepSummary,
       pinned: pinnedOf(history),
     });
-    const sent = JSON.stringify(result.messages);
+    return { fits: result.fits, sent: JSON.stringify(result.messages) };
+  }
+
+  it("keeps a pinned reply's tool arguments and result whole where older results are elided", async () => {
+    const { sent } = await trimmed(view("Done."), estimate);
     expect(sent).toContain("END-OF-PINNED-RESULT");
     expect(sent).toContain("END-OF-PINNED-QUERY");
     expect(sent).not.toContain("END-OF-OTHER-RESULT");
   });
 
   it("keeps them whole while capping the other messages is enough", async () => {
-    const history = view(words(6_000, "reply"));
-    const messages = await convertToModelMessages(history);
-    const result = trimToFit(messages, {
-      limitTokens: estimate(messages.slice(0, 3)) + 1_500,
-      keepRecentToolResults: 0,
-      estimate,
-      force: true,
-      pinned: pinnedOf(history),
-    });
-    expect(result.fits).toBe(true);
-    const sent = JSON.stringify(result.messages);
+    const { fits, sent } = await trimmed(
+      view(words(6_000, "reply")),
+      (messages) => estimate(messages.slice(0, 3)) + 1_500,
+    );
+    expect(fits).toBe(true);
     expect(sent).toContain(JSON.stringify(pinnedResult).slice(1, -1));
     expect(sent).toContain("END-OF-PINNED-QUERY");
     expect(sent).not.toContain(words(6_000, "reply"));
   });
 
   it("cuts them before the pinned words when the summary must stay whole and nothing else is left", async () => {
-    const history = view("Done.");
-    const messages = await convertToModelMessages(history);
-    const result = trimToFit(messages, {
+    const { fits, sent } = await trimmed(
+      view("Done."),
       // Room for everything but the two results whole: the other one elided is not enough.
-      limitTokens: estimate(messages) - estimator.countText(otherResult) - 300,
-      keepRecentToolResults: 0,
-      estimate,
-      force: true,
-      keepSummary: true,
-      pinned: pinnedOf(history),
-    });
-    expect(result.fits).toBe(true);
-    const sent = JSON.stringify(result.messages);
+      (messages) => estimate(messages) - estimator.countText(otherResult) - 300,
+      { keepSummary: true },
+    );
+    expect(fits).toBe(true);
     expect(sent).not.toContain(JSON.stringify(pinnedResult).slice(1, -1));
     expect(sent).toContain("Here are the prices.");
   });
@@ -246,15 +243,7 @@ describe("trimToFit and a pinned reply's tool calls", () => {
     const reordered = [history[2], history[3], history[0], history[1], history[4]].filter(
       (message): message is FoldUIMessage => message !== undefined,
     );
-    const messages = await convertToModelMessages(reordered);
-    const result = trimToFit(messages, {
-      limitTokens: estimate(messages),
-      keepRecentToolResults: 1,
-      estimate,
-      force: true,
-      pinned: pinnedOf(reordered),
-    });
-    const sent = JSON.stringify(result.messages);
+    const { sent } = await trimmed(reordered, estimate, { keepRecentToolResults: 1 });
     expect(sent).toContain("END-OF-PINNED-RESULT");
     expect(sent).toContain("END-OF-OTHER-RESULT");
   });
@@ -263,14 +252,7 @@ describe("trimToFit and a pinned reply's tool calls", () => {
     const history = view("Done.").map((message) =>
       message.id === "a1" ? { ...message, metadata: {} } : message,
     );
-    const messages = await convertToModelMessages(history);
-    const result = trimToFit(messages, {
-      limitTokens: estimate(messages),
-      keepRecentToolResults: 0,
-      estimate,
-      force: true,
-      pinned: pinnedOf(history),
-    });
-    expect(JSON.stringify(result.messages)).not.toContain("END-OF-PINNED-RESULT");
+    const { sent } = await trimmed(history, estimate);
+    expect(sent).not.toContain("END-OF-PINNED-RESULT");
   });
 });
