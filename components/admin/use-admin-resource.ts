@@ -1,6 +1,13 @@
 "use client";
 
-import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from "react";
+import {
+  type Dispatch,
+  type SetStateAction,
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+} from "react";
 import { adminCall } from "./admin-fetch";
 
 export type ResourceState<T> =
@@ -15,17 +22,24 @@ export type RefreshState = { running: boolean; error: string | null };
  * One admin table read from `url` (GET, JSON), loaded on mount and again on `reload`. A failed
  * first load is the error page; a failed refresh keeps the table and says so in `refresh`.
  * `version` counts the loads asked for (a panel beside the table refetches with it).
+ *
+ * A write answered while a load is on its way makes that load start again: the server read
+ * the table before the write, so its answer would put the old row back over the new one.
  */
 export function useAdminResource<T extends object>(url: string) {
   const [state, setState] = useState<ResourceState<T>>({ status: "loading" });
   const [version, setVersion] = useState(0);
   const [refresh, setRefresh] = useState<RefreshState>({ running: false, error: null });
+  const loading = useRef(false);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: version is the signal to refetch
   useEffect(() => {
     const controller = new AbortController();
+    loading.current = true;
     adminCall<T>(url, { signal: controller.signal })
       .then((result) => {
+        if (controller.signal.aborted) return;
+        loading.current = false;
         if (result.ok) setState({ status: "ready", ...result.value });
         else
           setState((s) =>
@@ -36,6 +50,7 @@ export function useAdminResource<T extends object>(url: string) {
       .catch((error: unknown) => {
         // Aborted: the page moved on, or a newer load replaced this one.
         if (controller.signal.aborted) return;
+        loading.current = false;
         // An answer that was not the JSON it should be (cut off, or not Fold's).
         const message = error instanceof Error ? error.message : String(error);
         setState((s) => (s.status === "ready" ? s : { status: "error", message }));
@@ -50,11 +65,17 @@ export function useAdminResource<T extends object>(url: string) {
     setVersion((v) => v + 1);
   }, []);
 
+  /** Says a write was answered: a load started before it is asked for again. */
+  const wrote = useCallback(() => {
+    if (loading.current) setVersion((v) => v + 1);
+  }, []);
+
   return {
     state,
     setState: setState as Dispatch<SetStateAction<ResourceState<T>>>,
     version,
     refresh,
     reload,
+    wrote,
   };
 }

@@ -15,7 +15,8 @@ export type ActionResult = string | null;
 
 /** The Admin → Users table from GET /api/admin/users, and every action on it. */
 export function useAdminUsers() {
-  const { state, setState, refresh, reload } = useAdminResource<AdminUserList>("/api/admin/users");
+  const { state, setState, refresh, reload, wrote } =
+    useAdminResource<AdminUserList>("/api/admin/users");
 
   const replace = useCallback(
     (user: AdminUser) => {
@@ -24,8 +25,9 @@ export function useAdminUsers() {
           ? { ...s, users: s.users.map((u) => (u.id === user.id ? user : u)) }
           : s,
       );
+      wrote();
     },
-    [setState],
+    [setState, wrote],
   );
 
   const update = useCallback(
@@ -64,9 +66,10 @@ export function useAdminUsers() {
       setState((s) =>
         s.status === "ready" ? { ...s, users: s.users.filter((u) => u.id !== id) } : s,
       );
+      wrote();
       return null;
     },
-    [setState],
+    [setState, wrote],
   );
 
   const saveDefaults = useCallback(
@@ -77,9 +80,10 @@ export function useAdminUsers() {
       });
       if (!result.ok) return result.message;
       setState((s) => (s.status === "ready" ? { ...s, defaults: result.value.defaults } : s));
+      wrote();
       return null;
     },
-    [setState],
+    [setState, wrote],
   );
 
   return { state, refresh, reload, update, resetUsage, remove, saveDefaults };

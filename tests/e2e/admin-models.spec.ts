@@ -183,6 +183,69 @@ test("a Refresh puts another admin's override in the editor, unless the admin is
   }
 });
 
+/** Lifts or sets the fake provider's restriction as another admin would. */
+async function putAccess(page: Page, restricted: boolean) {
+  const response = await page.request.put("/api/admin/models/access", {
+    headers: { origin: new URL(page.url()).origin },
+    data: { provider: "fake", restricted },
+  });
+  expect(response.status()).toBe(200);
+}
+
+test("the allow-list's ticks stay as saved when a Refresh read before the save arrives after it", async ({
+  page,
+}) => {
+  await signIn(page, ADMIN_EMAIL);
+  await page.goto("/admin/models");
+  await hydrated(page);
+  const fake = page.locator('fieldset[data-provider="fake"]');
+  const restrict = fake.getByRole("checkbox", { name: "Only allowed models" });
+  await expect(restrict).not.toBeChecked();
+
+  // The next allow-list read is held once the server has answered it.
+  let answered: () => void = () => undefined;
+  const serverAnswered = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let delivered: () => void = () => undefined;
+  const deliveredOrDropped = new Promise<void>((resolve) => {
+    delivered = resolve;
+  });
+  await page.route("**/api/admin/models/access", async (route) => {
+    if (route.request().method() !== "GET") return route.continue();
+    const response = await route.fetch();
+    answered();
+    await released;
+    await route.fulfill({ response }).catch(() => undefined);
+    delivered();
+  });
+  try {
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await serverAnswered;
+    // The boxes show what the server saved, so they tick once it answers.
+    await restrict.click();
+    await expect(restrict).toBeChecked();
+    const allow = fake.getByRole("checkbox", { name: `Allow ${FAKE_MODEL}` });
+    await allow.click();
+    await expect(allow).toBeChecked();
+    await expect(fake).toContainText("1 of");
+    release();
+    await deliveredOrDropped;
+    // Time for the page to read an answer it was given: it must not tick back the old list.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+    await expect(restrict).toBeChecked();
+    await expect(allow).toBeChecked();
+  } finally {
+    await page.unroute("**/api/admin/models/access");
+    // Later specs chat with the fake model as ordinary users.
+    await putAccess(page, false);
+  }
+});
+
 test("a signed-out visitor is sent to sign in and a non-admin gets a 403 page on /admin/models", async ({
   browser,
 }) => {

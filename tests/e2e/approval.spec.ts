@@ -165,6 +165,37 @@ test("a new account waits, an admin approves it in Admin → Users, then it chat
   });
   expect(cleared.status()).toBe(200);
 
+  // A Refresh the server answered from before a Save, arriving after it, does not put the old
+  // limit back: the list is read again. The first list request is held once the server answered.
+  let held = 0;
+  let answered: () => void = () => undefined;
+  const serverAnswered = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await admin.route("**/api/admin/users", async (route) => {
+    if (route.request().method() !== "GET" || held++ > 0) return route.continue();
+    const response = await route.fetch();
+    answered();
+    await released;
+    // The page may have given up on this request (it asked again): nothing to answer then.
+    await route.fulfill({ response }).catch(() => undefined);
+  });
+  const refresh = admin.getByRole("button", { name: "Refresh" });
+  await refresh.click();
+  await serverAnswered;
+  await row.getByLabel("Messages / day").fill("6");
+  await row.getByRole("button", { name: "Save" }).click();
+  await expect(row.getByText("Saved")).toBeVisible();
+  release();
+  await expect(refresh).not.toHaveAttribute("aria-disabled", "true");
+  await expect(row.getByLabel("Messages / day")).toHaveValue("6");
+  await expect(row.getByTestId("user-usage")).toContainText("/ 6 messages");
+  await admin.unroute("**/api/admin/users");
+
   // And deletes the account, after a confirmation: the row is gone. Focus never falls to the
   // page: asked to confirm, it is on Keep; kept, back on Delete; deleted, on the next row.
   const deleteButton = row.getByRole("button", { name: "Delete", exact: true });
