@@ -36,16 +36,20 @@ export async function takeChatForTurn(
   if (taken) return { ...taken, lease: keepRenewing(db, taken.lease) };
   if (!(await findChatForUser(db, userId, chatId))) throw chatNotFound();
   const lease = await holdTurnLease(db, chatId);
-  // Read again after the wait: the account too, which an admin may have disabled meanwhile
-  // (their stop went to the turn that held the chat then, not to this one).
-  const [chat, owner] = await Promise.all([
-    findChatForUser(db, userId, chatId),
-    findUser(db, userId),
-  ]);
-  const refused = !chat || !owner ? chatNotFound() : statusError(owner.status);
-  if (!chat || refused) {
+  try {
+    // Read again after the wait: the account too, which an admin may have disabled meanwhile
+    // (their stop went to the turn that held the chat then, not to this one).
+    const [chat, owner] = await Promise.all([
+      findChatForUser(db, userId, chatId),
+      findUser(db, userId),
+    ]);
+    const refused = !chat || !owner ? chatNotFound() : statusError(owner.status);
+    if (!chat || refused) throw refused ?? chatNotFound();
+    return { chat, lease };
+  } catch (error) {
+    // Refused, or the read failed: nobody else holds this lease to free it, and its renewal
+    // would keep the chat busy for as long as the process runs.
     await lease.release();
-    throw refused ?? chatNotFound();
+    throw error;
   }
-  return { chat, lease };
 }
