@@ -28,6 +28,8 @@ export async function call<P = Record<string, never>>(
     browser?: Browser;
     /** Set last: overrides the defaults (`origin`, `content-type`); an empty value removes one. */
     headers?: Record<string, string>;
+    /** Aborts as a closed tab does (Next aborts the request's signal). */
+    signal?: AbortSignal;
   },
 ): Promise<Response> {
   const headers = new Headers({ origin: ORIGIN });
@@ -47,6 +49,7 @@ export async function call<P = Record<string, never>>(
     method,
     headers,
     body,
+    signal: input.signal,
   });
   const response = await withDatabase(database, () =>
     handler(request, { params: Promise.resolve((input.params ?? {}) as P) }),

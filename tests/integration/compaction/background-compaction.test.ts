@@ -95,7 +95,7 @@ async function fillUntil(
 }
 
 describeEachDriver("compaction in the background", (use) => {
-  it("a version switch waits for a running compaction, so its summary and trace stay with the version it folded", async () => {
+  it("a version switch waits for a running compaction, so its summary and trace stay with the version it folded, even when its page has gone", async () => {
     const database = use();
     const { browser } = await register(database, "background-switch@example.com");
     const chatId = await newChat(database, browser);
@@ -109,13 +109,17 @@ describeEachDriver("compaction in the background", (use) => {
 
     await withSlowSummarizer(async () => {
       await fillUntil("due", database, browser, chatId);
+      // The tab that asked closes while the switch waits: the switch still waits, then happens.
+      const closed = AbortSignal.timeout(200);
       const switched = await call(database, branchesRoute.POST, {
         path: `/api/chats/${chatId}/branches`,
         method: "POST",
         params: { id: chatId },
         body: { messageId: asked.id, position: 1 },
         browser,
+        signal: closed,
       });
+      expect(closed.aborted).toBe(true);
       expect(switched.status).toBe(200);
       // It came back only once the compaction had ended, which then wrote what it folded.
       expect(await isCompactingNow(database.db, chatId)).toBe(false);

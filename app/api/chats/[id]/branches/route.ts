@@ -57,7 +57,8 @@ export const POST = route<Params>(async (request, { params }) => {
   try {
     // A background compaction of the version shown writes its summary and trace entry into
     // it: let it finish first (none starts while this holds the chat), so they go with it.
-    await backgroundCompactionDone(db, chat.id, request.signal);
+    // Even when the page that asked has gone: the switch still happens after the wait.
+    await backgroundCompactionDone(db, chat.id);
     await switchBranch(db, chat.id, body.messageId, body.position);
   } finally {
     await lease.release();
