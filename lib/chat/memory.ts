@@ -19,6 +19,7 @@ import { type ChatListing, createChat, getChat } from "@/lib/db/queries/chats";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import {
   appendMessageInTransaction,
+  insertMessageRows,
   type PinnedMessage,
   pinnedMessages,
 } from "@/lib/db/queries/messages";
@@ -305,8 +306,8 @@ async function carryUnsummarized(
       parts: (row.parts as FoldUIMessage["parts"]).filter((part) => !isTracePart(part)),
     }))
     .filter((row) => row.parts.length > 0);
-  if (copies.length === 0) return;
-  await tx.insert(message).values(
+  await insertMessageRows(
+    tx,
     copies.map((row, seq) => ({
       id: generateId(),
       chatId,

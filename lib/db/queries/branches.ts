@@ -8,6 +8,7 @@ import {
   messageBranch,
 } from "../schema";
 import { storableJson } from "../storable";
+import { insertMessageRows } from "./messages";
 
 /**
  * Every version of every edited message in a chat, in the order they were written: the
@@ -117,8 +118,8 @@ export async function replaceTail(
   archived: readonly ArchivedMessage[],
 ): Promise<void> {
   await db.delete(message).where(and(eq(message.chatId, chatId), gte(message.seq, fromSeq)));
-  if (archived.length === 0) return;
-  await db.insert(message).values(
+  await insertMessageRows(
+    db,
     archived.map((row, i) => ({
       id: row.id,
       chatId,

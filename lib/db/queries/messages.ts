@@ -13,6 +13,23 @@ export async function loadHistory(db: Db, chatId: string): Promise<Message[]> {
 }
 
 /**
+ * Rows per statement when many messages are written at once: Postgres binds at most 65,535
+ * values in one statement, and a message row sends seven (a restored version of 10,000
+ * messages in one INSERT was refused).
+ */
+const INSERT_BATCH_ROWS = 1_000;
+
+/** Writes many message rows in their order, a batch per statement (in the caller's transaction). */
+export async function insertMessageRows(
+  db: Db,
+  rows: readonly (typeof message.$inferInsert)[],
+): Promise<void> {
+  for (let from = 0; from < rows.length; from += INSERT_BATCH_ROWS) {
+    await db.insert(message).values(rows.slice(from, from + INSERT_BATCH_ROWS));
+  }
+}
+
+/**
  * A stored message as a turn reads it: what it sends and where it sits (not its chat or time,
  * which a turn never reads, nor pays to parse), with a key of its content: its id and a digest
  * of its role, parts and metadata, taken by Postgres as it reads the row. Equal keys mean equal

@@ -1,0 +1,96 @@
+import { eq } from "drizzle-orm";
+import { afterAll, expect, it, vi } from "vitest";
+
+// A real OpenAI-compatible server; it answers the edit's turn.
+const fake = await vi.hoisted(async () => {
+  const { SMALL_WINDOW, startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider(SMALL_WINDOW, { COMPACTION_BACKGROUND: "false" });
+});
+
+import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
+import * as continueRoute from "@/app/api/chats/[id]/continue/route";
+import type { Database } from "@/lib/db/client";
+import { loadHistory } from "@/lib/db/queries/messages";
+import { chat, message } from "@/lib/db/schema";
+import { register } from "../../helpers/auth";
+import { describeEachDriver } from "../../helpers/databases";
+import { call } from "../../helpers/http";
+import { newChat, sendTurn } from "../../helpers/turns";
+
+const MODEL = "fake:small";
+/**
+ * Longer than one statement can write back: Postgres binds at most 65,535 values, and a stored
+ * message takes six or seven.
+ */
+const LONG = 11_000;
+
+afterAll(() => fake.close());
+
+/** A chat of `count` short messages, user and assistant in turn, ids m-0, m-1, … */
+async function seedLongChat(database: Database, chatId: string, count: number): Promise<void> {
+  const rows = Array.from({ length: count }, (_, seq) => ({
+    id: `${chatId}-m-${seq}`,
+    chatId,
+    seq,
+    role: seq % 2 === 0 ? ("user" as const) : ("assistant" as const),
+    parts: [{ type: "text", text: `message ${seq}` }],
+  }));
+  // The seed itself in parts the database takes.
+  for (let from = 0; from < rows.length; from += 2_000) {
+    await database.db.insert(message).values(rows.slice(from, from + 2_000));
+  }
+}
+
+describeEachDriver("chats longer than one statement can write", (use) => {
+  it("shows the version before an edit again, all of its messages", async () => {
+    const database = use();
+    const { browser } = await register(database, "long-switch@example.com");
+    const chatId = await newChat(database, browser);
+    await seedLongChat(database, chatId, LONG);
+    const first = `${chatId}-m-0`;
+    // The first message edited: the whole chat after it becomes the earlier version.
+    const edited = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      id: first,
+      text: "message 0, edited",
+    });
+    expect(edited.response.status).toBe(200);
+    expect(await loadHistory(database.db, chatId)).toHaveLength(2);
+
+    const switched = await call(database, branchesRoute.POST, {
+      path: `/api/chats/${chatId}/branches`,
+      method: "POST",
+      body: { messageId: first, position: 1 },
+      params: { id: chatId },
+      browser,
+    });
+    expect(switched.status).toBe(200);
+    const history = await loadHistory(database.db, chatId);
+    expect(history).toHaveLength(LONG);
+    expect(history.at(-1)?.id).toBe(`${chatId}-m-${LONG - 1}`);
+  });
+
+  it("continues in a new chat with every message its summary does not hold", async () => {
+    const database = use();
+    const { browser } = await register(database, "long-continue@example.com");
+    const chatId = await newChat(database, browser);
+    await seedLongChat(database, chatId, LONG);
+    // A summary of nothing yet folded (no watermark): every message comes along.
+    await database.db
+      .update(chat)
+      .set({ contextSummary: "The user counted messages, one by one." })
+      .where(eq(chat.id, chatId));
+
+    const response = await call(database, continueRoute.POST, {
+      path: `/api/chats/${chatId}/continue`,
+      method: "POST",
+      body: {},
+      params: { id: chatId },
+      browser,
+    });
+    expect(response.status).toBe(201);
+    const { chat: created } = (await response.json()) as { chat: { id: string } };
+    expect(await loadHistory(database.db, created.id)).toHaveLength(LONG);
+  });
+});
