@@ -126,6 +126,7 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
                 name="email"
                 type="email"
                 required
+                maxLength={254}
                 autoComplete="email"
                 className={inputBase}
               />

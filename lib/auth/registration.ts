@@ -11,6 +11,11 @@ import { env, type RegistrationMode } from "@/lib/env";
 
 /** A display name's limit, as the sign-up form's field has it. */
 export const USER_NAME_MAX_CHARS = 100;
+/**
+ * An address's limit, as mail servers have it (RFC 5321): longer ones passed better-auth's
+ * format check and were then refused by the unique index on emails (a vague 422).
+ */
+export const USER_EMAIL_MAX_CHARS = 254;
 
 /** What a new account starts as; the first account is made admin right after it is created. */
 export function initialStatus(mode: RegistrationMode): UserStatus {
@@ -26,6 +31,12 @@ export function registrationHooks(db: Db) {
             throw new APIError("BAD_REQUEST", {
               code: "NAME_TOO_LONG",
               message: `A name is at most ${USER_NAME_MAX_CHARS} characters.`,
+            });
+          }
+          if (typeof newUser.email === "string" && newUser.email.length > USER_EMAIL_MAX_CHARS) {
+            throw new APIError("BAD_REQUEST", {
+              code: "EMAIL_TOO_LONG",
+              message: `An email address is at most ${USER_EMAIL_MAX_CHARS} characters.`,
             });
           }
           const mode = env().registration;

@@ -76,7 +76,7 @@ describeEachDriver("auth", (use) => {
     expect((await register(database, "ada@example.com")).response.status).toBe(422);
   });
 
-  it("refuses an oversized body (413) and a name past 100 characters (400), creating no account", async () => {
+  it("refuses an oversized body (413), a name past 100 characters and an email past 254 (400), creating no account", async () => {
     const database = use();
     const huge = await call(database, authRoute.POST, {
       path: "/api/auth/sign-up/email",
@@ -88,10 +88,15 @@ describeEachDriver("auth", (use) => {
     const long = await register(database, "long-name@example.com", "y".repeat(101));
     expect(long.response.status).toBe(400);
     expect(((await long.response.json()) as { code?: string }).code).toBe("NAME_TOO_LONG");
+    // An address longer than mail allows (and than the email index takes): 400, said so.
+    const longEmail = `${"e".repeat(3_000)}@example.com`;
+    const tooLong = await register(database, longEmail, "Long Address");
+    expect(tooLong.response.status).toBe(400);
+    expect(((await tooLong.response.json()) as { code?: string }).code).toBe("EMAIL_TOO_LONG");
     const created = await database.db
       .select({ email: user.email })
       .from(user)
-      .where(inArray(user.email, ["huge@example.com", "long-name@example.com"]));
+      .where(inArray(user.email, ["huge@example.com", "long-name@example.com", longEmail]));
     expect(created).toEqual([]);
     // A name at the limit is fine.
     expect(
