@@ -103,6 +103,10 @@ export async function requestStop(
  * uses the pending stop up (another turn of the chat leaves it for its own); when no turn heard
  * it and `answered()` says the message has its reply already, it is withdrawn. True when a turn
  * was stopped or will be.
+ *
+ * A stop naming an attempt stays pending whatever `answered()` says: the message's reply may be
+ * the one that attempt (a Regenerate, an edit) is on its way to replace, not yet admitted when
+ * the Stop came, and no other turn can take a stop meant for that attempt alone.
  */
 export async function requestStopOf(
   bus: LiveBus,
@@ -113,6 +117,7 @@ export async function requestStopOf(
   const key = pendingKey(chatId, target.attemptId);
   await bus.publisher.set(key, target.messageId, { EX: PENDING_STOP_SECONDS });
   if ((await requestStop(bus, chatId, target)) > 0) return true;
+  if (target.attemptId !== undefined) return true;
   if (await answered()) {
     await withdrawPending(bus, key);
     return false;

@@ -266,6 +266,41 @@ describeEachDriver("Stop and resume across instances", (use) => {
     expect(textOf(regenerated).length).toBeLessThan(60);
   });
 
+  it("a stop naming a regenerate's attempt, sent before that regenerate takes the chat, stops it", async () => {
+    const database = use();
+    const { browser } = await register(database, "regenerate-early-stop@example.com");
+    const chatId = await newChat(database, browser);
+    fake.configure({ chunkDelayMs: 0 });
+    const messageId = `u-${crypto.randomUUID()}`;
+    try {
+      await readChunks(
+        await postTurn(database, browser, {
+          chatId,
+          modelId: MODEL,
+          text: "A quick one.",
+          id: messageId,
+        }),
+      );
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    } finally {
+      fake.configure({ chunkDelayMs: 25 });
+    }
+    // Regenerate, then Stop at once: the Stop reaches the server first, while the message still
+    // has its old reply and the chat is free. It names the regenerate's own attempt.
+    const attemptId = `a-${crypto.randomUUID()}`;
+    const stop = await stopWith(database, browser, chatId, { messageId, attemptId });
+    expect(stop.status).toBe(202);
+
+    const regenerated = await readChunks(
+      await postRegenerate(database, browser, { chatId, modelId: MODEL, attemptId }),
+    );
+    const finish = regenerated.find((c) => c.type === "finish") as {
+      messageMetadata?: { stopped?: boolean };
+    };
+    expect(finish.messageMetadata?.stopped).toBe(true);
+    expect(textOf(regenerated).length).toBeLessThan(60);
+  });
+
   it("a turn's reply does not wait for its stop channel; a stop sent before the turn listens stops it once it does", async () => {
     const database = use();
     const { browser } = await register(database, "slow-channel@example.com");

@@ -89,18 +89,22 @@ describe("a stop that names the message its turn answers", () => {
     expect(await takePendingStop(bus, "chat-1", { messageId: "u-1", attemptId: "a-1" })).toBe(true);
   });
 
-  it("a stop for an attempt whose message has its reply withdraws only itself", async () => {
+  it("a stop for an attempt stays pending for that attempt alone, even when its message has its reply", async () => {
     const bus = memoryBus();
-    const waiting = { messageId: "u-1", attemptId: "a-2" };
-    expect(await requestStopOf(bus, "chat-1", waiting, notAnswered)).toBe(true);
-    expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, notAnswered)).toBe(true);
-    expect(
-      await requestStopOf(bus, "chat-1", { messageId: "u-1", attemptId: "a-1" }, answered),
-    ).toBe(false);
-    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1", attemptId: "a-1" })).toBe(true);
-    // That found the stop naming no attempt; the one for a-2 is still there.
-    expect(await takePendingStop(bus, "chat-1", waiting)).toBe(true);
-    expect(await takePendingStop(bus, "chat-1", waiting)).toBe(false);
+    // A Regenerate's attempt, not admitted yet: the message still shows its old reply.
+    const regenerate = { messageId: "u-1", attemptId: "a-1" };
+    expect(await requestStopOf(bus, "chat-1", regenerate, answered)).toBe(true);
+    // Another attempt at the message (a Retry after it) is not stopped by it.
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1", attemptId: "a-2" })).toBe(
+      false,
+    );
+    expect(await takePendingStop(bus, "chat-1", regenerate)).toBe(true);
+    expect(await takePendingStop(bus, "chat-1", regenerate)).toBe(false);
+    // One naming no attempt, for an answered message, is withdrawn: it would stop the next one.
+    expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, answered)).toBe(false);
+    expect(await takePendingStop(bus, "chat-1", { messageId: "u-1", attemptId: "a-3" })).toBe(
+      false,
+    );
   });
 
   it("naming no attempt (a page following a reply it did not send), stops whichever attempt answers the message", async () => {
