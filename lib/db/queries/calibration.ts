@@ -78,6 +78,8 @@ const classFitSchema = z.object({
   open: fitRatios.optional().catch(undefined),
   covariance: squareCovariance,
   families: familyFitsSchema,
+  /** How settled each class is; absent in a fit stored before counts were held back. */
+  settled: z.record(z.string(), ratio).optional().catch(undefined),
 });
 
 const anyFitSchema = z.object({
