@@ -158,6 +158,57 @@ export async function takePendingStop(
   return false;
 }
 
+/** How often a running turn looks for a stop left pending for it. */
+const PENDING_STOP_POLL_MS = 1_000;
+
+/**
+ * Looks for a stop left pending for the turn `answering` names, or an admin's for any turn of
+ * the chat: at once, then every PENDING_STOP_POLL_MS until it finds one (then `onStop`) or the
+ * returned function is called. A stop whose publish the turn missed still reaches it a moment
+ * later: its subscription failed or came after the publish, or Redis dropped it while the
+ * subscriber reconnected (pub/sub delivers at most once, to whoever listens then).
+ */
+export function pollPendingStop(
+  bus: LiveBus,
+  chatId: string,
+  answering: TurnAttempt | undefined,
+  onStop: () => void,
+): () => void {
+  let active = true;
+  let warned = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const look = async () => {
+    const [named, any] = await Promise.all([
+      answering ? takePendingStop(bus, chatId, answering) : false,
+      takePendingStopOfAny(bus, chatId),
+    ]);
+    return named || any;
+  };
+  const next = () => {
+    look()
+      .then((found) => {
+        if (!active) return;
+        if (found) {
+          active = false;
+          onStop();
+        }
+      })
+      .catch((error: unknown) => {
+        // Once per turn: a bus that is down fails every look.
+        if (!warned) log.warn({ err: error, chatId }, "pending stop unread");
+        warned = true;
+      })
+      .finally(() => {
+        if (active) timer = setTimeout(next, PENDING_STOP_POLL_MS);
+      });
+  };
+  next();
+  return () => {
+    active = false;
+    clearTimeout(timer);
+  };
+}
+
 /** Uses up an admin's pending stop (one for any turn of the chat); whether there was one. */
 function takePendingStopOfAny(bus: LiveBus, chatId: string): Promise<boolean> {
   return takePending(bus, pendingAnyKey(chatId), (value) => value === PENDING_ANY);

@@ -19,7 +19,7 @@ import type { TurnStart } from "@/lib/db/queries/leases";
 import type { Chat } from "@/lib/db/schema";
 import { AppError, databaseUnavailable } from "@/lib/errors";
 import { type LiveBus, liveBus } from "@/lib/live/bus";
-import { takePendingStop, watchStop } from "@/lib/live/stop";
+import { pollPendingStop, takePendingStop, watchStop } from "@/lib/live/stop";
 import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log } from "@/lib/log";
 import { answer } from "./answer";
@@ -113,13 +113,15 @@ export async function runTurn(
       return async () => undefined;
     },
   );
-  if (answering) {
-    void watching
-      .then(() => takePendingStop(live, chat.id, answering))
-      .then((pending) => pending && stop.abort())
-      .catch((error: unknown) => log.warn({ err: error, chatId: chat.id }, "pending stop unread"));
-  }
-  const unwatch = () => watching.then((stopListening) => stopListening());
+  // Stops left pending, looked for once the turn listens (or gave up listening) and then every
+  // moment while it runs: one whose publish this turn missed still stops it.
+  const polling = watching.then(() =>
+    pollPendingStop(live, chat.id, answering, () => stop.abort()),
+  );
+  const unwatch = async () => {
+    (await polling)();
+    await (await watching)();
+  };
   const assistantId = generateId();
   // Every chunk goes two ways: to the browser, and into the reply the server stores. The
   // reply is stored, calibration learned from it and the chat freed before the browser sees

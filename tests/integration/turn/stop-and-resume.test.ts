@@ -301,6 +301,46 @@ describeEachDriver("Stop and resume across instances", (use) => {
     expect(textOf(regenerated).length).toBeLessThan(60);
   });
 
+  it("a turn whose stop channel could not be opened is still stopped, by the stop it finds left for it", async () => {
+    const database = use();
+    const { browser } = await register(database, "no-channel@example.com");
+    const chatId = await newChat(database, browser);
+    // Redis failed the turn's subscription (it did not answer in time): no publish reaches it.
+    const subscriber = liveBus().subscriber;
+    const subscribe = subscriber.subscribe.bind(subscriber);
+    const failed = vi
+      .spyOn(subscriber, "subscribe")
+      .mockImplementation((channel, listener) =>
+        channel.startsWith("fold:stop:")
+          ? Promise.reject(new Error("the live bus's Redis did not answer in 2 s"))
+          : subscribe(channel, listener),
+      );
+    try {
+      const messageId = `u-${crypto.randomUUID()}`;
+      const { seen, rest } = await readUntilText(
+        await postTurn(database, browser, {
+          chatId,
+          modelId: MODEL,
+          text: "Tell me a long story.",
+          id: messageId,
+        }),
+        30,
+      );
+      expect(failed).toHaveBeenCalledWith(`fold:stop:${chatId}`, expect.any(Function));
+      const stop = await stopWith(database, browser, chatId, { messageId });
+      expect(stop.status).toBe(202);
+      for await (const chunk of rest) seen.push(chunk);
+      const finish = seen.find((c) => c.type === "finish") as {
+        messageMetadata?: { stopped?: boolean };
+      };
+      expect(finish.messageMetadata?.stopped).toBe(true);
+      // Far short of the 300-token reply (about 1,200 characters).
+      expect(textOf(seen).length).toBeLessThan(600);
+    } finally {
+      failed.mockRestore();
+    }
+  });
+
   it("a turn's reply does not wait for its stop channel; a stop sent before the turn listens stops it once it does", async () => {
     const database = use();
     const { browser } = await register(database, "slow-channel@example.com");
