@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   createResumableStreamContext,
   type ResumableStreamContext,
@@ -85,19 +86,99 @@ export async function endTurnStream(
     .catch((error: unknown) => log.warn({ err: error, chatId }, "live stream: clearing failed"));
 }
 
-/** The chat's live stream from its start, or null when no turn is streaming. */
+/**
+ * How long resuming waits for the stream's producer: `resumable-stream` gives it a second, but
+ * its answer never comes when the bus fails as it gives up (it cannot unsubscribe).
+ */
+const RESUME_WAIT_MS = 5_000;
+/** How often a resumed stream asks whether what it follows still runs. */
+const LIVE_CHECK_MS = 2_000;
+
+/**
+ * The chat's live stream from its start, or null when no turn is streaming. It ends with its
+ * turn (or compaction) even when its end never comes (the instance running it died, or the bus
+ * lost its last message): `running` says whether that still holds the chat.
+ */
 export async function resumeTurnStream(
   bus: LiveBus,
   chatId: string,
-  kind: LiveKind = "turn",
+  kind: LiveKind,
+  running: () => Promise<boolean>,
 ): Promise<ReadableStream<string> | null> {
   try {
     const streamId = await bus.publisher.get(activeKey(chatId, kind));
     if (typeof streamId !== "string" || streamId === "") return null;
-    return (await contextOf(bus).resumeExistingStream(streamId)) ?? null;
+    const resumed = await answeredInTime(contextOf(bus).resumeExistingStream(streamId));
+    return resumed ? whileRunning(resumed, running) : null;
   } catch (error) {
     // The producer is gone (its instance died), or the bus is down: nothing to resume.
     log.warn({ err: error, chatId }, "live stream: resuming failed");
     return null;
   }
+}
+
+/** `resuming`'s stream, or an error after RESUME_WAIT_MS (a stream that comes later is dropped). */
+async function answeredInTime(
+  resuming: Promise<ReadableStream<string> | null | undefined>,
+): Promise<ReadableStream<string> | null> {
+  const deadline = new AbortController();
+  const late = sleep(RESUME_WAIT_MS, undefined, { signal: deadline.signal }).then(() => {
+    void resuming.then((stream) => stream?.cancel()).catch(() => undefined);
+    throw new Error(`the stream's producer did not answer in ${RESUME_WAIT_MS / 1000} s`);
+  });
+  late.catch(() => undefined);
+  try {
+    return (await Promise.race([resuming, late])) ?? null;
+  } finally {
+    deadline.abort();
+  }
+}
+
+/**
+ * `stream`, ended once two checks in a row find that what it follows no longer runs (the first
+ * may come while its last chunks are still on their way: a turn frees the chat just before its
+ * stream ends). A check that fails (the database) counts as running.
+ */
+function whileRunning(
+  stream: ReadableStream<string>,
+  running: () => Promise<boolean>,
+): ReadableStream<string> {
+  const reader = stream.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let over = false;
+  const end = () => {
+    over = true;
+    clearTimeout(timer);
+  };
+  return new ReadableStream<string>({
+    start(controller) {
+      let idle = 0;
+      const check = async () => {
+        idle = (await running().catch(() => true)) ? 0 : idle + 1;
+        if (over) return;
+        if (idle < 2) {
+          timer = setTimeout(check, LIVE_CHECK_MS);
+          return;
+        }
+        end();
+        controller.close();
+        void reader.cancel().catch(() => undefined);
+      };
+      timer = setTimeout(check, LIVE_CHECK_MS);
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (over) return;
+      if (done) {
+        end();
+        controller.close();
+      } else {
+        controller.enqueue(value);
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
 }

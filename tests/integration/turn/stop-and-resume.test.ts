@@ -137,7 +137,9 @@ describeEachDriver("Stop and resume across instances", (use) => {
     const { rest } = await readUntilText(response, 30);
     // Drops the first reader, as a reload does; the turn goes on.
     await rest.return(undefined);
-    const resumed = await eventually(() => resumeTurnStream(otherInstance, chatId));
+    const resumed = await eventually(() =>
+      resumeTurnStream(otherInstance, chatId, "turn", async () => true),
+    );
     const followed: Array<Record<string, unknown>> = [];
     for await (const chunk of streamChunks(resumed)) followed.push(chunk);
     expect(followed[0]?.type).toBe("start");

@@ -25,6 +25,8 @@ async function readAll(stream: ReadableStream<string>): Promise<string> {
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+/** The turn a reader follows holds its chat. */
+const running = async () => true;
 
 describe("the single-instance live bus (no REDIS_URL)", () => {
   it("gives a reader who joins mid-stream everything so far, then the rest", async () => {
@@ -34,7 +36,7 @@ describe("the single-instance live bus (no REDIS_URL)", () => {
     source.push("data: one\n\n");
     source.push("data: two\n\n");
     await tick();
-    const resumed = await resumeTurnStream(bus, "chat-1");
+    const resumed = await resumeTurnStream(bus, "chat-1", "turn", running);
     expect(resumed).not.toBeNull();
     const reading = readAll(resumed as ReadableStream<string>);
     source.push("data: three\n\n");
@@ -50,7 +52,7 @@ describe("the single-instance live bus (no REDIS_URL)", () => {
     const published = publishTurnStream(bus, "chat-3", "stream-3", source.stream);
     source.push("data: one\n\n");
     await tick();
-    const resumed = await resumeTurnStream(bus, "chat-3");
+    const resumed = await resumeTurnStream(bus, "chat-3", "turn", running);
     expect(resumed).not.toBeNull();
     await tick();
     // The bus goes down for chunk deliveries (a Redis failover, say).
@@ -71,15 +73,47 @@ describe("the single-instance live bus (no REDIS_URL)", () => {
 
   it("has nothing to resume for a chat without a live stream, or once the turn is over", async () => {
     const bus = memoryBus();
-    expect(await resumeTurnStream(bus, "chat-2")).toBeNull();
+    expect(await resumeTurnStream(bus, "chat-2", "turn", running)).toBeNull();
     const source = controlledStream();
     const published = publishTurnStream(bus, "chat-2", "stream-2", source.stream);
     source.push("data: only\n\n");
     source.end();
     await published;
     await endTurnStream(bus, "chat-2");
-    expect(await resumeTurnStream(bus, "chat-2")).toBeNull();
+    expect(await resumeTurnStream(bus, "chat-2", "turn", running)).toBeNull();
   });
+
+  it("a reader whose turn ended without its end reaching the stream (its instance died) is ended once the chat is free", async () => {
+    const bus = memoryBus();
+    const source = controlledStream();
+    void publishTurnStream(bus, "chat-4", "stream-4", source.stream);
+    source.push("data: one\n\n");
+    await tick();
+    // The producer sends nothing more, ever; the chat's lease ran out.
+    let held = true;
+    const resumed = await resumeTurnStream(bus, "chat-4", "turn", async () => held);
+    expect(resumed).not.toBeNull();
+    const reading = readAll(resumed as ReadableStream<string>);
+    held = false;
+    const ended = await Promise.race([
+      reading,
+      new Promise((resolve) => setTimeout(() => resolve("still open"), 10_000)),
+    ]);
+    expect(ended).toBe("data: one\n\n");
+  }, 15_000);
+
+  it("a resume whose producer never answers, on a bus that cannot unsubscribe, gives up: nothing to resume", async () => {
+    const bus = memoryBus();
+    // A stream marked live whose producer is gone, and a bus that fails as the reader gives up.
+    await bus.publisher.set("fold:live-stream:chat-5", "stream-5", { EX: 60 });
+    await bus.publisher.set("fold:stream:rs:sentinel:stream-5", "1", { EX: 60 });
+    bus.subscriber.unsubscribe = () => Promise.reject(new Error("bus down"));
+    const resumed = await Promise.race([
+      resumeTurnStream(bus, "chat-5", "turn", running),
+      new Promise((resolve) => setTimeout(() => resolve("never answered"), 10_000)),
+    ]);
+    expect(resumed).toBeNull();
+  }, 15_000);
 
   it("delivers a stop to the chat's running turn only, and not after it stopped listening", async () => {
     const bus = memoryBus();

@@ -1,6 +1,7 @@
 import { UI_MESSAGE_STREAM_HEADERS } from "ai";
 import { requireChat, requireUser } from "@/lib/auth/guards";
-import { isReplying } from "@/lib/db/queries/chats";
+import { getDb } from "@/lib/db/client";
+import { getChat, isReplying } from "@/lib/db/queries/chats";
 import { route } from "@/lib/http/route";
 import { liveBus } from "@/lib/live/bus";
 import { resumeTurnStream } from "@/lib/live/streams";
@@ -16,7 +17,11 @@ export const GET = route<{ id: string }>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
   if (!isReplying(chat)) return new Response(null, { status: 204 });
-  const stream = await resumeTurnStream(liveBus(), chat.id);
+  const db = await getDb();
+  const stream = await resumeTurnStream(liveBus(), chat.id, "turn", async () => {
+    const now = await getChat(db, chat.id);
+    return now !== null && isReplying(now);
+  });
   if (!stream) return new Response(null, { status: 204 });
   return new Response(stream.pipeThrough(new TextEncoderStream()), {
     headers: UI_MESSAGE_STREAM_HEADERS,
