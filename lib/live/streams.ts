@@ -49,8 +49,13 @@ export type LiveKind = "turn" | "compaction";
 const activeKey = (chatId: string, kind: LiveKind) =>
   kind === "turn" ? `fold:live-stream:${chatId}` : `fold:live-compaction:${chatId}`;
 
-/** The live-stream record outlives any turn: the longest turn plus a margin. */
-const activeSeconds = () => Math.ceil(env().turnMaxDurationMs / 1000) + 60;
+/**
+ * The live-stream record outlives any turn: the longest model call plus an hour for what comes
+ * before it (Tier 1's summarizer passes, waiting for a background compaction), which the turn's
+ * deadline does not count. A record a dead instance left behind does no harm meanwhile: the
+ * routes resume only while the chat's lease is held.
+ */
+const activeSeconds = () => Math.ceil(env().turnMaxDurationMs / 1000) + 3_600;
 
 /**
  * Publishes a turn's SSE stream under `streamId` and marks it as the chat's

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { env } from "@/lib/env";
 import { memoryBus } from "@/lib/live/bus";
 import { requestStop, watchStop } from "@/lib/live/stop";
 import { endTurnStream, publishTurnStream, resumeTurnStream } from "@/lib/live/streams";
@@ -81,6 +82,21 @@ describe("the single-instance live bus (no REDIS_URL)", () => {
     await published;
     await endTurnStream(bus, "chat-2");
     expect(await resumeTurnStream(bus, "chat-2", "turn", running)).toBeNull();
+  });
+
+  it("a turn whose work before its model call took minutes can still be followed", async () => {
+    let now = 0;
+    const bus = memoryBus(() => now);
+    const source = controlledStream();
+    void publishTurnStream(bus, "chat-6", "stream-6", source.stream);
+    source.push("data: one\n\n");
+    await tick();
+    // Ten minutes of summarizer passes, then the longest model call the server allows.
+    now = env().turnMaxDurationMs + 10 * 60_000;
+    const resumed = await resumeTurnStream(bus, "chat-6", "turn", running);
+    expect(resumed).not.toBeNull();
+    await resumed?.cancel();
+    source.end();
   });
 
   it("a reader whose turn ended without its end reaching the stream (its instance died) is ended once the chat is free", async () => {
