@@ -100,25 +100,25 @@ export async function requestStop(
 /**
  * Stops the turn `target` names, running or still on its way: left pending first, then
  * published, so a turn that starts listening in between still finds it. The turn that hears it
- * uses the pending stop up (another turn of the chat leaves it for its own); when no turn heard
- * it and `answered()` says the message has its reply already, it is withdrawn. True when a turn
+ * uses the pending stop up (another turn of the chat leaves it for its own). True when a turn
  * was stopped or will be.
  *
- * A stop naming an attempt stays pending whatever `answered()` says: the message's reply may be
- * the one that attempt (a Regenerate, an edit) is on its way to replace, not yet admitted when
- * the Stop came, and no other turn can take a stop meant for that attempt alone.
+ * A stop naming an attempt stays pending until its turn takes it or it expires: that attempt (a
+ * send, a Regenerate, an edit) may not be admitted yet, whatever the chat shows, and no other
+ * turn can take a stop meant for it alone. One naming no attempt (a page that follows a reply it
+ * did not send) that no turn heard is withdrawn when `ended()` says its message's turn is over.
  */
 export async function requestStopOf(
   bus: LiveBus,
   chatId: string,
   target: TurnAttempt,
-  answered: () => Promise<boolean>,
+  ended: () => Promise<boolean>,
 ): Promise<boolean> {
   const key = pendingKey(chatId, target.attemptId);
   await bus.publisher.set(key, target.messageId, { EX: PENDING_STOP_SECONDS });
   if ((await requestStop(bus, chatId, target)) > 0) return true;
   if (target.attemptId !== undefined) return true;
-  if (await answered()) {
+  if (await ended()) {
     await withdrawPending(bus, key);
     return false;
   }

@@ -1,5 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
+import { and, asc, desc, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { isUniqueViolation } from "../errors";
 import { prepared } from "../prepared";
@@ -454,26 +453,4 @@ export async function findMessage(db: Db, chatId: string, id: string): Promise<M
     .from(message)
     .where(and(eq(message.chatId, chatId), eq(message.id, id)));
   return row ?? null;
-}
-
-/**
- * Whether message `id` is stored in the chat with a message after it (its reply). A compaction's
- * timeline entry there (a note, a fold) is no reply: the message may still be unanswered.
- */
-export async function isFollowed(db: Db, chatId: string, id: string): Promise<boolean> {
-  const later = alias(message, "later");
-  const [row] = await db
-    .select({ id: later.id })
-    .from(message)
-    .innerJoin(
-      later,
-      and(
-        eq(later.chatId, message.chatId),
-        gt(later.seq, message.seq),
-        sql`(${later.metadata} ->> 'compaction') is distinct from 'true'`,
-      ),
-    )
-    .where(and(eq(message.chatId, chatId), eq(message.id, id)))
-    .limit(1);
-  return row !== undefined;
 }

@@ -477,6 +477,43 @@ describeEachDriver("Stop and resume across instances", (use) => {
     }
   });
 
+  it("a stop from a tab that only followed the reply, coming after its turn failed unanswered, does not stop the Retry", async () => {
+    const database = use();
+    const { browser } = await register(database, "follower-stop@example.com");
+    const chatId = await newChat(database, browser);
+    const messageId = `u-${crypto.randomUUID()}`;
+    fake.script({ fault: "500" }, { fault: "500" }, { fault: "500" });
+    await readChunks(
+      await postTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: "Tell me a long story.",
+        id: messageId,
+        attemptId: "attempt-1",
+      }),
+    );
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+
+    // The other tab knows the message, not the attempt; no turn runs any more.
+    const stop = await stopWith(database, browser, chatId, { messageId });
+    expect(stop.status).toBe(200);
+    expect(await stop.json()).toEqual({ stopping: false });
+
+    fake.configure({ chunkDelayMs: 25, replyTokens: 40 });
+    try {
+      const retried = await readChunks(
+        await postRegenerate(database, browser, { chatId, modelId: MODEL, attemptId: "attempt-2" }),
+      );
+      const finish = retried.find((c) => c.type === "finish") as {
+        messageMetadata?: { stopped?: boolean };
+      };
+      expect(finish.messageMetadata?.stopped).toBeUndefined();
+      expect(retried.some((c) => c.type === "error")).toBe(false);
+    } finally {
+      fake.configure({ chunkDelayMs: 25, replyTokens: 300 });
+    }
+  });
+
   it("a stop sent before the Retry of an unanswered message is admitted stops it, though a note came after the message", async () => {
     const database = use();
     const { browser } = await register(database, "noted-stop@example.com");

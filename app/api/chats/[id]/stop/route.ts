@@ -3,7 +3,7 @@ import { requireChat, requireUser } from "@/lib/auth/guards";
 import { attemptIdSchema } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { getChat, isReplying } from "@/lib/db/queries/chats";
-import { isFollowed } from "@/lib/db/queries/messages";
+import { findMessage } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { AppError } from "@/lib/errors";
@@ -36,7 +36,7 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
   const { messageId, attemptId } = await readJson(request, stopInput, { emptyAs: {} });
   const stopping = await (messageId
     ? requestStopOf(liveBus(), chat.id, { messageId, attemptId }, () =>
-        answeredAlready(chat.id, messageId),
+        turnEnded(chat.id, messageId),
       )
     : stopRunning(chat)
   ).catch((error: unknown) => {
@@ -53,17 +53,18 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
 });
 
 /**
- * The message has its reply and no turn is on its way to answer it again. While a turn holds
- * the chat, the reply that follows may be the one a regenerate or an edit of this very message
- * is about to replace: the stop stays pending for that turn.
+ * The message is stored and no turn holds the chat: the turn that answered it, or failed to, has
+ * ended. A stop naming no attempt (a page that follows a reply it did not send) is then too late;
+ * left pending, it would stop the next Retry of the message. A message not stored yet is still
+ * on its way: its turn will find the stop.
  */
-async function answeredAlready(chatId: string, messageId: string): Promise<boolean> {
+async function turnEnded(chatId: string, messageId: string): Promise<boolean> {
   const db = await getDb();
-  const [followed, current] = await Promise.all([
-    isFollowed(db, chatId, messageId),
+  const [stored, current] = await Promise.all([
+    findMessage(db, chatId, messageId),
     getChat(db, chatId),
   ]);
-  return followed && !(current && isReplying(current));
+  return stored !== null && !(current && isReplying(current));
 }
 
 /**
