@@ -9,7 +9,7 @@ import type { BranchSwitch } from "@/lib/chat/branches";
 import type { ChatContext } from "@/lib/chat/context";
 import { MESSAGE_MAX_CHARS } from "@/lib/message/limits";
 import { isPinnedByUser, pinnedAs } from "@/lib/message/pins";
-import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { type FoldUIMessage, messageText } from "@/lib/message/ui-message";
 import { CompactConfirm } from "../context/compact-confirm";
 import { ContextRing } from "../context/context-ring";
 import { useChatContext } from "../context/use-chat-context";
@@ -24,6 +24,7 @@ import { ModelLabelsProvider } from "../stats/model-labels";
 import { Composer } from "./composer";
 import { useFirstMessage } from "./first-message";
 import { limitNoticeOf, readableError, serverErrorOf } from "./limit-notice";
+import { createEditDrafts, reopenEdit } from "./message/edit-drafts";
 import { wroteSomething } from "./message/tool-state";
 import { MessageList } from "./message-list";
 import { MessageView } from "./message-view";
@@ -99,6 +100,9 @@ export function ChatView({
   const lastSent = useRef("");
   // The whole timeline before an edit or a regenerate rewrote it, until it is answered.
   const beforeRewrite = useRef<FoldUIMessage[] | null>(null);
+  // An edit sent, until it is answered: a refused one opens its box again, holding it.
+  const sentEdit = useRef<{ messageId: string; text: string } | null>(null);
+  const [editDrafts] = useState(createEditDrafts);
   const [resumeOnLoad] = useState(initialReplying === true);
   const { messages, sendMessage, regenerate, stop, status, error, clearError, setMessages } =
     useChat<FoldUIMessage>({
@@ -113,6 +117,7 @@ export function ChatView({
         if (!isError) {
           lastSent.current = "";
           beforeRewrite.current = null;
+          sentEdit.current = null;
         }
         setUsageVersion((v) => v + 1);
         router.refresh();
@@ -157,6 +162,8 @@ export function ChatView({
         beforeRewrite.current = [...older, ...latestMessages.current];
         if (older.length > 0) setMessages((shown) => [...older, ...shown]);
         armFocusRescue();
+        sentEdit.current =
+          rewrite.kind === "edit" ? { messageId: rewrite.messageId, text: rewrite.text } : null;
         if (rewrite.kind === "edit")
           void sendMessage({ text: rewrite.text, messageId: rewrite.messageId });
         else void regenerate({ messageId: rewrite.messageId });
@@ -277,6 +284,14 @@ export function ChatView({
         if (sent && !stored) setReturned({ text: sent, at: Date.now() });
         const base = beforeRewrite.current;
         beforeRewrite.current = null;
+        // A refused edit: its box opens again with the text, unless the server stored it after
+        // all (the message holds it now).
+        const edit = sentEdit.current;
+        sentEdit.current = null;
+        const storedEdit = page?.messages.find((m) => m.id === edit?.messageId);
+        if (edit && !(storedEdit && messageText(storedEdit) === edit.text)) {
+          reopenEdit(editDrafts, edit.messageId, edit.text);
+        }
         if (!page) {
           // What is stored cannot be read (an outage), but the refusal stored nothing: the
           // timeline goes back to before the send, its text being back in the box.
@@ -298,7 +313,7 @@ export function ChatView({
           followReplyElsewhere();
         }
       },
-      [setStoredTail, setMessages, clearError, followReplyElsewhere],
+      [setStoredTail, setMessages, clearError, followReplyElsewhere, editDrafts],
     ),
   );
   const { setContext } = usage;
@@ -506,6 +521,7 @@ export function ChatView({
         loadingOlder={history.loading}
         onLoadOlder={() => void history.loadOlder(timeline[0]?.id)}
         followRequest={followRequest}
+        editDrafts={editDrafts}
         footer={footer}
         empty={
           <div className="py-24 text-center">

@@ -6,7 +6,7 @@ import { memo, type ReactNode, type UIEvent, useCallback, useEffect, useRef } fr
 import { useStickToBottom } from "use-stick-to-bottom";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { estimateMessageHeight } from "./estimate-height";
-import { EditDraftsProvider } from "./message/edit-drafts";
+import { type EditDrafts, EditDraftsProvider } from "./message/edit-drafts";
 
 /** Before the scroller is laid out: the widest column, and a row of unknown content. */
 const DEFAULT_WIDTH_PX = 800;
@@ -39,6 +39,8 @@ type Props = {
   onLoadOlder: () => void;
   /** Changes whenever the view must jump to the latest message (the user just sent one). */
   followRequest?: number;
+  /** The page's open edits, when it reopens a refused one (edit-drafts.tsx). */
+  editDrafts?: EditDrafts;
 };
 
 /**
@@ -60,6 +62,7 @@ export function MessageList({
   loadingOlder,
   onLoadOlder,
   followRequest,
+  editDrafts,
 }: Props) {
   const stick = useStickToBottom({ initial: "instant", resize: "instant" });
   const listRef = useRef<HTMLDivElement>(null);
@@ -109,7 +112,7 @@ export function MessageList({
       className="relative min-h-0 flex-1 overflow-x-hidden overflow-y-auto"
     >
       <div ref={stick.contentRef} className="mx-auto w-full max-w-3xl px-4 py-6">
-        <EditDraftsProvider>
+        <EditDraftsProvider store={editDrafts}>
           {hasOlder ? (
             <div className="flex justify-center pb-4">
               <button

@@ -109,6 +109,48 @@ test("an edit that drops later messages asks first, and the old version stays a 
   await expect(userMessages(page)).toHaveCount(1);
 });
 
+test("an edit the server refuses opens its box again, holding the edit, and says why", async ({
+  page,
+}) => {
+  await newChat(page, `e2e-refused-edit-${Date.now()}@example.com`);
+  await sendAndWait(page, "Which trains go to Porto?");
+  // The server cannot take the edit (its database is restarting).
+  await page.route("**/api/chat", (route) =>
+    route.request().method() === "POST"
+      ? route.fulfill({
+          status: 503,
+          contentType: "application/json",
+          body: JSON.stringify({
+            error: { code: "unavailable:database", message: "The database is unavailable." },
+          }),
+        })
+      : route.continue(),
+  );
+  const first = userMessages(page).first();
+  await first.hover();
+  await first.getByRole("button", { name: "Edit message" }).click();
+  const editBox = page.getByRole("textbox", { name: "Edit message" });
+  await editBox.fill("Which trains go to Lisbon, and when?");
+  await page.getByRole("button", { name: "Save & send" }).click();
+  const ask = page.getByRole("alertdialog", { name: "Edit this message?" });
+  await ask.getByRole("button", { name: "Edit and send" }).click();
+
+  // Refused: the box is back with what was typed, and the chat shows what is stored.
+  await expect(editBox).toHaveValue("Which trains go to Lisbon, and when?");
+  await expect(page.getByText("The database is unavailable.").first()).toBeVisible();
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1);
+
+  // Once the server takes it, the same box sends it.
+  await page.unroute("**/api/chat");
+  await page.getByRole("button", { name: "Save & send" }).click();
+  await ask.getByRole("button", { name: "Edit and send" }).click();
+  await expect(editBox).toHaveCount(0);
+  await expect(userMessages(page).getByText("Which trains go to Lisbon, and when?")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1, {
+    timeout: 30_000,
+  });
+});
+
 test("the memory panel shows the summary; an edited summary is what the next request carries", async ({
   page,
 }) => {
