@@ -29,7 +29,12 @@ import { wroteSomething } from "./message/tool-state";
 import { MessageList } from "./message-list";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
-import { fetchStoredPage, type StoredPage, withStoredTail } from "./stored-tail";
+import {
+  fetchStoredPage,
+  type StoredPage,
+  withCompactionEntry,
+  withStoredTail,
+} from "./stored-tail";
 import { Thinking } from "./thinking";
 import { useFocusRescue } from "./use-focus-rescue";
 import { useLiveCompaction } from "./use-live-compaction";
@@ -324,7 +329,7 @@ export function ChatView({
     useCallback(
       (entry: FoldUIMessage | null) => {
         if (entry) {
-          setMessages((list) => (list.some((m) => m.id === entry.id) ? list : [...list, entry]));
+          setMessages((list) => withCompactionEntry(list, entry, busyRef.current));
         } else {
           // It ended before the page could follow it: its trace is among the stored messages.
           void fetchStoredPage(chatId).then((page) => {

@@ -36,3 +36,20 @@ export function withStoredTail(shown: FoldUIMessage[], page: FoldUIMessage[]): F
   const at = shown.findIndex((m) => m.id === first.id);
   return at < 0 ? page : [...shown.slice(0, at), ...page];
 }
+
+/**
+ * Adds a background compaction's timeline entry where the server stores it: at the end, or,
+ * while a reply is being written, before that reply (its turn stores the reply after the entry
+ * lands). After it, the reply would read as finished (only the last message streams), and a
+ * reload would show the two the other way round. An entry already shown is not added twice.
+ */
+export function withCompactionEntry(
+  shown: FoldUIMessage[],
+  entry: FoldUIMessage,
+  replying: boolean,
+): FoldUIMessage[] {
+  if (shown.some((m) => m.id === entry.id)) return shown;
+  const last = shown.at(-1);
+  if (replying && last?.role === "assistant") return [...shown.slice(0, -1), entry, last];
+  return [...shown, entry];
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withStoredTail } from "@/components/chat/stored-tail";
+import { withCompactionEntry, withStoredTail } from "@/components/chat/stored-tail";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 const message = (id: string, text = id): FoldUIMessage => ({
@@ -29,5 +29,31 @@ describe("withStoredTail", () => {
 
   it("empties the view only when the server holds no messages", () => {
     expect(withStoredTail([message("a")], [])).toEqual([]);
+  });
+});
+
+describe("withCompactionEntry", () => {
+  const reply = (id: string): FoldUIMessage => ({
+    id,
+    role: "assistant",
+    parts: [{ type: "text", text: "" }],
+  });
+  const entry = reply("entry");
+
+  it("puts a background compaction's entry before the reply still being written, which stays last", () => {
+    const shown = [message("q1"), reply("a1"), message("q2"), reply("a2")];
+    expect(ids(withCompactionEntry(shown, entry, true))).toEqual(["q1", "a1", "q2", "entry", "a2"]);
+  });
+
+  it("adds it at the end when no reply is being written, or before the reply has begun", () => {
+    const answered = [message("q1"), reply("a1")];
+    expect(ids(withCompactionEntry(answered, entry, false))).toEqual(["q1", "a1", "entry"]);
+    const asked = [message("q1"), reply("a1"), message("q2")];
+    expect(ids(withCompactionEntry(asked, entry, true))).toEqual(["q1", "a1", "q2", "entry"]);
+  });
+
+  it("does not add an entry that is already shown", () => {
+    const shown = [message("q1"), entry, reply("a1")];
+    expect(withCompactionEntry(shown, entry, true)).toBe(shown);
   });
 });
