@@ -69,7 +69,7 @@ export function Sidebar(props: Props) {
       <Dialog.Root open={open} onOpenChange={setOpen}>
         <Dialog.Trigger
           aria-label="Open the chat list"
-          className="fixed top-2.5 left-2 z-30 rounded-lg p-2 text-zinc-700 hover:bg-zinc-100 md:hidden"
+          className="fixed top-[calc(var(--outage-offset,0px)+0.625rem)] left-2 z-30 rounded-lg p-2 text-zinc-700 hover:bg-zinc-100 md:hidden"
         >
           <Menu size={20} />
         </Dialog.Trigger>

@@ -12,13 +12,16 @@ export function OutageBanner() {
     onRecovered: useCallback(() => router.refresh(), [router]),
   });
   const banner = useRef<HTMLDivElement>(null);
-  // The page moves down by the banner's height, so it covers nothing (on a phone, the button
-  // that opens the chat list sits where it lies). Its height changes as its line wraps.
+  // The page moves down by the banner's height, so it covers nothing. Padding moves what flows;
+  // what is fixed to the top (on a phone, the button that opens the chat list) moves by
+  // --outage-offset. Its height changes as its line wraps.
   useEffect(() => {
     const element = banner.current;
     if (!down || !element) return;
+    const root = document.documentElement;
     const make = () => {
       document.body.style.paddingTop = `${element.offsetHeight}px`;
+      root.style.setProperty("--outage-offset", `${element.offsetHeight}px`);
     };
     make();
     const observer = new ResizeObserver(make);
@@ -26,6 +29,7 @@ export function OutageBanner() {
     return () => {
       observer.disconnect();
       document.body.style.paddingTop = "";
+      root.style.removeProperty("--outage-offset");
     };
   }, [down]);
   if (!down) return null;

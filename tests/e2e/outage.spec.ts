@@ -37,6 +37,30 @@ test("while the API answers 503 the page says the database is unreachable, and c
   await expect(page.getByText("Could not load models")).toBeHidden();
 });
 
+test("at phone width the banner moves the chat-list button down with the page, and the list opens", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await registerUser(page, `e2e-outage-phone-${Date.now()}@example.com`);
+  await page.route("**/api/health", (route) => route.fulfill(UNAVAILABLE));
+  await page.route("**/api/models", (route) => route.fulfill(UNAVAILABLE));
+  await page.reload();
+  const banner = page.getByRole("alert").filter({ hasText: "can't reach its database" });
+  await expect(banner).toBeVisible();
+  const menu = page.getByRole("button", { name: "Open the chat list" });
+  // The button is fixed to the top: it moves by the banner's height too, not under it.
+  await expect(async () => {
+    const [bannerBox, menuBox] = [await banner.boundingBox(), await menu.boundingBox()];
+    expect(bannerBox && menuBox && bannerBox.y + bannerBox.height <= menuBox.y).toBe(true);
+  }).toPass();
+  await menu.click();
+  await expect(page.getByRole("dialog")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await page.unroute("**/api/health");
+  await page.unroute("**/api/models");
+  await expect(banner).toBeHidden({ timeout: 10_000 });
+});
+
 test("a proxy's error page in place of Fold's answer reads as Fold unreachable, puts the message back, and offers no Retry of an older one", async ({
   page,
 }) => {
