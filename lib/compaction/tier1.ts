@@ -251,8 +251,14 @@ function onlyPinsFolded(previous: string | null): FoldResult {
  * A compaction must land at or under the target, or the next turn fires again
  * (DESIGN §7): when the kept messages are too big for that, the hard wall cuts
  * them (never the latest user message or the summary) to the largest cap that
- * reaches it, or to the smallest cap when nothing does. The cap is stored with
- * the reply and holds until the next compaction, so nothing grows back.
+ * reaches it. The cap is stored with the reply and holds until the next
+ * compaction, so nothing grows back.
+ *
+ * When no cap reaches it (the summary and the latest message alone are over the target), nothing
+ * is cut: a cap then would shorten to a few lines every message no summary holds (a document
+ * pasted last, every reply after it) for as long as it holds, while the next compaction, which
+ * folds them, would come turns later (the count of a cut request grows slowly). Left whole, the
+ * view fits its budget and the next turn folds what is no longer the latest message.
  */
 function reachTarget(input: Tier1Input, view: ModelView): { view: ModelView; tokens: number } {
   const { budget, ratio, estimator } = input;
@@ -260,6 +266,7 @@ function reachTarget(input: Tier1Input, view: ModelView): { view: ModelView; tok
   if (tokens <= budget.target || view.hardWallCapTokens !== null) return { view, tokens };
   const targetRoom = Math.max(0, Math.floor(budget.target / ratio) - input.overheadTokens);
   const wall = applyHardWall(view.messages, targetRoom, estimator, null, view.pinnedIds);
+  if (!wall.fits) return { view, tokens };
   const walled = { ...view, messages: wall.messages, hardWallCapTokens: wall.capTokens };
   return { view: walled, tokens: viewTokens(input, walled.messages) };
 }

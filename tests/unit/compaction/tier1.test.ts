@@ -317,6 +317,48 @@ describe("Tier 1 (DESIGN §8)", () => {
   });
 });
 
+describe("Tier 1: a compaction whose target no cap reaches", () => {
+  it("cuts nothing, so what no summary holds goes out whole on the turns after it", async () => {
+    const h = tier1Harness();
+    const history: FoldUIMessage[] = [];
+    for (let i = 1; i <= 6; i++) history.push(...exchange(i, { userTokens: 60, textTokens: 400 }));
+    // A pasted document: with the summary, over the target on its own.
+    const doc = `Here is my config, fix line 40: ${filler(2_500)} MIDDLE-MARKER ${filler(200, 3)}`;
+    history.push(userMessage("u7", doc));
+
+    const folded = await runTier1(h.input(history, EMPTY_STATE));
+    expect(folded.kind).toBe("compacted");
+    if (folded.kind !== "compacted") return;
+    expect(folded.view.hardWallCapTokens).toBeNull();
+    // Not summarized: the document is after the new watermark.
+    expect(folded.next.summary).not.toContain("MIDDLE-MARKER");
+
+    // Its reply, stored with what its turn sent, and the next question about the document.
+    const [, reply] = exchange(7, { userTokens: 0, textTokens: 500 });
+    const state = nextState(EMPTY_STATE, folded);
+    const answered = {
+      ...reply,
+      metadata: {
+        stats: {
+          ...statsFor({
+            contextTokens: folded.projectedTokens,
+            lastStepOutputTokens: 500,
+            viewVersion: state.version,
+          }),
+          ...(folded.view.hardWallCapTokens === null
+            ? {}
+            : { viewCapTokens: folded.view.hardWallCapTokens }),
+        },
+      },
+    } as FoldUIMessage;
+    const next = await runTier1(
+      h.input([...history, answered, userMessage("u8", "What is on line 40?")], state),
+    );
+    const sent = JSON.stringify(next.view.messages.find((m) => m.id === "u7")?.parts);
+    expect(sent).toContain("MIDDLE-MARKER");
+  });
+});
+
 describe("Tier 1: a hard-wall cap an earlier turn applied", () => {
   const WIDE = computeBudget({ contextWindow: 200_000, maxOutputTokens: null }, DEFAULT_RATIOS);
   const longReply = filler(2_000);
