@@ -194,8 +194,36 @@ export function completeHeadings(
   ...fallbacks: readonly (string | null)[]
 ): string {
   const sources = [summary, ...fallbacks].map(summarySections);
-  return renderSections((heading) => sources.map((sections) => sections.get(heading)));
+  return renderSections((heading) => {
+    const bodies = sources.map((sections) => sections.get(heading));
+    // "None." where an earlier text holds what was established, constrained, referred to or
+    // fixed: asked to update a summary, a model writes it for "nothing new" and would erase
+    // them. Those stay until a newer message replaces them (then the model writes that).
+    if (ACCUMULATING.has(heading) && bodies.slice(1).some(saysSomething)) {
+      return bodies.map((body) => (body !== undefined && saysNone(body) ? undefined : body));
+    }
+    return bodies;
+  });
 }
+
+/**
+ * The sections that gather what the chat established and stay true until replaced. The goal and
+ * the current state change as the work moves: "None." there may mean the requests are done.
+ */
+const ACCUMULATING: ReadonlySet<SummaryHeading> = new Set([
+  "Constraints & preferences",
+  "Decisions & facts",
+  "Artifacts & references",
+  "Errors & fixes",
+]);
+
+/** A section body that records nothing: "None.", "Nothing new", "No changes", "Unchanged"… */
+const saysNone = (body: string) =>
+  /^[-*\s]*(none|n\/a|nothing( new)?( to record)?|no (new |further )?(changes|updates)|unchanged)[.!]?\s*$/i.test(
+    body,
+  );
+const saysSomething = (body: string | undefined) =>
+  body !== undefined && body !== "" && body !== NOT_RECORDED && !saysNone(body);
 
 /** Each summary heading's text in `summary` (trimmed), for the headings it has. */
 export function summarySections(summary: string | null): Map<SummaryHeading, string> {

@@ -221,6 +221,36 @@ describe("heading checks", () => {
     expect(missingHeadings(done)).toEqual([]);
   });
 
+  it('keeps earlier facts, constraints, references and fixes under a "None." of an update, not an earlier goal or state', () => {
+    const previous = completeHeadings(
+      [
+        "## Goal & open requests\n- migrate the billing service",
+        '## Constraints & preferences\n- "never touch prod on Fridays"',
+        "## Current state & next step\n- waiting for the DB dump",
+        "## Decisions & facts\n- Budget capped at 40k EUR; launch on 3 March",
+        "## Artifacts & references\n- /srv/billing/config.yaml",
+        "## Errors & fixes\n- ENOENT on deploy: fixed by creating /var/run/billing",
+      ].join("\n"),
+    );
+    const update = SUMMARY_HEADINGS.map(
+      (h, i) => `## ${h}\n${["None.", "- None", "None.", "None.", "Nothing new.", "n/a"][i]}`,
+    ).join("\n");
+    const done = completeHeadings(update, previous);
+    expect(done).toContain('## Constraints & preferences\n- "never touch prod on Fridays"');
+    expect(done).toContain("## Decisions & facts\n- Budget capped at 40k EUR; launch on 3 March");
+    expect(done).toContain("## Artifacts & references\n- /srv/billing/config.yaml");
+    expect(done).toContain("## Errors & fixes\n- ENOENT on deploy");
+    // Requests done, nothing running: the update says so.
+    expect(done).toContain("## Goal & open requests\nNone.");
+    expect(done).toContain("## Current state & next step\nNone.");
+    // Where nothing was recorded before either, "None." stays as written.
+    expect(completeHeadings(update)).toContain("## Decisions & facts\nNone.");
+    // Something written there is the update's, as before.
+    const replaced = completeHeadings("## Decisions & facts\n- Budget raised to 55k EUR", previous);
+    expect(replaced).toContain("## Decisions & facts\n- Budget raised to 55k EUR");
+    expect(replaced).not.toContain("40k EUR");
+  });
+
   it("states the output limit when it is given", () => {
     const prompt = summarizerPrompt({
       previousSummary: null,
