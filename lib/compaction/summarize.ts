@@ -12,7 +12,7 @@
 import { APICallError } from "ai";
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
-import { type ChunkItem, packChunk, splitIntoSteps } from "./chunking";
+import { type ChunkItem, packChunk, splitIntoPieces, splitIntoSteps } from "./chunking";
 import { ignoreMetrics, type MetricSink, type SummarizerModel } from "./ports";
 import {
   completeHeadings,
@@ -232,8 +232,10 @@ async function foldWithModel(
         `no room for the span in a ${entry.contextWindow}-token window (chunk capacity ${capacity} tokens)`,
       );
     }
-    // A tool loop too big for a chunk is read step by step, not cut to its head and tail.
+    // A tool loop too big for a chunk is read step by step, and any other message in pieces:
+    // not cut to its head and tail (the watermark passes it, so what is cut is gone).
     splitIntoSteps(items, progress.position, capacity);
+    splitIntoPieces(items, progress.position, capacity, run.countText);
     const chunk = packChunk(items, progress.position, capacity, run.countText);
     try {
       progress.running = await foldChunk(run, entry, progress.running, chunk.text);

@@ -513,14 +513,12 @@ describe("createSummarizer", () => {
     expect(result.inputTokens).toBe(sentTokens);
   });
 
-  it("sends a message bigger than a whole chunk alone, cut head + tail to fit", async () => {
+  it("reads a message bigger than a whole chunk in pieces, all of it sent once, each piece within a chunk", async () => {
     const estimator = createEstimator();
     const good = ok();
-    const huge: FoldUIMessage = {
-      id: "huge",
-      role: "user",
-      parts: [{ type: "text", text: `HUGE-HEAD ${"data ".repeat(20_000)} HUGE-TAIL` }],
-    };
+    // A pasted document on one line: nowhere to break it but inside the line.
+    const text = `HUGE-HEAD ${"data ".repeat(10_000)}HUGE-MIDDLE ${"data ".repeat(10_000)}HUGE-TAIL`;
+    const huge: FoldUIMessage = { id: "huge", role: "user", parts: [{ type: "text", text }] };
     const messages = [message(0), huge, message(2)];
     const summarize = createSummarizer({
       models: [entry("a:small", good, 4_000)],
@@ -529,14 +527,23 @@ describe("createSummarizer", () => {
     });
     const result = await summarize(request({ span: messages, summaryBudget: 300 }));
     const conversations = good.doGenerateCalls.map((c) => conversationOf(promptText(c)));
-    const alone = conversations.find((c) => c.includes("HUGE-HEAD"));
-    expect(alone).toBeDefined();
-    expect(alone).toContain("HUGE-TAIL");
-    expect(alone).toMatch(/chars omitted/);
-    expect(markersIn(alone ?? "")).toEqual([]);
-    expect(estimator.countText(alone ?? "")).toBeLessThan(4_000 - 300);
+    const pieces = conversations.filter((c) => c.includes("[One long message, part "));
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) {
+      expect(estimator.countText(piece)).toBeLessThan(4_000 - 300);
+      expect(piece).not.toMatch(/chars omitted/);
+      // Each piece is a whole block: its tags open and close within it.
+      expect(piece.match(/<user>/g)?.length).toBe(piece.match(/<\/user>/g)?.length);
+    }
+    // Read in order, the pieces hold the message whole.
+    const read = conversations
+      .join("\n")
+      .replace(/\[One long message, part \d+ of \d+\]/g, "")
+      .replace(/<\/?user>|<\/?assistant>/g, "")
+      .replace(/\n/g, "");
+    expect(read).toContain(text);
     expect(conversations.flatMap(markersIn)).toEqual([0, 2]);
-    expect(result.chunks).toBe(3);
+    expect(result.chunks).toBe(conversations.length);
   });
 
   it("reads a tool loop bigger than a whole chunk step by step, every step sent once", async () => {
