@@ -194,22 +194,34 @@ export function completeHeadings(
   ...fallbacks: readonly (string | null)[]
 ): string {
   const sources = [summary, ...fallbacks].map(summarySections);
-  return renderSections((heading) => {
-    const bodies = sources.map((sections) => sections.get(heading));
-    // "None." where an earlier text holds what was established, constrained, referred to or
-    // fixed: asked to update a summary, a model writes it for "nothing new" and would erase
-    // them. Those stay until a newer message replaces them (then the model writes that).
-    if (ACCUMULATING.has(heading) && bodies.slice(1).some(saysSomething)) {
-      return bodies.map((body) => (body !== undefined && saysNone(body) ? undefined : body));
-    }
-    return bodies;
-  });
+  return renderSections((heading) =>
+    keepingEarlier(
+      heading,
+      sources.map((sections) => sections.get(heading)),
+    ),
+  );
 }
 
 /**
- * The sections that gather what the chat established and stay true until replaced. The goal and
- * the current state change as the work moves: "None." there may mean the requests are done.
+ * A section's candidate bodies, newest first, with a "None." left out where a later candidate
+ * (an earlier summary) holds what was established, constrained, referred to or fixed: asked to
+ * update a summary, a model writes it for "nothing new" and would erase them. Those stay until a
+ * newer message replaces them (then the model writes that). The goal and the current state
+ * change as the work moves: "None." there may mean the requests are done.
  */
+export function keepingEarlier(
+  heading: SummaryHeading,
+  bodies: readonly (string | undefined)[],
+): (string | undefined)[] {
+  if (!ACCUMULATING.has(heading)) return [...bodies];
+  return bodies.map((body, i) =>
+    body !== undefined && saysNone(body) && bodies.slice(i + 1).some(saysSomething)
+      ? undefined
+      : body,
+  );
+}
+
+/** The sections that gather what the chat established and stay true until replaced. */
 const ACCUMULATING: ReadonlySet<SummaryHeading> = new Set([
   "Constraints & preferences",
   "Decisions & facts",

@@ -18,6 +18,7 @@ import {
   completeHeadings,
   headingOf,
   headingSkeleton,
+  keepingEarlier,
   missingHeadings,
   NOT_RECORDED,
   presentHeadings,
@@ -394,11 +395,9 @@ async function refillSections(
   );
   const taken = new Set<SummaryHeading>();
   const render = () =>
-    renderSections((h) => [
-      taken.has(h) ? fresh.get(h) : undefined,
-      written.get(h),
-      previous.get(h),
-    ]);
+    renderSections((h) =>
+      keepingEarlier(h, [taken.has(h) ? fresh.get(h) : undefined, written.get(h), previous.get(h)]),
+    );
   for (const heading of open) {
     const body = fresh.get(heading);
     if (!body || body === NOT_RECORDED || heading === freshCutIn) continue;

@@ -293,6 +293,39 @@ describe("createSummarizer", () => {
     expect(missingHeadings(result.summary)).toEqual([]);
   });
 
+  it("a cut reply's \"None.\" under earlier facts and constraints keeps them, and so does the second answer's", async () => {
+    const previous = [
+      "## Goal & open requests\nShip the importer.",
+      "## Constraints & preferences\n- never drop rows",
+      "## Current state & next step\nWriting the reader.",
+      "## Decisions & facts\n- Use port 5433.",
+      "## Artifacts & references\n- /srv/import/reader.ts",
+      "## Errors & fixes\n- EACCES fixed with chown.",
+    ].join("\n\n");
+    // Cut in its fifth section, having written "None." (nothing new) under the fourth.
+    const cut = [
+      "## Goal & open requests\nShip the importer.",
+      "## Constraints & preferences\nNone.",
+      "## Current state & next step\nReader done.",
+      "## Decisions & facts\nNone.",
+      "## Artifacts & references\n- /srv/import/reader.ts\n- /srv/imp",
+    ].join("\n");
+    const sections = [
+      "## Artifacts & references\n- /srv/import/reader.ts\n- /srv/import/writer.ts",
+      "## Errors & fixes\nNone.",
+    ].join("\n\n");
+    const { summarize } = answeringInTurn(reply(cut, "length"), reply(sections));
+    const result = await summarize(
+      request({ previousSummary: previous, span: span(8, 80), summaryBudget: 400 }),
+    );
+    expect(result.cutsRefilled).toBe(1);
+    expect(result.summary).toContain("## Constraints & preferences\n- never drop rows");
+    expect(result.summary).toContain("## Decisions & facts\n- Use port 5433.");
+    expect(result.summary).toContain("## Errors & fixes\n- EACCES fixed with chown.");
+    expect(result.summary).toContain("/srv/import/writer.ts");
+    expect(result.summary).toContain("## Current state & next step\nReader done.");
+  });
+
   it("a second answer too long for the budget fills only the sections that fit; the others keep the previous text", async () => {
     const previous = [
       "## Decisions & facts\n- Use port 5433.",
