@@ -126,7 +126,8 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
                 name="email"
                 type="email"
                 required
-                maxLength={254}
+                // An address longer than mail allows cannot register (the server says so too).
+                maxLength={mode === "register" ? 254 : undefined}
                 autoComplete="email"
                 className={inputBase}
               />

@@ -178,11 +178,15 @@ export function pollPendingStop(
   let warned = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const look = async () => {
-    const [named, any] = await Promise.all([
+    const found = await Promise.allSettled([
       answering ? takePendingStop(bus, chatId, answering) : false,
       takePendingStopOfAny(bus, chatId),
     ]);
-    return named || any;
+    // A stop found is used up: it stops the turn, whatever became of the other look.
+    if (found.some((r) => r.status === "fulfilled" && r.value)) return true;
+    const failed = found.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+    return false;
   };
   const next = () => {
     look()

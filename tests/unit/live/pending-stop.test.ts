@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { memoryBus } from "@/lib/live/bus";
 import {
+  pollPendingStop,
   requestStop,
   requestStopOf,
   requestStopOfAnyTurn,
@@ -279,5 +280,37 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     await settled();
     expect(stopped).toBe(0);
     await unwatch();
+  });
+});
+
+describe("a running turn looking for stops left for it", () => {
+  it("is stopped by the one it finds, though the look for an admin's stop failed beside it", async () => {
+    const bus = memoryBus();
+    const turn = { messageId: "u-1", attemptId: "a-1" };
+    expect(await requestStopOf(bus, "chat-1", turn, notAnswered)).toBe(true);
+    const get = bus.publisher.get;
+    bus.publisher.get = (key) =>
+      key.startsWith("fold:stop-pending-any:")
+        ? Promise.reject(new Error("the live bus's Redis did not answer in 2 s"))
+        : get(key);
+    let stopped = 0;
+    const done = pollPendingStop(bus, "chat-1", turn, () => stopped++);
+    await settled();
+    await settled();
+    expect(stopped).toBe(1);
+    done();
+  });
+
+  it("finds a stop left after it started looking, on a later look", async () => {
+    const bus = memoryBus();
+    const turn = { messageId: "u-1", attemptId: "a-1" };
+    let stopped = 0;
+    const done = pollPendingStop(bus, "chat-1", turn, () => stopped++);
+    await settled();
+    expect(stopped).toBe(0);
+    await bus.publisher.set("fold:stop-pending:chat-1:a-1", "u-1", { EX: 30 });
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(stopped).toBe(1);
+    done();
   });
 });
