@@ -36,15 +36,24 @@ export function useStopReply(
   return useCallback(() => {
     clearTimeout(timer.current);
     timer.current = setTimeout(stopLocally, LOCAL_STOP_AFTER_MS);
+    const asked = answering();
+    // An answer that comes once the page has moved on (it stopped on its own, and sent again)
+    // is about the reply it asked to stop, not the one running now.
+    const stillAsked = () => {
+      const now = answering();
+      return now.messageId === asked.messageId && now.attemptId === asked.attemptId;
+    };
     apiFetch(`/api/chats/${chatId}/stop`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify(answering()),
+      body: JSON.stringify(asked),
     })
       .then((response) => {
         // Nothing is running on the server (the reply ended meanwhile): nothing to wait for.
-        if (!response.ok || response.status === 200) stopLocally();
+        if ((!response.ok || response.status === 200) && stillAsked()) stopLocally();
       })
-      .catch(() => stopLocally());
+      .catch(() => {
+        if (stillAsked()) stopLocally();
+      });
   }, [chatId, stopLocally, answering]);
 }

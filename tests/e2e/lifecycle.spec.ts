@@ -295,6 +295,52 @@ test("a Stop the server hears late: the page lets the begun reply go, then shows
   await expect(assistantText(page)).toContainText(/\w{3,}/);
 });
 
+test("a Stop's answer that comes after the next message was sent leaves that message's reply streaming", async ({
+  page,
+  context,
+}) => {
+  const client = await signedIn(page, context, "stop-answer-late@example.com");
+  const chatId = await createChat(client, a.url);
+  await openChat(page, a.url, chatId);
+  fake.reset();
+  // The server hears the Stop at once; its answer reaches the page only much later, and fails.
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route("**/api/chats/*/stop", async (route) => {
+    await route.fetch();
+    await released;
+    await route.fulfill({
+      status: 502,
+      contentType: "application/json",
+      body: JSON.stringify({ error: { code: "unavailable:network", message: "Cut off." } }),
+    });
+  });
+  const box = page.getByRole("textbox", { name: "Message" });
+  const stop = page.getByRole("button", { name: "Stop" });
+  await box.fill("Tell me a long story.");
+  await box.press("Enter");
+  await stop.click();
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1, {
+    timeout: 20_000,
+  });
+
+  await box.fill("Another long story, please.");
+  await box.press("Enter");
+  // The second reply is streaming.
+  await expect(page.locator("[data-role='assistant']").nth(1)).toContainText(/\w{3,}/);
+  await expect(stop).toBeVisible();
+  release();
+  // The late answer is about the first reply: this one goes on streaming in the page.
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 1_000)));
+  await expect(stop).toBeVisible();
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(2, {
+    timeout: 30_000,
+  });
+  await page.unroute("**/api/chats/*/stop");
+});
+
 test("a stop sent to one instance stops the turn running on another", async ({ page, context }) => {
   const client = await signedIn(page, context, "stop-api@example.com");
   const chatId = await createChat(client, a.url);
