@@ -2,6 +2,9 @@
 
 import { Download } from "lucide-react";
 import { DropdownMenu } from "radix-ui";
+import { useState } from "react";
+import { errorText } from "../memory/use-chat-memory";
+import { apiFetch } from "../outage/api-fetch";
 import { buttonGhost } from "../ui/styles";
 
 const ITEMS = [
@@ -9,35 +12,81 @@ const ITEMS = [
   { format: "json", label: "JSON (.json)" },
 ] as const;
 
-/** Downloads the chat as a file: Markdown to read or share, JSON to keep everything. */
+type Format = (typeof ITEMS)[number]["format"];
+
+/**
+ * Downloads the chat as a file: Markdown to read or share, JSON to keep everything. The file is
+ * fetched first, so a long chat says it is being exported and a refusal (the chat gone, the
+ * database down) is said here instead of being saved as the file.
+ */
 export function ExportMenu({ chatId }: { chatId: string }) {
+  const [exporting, setExporting] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  async function download(format: Format) {
+    if (exporting) return;
+    setExporting(true);
+    setProblem(null);
+    try {
+      const response = await apiFetch(`/api/chats/${chatId}/export?format=${format}`);
+      if (!response.ok) {
+        setProblem(await errorText(response, "The chat could not be exported."));
+        return;
+      }
+      const file = URL.createObjectURL(await response.blob());
+      const link = document.createElement("a");
+      link.href = file;
+      link.download = fileNameOf(response) ?? `chat.${format === "json" ? "json" : "md"}`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      // The browser has the file once the click is handled.
+      setTimeout(() => URL.revokeObjectURL(file), 10_000);
+    } catch {
+      setProblem("The chat could not be exported. Try again.");
+    } finally {
+      setExporting(false);
+    }
+  }
+
   return (
-    <DropdownMenu.Root>
-      <DropdownMenu.Trigger asChild>
-        <button type="button" className={`${buttonGhost} px-2 py-1.5`}>
-          <Download size={16} aria-hidden="true" />
-          Export
-        </button>
-      </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content
-          align="end"
-          sideOffset={4}
-          className="z-50 min-w-44 rounded-xl border border-line bg-white p-1 text-sm shadow-lg"
-        >
-          {ITEMS.map((item) => (
-            <DropdownMenu.Item key={item.format} asChild>
-              <a
-                href={`/api/chats/${chatId}/export?format=${item.format}`}
-                download
+    <div className="flex items-center gap-2">
+      {problem ? (
+        <p role="alert" title={problem} className="line-clamp-2 max-w-56 text-xs text-red-700">
+          {problem}
+        </p>
+      ) : null}
+      <DropdownMenu.Root>
+        <DropdownMenu.Trigger asChild>
+          <button type="button" aria-busy={exporting} className={`${buttonGhost} px-2 py-1.5`}>
+            <Download size={16} aria-hidden="true" />
+            {exporting ? "Exporting…" : "Export"}
+          </button>
+        </DropdownMenu.Trigger>
+        <DropdownMenu.Portal>
+          <DropdownMenu.Content
+            align="end"
+            sideOffset={4}
+            className="z-50 min-w-44 rounded-xl border border-line bg-white p-1 text-sm shadow-lg"
+          >
+            {ITEMS.map((item) => (
+              <DropdownMenu.Item
+                key={item.format}
+                onSelect={() => void download(item.format)}
                 className="block cursor-pointer rounded-lg px-3 py-2 outline-none hover:bg-zinc-100 focus:bg-zinc-100"
               >
                 {item.label}
-              </a>
-            </DropdownMenu.Item>
-          ))}
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
-    </DropdownMenu.Root>
+              </DropdownMenu.Item>
+            ))}
+          </DropdownMenu.Content>
+        </DropdownMenu.Portal>
+      </DropdownMenu.Root>
+    </div>
   );
+}
+
+/** The file name the server gave in Content-Disposition. */
+function fileNameOf(response: Response): string | null {
+  const disposition = response.headers.get("content-disposition") ?? "";
+  return /filename="([^"]+)"/.exec(disposition)?.[1] ?? null;
 }

@@ -264,6 +264,26 @@ test("a chat exports as Markdown and as JSON that holds every message in order",
   const second = markdown.text.indexOf(questions[1] ?? "");
   expect(first).toBeGreaterThan(0);
   expect(second).toBeGreaterThan(first);
+
+  // An export the server refuses is said beside the button, not saved as the file.
+  await page.route("**/api/chats/*/export*", (route) =>
+    route.fulfill({
+      status: 503,
+      contentType: "application/json",
+      body: JSON.stringify({
+        error: { code: "unavailable:database", message: "The database is unavailable." },
+      }),
+    }),
+  );
+  const downloads: string[] = [];
+  page.on("download", (file) => downloads.push(file.suggestedFilename()));
+  await page.getByRole("button", { name: "Export" }).click();
+  await page.getByRole("menuitem", { name: "JSON (.json)" }).click();
+  await expect(
+    page.getByRole("alert").filter({ hasText: "The database is unavailable." }),
+  ).toBeVisible();
+  expect(downloads).toEqual([]);
+  await page.unroute("**/api/chats/*/export*");
 });
 
 test("renaming a chat starts from its title as it is now, not as it was when listed", async ({
