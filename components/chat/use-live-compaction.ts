@@ -22,10 +22,18 @@ export function useLiveCompaction(
   const [live, setLive] = useState<FoldUIMessage | null>(null);
   const onDoneRef = useRef(onDone);
   onDoneRef.current = onDone;
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
 
   useEffect(() => {
     if (!compacting) return;
     const controller = new AbortController();
+    let ended = false;
     void follow(chatId, controller.signal, setLive)
       .then((entry) => {
         if (!controller.signal.aborted) onDoneRef.current(entry);
@@ -33,9 +41,17 @@ export function useLiveCompaction(
       // A trace that cannot be followed costs the live view only: the entry is stored anyway.
       .catch(() => undefined)
       .finally(() => {
+        ended = true;
         if (!controller.signal.aborted) setLive(null);
       });
-    return () => controller.abort();
+    return () => {
+      controller.abort();
+      // Left before its end: the chat's reading no longer says it compacts (another model's
+      // reading came, or it ended meanwhile). The card goes, and what it stored is read instead.
+      if (ended || !mounted.current) return;
+      setLive(null);
+      onDoneRef.current(null);
+    };
   }, [chatId, compacting]);
 
   return live;

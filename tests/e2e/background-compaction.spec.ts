@@ -18,7 +18,12 @@ const SUMMARY_DELAY_MS = 12_000;
 
 const own = ownServerPerFile({
   port: BACKGROUND_PORT,
-  provider: { ...SMALL_WINDOW, summaryDelayMs: SUMMARY_DELAY_MS },
+  // A second model to switch to (the last test); chats start on the first.
+  provider: {
+    ...SMALL_WINDOW,
+    models: [...SMALL_WINDOW.models, { id: "other", maxModelLen: 4096 }],
+    summaryDelayMs: SUMMARY_DELAY_MS,
+  },
   env: { COMPACTION_BACKGROUND: "true" },
 });
 
@@ -100,4 +105,39 @@ test("a background compaction that ended before the page could follow it still s
     timeout: SUMMARY_DELAY_MS + 20_000,
   });
   await expect(page.getByTestId("context-ring")).not.toContainText("compacting");
+});
+
+test("the live compaction card goes when the reading for another model picked meanwhile says it is over", async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  await registerUser(page, "background-switch-e2e@example.com", own.url);
+  const box = page.getByRole("textbox", { name: "Message" });
+  const live = trace(page).filter({ hasText: "Compacting context" });
+  let running = false;
+  for (let turn = 0; turn < MAX_TURNS && !running; turn++) {
+    const before = await replies(page).count();
+    await send(page, prose(`Request ${turn + 1}: keep track of item ${turn + 1}.`, turn, 245));
+    await expect(replies(page)).toHaveCount(before + 1, { timeout: 30_000 });
+    await expect(box).toBeEnabled({ timeout: 30_000 });
+    running = await live.waitFor({ timeout: 3_000 }).then(
+      () => true,
+      () => false,
+    );
+  }
+  expect(running, `no reply crossed the trigger in ${MAX_TURNS} turns`).toBe(true);
+
+  // The other model's reading comes back saying nothing compacts any more (the compaction ended
+  // while the page switched).
+  await page.route("**/api/chats/*/context?*", async (route) => {
+    const modelId = new URL(route.request().url()).searchParams.get("modelId");
+    if (modelId !== "fake:other") return route.continue();
+    const response = await route.fetch();
+    const body = (await response.json()) as Record<string, unknown>;
+    await route.fulfill({ response, json: { ...body, compacting: false } });
+  });
+  await page.getByLabel("Model").selectOption("fake:other");
+  await expect(live).toHaveCount(0, { timeout: 10_000 });
+  await expect(page.getByTestId("context-ring")).not.toContainText("compacting");
+  await page.unroute("**/api/chats/*/context?*");
 });
