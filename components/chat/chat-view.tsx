@@ -160,8 +160,7 @@ export function ChatView({
       // older pages first.
       (rewrite: Rewrite) => {
         // A message sent while the server was asked how much this moves: it answers first.
-        // So does a version switch on its way (the rewrite is of the version it shows).
-        if (busyRef.current || switching.current) return false;
+        if (busyRef.current) return false;
         lastSent.current = "";
         const older = takeOlder();
         // What the timeline holds before the rewrite: a refused one goes back to it.
@@ -204,19 +203,7 @@ export function ChatView({
     setActionProblem(await pinOne(messageId, pinned));
   }
 
-  // A version switch on its way: nothing is sent until it is answered (the message box waits,
-  // so what is sent goes to the version it shows), and a second switch is not asked for.
-  const switching = useRef<Promise<void> | null>(null);
-  const [switchPending, setSwitchPending] = useState(false);
-  function switchBranch(messageId: string, position: number) {
-    if (switching.current) return;
-    setSwitchPending(true);
-    switching.current = showVersion(messageId, position).finally(() => {
-      switching.current = null;
-      setSwitchPending(false);
-    });
-  }
-  async function showVersion(messageId: string, position: number) {
+  async function switchBranch(messageId: string, position: number) {
     const response = await apiFetch(`/api/chats/${chatId}/branches`, {
       method: "POST",
       headers: JSON_HEADERS,
@@ -558,7 +545,7 @@ export function ChatView({
           ) : null
         }
         // Everything a row draws besides its message: see MessageList's renderMessage.
-        renderVersion={`${status}|${busy}|${switchPending}|${lastAssistantId}|${timeline.length}|${watermarkIndex}|${JSON.stringify(remembered.branches)}`}
+        renderVersion={`${status}|${busy}|${lastAssistantId}|${timeline.length}|${watermarkIndex}|${JSON.stringify(remembered.branches)}`}
         renderMessage={(message, index) => (
           <div className="group/message space-y-1">
             <MessageView
@@ -590,13 +577,13 @@ export function ChatView({
                 folded={index <= watermarkIndex && message.metadata?.pinned !== true}
                 pinned={isPinnedByUser(message.metadata)}
                 branch={branchOn(remembered.branches, message.id)}
-                busy={busy || switchPending}
+                busy={busy}
                 onPin={(pinned) => void pinMessage(message.id, pinned)}
                 onSwitch={(position) => {
                   const branch = branchOn(remembered.branches, message.id);
                   if (!branch) return;
                   armFocusRescue();
-                  switchBranch(branch.messageId, position);
+                  void switchBranch(branch.messageId, position);
                 }}
               />
             )}
@@ -644,7 +631,7 @@ export function ChatView({
         }}
         onStop={stopReply}
         busy={busy}
-        disabled={!modelId || switchPending}
+        disabled={!modelId}
         notice={limit}
         returned={returned}
         draftKey={chatId}
