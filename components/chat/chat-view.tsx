@@ -382,21 +382,34 @@ export function ChatView({
   // A compaction's entry after the last message (a note added, a background fold) is no reply.
   const lastIsUser = timeline.findLast((m) => !isCompactionEntry(m))?.role === "user";
 
+  // Picks are saved one after another, so the server ends on the last one; a pick that fails
+  // puts the picker back only when no later pick is on its way, and then to what was saved.
+  const modelSaves = useRef({ latest: 0, saved: initialModelId, queue: Promise.resolve() });
   async function changeModel(next: string) {
-    const previous = pickedModelId;
+    const saves = modelSaves.current;
+    const pick = ++saves.latest;
     setPickedModelId(next);
-    const response = await apiFetch(`/api/chats/${chatId}`, {
-      method: "PATCH",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ modelId: next }),
-    });
+    const save = saves.queue.then(() =>
+      apiFetch(`/api/chats/${chatId}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ modelId: next }),
+      }),
+    );
+    saves.queue = save.then(
+      () => undefined,
+      () => undefined,
+    );
+    const response = await save;
+    if (response.ok) saves.saved = next;
+    if (pick !== saves.latest) return;
     // Saved: a problem shown before (this change's last try, say) is over.
     if (response.ok) {
       setActionProblem(null);
       return;
     }
-    // Not saved: the chat keeps its model, and the picker says so.
-    setPickedModelId(previous);
+    // Not saved: the chat keeps the model it has, and the picker says so.
+    setPickedModelId(saves.saved);
     setActionProblem(await errorText(response, "The chat's model could not be changed."));
   }
 

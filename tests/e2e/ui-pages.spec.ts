@@ -432,6 +432,48 @@ test("a model change the server does not save puts the picker back and says so; 
   await expect(page.getByRole("button", { name: "Pin message" }).first()).toBeVisible();
 });
 
+test("model picks made quickly are saved in the order they were made", async ({ page }) => {
+  await registerUser(page, `e2e-picks-${Date.now()}@example.com`);
+  await newChat(page);
+  const picker = page.getByLabel("Model");
+  await expect(picker).toHaveValue(FAKE_MODEL);
+  await page.waitForLoadState("networkidle");
+  const other = await picker
+    .locator("option")
+    .evaluateAll(
+      (options, current) =>
+        options.map((o) => (o as HTMLOptionElement).value).find((v) => v && v !== current),
+      FAKE_MODEL,
+    );
+  if (!other) throw new Error("only one model to pick");
+
+  // The first pick's save is slow; the second pick, back to where the chat was, is made
+  // while it is on its way. The chat must end on the second pick, not on whichever save
+  // reached the server last.
+  let releaseFirst = () => {};
+  const firstHeld = new Promise<void>((resolve) => {
+    releaseFirst = resolve;
+  });
+  let patches = 0;
+  await page.route("**/api/chats/*", async (route) => {
+    if (route.request().method() !== "PATCH") return route.continue();
+    patches += 1;
+    if (patches === 1) await firstHeld;
+    return route.continue();
+  });
+  await picker.selectOption(other);
+  await expect.poll(() => patches).toBe(1);
+  await picker.selectOption(FAKE_MODEL);
+  releaseFirst();
+  await expect.poll(() => patches).toBe(2);
+  await page.waitForLoadState("networkidle");
+  await page.unroute("**/api/chats/*");
+
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByLabel("Model")).toHaveValue(FAKE_MODEL);
+});
+
 test("an unsent draft stays with its chat when you open another one and come back", async ({
   page,
 }) => {
