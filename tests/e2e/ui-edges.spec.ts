@@ -59,3 +59,44 @@ test("the phone drawer: Escape in a title box cancels the rename, and a wider sc
   await page.locator("aside").getByRole("button", { name: "New chat", exact: true }).click();
   await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
 });
+
+test("on a phone, a chat picked in the drawer closes it at once and says the chat is opening", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await registerUser(page, `e2e-drawer-pick-${Date.now()}@example.com`);
+  const menu = page.getByRole("button", { name: "Open the chat list" });
+  const drawer = page.getByRole("dialog", { name: "Chats" });
+  const ids: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    await menu.click();
+    await drawer.getByRole("button", { name: "New chat", exact: true }).click();
+    await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+    await hydrated(page);
+    await expect(drawer).toHaveCount(0);
+    ids.push(new URL(page.url()).pathname.slice("/chat/".length));
+    // A chat with nothing in it is the one New chat opens again: this one gets a message.
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.fill(`Chat ${i + 1}`);
+    await box.press("Enter");
+    await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1);
+  }
+  expect(ids[0]).not.toBe(ids[1]);
+
+  // The server is slow to read the first chat: its page is held until the test lets it go.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(`**/chat/${ids[0]}**`, async (route) => {
+    if (!route.request().headers()["next-router-prefetch"]) await held;
+    await route.continue();
+  });
+  await menu.click();
+  await drawer.locator(`a[href="/chat/${ids[0]}"]`).click();
+  await expect(drawer).toHaveCount(0);
+  await expect(page.getByRole("status").filter({ hasText: "Opening the chat…" })).toBeVisible();
+  release();
+  await expect(page).toHaveURL(new RegExp(`/chat/${ids[0]}$`));
+  await expect(page.getByRole("status").filter({ hasText: "Opening the chat…" })).toHaveCount(0);
+});
