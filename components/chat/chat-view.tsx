@@ -160,7 +160,8 @@ export function ChatView({
       // older pages first.
       (rewrite: Rewrite) => {
         // A message sent while the server was asked how much this moves: it answers first.
-        if (busyRef.current) return false;
+        // So does a version switch on its way (the rewrite is of the version the page shows).
+        if (busyRef.current || switching.current) return false;
         lastSent.current = "";
         const older = takeOlder();
         // What the timeline holds before the rewrite: a refused one goes back to it.
@@ -203,7 +204,16 @@ export function ChatView({
     setActionProblem(await pinOne(messageId, pinned));
   }
 
-  async function switchBranch(messageId: string, position: number) {
+  // A version switch on its way: a message sent meanwhile waits for its answer (which replaces
+  // the page), so it goes to the version the page then shows; a second switch is not asked for.
+  const switching = useRef<Promise<void> | null>(null);
+  function switchBranch(messageId: string, position: number) {
+    if (switching.current) return;
+    switching.current = showVersion(messageId, position).finally(() => {
+      switching.current = null;
+    });
+  }
+  async function showVersion(messageId: string, position: number) {
     const response = await apiFetch(`/api/chats/${chatId}/branches`, {
       method: "POST",
       headers: JSON_HEADERS,
@@ -596,7 +606,7 @@ export function ChatView({
                   const branch = branchOn(remembered.branches, message.id);
                   if (!branch) return;
                   armFocusRescue();
-                  void switchBranch(branch.messageId, position);
+                  switchBranch(branch.messageId, position);
                 }}
               />
             )}
@@ -638,9 +648,13 @@ export function ChatView({
       ) : null}
       <Composer
         onSend={(text) => {
-          lastSent.current = text;
-          setFollowRequest((n) => n + 1);
-          void sendMessage({ text });
+          const send = () => {
+            lastSent.current = text;
+            setFollowRequest((n) => n + 1);
+            void sendMessage({ text });
+          };
+          if (switching.current) void switching.current.then(send, send);
+          else send();
         }}
         onStop={stopReply}
         busy={busy}

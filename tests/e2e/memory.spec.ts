@@ -109,6 +109,58 @@ test("an edit that drops later messages asks first, and the old version stays a 
   await expect(userMessages(page)).toHaveCount(1);
 });
 
+test("a message sent while a version switch is on its way goes to the version the switch shows", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await newChat(page, `e2e-switch-send-${Date.now()}@example.com`);
+  await sendAndWait(page, "First question: which trains go to Porto?");
+  const first = userMessages(page).first();
+  await first.hover();
+  await first.getByRole("button", { name: "Edit message" }).click();
+  await page.getByRole("textbox", { name: "Edit message" }).fill("First question, edited.");
+  await page.getByRole("button", { name: "Save & send" }).click();
+  await page
+    .getByRole("alertdialog", { name: "Edit this message?" })
+    .getByRole("button", { name: "Edit and send" })
+    .click();
+  const versions = page.getByRole("group", { name: "Versions of this message" });
+  await expect(versions).toContainText("2/2");
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1, {
+    timeout: 30_000,
+  });
+
+  // The switch takes a moment to reach the server; a message is sent meanwhile.
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route("**/api/chats/*/branches", async (route) => {
+    if (route.request().method() === "POST") await released;
+    await route.continue();
+  });
+  await versions.getByRole("button", { name: "Previous version" }).click();
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Third question: and the ferries?");
+  await box.press("Enter");
+  release();
+  await expect(versions).toContainText("1/2");
+  await expect(userMessages(page).getByText("Third question: and the ferries?")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(2, {
+    timeout: 30_000,
+  });
+  await page.unroute("**/api/chats/*/branches");
+
+  // Stored so: the first version, then the message sent.
+  await page.reload();
+  await hydrated(page);
+  await expect(versions).toContainText("1/2");
+  await expect(
+    userMessages(page).getByText("First question: which trains go to Porto?"),
+  ).toBeVisible();
+  await expect(userMessages(page).getByText("Third question: and the ferries?")).toBeVisible();
+});
+
 test("an edit the server refuses opens its box again, holding the edit, and says why", async ({
   page,
 }) => {
