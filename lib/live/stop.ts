@@ -148,12 +148,20 @@ export async function takePendingStop(
     pendingKey(chatId),
     ...(turn.attemptId === undefined ? [] : [pendingKey(chatId, turn.attemptId)]),
   ];
-  const found = await Promise.allSettled(
-    keys.map((key) => takePending(bus, key, (value) => value === turn.messageId)),
+  return anyFound(
+    await Promise.allSettled(
+      keys.map((key) => takePending(bus, key, (value) => value === turn.messageId)),
+    ),
   );
-  // One key read and used up is a stop found, whatever became of the other.
-  if (found.some((r) => r.status === "fulfilled" && r.value)) return true;
-  const failed = found.find((r) => r.status === "rejected");
+}
+
+/**
+ * Whether any of several looks found a stop: one found (and so used up) is a stop, whatever
+ * became of the others; with none found, the first look that failed throws.
+ */
+function anyFound(looks: PromiseSettledResult<boolean>[]): boolean {
+  if (looks.some((r) => r.status === "fulfilled" && r.value)) return true;
+  const failed = looks.find((r) => r.status === "rejected");
   if (failed) throw failed.reason;
   return false;
 }
@@ -177,17 +185,13 @@ export function pollPendingStop(
   let active = true;
   let warned = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const look = async () => {
-    const found = await Promise.allSettled([
-      answering ? takePendingStop(bus, chatId, answering) : false,
-      takePendingStopOfAny(bus, chatId),
-    ]);
-    // A stop found is used up: it stops the turn, whatever became of the other look.
-    if (found.some((r) => r.status === "fulfilled" && r.value)) return true;
-    const failed = found.find((r) => r.status === "rejected");
-    if (failed) throw failed.reason;
-    return false;
-  };
+  const look = async () =>
+    anyFound(
+      await Promise.allSettled([
+        answering ? takePendingStop(bus, chatId, answering) : false,
+        takePendingStopOfAny(bus, chatId),
+      ]),
+    );
   const next = () => {
     look()
       .then((found) => {
