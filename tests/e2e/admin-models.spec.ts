@@ -203,18 +203,9 @@ test("the allow-list's ticks stay as saved when a Refresh read before the save a
   await expect(restrict).not.toBeChecked();
 
   // The next allow-list read is held once the server has answered it.
-  let answered: () => void = () => undefined;
-  const serverAnswered = new Promise<void>((resolve) => {
-    answered = resolve;
-  });
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let delivered: () => void = () => undefined;
-  const deliveredOrDropped = new Promise<void>((resolve) => {
-    delivered = resolve;
-  });
+  const { promise: serverAnswered, resolve: answered } = Promise.withResolvers<void>();
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
+  const { promise: deliveredOrDropped, resolve: delivered } = Promise.withResolvers<void>();
   await page.route("**/api/admin/models/access", async (route) => {
     if (route.request().method() !== "GET") return route.continue();
     const response = await route.fetch();

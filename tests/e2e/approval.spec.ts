@@ -168,14 +168,8 @@ test("a new account waits, an admin approves it in Admin → Users, then it chat
   // A Refresh the server answered from before a Save, arriving after it, does not put the old
   // limit back: the list is read again. The first list request is held once the server answered.
   let held = 0;
-  let answered: () => void = () => undefined;
-  const serverAnswered = new Promise<void>((resolve) => {
-    answered = resolve;
-  });
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const { promise: serverAnswered, resolve: answered } = Promise.withResolvers<void>();
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
   await admin.route("**/api/admin/users", async (route) => {
     if (route.request().method() !== "GET" || held++ > 0) return route.continue();
     const response = await route.fetch();

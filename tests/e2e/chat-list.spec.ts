@@ -39,10 +39,7 @@ test("Show older chats says it is loading and asks for one page at a time", asyn
 
   // The page is held back until the test has looked at the button while it loads.
   let asked = 0;
-  let answer: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => {
-    answer = resolve;
-  });
+  const { promise: held, resolve: answer } = Promise.withResolvers<void>();
   await page.route(isOlderPage, async (route) => {
     asked++;
     await held;

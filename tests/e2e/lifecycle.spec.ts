@@ -304,10 +304,7 @@ test("a Stop's answer that comes after the next message was sent leaves that mes
   await openChat(page, a.url, chatId);
   fake.reset();
   // The server hears the Stop at once; its answer reaches the page only much later, and fails.
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
   await page.route("**/api/chats/*/stop", async (route) => {
     await route.fetch();
     await released;

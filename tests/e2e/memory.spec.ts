@@ -131,10 +131,7 @@ test("a message sent while a version switch is on its way goes to the version th
   });
 
   // The switch takes a moment to reach the server; a message is sent meanwhile.
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
   await page.route("**/api/chats/*/branches", async (route) => {
     if (route.request().method() === "POST") await released;
     await route.continue();

@@ -84,10 +84,7 @@ test("on a phone, a chat picked in the drawer closes it at once and says the cha
   expect(ids[0]).not.toBe(ids[1]);
 
   // The server is slow to read the first chat: its page is held until the test lets it go.
-  let release = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const { promise: held, resolve: release } = Promise.withResolvers<void>();
   await page.route(`**/chat/${ids[0]}**`, async (route) => {
     if (!route.request().headers()["next-router-prefetch"]) await held;
     await route.continue();

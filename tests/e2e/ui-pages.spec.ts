@@ -450,10 +450,7 @@ test("model picks made quickly are saved in the order they were made", async ({ 
   // The first pick's save is slow; the second pick, back to where the chat was, is made
   // while it is on its way. The chat must end on the second pick, not on whichever save
   // reached the server last.
-  let releaseFirst = () => {};
-  const firstHeld = new Promise<void>((resolve) => {
-    releaseFirst = resolve;
-  });
+  const { promise: firstHeld, resolve: releaseFirst } = Promise.withResolvers<void>();
   let patches = 0;
   await page.route("**/api/chats/*", async (route) => {
     if (route.request().method() !== "PATCH") return route.continue();

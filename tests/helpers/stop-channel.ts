@@ -9,10 +9,7 @@ import { liveBus } from "@/lib/live/bus";
 export function holdStopChannels() {
   const subscriber = liveBus().subscriber;
   const subscribe = subscriber.subscribe.bind(subscriber);
-  let open = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
+  const { promise: opened, resolve: open } = Promise.withResolvers<void>();
   const asked: string[] = [];
   const held = vi.spyOn(subscriber, "subscribe").mockImplementation(async (channel, listener) => {
     if (channel.startsWith("fold:stop:")) {

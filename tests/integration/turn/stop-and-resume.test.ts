@@ -388,14 +388,8 @@ describeEachDriver("Stop and resume across instances", (use) => {
     // The turn's last steps wait here: it no longer listens, and still holds the chat.
     const publisher = liveBus().publisher;
     const set = publisher.set.bind(publisher);
-    let reached = () => {};
-    const ending = new Promise<void>((resolve) => {
-      reached = resolve;
-    });
-    let open = () => {};
-    const opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
+    const { promise: ending, resolve: reached } = Promise.withResolvers<void>();
+    const { promise: opened, resolve: open } = Promise.withResolvers<void>();
     const held = vi.spyOn(publisher, "set").mockImplementation(async (key, value, options) => {
       if (key === `fold:live-stream:${chatId}` && value === "") {
         reached();

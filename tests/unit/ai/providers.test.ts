@@ -314,10 +314,7 @@ describe("listModels from OpenAI-compatible servers", () => {
 
   it("lets one caller stop waiting without cancelling the shared request", async () => {
     const server = await start({ models: [{ id: "slow", maxModelLen: 4096 }] });
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: gate, resolve: release } = Promise.withResolvers<void>();
     const gated: typeof fetch = async (input, init) => {
       await gate;
       return fetch(input, init);

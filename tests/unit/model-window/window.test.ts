@@ -355,10 +355,7 @@ describe("caching", () => {
   });
 
   it("an eviction during a lookup keeps that lookup's result out of the cache", async () => {
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: gate, resolve: release } = Promise.withResolvers<void>();
     let calls = 0;
     const { fetch } = countingFetch(async () => {
       calls++;
