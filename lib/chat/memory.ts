@@ -24,7 +24,7 @@ import {
   pinnedMessages,
 } from "@/lib/db/queries/messages";
 import { type Chat, chat as chatTable, message } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
+import { AppError, chatDeleted } from "@/lib/errors";
 import { isPinnedByUser } from "@/lib/message/pins";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { headOf } from "@/lib/message/unstorable-text";
@@ -364,7 +364,9 @@ async function handOff(db: Db, userId: string, source: Chat): Promise<ChatListin
       .from(chatTable)
       .where(eq(chatTable.id, source.id))
       .for("share");
-    const summary = current?.summary;
+    // Deleted since the route found it (the delete does not wait for this chat's lease).
+    if (!current) throw chatDeleted();
+    const summary = current.summary;
     // The user's notes alone summarize nothing: there is nothing to start from.
     if (!summary || summarizesNothing(summary)) {
       throw new AppError(
@@ -380,7 +382,7 @@ async function handOff(db: Db, userId: string, source: Chat): Promise<ChatListin
     const carried = carriedSummary(summary);
     const seeded = await casCompactionState(tx, created.id, 0, { contextSummary: carried });
     if (!seeded?.won) throw new Error("a new chat's first compaction write lost its CAS");
-    await carryUnsummarized(tx, source.id, current?.watermark ?? null, created.id);
+    await carryUnsummarized(tx, source.id, current.watermark, created.id);
     await recordCompactionEvent(tx, {
       chatId: created.id,
       reason: "handoff",

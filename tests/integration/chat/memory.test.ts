@@ -13,7 +13,7 @@ const fake = await vi.hoisted(async () => {
 import * as continueRoute from "@/app/api/chats/[id]/continue/route";
 import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
 import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
-import type { ChatMemory } from "@/lib/chat/memory";
+import { type ChatMemory, continueInNewChat } from "@/lib/chat/memory";
 import { splitSummary } from "@/lib/compaction/ledger";
 import type { Database } from "@/lib/db/client";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
@@ -448,6 +448,33 @@ describeEachDriver("What the model remembers", (use, driver) => {
     await releaseLease(database.db, lease);
     expect((await continueChat(database, browser, chatId)).status).toBe(201);
     expect(await continued()).toHaveLength(1);
+  });
+
+  it("continue in a new chat of a chat deleted meanwhile answers that it was deleted, and starts nothing", async () => {
+    const database = use();
+    const { browser } = await register(database, "handoff-deleted@example.com");
+    const chatId = await compactedChat(database, browser);
+    const source = await chatRow(database.db, chatId);
+    // The chat is deleted after the route found it and this took its lease: just before the
+    // hand-off reads its summary.
+    const db = database.db;
+    const racing = new Proxy(db, {
+      get(target, key, receiver) {
+        if (key !== "transaction") return Reflect.get(target, key, receiver);
+        return async (...args: Parameters<typeof db.transaction>) => {
+          await db.delete(chat).where(eq(chat.id, chatId));
+          return target.transaction(...args);
+        };
+      },
+    });
+    await expect(continueInNewChat(racing, source.userId, source)).rejects.toMatchObject({
+      code: "not_found:chat",
+    });
+    const started = await db
+      .select({ id: chat.id })
+      .from(chat)
+      .where(and(eq(chat.userId, source.userId), like(chat.title, "Continued:%")));
+    expect(started).toEqual([]);
   });
 
   it("continue in a new chat leaves behind the traces of folds that ran inside the old chat's replies", async () => {
