@@ -204,13 +204,17 @@ export function ChatView({
     setActionProblem(await pinOne(messageId, pinned));
   }
 
-  // A version switch on its way: a message sent meanwhile waits for its answer (which replaces
-  // the page), so it goes to the version the page then shows; a second switch is not asked for.
+  // A version switch on its way: Send, Retry, Continue, edits and a second switch wait for its
+  // answer (which replaces the page), so what is sent goes to the version the page then shows.
+  // The message box still takes text and keeps its focus.
   const switching = useRef<Promise<void> | null>(null);
+  const [switchPending, setSwitchPending] = useState(false);
   function switchBranch(messageId: string, position: number) {
     if (switching.current) return;
+    setSwitchPending(true);
     switching.current = showVersion(messageId, position).finally(() => {
       switching.current = null;
+      setSwitchPending(false);
     });
   }
   async function showVersion(messageId: string, position: number) {
@@ -371,6 +375,8 @@ export function ChatView({
    * back where the server keeps it, before the new reply.
    */
   function retryUnanswered() {
+    // Asked again once a version switch on its way is answered: it may show another version.
+    if (switching.current) return;
     armFocusRescue();
     lastSent.current = "";
     const list = latestMessages.current;
@@ -568,14 +574,14 @@ export function ChatView({
           ) : null
         }
         // Everything a row draws besides its message: see MessageList's renderMessage.
-        renderVersion={`${status}|${busy}|${lastAssistantId}|${timeline.length}|${watermarkIndex}|${JSON.stringify(remembered.branches)}`}
+        renderVersion={`${status}|${busy}|${switchPending}|${lastAssistantId}|${timeline.length}|${watermarkIndex}|${JSON.stringify(remembered.branches)}`}
         renderMessage={(message, index) => (
           <div className="group/message space-y-1">
             <MessageView
               message={message}
               streaming={status === "streaming" && index === timeline.length - 1}
               isLastAssistant={message.id === lastAssistantId}
-              busy={busy}
+              busy={busy || switchPending}
               onRegenerate={() =>
                 void safeEdit.request(
                   { kind: "regenerate", messageId: message.id },
@@ -600,7 +606,7 @@ export function ChatView({
                 folded={index <= watermarkIndex && message.metadata?.pinned !== true}
                 pinned={isPinnedByUser(message.metadata)}
                 branch={branchOn(remembered.branches, message.id)}
-                busy={busy}
+                busy={busy || switchPending}
                 onPin={(pinned) => void pinMessage(message.id, pinned)}
                 onSwitch={(position) => {
                   const branch = branchOn(remembered.branches, message.id);
@@ -648,16 +654,13 @@ export function ChatView({
       ) : null}
       <Composer
         onSend={(text) => {
-          const send = () => {
-            lastSent.current = text;
-            setFollowRequest((n) => n + 1);
-            void sendMessage({ text });
-          };
-          if (switching.current) void switching.current.then(send, send);
-          else send();
+          lastSent.current = text;
+          setFollowRequest((n) => n + 1);
+          void sendMessage({ text });
         }}
         onStop={stopReply}
         busy={busy}
+        held={switchPending}
         disabled={!modelId}
         notice={limit}
         returned={returned}

@@ -18,6 +18,8 @@ type Props = {
   onStop: () => void;
   busy: boolean;
   disabled?: boolean;
+  /** Something the next message must follow is on its way (a version switch): the box takes text, Send waits. */
+  held?: boolean;
   placeholder?: string;
   /** Controls under the text box: the model picker (and, later, the context ring). */
   toolbar?: ReactNode;
@@ -45,6 +47,7 @@ export function Composer({
   onStop,
   busy,
   disabled,
+  held,
   placeholder,
   toolbar,
   maxChars,
@@ -75,7 +78,7 @@ export function Composer({
     area.current?.focus();
   }, [returned]);
   const tooLong = text.length > maxChars;
-  const canSend = !busy && !disabled && text.trim().length > 0 && !tooLong;
+  const canSend = !busy && !disabled && !held && text.trim().length > 0 && !tooLong;
 
   // Grow with the text up to a limit.
   // biome-ignore lint/correctness/useExhaustiveDependencies: re-measure whenever the text changes

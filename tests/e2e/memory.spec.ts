@@ -109,7 +109,7 @@ test("an edit that drops later messages asks first, and the old version stays a 
   await expect(userMessages(page)).toHaveCount(1);
 });
 
-test("a message sent while a version switch is on its way goes to the version the switch shows", async ({
+test("Send waits for a version switch on its way, so the message goes to the version it shows", async ({
   page,
 }) => {
   test.setTimeout(120_000);
@@ -130,7 +130,7 @@ test("a message sent while a version switch is on its way goes to the version th
     timeout: 30_000,
   });
 
-  // The switch takes a moment to reach the server; a message is sent meanwhile.
+  // The switch takes a moment to reach the server; a message is typed meanwhile.
   const { promise: released, resolve: release } = Promise.withResolvers<void>();
   await page.route("**/api/chats/*/branches", async (route) => {
     if (route.request().method() === "POST") await released;
@@ -138,10 +138,16 @@ test("a message sent while a version switch is on its way goes to the version th
   });
   await versions.getByRole("button", { name: "Previous version" }).click();
   const box = page.getByRole("textbox", { name: "Message" });
+  const sendButton = page.getByRole("button", { name: "Send message" });
+  // Meanwhile the box takes text, but Send waits: the message would go to the version left.
   await box.fill("Third question: and the ferries?");
   await box.press("Enter");
+  await expect(sendButton).toBeDisabled();
+  await expect(box).toHaveValue("Third question: and the ferries?");
   release();
   await expect(versions).toContainText("1/2");
+  await expect(sendButton).toBeEnabled();
+  await box.press("Enter");
   await expect(userMessages(page).getByText("Third question: and the ferries?")).toBeVisible();
   await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(2, {
     timeout: 30_000,
