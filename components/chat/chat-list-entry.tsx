@@ -1,7 +1,7 @@
 "use client";
 
-import { Check, Pencil, Trash2, X } from "lucide-react";
-import Link from "next/link";
+import { Check, LoaderCircle, Pencil, Trash2, X } from "lucide-react";
+import Link, { useLinkStatus } from "next/link";
 import { AlertDialog } from "radix-ui";
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { isImeKey } from "../ui/keys";
@@ -112,10 +112,11 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         ref={link}
         href={`/chat/${chat.id}`}
         aria-current={active ? "page" : undefined}
-        className="min-w-0 flex-1 truncate px-3 py-2"
+        className="flex min-w-0 flex-1 items-center gap-2 px-3 py-2"
         title={chat.title}
       >
-        {chat.title}
+        <span className="min-w-0 flex-1 truncate">{chat.title}</span>
+        <Opening />
       </Link>
       <div className="hidden shrink-0 items-center pr-1 group-focus-within:flex group-hover:flex [@media(hover:none)]:flex">
         <button
@@ -164,5 +165,24 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         </AlertDialog.Root>
       </div>
     </li>
+  );
+}
+
+/**
+ * A chat picked and still being read: said on its link (in the phone drawer too, which closes
+ * once the chat opens), so a slow server does not look like a missed tap.
+ */
+function Opening() {
+  const { pending } = useLinkStatus();
+  if (!pending) return null;
+  return (
+    <span role="status" className="shrink-0 text-muted">
+      <LoaderCircle
+        size={14}
+        className="animate-spin motion-reduce:animate-none"
+        aria-hidden="true"
+      />
+      <span className="sr-only">Opening…</span>
+    </span>
   );
 }

@@ -83,13 +83,6 @@ export function Sidebar(props: Props) {
               event.preventDefault();
               focusComposer();
             }}
-            // A chat picked here closes the drawer at once: left open until the chat was read (the
-            // page changes only then), it looked as if the tap had missed.
-            onClick={(event) => {
-              const link = (event.target as HTMLElement | null)?.closest("a[href]");
-              const newTab = event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0;
-              if (link && !newTab) setOpen(false);
-            }}
             // Escape in a chat's title box cancels the rename, not the whole drawer.
             onEscapeKeyDown={(event) => {
               if ((event.target as HTMLElement | null)?.closest("input")) event.preventDefault();

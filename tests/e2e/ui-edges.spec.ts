@@ -60,7 +60,7 @@ test("the phone drawer: Escape in a title box cancels the rename, and a wider sc
   await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
 });
 
-test("on a phone, a chat picked in the drawer closes it at once, before the chat is read", async ({
+test("a chat picked in the phone drawer says it is opening until it is read, then the drawer closes", async ({
   page,
 }) => {
   await page.setViewportSize({ width: 390, height: 844 });
@@ -90,9 +90,13 @@ test("on a phone, a chat picked in the drawer closes it at once, before the chat
     await route.continue();
   });
   await menu.click();
-  await drawer.locator(`a[href="/chat/${ids[0]}"]`).click();
-  await expect(drawer).toHaveCount(0);
+  const picked = drawer.locator(`a[href="/chat/${ids[0]}"]`);
+  await picked.click();
+  await expect(picked.getByRole("status")).toHaveText("Opening…");
+  // The chat shown behind is not the one picked: the drawer stays over it meanwhile.
+  await expect(drawer).toBeVisible();
   release();
+  await expect(drawer).toHaveCount(0);
   await expect(page).toHaveURL(new RegExp(`/chat/${ids[0]}$`));
   await expect(page.locator("[data-role=user]")).toHaveText("Chat 1");
 });
