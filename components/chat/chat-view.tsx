@@ -375,8 +375,6 @@ export function ChatView({
    * back where the server keeps it, before the new reply.
    */
   function retryUnanswered() {
-    // Asked again once a version switch on its way is answered: it may show another version.
-    if (switching.current) return;
     armFocusRescue();
     lastSent.current = "";
     const list = latestMessages.current;
@@ -518,11 +516,13 @@ export function ChatView({
             // A refused request stored nothing: Retry would answer an older message instead.
             <button
               type="button"
+              // Not while a version switch is on its way: it may show another version.
+              disabled={switchPending}
               onClick={() => {
                 clearError();
                 retryUnanswered();
               }}
-              className="inline-flex items-center gap-1 font-medium hover:underline"
+              className="inline-flex items-center gap-1 font-medium hover:underline disabled:opacity-50"
             >
               <RotateCcw size={14} /> Retry
             </button>
@@ -537,8 +537,9 @@ export function ChatView({
           <span>No reply.</span>
           <button
             type="button"
+            disabled={switchPending}
             onClick={retryUnanswered}
-            className="inline-flex items-center gap-1 font-medium text-ink hover:underline"
+            className="inline-flex items-center gap-1 font-medium text-ink hover:underline disabled:opacity-50"
           >
             <RotateCcw size={14} /> Retry
           </button>
