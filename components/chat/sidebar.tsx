@@ -83,6 +83,12 @@ export function Sidebar(props: Props) {
               event.preventDefault();
               focusComposer();
             }}
+            // The chat already open, picked again: the page does not change, so the drawer
+            // closes here (another chat's link closes it once that chat is read).
+            onClick={(event) => {
+              const link = (event.target as HTMLElement | null)?.closest("a[href]");
+              if (link?.getAttribute("href") === pathname) setOpen(false);
+            }}
             // Escape in a chat's title box cancels the rename, not the whole drawer.
             onEscapeKeyDown={(event) => {
               if ((event.target as HTMLElement | null)?.closest("input")) event.preventDefault();

@@ -60,7 +60,7 @@ test("the phone drawer: Escape in a title box cancels the rename, and a wider sc
   await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
 });
 
-test("a chat picked in the phone drawer says it is opening until it is read, then the drawer closes", async ({
+test("a chat picked in the phone drawer says it is opening until it is read, then the drawer closes; the open one closes it at once", async ({
   page,
 }) => {
   await page.setViewportSize({ width: 390, height: 844 });
@@ -99,4 +99,11 @@ test("a chat picked in the phone drawer says it is opening until it is read, the
   await expect(drawer).toHaveCount(0);
   await expect(page).toHaveURL(new RegExp(`/chat/${ids[0]}$`));
   await expect(page.locator("[data-role=user]")).toHaveText("Chat 1");
+  await page.unrouteAll();
+
+  // The chat already open, picked again: nothing to read, the drawer just closes.
+  await menu.click();
+  await drawer.locator(`a[href="/chat/${ids[0]}"]`).click();
+  await expect(drawer).toHaveCount(0);
+  await expect(page).toHaveURL(new RegExp(`/chat/${ids[0]}$`));
 });
