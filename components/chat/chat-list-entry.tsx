@@ -112,10 +112,10 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         ref={link}
         href={`/chat/${chat.id}`}
         aria-current={active ? "page" : undefined}
-        className="flex min-w-0 flex-1 items-center gap-2 px-3 py-2"
+        className="relative min-w-0 flex-1 truncate px-3 py-2"
         title={chat.title}
       >
-        <span className="min-w-0 flex-1 truncate">{chat.title}</span>
+        {chat.title}
         <Opening />
       </Link>
       <div className="hidden shrink-0 items-center pr-1 group-focus-within:flex group-hover:flex [@media(hover:none)]:flex">
@@ -176,7 +176,11 @@ function Opening() {
   const { pending } = useLinkStatus();
   if (!pending) return null;
   return (
-    <span role="status" className="shrink-0 text-muted">
+    // Over the title's end rather than beside it, so the title does not move.
+    <span
+      role="status"
+      className="absolute top-1/2 right-1 flex -translate-y-1/2 animate-appear-late rounded-full bg-panel p-0.5 text-muted"
+    >
       <LoaderCircle
         size={14}
         className="animate-spin motion-reduce:animate-none"
