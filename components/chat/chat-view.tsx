@@ -160,8 +160,12 @@ export function ChatView({
       // older pages first.
       (rewrite: Rewrite) => {
         // A message sent while the server was asked how much this moves: it answers first.
+        if (busyRef.current) return false;
         // So does a version switch on its way (the rewrite is of the version the page shows).
-        if (busyRef.current || switching.current) return false;
+        if (switching.current) {
+          setActionProblem("Another version is being shown: try again once it is.");
+          return false;
+        }
         lastSent.current = "";
         const older = takeOlder();
         // What the timeline holds before the rewrite: a refused one goes back to it.

@@ -41,6 +41,26 @@ async function sendAndWait(page: Page, text: string) {
 
 const userMessages = (page: Page) => page.locator("[data-role=user]");
 
+/** A first message asked and then edited: two versions of it, the edited one shown and answered. */
+async function twoVersionsOfFirstMessage(page: Page) {
+  await sendAndWait(page, "First question: which trains go to Porto?");
+  const first = userMessages(page).first();
+  await first.hover();
+  await first.getByRole("button", { name: "Edit message" }).click();
+  await page.getByRole("textbox", { name: "Edit message" }).fill("First question, edited.");
+  await page.getByRole("button", { name: "Save & send" }).click();
+  await page
+    .getByRole("alertdialog", { name: "Edit this message?" })
+    .getByRole("button", { name: "Edit and send" })
+    .click();
+  const versions = page.getByRole("group", { name: "Versions of this message" });
+  await expect(versions).toContainText("2/2");
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1, {
+    timeout: 30_000,
+  });
+  return versions;
+}
+
 test("an edit that drops later messages asks first, and the old version stays a switch away", async ({
   page,
 }) => {
@@ -114,21 +134,7 @@ test("Send waits for a version switch on its way, so the message goes to the ver
 }) => {
   test.setTimeout(120_000);
   await newChat(page, `e2e-switch-send-${Date.now()}@example.com`);
-  await sendAndWait(page, "First question: which trains go to Porto?");
-  const first = userMessages(page).first();
-  await first.hover();
-  await first.getByRole("button", { name: "Edit message" }).click();
-  await page.getByRole("textbox", { name: "Edit message" }).fill("First question, edited.");
-  await page.getByRole("button", { name: "Save & send" }).click();
-  await page
-    .getByRole("alertdialog", { name: "Edit this message?" })
-    .getByRole("button", { name: "Edit and send" })
-    .click();
-  const versions = page.getByRole("group", { name: "Versions of this message" });
-  await expect(versions).toContainText("2/2");
-  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1, {
-    timeout: 30_000,
-  });
+  const versions = await twoVersionsOfFirstMessage(page);
 
   // The switch takes a moment to reach the server; a message is typed meanwhile.
   const { promise: released, resolve: release } = Promise.withResolvers<void>();
@@ -162,6 +168,34 @@ test("Send waits for a version switch on its way, so the message goes to the ver
     userMessages(page).getByText("First question: which trains go to Porto?"),
   ).toBeVisible();
   await expect(userMessages(page).getByText("Third question: and the ferries?")).toBeVisible();
+});
+
+test("a regenerate that comes due while a version switch is on its way says so instead of vanishing", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await newChat(page, `e2e-switch-regenerate-${Date.now()}@example.com`);
+  const versions = await twoVersionsOfFirstMessage(page);
+
+  // The question Regenerate asks first (how much it moves), and then the switch, both held.
+  const { promise: asked, resolve: answerAsk } = Promise.withResolvers<void>();
+  const { promise: switched, resolve: answerSwitch } = Promise.withResolvers<void>();
+  await page.route("**/api/chats/*/branches**", async (route) => {
+    await (route.request().method() === "POST" ? switched : asked);
+    await route.continue();
+  });
+  const reply = page.locator("[data-role=assistant]").last();
+  await reply.hover();
+  await reply.getByRole("button", { name: "Regenerate response" }).click();
+  await versions.getByRole("button", { name: "Previous version" }).click();
+  answerAsk();
+  await expect(
+    page.getByRole("alert").filter({ hasText: "Another version is being shown" }),
+  ).toBeVisible();
+  answerSwitch();
+  await expect(versions).toContainText("1/2");
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1);
+  await page.unrouteAll({ behavior: "ignoreErrors" });
 });
 
 test("an edit the server refuses opens its box again, holding the edit, and says why", async ({
