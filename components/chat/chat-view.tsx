@@ -665,7 +665,7 @@ export function ChatView({
         }}
         onStop={stopReply}
         busy={busy}
-        held={switchPending}
+        held={switchPending ? "Showing the other version… Send waits for it." : null}
         disabled={!modelId}
         notice={limit}
         returned={returned}

@@ -1,6 +1,6 @@
 "use client";
 
-import { ArrowUp, Clock, Square } from "lucide-react";
+import { ArrowUp, Clock, LoaderCircle, Square } from "lucide-react";
 import {
   type FormEvent,
   type KeyboardEvent,
@@ -18,8 +18,11 @@ type Props = {
   onStop: () => void;
   busy: boolean;
   disabled?: boolean;
-  /** Something the next message must follow is on its way (a version switch): the box takes text, Send waits. */
-  held?: boolean;
+  /**
+   * Something the next message must follow is on its way (a version switch): said above the
+   * box, which still takes text while Send waits.
+   */
+  held?: string | null;
   placeholder?: string;
   /** Controls under the text box: the model picker (and, later, the context ring). */
   toolbar?: ReactNode;
@@ -145,6 +148,19 @@ export function Composer({
             ) : null}
           </p>
         </div>
+      ) : null}
+      {held ? (
+        <p
+          role="status"
+          className="mx-auto mb-2 flex max-w-3xl animate-appear-late items-center gap-2 px-1 text-xs text-muted"
+        >
+          <LoaderCircle
+            size={12}
+            className="animate-spin motion-reduce:animate-none"
+            aria-hidden="true"
+          />
+          {held}
+        </p>
       ) : null}
       <div className="mx-auto max-w-3xl rounded-2xl border border-line bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-300">
         <textarea

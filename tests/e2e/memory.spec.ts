@@ -150,9 +150,12 @@ test("Send waits for a version switch on its way, so the message goes to the ver
   await box.press("Enter");
   await expect(sendButton).toBeDisabled();
   await expect(box).toHaveValue("Third question: and the ferries?");
+  const waiting = page.getByRole("status").filter({ hasText: "Send waits for it" });
+  await expect(waiting).toBeVisible();
   release();
   await expect(versions).toContainText("1/2");
   await expect(sendButton).toBeEnabled();
+  await expect(waiting).toHaveCount(0);
   await box.press("Enter");
   await expect(userMessages(page).getByText("Third question: and the ferries?")).toBeVisible();
   await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(2, {
