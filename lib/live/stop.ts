@@ -240,9 +240,37 @@ function withdrawPending(bus: LiveBus, key: string) {
 }
 
 /**
- * Calls `onStop` when a stop for the turn `answering` names arrives (one naming no message, or
- * naming its message and its attempt or none, whose pending copy it uses up), or an admin's
- * stop is pending already (used up, like one heard); the returned function stops listening.
+ * Everything that stops a running turn, as the turn listens for it: a stop published on the
+ * chat's channel (`watchStop`), and one left pending, looked for once the turn listens (or gave
+ * up listening) and then every moment while it runs (`pollPendingStop`: one whose publish the
+ * turn missed still stops it). The model call does not wait for the channel (a Redis round trip,
+ * or seconds of a Redis that hangs). The returned function stops listening and looking.
+ */
+export function listenForStop(
+  bus: LiveBus,
+  chatId: string,
+  answering: TurnAttempt | undefined,
+  onStop: () => void,
+): () => Promise<void> {
+  const watching = watchStop(bus, chatId, answering, onStop).catch((error: unknown) => {
+    log.warn(
+      { err: error, chatId },
+      "stop channel unavailable; only a pending stop stops this turn",
+    );
+    return async () => undefined;
+  });
+  const polling = watching.then(() => pollPendingStop(bus, chatId, answering, onStop));
+  return async () => {
+    (await polling)();
+    await (await watching)();
+  };
+}
+
+/**
+ * Calls `onStop` when a stop for the turn `answering` names arrives on the chat's channel (one
+ * naming no message, or naming its message and its attempt or none, whose pending copy it uses
+ * up; an admin's, whose pending copy it uses up too); the returned function stops listening.
+ * Stops published before it listened are `pollPendingStop`'s.
  */
 export async function watchStop(
   bus: LiveBus,
@@ -279,9 +307,5 @@ export async function watchStop(
     void unwatch().catch(() => undefined);
     throw error;
   }
-  // An admin's stop published before this listened, looked for beside the turn's first steps.
-  void takePendingStopOfAny(bus, chatId)
-    .then((pending) => pending && listening && onStop())
-    .catch((error: unknown) => log.warn({ err: error, chatId }, "pending stop unread"));
   return unwatch;
 }

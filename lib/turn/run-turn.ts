@@ -19,7 +19,7 @@ import type { TurnStart } from "@/lib/db/queries/leases";
 import type { Chat } from "@/lib/db/schema";
 import { AppError, databaseUnavailable } from "@/lib/errors";
 import { type LiveBus, liveBus } from "@/lib/live/bus";
-import { pollPendingStop, takePendingStop, watchStop } from "@/lib/live/stop";
+import { listenForStop, takePendingStop } from "@/lib/live/stop";
 import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log } from "@/lib/log";
 import { answer } from "./answer";
@@ -101,27 +101,8 @@ export async function runTurn(
     answeringId === undefined
       ? undefined
       : { messageId: answeringId, ...(request.attemptId ? { attemptId: request.attemptId } : {}) };
-  // The model call does not wait for the stop channel (a Redis round trip, or two seconds of a
-  // Redis that hangs): a stop sent before the turn listens is left pending first, and looked for
-  // once it listens, so it stops the turn then (lib/live/stop.ts).
-  const watching = watchStop(live, chat.id, answering, () => stop.abort()).catch(
-    (error: unknown) => {
-      log.warn(
-        { err: error, chatId: chat.id },
-        "stop channel unavailable; this turn cannot be stopped",
-      );
-      return async () => undefined;
-    },
-  );
-  // Stops left pending, looked for once the turn listens (or gave up listening) and then every
-  // moment while it runs: one whose publish this turn missed still stops it.
-  const polling = watching.then(() =>
-    pollPendingStop(live, chat.id, answering, () => stop.abort()),
-  );
-  const unwatch = async () => {
-    (await polling)();
-    await (await watching)();
-  };
+  // Stopped by a stop published or left pending for it (lib/live/stop.ts).
+  const unwatch = listenForStop(live, chat.id, answering, () => stop.abort());
   const assistantId = generateId();
   // Every chunk goes two ways: to the browser, and into the reply the server stores. The
   // reply is stored, calibration learned from it and the chat freed before the browser sees

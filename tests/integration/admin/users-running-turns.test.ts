@@ -6,7 +6,7 @@ import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { findUser } from "@/lib/db/queries/users";
 import type { AppError } from "@/lib/errors";
 import { liveBus } from "@/lib/live/bus";
-import { watchStop } from "@/lib/live/stop";
+import { listenForStop, watchStop } from "@/lib/live/stop";
 import { takeChatForTurn } from "@/lib/turn/lease";
 import { register, sessionOf, signIn } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
@@ -99,7 +99,7 @@ describeEachDriver("Admin → Users: a disabled or deleted account's running tur
 
     expect((await disable(database, ada.browser, erinId)).status).toBe(200);
     const stopped: string[] = [];
-    const unwatch = await watchStop(liveBus(), chatId, { messageId: "u-1" }, () =>
+    const unwatch = listenForStop(liveBus(), chatId, { messageId: "u-1" }, () =>
       stopped.push(chatId),
     );
     await eventually(async () => stopped.length > 0, 2_000);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { memoryBus } from "@/lib/live/bus";
 import {
+  listenForStop,
   pollPendingStop,
   requestStop,
   requestStopOf,
@@ -183,10 +184,10 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     await requestStopOfAnyTurn(bus, "chat-1");
     const stopped: string[] = [];
     // A turn admitted before the stop, listening once it has prepared; one of another chat.
-    const unwatchOther = await watchStop(bus, "chat-2", { messageId: "u-9" }, () =>
+    const unwatchOther = listenForStop(bus, "chat-2", { messageId: "u-9" }, () =>
       stopped.push("other"),
     );
-    const unwatch = await watchStop(bus, "chat-1", undefined, () => stopped.push("late"));
+    const unwatch = listenForStop(bus, "chat-1", undefined, () => stopped.push("late"));
     await settled();
     expect(stopped).toEqual(["late"]);
     await Promise.all([unwatch(), unwatchOther()]);
@@ -196,10 +197,10 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     const bus = memoryBus();
     let stopped = 0;
     await requestStopOfAnyTurn(bus, "chat-1");
-    const found = await watchStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
+    const found = listenForStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
     await settled();
     await found();
-    const heard = await watchStop(bus, "chat-1", { messageId: "u-2" }, () => stopped++);
+    const heard = listenForStop(bus, "chat-1", { messageId: "u-2" }, () => stopped++);
     await settled();
     expect(stopped).toBe(1);
     await requestStopOfAnyTurn(bus, "chat-1");
@@ -207,7 +208,7 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     expect(stopped).toBe(2);
     await heard();
     // The next turn (the account enabled again) runs.
-    const next = await watchStop(bus, "chat-1", { messageId: "u-3" }, () => stopped++);
+    const next = listenForStop(bus, "chat-1", { messageId: "u-3" }, () => stopped++);
     await settled();
     expect(stopped).toBe(2);
     await next();
@@ -216,7 +217,7 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
   it("outlasts the end-of-turn clean-up of a turn that had stopped listening, for the turn after it", async () => {
     const bus = memoryBus();
     const stopped: string[] = [];
-    const unwatchEnding = await watchStop(bus, "chat-1", { messageId: "u-1" }, () =>
+    const unwatchEnding = listenForStop(bus, "chat-1", { messageId: "u-1" }, () =>
       stopped.push("ending"),
     );
     await unwatchEnding();
@@ -224,7 +225,7 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     // runTurn's clean-up, once it stopped listening: a pending stop naming its message.
     expect(await takePendingStop(bus, "chat-1", { messageId: "u-1" })).toBe(false);
     // The turn that waited for the chat's lease takes it, and is stopped.
-    const unwatchWaiting = await watchStop(bus, "chat-1", { messageId: "u-2" }, () =>
+    const unwatchWaiting = listenForStop(bus, "chat-1", { messageId: "u-2" }, () =>
       stopped.push("waiting"),
     );
     await settled();
@@ -236,7 +237,7 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     const bus = memoryBus();
     let stopped = 0;
     expect(await requestStopOf(bus, "chat-1", { messageId: "u-1" }, notAnswered)).toBe(true);
-    const unwatch = await watchStop(bus, "chat-1", { messageId: "u-2" }, () => stopped++);
+    const unwatch = listenForStop(bus, "chat-1", { messageId: "u-2" }, () => stopped++);
     await settled();
     expect(stopped).toBe(0);
     await unwatch();
@@ -250,7 +251,7 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     await requestStopOfAnyTurn(bus, "chat-1");
     // The user's own Stop of a message answered already withdraws only its own pending stop.
     expect(await requestStopOf(bus, "chat-1", { messageId: "u-0" }, answered)).toBe(false);
-    const unwatch = await watchStop(bus, "chat-1", { messageId: "u-2" }, () =>
+    const unwatch = listenForStop(bus, "chat-1", { messageId: "u-2" }, () =>
       stopped.push("admitted"),
     );
     await settled();
@@ -264,7 +265,7 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     await requestStopOfAnyTurn(bus, "chat-1");
     now += 6_000;
     let stopped = 0;
-    const unwatch = await watchStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
+    const unwatch = listenForStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
     await settled();
     expect(stopped).toBe(0);
     await unwatch();
@@ -276,7 +277,7 @@ describe("an admin's stop, for whichever turn of the chat runs", () => {
     await requestStopOfAnyTurn(bus, "chat-1");
     now += 31_000;
     let stopped = 0;
-    const unwatch = await watchStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
+    const unwatch = listenForStop(bus, "chat-1", { messageId: "u-1" }, () => stopped++);
     await settled();
     expect(stopped).toBe(0);
     await unwatch();
