@@ -211,13 +211,15 @@ export function ChatView({
   // A version switch on its way: Send, Retry, Continue, edits and a second switch wait for its
   // answer (which replaces the page), so what is sent goes to the version the page then shows.
   // The message box still takes text and keeps its focus.
-  const switching = useRef<Promise<void> | null>(null);
+  // The ref answers at once (a second click, a rewrite due in the same tick); the state redraws.
+  const switching = useRef(false);
   const [switchPending, setSwitchPending] = useState(false);
   function switchBranch(messageId: string, position: number) {
     if (switching.current) return;
+    switching.current = true;
     setSwitchPending(true);
-    switching.current = showVersion(messageId, position).finally(() => {
-      switching.current = null;
+    void showVersion(messageId, position).finally(() => {
+      switching.current = false;
       setSwitchPending(false);
     });
   }
