@@ -22,6 +22,20 @@ async function send(page: Page, text: string): Promise<void> {
   await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(replies + 1);
 }
 
+/** A model the picker offers besides `current`. */
+async function otherModelThan(page: Page, current: string): Promise<string> {
+  const other = await page
+    .getByLabel("Model")
+    .locator("option")
+    .evaluateAll(
+      (options, current) =>
+        options.map((o) => (o as HTMLOptionElement).value).find((v) => v && v !== current),
+      current,
+    );
+  if (!other) throw new Error("only one model to pick");
+  return other;
+}
+
 test("typing on the home page starts a chat and sends the message there, once", async ({
   page,
 }) => {
@@ -398,14 +412,7 @@ test("a model change the server does not save puts the picker back and says so; 
   await newChat(page);
   await send(page, "Who answers this?");
   const picker = page.getByLabel("Model");
-  const other = await picker
-    .locator("option")
-    .evaluateAll(
-      (options, current) =>
-        options.map((o) => (o as HTMLOptionElement).value).find((v) => v && v !== current),
-      FAKE_MODEL,
-    );
-  if (!other) throw new Error("only one model to pick");
+  const other = await otherModelThan(page, FAKE_MODEL);
 
   await page.route("**/api/chats/*", (route) =>
     route.request().method() === "PATCH"
@@ -438,14 +445,7 @@ test("model picks made quickly are saved in the order they were made", async ({ 
   const picker = page.getByLabel("Model");
   await expect(picker).toHaveValue(FAKE_MODEL);
   await page.waitForLoadState("networkidle");
-  const other = await picker
-    .locator("option")
-    .evaluateAll(
-      (options, current) =>
-        options.map((o) => (o as HTMLOptionElement).value).find((v) => v && v !== current),
-      FAKE_MODEL,
-    );
-  if (!other) throw new Error("only one model to pick");
+  const other = await otherModelThan(page, FAKE_MODEL);
 
   // The first pick's save is slow; the second pick, back to where the chat was, is made
   // while it is on its way. The chat must end on the second pick, not on whichever save
