@@ -166,11 +166,17 @@ export function ChatView({
           setActionProblem("Another version is being shown: try again once it is.");
           return false;
         }
-        lastSent.current = "";
         const older = takeOlder();
-        // What the timeline holds before the rewrite: a refused one goes back to it.
-        beforeRewrite.current = [...older, ...latestMessages.current];
         if (older.length > 0) setMessages((shown) => [...older, ...shown]);
+        const shown = [...older, ...latestMessages.current];
+        // A switch that landed while it was asked about took the message away with its version.
+        if (!shown.some((m) => m.id === rewrite.messageId)) {
+          setActionProblem("That message is not in the version shown now.");
+          return false;
+        }
+        lastSent.current = "";
+        // What the timeline holds before the rewrite: a refused one goes back to it.
+        beforeRewrite.current = shown;
         armFocusRescue();
         sentEdit.current =
           rewrite.kind === "edit" ? { messageId: rewrite.messageId, text: rewrite.text } : null;
@@ -218,6 +224,8 @@ export function ChatView({
     if (switching.current) return;
     switching.current = true;
     setSwitchPending(true);
+    // Cleared at the click, not on the answer: what is refused meanwhile stays said.
+    setActionProblem(null);
     void showVersion(messageId, position).finally(() => {
       switching.current = false;
       setSwitchPending(false);
@@ -234,7 +242,6 @@ export function ChatView({
       return;
     }
     const shown = (await response.json()) as { messages: FoldUIMessage[] };
-    setActionProblem(null);
     // The server answers the whole version shown: it replaces every page held.
     takeOlder();
     setMessages(shown.messages);

@@ -197,8 +197,49 @@ test("a regenerate that comes due while a version switch is on its way says so i
   ).toBeVisible();
   answerSwitch();
   await expect(versions).toContainText("1/2");
+  // Still said once the switch has landed: the user reads why nothing was regenerated.
+  await expect(
+    page.getByRole("alert").filter({ hasText: "Another version is being shown" }),
+  ).toBeVisible();
   await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1);
   await page.unrouteAll({ behavior: "ignoreErrors" });
+});
+
+test("a regenerate that comes due after a version switch landed says its message went with the version left", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await newChat(page, `e2e-switched-regenerate-${Date.now()}@example.com`);
+  const versions = await twoVersionsOfFirstMessage(page);
+  const pageErrors: string[] = [];
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+
+  // Regenerate asks the server first; the switch clicked meanwhile is answered before it.
+  const { promise: asked, resolve: answerAsk } = Promise.withResolvers<void>();
+  await page.route("**/api/chats/*/branches**", async (route) => {
+    if (new URL(route.request().url()).searchParams.has("messageId")) await asked;
+    await route.continue();
+  });
+  const reply = page.locator("[data-role=assistant]").last();
+  await reply.hover();
+  await reply.getByRole("button", { name: "Regenerate response" }).click();
+  await versions.getByRole("button", { name: "Previous version" }).click();
+  await expect(versions).toContainText("1/2");
+  answerAsk();
+  await expect(
+    page.getByRole("alert").filter({ hasText: "That message is not in the version shown now." }),
+  ).toBeVisible();
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  expect(pageErrors).toEqual([]);
+
+  // Nothing was sent: the version shown is stored as it was, one question and its reply.
+  await page.reload();
+  await hydrated(page);
+  await expect(versions).toContainText("1/2");
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1);
+  await expect(
+    userMessages(page).getByText("First question: which trains go to Porto?"),
+  ).toBeVisible();
 });
 
 test("an edit the server refuses opens its box again, holding the edit, and says why", async ({
