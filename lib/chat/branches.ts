@@ -19,7 +19,7 @@ import {
 import { bumpHistoryVersion, lockChatRow } from "@/lib/db/queries/chats";
 import { loadHistory, reopenFoldedUnpins } from "@/lib/db/queries/messages";
 import { chat as chatTable, type Message, type MessageBranch, message } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
+import { AppError, chatDeleted } from "@/lib/errors";
 
 /**
  * Safe edits and regenerations (issue 14): an edit that rewrites a user message, or a
@@ -193,7 +193,7 @@ export async function switchBranch(
     if (!target) throw new AppError("not_found:branch", "That message has no such version.");
     if (target.active) return;
     const [chat] = await tx.select().from(chatTable).where(eq(chatTable.id, chatId));
-    if (!chat) throw new AppError("not_found:chat", "Chat not found.");
+    if (!chat) throw chatDeleted();
 
     const current = { summary: chat.contextSummary, watermark: chat.summaryWatermark };
     const left = { messages: archiveRows(history.filter((m) => m.seq >= anchor.seq)), ...current };

@@ -152,7 +152,7 @@ async function writeUserSummary(
   try {
     const started = Date.now();
     const fresh = await getChat(db, chat.id);
-    if (!fresh) throw new AppError("not_found:chat", "Chat not found.");
+    if (!fresh) throw chatDeleted();
     if (fresh.version !== version) throw staleSummary();
     const summary = next(fresh.contextSummary);
     const before = defaultEstimator.countText(fresh.contextSummary ?? "");

@@ -3,7 +3,7 @@ import { messagePageQuery, updateChatBody } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { deleteChat, isReplying, updateChat } from "@/lib/db/queries/chats";
 import { loadMessagePage } from "@/lib/db/queries/messages";
-import { AppError } from "@/lib/errors";
+import { AppError, chatDeleted } from "@/lib/errors";
 import { readJson, readQuery, route } from "@/lib/http/route";
 import { assertModelAllowed } from "@/lib/limits/model-access";
 import { liveBus } from "@/lib/live/bus";
@@ -44,7 +44,7 @@ export const PATCH = route<Params>(async (request, { params }) => {
   const db = await getDb();
   if (body.modelId !== undefined) await assertModelAllowed(db, body.modelId);
   const updated = await updateChat(db, chat.id, body);
-  if (!updated) throw new AppError("not_found:chat", "Chat not found.");
+  if (!updated) throw chatDeleted();
   return Response.json({ chat: updated });
 });
 

@@ -8,7 +8,7 @@ import {
   readChatSnapshot,
 } from "@/lib/chat/export";
 import { getDb } from "@/lib/db/client";
-import { AppError } from "@/lib/errors";
+import { chatDeleted } from "@/lib/errors";
 import { readQuery, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
@@ -24,7 +24,7 @@ export const GET = route<{ id: string }>(async (request, { params }) => {
   const { format } = readQuery(request, query);
   const snapshot = await readChatSnapshot(await getDb(), chat.id);
   // Deleted between the two reads.
-  if (!snapshot) throw new AppError("not_found:chat", "Chat not found.");
+  if (!snapshot) throw chatDeleted();
   const now = new Date();
   const body =
     format === "json"
