@@ -45,6 +45,8 @@ import { CONTINUE_TEXT, useStopReply } from "./use-stop-reply";
 import { useStoredMessagesAfterRefusal } from "./use-stored-messages-after-refusal";
 
 const NO_MODELS: PickableModel[] = [];
+/** How long a model pick's save may take before it counts as failed. */
+const MODEL_SAVE_TIMEOUT_MS = 15_000;
 
 type Props = {
   chatId: string;
@@ -72,6 +74,12 @@ export function ChatView({
   const usage = useChatContext(chatId, modelId, usageVersion);
   const modelRef = useRef(modelId);
   modelRef.current = modelId;
+  // Picks are saved one after another, so the server ends on the last one; a pick that fails
+  // puts the picker back only when no later pick is on its way, and then to what was saved.
+  // A turn saves its model too (the chat keeps the model it was answered with).
+  const modelSaves = useRef({ latest: 0, saved: initialModelId, queue: Promise.resolve() });
+  // The model the latest request was sent with, saved once the turn is answered.
+  const sentModel = useRef<string | null>(null);
 
   // This page's latest request, by the id its Stop names: a Stop that comes late (the request
   // failed meanwhile) cannot stop the Retry after it. Kept once the request ends (a Stop clicked
@@ -87,6 +95,7 @@ export function ChatView({
           const attemptId = generateId();
           attemptRef.current = attemptId;
           const modelId = modelRef.current ?? undefined;
+          sentModel.current = modelRef.current;
           return {
             body:
               trigger === "submit-message"
@@ -123,6 +132,7 @@ export function ChatView({
           lastSent.current = "";
           beforeRewrite.current = null;
           sentEdit.current = null;
+          if (sentModel.current) modelSaves.current.saved = sentModel.current;
         }
         setUsageVersion((v) => v + 1);
         router.refresh();
@@ -409,9 +419,6 @@ export function ChatView({
   // A compaction's entry after the last message (a note added, a background fold) is no reply.
   const lastIsUser = timeline.findLast((m) => !isCompactionEntry(m))?.role === "user";
 
-  // Picks are saved one after another, so the server ends on the last one; a pick that fails
-  // puts the picker back only when no later pick is on its way, and then to what was saved.
-  const modelSaves = useRef({ latest: 0, saved: initialModelId, queue: Promise.resolve() });
   async function changeModel(next: string) {
     const saves = modelSaves.current;
     const pick = ++saves.latest;
@@ -421,6 +428,8 @@ export function ChatView({
         method: "PATCH",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ modelId: next }),
+        // One that hangs fails (as unreachable) rather than holding every later pick.
+        signal: AbortSignal.timeout(MODEL_SAVE_TIMEOUT_MS),
       }),
     );
     saves.queue = save.then(

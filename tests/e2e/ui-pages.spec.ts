@@ -471,6 +471,68 @@ test("model picks made quickly are saved in the order they were made", async ({ 
   await expect(page.getByLabel("Model")).toHaveValue(FAKE_MODEL);
 });
 
+test("a pick the chat was answered with stays picked when its own save fails late", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-answered-pick-${Date.now()}@example.com`);
+  await newChat(page);
+  await send(page, "Who answers this?");
+  const picker = page.getByLabel("Model");
+  const other = await otherModelThan(page, FAKE_MODEL);
+
+  // The pick's save is slow and then fails; a message sent meanwhile goes with the pick, and
+  // the turn that answers it keeps that model on the chat.
+  const { promise: saveHeld, resolve: failSave } = Promise.withResolvers<void>();
+  await page.route("**/api/chats/*", async (route) => {
+    if (route.request().method() !== "PATCH") return route.continue();
+    await saveHeld;
+    return route.fulfill({
+      status: 500,
+      json: { error: { code: "internal", message: "Something went wrong on Fold's side." } },
+    });
+  });
+  await picker.selectOption(other);
+  await send(page, "And who answers this one?");
+  failSave();
+  await expect(page.getByRole("alert").filter({ hasText: "Something went wrong" })).toBeVisible();
+  // The picker shows the model the chat has, the one that answered.
+  await expect(picker).toHaveValue(other);
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByLabel("Model")).toHaveValue(other);
+});
+
+test("a pick whose save hangs gives way to the next pick", async ({ page }) => {
+  test.setTimeout(60_000);
+  await registerUser(page, `e2e-hung-pick-${Date.now()}@example.com`);
+  await newChat(page);
+  const picker = page.getByLabel("Model");
+  await expect(picker).toHaveValue(FAKE_MODEL);
+  await page.waitForLoadState("networkidle");
+  const other = await otherModelThan(page, FAKE_MODEL);
+
+  // The first save never gets an answer; the pick back is saved once it has given up.
+  let patches = 0;
+  await page.route("**/api/chats/*", async (route) => {
+    if (route.request().method() !== "PATCH") return route.continue();
+    patches += 1;
+    if (patches === 1) return new Promise<void>(() => {});
+    return route.continue();
+  });
+  await picker.selectOption(other);
+  await expect.poll(() => patches).toBe(1);
+  await picker.selectOption(FAKE_MODEL);
+  await expect.poll(() => patches, { timeout: 30_000 }).toBe(2);
+  await page.waitForLoadState("networkidle");
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await expect(picker).toHaveValue(FAKE_MODEL);
+
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByLabel("Model")).toHaveValue(FAKE_MODEL);
+});
+
 test("an unsent draft stays with its chat when you open another one and come back", async ({
   page,
 }) => {
