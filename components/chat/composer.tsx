@@ -124,7 +124,7 @@ export function Composer({
   }
 
   return (
-    <form onSubmit={submit} className="border-t border-line bg-white px-4 py-3">
+    <form onSubmit={submit} className="relative border-t border-line bg-white px-4 py-3">
       {notice ? (
         <div
           role="status"
@@ -149,19 +149,23 @@ export function Composer({
           </p>
         </div>
       ) : null}
-      {held ? (
-        <p
-          role="status"
-          className="mx-auto mb-2 flex max-w-3xl animate-appear-late items-center gap-2 px-1 text-xs text-muted"
-        >
-          <LoaderCircle
-            size={12}
-            className="animate-spin motion-reduce:animate-none"
-            aria-hidden="true"
-          />
-          {held}
-        </p>
-      ) : null}
+      {/* Floats above the box (it takes no room: the box does not jump), in a live region that
+          is there before its text, so a screen reader reads the text when it comes. */}
+      <div
+        role="status"
+        className="pointer-events-none absolute inset-x-0 bottom-full mb-2 flex justify-center px-4"
+      >
+        {held ? (
+          <p className="flex animate-appear-late items-center gap-2 rounded-full border border-line bg-white px-3 py-1 text-xs text-muted shadow-sm">
+            <LoaderCircle
+              size={12}
+              className="animate-spin motion-reduce:animate-none"
+              aria-hidden="true"
+            />
+            {held}
+          </p>
+        ) : null}
+      </div>
       <div className="mx-auto max-w-3xl rounded-2xl border border-line bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-300">
         <textarea
           ref={area}

@@ -142,8 +142,10 @@ test("Send waits for a version switch on its way, so the message goes to the ver
     if (route.request().method() === "POST") await released;
     await route.continue();
   });
-  await versions.getByRole("button", { name: "Previous version" }).click();
   const box = page.getByRole("textbox", { name: "Message" });
+  const composer = page.locator("form").filter({ has: box });
+  const composerTop = (await composer.boundingBox())?.y;
+  await versions.getByRole("button", { name: "Previous version" }).click();
   const sendButton = page.getByRole("button", { name: "Send message" });
   // Meanwhile the box takes text, but Send waits: the message would go to the version left.
   await box.fill("Third question: and the ferries?");
@@ -152,6 +154,9 @@ test("Send waits for a version switch on its way, so the message goes to the ver
   await expect(box).toHaveValue("Third question: and the ferries?");
   const waiting = page.getByRole("status").filter({ hasText: "Send waits for it" });
   await expect(waiting).toBeVisible();
+  // It floats above the message box, which keeps its place and size.
+  expect((await composer.boundingBox())?.y).toBe(composerTop);
+  await page.screenshot({ path: "test-results/memory-send-waits.png" });
   release();
   await expect(versions).toContainText("1/2");
   await expect(sendButton).toBeEnabled();
