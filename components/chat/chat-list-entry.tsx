@@ -1,10 +1,11 @@
 "use client";
 
-import { Check, LoaderCircle, Pencil, Trash2, X } from "lucide-react";
-import Link, { useLinkStatus } from "next/link";
+import { Check, Pencil, Trash2, X } from "lucide-react";
+import Link from "next/link";
 import { AlertDialog } from "radix-ui";
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { isImeKey } from "../ui/keys";
+import { LinkPending } from "../ui/link-pending";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 import type { ChatListItem } from "./use-chats";
 
@@ -112,11 +113,12 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         ref={link}
         href={`/chat/${chat.id}`}
         aria-current={active ? "page" : undefined}
-        className="relative min-w-0 flex-1 truncate px-3 py-2"
+        className="flex min-w-0 flex-1 items-center gap-1 px-3 py-2"
         title={chat.title}
       >
-        {chat.title}
-        <Opening />
+        <span className="min-w-0 flex-1 truncate">{chat.title}</span>
+        {/* Said on its link (in the phone drawer too, which closes once the chat opens). */}
+        <LinkPending label="Opening…" />
       </Link>
       <div className="hidden shrink-0 items-center pr-1 group-focus-within:flex group-hover:flex [@media(hover:none)]:flex">
         <button
@@ -165,28 +167,5 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         </AlertDialog.Root>
       </div>
     </li>
-  );
-}
-
-/**
- * A chat picked and still being read: said on its link (in the phone drawer too, which closes
- * once the chat opens), so a slow server does not look like a missed tap.
- */
-function Opening() {
-  const { pending } = useLinkStatus();
-  if (!pending) return null;
-  return (
-    // Over the title's end rather than beside it, so the title does not move.
-    <span
-      role="status"
-      className="absolute top-1/2 right-1 flex -translate-y-1/2 animate-appear-late rounded-full bg-panel p-0.5 text-muted"
-    >
-      <LoaderCircle
-        size={14}
-        className="animate-spin motion-reduce:animate-none"
-        aria-hidden="true"
-      />
-      <span className="sr-only">Opening…</span>
-    </span>
   );
 }

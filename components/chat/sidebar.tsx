@@ -6,6 +6,7 @@ import { usePathname, useRouter } from "next/navigation";
 import { Dialog } from "radix-ui";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { authClient } from "@/lib/auth/client";
+import { LinkPending } from "../ui/link-pending";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 import { ThemeToggle } from "../ui/theme";
 import { ChatListEntry } from "./chat-list-entry";
@@ -251,7 +252,8 @@ function SidebarPanel({
             className={`${buttonGhost} w-full justify-start text-zinc-600`}
           >
             <SlidersHorizontal size={16} />
-            Admin · Models
+            <span className="flex-1">Admin · Models</span>
+            <LinkPending label="Opening…" />
           </Link>
           <Link
             href="/admin/users"
@@ -259,7 +261,8 @@ function SidebarPanel({
             className={`${buttonGhost} w-full justify-start text-zinc-600`}
           >
             <Users size={16} />
-            Admin · Users
+            <span className="flex-1">Admin · Users</span>
+            <LinkPending label="Opening…" />
           </Link>
         </div>
       ) : null}

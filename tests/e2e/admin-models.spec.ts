@@ -138,6 +138,24 @@ test("an admin's window override reaches the chat's context ring on the next req
   }
 });
 
+test("an admin page slow to open says so on its link", async ({ page }) => {
+  await signIn(page, ADMIN_EMAIL);
+  await hydrated(page);
+  // The server is slow to render the users page: it is held until the test lets it go.
+  const { promise: held, resolve: release } = Promise.withResolvers<void>();
+  await page.route("**/admin/users**", async (route) => {
+    await held;
+    await route.continue();
+  });
+  const link = page.getByRole("link", { name: "Admin · Users" });
+  await link.click();
+  await expect(link.getByRole("status")).toHaveText("Opening…");
+  release();
+  await expect(page).toHaveURL(/\/admin\/users$/);
+  await expect(page.getByRole("status").filter({ hasText: "Opening…" })).toHaveCount(0);
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+});
+
 test("a Refresh puts another admin's override in the editor, unless the admin is editing it", async ({
   page,
 }) => {

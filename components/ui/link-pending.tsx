@@ -1,0 +1,23 @@
+"use client";
+
+import { LoaderCircle } from "lucide-react";
+import { useLinkStatus } from "next/link";
+
+/**
+ * Inside a `Link`: a small spinner while the page it opens is still being read (after 200 ms,
+ * so a fast one shows none), so a slow server does not look like a missed click or tap.
+ */
+export function LinkPending({ label }: { label: string }) {
+  const { pending } = useLinkStatus();
+  if (!pending) return null;
+  return (
+    <span role="status" className="flex shrink-0 animate-appear-late text-muted">
+      <LoaderCircle
+        size={14}
+        className="animate-spin motion-reduce:animate-none"
+        aria-hidden="true"
+      />
+      <span className="sr-only">{label}</span>
+    </span>
+  );
+}
