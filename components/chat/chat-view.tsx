@@ -74,12 +74,6 @@ export function ChatView({
   const usage = useChatContext(chatId, modelId, usageVersion);
   const modelRef = useRef(modelId);
   modelRef.current = modelId;
-  // Picks are saved one after another, so the server ends on the last one; a pick that fails
-  // puts the picker back only when no later pick is on its way, and then to what was saved.
-  // A turn saves its model too (the chat keeps the model it was answered with).
-  const modelSaves = useRef({ latest: 0, saved: initialModelId, queue: Promise.resolve() });
-  // The model the latest request was sent with, saved once the turn is answered.
-  const sentModel = useRef<string | null>(null);
 
   // This page's latest request, by the id its Stop names: a Stop that comes late (the request
   // failed meanwhile) cannot stop the Retry after it. Kept once the request ends (a Stop clicked
@@ -95,7 +89,6 @@ export function ChatView({
           const attemptId = generateId();
           attemptRef.current = attemptId;
           const modelId = modelRef.current ?? undefined;
-          sentModel.current = modelRef.current;
           return {
             body:
               trigger === "submit-message"
@@ -132,7 +125,6 @@ export function ChatView({
           lastSent.current = "";
           beforeRewrite.current = null;
           sentEdit.current = null;
-          if (sentModel.current) modelSaves.current.saved = sentModel.current;
         }
         setUsageVersion((v) => v + 1);
         router.refresh();
@@ -176,14 +168,14 @@ export function ChatView({
           setActionProblem("Another version is being shown: try again once it is.");
           return false;
         }
-        const older = takeOlder();
-        if (older.length > 0) setMessages((shown) => [...older, ...shown]);
-        const shown = [...older, ...latestMessages.current];
+        const shown = [...history.older, ...latestMessages.current];
         // A switch that landed while it was asked about took the message away with its version.
         if (!shown.some((m) => m.id === rewrite.messageId)) {
           setActionProblem("That message is not in the version shown now.");
           return false;
         }
+        const older = takeOlder();
+        if (older.length > 0) setMessages((held) => [...older, ...held]);
         lastSent.current = "";
         // What the timeline holds before the rewrite: a refused one goes back to it.
         beforeRewrite.current = shown;
@@ -195,7 +187,7 @@ export function ChatView({
         else void regenerate({ messageId: rewrite.messageId });
         return true;
       },
-      [sendMessage, regenerate, setMessages, takeOlder, armFocusRescue],
+      [sendMessage, regenerate, setMessages, history.older, takeOlder, armFocusRescue],
     ),
   );
   const watermarkIndex = remembered.memory?.watermark
@@ -419,6 +411,9 @@ export function ChatView({
   // A compaction's entry after the last message (a note added, a background fold) is no reply.
   const lastIsUser = timeline.findLast((m) => !isCompactionEntry(m))?.role === "user";
 
+  // Picks are saved one after another, so the server ends on the last one; a pick that fails
+  // puts the picker back only when no later pick is on its way, and then to what the chat has.
+  const modelSaves = useRef({ latest: 0, saved: initialModelId, queue: Promise.resolve() });
   async function changeModel(next: string) {
     const saves = modelSaves.current;
     const pick = ++saves.latest;
@@ -444,7 +439,15 @@ export function ChatView({
       setActionProblem(null);
       return;
     }
-    // Not saved: the chat keeps the model it has, and the picker says so.
+    // Not saved by this request: what the chat has now (a turn sent with the pick meanwhile
+    // keeps it on the chat; a save that timed out may have landed after all).
+    const stored = await storedModelOf(chatId);
+    if (pick !== saves.latest) return;
+    if (stored !== undefined) saves.saved = stored;
+    if (stored === next) {
+      setActionProblem(null);
+      return;
+    }
     setPickedModelId(saves.saved);
     setActionProblem(await errorText(response, "The chat's model could not be changed."));
   }
@@ -683,7 +686,7 @@ export function ChatView({
         }}
         onStop={stopReply}
         busy={busy}
-        held={switchPending ? "Showing the other version… Send waits for it." : null}
+        held={switchPending ? "Switching version… Send waits for it." : null}
         disabled={!modelId}
         notice={limit}
         returned={returned}
@@ -726,4 +729,14 @@ function branchOn(branches: BranchSwitch[], messageId: string): BranchSwitch | u
 /** The last reply: not a compaction's entry (a note, a fold), which has no Retry or Continue. */
 function lastAssistantOf(messages: FoldUIMessage[]): string | undefined {
   return messages.findLast((m) => m.role === "assistant" && !isCompactionEntry(m))?.id;
+}
+
+/** The model the chat has stored (null: the default), or undefined when it cannot be read. */
+async function storedModelOf(chatId: string): Promise<string | null | undefined> {
+  const response = await apiFetch(`/api/chats/${chatId}?limit=1`, { cache: "no-store" });
+  if (!response.ok) return undefined;
+  const body = (await response.json().catch(() => null)) as {
+    chat?: { modelId: string | null };
+  } | null;
+  return body?.chat ? body.chat.modelId : undefined;
 }

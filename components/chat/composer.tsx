@@ -124,7 +124,7 @@ export function Composer({
   }
 
   return (
-    <form onSubmit={submit} className="relative border-t border-line bg-white px-4 py-3">
+    <form onSubmit={submit} className="border-t border-line bg-white px-4 py-3">
       {notice ? (
         <div
           role="status"
@@ -149,24 +149,25 @@ export function Composer({
           </p>
         </div>
       ) : null}
-      {/* Floats above the box (it takes no room: the box does not jump), in a live region that
-          is there before its text, so a screen reader reads the text when it comes. */}
-      <div
-        role="status"
-        className="pointer-events-none absolute inset-x-0 bottom-full mb-2 flex justify-center px-4"
-      >
-        {held ? (
-          <p className="flex animate-appear-late items-center gap-2 rounded-full border border-line bg-white px-3 py-1 text-xs text-muted shadow-sm">
-            <LoaderCircle
-              size={12}
-              className="animate-spin motion-reduce:animate-none"
-              aria-hidden="true"
-            />
-            {held}
-          </p>
-        ) : null}
-      </div>
-      <div className="mx-auto max-w-3xl rounded-2xl border border-line bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-300">
+      <div className="relative mx-auto max-w-3xl rounded-2xl border border-line bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-300">
+        {/* On the box's top edge: it takes no room (nothing moves) and covers neither the chat
+            nor its scroll button; in a live region that is there before its text, so a screen
+            reader reads the text when it comes. */}
+        <div
+          role="status"
+          className="pointer-events-none absolute top-0 left-3 flex max-w-[calc(100%-1.5rem)] -translate-y-1/2"
+        >
+          {held ? (
+            <p className="flex min-w-0 animate-appear-late items-center gap-1.5 rounded-full border border-line bg-white px-2.5 py-0.5 text-xs text-muted">
+              <LoaderCircle
+                size={12}
+                className="shrink-0 animate-spin motion-reduce:animate-none"
+                aria-hidden="true"
+              />
+              <span className="truncate">{held}</span>
+            </p>
+          ) : null}
+        </div>
         <textarea
           ref={area}
           id={COMPOSER_ID}

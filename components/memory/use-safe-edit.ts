@@ -25,6 +25,9 @@ export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => boolean)
   }, []);
   // One rewrite at a time: a double click on Regenerate asks (and sends) once.
   const asking = useRef(false);
+  // Sent with what the page holds when it goes (a version switch may land while it asks).
+  const sendNow = useRef(send);
+  sendNow.current = send;
 
   const request = useCallback(
     async (rewrite: Rewrite, laterShown: number): Promise<boolean> => {
@@ -44,13 +47,13 @@ export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => boolean)
         asking.current = false;
       }
       // Not sent when a reply started meanwhile (`send` says so): the edit keeps its box.
-      if (count === 0) return send(rewrite);
+      if (count === 0) return sendNow.current(rewrite);
       return new Promise<boolean>((settle) => {
         pendingNow.current?.settle(false);
         setPending({ rewrite, laterMessages: count, settle });
       });
     },
-    [chatId, send, setPending],
+    [chatId, setPending],
   );
 
   return {
@@ -59,7 +62,7 @@ export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => boolean)
     confirm: () => {
       const confirmed = pendingNow.current;
       setPending(null);
-      if (confirmed) confirmed.settle(send(confirmed.rewrite));
+      if (confirmed) confirmed.settle(sendNow.current(confirmed.rewrite));
     },
     cancel: () => {
       pendingNow.current?.settle(false);
