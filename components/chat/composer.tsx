@@ -125,30 +125,33 @@ export function Composer({
 
   return (
     <form onSubmit={submit} className="border-t border-line bg-white px-4 py-3">
-      {notice ? (
-        <div
-          role="status"
-          data-testid="limit-notice"
-          className="mx-auto mb-2 flex max-w-3xl items-start gap-2 rounded-xl border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900"
-        >
-          <Clock size={16} className="mt-0.5 shrink-0" />
-          <p>
-            {notice.message}
-            {notice.resetsAt ? (
-              <span className="text-amber-700">
-                {" "}
-                (
-                {notice.resetsAt.toLocaleString(undefined, {
-                  weekday: "short",
-                  hour: "numeric",
-                  minute: "2-digit",
-                })}{" "}
-                your time)
-              </span>
-            ) : null}
-          </p>
-        </div>
-      ) : null}
+      {/* A live region that is there before its text, so a screen reader reads a limit when it
+          comes (one mounted with its text already in may go unsaid). */}
+      <div role="status">
+        {notice ? (
+          <div
+            data-testid="limit-notice"
+            className="mx-auto mb-2 flex max-w-3xl items-start gap-2 rounded-xl border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900"
+          >
+            <Clock size={16} className="mt-0.5 shrink-0" />
+            <p>
+              {notice.message}
+              {notice.resetsAt ? (
+                <span className="text-amber-700">
+                  {" "}
+                  (
+                  {notice.resetsAt.toLocaleString(undefined, {
+                    weekday: "short",
+                    hour: "numeric",
+                    minute: "2-digit",
+                  })}{" "}
+                  your time)
+                </span>
+              ) : null}
+            </p>
+          </div>
+        ) : null}
+      </div>
       <div className="relative mx-auto max-w-3xl rounded-2xl border border-line bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-300">
         {/* On the box's top edge: it takes no room (nothing moves) and covers neither the chat
             nor its scroll button; in a live region that is there before its text, so a screen

@@ -97,6 +97,8 @@ test("a new account waits, an admin approves it in Admin → Users, then it chat
   const notice = user.getByTestId("limit-notice");
   await expect(notice).toContainText("You have used all 1 message of today's quota.");
   await expect(notice).toContainText("It resets at midnight UTC");
+  // Said by a screen reader: it came into a live region that was there before it.
+  await expect(user.getByRole("status").filter({ has: notice })).toHaveCount(1);
   await expect(user.getByRole("button", { name: "Message stats" })).toHaveCount(1);
   // The refused message was not stored, and the chat does not pretend it was; its text is
   // back in the message box, to send once the quota resets.

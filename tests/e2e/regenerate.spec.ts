@@ -205,3 +205,88 @@ test("Retry of an unanswered message keeps a note added meanwhile, and answers t
   await expect(page.getByText("Note added by you")).toBeVisible();
   await expect(page.getByText("In the Sierra de Albarracín.")).toBeVisible();
 });
+
+test("in a chat longer than its first page, an edit of a message scrolled back to rewrites from there and keeps what came before", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await registerUser(page, `e2e-older-edit-${Date.now()}@example.com`);
+  // 27 turns, 54 messages: the page opens on the newest 50, the first two turns are older.
+  const chatId = await page.evaluate(async (modelId) => {
+    const created = await fetch("/api/chats", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ modelId }),
+    });
+    const id = ((await created.json()) as { chat: { id: string } }).chat.id;
+    for (let turn = 0; turn < 27; turn++) {
+      const body = JSON.stringify({
+        trigger: "submit-message",
+        chatId: id,
+        modelId,
+        message: {
+          id: crypto.randomUUID(),
+          role: "user",
+          parts: [{ type: "text", text: `Question ${turn}.` }],
+        },
+      });
+      // The turn before may still be storing its reply: its chat answers 409 until it is.
+      for (let attempt = 0; ; attempt++) {
+        const response = await fetch("/api/chat", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        });
+        await response.text();
+        if (response.ok) break;
+        if (response.status !== 409 || attempt > 50)
+          throw new Error(`turn ${turn}: ${response.status}`);
+        await new Promise((wait) => setTimeout(wait, 200));
+      }
+    }
+    return id;
+  }, "fake:fake-model");
+  await page.goto(`/chat/${chatId}`);
+  await hydrated(page);
+  const first = userMessages(page).filter({ hasText: "Question 0." });
+  const second = userMessages(page).filter({ hasText: "Question 1." });
+  await expect(userMessages(page).filter({ hasText: "Question 26." })).toBeVisible();
+  await expect(first).toHaveCount(0);
+
+  // Up to the top: the older page comes in front of the one the chat opened on.
+  const scroller = page.getByTestId("message-scroller");
+  await expect(async () => {
+    await scroller.evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    await expect(first).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
+
+  await scriptReply(page, "Answered anew from the second question.");
+  await second.hover();
+  await second.getByRole("button", { name: "Edit message" }).click();
+  const editor = page.getByRole("textbox", { name: "Edit message" });
+  await editor.fill("Question 1, asked again.");
+  await editor.press("Enter");
+  const ask = page.getByRole("alertdialog", { name: "Edit this message?" });
+  await expect(ask).toContainText("This removes the 51 messages after it");
+  await ask.getByRole("button", { name: "Edit and send" }).click();
+
+  // The timeline is the first turn, the edited question and its new answer: nothing was lost
+  // in front of the edit, and nothing of what came after it stays.
+  await expect(page.getByText("Answered anew from the second question.")).toBeVisible({
+    timeout: 30_000,
+  });
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(2);
+  await expect(userMessages(page)).toHaveCount(2);
+  await expect(userMessages(page)).toContainText(["Question 0.", "Question 1, asked again."]);
+  await expect(page.getByText("Question 26.")).toHaveCount(0);
+  await expect(page.getByRole("alert").filter({ hasText: /not found|went wrong/ })).toHaveCount(0);
+
+  // Stored so: a reload shows the same two turns.
+  await page.reload();
+  await hydrated(page);
+  await expect(userMessages(page)).toHaveCount(2);
+  await expect(userMessages(page)).toContainText(["Question 0.", "Question 1, asked again."]);
+  await expect(page.getByText("Answered anew from the second question.")).toBeVisible();
+});
