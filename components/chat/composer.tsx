@@ -1,6 +1,6 @@
 "use client";
 
-import { ArrowUp, Clock, LoaderCircle, Square } from "lucide-react";
+import { ArrowUp, Clock, Square } from "lucide-react";
 import {
   type FormEvent,
   type KeyboardEvent,
@@ -10,6 +10,7 @@ import {
   useState,
 } from "react";
 import { isImeKey } from "../ui/keys";
+import { Spinner } from "../ui/spinner";
 import { useHoverless } from "../ui/use-hoverless";
 import { COMPOSER_ID } from "./skip-link";
 
@@ -162,11 +163,7 @@ export function Composer({
         >
           {held ? (
             <p className="flex min-w-0 animate-appear-late items-center gap-1.5 rounded-full border border-line bg-white px-2.5 py-0.5 text-xs text-muted">
-              <LoaderCircle
-                size={12}
-                className="shrink-0 animate-spin motion-reduce:animate-none"
-                aria-hidden="true"
-              />
+              <Spinner size={12} />
               <span className="truncate">{held}</span>
             </p>
           ) : null}

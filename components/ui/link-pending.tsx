@@ -1,7 +1,7 @@
 "use client";
 
-import { LoaderCircle } from "lucide-react";
 import { useLinkStatus } from "next/link";
+import { Spinner } from "./spinner";
 
 /**
  * Inside a `Link`: a small spinner while the page it opens is still being read (after 200 ms,
@@ -12,11 +12,7 @@ export function LinkPending({ label }: { label: string }) {
   if (!pending) return null;
   return (
     <span role="status" className="flex shrink-0 animate-appear-late text-muted">
-      <LoaderCircle
-        size={14}
-        className="animate-spin motion-reduce:animate-none"
-        aria-hidden="true"
-      />
+      <Spinner />
       <span className="sr-only">{label}</span>
     </span>
   );

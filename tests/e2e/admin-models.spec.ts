@@ -147,9 +147,14 @@ test("an admin page slow to open says so on its link", async ({ page }) => {
     await held;
     await route.continue();
   });
+  // Asked for less motion: the spinner shows, still.
+  await page.emulateMedia({ reducedMotion: "reduce" });
   const link = page.getByRole("link", { name: "Admin · Users" });
   await link.click();
   await expect(link.getByRole("status")).toHaveText("Opening…");
+  const spinner = link.getByRole("status").locator("svg");
+  await expect(spinner).toBeVisible();
+  expect(await spinner.evaluate((svg) => getComputedStyle(svg).animationName)).toBe("none");
   release();
   await expect(page).toHaveURL(/\/admin\/users$/);
   await expect(page.getByRole("status").filter({ hasText: "Opening…" })).toHaveCount(0);

@@ -116,7 +116,7 @@ function RunningTrace({ messages }: { messages?: number }) {
       data-state="running"
       aria-live="polite"
     >
-      <span className="size-3 animate-spin rounded-full border-2 border-indigo-300 border-t-indigo-600" />
+      <span className="size-3 animate-spin rounded-full motion-reduce:animate-none border-2 border-indigo-300 border-t-indigo-600" />
       <span className="font-medium">Compacting context…</span>
       <span className="text-muted">
         {messages ? `${messages} messages · ` : ""}

@@ -1,16 +1,10 @@
 "use client";
 
-import {
-  ChevronRight,
-  CircleAlert,
-  CircleCheck,
-  CircleSlash,
-  LoaderCircle,
-  Wrench,
-} from "lucide-react";
+import { ChevronRight, CircleAlert, CircleCheck, CircleSlash, Wrench } from "lucide-react";
 import { Collapsible } from "radix-ui";
 import { type ReactNode, useMemo, useState } from "react";
 import { formatCount, formatDuration } from "@/components/stats/format";
+import { Spinner } from "@/components/ui/spinner";
 
 /** Past this many characters a payload is cut until the reader asks for all of it. */
 const PAYLOAD_PREVIEW_CHARS = 4_000;
@@ -108,7 +102,7 @@ function Status({ state }: { state: ToolCallState }) {
   }
   return (
     <span className="flex shrink-0 items-center gap-1 text-muted">
-      <LoaderCircle size={14} className="animate-spin" />
+      <Spinner />
       Running…
     </span>
   );
