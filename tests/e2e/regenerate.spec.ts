@@ -32,6 +32,61 @@ async function openFakeChat(page: Page, name: string): Promise<void> {
   await page.getByLabel("Model").selectOption("fake:fake-model");
 }
 
+/**
+ * A new chat of `turns` answered questions ("Question 0." on), each sent through POST /api/chat
+ * as the page would; returns its id.
+ */
+async function seedTurns(page: Page, turns: number): Promise<string> {
+  return page.evaluate(
+    async ({ modelId, turns }) => {
+      const created = await fetch("/api/chats", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ modelId }),
+      });
+      const id = ((await created.json()) as { chat: { id: string } }).chat.id;
+      for (let turn = 0; turn < turns; turn++) {
+        const body = JSON.stringify({
+          trigger: "submit-message",
+          chatId: id,
+          modelId,
+          message: {
+            id: crypto.randomUUID(),
+            role: "user",
+            parts: [{ type: "text", text: `Question ${turn}.` }],
+          },
+        });
+        // The turn before may still be storing its reply: its chat answers 409 until it is.
+        for (let attempt = 0; ; attempt++) {
+          const response = await fetch("/api/chat", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body,
+          });
+          await response.text();
+          if (response.ok) break;
+          if (response.status !== 409 || attempt > 50)
+            throw new Error(`turn ${turn}: ${response.status}`);
+          await new Promise((wait) => setTimeout(wait, 200));
+        }
+      }
+      return id;
+    },
+    { modelId: "fake:fake-model", turns },
+  );
+}
+
+/** Scrolls the timeline to its top until `until` holds (rows measured on the way move it). */
+async function scrollToTop(page: Page, until: () => Promise<void>): Promise<void> {
+  const scroller = page.getByTestId("message-scroller");
+  await expect(async () => {
+    await scroller.evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    await until();
+  }).toPass({ timeout: 30_000 });
+}
+
 const replies = (page: Page) => page.locator("[data-role=assistant]");
 const userMessages = (page: Page) => page.locator("[data-role=user]");
 
@@ -212,40 +267,7 @@ test("in a chat longer than its first page, an edit of a message scrolled back t
   test.setTimeout(180_000);
   await registerUser(page, `e2e-older-edit-${Date.now()}@example.com`);
   // 27 turns, 54 messages: the page opens on the newest 50, the first two turns are older.
-  const chatId = await page.evaluate(async (modelId) => {
-    const created = await fetch("/api/chats", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ modelId }),
-    });
-    const id = ((await created.json()) as { chat: { id: string } }).chat.id;
-    for (let turn = 0; turn < 27; turn++) {
-      const body = JSON.stringify({
-        trigger: "submit-message",
-        chatId: id,
-        modelId,
-        message: {
-          id: crypto.randomUUID(),
-          role: "user",
-          parts: [{ type: "text", text: `Question ${turn}.` }],
-        },
-      });
-      // The turn before may still be storing its reply: its chat answers 409 until it is.
-      for (let attempt = 0; ; attempt++) {
-        const response = await fetch("/api/chat", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body,
-        });
-        await response.text();
-        if (response.ok) break;
-        if (response.status !== 409 || attempt > 50)
-          throw new Error(`turn ${turn}: ${response.status}`);
-        await new Promise((wait) => setTimeout(wait, 200));
-      }
-    }
-    return id;
-  }, "fake:fake-model");
+  const chatId = await seedTurns(page, 27);
   await page.goto(`/chat/${chatId}`);
   await hydrated(page);
   const first = userMessages(page).filter({ hasText: "Question 0." });
@@ -254,13 +276,7 @@ test("in a chat longer than its first page, an edit of a message scrolled back t
   await expect(first).toHaveCount(0);
 
   // Up to the top: the older page comes in front of the one the chat opened on.
-  const scroller = page.getByTestId("message-scroller");
-  await expect(async () => {
-    await scroller.evaluate((el) => {
-      el.scrollTop = 0;
-    });
-    await expect(first).toBeVisible({ timeout: 1_000 });
-  }).toPass({ timeout: 30_000 });
+  await scrollToTop(page, () => expect(first).toBeVisible({ timeout: 1_000 }));
 
   await scriptReply(page, "Answered anew from the second question.");
   await second.hover();
@@ -289,4 +305,58 @@ test("in a chat longer than its first page, an edit of a message scrolled back t
   await expect(userMessages(page)).toHaveCount(2);
   await expect(userMessages(page)).toContainText(["Question 0.", "Question 1, asked again."]);
   await expect(page.getByText("Answered anew from the second question.")).toBeVisible();
+});
+
+test("in a chat with older pages loaded, a regenerate that comes due after a version switch went and came back does not put those pages in twice", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await registerUser(page, `e2e-older-switch-${Date.now()}@example.com`);
+  const chatId = await seedTurns(page, 27);
+  await page.goto(`/chat/${chatId}`);
+  await hydrated(page);
+  // A second version of the last reply (nothing follows it: no question first).
+  await scriptReply(page, "The second answer to the last question.");
+  const last = replies(page).last();
+  await last.hover();
+  await last.getByRole("button", { name: "Regenerate response" }).click();
+  await expect(page.getByText("The second answer to the last question.")).toBeVisible({
+    timeout: 30_000,
+  });
+  const versions = page.getByRole("group", { name: "Versions of this message" });
+  await expect(versions).toContainText("2/2");
+  await scrollToTop(page, () =>
+    expect(userMessages(page).first()).toContainText("Question 0.", { timeout: 1_000 }),
+  );
+
+  // Regenerate asks the server first; meanwhile the reply is switched away and back (each
+  // switch's answer is the whole version, older pages included).
+  const { promise: asked, resolve: answerAsk } = Promise.withResolvers<void>();
+  await page.route("**/api/chats/*/branches**", async (route) => {
+    if (new URL(route.request().url()).searchParams.has("messageId")) await asked;
+    await route.continue();
+  });
+  await page.getByTestId("message-scroller").evaluate((el) => {
+    el.scrollTop = el.scrollHeight;
+  });
+  await last.hover();
+  await last.getByRole("button", { name: "Regenerate response" }).click();
+  await versions.getByRole("button", { name: "Previous version" }).click();
+  await expect(versions).toContainText("1/2");
+  await versions.getByRole("button", { name: "Next version" }).click();
+  await expect(versions).toContainText("2/2");
+  await scriptReply(page, "The third answer to the last question.");
+  answerAsk();
+  await expect(page.getByText("The third answer to the last question.")).toBeVisible({
+    timeout: 30_000,
+  });
+  await expect(versions).toContainText("3/3");
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+
+  // The timeline starts once, as stored: the first two questions in order, not again.
+  await scrollToTop(page, () =>
+    expect(userMessages(page).first()).toContainText("Question 0.", { timeout: 1_000 }),
+  );
+  await expect(userMessages(page).nth(1)).toContainText("Question 1.");
+  await expect(userMessages(page).nth(2)).toContainText("Question 2.");
 });
