@@ -55,6 +55,19 @@ export function signInAccount(request: Request, body: string | undefined): strin
   if (!(request.headers.get("content-type") ?? "").includes("application/json")) {
     throw new AppError("bad_request:body", "Sign in with a JSON body.");
   }
+  return accountOfJson(body);
+}
+
+/**
+ * The account a sign-up names, keyed as `signInAccount` keys it; null for any other request or
+ * a body that is not JSON (better-auth answers it).
+ */
+export function signUpAccount(request: Request, body: string | undefined): string | null {
+  if (!pathOf(request).endsWith("/sign-up/email")) return null;
+  return accountOfJson(body);
+}
+
+function accountOfJson(body: string | undefined): string | null {
   let email: unknown;
   try {
     email = (JSON.parse(body ?? "") as { email?: unknown } | null)?.email;
@@ -67,14 +80,20 @@ export function signInAccount(request: Request, body: string | undefined): strin
 
 /**
  * Spends a point of the account's wrong-password limit before its password is checked, so
- * guesses sent at once cannot all pass before any is counted: a 429 once they are spent.
+ * guesses sent at once cannot all pass before any is counted: a 429 once they are spent. A
+ * browser the account signed in on before (`device`, sign-in-device.ts) spends from its own
+ * count instead, so strangers' guesses do not keep the owner out.
  */
 export async function takeSignInAttempt(
   account: string,
+  device: string | null,
 ): Promise<{ refused: Response } | { settle: (status: number) => Promise<void> }> {
+  const [limit, key]: [RateLimitName, string] = device
+    ? ["sign-in-device", `${account}:${device}`]
+    : ["sign-in-account", account];
   let point: RatePoint | undefined;
   const refused = await refusal(async () => {
-    point = await consumeRateLimit("sign-in-account", account);
+    point = await consumeRateLimit(limit, key);
   });
   if (refused) return { refused };
   return {
@@ -83,7 +102,7 @@ export async function takeSignInAttempt(
     settle: async (status) => {
       if (status === 401) return;
       try {
-        if (status === 200) await resetRateLimit("sign-in-account", account);
+        if (status === 200) await resetRateLimit(limit, key);
         else await point?.refund();
       } catch (error) {
         log.warn({ err: error }, "rate limit: a sign-in's outcome could not be counted");

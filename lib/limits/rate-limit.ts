@@ -43,6 +43,15 @@ export const RATE_LIMITS = {
     points: () => env().rateLimits.signInFailuresPerAccount,
     message: "Too many wrong passwords for this account.",
   },
+  /**
+   * Wrong passwords for one account from a browser it signed in on before (sign-in-device.ts),
+   * counted apart from strangers' and as many.
+   */
+  "sign-in-device": {
+    durationSeconds: 15 * 60,
+    points: () => env().rateLimits.signInFailuresPerAccount,
+    message: "Too many wrong passwords for this account from this browser.",
+  },
   "sign-up": {
     durationSeconds: 60 * 60,
     points: () => env().rateLimits.signUpPerHour,

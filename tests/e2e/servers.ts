@@ -19,3 +19,5 @@ export const INSTANCE_B_PORT = BASE + 11;
 export const BACKGROUND_PORT = BASE + 12;
 /** One more, with Tier 1 inside the turn and a summarizer slow enough to stop (stop-compaction.spec.ts). */
 export const STOP_COMPACTION_PORT = BASE + 13;
+/** One more, with the wrong-password limit per account on (sign-in-lockout.spec.ts). */
+export const SIGN_IN_LOCKOUT_PORT = BASE + 14;

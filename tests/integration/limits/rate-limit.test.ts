@@ -130,6 +130,69 @@ describeEachDriver("rate limits", (use) => {
     expect((await signIn(database, "rotating-1@example.com", PASSWORD, from(8))).status).toBe(200);
   });
 
+  it("a browser the account signed in on before gets in while strangers' wrong passwords hold the account; its own wrong ones hold only it", async () => {
+    const database = use();
+    expect((await signUp(database, "owner@example.com", { peer: "192.0.2.79" })).status).toBe(200);
+    let n = 0;
+    const from = (browser?: Browser) => ({
+      peer: `2001:db8:2:${(0x100 + n++).toString(16)}::1`,
+      browser,
+    });
+    const owner = anonymous();
+    expect((await signIn(database, "owner@example.com", PASSWORD, from(owner))).status).toBe(200);
+    expect(owner.cookie).toMatch(/fold_sign_in_device=[\w-]+\.[\w-]+/);
+
+    // Strangers spend the account's allowance, from addresses of their own.
+    const stranger = async (password = "wrong password!", browser?: Browser) =>
+      (await signIn(database, "owner@example.com", password, from(browser))).status;
+    expect([await stranger(), await stranger(), await stranger(), await stranger()]).toEqual([
+      401, 401, 401, 429,
+    ]);
+    expect(await stranger(PASSWORD)).toBe(429);
+    // The owner's browser is not held by them.
+    const signOut = () => {
+      owner.cookie = owner.cookie
+        .split("; ")
+        .filter((c) => c.startsWith("fold_sign_in_device="))
+        .join("; ");
+    };
+    signOut();
+    expect((await signIn(database, "owner@example.com", PASSWORD, from(owner))).status).toBe(200);
+    expect(owner.cookie).toMatch(/session_token=/);
+
+    // A cookie that is not the server's, or was signed for another account, is a stranger's.
+    const [, entry = ""] = owner.cookie.match(/fold_sign_in_device=([^;]+)/) ?? [];
+    const tampered = {
+      cookie: `fold_sign_in_device=${entry.slice(0, -2)}${entry.endsWith("A") ? "B" : "A"}`,
+    };
+    expect(await stranger(PASSWORD, tampered)).toBe(429);
+    expect((await signUp(database, "neighbour@example.com", { peer: "192.0.2.80" })).status).toBe(
+      200,
+    );
+    const neighbour = anonymous();
+    expect(
+      (await signIn(database, "neighbour@example.com", PASSWORD, from(neighbour))).status,
+    ).toBe(200);
+    const [neighbourDevice = ""] = neighbour.cookie.match(/fold_sign_in_device=[^;]+/) ?? [];
+    expect(await stranger(PASSWORD, { cookie: neighbourDevice })).toBe(429);
+
+    // Signed in to another account too, the browser stays known for this one.
+    signOut();
+    expect((await signIn(database, "neighbour@example.com", PASSWORD, from(owner))).status).toBe(
+      200,
+    );
+    signOut();
+    expect(owner.cookie.split("~")).toHaveLength(2);
+    expect((await signIn(database, "owner@example.com", PASSWORD, from(owner))).status).toBe(200);
+
+    // The owner's browser's own wrong passwords are counted on it, as many as strangers get.
+    signOut();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push(await stranger("wrong password!", owner));
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    expect(await stranger(PASSWORD, owner)).toBe(429);
+  });
+
   it("counts guesses sent at once before any is answered; a sign-in must be JSON", async () => {
     const database = use();
     expect((await signUp(database, "burst@example.com", { peer: "192.0.2.78" })).status).toBe(200);

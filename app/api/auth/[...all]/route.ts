@@ -1,7 +1,13 @@
 import { getAuth } from "@/lib/auth/server";
 import { readBodyText } from "@/lib/http/body";
 import { refuseUnstorable, route } from "@/lib/http/route";
-import { limitAuthRequest, signInAccount, takeSignInAttempt } from "@/lib/limits/auth-rate-limit";
+import {
+  limitAuthRequest,
+  signInAccount,
+  signUpAccount,
+  takeSignInAttempt,
+} from "@/lib/limits/auth-rate-limit";
+import { rememberSignInDevice, signInDevice } from "@/lib/limits/sign-in-device";
 
 export const dynamic = "force-dynamic";
 
@@ -47,7 +53,8 @@ const AUTH_BODY_MAX_BYTES = 16_384;
 
 /**
  * Sign-in and sign-up are rate limited per client address first, and an email sign-in by its
- * account's wrong passwords from any address. The body is read here, up to
+ * account's wrong passwords from any address (from a browser the account signed in on before,
+ * by that browser's own: lib/limits/sign-in-device.ts, which a right password renews). The body is read here, up to
  * its limit (413 beyond): better-auth would buffer any size before its own checks.
  */
 export const POST = route<{ all: string[] }>(
@@ -56,12 +63,15 @@ export const POST = route<{ all: string[] }>(
     if (limited) return limited;
     const body = await readBodyText(request, AUTH_BODY_MAX_BYTES);
     const account = signInAccount(request, body);
-    if (!account) return handle(request, body);
-    const attempt = await takeSignInAttempt(account);
+    if (!account) {
+      const response = await handle(request, body);
+      return rememberSignInDevice(request, signUpAccount(request, body), response);
+    }
+    const attempt = await takeSignInAttempt(account, signInDevice(request.headers, account));
     if ("refused" in attempt) return attempt.refused;
     const response = await handle(request, body);
     await attempt.settle(response.status);
-    return response;
+    return rememberSignInDevice(request, account, response);
   },
   { checkOrigin: false },
 );
