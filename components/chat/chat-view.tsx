@@ -625,23 +625,25 @@ export function ChatView({
                 armFocusRescue();
                 void sendMessage({ text: CONTINUE_TEXT });
               }}
+              memory={
+                isCompactionEntry(message) ? null : (
+                  <MessageMemoryBar
+                    role={message.role}
+                    folded={index <= watermarkIndex && message.metadata?.pinned !== true}
+                    pinned={isPinnedByUser(message.metadata)}
+                    branch={branchOn(remembered.branches, message.id)}
+                    busy={busy || switchPending}
+                    onPin={(pinned) => void pinMessage(message.id, pinned)}
+                    onSwitch={(position) => {
+                      const branch = branchOn(remembered.branches, message.id);
+                      if (!branch) return;
+                      armFocusRescue();
+                      switchBranch(branch.messageId, position);
+                    }}
+                  />
+                )
+              }
             />
-            {isCompactionEntry(message) ? null : (
-              <MessageMemoryBar
-                role={message.role}
-                folded={index <= watermarkIndex && message.metadata?.pinned !== true}
-                pinned={isPinnedByUser(message.metadata)}
-                branch={branchOn(remembered.branches, message.id)}
-                busy={busy || switchPending}
-                onPin={(pinned) => void pinMessage(message.id, pinned)}
-                onSwitch={(position) => {
-                  const branch = branchOn(remembered.branches, message.id);
-                  if (!branch) return;
-                  armFocusRescue();
-                  switchBranch(branch.messageId, position);
-                }}
-              />
-            )}
           </div>
         )}
       />

@@ -17,8 +17,8 @@ const BUBBLE_PADDING_PX = 32;
 /** A user message: bubble padding, memory bar, row gap; plus 20 px a line. */
 const USER_BASE_PX = 66;
 const USER_LINE_PX = 20;
-/** A reply: its toolbars and the row gap; plus 23 px a line (leading-relaxed). */
-const REPLY_BASE_PX = 84;
+/** A reply: its toolbar (actions and memory in one row) and the row gap; plus 23 px a line (leading-relaxed). */
+const REPLY_BASE_PX = 58;
 const REPLY_LINE_PX = 23;
 const PARAGRAPH_GAP_PX = 16;
 const LIST_ITEM_EXTRA_PX = 7;

@@ -2,7 +2,7 @@
 
 import { getToolName, isToolUIPart } from "ai";
 import { Pencil, Play, RotateCcw } from "lucide-react";
-import { type KeyboardEvent, useRef } from "react";
+import { type KeyboardEvent, type ReactNode, useRef } from "react";
 import { type TraceInput, traceOutputSchema } from "@/lib/compaction/trace";
 import { answerParts } from "@/lib/message/retry-marker";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -26,6 +26,11 @@ type Props = {
   onEdit: (text: string) => Promise<boolean>;
   /** Asks the model to go on from a stopped reply. */
   onContinue?: () => void;
+  /**
+   * What the chat shows of this message's memory (its versions, its pin): a reply's shares the
+   * row of its actions, a user message's goes under it.
+   */
+  memory?: ReactNode;
 };
 
 export function MessageView({
@@ -36,9 +41,18 @@ export function MessageView({
   onRegenerate,
   onEdit,
   onContinue,
+  memory,
 }: Props) {
-  if (message.role === "user") return <UserMessage message={message} busy={busy} onEdit={onEdit} />;
+  if (message.role === "user") {
+    return (
+      <div className="space-y-1">
+        <UserMessage message={message} busy={busy} onEdit={onEdit} />
+        {memory}
+      </div>
+    );
+  }
   const text = messageText({ parts: answerParts(message.parts) });
+  const actions = !streaming && (text || message.metadata?.stats);
   const durations = message.metadata?.toolDurationsMs ?? {};
   return (
     <div className="group space-y-2" data-role="assistant">
@@ -88,13 +102,18 @@ export function MessageView({
           onRetry={isLastAssistant && !busy ? onRegenerate : undefined}
         />
       ) : null}
-      {!streaming && (text || message.metadata?.stats) ? (
-        <MessageActions
-          text={text}
-          stats={message.metadata?.stats}
-          // Any reply can be regenerated: the one it replaces stays a version away.
-          onRegenerate={!busy ? onRegenerate : undefined}
-        />
+      {actions || memory ? (
+        <div className="flex flex-wrap items-center gap-1">
+          {actions ? (
+            <MessageActions
+              text={text}
+              stats={message.metadata?.stats}
+              // Any reply can be regenerated: the one it replaces stays a version away.
+              onRegenerate={!busy ? onRegenerate : undefined}
+            />
+          ) : null}
+          {memory}
+        </div>
       ) : null}
     </div>
   );

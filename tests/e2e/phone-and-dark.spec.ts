@@ -105,6 +105,14 @@ test("home, a long chat and admin fit phone and desktop screens, in light and da
       const picker = await page.getByLabel("Model").boundingBox();
       const send = await page.getByRole("button", { name: "Send message" }).boundingBox();
       expect(picker && send && picker.x + picker.width <= send.x, `composer (${tag})`).toBe(true);
+      // A reply has one toolbar: its pin sits in the row of Copy and Regenerate, not under it.
+      const reply = page.locator("[data-role=assistant]").last();
+      const copy = await reply.getByRole("button", { name: "Copy message" }).boundingBox();
+      const pin = await reply.getByRole("button", { name: "Pin message" }).boundingBox();
+      expect(
+        copy && pin && Math.abs(pin.y + pin.height / 2 - (copy.y + copy.height / 2)) < 2,
+        `a reply's toolbar (${tag})`,
+      ).toBe(true);
       await shoot(page, `chat-${tag}`);
 
       if (viewport.name === "phone") {

@@ -15,9 +15,9 @@ function message(role: "user" | "assistant", text: string): FoldUIMessage {
  */
 const MEASURED: Array<[FoldUIMessage, number]> = [
   [message("user", line), 86],
-  [message("assistant", `${line} ${line}`), 130],
-  [message("assistant", `${line}\n\n\`\`\`ts\nconst turn = 9993;\nfold(turn);\n\`\`\``), 255],
-  [message("assistant", `${line}\n\n- first point\n- second point\n- third point`), 215],
+  [message("assistant", `${line} ${line}`), 104],
+  [message("assistant", `${line}\n\n\`\`\`ts\nconst turn = 9993;\nfold(turn);\n\`\`\``), 229],
+  [message("assistant", `${line}\n\n- first point\n- second point\n- third point`), 189],
 ];
 
 describe("estimateMessageHeight: a row's height before it is measured", () => {
