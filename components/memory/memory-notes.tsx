@@ -94,6 +94,7 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
       <p className="text-xs text-muted">
         Sent word for word with every request, however much of the chat is summarized.
       </p>
+      <NotesRoomLine room={memory.notesRoom} />
       {memory.notes.length > 0 ? (
         <ul className="space-y-1 text-xs" data-testid="memory-notes">
           {memory.notes.map((line, at) => (
@@ -145,5 +146,36 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
         </p>
       ) : null}
     </section>
+  );
+}
+
+const tokens = (count: number) =>
+  `${count.toLocaleString("en-US")} ${count === 1 ? "token" : "tokens"}`;
+
+/**
+ * How much room the notes have: a fold keeps them word for word up to a share of the chat
+ * model's summary. Past it (the chat moved to a smaller model), the next fold condenses the
+ * oldest, and the user is told so before it happens.
+ */
+function NotesRoomLine({ room }: { room: ChatMemory["notesRoom"] }) {
+  if (!room) return null;
+  if (room.used > room.capacity) {
+    return (
+      <p
+        data-testid="notes-room"
+        className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900"
+      >
+        These notes take {tokens(room.used)}, more than this chat's model keeps word for word (
+        {tokens(room.capacity)}). The next summary condenses the oldest into it: take some away to
+        keep them exact.
+      </p>
+    );
+  }
+  return (
+    <p data-testid="notes-room" className="text-xs tabular-nums text-muted">
+      {room.used > 0
+        ? `${tokens(room.used)} of about ${tokens(room.capacity)} used with this chat's model.`
+        : `Room for about ${tokens(room.capacity)} with this chat's model.`}
+    </p>
   );
 }

@@ -6,6 +6,8 @@ import {
   lineKey,
   NOTE_ADDED,
   NOTE_REMOVED,
+  notesCapacity,
+  notesCost,
   noteText,
   splitUserNotes,
   summarizesNothing,
@@ -25,9 +27,11 @@ import {
 } from "@/lib/db/queries/messages";
 import { type Chat, chat as chatTable, message } from "@/lib/db/schema";
 import { AppError, chatDeleted } from "@/lib/errors";
+import { defaultAllowedModelId } from "@/lib/limits/model-access";
 import { isPinnedByUser } from "@/lib/message/pins";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { headOf } from "@/lib/message/unstorable-text";
+import { modelBudget } from "./budget";
 import { holdLease } from "./lease";
 import { SUMMARY_MAX_CHARS, TITLE_MAX_CHARS } from "./schemas";
 
@@ -45,6 +49,12 @@ export type ChatMemory = {
   ledger: LedgerEntry[];
   /** The lines of "Notes you added": the user's own, carried as written through every fold. */
   notes: string[];
+  /**
+   * How many tokens the notes take, and how many a fold keeps word for word with the chat's
+   * model (its summary budget's share for them); null when no model is available to say.
+   * Notes past it (the chat moved to a smaller model) are condensed by the next fold.
+   */
+  notesRoom: NotesRoom | null;
   /** Id of the last message the summary covers; null when it covers none of this chat's. */
   watermark: string | null;
   /** The compaction version the summary belongs to: an edit must name it. */
@@ -54,7 +64,9 @@ export type ChatMemory = {
   pins: PinnedMessage[];
 };
 
-export function memoryOf(chat: Chat, pins: PinnedMessage[]): ChatMemory {
+export type NotesRoom = { used: number; capacity: number };
+
+function memoryOf(chat: Chat, pins: PinnedMessage[], capacity: number | null): ChatMemory {
   const { rest, notes } = splitUserNotes(chat.contextSummary);
   const { narrative, ledger } = splitSummary(rest);
   return {
@@ -62,6 +74,10 @@ export function memoryOf(chat: Chat, pins: PinnedMessage[]): ChatMemory {
     narrative,
     ledger,
     notes: notes.filter((line) => line.trim() !== ""),
+    notesRoom:
+      capacity === null
+        ? null
+        : { used: notes.length > 0 ? notesCost(notes, countText) : 0, capacity },
     watermark: chat.contextSummary ? chat.summaryWatermark : null,
     version: chat.version,
     pinnedIds: pins.map((pin) => pin.id),
@@ -71,7 +87,25 @@ export function memoryOf(chat: Chat, pins: PinnedMessage[]): ChatMemory {
 
 /** Reads only the pinned messages' starts: a long chat's memory costs what a short one's does. */
 export async function chatMemory(db: Db, chat: Chat): Promise<ChatMemory> {
-  return memoryOf(chat, await pinnedMessages(db, chat.id));
+  const [pins, capacity] = await Promise.all([
+    pinnedMessages(db, chat.id),
+    notesCapacityOf(db, chat).catch((error: unknown) => {
+      if (error instanceof AppError && error.code === "unavailable:model") return null;
+      throw error;
+    }),
+  ]);
+  return memoryOf(chat, pins, capacity);
+}
+
+const countText = (text: string) => defaultEstimator.countText(text);
+
+/**
+ * Tokens of notes a fold keeps word for word in this chat: the share of the summary budget of
+ * the model its next turn uses (the chat's, else the default), counted as a fold counts them.
+ */
+async function notesCapacityOf(db: Db, chat: Chat): Promise<number> {
+  const modelId = chat.modelId ?? (await defaultAllowedModelId(db));
+  return notesCapacity((await modelBudget(db, modelId)).budget.summaryBudget);
 }
 
 /**
@@ -103,19 +137,24 @@ const noteKey = (line: string) => lineKey(noteText(line));
  * A chat with nothing summarized yet gets a summary of its notes alone. Written like an edit of
  * the summary (editSummary): against the version the user saw, as an "edited" event.
  */
-export function changeNote(
+export async function changeNote(
   db: Db,
   chat: Chat,
   input: { note: string; version: number; remove?: boolean },
 ): Promise<{ memory: ChatMemory; message: FoldUIMessage }> {
   const key = noteKey(input.note);
   const label = `${input.remove ? NOTE_REMOVED : NOTE_ADDED}: ${headOf(key, 80)}`;
+  // Taking a note away needs no room; adding one may not push older notes out of it.
+  const capacity = input.remove ? null : await notesCapacityOf(db, chat);
   return writeUserSummary(db, chat, input.version, label, (current) => {
     const { rest, notes } = splitUserNotes(current);
     const present = notes.some((line) => noteKey(line) === key);
     if (!input.remove) {
       if (present) throw new AppError("conflict:note", "The model already keeps this note.");
-      const added = withUserNotes(current, [noteLine(input.note)]) ?? "";
+      const line = noteLine(input.note);
+      const cost = notesCost([...notes, line], countText);
+      if (capacity !== null && cost > capacity) throw notesFull(capacity, cost);
+      const added = withUserNotes(current, [line]) ?? "";
       // Past the summary's own limit it could no longer be saved as it is, even unchanged.
       if (added.length > SUMMARY_MAX_CHARS) {
         throw new AppError(
@@ -132,6 +171,16 @@ export function changeNote(
     return withUserNotes(rest, left.some((line) => line.trim()) ? left : []) || null;
   });
 }
+
+/**
+ * A note that would take the notes past what a fold keeps word for word: the summarizer would
+ * condense the oldest at the next fold, so the promise made for each note would not hold.
+ */
+const notesFull = (capacity: number, cost: number) =>
+  new AppError(
+    "conflict:notes_full",
+    `With this chat's model the notes are kept word for word up to about ${capacity.toLocaleString("en-US")} tokens; with this one they would take ${cost.toLocaleString("en-US")}. Shorten it or take a note away first.`,
+  );
 
 /**
  * Writes the summary `next` makes of the current one, as the user's: under the chat's lease,

@@ -4,6 +4,8 @@ import { fitLedger, joinSummary, mergeLedger, splitSummary, withoutLedgerSection
 import { headingOf, type SummaryHeading } from "./prompts";
 import { summarizerFailureCause } from "./summarizer-cause";
 import {
+  noteLineCost,
+  notesCapacity,
   splitUserNotes,
   USER_NOTES_HEADING,
   withoutNotesHeadings,
@@ -24,11 +26,6 @@ import { stripTrace } from "./view";
 
 /** The user's own values may take this much of the summary before the narrative loses its room. */
 const USER_LEDGER_MAX_SHARE = 0.75;
-/**
- * The user's notes are kept word for word up to this share of the summary; older notes beyond
- * it go to the summarizer with the previous narrative, to be condensed rather than dropped.
- */
-const USER_NOTES_MAX_SHARE = 0.25;
 const CONSTRAINTS_HEADING: SummaryHeading = "Constraints & preferences";
 
 export type SummarizePort = (request: {
@@ -80,7 +77,7 @@ export async function foldIntoSummary(input: FoldInput): Promise<FoldResult> {
   const { rest, notes } = splitUserNotes(input.previousSummary);
   const { kept: keptNotes, overflow } = fitNotes(
     notes,
-    Math.floor(USER_NOTES_MAX_SHARE * input.summaryBudget),
+    notesCapacity(input.summaryBudget),
     countText,
   );
   const notesTokens = keptNotes.length > 0 ? countText(withUserNotes(null, keptNotes) ?? "") : 0;
@@ -160,7 +157,7 @@ function fitNotes(
   let used = countText(USER_NOTES_HEADING);
   const fits = notes.map(() => false);
   for (let i = notes.length - 1; i >= 0; i--) {
-    const cost = countText(notes[i] ?? "") + 1;
+    const cost = noteLineCost(notes[i] ?? "", countText);
     if (used + cost > maxTokens) continue;
     used += cost;
     fits[i] = true;

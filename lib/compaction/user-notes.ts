@@ -8,6 +8,32 @@
 
 export const USER_NOTES_HEADING = "## Notes you added";
 
+/**
+ * The user's notes are kept word for word up to this share of the summary budget; a fold hands
+ * older notes beyond it to the summarizer with the previous narrative, to be condensed rather
+ * than dropped (fold.ts). Adding a note refuses to go past it (lib/chat/memory.ts).
+ */
+const USER_NOTES_MAX_SHARE = 0.25;
+
+/** Tokens of notes a fold keeps word for word, for a summary budget. */
+export const notesCapacity = (summaryBudget: number) =>
+  Math.floor(USER_NOTES_MAX_SHARE * summaryBudget);
+
+/** A note's line as a fold weighs it against that room: its text and its line break. */
+export const noteLineCost = (line: string, countText: (text: string) => number) =>
+  countText(line) + 1;
+
+/**
+ * What `notes` take of that room, as a fold counts it: the heading, then each line. Notes that
+ * take no more than `notesCapacity` all pass a fold as written.
+ */
+export function notesCost(notes: readonly string[], countText: (text: string) => number): number {
+  return notes.reduce(
+    (sum, line) => sum + noteLineCost(line, countText),
+    countText(USER_NOTES_HEADING),
+  );
+}
+
 /** What an edit that adds or takes away one note says in its event and its timeline entry. */
 export const NOTE_ADDED = "note added by user";
 export const NOTE_REMOVED = "note removed by user";

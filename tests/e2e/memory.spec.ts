@@ -406,6 +406,48 @@ test("the memory panel shows the summary; an edited summary is what the next req
   await expect(page.getByText("Pinned", { exact: true })).toHaveCount(0);
 });
 
+test("notes past what the chat's model keeps word for word are refused with the reason, and the notes kept stay", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await newChat(page, `e2e-notes-full-${Date.now()}@example.com`);
+  await sendAndWait(page, "Plan a week in Lisbon.");
+  await page.getByRole("button", { name: "Memory" }).click();
+  const panel = page.getByRole("dialog", { name: "What the model remembers" });
+  const notes = panel.getByRole("region", { name: "Notes the model keeps" });
+  const box = notes.getByRole("textbox", { name: "New note" });
+  const list = notes.getByTestId("memory-notes").getByRole("listitem");
+  const room = notes.getByTestId("notes-room");
+  const roomTokens = async () => {
+    const [used = 0, capacity = 0] =
+      ((await room.textContent()) ?? "")
+        .match(/[\d,]+/g)
+        ?.map((n) => Number(n.replaceAll(",", ""))) ?? [];
+    return { used, capacity };
+  };
+  // Long notes (a few hundred characters each) until one no longer fits.
+  const alert = notes.getByRole("alert");
+  let added = 0;
+  for (let i = 0; i < 40 && !(await alert.isVisible()); i++) {
+    await box.fill(
+      `Note ${i}: ${"the venue must have step-free access and a quiet room; ".repeat(8)}`,
+    );
+    await box.press("Enter");
+    await expect(list.or(alert).first()).toBeVisible();
+    await expect(box).toBeEnabled();
+    if ((await list.count()) > added) added += 1;
+  }
+  await expect(alert).toContainText("Shorten it or take a note away first.");
+  expect(added).toBeGreaterThan(0);
+  await expect(list).toHaveCount(added);
+  // What was typed stays in the box; the room line still says the notes fit.
+  await expect(box).not.toHaveValue("");
+  const { used, capacity } = await roomTokens();
+  expect(used).toBeGreaterThan(0);
+  expect(used).toBeLessThanOrEqual(capacity);
+  await page.screenshot({ path: "test-results/memory-notes-full.png" });
+});
+
 test("a note added in the memory panel is sent with the next request and can be taken away again", async ({
   page,
 }) => {
@@ -418,10 +460,17 @@ test("a note added in the memory panel is sent with the next request and can be 
   const notes = panel.getByRole("region", { name: "Notes the model keeps" });
   const box = notes.getByRole("textbox", { name: "New note" });
   await expect(notes.getByRole("button", { name: "Add" })).toBeDisabled();
+  // How much the model keeps word for word is said before the first note and after it.
+  await expect(notes.getByTestId("notes-room")).toHaveText(
+    /^Room for about [\d,]+ tokens with this chat's model\.$/,
+  );
   const note = "Never book flights through Frankfurt.";
   await box.fill(note);
   await box.press("Enter");
   await expect(notes.getByTestId("memory-notes")).toContainText(note);
+  await expect(notes.getByTestId("notes-room")).toHaveText(
+    /^\d+ tokens of about [\d,]+ tokens used with this chat's model\.$/,
+  );
   await expect(box).toHaveValue("");
   await expect(box).toBeFocused();
   // The same note twice is refused with its reason, and the list keeps one.

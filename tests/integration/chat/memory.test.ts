@@ -15,6 +15,7 @@ import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
 import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
 import { type ChatMemory, continueInNewChat } from "@/lib/chat/memory";
 import { splitSummary } from "@/lib/compaction/ledger";
+import { splitUserNotes } from "@/lib/compaction/user-notes";
 import type { Database } from "@/lib/db/client";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
@@ -855,6 +856,54 @@ describeEachDriver("What the model remembers", (use, driver) => {
         })
       ).status,
     ).toBe(200);
+  });
+
+  it("refuses a note past what a fold keeps word for word with the chat's model, changing nothing; every note it took passes the next fold as written", async () => {
+    const database = use();
+    const { browser } = await register(database, "notes-room@example.com");
+    const chatId = await compactedChat(database, browser);
+    const roomOf = async () =>
+      ((await (await memoryOf(database, browser, chatId)).json()) as { memory: ChatMemory }).memory
+        .notesRoom;
+    const empty = await roomOf();
+    expect(empty?.used).toBe(0);
+    // The 4,096-token model keeps about a hundred tokens of notes: a few lines, not dozens.
+    expect(empty?.capacity).toBeGreaterThan(20);
+    expect(empty?.capacity).toBeLessThan(500);
+
+    const added: string[] = [];
+    let refused: Response | undefined;
+    for (let i = 0; i < 40 && !refused; i++) {
+      const note = `Part ${i} ships from warehouse W-${100 + i} in Lyon, never by air.`;
+      const { version } = await chatRow(database.db, chatId);
+      const response = await changeNote(database, browser, chatId, "POST", { note, version });
+      if (response.status === 200) added.push(`- ${note}`);
+      else refused = response;
+    }
+    expect(added.length).toBeGreaterThan(1);
+    if (!refused) throw new Error("no note was refused");
+    expect(refused.status).toBe(409);
+    const { error } = (await refused.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("conflict:notes_full");
+    expect(error.message).toMatch(
+      /word for word up to about \d+ tokens; with this one they would take \d+\. Shorten it or take a note away/,
+    );
+    const before = await chatRow(database.db, chatId);
+    expect(splitUserNotes(before.contextSummary).notes).toEqual(added);
+    const full = await roomOf();
+    expect(full?.used).toBeLessThanOrEqual(full?.capacity ?? 0);
+    expect(full?.capacity).toBe(empty?.capacity);
+
+    // The next fold keeps every one of them as written: none is handed to the summarizer.
+    for (let turn = 5; turn < 10; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const folded = await chatRow(database.db, chatId);
+    expect(folded.version).toBeGreaterThan(before.version);
+    expect(splitUserNotes(folded.contextSummary).notes).toEqual(added);
+    const prompts = fake.requests.filter(isSummaryRequest).map(summarizerPrompt);
+    for (const note of added) expect(prompts.at(-1)).not.toContain(note.slice(2));
   });
 
   it("a note taken away does not come back when an edit rolls the summary back to one from before, and the notes kept still stay", async () => {

@@ -16,7 +16,12 @@ import {
 } from "@/lib/compaction/ledger";
 import { SUMMARY_HEADINGS } from "@/lib/compaction/prompts";
 import { createSummarizer } from "@/lib/compaction/summarize";
-import { splitUserNotes, USER_NOTES_HEADING } from "@/lib/compaction/user-notes";
+import {
+  notesCapacity,
+  notesCost,
+  splitUserNotes,
+  USER_NOTES_HEADING,
+} from "@/lib/compaction/user-notes";
 import { createEstimator } from "@/lib/context/tokens";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 
@@ -719,6 +724,28 @@ describe("the user's notes", () => {
     const constraints = handed[0]?.split("## Constraints & preferences")[1]?.split("\n## ")[0];
     for (const older of many.slice(0, many.length - notes.length))
       expect(constraints).toContain(older);
+  });
+
+  it("as many as notesCost says fit notesCapacity all pass a fold word for word; one more and the oldest is handed over", async () => {
+    // What adding a note checks (lib/chat/memory.ts) is what a fold keeps: at the edge, both ways.
+    const budget = 1_000;
+    const all = Array.from(
+      { length: 60 },
+      (_, i) => `- Note ${i}: the supplier for part ${i} is Vendor-${i} in Lyon.`,
+    );
+    let fitting = 0;
+    while (notesCost(all.slice(0, fitting + 1), countTokens) <= notesCapacity(budget)) fitting++;
+    expect(fitting).toBeGreaterThan(1);
+    expect(fitting).toBeLessThan(all.length);
+
+    const kept = all.slice(0, fitting);
+    const whole = await foldOnce(withNotes(FORGETFUL_SUMMARY, kept), forgetful, budget);
+    expect(splitUserNotes(whole.summary).notes).toEqual(kept);
+
+    const over = all.slice(0, fitting + 1);
+    const pushed = await foldOnce(withNotes(FORGETFUL_SUMMARY, over), forgetful, budget);
+    expect(splitUserNotes(pushed.summary).notes).toEqual(over.slice(1));
+    expect(pushed.handed[0]).toContain(over[0]);
   });
 
   it("a newest note too long to keep whole goes to the summarizer; the shorter ones before it stay", async () => {
