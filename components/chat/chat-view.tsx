@@ -413,16 +413,25 @@ export function ChatView({
 
   // Picks are saved one after another, so the server ends on the last one; a pick that fails
   // puts the picker back only when no later pick is on its way, and then to what the chat has.
-  const modelSaves = useRef({ latest: 0, saved: initialModelId, queue: Promise.resolve() });
+  // Each pick says when it was made (never twice the same instant), so one that hung and
+  // reaches the server after a later one is refused there instead of taking the chat back.
+  const modelSaves = useRef({
+    latest: 0,
+    saved: initialModelId,
+    queue: Promise.resolve(),
+    pickedAt: 0,
+  });
   async function changeModel(next: string) {
     const saves = modelSaves.current;
     const pick = ++saves.latest;
+    const pickedAt = Math.max(Date.now(), saves.pickedAt + 1);
+    saves.pickedAt = pickedAt;
     setPickedModelId(next);
     const save = saves.queue.then(() =>
       apiFetch(`/api/chats/${chatId}`, {
         method: "PATCH",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ modelId: next }),
+        body: JSON.stringify({ modelId: next, pickedAt }),
         // One that hangs fails (as unreachable) rather than holding every later pick.
         signal: AbortSignal.timeout(MODEL_SAVE_TIMEOUT_MS),
       }),

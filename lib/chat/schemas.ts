@@ -43,9 +43,24 @@ export const createChatBody = z.strictObject({
 });
 
 export const updateChatBody = z
-  .strictObject({ title: title.optional(), modelId: modelIdSchema.optional() })
+  .strictObject({
+    title: title.optional(),
+    modelId: modelIdSchema.optional(),
+    /**
+     * When the user picked `modelId` (ms since the epoch, the browser's clock): a pick saved
+     * after a later one (it hung on the way) is refused rather than taking the chat back.
+     */
+    pickedAt: z
+      .int({ error: "pickedAt must be a whole number of milliseconds" })
+      .min(0, "pickedAt must not be negative")
+      .max(253_402_300_799_999, "pickedAt must be before the year 10000")
+      .optional(),
+  })
   .refine((body) => body.title !== undefined || body.modelId !== undefined, {
     message: "nothing to update: send title or modelId",
+  })
+  .refine((body) => body.pickedAt === undefined || body.modelId !== undefined, {
+    message: "pickedAt goes with modelId",
   });
 
 /** Pages of messages and chats: large enough for a screenful and more, small enough to stay fast. */

@@ -104,6 +104,9 @@ export const chat = pgTable(
       .references(() => user.id, { onDelete: "cascade" }),
     title: text("title").notNull(),
     modelId: text("model_id"),
+    // When the user picked `modelId` (their browser's clock, never ahead of the server's): a
+    // pick saved late, after a later one, does not take the chat back to it.
+    modelPickedAt: timestamp("model_picked_at", { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     // Compaction state: written only by lib/db/compaction-state.ts (DESIGN §4).

@@ -521,10 +521,14 @@ test("a pick whose save hangs gives way to the next pick", async ({ page }) => {
   // The chat is on the other model; a pick back to the first one never gets an answer, and
   // the pick after it (the other model again) is saved once that save has given up.
   let patches = 0;
+  let hung: { url: string; body: string } | undefined;
   await page.route("**/api/chats/*", async (route) => {
     if (route.request().method() !== "PATCH") return route.continue();
     patches += 1;
-    if (patches === 2) return new Promise<void>(() => {});
+    if (patches === 2) {
+      hung = { url: route.request().url(), body: route.request().postData() ?? "" };
+      return new Promise<void>(() => {});
+    }
     return route.continue();
   });
   await picker.selectOption(other);
@@ -538,6 +542,16 @@ test("a pick whose save hangs gives way to the next pick", async ({ page }) => {
   await page.unrouteAll({ behavior: "ignoreErrors" });
   await expect(picker).toHaveValue(other);
   await expect(page.getByRole("alert").filter({ hasText: "could not be reached" })).toHaveCount(0);
+
+  // The hung save reaches the server at last, after the later pick was saved: it is refused,
+  // and the chat stays on the later pick.
+  const late = await page.evaluate(
+    async ({ url, body }) =>
+      (await fetch(url, { method: "PATCH", headers: { "content-type": "application/json" }, body }))
+        .status,
+    hung ?? { url: "", body: "" },
+  );
+  expect(late).toBe(409);
 
   await page.reload();
   await hydrated(page);

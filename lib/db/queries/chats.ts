@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
 import { type Chat, chat, message } from "../schema";
@@ -139,17 +139,40 @@ export async function createChat(
  * Renames a chat or changes its model. The compaction columns are not
  * reachable from here: only lib/db/compaction-state.ts writes them.
  */
+/**
+ * A rename or a model pick. A pick that says when it was made (`pickedAt`, the browser's clock,
+ * taken as no later than the server's now) changes the chat only when no later pick is stored:
+ * a save that reached the server after a later one does not take the chat back. "superseded"
+ * then; null when the chat is gone.
+ */
 export async function updateChat(
   db: Db,
   chatId: string,
-  patch: { title?: string; modelId?: string | null },
-): Promise<ChatSummary | null> {
+  patch: { title?: string; modelId?: string | null; pickedAt?: Date },
+): Promise<ChatSummary | "superseded" | null> {
+  const pickedAt =
+    patch.modelId !== undefined && patch.pickedAt
+      ? sql`least(${patch.pickedAt.toISOString()}::timestamptz, now())`
+      : undefined;
   const [row] = await db
     .update(chat)
-    .set({ title: patch.title, modelId: patch.modelId, updatedAt: sql`now()` })
-    .where(eq(chat.id, chatId))
+    .set({
+      title: patch.title,
+      modelId: patch.modelId,
+      modelPickedAt: pickedAt,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(chat.id, chatId),
+        pickedAt ? or(isNull(chat.modelPickedAt), lt(chat.modelPickedAt, pickedAt)) : undefined,
+      ),
+    )
     .returning(summaryColumns);
-  return row ?? null;
+  if (row) return row;
+  if (!pickedAt) return null;
+  const [still] = await db.select({ id: chat.id }).from(chat).where(eq(chat.id, chatId));
+  return still ? "superseded" : null;
 }
 
 /**

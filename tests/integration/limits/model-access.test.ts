@@ -169,6 +169,67 @@ describeEachDriver("model allow-list", (use) => {
     expect(defaultModelId).toBe("fake:fake-model");
   });
 
+  it("a model pick that reaches the server after a later one (it hung on the way) is refused, and the chat keeps the later pick", async () => {
+    const database = use();
+    const bob = await register(database, "picker@example.com");
+    const chatId = await newChat(database, bob.browser);
+    const pick = (modelId: string, pickedAt?: number) =>
+      call(database, chatRoute.PATCH, {
+        path: `/api/chats/${chatId}`,
+        method: "PATCH",
+        body: pickedAt === undefined ? { modelId } : { modelId, pickedAt },
+        params: { id: chatId },
+        browser: bob.browser,
+      });
+    const modelOf = async () => (await getChat(database.db, chatId))?.modelId;
+    const now = Date.now();
+    // Picked "cheap", then "pricey"; the "pricey" save lands first, "cheap" after it.
+    expect((await pick("fake:pricey", now)).status).toBe(200);
+    const late = await pick("fake:cheap", now - 1_000);
+    expect(late.status).toBe(409);
+    const { error } = (await late.json()) as ErrorBody;
+    expect(error.code).toBe("conflict:model_pick");
+    expect(error.message).toMatch(/later pick .* was saved before this one/);
+    expect(await modelOf()).toBe("fake:pricey");
+    // A later pick still goes through; a rename never waits on picks.
+    expect((await pick("fake:cheap", now + 1)).status).toBe(200);
+    expect(await modelOf()).toBe("fake:cheap");
+    const renamed = await call(database, chatRoute.PATCH, {
+      path: `/api/chats/${chatId}`,
+      method: "PATCH",
+      body: { title: "Renamed" },
+      params: { id: chatId },
+      browser: bob.browser,
+    });
+    expect(renamed.status).toBe(200);
+    // A clock far ahead counts as the server's now: it does not hold off every later pick.
+    expect((await pick("fake:pricey", now + 3_600_000)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await pick("fake:cheap", Date.now())).status).toBe(200);
+    expect(await modelOf()).toBe("fake:cheap");
+    // pickedAt goes with a model, as a whole number of milliseconds before the year 10000.
+    for (const body of [
+      { title: "x", pickedAt: now },
+      { modelId: "fake:cheap", pickedAt: -1 },
+      { modelId: "fake:cheap", pickedAt: 1.5 },
+      { modelId: "fake:cheap", pickedAt: "now" },
+      { modelId: "fake:cheap", pickedAt: 253_402_300_800_000 },
+    ]) {
+      const refused = await call(database, chatRoute.PATCH, {
+        path: `/api/chats/${chatId}`,
+        method: "PATCH",
+        body,
+        params: { id: chatId },
+        browser: bob.browser,
+      });
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+    }
+    expect(await modelOf()).toBe("fake:cheap");
+    // Without pickedAt (an older browser), a pick is saved as it comes.
+    expect((await pick("fake:pricey")).status).toBe(200);
+    expect(await modelOf()).toBe("fake:pricey");
+  });
+
   it("shows and runs only allowed models once an admin restricts the provider", async () => {
     const database = use();
     const ada = await signIn(database, "ada@example.com");

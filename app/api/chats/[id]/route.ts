@@ -43,8 +43,18 @@ export const PATCH = route<Params>(async (request, { params }) => {
   const body = await readJson(request, updateChatBody);
   const db = await getDb();
   if (body.modelId !== undefined) await assertModelAllowed(db, body.modelId);
-  const updated = await updateChat(db, chat.id, body);
+  const { pickedAt, ...patch } = body;
+  const updated = await updateChat(db, chat.id, {
+    ...patch,
+    ...(pickedAt === undefined ? {} : { pickedAt: new Date(pickedAt) }),
+  });
   if (!updated) throw chatDeleted();
+  if (updated === "superseded") {
+    throw new AppError(
+      "conflict:model_pick",
+      "A later pick of this chat's model was saved before this one, so the chat keeps it.",
+    );
+  }
   return Response.json({ chat: updated });
 });
 

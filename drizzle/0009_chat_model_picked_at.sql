@@ -1,0 +1,1 @@
+ALTER TABLE "chat" ADD COLUMN "model_picked_at" timestamp with time zone;
