@@ -150,6 +150,12 @@ test("an admin page slow to open says so on its link", async ({ page }) => {
   // Asked for less motion: the spinner shows, still.
   await page.emulateMedia({ reducedMotion: "reduce" });
   const link = page.getByRole("link", { name: "Admin · Users" });
+  // Its status region is there before the click, empty and taking no room: screen readers
+  // announce what comes into a region they know, and may skip one that arrives filled.
+  await expect(link.getByRole("status")).toHaveText("");
+  expect(await link.getByRole("status").evaluate((s) => getComputedStyle(s).position)).toBe(
+    "absolute",
+  );
   await link.click();
   await expect(link.getByRole("status")).toHaveText("Opening…");
   const spinner = link.getByRole("status").locator("svg");
