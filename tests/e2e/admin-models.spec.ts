@@ -1,6 +1,6 @@
 import { expect, type Page, type Route, test } from "@playwright/test";
 import { expectNoAxeViolations } from "./axe";
-import { hydrated, registerUser, signIn } from "./helpers";
+import { hydrated, registerUser, send, signIn } from "./helpers";
 
 const FAKE_MODEL = "fake:fake-model";
 /**
@@ -134,6 +134,52 @@ test("an admin's window override reaches the chat's context ring on the next req
     await expect(row.getByTestId("resolved-window")).toHaveText("8,192");
   } finally {
     // Later specs share this server and expect the fake model's own window.
+    await putOverride(page, { contextWindow: null, maxOutputTokens: null });
+  }
+});
+
+test("notes a smaller window puts past what the model keeps word for word are flagged in the memory panel", async ({
+  page,
+}) => {
+  await signIn(page, ADMIN_EMAIL);
+  await hydrated(page);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  await hydrated(page);
+  await page.getByLabel("Model").selectOption(FAKE_MODEL);
+  await send(page, "Plan a conference day.");
+  await expect(page.getByRole("button", { name: "Message stats" })).toBeVisible();
+
+  const openNotes = async () => {
+    await page.getByRole("button", { name: "Memory" }).click();
+    return page
+      .getByRole("dialog", { name: "What the model remembers" })
+      .getByRole("region", { name: "Notes the model keeps" });
+  };
+  let notes = await openNotes();
+  const box = notes.getByRole("textbox", { name: "New note" });
+  for (const i of [1, 2]) {
+    await box.fill(
+      `Note ${i}: ${"the venue must have step-free access and a quiet room; ".repeat(8)}`,
+    );
+    await box.press("Enter");
+    await expect(notes.getByTestId("memory-notes").getByRole("listitem")).toHaveCount(i);
+  }
+  await expect(notes.getByTestId("notes-room")).toContainText("used with this chat's model");
+  await page.keyboard.press("Escape");
+
+  try {
+    // The admin halves the model's window: its summary, and the notes' room in it, shrink.
+    await putOverride(page, { contextWindow: 4_096, maxOutputTokens: null });
+    await page.reload();
+    await hydrated(page);
+    notes = await openNotes();
+    await expect(notes.getByTestId("notes-room")).toContainText(
+      "more than this chat's model keeps word for word",
+    );
+    await expect(notes.getByTestId("memory-notes").getByRole("listitem")).toHaveCount(2);
+    await page.screenshot({ path: "test-results/memory-notes-past-room.png" });
+  } finally {
     await putOverride(page, { contextWindow: null, maxOutputTokens: null });
   }
 });
