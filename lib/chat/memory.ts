@@ -89,10 +89,7 @@ function memoryOf(chat: Chat, pins: PinnedMessage[], capacity: number | null): C
 export async function chatMemory(db: Db, chat: Chat): Promise<ChatMemory> {
   const [pins, capacity] = await Promise.all([
     pinnedMessages(db, chat.id),
-    notesCapacityOf(db, chat).catch((error: unknown) => {
-      if (error instanceof AppError && error.code === "unavailable:model") return null;
-      throw error;
-    }),
+    notesCapacityOf(db, chat),
   ]);
   return memoryOf(chat, pins, capacity);
 }
@@ -102,10 +99,16 @@ const countText = (text: string) => defaultEstimator.countText(text);
 /**
  * Tokens of notes a fold keeps word for word in this chat: the share of the summary budget of
  * the model its next turn uses (the chat's, else the default), counted as a fold counts them.
+ * Null when no model is available to say (no turn, so no fold, can run either).
  */
-async function notesCapacityOf(db: Db, chat: Chat): Promise<number> {
-  const modelId = chat.modelId ?? (await defaultAllowedModelId(db));
-  return notesCapacity((await modelBudget(db, modelId)).budget.summaryBudget);
+async function notesCapacityOf(db: Db, chat: Chat): Promise<number | null> {
+  try {
+    const modelId = chat.modelId ?? (await defaultAllowedModelId(db));
+    return notesCapacity((await modelBudget(db, modelId)).budget.summaryBudget);
+  } catch (error) {
+    if (error instanceof AppError && error.code === "unavailable:model") return null;
+    throw error;
+  }
 }
 
 /**
