@@ -17,12 +17,20 @@ import { headOf } from "@/lib/message/unstorable-text";
 
 const FETCH_URL = "fetch_url" satisfies BuiltinToolName;
 const CURRENT_TIME = "current_time" satisfies BuiltinToolName;
+const RECALL = "recall" satisfies BuiltinToolName;
 /** The first http(s) URL in a message; sentence punctuation after it is trimmed below. */
 const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'`]+/i;
 const URL_TRAILING_PUNCTUATION = /[.,;:!?)\]}]+$/;
 /** Questions only a clock answers; anything vaguer gets the ordinary reply. */
 const TIME_QUESTION =
   /\bwhat(?:\s+is|['’]s)\s+the\s+time\b|\bwhat\s+time\b|\btoday['’]?s\s+date\b|\bwhat\s+day\s+is\s+it\b/i;
+/** Asks for what the summary condensed: "recall the deploy key", "what did I say about Frankfurt?". */
+const RECALL_ASKS = [
+  /^\s*recall\b[\s:,-]+(.+?)[\s?.!]*$/is,
+  /\bwhat did (?:i|we) (?:say|tell you|write) about\s+(.+?)[\s?.!]*$/is,
+];
+/** A recalled excerpt shown whole: it is cut around the match already. */
+const RECALL_SHOWN_MATCHES = 2;
 /** Enough of a fetched page to show the tool worked, short enough to read at a glance. */
 const FETCH_EXCERPT_CHARS = 200;
 const TOOL_CLOSER = "_Read from the tool result by the offline demo model._";
@@ -47,6 +55,8 @@ export function planToolCall(call: ToolChoiceOptions): DemoToolCall | undefined 
   if (url && offers(call, FETCH_URL)) return { toolName: FETCH_URL, input: { url } };
   if (TIME_QUESTION.test(text) && offers(call, CURRENT_TIME))
     return { toolName: CURRENT_TIME, input: {} };
+  const recalled = RECALL_ASKS.map((ask) => ask.exec(text)?.[1]).find(Boolean);
+  if (recalled && offers(call, RECALL)) return { toolName: RECALL, input: { query: recalled } };
   return undefined;
 }
 
@@ -74,6 +84,7 @@ export function answerFromToolResults(
     const output = readOutput(result.output);
     if (result.toolName === CURRENT_TIME) return timeAnswer(output);
     if (result.toolName === FETCH_URL) return fetchAnswer(output, requestedUrl(prompt, result));
+    if (result.toolName === RECALL) return recallAnswer(output);
     return output.ok
       ? `The \`${result.toolName}\` tool returned: ${excerpt(asText(output.value))}`
       : `The \`${result.toolName}\` tool failed: ${output.message}`;
@@ -139,6 +150,23 @@ function fetchAnswer(output: ReadOutput, url: string | undefined): string {
   return `${lines.join(" ")} It begins:\n\n> ${excerpt(text)}`;
 }
 
+function recallAnswer(output: ReadOutput): string {
+  if (!output.ok) return `I could not search the earlier messages: ${output.message}`;
+  const value = output.value;
+  const matches = isJSONObject(value) && Array.isArray(value.matches) ? value.matches : [];
+  const found = matches.slice(0, RECALL_SHOWN_MATCHES).flatMap((match) => {
+    const message = field(match, "message");
+    const quoted = field(match, "excerpt");
+    if (!message || !quoted) return [];
+    return [`From message ${message} (${field(match, "role") ?? "chat"}):\n\n> ${oneLine(quoted)}`];
+  });
+  if (found.length > 0) return found.join("\n\n");
+  const text = field(value, "text");
+  const message = field(value, "message");
+  if (text && message) return `Message ${message} reads:\n\n> ${excerpt(text)}`;
+  return field(value, "note") ?? `The earlier messages say: ${excerpt(asText(value))}`;
+}
+
 /** The URL the assistant asked for, from its own tool call. */
 function requestedUrl(
   prompt: LanguageModelV4Prompt,
@@ -167,9 +195,11 @@ function asText(value: JSONValue): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+
 /** The opening of a text on one line, with "…" when cut (never mid surrogate pair). */
 function excerpt(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
+  const line = oneLine(text);
   if (line.length <= FETCH_EXCERPT_CHARS) return line;
   return `${headOf(line, FETCH_EXCERPT_CHARS).trimEnd()}…`;
 }

@@ -2,7 +2,7 @@ import type { ToolSet } from "ai";
 import { estimateOverhead, type Overhead } from "@/lib/context/overhead";
 import { defaultEstimator } from "@/lib/context/tokens";
 import { chatInstructions } from "./prompts";
-import { type BuiltinTools, builtinTools } from "./tools";
+import { type BuiltinTools, builtinTools, type RecallPort } from "./tools";
 
 /**
  * What every chat request carries besides its messages — the instructions and
@@ -29,6 +29,19 @@ export async function chatRequestFrame(now: Date, tools?: ToolSet) {
     };
   }
   return { instructions, tools: builtinTools(), ...(await builtinOverhead(instructions)) };
+}
+
+/**
+ * A turn's frame: the built-in tools with `recall` bound to the turn's chat. The schemas are the
+ * same as every request's, so their size is the one counted once.
+ */
+export async function chatTurnFrame(now: Date, recall: RecallPort): Promise<RequestFrame> {
+  const instructions = chatInstructions(now);
+  return {
+    instructions,
+    tools: builtinTools({ recall }),
+    ...(await builtinOverhead(instructions)),
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   type UIMessageChunk,
 } from "ai";
 import { describeModelError } from "@/lib/ai/errors";
-import { chatRequestFrame } from "@/lib/ai/request-frame";
+import { chatRequestFrame, chatTurnFrame } from "@/lib/ai/request-frame";
 import {
   type NextTurnSize,
   nextMessageTokens,
@@ -14,6 +14,7 @@ import {
 } from "@/lib/chat/background-compact";
 import { modelBudget } from "@/lib/chat/budget";
 import type { HeldLease } from "@/lib/chat/lease";
+import { chatRecall } from "@/lib/chat/recall";
 import type { Db } from "@/lib/db/client";
 import type { TurnStart } from "@/lib/db/queries/leases";
 import type { Chat } from "@/lib/db/schema";
@@ -341,7 +342,7 @@ async function beforeModelCall(
   const [frame, budget] = await Promise.all([
     deps.tools
       ? chatRequestFrame(new Date(startedAt), deps.tools)
-      : chatRequestFrame(new Date(startedAt)),
+      : chatTurnFrame(new Date(startedAt), chatRecall(db, turn.chat.id)),
     modelBudget(db, turn.modelId),
   ]);
   const compaction = await compactForTurn(

@@ -503,3 +503,48 @@ test("a note added in the memory panel is sent with the next request and can be 
   const after = (await recordedRequests(page)).at(-1);
   expect(after?.messages.map(textOf).join("\n")).not.toContain(note);
 });
+
+test("the model recalls a value the summary condensed, quoting the message it came from", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await newChat(page, `e2e-recall-${Date.now()}@example.com`);
+  const picker = page.getByLabel("Model");
+  await expect(picker).toBeEnabled();
+  await picker.selectOption("demo:demo");
+
+  const key = "dk-7f3a9c2e41d8b05";
+  const filler = "budget harbour lantern meadow copper river signal orchard granite window ".repeat(
+    25,
+  );
+  // Long messages: the list shows only those near the bottom, so each turn waits for its own reply.
+  const send = async (text: string, reply: string) => {
+    const box = page.getByRole("textbox", { name: "Message" });
+    await expect(box).toBeEnabled();
+    await box.fill(text);
+    await box.press("Enter");
+    await expect(page.getByText(reply).last()).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByRole("button", { name: "Stop" })).toHaveCount(0);
+  };
+  await send(`The staging deploy key is ${key}; keep it safe. ${filler}`, "This is the first turn");
+  for (let turn = 2; turn <= 5; turn++) {
+    await send(`Request ${turn}: plan item ${turn}. ${filler}`, `This is turn ${turn} of`);
+  }
+  await page.getByTestId("context-ring").click();
+  const confirm = page.getByRole("alertdialog", { name: "Compact this chat now?" });
+  await expect(
+    confirm.or(page.locator("[data-testid=compaction-trace][data-state=done]")).first(),
+  ).toBeVisible();
+  if (await confirm.isVisible())
+    await confirm.getByRole("button", { name: "Compact", exact: true }).click();
+  await expect(page.locator("[data-testid=compaction-trace][data-state=done]")).toHaveCount(1, {
+    timeout: 30_000,
+  });
+  // recall reaches only what the summary covers: the answer quoting message 1 shows it folded.
+  await send("What did I say about the staging deploy key?", "From message 1 (user):");
+  const reply = page.locator("[data-role=assistant]").last();
+  await expect(reply).toContainText(key);
+  // The call is shown like any tool's.
+  await expect(reply.getByText("recall", { exact: true })).toBeVisible();
+  await page.screenshot({ path: "test-results/recall.png" });
+});

@@ -728,11 +728,12 @@ describeEachDriver("What the model remembers", (use, driver) => {
     await rolledBackByEditing(database, browser, chatId, first.id);
     expect((await chatRow(database.db, chatId)).contextSummary).toBe(notes);
 
-    // The next fold: the fake summarizer keeps only goals, as a forgetful model would.
+    // The next fold (a turn's, or compact-now's): the fake summarizer keeps only goals, as a
+    // forgetful model would.
+    fake.reset();
     for (let turn = 5; turn < 10; turn++) {
       await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
     }
-    fake.reset();
     expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
     const folded = await chatRow(database.db, chatId);
     expect(folded.summaryWatermark).toBeTruthy();

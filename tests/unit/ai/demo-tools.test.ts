@@ -246,4 +246,59 @@ describe("the demo model in the tool loop", () => {
     const { toolCalls } = await generateText({ model: offline(), messages, tools: tools() });
     expect(toolCalls).toEqual([expect.objectContaining({ toolName: "current_time" })]);
   });
+
+  it("asks recall for what the user asks to recall, then quotes the message it found", async () => {
+    const queries: string[] = [];
+    const recallTools = builtinTools({
+      recall: {
+        search: async (query) => {
+          queries.push(query);
+          return {
+            covered: "1-40",
+            matches: [
+              {
+                message: 3,
+                role: "user",
+                excerpt: "…the deploy key is dk-7f3a9c2e41d8b05;\nrunbook next…",
+              },
+            ],
+          };
+        },
+        read: async () => ({ covered: "1-40" }),
+      },
+    });
+    for (const question of ["Recall: the deploy key", "What did I say about the deploy key?"]) {
+      const result = await generateText({
+        model: offline(),
+        messages: ask(question),
+        tools: recallTools,
+        stopWhen: isStepCount(5),
+      });
+      expect(result.steps[0]?.toolCalls).toEqual([
+        expect.objectContaining({ toolName: "recall", input: { query: "the deploy key" } }),
+      ]);
+      expect(result.text).toContain("From message 3 (user):");
+      expect(result.text).toContain("> …the deploy key is dk-7f3a9c2e41d8b05; runbook next…");
+    }
+    expect(queries).toEqual(["the deploy key", "the deploy key"]);
+  });
+
+  it("passes on recall's note when nothing condensed holds the query", async () => {
+    const result = await generateText({
+      model: offline(),
+      messages: ask("recall Frankfurt"),
+      tools: builtinTools({
+        recall: {
+          search: async () => ({
+            covered: null,
+            matches: [],
+            note: "Nothing in this chat is condensed yet.",
+          }),
+          read: async () => ({ covered: null }),
+        },
+      }),
+      stopWhen: isStepCount(5),
+    });
+    expect(result.text).toContain("Nothing in this chat is condensed yet.");
+  });
 });

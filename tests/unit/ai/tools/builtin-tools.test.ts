@@ -2,7 +2,7 @@ import type { LanguageModelV4GenerateResult } from "@ai-sdk/provider";
 import { generateText, isStepCount } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { builtinTools } from "@/lib/ai/tools";
+import { builtinTools, type RecallPort } from "@/lib/ai/tools";
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -31,9 +31,9 @@ const answerTurn: LanguageModelV4GenerateResult = {
 };
 
 describe("builtinTools", () => {
-  it("offers fetch_url and current_time to the model", () => {
+  it("offers fetch_url, current_time and recall to the model", () => {
     const tools = builtinTools();
-    expect(Object.keys(tools).sort()).toEqual(["current_time", "fetch_url"]);
+    expect(Object.keys(tools).sort()).toEqual(["current_time", "fetch_url", "recall"]);
     expect(tools.fetch_url.description).toMatch(/public internet/);
   });
 
@@ -103,5 +103,81 @@ describe("builtinTools", () => {
         },
       }),
     ]);
+  });
+
+  /** The tool message the model's second call carried after it called recall with `input`. */
+  async function recallAnswer(input: unknown, port?: RecallPort) {
+    const model = new MockLanguageModelV4({
+      doGenerate: [
+        {
+          ...toolCallTurn,
+          content: [
+            {
+              type: "tool-call",
+              toolCallId: "call-3",
+              toolName: "recall",
+              input: JSON.stringify(input),
+            },
+          ],
+        },
+        answerTurn,
+      ],
+    });
+    await generateText({
+      model,
+      messages: [{ role: "user", content: "What was the key?" }],
+      tools: builtinTools(port ? { recall: port } : {}),
+      stopWhen: isStepCount(3),
+    });
+    const toolMessage = model.doGenerateCalls[1]?.prompt.find((message) => message.role === "tool");
+    return toolMessage?.content[0];
+  }
+
+  it("runs recall against the port it is bound to: a search, or a read from an offset", async () => {
+    const calls: unknown[] = [];
+    const port: RecallPort = {
+      search: async (query) => {
+        calls.push(["search", query]);
+        return { covered: "1-9", matches: [{ message: 3, role: "user", excerpt: "key k-1" }] };
+      },
+      read: async (message, offset) => {
+        calls.push(["read", message, offset]);
+        return { covered: "1-9", message, role: "user", text: "key k-1" };
+      },
+    };
+    expect(await recallAnswer({ query: "  the key " }, port)).toMatchObject({
+      output: { type: "json", value: { matches: [{ message: 3 }] } },
+    });
+    await recallAnswer({ message: 3 }, port);
+    await recallAnswer({ message: 3, offset: 8000 }, port);
+    expect(calls).toEqual([
+      ["search", "the key"],
+      ["read", 3, 0],
+      ["read", 3, 8000],
+    ]);
+  });
+
+  it("refuses recall input that names neither or both of a query and a message, before the port", async () => {
+    let reached = false;
+    const port: RecallPort = {
+      search: async () => {
+        reached = true;
+        return { covered: null, matches: [] };
+      },
+      read: async () => {
+        reached = true;
+        return { covered: null };
+      },
+    };
+    for (const input of [{}, { query: "key", message: 2 }, { message: 0 }, { query: "" }]) {
+      expect(await recallAnswer(input, port)).toMatchObject({ output: { type: "error-text" } });
+    }
+    expect(reached).toBe(false);
+  });
+
+  it("answers recall with a tool error where no chat is bound (a request outside a turn)", async () => {
+    expect(await recallAnswer({ query: "key" })).toMatchObject({
+      output: { type: "error-text", value: expect.stringMatching(/not available/) },
+    });
   });
 });

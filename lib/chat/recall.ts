@@ -1,0 +1,141 @@
+import type { RecallMatch, RecallPort } from "@/lib/ai/tools/recall";
+import { serializeMessage } from "@/lib/compaction/serialize";
+import type { Db } from "@/lib/db/client";
+import {
+  coveredMessagesMatching,
+  coveredSeq,
+  messageAtSeq,
+  type RecalledRow,
+} from "@/lib/db/queries/recall";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+
+/**
+ * The `recall` tool's side in the database (lib/ai/tools/recall.ts): search and read the
+ * messages a chat's summary covers, as the summarizer reads them (role tags, tool calls with
+ * their arguments, tool outputs) but whole. Message numbers are positions in the chat, 1-based,
+ * as the summary's references cite them.
+ */
+
+/** Candidates the database filter hands over for scoring: the newest ones. */
+const CANDIDATES = 200;
+export const RECALL_MAX_MATCHES = 5;
+/** An excerpt: the match with some lead-in and what follows (~150 tokens). */
+export const RECALL_EXCERPT_CHARS = 600;
+const EXCERPT_LEAD_CHARS = 200;
+/** One read: ~2,000 tokens of a message; a longer one goes on at `nextOffset`. */
+export const RECALL_READ_CHARS = 8_000;
+const MAX_TERMS = 8;
+/** A word shorter than this is searched only as part of the whole query (it matches too much). */
+const MIN_TERM_CHARS = 3;
+
+const NOTHING_COVERED =
+  "Nothing in this chat is condensed yet: every message is in the conversation as written.";
+
+const position = (seq: number) => seq + 1;
+const coveredRange = (seq: number | null) => (seq === null ? null : `1-${position(seq)}`);
+
+/** The text of a stored message as the model would read it, tool outputs uncut. */
+function messageText(row: RecalledRow): string {
+  const uiMessage = { id: row.id, role: row.role, parts: row.parts } as FoldUIMessage;
+  return serializeMessage(uiMessage, { toolOutputChars: Number.POSITIVE_INFINITY });
+}
+
+/**
+ * What to look for: the whole query, and its words (split at white space, outer punctuation
+ * dropped) long enough to mean something; an identifier stays one term.
+ */
+export function recallTerms(query: string): { phrase: string; terms: string[] } {
+  const phrase = query.trim().toLowerCase();
+  const words = phrase
+    .split(/\s+/)
+    .map((word) => word.replace(/^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu, ""))
+    .filter((word) => word.length >= MIN_TERM_CHARS);
+  const terms = [...new Set([phrase, ...words])].filter(Boolean).slice(0, MAX_TERMS);
+  return { phrase, terms };
+}
+
+/** Where in `lower` the excerpt should center: the phrase, else the longest term found. */
+function matchAt(lower: string, phrase: string, found: readonly string[]): number {
+  const whole = lower.indexOf(phrase);
+  if (whole !== -1) return whole;
+  const longest = [...found].sort((a, b) => b.length - a.length)[0] ?? "";
+  return Math.max(0, lower.indexOf(longest));
+}
+
+function excerpt(text: string, at: number): string {
+  const start = Math.max(0, at - EXCERPT_LEAD_CHARS);
+  const end = Math.min(text.length, start + RECALL_EXCERPT_CHARS);
+  return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`;
+}
+
+/**
+ * Scores candidates on their readable text: the whole query counts as much as all its words,
+ * each word found counts one; ties go to the newer message.
+ */
+export function rankMatches(
+  rows: readonly RecalledRow[],
+  query: string,
+  limit = RECALL_MAX_MATCHES,
+): RecallMatch[] {
+  const { phrase, terms } = recallTerms(query);
+  const words = terms.filter((term) => term !== phrase);
+  const scored = rows.flatMap((row) => {
+    const text = messageText(row);
+    const lower = text.toLowerCase();
+    const found = words.filter((word) => lower.includes(word));
+    const hasPhrase = lower.includes(phrase);
+    if (!hasPhrase && found.length === 0) return [];
+    const score = found.length + (hasPhrase ? Math.max(1, words.length) : 0);
+    const match = {
+      message: position(row.seq),
+      role: row.role,
+      excerpt: excerpt(text, matchAt(lower, phrase, found)),
+    };
+    return [{ score, seq: row.seq, match }];
+  });
+  return scored
+    .sort((a, b) => b.score - a.score || b.seq - a.seq)
+    .slice(0, limit)
+    .map((s) => s.match);
+}
+
+/** The recall tool bound to one chat. */
+export function chatRecall(db: Db, chatId: string): RecallPort {
+  return {
+    async search(query) {
+      const covered = await coveredSeq(db, chatId);
+      if (covered === null) return { covered: null, matches: [], note: NOTHING_COVERED };
+      const rows = await coveredMessagesMatching(db, chatId, recallTerms(query).terms, CANDIDATES);
+      const matches = rankMatches(rows, query);
+      return matches.length > 0
+        ? { covered: coveredRange(covered), matches }
+        : {
+            covered: coveredRange(covered),
+            matches,
+            note: "No condensed message holds that. Try other words, or one exact value.",
+          };
+    },
+    async read(number, offset) {
+      const { row, coveredSeq: covered } = await messageAtSeq(db, chatId, number - 1);
+      if (covered === null) return { covered: null, note: NOTHING_COVERED };
+      const range = coveredRange(covered);
+      if (!row) return { covered: range, note: `This chat has no message ${number}.` };
+      if (row.seq > covered) {
+        return {
+          covered: range,
+          note: `Message ${number} is not condensed: it is in the conversation as written.`,
+        };
+      }
+      const text = messageText(row);
+      const from = Math.min(offset, text.length);
+      const to = Math.min(text.length, from + RECALL_READ_CHARS);
+      return {
+        covered: range,
+        message: number,
+        role: row.role,
+        text: text.slice(from, to),
+        ...(to < text.length ? { nextOffset: to } : {}),
+      };
+    },
+  };
+}

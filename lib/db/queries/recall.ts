@@ -1,0 +1,84 @@
+import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import type { Db } from "../client";
+import { chat, type Message, message } from "../schema";
+
+/**
+ * What the `recall` tool reads (lib/chat/recall.ts): the messages of one chat that its summary
+ * covers, the watermark and everything before it. The messages after the watermark are in the
+ * model's view already; a chat with no summary has none covered.
+ */
+
+export type RecalledRow = Pick<Message, "id" | "seq" | "role" | "parts">;
+
+/** The subquery's own names for the tables, apart from an outer query's over `message`. */
+const watermarkMessage = alias(message, "watermark_message");
+const coveringChat = alias(chat, "covering_chat");
+
+/** The seq of the chat's watermark message while a summary covers it; null when none does. */
+function coveredUpTo(db: Db, chatId: string) {
+  const m = watermarkMessage;
+  const c = coveringChat;
+  return db
+    .select({ seq: m.seq })
+    .from(m)
+    .innerJoin(c, and(eq(c.id, m.chatId), eq(c.summaryWatermark, m.id)))
+    .where(and(eq(c.id, chatId), isNotNull(c.contextSummary)));
+}
+
+/** The last seq the chat's summary covers, or null when it has no summary (or a lost watermark). */
+export async function coveredSeq(db: Db, chatId: string): Promise<number | null> {
+  const [row] = await coveredUpTo(db, chatId);
+  return row?.seq ?? null;
+}
+
+/** `text` as it appears inside the JSON text of a jsonb value (quotes and backslashes escaped). */
+const asJsonText = (text: string) => JSON.stringify(text).slice(1, -1);
+/** `text` matched literally by LIKE (its default escape is the backslash). */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * The newest `limit` covered messages whose stored parts contain any of `terms` (case-insensitive),
+ * newest first. A coarse filter: the parts' JSON holds ids and types as well, so the caller
+ * scores what comes back on the text the model would read.
+ */
+export async function coveredMessagesMatching(
+  db: Db,
+  chatId: string,
+  terms: readonly string[],
+  limit: number,
+): Promise<RecalledRow[]> {
+  if (terms.length === 0) return [];
+  const patterns = terms.map((term) => `%${likeLiteral(asJsonText(term))}%`);
+  return db
+    .select({ id: message.id, seq: message.seq, role: message.role, parts: message.parts })
+    .from(message)
+    .where(
+      and(
+        eq(message.chatId, chatId),
+        sql`${message.seq} <= (${coveredUpTo(db, chatId)})`,
+        sql`${message.parts}::text ilike any(${sql`array[${sql.join(
+          patterns.map((p) => sql`${p}`),
+          sql`, `,
+        )}]::text[]`})`,
+      ),
+    )
+    .orderBy(desc(message.seq))
+    .limit(limit);
+}
+
+/** The chat's message at `seq`, with the last seq its summary covers (null: none covered). */
+export async function messageAtSeq(
+  db: Db,
+  chatId: string,
+  seq: number,
+): Promise<{ row: RecalledRow | null; coveredSeq: number | null }> {
+  const [covered, rows] = await Promise.all([
+    coveredSeq(db, chatId),
+    db
+      .select({ id: message.id, seq: message.seq, role: message.role, parts: message.parts })
+      .from(message)
+      .where(and(eq(message.chatId, chatId), eq(message.seq, seq))),
+  ]);
+  return { row: rows[0] ?? null, coveredSeq: covered };
+}

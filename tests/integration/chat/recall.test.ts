@@ -1,0 +1,190 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
+
+// A real OpenAI-compatible server with a 4,096-token window; it also answers as the summarizer.
+const fake = await vi.hoisted(async () => {
+  const { SMALL_WINDOW, startFakeProvider } = await import("../../helpers/fake-provider");
+  return startFakeProvider(SMALL_WINDOW, { COMPACTION_BACKGROUND: "false" });
+});
+
+import { chatRecall, RECALL_READ_CHARS } from "@/lib/chat/recall";
+import { serializeMessage } from "@/lib/compaction/serialize";
+import type { Database } from "@/lib/db/client";
+import { appendMessage } from "@/lib/db/queries/messages";
+import { chat, type Message } from "@/lib/db/schema";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { contentText } from "../../fixtures/fake-openai/request";
+import { register } from "../../helpers/auth";
+import { chatRow, compactNowCall, historyOf, isSummaryRequest } from "../../helpers/compaction";
+import { describeEachDriver } from "../../helpers/databases";
+import { longMessage, newChat, sendTurn } from "../../helpers/turns";
+
+const MODEL = "fake:small";
+/** A value planted in the chat's first message: found again only by reading that message. */
+const DEPLOY_KEY = "dk-7f3a9c2e41d8b05";
+const RUNBOOK = "/srv/runbooks/harbor-cutover.md";
+
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
+
+/** A stored message of `chatId`, appended as a turn would store it. */
+function append(database: Database, chatId: string, role: Message["role"], parts: unknown[]) {
+  return appendMessage(database.db, chatId, {
+    id: `m-${crypto.randomUUID()}`,
+    role,
+    parts,
+    metadata: null,
+  });
+}
+
+const text = (value: string) => [{ type: "text", text: value }];
+
+/** Marks the chat's messages up to `watermark` as covered by a summary (what a fold commits). */
+async function coverUpTo(database: Database, chatId: string, watermark: string) {
+  await database.db
+    .update(chat)
+    .set({
+      contextSummary: "## Summary\nEarlier work on the harbor cutover.",
+      summaryWatermark: watermark,
+    })
+    .where(eq(chat.id, chatId));
+}
+
+describeEachDriver("recall: the model reads what its summary condensed", (use) => {
+  it("a model that calls recall in a turn gets the condensed message's own words back", async () => {
+    const database = use();
+    const { browser } = await register(database, "recall-turn@example.com");
+    const chatId = await newChat(database, browser);
+    const first = `${longMessage(0)} The deploy key for staging is ${DEPLOY_KEY}; the runbook is ${RUNBOOK}.`;
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: first });
+    for (let turn = 1; turn < 5; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const state = await chatRow(database.db, chatId);
+    const rows = await historyOf(database.db, chatId);
+    const firstRow = rows.find((r) => r.role === "user");
+    const watermarkSeq = rows.find((r) => r.id === state.summaryWatermark)?.seq ?? -1;
+    // The first message is condensed: the model's view no longer holds it as written.
+    expect(firstRow && firstRow.seq <= watermarkSeq).toBe(true);
+
+    fake.script(
+      { toolCalls: [{ name: "recall", arguments: { query: "deploy key staging" } }] },
+      { text: `The staging deploy key is ${DEPLOY_KEY}.` },
+    );
+    const { response, chunks } = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "What exactly was the staging deploy key I gave you at the start?",
+    });
+    expect(response.status).toBe(200);
+    expect(chunks.filter((c) => c.type === "error")).toEqual([]);
+
+    // The model's second request carries the tool's answer: the first message, by number.
+    const afterTool = fake.requests.filter((r) => !isSummaryRequest(r)).at(-1);
+    const toolMessage = afterTool?.messages.find((m) => m.role === "tool");
+    const result = JSON.parse(toolMessage ? contentText(toolMessage) : "{}");
+    expect(result.matches[0]).toMatchObject({ message: (firstRow?.seq ?? -1) + 1, role: "user" });
+    expect(result.matches[0].excerpt).toContain(`The deploy key for staging is ${DEPLOY_KEY}`);
+
+    // The stored reply keeps the call and its output, as any tool's.
+    const reply = (await historyOf(database.db, chatId)).at(-1);
+    const recallPart = ((reply?.parts ?? []) as Array<Record<string, unknown>>).find(
+      (p) => p.type === "tool-recall",
+    );
+    expect(recallPart?.state).toBe("output-available");
+    expect(JSON.stringify(recallPart?.output)).toContain(DEPLOY_KEY);
+  });
+
+  it("searches only the messages the summary covers, of its own chat, tool calls and outputs included", async () => {
+    const database = use();
+    const { browser } = await register(database, "recall-scope@example.com");
+    const chatId = await newChat(database, browser);
+    const asked = await append(database, chatId, "user", text("Read the cutover page."));
+    const fetched = await append(database, chatId, "assistant", [
+      {
+        type: "tool-fetch_url",
+        toolCallId: "call-1",
+        state: "output-available",
+        input: { url: "https://intranet.example/cutover?rev=e41d8b05aa" },
+        output: { status: 200, text: `Step 4: rotate the key, then read ${RUNBOOK} again.` },
+      },
+      { type: "text", text: "The page lists six steps." },
+    ]);
+    const later = await append(database, chatId, "user", text(`Is ${RUNBOOK} current?`));
+    await coverUpTo(database, chatId, fetched.id);
+    // Another user's chat holds the same path: never reachable from this one.
+    const { browser: other } = await register(database, "recall-other@example.com");
+    const otherChat = await newChat(database, other);
+    const theirs = await append(database, otherChat, "user", text(`My runbook: ${RUNBOOK}`));
+    await coverUpTo(database, otherChat, theirs.id);
+
+    const recall = chatRecall(database.db, chatId);
+    const byPath = await recall.search(RUNBOOK);
+    expect(byPath.covered).toBe(`1-${fetched.seq + 1}`);
+    // The tool output matched; the later message holds the path too but is in the view as written.
+    expect(byPath.matches.map((m) => m.message)).toEqual([fetched.seq + 1]);
+    expect(byPath.matches[0]?.excerpt).toContain(RUNBOOK);
+    const byArgument = await recall.search("e41d8b05aa");
+    expect(byArgument.matches.map((m) => m.message)).toEqual([fetched.seq + 1]);
+    expect(byArgument.matches[0]?.excerpt).toContain("rev=e41d8b05aa");
+    // The words together first (case aside), then a message holding each of them apart.
+    const byWords = await recall.search("Cutover PAGE");
+    expect(byWords.matches.map((m) => m.message)).toEqual([asked.seq + 1, fetched.seq + 1]);
+    const none = await recall.search("no such words anywhere");
+    expect(none.matches).toEqual([]);
+    expect(none.note).toMatch(/No condensed message/);
+
+    expect(await recall.read(later.seq + 1, 0)).toEqual({
+      covered: `1-${fetched.seq + 1}`,
+      note: `Message ${later.seq + 1} is not condensed: it is in the conversation as written.`,
+    });
+    expect((await recall.read(99, 0)).note).toBe("This chat has no message 99.");
+    const read = await recall.read(asked.seq + 1, 0);
+    expect(read).toMatchObject({ message: asked.seq + 1, role: "user" });
+    expect(read.text).toContain("Read the cutover page.");
+  });
+
+  it("reads a long message in pieces that join up to the whole", async () => {
+    const database = use();
+    const { browser } = await register(database, "recall-long@example.com");
+    const chatId = await newChat(database, browser);
+    const long = Array.from({ length: 900 }, (_, i) => `line ${i}: ${"value ".repeat(3)}`).join(
+      "\n",
+    );
+    const stored = await append(database, chatId, "user", text(long));
+    await coverUpTo(database, chatId, stored.id);
+    const whole = serializeMessage(
+      { id: stored.id, role: "user", parts: text(long) } as FoldUIMessage,
+      {
+        toolOutputChars: Number.POSITIVE_INFINITY,
+      },
+    );
+    expect(whole.length).toBeGreaterThan(2 * RECALL_READ_CHARS);
+
+    const recall = chatRecall(database.db, chatId);
+    let joined = "";
+    let offset: number | undefined = 0;
+    let reads = 0;
+    while (offset !== undefined) {
+      const piece = await recall.read(stored.seq + 1, offset);
+      joined += piece.text ?? "";
+      offset = piece.nextOffset;
+      reads += 1;
+    }
+    expect(joined).toBe(whole);
+    expect(reads).toBe(Math.ceil(whole.length / RECALL_READ_CHARS));
+  });
+
+  it("says so when nothing is condensed yet", async () => {
+    const database = use();
+    const { browser } = await register(database, "recall-none@example.com");
+    const chatId = await newChat(database, browser);
+    const stored = await append(database, chatId, "user", text(`The runbook is ${RUNBOOK}.`));
+    const recall = chatRecall(database.db, chatId);
+    const searched = await recall.search(RUNBOOK);
+    expect(searched).toMatchObject({ covered: null, matches: [] });
+    expect(searched.note).toMatch(/Nothing in this chat is condensed yet/);
+    expect(await recall.read(stored.seq + 1, 0)).toMatchObject({ covered: null });
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { RECALL_EXCERPT_CHARS, rankMatches, recallTerms } from "@/lib/chat/recall";
+import type { RecalledRow } from "@/lib/db/queries/recall";
+
+const row = (seq: number, role: RecalledRow["role"], parts: unknown[]): RecalledRow => ({
+  id: `m${seq}`,
+  seq,
+  role,
+  parts,
+});
+const said = (seq: number, text: string) => row(seq, "user", [{ type: "text", text }]);
+
+describe("recallTerms", () => {
+  it("looks for the whole query and each word of it, an identifier kept whole", () => {
+    expect(recallTerms("  Where is /srv/runbooks/cutover.md, again? ")).toEqual({
+      phrase: "where is /srv/runbooks/cutover.md, again?",
+      terms: [
+        "where is /srv/runbooks/cutover.md, again?",
+        "where",
+        "srv/runbooks/cutover.md",
+        "again",
+      ],
+    });
+  });
+
+  it("drops words too short to mean anything, but keeps a short query whole", () => {
+    expect(recallTerms("is it on").terms).toEqual(["is it on"]);
+    expect(recallTerms("部署密钥").terms).toEqual(["部署密钥"]);
+  });
+});
+
+describe("rankMatches", () => {
+  it("puts the message holding the query as written first, then by words found, newer first on ties", () => {
+    const rows = [
+      said(9, "The harbor ledger was moved."),
+      said(7, "We moved the ledger to the harbor office."),
+      said(5, "The harbor ledger, again."),
+      said(3, "Only the ledger here."),
+      said(1, "Nothing relevant at all."),
+    ];
+    expect(rankMatches(rows, "harbor ledger").map((m) => m.message)).toEqual([10, 6, 8, 4]);
+  });
+
+  it("reads tool arguments and outputs, not the stored JSON's ids and types", () => {
+    const rows = [
+      row(4, "assistant", [
+        {
+          type: "tool-fetch_url",
+          toolCallId: "call-output-available",
+          state: "output-available",
+          input: { url: "https://example.com/a?rev=77aa" },
+          output: { text: "build 4411 passed" },
+        },
+      ]),
+    ];
+    expect(rankMatches(rows, "rev=77aa")).toHaveLength(1);
+    expect(rankMatches(rows, "build 4411")).toHaveLength(1);
+    expect(rankMatches(rows, "output-available")).toEqual([]);
+  });
+
+  it("quotes the match with its lead-in, marked where the message goes on", () => {
+    const before = "a".repeat(1_000);
+    const after = "b".repeat(1_000);
+    const [match] = rankMatches([said(0, `${before} KEY-42 ${after}`)], "KEY-42");
+    expect(match?.excerpt.startsWith("…")).toBe(true);
+    expect(match?.excerpt.endsWith("…")).toBe(true);
+    expect(match?.excerpt).toContain("KEY-42");
+    expect(match?.excerpt.length).toBeLessThanOrEqual(RECALL_EXCERPT_CHARS + 2);
+  });
+
+  it("keeps at most the limit", () => {
+    const rows = Array.from({ length: 12 }, (_, i) => said(i, `ledger ${i}`));
+    expect(rankMatches(rows, "ledger", 5).map((m) => m.message)).toEqual([12, 11, 10, 9, 8]);
+  });
+});
