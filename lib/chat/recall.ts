@@ -62,9 +62,15 @@ function matchAt(lower: string, phrase: string, found: readonly string[]): numbe
   return Math.max(0, lower.indexOf(longest));
 }
 
+/** `at`, or one before it when it would split a surrogate pair (an emoji, a rare Han character). */
+function codePointBoundary(text: string, at: number): number {
+  const high = text.charCodeAt(at - 1);
+  return at > 0 && at < text.length && high >= 0xd800 && high <= 0xdbff ? at - 1 : at;
+}
+
 function excerpt(text: string, at: number): string {
-  const start = Math.max(0, at - EXCERPT_LEAD_CHARS);
-  const end = Math.min(text.length, start + RECALL_EXCERPT_CHARS);
+  const start = codePointBoundary(text, Math.max(0, at - EXCERPT_LEAD_CHARS));
+  const end = codePointBoundary(text, Math.min(text.length, start + RECALL_EXCERPT_CHARS));
   return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`;
 }
 
@@ -127,8 +133,8 @@ export function chatRecall(db: Db, chatId: string): RecallPort {
         };
       }
       const text = messageText(row);
-      const from = Math.min(offset, text.length);
-      const to = Math.min(text.length, from + RECALL_READ_CHARS);
+      const from = codePointBoundary(text, Math.min(offset, text.length));
+      const to = codePointBoundary(text, Math.min(text.length, from + RECALL_READ_CHARS));
       return {
         covered: range,
         message: number,

@@ -68,6 +68,16 @@ describe("rankMatches", () => {
     expect(match?.excerpt.length).toBeLessThanOrEqual(RECALL_EXCERPT_CHARS + 2);
   });
 
+  it("never cuts an excerpt inside a character of two UTF-16 units", () => {
+    const emoji = "🙂".repeat(1_000);
+    for (const lead of ["", "x"]) {
+      const [match] = rankMatches([said(0, `${lead}${emoji} KEY-42 ${emoji}`)], "KEY-42");
+      const quoted = match?.excerpt.replaceAll("…", "") ?? "";
+      expect(quoted.isWellFormed()).toBe(true);
+      expect(quoted).toContain("KEY-42");
+    }
+  });
+
   it("keeps at most the limit", () => {
     const rows = Array.from({ length: 12 }, (_, i) => said(i, `ledger ${i}`));
     expect(rankMatches(rows, "ledger", 5).map((m) => m.message)).toEqual([12, 11, 10, 9, 8]);
