@@ -5,16 +5,16 @@ import { hydrated, prose, registerUser, send } from "./helpers";
 // and counts every prompt 2.5× o200k. Fold learns that ratio per model, but only after a
 // turn on the model: the first turn on `skewed` is estimated with the cold-start ratio
 // (1.15). The chat therefore starts on `fake-model` (8,192, counted 1×) and switches to
-// `skewed` with a history of ≈ 1,775 tokens (o200k, system prompt and tools included):
-//   Fold:     1,775 × 1.15 ≈ 2,040 — under Tier 1's trigger (0.8 × 2,868 = 2,294), no compaction;
-//   provider: 1,775 × 2.5  ≈ 4,440 — over 4,096: 400 context_length_exceeded.
-// Recovery trims the older turn in memory and retries once (≈ 2,370 tokens): the answer
+// `skewed` with a history of ≈ 1,850 tokens (o200k, system prompt and tools included):
+//   Fold:     1,850 × 1.15 ≈ 2,130 — under Tier 1's trigger (0.8 × 2,868 = 2,294), no compaction;
+//   provider: 1,850 × 2.5  ≈ 4,630 — over 4,096: 400 context_length_exceeded.
+// Recovery trims the older turn in memory and retries once, under 4,096 tokens: the answer
 // arrives, with a "trimmed" trace before it.
 const ROOMY_MODEL = "fake:fake-model";
 const SKEWED_MODEL = "fake:skewed";
 
-/** ≈ 940 o200k tokens: sent on the roomy model, it fits anywhere. */
-const BACKGROUND = prose("Background for the plan:", 1, 600);
+/** ≈ 790 o200k tokens: sent on the roomy model, it fits anywhere. */
+const BACKGROUND = prose("Background for the plan:", 1, 500);
 /** ≈ 505 tokens: together with the background, too much for `skewed`'s real count. */
 const QUESTION = prose("Now the question:", 2, 320);
 
