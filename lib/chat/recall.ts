@@ -8,6 +8,7 @@ import {
   type RecalledRow,
 } from "@/lib/db/queries/recall";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { codePointBoundary } from "@/lib/message/unstorable-text";
 
 /**
  * The `recall` tool's side in the database (lib/ai/tools/recall.ts): search and read the
@@ -62,12 +63,6 @@ function matchAt(lower: string, phrase: string, found: readonly string[]): numbe
   return Math.max(0, lower.indexOf(longest));
 }
 
-/** `at`, or one before it when it would split a surrogate pair (an emoji, a rare Han character). */
-function codePointBoundary(text: string, at: number): number {
-  const high = text.charCodeAt(at - 1);
-  return at > 0 && at < text.length && high >= 0xd800 && high <= 0xdbff ? at - 1 : at;
-}
-
 function excerpt(text: string, at: number): string {
   const start = codePointBoundary(text, Math.max(0, at - EXCERPT_LEAD_CHARS));
   const end = codePointBoundary(text, Math.min(text.length, start + RECALL_EXCERPT_CHARS));
@@ -111,7 +106,11 @@ export function chatRecall(db: Db, chatId: string): RecallPort {
     async search(query) {
       const covered = await coveredSeq(db, chatId);
       if (covered === null) return { covered: null, matches: [], note: NOTHING_COVERED };
-      const rows = await coveredMessagesMatching(db, chatId, recallTerms(query).terms, CANDIDATES);
+      const rows = await coveredMessagesMatching(db, chatId, {
+        coveredSeq: covered,
+        terms: recallTerms(query).terms,
+        limit: CANDIDATES,
+      });
       const matches = rankMatches(rows, query);
       return matches.length > 0
         ? { covered: coveredRange(covered), matches }

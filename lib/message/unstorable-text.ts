@@ -17,11 +17,15 @@ export function unstorableReason(text: string): string | null {
   return null;
 }
 
+/** `at`, or one before it when a cut there would split a surrogate pair (an emoji, a rare Han character). */
+export function codePointBoundary(text: string, at: number): number {
+  return at > 0 && at < text.length && /[\uD800-\uDBFF]/.test(text.charAt(at - 1)) ? at - 1 : at;
+}
+
 /** The first `max` UTF-16 units of `text`, one fewer when that would split a surrogate pair. */
 export function headOf(text: string, max: number): string {
   if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-  return text.slice(0, end);
+  return text.slice(0, codePointBoundary(text, max));
 }
 
 /** `schema` refusing text Postgres cannot store, the message naming the field (`label`). */

@@ -41,6 +41,17 @@ async function sendAndWait(page: Page, text: string) {
 
 const userMessages = (page: Page) => page.locator("[data-role=user]");
 
+/** Compact now from the ring (a large drop asks first), and wait for its trace to finish. */
+async function compactFromRing(page: Page) {
+  await page.getByTestId("context-ring").click();
+  const confirm = page.getByRole("alertdialog", { name: "Compact this chat now?" });
+  const done = page.locator("[data-testid=compaction-trace][data-state=done]");
+  await expect(confirm.or(done).first()).toBeVisible();
+  if (await confirm.isVisible())
+    await confirm.getByRole("button", { name: "Compact", exact: true }).click();
+  await expect(done).toHaveCount(1, { timeout: 30_000 });
+}
+
 /** A first message asked and then edited: two versions of it, the edited one shown and answered. */
 async function twoVersionsOfFirstMessage(page: Page) {
   await sendAndWait(page, "First question: which trains go to Porto?");
@@ -308,17 +319,7 @@ test("the memory panel shows the summary; an edited summary is what the next req
   await pinned.hover();
   await pinned.locator("xpath=..").getByRole("button", { name: "Pin message" }).click();
   await expect(page.getByText("Pinned", { exact: true })).toHaveCount(1);
-  // Compact now from the ring (a large drop asks first).
-  await page.getByTestId("context-ring").click();
-  const confirm = page.getByRole("alertdialog", { name: "Compact this chat now?" });
-  await expect(
-    confirm.or(page.locator("[data-testid=compaction-trace][data-state=done]")).first(),
-  ).toBeVisible();
-  if (await confirm.isVisible())
-    await confirm.getByRole("button", { name: "Compact", exact: true }).click();
-  await expect(page.locator("[data-testid=compaction-trace][data-state=done]")).toHaveCount(1, {
-    timeout: 30_000,
-  });
+  await compactFromRing(page);
   // The first messages are folded: marked in the timeline.
   await expect(page.getByText("In summary").first()).toBeVisible();
 
@@ -530,16 +531,7 @@ test("the model recalls a value the summary condensed, quoting the message it ca
   for (let turn = 2; turn <= 5; turn++) {
     await send(`Request ${turn}: plan item ${turn}. ${filler}`, `This is turn ${turn} of`);
   }
-  await page.getByTestId("context-ring").click();
-  const confirm = page.getByRole("alertdialog", { name: "Compact this chat now?" });
-  await expect(
-    confirm.or(page.locator("[data-testid=compaction-trace][data-state=done]")).first(),
-  ).toBeVisible();
-  if (await confirm.isVisible())
-    await confirm.getByRole("button", { name: "Compact", exact: true }).click();
-  await expect(page.locator("[data-testid=compaction-trace][data-state=done]")).toHaveCount(1, {
-    timeout: 30_000,
-  });
+  await compactFromRing(page);
   // recall reaches only what the summary covers: the answer quoting message 1 shows it folded.
   await send("What did I say about the staging deploy key?", "From message 1 (user):");
   const reply = page.locator("[data-role=assistant]").last();

@@ -1,7 +1,6 @@
 import type { ToolSet } from "ai";
 import { type CurrentTimeOptions, createCurrentTimeTool } from "./current-time";
 import { createFetchUrlTool, type FetchUrlOptions } from "./fetch-url";
-
 import { createRecallTool, type RecallPort } from "./recall";
 
 /**

@@ -53,8 +53,8 @@ export type RecallReadResult = {
 
 /** How a turn reaches its chat's condensed messages. */
 export type RecallPort = {
-  search(query: string, signal?: AbortSignal): Promise<RecallSearchResult>;
-  read(message: number, offset: number, signal?: AbortSignal): Promise<RecallReadResult>;
+  search(query: string): Promise<RecallSearchResult>;
+  read(message: number, offset: number): Promise<RecallReadResult>;
 };
 
 export function createRecallTool(port?: RecallPort) {
@@ -63,10 +63,10 @@ export function createRecallTool(port?: RecallPort) {
       "Search this chat's messages the summary condensed (query: words or an exact value), or " +
       "read one word for word (message: a number its references cite; offset: a read's nextOffset).",
     inputSchema: recallInputJsonSchema,
-    execute: async ({ query, message, offset }, { abortSignal }) => {
+    execute: async ({ query, message, offset }) => {
       if (!port) throw new Error("recall is not available in this request.");
-      if (message !== undefined) return port.read(message, offset ?? 0, abortSignal);
-      return port.search(query ?? "", abortSignal);
+      if (message !== undefined) return port.read(message, offset ?? 0);
+      return port.search(query ?? "");
     },
   });
 }

@@ -1,5 +1,4 @@
-import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
+import { and, desc, eq, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { chat, type Message, message } from "../schema";
 
@@ -11,24 +10,20 @@ import { chat, type Message, message } from "../schema";
 
 export type RecalledRow = Pick<Message, "id" | "seq" | "role" | "parts">;
 
-/** The subquery's own names for the tables, apart from an outer query's over `message`. */
-const watermarkMessage = alias(message, "watermark_message");
-const coveringChat = alias(chat, "covering_chat");
-
-/** The seq of the chat's watermark message while a summary covers it; null when none does. */
-function coveredUpTo(db: Db, chatId: string) {
-  const m = watermarkMessage;
-  const c = coveringChat;
-  return db
-    .select({ seq: m.seq })
-    .from(m)
-    .innerJoin(c, and(eq(c.id, m.chatId), eq(c.summaryWatermark, m.id)))
-    .where(and(eq(c.id, chatId), isNotNull(c.contextSummary)));
-}
+const recalledColumns = {
+  id: message.id,
+  seq: message.seq,
+  role: message.role,
+  parts: message.parts,
+};
 
 /** The last seq the chat's summary covers, or null when it has no summary (or a lost watermark). */
 export async function coveredSeq(db: Db, chatId: string): Promise<number | null> {
-  const [row] = await coveredUpTo(db, chatId);
+  const [row] = await db
+    .select({ seq: message.seq })
+    .from(message)
+    .innerJoin(chat, and(eq(chat.id, message.chatId), eq(chat.summaryWatermark, message.id)))
+    .where(and(eq(chat.id, chatId), isNotNull(chat.contextSummary)));
   return row?.seq ?? null;
 }
 
@@ -38,29 +33,28 @@ const asJsonText = (text: string) => JSON.stringify(text).slice(1, -1);
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * The newest `limit` covered messages whose stored parts contain any of `terms` (case-insensitive),
- * newest first. A coarse filter: the parts' JSON holds ids and types as well, so the caller
- * scores what comes back on the text the model would read.
+ * The newest `limit` messages up to `coveredSeq` (what `coveredSeq()` read) whose stored parts
+ * contain any of `terms` (case-insensitive), newest first. A coarse filter: the parts' JSON holds
+ * ids and types as well, so the caller scores what comes back on the text the model would read.
  */
 export async function coveredMessagesMatching(
   db: Db,
   chatId: string,
-  terms: readonly string[],
-  limit: number,
+  { coveredSeq, terms, limit }: { coveredSeq: number; terms: readonly string[]; limit: number },
 ): Promise<RecalledRow[]> {
   if (terms.length === 0) return [];
   const patterns = terms.map((term) => `%${likeLiteral(asJsonText(term))}%`);
   return db
-    .select({ id: message.id, seq: message.seq, role: message.role, parts: message.parts })
+    .select(recalledColumns)
     .from(message)
     .where(
       and(
         eq(message.chatId, chatId),
-        sql`${message.seq} <= (${coveredUpTo(db, chatId)})`,
-        sql`${message.parts}::text ilike any(${sql`array[${sql.join(
+        lte(message.seq, coveredSeq),
+        sql`${message.parts}::text ilike any(array[${sql.join(
           patterns.map((p) => sql`${p}`),
           sql`, `,
-        )}]::text[]`})`,
+        )}]::text[])`,
       ),
     )
     .orderBy(desc(message.seq))
@@ -76,7 +70,7 @@ export async function messageAtSeq(
   const [covered, rows] = await Promise.all([
     coveredSeq(db, chatId),
     db
-      .select({ id: message.id, seq: message.seq, role: message.role, parts: message.parts })
+      .select(recalledColumns)
       .from(message)
       .where(and(eq(message.chatId, chatId), eq(message.seq, seq))),
   ]);
