@@ -4,7 +4,13 @@ import { projectNextTurn } from "@/lib/compaction/projection";
 import { createSummarizer } from "@/lib/compaction/summarize";
 import { runTier1, type SummarizePort } from "@/lib/compaction/tier1";
 import type { TraceOutput } from "@/lib/compaction/trace";
-import { buildView, type CompactionState, NO_VIEW_EDITS } from "@/lib/compaction/view";
+import {
+  buildView,
+  type CompactionState,
+  NO_VIEW_EDITS,
+  type ViewRules,
+} from "@/lib/compaction/view";
+import type { Budget } from "@/lib/context/budget";
 import type { ClassTokens } from "@/lib/context/content-class";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
@@ -82,6 +88,17 @@ export type CompactInput = {
     reason: CompactReason;
   }) => void;
 };
+
+/** The view edits (Stage 0) a turn's request gets at this budget: none with compaction off. */
+export function turnViewRules(budget: Budget): ViewRules {
+  const settings = env().compaction;
+  return settings.enabled
+    ? {
+        bulkyToolTokens: budget.bulkyToolTokens,
+        keepRecentToolResults: settings.keepRecentToolResults,
+      }
+    : NO_VIEW_EDITS;
+}
 
 export function stateOf(chat: Chat): CompactionState {
   return {

@@ -322,7 +322,13 @@ async function streamTurn(
       else write(chunk);
     },
   );
-  const check = { chatId: turn.chat.id, budget, compaction, observed: turn.observed };
+  const check = {
+    chatId: turn.chat.id,
+    budget,
+    compaction,
+    observed: turn.observed,
+    history: turn.history,
+  };
   if (await storedOk) await checkSilentTruncation(db, check, write, now);
   if (finish) write(finish);
 }

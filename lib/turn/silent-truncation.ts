@@ -1,8 +1,9 @@
 import { generateId, type UIMessageChunk } from "ai";
 import { parseModelId } from "@/lib/ai/model-id";
 import type { ModelBudget } from "@/lib/chat/budget";
-import type { CompactOutcome } from "@/lib/chat/compact";
+import { type CompactOutcome, turnViewRules } from "@/lib/chat/compact";
 import { savedPct, traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
+import { editContext } from "@/lib/compaction/view";
 import { defaultEstimator } from "@/lib/context/tokens";
 import { detectTruncation, type Truncation, type TruncationInput } from "@/lib/context/truncation";
 import type { Db } from "@/lib/db/client";
@@ -10,6 +11,7 @@ import { markCompactionDirty } from "@/lib/db/compaction-state";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import { recordObservedWindow } from "@/lib/db/queries/observed-windows";
 import { log, metric } from "@/lib/log";
+import { pinnedIdsOf } from "@/lib/message/pins";
 import { sentInRoom } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { evictContextWindow, inspectContextWindow } from "@/lib/model-window/window";
@@ -21,6 +23,8 @@ export type TruncationCheck = {
   budget: ModelBudget;
   compaction: CompactOutcome;
   observed: TurnObservations;
+  /** The stored messages the view was built from, unedited: the last request is rebuilt from them. */
+  history: readonly FoldUIMessage[];
 };
 
 /**
@@ -130,7 +134,12 @@ async function record(
 /**
  * The previous request of this chat, when this one is it plus what came after: the last
  * reply sent in this compaction version by this model, in one step (so its usage is the
- * count of exactly that request) and never trimmed in memory.
+ * count of exactly that request) and never trimmed in memory. What this request added is
+ * Fold's estimate of it less its estimate of that one, rebuilt from the stored messages before
+ * the reply through the same view edits (Stage 0 goes by size and position from the end only):
+ * newer tool results push older ones past the few kept whole, so this request may send
+ * placeholders for results the last one sent whole, and a count that grew by less than the
+ * new messages is then no cut.
  */
 function previousRequest(turn: TruncationCheck): TruncationInput["previous"] | null {
   const { view, viewVersion } = turn.compaction;
@@ -147,9 +156,14 @@ function previousRequest(turn: TruncationCheck): TruncationInput["previous"] | n
   ) {
     return null;
   }
-  const since = view.slice(index);
-  return {
-    reportedTokens: stats.inputTokens,
-    addedTokens: defaultEstimator.estimateUIMessages(since, { ratio: turn.budget.classRatios }),
-  };
+  const stored = new Map(turn.history.map((m) => [m.id, m]));
+  const sentBefore = editContext(
+    view.slice(0, index).map((m) => stored.get(m.id) ?? m),
+    turnViewRules(turn.budget.budget),
+    defaultEstimator,
+    pinnedIdsOf(turn.history),
+  );
+  const estimate = (messages: readonly FoldUIMessage[]) =>
+    defaultEstimator.estimateUIMessages(messages, { ratio: turn.budget.classRatios });
+  return { reportedTokens: stats.inputTokens, addedTokens: estimate(view) - estimate(sentBefore) };
 }

@@ -58,6 +58,25 @@ describe("silent truncation, seen from usage", () => {
     ).toMatchObject({ rule: "growth" });
   });
 
+  it("a count about as large as the estimate of the whole request is whole, whatever came before", () => {
+    // The replay benchmark's case: the previous count was larger than this request less what
+    // it added (something of that request was not sent again), yet this count is within a few
+    // tokens of everything Fold sent. Taken for a cut, it set the window to 2,280 of 8,192.
+    const fair = {
+      reportedTokens: 2280,
+      estimatedRawTokens: 2266,
+      estimatedTokens: 2285,
+      previous: { reportedTokens: 2371, addedTokens: 103 },
+    };
+    expect(detectTruncation(fair)).toBeNull();
+    // The same baseline with a count that falls short of the whole request by more is a cut.
+    expect(
+      detectTruncation({ ...fair, reportedTokens: 2285 - MIN_SHORTFALL_TOKENS - 1 }),
+    ).toMatchObject({
+      rule: "growth",
+    });
+  });
+
   it("a count at or above Fold's own estimate is never a cut", () => {
     expect(
       detectTruncation({
