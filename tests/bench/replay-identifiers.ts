@@ -42,7 +42,7 @@ export function identifiersIn(text: string): string[] {
 }
 
 /** The texts of one turn by origin. */
-function turnTexts(conversation: Conversation, index: number): Record<Origin, string> {
+export function turnTexts(conversation: Conversation, index: number): Record<Origin, string> {
   const turn = conversation.turns[index];
   const calls = turn?.toolCalls ?? [];
   return {

@@ -45,6 +45,8 @@ export type ReplayCall = {
 
 export type ReplayedConversation = {
   id: string;
+  /** The chat the replay left, for scoring what is stored (replay-recall.ts). */
+  chatId: string;
   calls: ReplayCall[];
   /** The body of the last chat request the fake server received for this conversation. */
   lastChatBody: Record<string, unknown> | null;
@@ -162,5 +164,5 @@ export async function replayConversation(input: {
   input.log(
     `replay: ${conversation.id}: ${calls.length} calls, ${bad} refused or failed, ${folded} compactions, ${seconds.toFixed(1)} s`,
   );
-  return { id: conversation.id, calls, lastChatBody, seconds };
+  return { id: conversation.id, chatId: chat.id, calls, lastChatBody, seconds };
 }

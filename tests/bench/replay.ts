@@ -8,6 +8,7 @@ import { configureFold } from "./fold-env";
 import { percentile, round1 } from "./measure";
 import { loadCorpus, plannedCalls, resolveCorpusPath } from "./replay-corpus";
 import { ORIGINS, type Origin, SAMPLE_PER_ORIGIN } from "./replay-identifiers";
+import type { RecallTally } from "./replay-recall";
 import type { ReplayedConversation } from "./replay-run";
 import { pct, scoreCompactions, scoreKept } from "./replay-score";
 
@@ -73,6 +74,7 @@ export const benchmark: Benchmark = {
       const { replayConversation } = await import("./replay-run");
       const bench = await openBenchDatabase();
       const runs: ReplayedConversation[] = [];
+      let recalled: Record<Origin, RecallTally>;
       try {
         for (const conversation of conversations) {
           runs.push(
@@ -87,6 +89,8 @@ export const benchmark: Benchmark = {
             }),
           );
         }
+        const { scoreRecall } = await import("./replay-recall");
+        recalled = await scoreRecall(bench.database.db, conversations, runs);
       } finally {
         await bench.dispose();
       }
@@ -122,6 +126,12 @@ export const benchmark: Benchmark = {
         "replay.fill_after_p95_pct": fillPct.length ? round1(percentile(fillPct, 95)) : 0,
         "replay.refire_pct": pct(folded.refired, folded.withNextCall),
       };
+      const { totalRecall } = await import("./replay-recall");
+      const recall = totalRecall(recalled);
+      figures["replay.recall_by_value_pct"] = pct(recall.byValue, recall.lost);
+      figures["replay.recall_by_context_pct"] = pct(recall.byContext, recall.withContext);
+      figures["replay.recall_by_context_read_pct"] = pct(recall.byContextRead, recall.withContext);
+      figures["replay.lost_uncovered"] = recall.uncovered;
 
       const planned = conversations.reduce((n, c) => n + plannedCalls(c), 0);
       const subset =
@@ -158,6 +168,24 @@ export const benchmark: Benchmark = {
       context.note(
         "replay.refire_pct",
         `${folded.refired} of ${folded.withNextCall} compactions followed by another on the conversation's very next call`,
+      );
+      const byOrigin = (part: (t: RecallTally) => string) =>
+        ORIGINS.map((o) => `${ORIGIN_WORDS[o]} ${part(recalled[o])}`).join(", ");
+      context.note(
+        "replay.recall_by_value_pct",
+        `of the ${recall.lost} sampled identifiers gone from the last request, those the recall tool's search returns (in its excerpts) when asked for the value itself, through the product's port on the chat the replay left; by origin: ${byOrigin((t) => `${t.byValue}/${t.lost}`)}`,
+      );
+      context.note(
+        "replay.recall_by_context_pct",
+        `of the ${recall.withContext} lost ones with two words or more near their first mention, those a search for the ≤4 words just before it (after it, when fewer stand before) returns in its excerpts; by origin: ${byOrigin((t) => `${t.byContext}/${t.withContext}`)}`,
+      );
+      context.note(
+        "replay.recall_by_context_read_pct",
+        `the same, or found by reading the search's first match whole (a second call): ${byOrigin((t) => `${t.byContextRead}/${t.withContext}`)}`,
+      );
+      context.note(
+        "replay.lost_uncovered",
+        `lost identifiers stored only in messages the summary does not cover (cut in the live view, not condensed): recall does not reach them; by origin: ${byOrigin((t) => String(t.uncovered))}`,
       );
       return figures;
     } finally {
