@@ -1,6 +1,6 @@
 import { parseModelId } from "@/lib/ai/model-id";
 import { type Budget, computeBudget } from "@/lib/context/budget";
-import { classRatios, effectiveRatio } from "@/lib/context/calibration";
+import { classRatios, countNoise, effectiveRatio } from "@/lib/context/calibration";
 import type { ClassRatios } from "@/lib/context/content-class";
 import type { Db } from "@/lib/db/client";
 import { getCalibration } from "@/lib/db/queries/calibration";
@@ -26,6 +26,8 @@ export type ModelBudget = {
   /** The same per content class: what estimates of messages are multiplied by. */
   classRatios: ClassRatios;
   calibrationSamples: number;
+  /** How far the model's count has lately missed the calibrated estimate, as a share (countNoise). */
+  countNoise?: number;
 };
 
 export async function modelBudget(db: Db, modelId: string): Promise<ModelBudget> {
@@ -50,5 +52,6 @@ export async function modelBudget(db: Db, modelId: string): Promise<ModelBudget>
     ratio: effectiveRatio(calibration),
     classRatios: classRatios(calibration),
     calibrationSamples: calibration?.samples ?? 0,
+    countNoise: countNoise(calibration),
   };
 }

@@ -240,7 +240,20 @@ export type ClassFit = {
    * held back (its classes settle as its next turns are foreseen).
    */
   settled?: Settled;
+  /**
+   * How far the provider's count missed the calibrated estimate on the last turns, newest last:
+   * |ln(count ÷ estimate)|, the estimate as the turn made it, before learning from it
+   * (countNoise). Absent in a fit stored before misses were kept.
+   */
+  misses?: number[];
 };
+
+/** A fit as a turn updates it: every part present (what it missed is the calibration's). */
+type UsableFit = Required<Omit<ClassFit, "misses">>;
+
+/** Turns whose misses a fit keeps, and how many make a measure of them. */
+const MISSES_KEPT = 9;
+const MISSES_MEASURED = 3;
 
 /** How settled each class's price is, 0 to 1. */
 export type Settled = Partial<Record<ContentClass, number>>;
@@ -348,10 +361,10 @@ const complete = (ratios: Readonly<Record<string, number>> | undefined) =>
  * stored before the families were weighed keeps what it learned as its open fit, and the
  * families start from their probes with little weight.
  */
-function usableFit(fit: ClassFit | null | undefined): Required<ClassFit> {
+function usableFit(fit: ClassFit | null | undefined): UsableFit {
   const n = FIT_MEASURES.length;
   if (!fit || fit.covariance.length !== n * n || !complete(fit.ratios)) {
-    return priorFit() as Required<ClassFit>;
+    return priorFit() as UsableFit;
   }
   const open = { ...(complete(fit.open) ? (fit.open as FitRatios) : fit.ratios) };
   const stored = fit.families;
@@ -482,7 +495,7 @@ function kalmanMove(
  * own noise and STRAY_SD of the prediction.
  */
 function strayness(
-  fit: Required<ClassFit>,
+  fit: UsableFit,
   share: readonly number[],
   observed: number,
   spreads: { open: number; family: number; noise: number },
@@ -612,9 +625,29 @@ export function nextCalibration(
   const classFit = nextClassFit(previous?.classFit, sample);
   const total = classTotal(sample.raw);
   const measures = measuresOf(sample.raw, total);
-  const fitted = FIT_MEASURES.reduce(
-    (sum, m, i) => sum + classFit.ratios[m] * (measures[i] ?? 0),
-    0,
-  );
+  const fitted = predict(classFit.ratios, measures);
+  // The miss of the estimate this turn was made with (none before any sample: the cold one).
+  const before = previous?.samples ? previous.classFit?.ratios : undefined;
+  const estimated = before ? predict(before, measures) * total : 0;
+  const misses = previous?.classFit?.misses ?? [];
+  if (estimated > 0) {
+    classFit.misses = [...misses, Math.abs(Math.log(sample.realTokens / estimated))].slice(
+      -MISSES_KEPT,
+    );
+  } else if (misses.length > 0) {
+    classFit.misses = misses;
+  }
   return { ratio: fitted, samples: (previous?.samples ?? 0) + 1, classFit };
+}
+
+/**
+ * How far this model's count has lately missed its calibrated estimate, as a share: the largest
+ * of the last turns' misses, 0 until there are a few. A real tokenizer's counts come within a
+ * percent or two once calibration has had some turns; a provider whose counts jump on their own
+ * (a router with several tokenizers behind one name, a proxy that counts its own way) misses by
+ * more, and a count that falls short by that much is no sign of a silent cut.
+ */
+export function countNoise(calibration: Calibration | null | undefined): number {
+  const misses = calibration?.classFit?.misses ?? [];
+  return misses.length < MISSES_MEASURED ? 0 : Math.expm1(Math.max(...misses));
 }

@@ -16,6 +16,11 @@ export const GROWTH_TOLERANCE = 0.2;
 /** …and never less than this many tokens (framing the estimator does not see). */
 export const MIN_SHORTFALL_TOKENS = 48;
 /**
+ * How many times a model's recent miss of its calibrated estimate (`countNoise`, the largest) a
+ * shortfall must exceed: the last count and this one, each as far off, in opposite directions.
+ */
+export const NOISE_SPREADS = 2;
+/**
  * No server runs a chat model with a smaller context: a count below it says more about a
  * server that reports only the tokens it had not cached than about a window.
  */
@@ -32,6 +37,12 @@ export type TruncationInput = {
    * provider's count of the previous request, and Fold's calibrated estimate of the rest.
    */
   previous?: { reportedTokens: number; addedTokens: number };
+  /**
+   * How far this model's count has lately missed Fold's calibrated estimate, as a share (0 when
+   * not known yet, lib/context/calibration.ts): a count that wanders that much on its own says
+   * nothing of a cut within that reach.
+   */
+  countNoise?: number;
 };
 
 export type Truncation = {
@@ -54,7 +65,11 @@ export function detectTruncation(input: TruncationInput): Truncation | null {
   }
   const previous = input.previous;
   if (!previous) return null;
-  const tolerance = Math.max(MIN_SHORTFALL_TOKENS, GROWTH_TOLERANCE * previous.addedTokens);
+  const tolerance = Math.max(
+    MIN_SHORTFALL_TOKENS,
+    GROWTH_TOLERANCE * previous.addedTokens,
+    NOISE_SPREADS * (input.countNoise ?? 0) * reportedTokens,
+  );
   // A count about as large as Fold's own estimate of everything it sent is whole, whatever the
   // previous count: that one may measure a request this one does not simply extend (the replay
   // benchmark's chats met counts that grew by less than the new messages, for requests counted

@@ -48,6 +48,7 @@ export async function checkSilentTruncation(
     reportedTokens,
     ...observed.estimate,
     previous: previousRequest(turn) ?? undefined,
+    countNoise: turn.budget.countNoise,
   });
   if (!truncation) return null;
   observed.truncation = truncation;

@@ -80,6 +80,8 @@ const classFitSchema = z.object({
   families: familyFitsSchema,
   /** How settled each class is; absent in a fit stored before counts were held back. */
   settled: z.record(z.string(), ratio).optional().catch(undefined),
+  /** The last turns' misses; absent in a fit stored before they were kept. */
+  misses: z.array(z.number().finite().nonnegative()).optional().catch(undefined),
 });
 
 const anyFitSchema = z.object({

@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
+import { countNoise } from "@/lib/context/calibration";
 import { emptyClassTokens } from "@/lib/context/content-class";
 import { getCalibration, recordCalibrationSample } from "@/lib/db/queries/calibration";
 import { modelCalibration } from "@/lib/db/schema";
@@ -12,6 +13,27 @@ const sample = (realTokens: number) => ({
 });
 
 describeEachDriver("calibration writes", (use) => {
+  it("stores how far the last counts missed, so a model's jumpy counts are known to the next read", async () => {
+    const { db } = use();
+    for (let i = 0; i < 12; i++) {
+      await recordCalibrationSample(db, "fake", "jumpy", sample(i % 2 === 0 ? 880 : 1_320));
+    }
+    const [row] = await db
+      .select({ classFit: modelCalibration.classFit })
+      .from(modelCalibration)
+      .where(eq(modelCalibration.model, "jumpy"));
+    const misses = (row?.classFit as { misses?: unknown } | null)?.misses;
+    expect(Array.isArray(misses) && misses.length).toBe(9);
+    // Read back from the row (this process's copy is taken as fresh for 30 s only).
+    const later = Date.now() + 60_000;
+    vi.spyOn(Date, "now").mockReturnValue(later);
+    try {
+      expect(countNoise(await getCalibration(db, "fake", "jumpy"))).toBeGreaterThan(0.1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
   it("counts every one of many samples recorded at once", async () => {
     const { db } = use();
     await Promise.all(

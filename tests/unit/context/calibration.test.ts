@@ -5,6 +5,7 @@ import {
   COLD_START_RATIO,
   calibrationSample,
   classRatios,
+  countNoise,
   effectiveRatio,
   nextCalibration,
   PRIOR_CLASS_RATIOS,
@@ -436,5 +437,48 @@ describe("calibration against a stray count", () => {
       calibration = counted(calibration, raw, truth * (1 + 0.05 * (2 * random() - 1)));
     }
     expect(Math.abs(signed)).toBeLessThan(1);
+  });
+});
+
+/** A chat of prose turns growing by a few hundred tokens each, as one conversation does. */
+function growingProse(turn: number): ClassTokens {
+  const tokens = emptyClassTokens();
+  tokens.prose = 1_000 + turn * 250;
+  tokens.code = 100 + turn * 20;
+  tokens.frame = 40 + turn * 8;
+  return atUsualDensity(tokens);
+}
+
+/** The calibration after `turns` of `growingProse`, each counted `scale(turn)` × a fixed skew. */
+function afterTurns(turns: number, scale: (turn: number) => number): Calibration | null {
+  let calibration: Calibration | null = null;
+  for (let turn = 0; turn < turns; turn++) {
+    const raw = growingProse(turn);
+    const sample = calibrationSample(Math.round(sum(raw) * 1.07 * scale(turn)), raw);
+    if (sample) calibration = nextCalibration(calibration, sample);
+  }
+  return calibration;
+}
+
+describe("how far a model's count usually misses its calibrated estimate", () => {
+  it("is not known before a few calibrated turns (the cold estimate's miss is not counted)", () => {
+    expect(countNoise(null)).toBe(0);
+    // Three samples: the first was estimated cold, so two misses are kept, too few.
+    expect(afterTurns(3, () => 1)?.classFit?.misses).toHaveLength(2);
+    expect(countNoise(afterTurns(3, () => 1))).toBe(0);
+  });
+
+  it("is small for a tokenizer that counts the same way every turn", () => {
+    expect(countNoise(afterTurns(20, () => 1))).toBeLessThan(0.01);
+  });
+
+  it("is large for counts that jump on their own, and keeps to the last turns", () => {
+    // ±20 % in turn, as the recovery benchmark's skewed server counts.
+    const jumpy = (turn: number) => (turn % 2 === 0 ? 0.8 : 1.2);
+    expect(countNoise(afterTurns(20, jumpy))).toBeGreaterThan(0.1);
+    const misses = afterTurns(40, jumpy)?.classFit?.misses ?? [];
+    expect(misses.length).toBeLessThanOrEqual(9);
+    // Jumpy early, steady for the last ten turns: steady again.
+    expect(countNoise(afterTurns(40, (turn) => (turn < 30 ? jumpy(turn) : 1)))).toBeLessThan(0.03);
   });
 });

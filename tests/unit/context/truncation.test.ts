@@ -77,6 +77,21 @@ describe("silent truncation, seen from usage", () => {
     });
   });
 
+  it("a model whose counts wander is given that much more room before a shortfall is a cut", () => {
+    // The recovery benchmark's skewed server: counts ±20 % off, each turn anew. The count fell
+    // a quarter short of the growth; taken for a cut, it set the window to 2,076 of 8,192.
+    const jumpy = {
+      reportedTokens: 2076,
+      estimatedRawTokens: 2469,
+      estimatedTokens: 2665,
+      previous: { reportedTokens: 2480, addedTokens: 278 },
+    };
+    expect(detectTruncation(jumpy)).toMatchObject({ rule: "growth" });
+    expect(detectTruncation({ ...jumpy, countNoise: 0.2 })).toBeNull();
+    // A tokenizer that misses by a percent still has the same shortfall read as a cut.
+    expect(detectTruncation({ ...jumpy, countNoise: 0.01 })).toMatchObject({ rule: "growth" });
+  });
+
   it("a count at or above Fold's own estimate is never a cut", () => {
     expect(
       detectTruncation({
