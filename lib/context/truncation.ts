@@ -6,6 +6,9 @@
  * a lot about the window: the server kept about as many tokens as it can hold.
  */
 
+import { PROBE_RATIOS } from "./class-priors";
+import { type ClassTokens, CONTENT_CLASSES, type ContentClass } from "./content-class";
+
 /** A whole request counted below this share of Fold's estimate was cut (the issue's 70 %). */
 export const TRUNCATION_RATIO = 0.7;
 /**
@@ -32,6 +35,8 @@ export type TruncationInput = {
   /** Fold's estimate of that request: raw (o200k) and calibrated for the model. */
   estimatedRawTokens: number;
   estimatedTokens: number;
+  /** The raw estimate by content class, when known: what the cheapest family would count. */
+  estimatedRawClasses?: ClassTokens;
   /**
    * When the request is the previous one of the chat plus what was added since: the
    * provider's count of the previous request, and Fold's calibrated estimate of the rest.
@@ -54,12 +59,31 @@ export type Truncation = {
   rule: "ratio" | "growth";
 };
 
+/** Per class, the least any probed family typically spends per o200k token (class-priors.ts). */
+const CHEAPEST_RATIOS = Object.fromEntries(
+  CONTENT_CLASSES.map((c) => [c, Math.min(...PROBE_RATIOS[c])]),
+) as Record<ContentClass, number>;
+
+/**
+ * The fewest tokens a known family would count for this content: some price a class far below
+ * o200k (Gemma ≈ 0.6 on emoji, DeepSeek V3's template leaves tool calls out), so a fair count
+ * of such a request falls below 70 % of the raw estimate before calibration has learned it.
+ */
+function cheapestCount(raw: ClassTokens): number {
+  return CONTENT_CLASSES.reduce((sum, c) => sum + raw[c] * CHEAPEST_RATIOS[c], 0);
+}
+
 /** The truncation a turn's usage shows, or null when the count is what Fold expected. */
 export function detectTruncation(input: TruncationInput): Truncation | null {
   const { reportedTokens } = input;
   if (reportedTokens < MIN_OBSERVED_WINDOW_TOKENS) return null;
-  // The cold-start margin (and a learned ratio above 1) must not make a fair count look short.
-  const expected = Math.min(input.estimatedRawTokens, input.estimatedTokens);
+  // The cold-start margin (and a learned ratio above 1) must not make a fair count look short,
+  // nor a family that prices this content below o200k.
+  const expected = Math.min(
+    input.estimatedRawTokens,
+    input.estimatedTokens,
+    input.estimatedRawClasses ? cheapestCount(input.estimatedRawClasses) : Number.POSITIVE_INFINITY,
+  );
   if (reportedTokens < TRUNCATION_RATIO * expected) {
     return { keptTokens: reportedTokens, sentTokens: input.estimatedTokens, rule: "ratio" };
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { emptyClassTokens } from "@/lib/context/content-class";
 import {
   detectTruncation,
   MIN_OBSERVED_WINDOW_TOKENS,
@@ -10,6 +11,38 @@ describe("silent truncation, seen from usage", () => {
     expect(
       detectTruncation({ reportedTokens: 4096, estimatedRawTokens: 6000, estimatedTokens: 6000 }),
     ).toEqual({ keptTokens: 4096, sentTokens: 6000, rule: "ratio" });
+  });
+
+  it("a family that prices the content far below o200k is no cut, before calibration knows it", () => {
+    // Emoji: Gemma 3 counts ≈ 0.58 of o200k. Tool calls: DeepSeek V3's template leaves them out.
+    const emoji = { ...emptyClassTokens(), emoji: 2_000, prose: 200, frame: 40 };
+    const calls = { ...emptyClassTokens(), call: 6_000, prose: 2_000, frame: 80 };
+    for (const [raw, reported] of [
+      [emoji, 1_390],
+      [calls, 2_200],
+    ] as const) {
+      const total = Object.values(raw).reduce((sum, n) => sum + n, 0);
+      // Cold: the estimate is well above the raw count, so the raw count is what is compared.
+      const input = {
+        reportedTokens: reported,
+        estimatedRawTokens: total,
+        estimatedTokens: total * 1.3,
+      };
+      expect(detectTruncation(input)).toMatchObject({ rule: "ratio" });
+      expect(detectTruncation({ ...input, estimatedRawClasses: raw })).toBeNull();
+    }
+  });
+
+  it("while prose counted far below it is still a cut", () => {
+    const prose = { ...emptyClassTokens(), prose: 6_000, frame: 60 };
+    expect(
+      detectTruncation({
+        reportedTokens: 4_096,
+        estimatedRawTokens: 6_060,
+        estimatedTokens: 6_900,
+        estimatedRawClasses: prose,
+      }),
+    ).toMatchObject({ rule: "ratio", keptTokens: 4_096 });
   });
 
   it("the cold-start margin does not make a fair count look short", () => {
