@@ -3,7 +3,7 @@ import { parseModelId } from "@/lib/ai/model-id";
 import type { ModelBudget } from "@/lib/chat/budget";
 import { type CompactOutcome, turnViewRules } from "@/lib/chat/compact";
 import { savedPct, traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
-import { editContext } from "@/lib/compaction/view";
+import { editContext, stripTrace } from "@/lib/compaction/view";
 import { defaultEstimator } from "@/lib/context/tokens";
 import { detectTruncation, type Truncation, type TruncationInput } from "@/lib/context/truncation";
 import type { Db } from "@/lib/db/client";
@@ -158,13 +158,23 @@ function previousRequest(turn: TruncationCheck): TruncationInput["previous"] | n
     return null;
   }
   const stored = new Map(turn.history.map((m) => [m.id, m]));
+  const prefix = view.slice(0, index);
   const sentBefore = editContext(
-    view.slice(0, index).map((m) => stored.get(m.id) ?? m),
+    stripTrace(prefix.map((m) => stored.get(m.id) ?? m)),
     turnViewRules(turn.budget.budget),
     defaultEstimator,
     pinnedIdsOf(turn.history),
   );
   const estimate = (messages: readonly FoldUIMessage[]) =>
     defaultEstimator.estimateUIMessages(messages, { ratio: turn.budget.classRatios });
-  return { reportedTokens: stats.inputTokens, addedTokens: estimate(view) - estimate(sentBefore) };
+  // Only messages sent differently now count besides the new ones (the edits return a message
+  // they leave alone as it is).
+  const changed = prefix.flatMap((m, i) => (sentBefore[i] === m ? [] : [i]));
+  const shrunk =
+    estimate(changed.flatMap((i) => sentBefore[i] ?? [])) -
+    estimate(changed.flatMap((i) => prefix[i] ?? []));
+  return {
+    reportedTokens: stats.inputTokens,
+    addedTokens: estimate(view.slice(index)) - shrunk,
+  };
 }
