@@ -1,5 +1,6 @@
 import type { RecallMatch, RecallPort } from "@/lib/ai/tools/recall";
 import { serializeMessage } from "@/lib/compaction/serialize";
+import { isTracePart } from "@/lib/compaction/view";
 import type { Db } from "@/lib/db/client";
 import {
   coveredMessagesMatching,
@@ -100,14 +101,45 @@ export function rankMatches(
     .map((s) => s.match);
 }
 
+/**
+ * Besides what the summary covers: the messages past it whose copy in the model's view is cut
+ * (an old tool output sent as a placeholder, arguments shortened, a part capped by the hard
+ * wall), as the turn found them once its view was built. Their stored words are as far from the
+ * model as a condensed message's.
+ */
+export type RecallScope = { cutInView?: () => ReadonlySet<string> };
+
+/**
+ * The messages of `history` the model's `view` sends cut: the view keeps the parts it leaves
+ * alone as the history holds them (lib/compaction/view.ts), and the timeline's traces it drops
+ * were never the model's.
+ */
+export function cutInViewOf(
+  history: readonly FoldUIMessage[],
+  view: readonly FoldUIMessage[],
+): Set<string> {
+  const stored = new Map(history.map((m) => [m.id, m]));
+  const cut = new Set<string>();
+  for (const sent of view) {
+    const own = stored.get(sent.id)?.parts.filter((part) => !isTracePart(part));
+    if (own && sent.parts.some((part, i) => part !== own[i])) cut.add(sent.id);
+  }
+  return cut;
+}
+
 /** The recall tool bound to one chat. */
-export function chatRecall(db: Db, chatId: string): RecallPort {
+export function chatRecall(db: Db, chatId: string, scope: RecallScope = {}): RecallPort {
+  const cut = () => scope.cutInView?.() ?? new Set<string>();
   return {
     async search(query) {
       const covered = await coveredSeq(db, chatId);
-      if (covered === null) return { covered: null, matches: [], note: NOTHING_COVERED };
+      const alsoIds = [...cut()];
+      if (covered === null && alsoIds.length === 0) {
+        return { covered: null, matches: [], note: NOTHING_COVERED };
+      }
       const rows = await coveredMessagesMatching(db, chatId, {
-        coveredSeq: covered,
+        coveredSeq: covered ?? -1,
+        alsoIds,
         terms: recallTerms(query).terms,
         limit: CANDIDATES,
       });
@@ -122,10 +154,11 @@ export function chatRecall(db: Db, chatId: string): RecallPort {
     },
     async read(number, offset) {
       const { row, coveredSeq: covered } = await messageAtSeq(db, chatId, number - 1);
-      if (covered === null) return { covered: null, note: NOTHING_COVERED };
+      const isCut = row !== null && cut().has(row.id);
+      if (covered === null && !isCut) return { covered: null, note: NOTHING_COVERED };
       const range = coveredRange(covered);
       if (!row) return { covered: range, note: `This chat has no message ${number}.` };
-      if (row.seq > covered) {
+      if (row.seq > (covered ?? -1) && !isCut) {
         return {
           covered: range,
           note: `Message ${number} is not condensed: it is in the conversation as written.`,

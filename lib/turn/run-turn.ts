@@ -14,7 +14,7 @@ import {
 } from "@/lib/chat/background-compact";
 import { modelBudget } from "@/lib/chat/budget";
 import type { HeldLease } from "@/lib/chat/lease";
-import { chatRecall } from "@/lib/chat/recall";
+import { chatRecall, cutInViewOf } from "@/lib/chat/recall";
 import type { Db } from "@/lib/db/client";
 import type { TurnStart } from "@/lib/db/queries/leases";
 import type { Chat } from "@/lib/db/schema";
@@ -23,6 +23,7 @@ import { type LiveBus, liveBus } from "@/lib/live/bus";
 import { listenForStop, takePendingStop } from "@/lib/live/stop";
 import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log } from "@/lib/log";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { answer } from "./answer";
 import { browserCopy } from "./browser-copy";
 import { calibrateFromTurn } from "./calibrate";
@@ -345,10 +346,18 @@ async function beforeModelCall(
 ) {
   const { db } = deps;
   const now = deps.now ?? Date.now;
+  // Messages the view sends cut: recall reaches them as it reaches condensed ones (found only
+  // when the model calls it).
+  let view: FoldUIMessage[] = [];
+  let cut: Set<string> | undefined;
+  const cutInView = () => {
+    cut ??= cutInViewOf(turn.history, view);
+    return cut;
+  };
   const [frame, budget] = await Promise.all([
     deps.tools
       ? chatRequestFrame(new Date(startedAt), deps.tools)
-      : chatTurnFrame(new Date(startedAt), chatRecall(db, turn.chat.id)),
+      : chatTurnFrame(new Date(startedAt), chatRecall(db, turn.chat.id, { cutInView })),
     modelBudget(db, turn.modelId),
   ]);
   const compaction = await compactForTurn(
@@ -366,5 +375,6 @@ async function beforeModelCall(
     },
     write,
   );
+  if (compaction) view = compaction.view;
   return compaction && { frame, budget, compaction };
 }

@@ -6,7 +6,8 @@ import { z } from "zod";
  * stored word for word; this tool lets the model search them, or read one by the number the
  * summary's references cite ("[12-40 x3]"), when the summary kept the gist but not the detail
  * the user now asks about. The turn binds it to its chat (lib/chat/recall.ts); only messages
- * the summary covers are reachable, the rest are in the model's view already.
+ * the summary covers, and those its view sends cut (an old tool output as a placeholder), are
+ * reachable: the rest are in the model's view as written.
  */
 
 export const RECALL_QUERY_MAX_CHARS = 200;

@@ -1,11 +1,12 @@
-import { and, desc, eq, isNotNull, lte, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { chat, type Message, message } from "../schema";
 
 /**
  * What the `recall` tool reads (lib/chat/recall.ts): the messages of one chat that its summary
- * covers, the watermark and everything before it. The messages after the watermark are in the
- * model's view already; a chat with no summary has none covered.
+ * covers, the watermark and everything before it, and those after it whose copy in the model's
+ * view is cut (the caller names them). The others are in the view as written; a chat with no
+ * summary has none covered.
  */
 
 export type RecalledRow = Pick<Message, "id" | "seq" | "role" | "parts">;
@@ -33,24 +34,34 @@ const asJsonText = (text: string) => JSON.stringify(text).slice(1, -1);
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * The newest `limit` messages up to `coveredSeq` (what `coveredSeq()` read) whose stored parts
- * contain any of `terms` (case-insensitive), newest first. A coarse filter: the parts' JSON holds
- * ids and types as well, so the caller scores what comes back on the text the model would read.
+ * The newest `limit` messages up to `coveredSeq` (what `coveredSeq()` read; -1 for none), and
+ * those of `alsoIds`, whose stored parts contain any of `terms` (case-insensitive), newest
+ * first. A coarse filter: the parts' JSON holds ids and types as well, so the caller scores what
+ * comes back on the text the model would read.
  */
 export async function coveredMessagesMatching(
   db: Db,
   chatId: string,
-  { coveredSeq, terms, limit }: { coveredSeq: number; terms: readonly string[]; limit: number },
+  {
+    coveredSeq,
+    alsoIds = [],
+    terms,
+    limit,
+  }: { coveredSeq: number; alsoIds?: readonly string[]; terms: readonly string[]; limit: number },
 ): Promise<RecalledRow[]> {
   if (terms.length === 0) return [];
   const patterns = terms.map((term) => `%${likeLiteral(asJsonText(term))}%`);
+  const reachable =
+    alsoIds.length > 0
+      ? or(lte(message.seq, coveredSeq), inArray(message.id, [...alsoIds]))
+      : lte(message.seq, coveredSeq);
   return db
     .select(recalledColumns)
     .from(message)
     .where(
       and(
         eq(message.chatId, chatId),
-        lte(message.seq, coveredSeq),
+        reachable,
         sql`${message.parts}::text ilike any(array[${sql.join(
           patterns.map((p) => sql`${p}`),
           sql`, `,

@@ -140,9 +140,57 @@ describeEachDriver("recall: the model reads what its summary condensed", (use) =
       note: `Message ${later.seq + 1} is not condensed: it is in the conversation as written.`,
     });
     expect((await recall.read(99, 0)).note).toBe("This chat has no message 99.");
+    // A message past the summary that the turn's view sends cut is reachable as a condensed one.
+    const cutLater = chatRecall(database.db, chatId, { cutInView: () => new Set([later.id]) });
+    expect(await cutLater.read(later.seq + 1, 0)).toMatchObject({ message: later.seq + 1 });
+    expect((await cutLater.search(RUNBOOK)).matches.map((m) => m.message)).toEqual([
+      later.seq + 1,
+      fetched.seq + 1,
+    ]);
     const read = await recall.read(asked.seq + 1, 0);
     expect(read).toMatchObject({ message: asked.seq + 1, role: "user" });
     expect(read.text).toContain("Read the cutover page.");
+  });
+
+  it("reaches a tool output the view sends as a placeholder, though no summary covers it", async () => {
+    const database = use();
+    const { browser } = await register(database, "recall-cut@example.com");
+    const chatId = await newChat(database, browser);
+    await append(database, chatId, "user", text("Read the four cutover pages."));
+    // Four bulky results: the oldest has three newer ones after it, so Stage 0 sends it as a
+    // placeholder, while the chat is far from a fold.
+    const pages = [0, 1, 2, 3].map((k) => ({
+      type: "tool-fetch_url",
+      toolCallId: `page-${k}`,
+      state: "output-available",
+      input: { url: `https://intranet.example/cutover/${k}` },
+      output: {
+        status: 200,
+        text: `${k === 0 ? `The cutover code is ${DEPLOY_KEY}. ` : ""}${longMessage(k, 260)}`,
+      },
+    }));
+    await append(database, chatId, "assistant", [...pages, ...text("I read all four pages.")]);
+
+    fake.script(
+      { toolCalls: [{ name: "recall", arguments: { query: "cutover code" } }] },
+      { text: `The cutover code is ${DEPLOY_KEY}.` },
+    );
+    const { response, chunks } = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "What was the cutover code on the first page?",
+    });
+    expect(response.status).toBe(200);
+    expect(chunks.filter((c) => c.type === "error")).toEqual([]);
+    const [asked, afterTool] = fake.requests.filter((r) => !isSummaryRequest(r));
+    // The premise: no summary, and the first request does not hold the code (a placeholder).
+    expect((await chatRow(database.db, chatId)).contextSummary).toBeNull();
+    expect(JSON.stringify(asked?.messages)).not.toContain(DEPLOY_KEY);
+    expect(JSON.stringify(asked?.messages)).toContain("omitted");
+    // The tool's answer (the request's last tool message) carries the stored output's words.
+    const toolMessage = afterTool?.messages.findLast((m) => m.role === "tool");
+    const result = JSON.parse(toolMessage ? contentText(toolMessage) : "{}");
+    expect(result.matches?.[0]?.excerpt).toContain(`The cutover code is ${DEPLOY_KEY}`);
   });
 
   it("reads a long message in pieces that join up to the whole", async () => {
