@@ -1,7 +1,15 @@
-import { chatRecall } from "@/lib/chat/recall";
+import { eq } from "drizzle-orm";
+import { modelBudget } from "@/lib/chat/budget";
+import { stateOf, turnViewRules } from "@/lib/chat/compact";
+import { chatRecall, cutInViewOf } from "@/lib/chat/recall";
+import { buildView } from "@/lib/compaction/view";
+import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { coveredSeq } from "@/lib/db/queries/recall";
+import { chat } from "@/lib/db/schema";
+import { pinnedIdsOf } from "@/lib/message/pins";
+import { rowToUIMessage } from "@/lib/message/ui-message";
 import type { Conversation } from "./replay-corpus";
 import {
   ORIGINS,
@@ -17,7 +25,8 @@ import { bodyText } from "./replay-score";
  * The `replay` benchmark's recall score: of the sampled identifiers that are gone from a
  * conversation's last request, how many the `recall` tool gives back, asked as a model would
  * ask — by the value itself, or by a few words of what stood around it — through the product's
- * own port (`chatRecall`) on the chat the replay left. Whether a value came back is the bench's
+ * own port (`chatRecall`) on the chat the replay left, bound as a turn binds it (the messages its
+ * view would send cut, Stage 0's placeholders, reachable besides the condensed ones). Whether a value came back is the bench's
  * own plain substring match on what the tool returned. This module loads Fold: import it only
  * after setting process.env.
  */
@@ -34,20 +43,40 @@ const MAX_READS = 50;
 const wordsOf = (text: string) => [...text.matchAll(WORD)].map((m) => m[0]);
 
 /**
- * A query of the words just before the value's first mention in its own origin (the words just
- * after it when fewer than two stand before), or null when there are not two words near it.
+ * Words in more than this share of a conversation's turns say nothing of where a value stood
+ * ("output", "returncode" in every tool result of an agent's log): a query leaves them out.
+ */
+const COMMON_SHARE = 0.5;
+
+/** The words of a conversation found in more than COMMON_SHARE of its turns, lower-cased. */
+function commonWords(conversation: Conversation): Set<string> {
+  const turns = new Map<string, number>();
+  conversation.turns.forEach((_, i) => {
+    const text = Object.values(turnTexts(conversation, i)).join("\n").toLowerCase();
+    for (const word of new Set(wordsOf(text))) turns.set(word, (turns.get(word) ?? 0) + 1);
+  });
+  const limit = COMMON_SHARE * conversation.turns.length;
+  return new Set([...turns].filter(([, n]) => n > limit).map(([word]) => word));
+}
+
+/**
+ * A query of the telling words just before the value's first mention in its own origin (the
+ * words just after it when fewer than two stand before): a few words that are not in most of
+ * the conversation's turns, or null when there are not two near it.
  */
 export function contextQuery(conversation: Conversation, id: SampledIdentifier): string | null {
+  const common = commonWords(conversation);
+  const telling = (text: string) => wordsOf(text).filter((w) => !common.has(w.toLowerCase()));
   for (let i = 0; i < conversation.turns.length; i++) {
     const text = turnTexts(conversation, i)[id.origin];
     const at = text.indexOf(id.value);
     if (at === -1) continue;
-    const before = wordsOf(text.slice(Math.max(0, at - CONTEXT_CHARS), at)).slice(-CONTEXT_WORDS);
+    const before = telling(text.slice(Math.max(0, at - CONTEXT_CHARS), at)).slice(-CONTEXT_WORDS);
     const end = at + id.value.length;
     const words =
       before.length >= 2
         ? before
-        : [...before, ...wordsOf(text.slice(end, end + CONTEXT_CHARS))].slice(0, CONTEXT_WORDS);
+        : [...before, ...telling(text.slice(end, end + CONTEXT_CHARS))].slice(0, CONTEXT_WORDS);
     return words.length >= 2 ? words.join(" ") : null;
   }
   return null;
@@ -63,7 +92,7 @@ export type RecallTally = {
   byContext: number;
   /** …or the first match's message, read whole, held. */
   byContextRead: number;
-  /** Lost ones stored only in messages the summary does not cover (recall cannot reach them). */
+  /** Lost ones stored only in messages neither the summary covers nor the view cuts (out of reach). */
   uncovered: number;
 };
 
@@ -89,18 +118,47 @@ async function readWhole(recall: ReturnType<typeof chatRecall>, number: number):
   return text;
 }
 
+/**
+ * The messages the chat's next request would send cut, found as a turn finds them: its view
+ * built by the product's own rules (Stage 0; the hard wall is left out, the chats fit).
+ */
+async function cutInNextView(
+  db: Db,
+  chatId: string,
+  history: ReturnType<typeof rowToUIMessage>[],
+  modelId: string,
+): Promise<Set<string>> {
+  const [row] = await db.select().from(chat).where(eq(chat.id, chatId));
+  if (!row) return new Set();
+  const budget = await modelBudget(db, modelId);
+  const view = buildView({
+    history,
+    state: stateOf(row),
+    rules: turnViewRules(budget.budget),
+    limitTokens: Number.POSITIVE_INFINITY,
+    estimator: defaultEstimator,
+    knownToFit: true,
+    pinnedIds: pinnedIdsOf(history),
+  });
+  return cutInViewOf(history, view.messages);
+}
+
 async function scoreOne(
   db: Db,
   conversation: Conversation,
   run: ReplayedConversation,
   tally: Record<Origin, RecallTally>,
+  modelId: string,
 ): Promise<void> {
   const seen = run.lastChatBody ? bodyText(run.lastChatBody) : "";
   const lost = sampleIdentifiers(conversation).filter((id) => !seen.includes(id.value));
   if (lost.length === 0) return;
-  const recall = chatRecall(db, run.chatId);
+  const rows = await loadHistory(db, run.chatId);
+  const cut = await cutInNextView(db, run.chatId, rows.map(rowToUIMessage), modelId);
+  const recall = chatRecall(db, run.chatId, { cutInView: () => cut });
   const covered = (await coveredSeq(db, run.chatId)) ?? -1;
-  const stored = (await loadHistory(db, run.chatId)).map((row) => ({
+  const stored = rows.map((row) => ({
+    id: row.id,
     seq: row.seq,
     text: JSON.stringify(row.parts),
   }));
@@ -109,7 +167,9 @@ async function scoreOne(
     t.lost += 1;
     const asJson = JSON.stringify(id.value).slice(1, -1);
     const holders = stored.filter((row) => row.text.includes(asJson));
-    if (holders.length > 0 && holders.every((row) => row.seq > covered)) t.uncovered += 1;
+    if (holders.length > 0 && holders.every((row) => row.seq > covered && !cut.has(row.id))) {
+      t.uncovered += 1;
+    }
 
     const excerpts = async (query: string) => {
       const found = await recall.search(query);
@@ -136,6 +196,7 @@ export async function scoreRecall(
   db: Db,
   conversations: readonly Conversation[],
   runs: readonly ReplayedConversation[],
+  modelId: string,
 ): Promise<Record<Origin, RecallTally>> {
   const tally = Object.fromEntries(ORIGINS.map((o) => [o, emptyTally()])) as Record<
     Origin,
@@ -143,7 +204,7 @@ export async function scoreRecall(
   >;
   for (const run of runs) {
     const conversation = conversations.find((c) => c.id === run.id);
-    if (conversation) await scoreOne(db, conversation, run, tally);
+    if (conversation) await scoreOne(db, conversation, run, tally, modelId);
   }
   return tally;
 }

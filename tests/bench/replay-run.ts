@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ToolSet } from "ai";
+import { invalidateFrom } from "@/lib/chat/invalidate";
 import type { Database } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import { appendMessage, loadHistory, truncateFrom } from "@/lib/db/queries/messages";
@@ -117,10 +118,15 @@ export async function replayConversation(input: {
       request,
     });
 
-    // Drop whatever Fold stored for this call, then store the corpus's own turn.
-    const foldRows = (await loadHistory(db, chat.id)).filter((row) => !ours.has(row.id));
+    // Drop whatever Fold stored for this call, as Fold replaces a reply (lib/turn/apply-request.ts:
+    // a summary whose watermark goes with it is rolled back first), then store the corpus's turn.
+    const rows = await loadHistory(db, chat.id);
+    const foldRows = rows.filter((row) => !ours.has(row.id));
     const firstFoldSeq = Math.min(...foldRows.map((row) => row.seq));
-    if (foldRows.length > 0) await truncateFrom(db, chat.id, firstFoldSeq);
+    if (foldRows.length > 0) {
+      await invalidateFrom(db, chat.id, firstFoldSeq, rows);
+      await truncateFrom(db, chat.id, firstFoldSeq);
+    }
     const corpusTurn = conversation.turns[answered];
     if (corpusTurn?.role === "assistant") {
       const id = `a-${tag}-${answered}`;

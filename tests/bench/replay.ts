@@ -90,7 +90,12 @@ export const benchmark: Benchmark = {
           );
         }
         const { scoreRecall } = await import("./replay-recall");
-        recalled = await scoreRecall(bench.database.db, conversations, runs);
+        recalled = await scoreRecall(
+          bench.database.db,
+          conversations,
+          runs,
+          `${PROVIDER}:${MODEL}`,
+        );
       } finally {
         await bench.dispose();
       }
@@ -177,7 +182,7 @@ export const benchmark: Benchmark = {
       );
       context.note(
         "replay.recall_by_context_pct",
-        `of the ${recall.withContext} lost ones with two words or more near their first mention, those a search for the ≤4 words just before it (after it, when fewer stand before) returns in its excerpts; by origin: ${byOrigin((t) => `${t.byContext}/${t.withContext}`)}`,
+        `of the ${recall.withContext} lost ones with two telling words or more near their first mention, those a search for the ≤4 telling words just before it (after it, when fewer stand before; words found in more than half of the conversation's turns left out) returns in its excerpts; by origin: ${byOrigin((t) => `${t.byContext}/${t.withContext}`)}`,
       );
       context.note(
         "replay.recall_by_context_read_pct",
@@ -185,7 +190,7 @@ export const benchmark: Benchmark = {
       );
       context.note(
         "replay.lost_uncovered",
-        `lost identifiers stored only in messages the summary does not cover (cut in the live view, not condensed): recall does not reach them; by origin: ${byOrigin((t) => String(t.uncovered))}`,
+        `lost identifiers stored only in messages the summary does not cover and the next request's view does not cut (Stage 0): recall does not reach them; by origin: ${byOrigin((t) => String(t.uncovered))}`,
       );
       return figures;
     } finally {
