@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { RECALL_EXCERPT_CHARS, rankMatches, recallTerms } from "@/lib/chat/recall";
+import { cutInViewOf, RECALL_EXCERPT_CHARS, rankMatches, recallTerms } from "@/lib/chat/recall";
 import type { RecalledRow } from "@/lib/db/queries/recall";
+import { COMPACTION_TRACE_TOOL_NAME, type FoldUIMessage } from "@/lib/message/ui-message";
 
 const row = (seq: number, role: RecalledRow["role"], parts: unknown[]): RecalledRow => ({
   id: `m${seq}`,
@@ -81,5 +82,38 @@ describe("rankMatches", () => {
   it("keeps at most the limit", () => {
     const rows = Array.from({ length: 12 }, (_, i) => said(i, `ledger ${i}`));
     expect(rankMatches(rows, "ledger", 5).map((m) => m.message)).toEqual([12, 11, 10, 9, 8]);
+  });
+});
+
+describe("cutInViewOf", () => {
+  const page = (id: string, output: string) => ({
+    type: "tool-fetch_url",
+    toolCallId: id,
+    state: "output-available",
+    input: { url: `https://example.com/${id}` },
+    output,
+  });
+  const trace = {
+    type: `tool-${COMPACTION_TRACE_TOOL_NAME}`,
+    toolCallId: "trace-1",
+    state: "output-available",
+    input: {},
+    output: { outcome: "summarized" },
+  };
+  const message = (id: string, parts: unknown[]) =>
+    ({ id, role: "assistant", parts }) as unknown as FoldUIMessage;
+
+  it("names the messages whose parts the view changed, not those it sent as stored", () => {
+    const kept = message("kept", [page("a", "whole page")]);
+    const cut = message("cut", [page("b", "a long page")]);
+    const withTrace = message("traced", [trace, { type: "text", text: "done" }]);
+    const history = [kept, cut, withTrace];
+    const view = [
+      kept,
+      message("cut", [page("b", "[tool result for fetch_url omitted: 11 chars]")]),
+      // The view drops the timeline's trace: the model never had it, nothing of its own is cut.
+      message("traced", [withTrace.parts[1]]),
+    ];
+    expect([...cutInViewOf(history, view)]).toEqual(["cut"]);
   });
 });
