@@ -155,7 +155,7 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     const view = buildView({
       history,
       state,
-      rules: NO_VIEW_EDITS,
+      rules: turnViewRules(model.budget),
       limitTokens: Number.POSITIVE_INFINITY,
       estimator: defaultEstimator,
       knownToFit: true,
