@@ -17,6 +17,7 @@ import { contentText } from "../../fixtures/fake-openai/request";
 import { register } from "../../helpers/auth";
 import { chatRow, compactNowCall, historyOf, isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
+import type { Browser } from "../../helpers/http";
 import { longMessage, newChat, sendTurn } from "../../helpers/turns";
 
 const MODEL = "fake:small";
@@ -50,6 +51,33 @@ async function coverUpTo(database: Database, chatId: string, watermark: string) 
     .where(eq(chat.id, chatId));
 }
 
+/**
+ * A turn whose model calls recall with `query` and then answers `reply`: the chat requests the
+ * fake server has seen (summaries aside), and the tool's result as the model's last request
+ * carries it (its last tool message).
+ */
+async function turnCallingRecall(
+  database: Database,
+  browser: Browser,
+  chatId: string,
+  turn: { query: string; text: string; reply: string },
+) {
+  fake.script(
+    { toolCalls: [{ name: "recall", arguments: { query: turn.query } }] },
+    { text: turn.reply },
+  );
+  const { response, chunks } = await sendTurn(database, browser, {
+    chatId,
+    modelId: MODEL,
+    text: turn.text,
+  });
+  expect(response.status).toBe(200);
+  expect(chunks.filter((c) => c.type === "error")).toEqual([]);
+  const requests = fake.requests.filter((r) => !isSummaryRequest(r));
+  const toolMessage = requests.at(-1)?.messages.findLast((m) => m.role === "tool");
+  return { requests, result: JSON.parse(toolMessage ? contentText(toolMessage) : "{}") };
+}
+
 describeEachDriver("recall: the model reads what its summary condensed", (use) => {
   it("a model that calls recall in a turn gets the condensed message's own words back", async () => {
     const database = use();
@@ -68,22 +96,12 @@ describeEachDriver("recall: the model reads what its summary condensed", (use) =
     // The first message is condensed: the model's view no longer holds it as written.
     expect(firstRow && firstRow.seq <= watermarkSeq).toBe(true);
 
-    fake.script(
-      { toolCalls: [{ name: "recall", arguments: { query: "deploy key staging" } }] },
-      { text: `The staging deploy key is ${DEPLOY_KEY}.` },
-    );
-    const { response, chunks } = await sendTurn(database, browser, {
-      chatId,
-      modelId: MODEL,
+    const { result } = await turnCallingRecall(database, browser, chatId, {
+      query: "deploy key staging",
       text: "What exactly was the staging deploy key I gave you at the start?",
+      reply: `The staging deploy key is ${DEPLOY_KEY}.`,
     });
-    expect(response.status).toBe(200);
-    expect(chunks.filter((c) => c.type === "error")).toEqual([]);
-
     // The model's second request carries the tool's answer: the first message, by number.
-    const afterTool = fake.requests.filter((r) => !isSummaryRequest(r)).at(-1);
-    const toolMessage = afterTool?.messages.find((m) => m.role === "tool");
-    const result = JSON.parse(toolMessage ? contentText(toolMessage) : "{}");
     expect(result.matches[0]).toMatchObject({ message: (firstRow?.seq ?? -1) + 1, role: "user" });
     expect(result.matches[0].excerpt).toContain(`The deploy key for staging is ${DEPLOY_KEY}`);
 
@@ -171,25 +189,17 @@ describeEachDriver("recall: the model reads what its summary condensed", (use) =
     }));
     await append(database, chatId, "assistant", [...pages, ...text("I read all four pages.")]);
 
-    fake.script(
-      { toolCalls: [{ name: "recall", arguments: { query: "cutover code" } }] },
-      { text: `The cutover code is ${DEPLOY_KEY}.` },
-    );
-    const { response, chunks } = await sendTurn(database, browser, {
-      chatId,
-      modelId: MODEL,
+    const { requests, result } = await turnCallingRecall(database, browser, chatId, {
+      query: "cutover code",
       text: "What was the cutover code on the first page?",
+      reply: `The cutover code is ${DEPLOY_KEY}.`,
     });
-    expect(response.status).toBe(200);
-    expect(chunks.filter((c) => c.type === "error")).toEqual([]);
-    const [asked, afterTool] = fake.requests.filter((r) => !isSummaryRequest(r));
+    const [asked] = requests;
     // The premise: no summary, and the first request does not hold the code (a placeholder).
     expect((await chatRow(database.db, chatId)).contextSummary).toBeNull();
     expect(JSON.stringify(asked?.messages)).not.toContain(DEPLOY_KEY);
     expect(JSON.stringify(asked?.messages)).toContain("omitted");
-    // The tool's answer (the request's last tool message) carries the stored output's words.
-    const toolMessage = afterTool?.messages.findLast((m) => m.role === "tool");
-    const result = JSON.parse(toolMessage ? contentText(toolMessage) : "{}");
+    // The tool's answer carries the stored output's words.
     expect(result.matches?.[0]?.excerpt).toContain(`The cutover code is ${DEPLOY_KEY}`);
   });
 
