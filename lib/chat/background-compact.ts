@@ -28,8 +28,8 @@ import { type HeldLease, LEASE_MS, tryHoldCompactionLease } from "./lease";
 
 /**
  * Compaction off the critical path (DESIGN §16): right after a reply is
- * stored, when the next turn's projection — with a next message as long as
- * the user's last — crosses the trigger, the chat is folded at once, so the
+ * stored, when the next turn's projection — with as much added as the chat's
+ * recent turns added (nextMessageTokens) — crosses the trigger, the chat is folded at once, so the
  * next turn finds the summary already written instead of waiting for the
  * summarizer.
  *
@@ -51,15 +51,51 @@ export type BackgroundDeps = CompactDeps & {
 
 /**
  * What the turn that just ended knows of the next one's size: the provider's count of its
- * last request plus the reply (the stored view, counted for real), and an estimate of a next
- * message as long as the user's last.
+ * last request plus the reply (the stored view, counted for real), and what the next turn is
+ * expected to add (nextMessageTokens).
  */
 export type NextTurnSize = { contextTokens: number; nextMessageTokens: number; trigger: number };
 
-/** The next turn adds the user's next message: expect one as long as their last. */
+/** Recent turns whose new messages say what the next turn will add. */
+const RECENT_TURNS = 5;
+
+/**
+ * What the next turn adds before its model call, expected from what the chat's recent turns
+ * added: the user messages each stored before its reply, their median over the last few turns.
+ * One long paste does not make every next message long, and a turn that only went on (Retry, a
+ * `continue`, the next step of an agent driving the chat) added nothing: expecting the next
+ * message as long as the user's last folded such chats after every reply, each fold a
+ * summarizer call. A next turn that adds more than expected is folded by its own Tier 1.
+ */
 export function nextMessageTokens(history: readonly FoldUIMessage[], ratio: number): number {
-  const lastUser = history.findLast((m) => m.role === "user");
-  return lastUser ? defaultEstimator.estimateUIMessages([lastUser], { ratio }) : 0;
+  const tokens = (message: FoldUIMessage) =>
+    defaultEstimator.estimateUIMessages([message], { ratio });
+  const added: number[] = [];
+  // The user tokens of the turn being read, walking back; null until one is open (a history that
+  // ends with its reply has no turn after it).
+  let turn: number | null = null;
+  for (let i = history.length - 1; i >= 0 && added.length < RECENT_TURNS; i--) {
+    const message = history[i] as FoldUIMessage;
+    if (message.role === "user") {
+      turn = (turn ?? 0) + tokens(message);
+    } else if (!message.metadata?.compaction) {
+      if (turn !== null) added.push(turn);
+      turn = 0;
+    }
+  }
+  // The oldest turn loaded may have begun before the watermark: only what it shows counts.
+  if (turn && added.length < RECENT_TURNS) added.push(turn);
+  return median(added);
+}
+
+/** The middle value (of the two middle ones, their mean rounded up); 0 for none. */
+function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] ?? 0)
+    : Math.ceil(((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2);
 }
 
 /**

@@ -56,7 +56,7 @@ export type TurnObservations = {
   unsaved?: string;
   /** The reply's text (and reasoning) as streamed, for a stopped reply's output estimate. */
   streamedText?: string;
-  /** The model's trigger and a next message as long as the user's last, once the turn knows its model. */
+  /** The model's trigger and what the next turn is expected to add, once the turn knows its model. */
   nextTurn?: { trigger: number; nextMessageTokens: number };
 };
 

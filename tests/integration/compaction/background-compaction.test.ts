@@ -13,8 +13,16 @@ import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
 import * as compactionRoute from "@/app/api/chats/[id]/compaction/route";
 import * as contextRoute from "@/app/api/chats/[id]/context/route";
 import { getLanguageModel } from "@/lib/ai/providers";
-import { backgroundCompactionDone, startBackgroundCompaction } from "@/lib/chat/background-compact";
+import { chatRequestFrame } from "@/lib/ai/request-frame";
+import {
+  backgroundCompactionDone,
+  loadCompactionInput,
+  startBackgroundCompaction,
+} from "@/lib/chat/background-compact";
+import { modelBudget } from "@/lib/chat/budget";
+import { projectChat } from "@/lib/chat/compact";
 import { tryHoldCompactionLease } from "@/lib/chat/lease";
+import { defaultEstimator } from "@/lib/context/tokens";
 import type { Database } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
@@ -161,6 +169,77 @@ describeEachDriver("compaction in the background", (use) => {
     const next = await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Thanks!" });
     expect(hasTrace(next.chunks)).toBe(false);
     expect(JSON.stringify(fake.requests.at(-1)?.messages)).toContain("<conversation-summary>");
+  });
+
+  it("expects the next turn to add what the chat's turns lately added: one long paste does not fold the chat after every reply", async () => {
+    const database = use();
+    const { browser } = await register(database, "one-paste@example.com");
+    const model = await modelBudget(database.db, MODEL);
+    const { trigger } = model.budget;
+    const frame = await chatRequestFrame(new Date());
+    const tokens = (text: string) =>
+      defaultEstimator.estimateUIMessages(
+        [{ id: "x", role: "user", parts: [{ type: "text", text }] }],
+        {
+          ratio: model.ratio,
+        },
+      );
+    /** Text of about `share` of the trigger. */
+    const sized = (share: number, seed: number) => {
+      let words = 20;
+      while (tokens(longMessage(seed, words)) < share * trigger) words += 20;
+      return longMessage(seed, words);
+    };
+    /** A chat of these user messages, each answered briefly; whether a background fold started. */
+    const chatOf = async (asks: readonly string[]) => {
+      const chatId = await newChat(database, browser);
+      for (const [n, text] of asks.entries()) {
+        await appendMessage(database.db, chatId, {
+          id: `${chatId}-u${n}`,
+          role: "user",
+          parts: [{ type: "text", text }],
+          metadata: null,
+        });
+        await appendMessage(database.db, chatId, {
+          id: `${chatId}-a${n}`,
+          role: "assistant",
+          parts: [{ type: "text", text: "Noted." }],
+          metadata: null,
+        });
+      }
+      const input = await loadCompactionInput(
+        { db: database.db, resolveModel: getLanguageModel },
+        chatId,
+      );
+      if (!input) throw new Error("no chat");
+      const projected = projectChat({ ...input, model, ...frame });
+      const started = await startBackgroundCompaction(
+        { db: database.db, resolveModel: getLanguageModel, live: liveBus() },
+        chatId,
+        MODEL,
+      );
+      await compactionSettled(database.db, chatId);
+      return { chatId, projected, started };
+    };
+
+    // Short questions, then one long paste, answered: the next message as long as that paste
+    // would cross the trigger, one as long as the questions would not.
+    const question = "Which of these should I read first?";
+    const paste = sized(0.4, 1);
+    const pasted = await chatOf([question, question, paste]);
+    expect(pasted.projected + tokens(paste)).toBeGreaterThanOrEqual(trigger);
+    expect(pasted.projected + tokens(question)).toBeLessThan(trigger);
+    expect(pasted.started).toBe(false);
+    expect(await listCompactionEvents(database.db, pasted.chatId)).toEqual([]);
+
+    // A chat whose turns are all that long is folded ahead of its next one.
+    const long = sized(0.3, 2);
+    const longTurns = await chatOf([long, long]);
+    expect(longTurns.projected).toBeLessThan(trigger);
+    expect(longTurns.projected + tokens(long)).toBeGreaterThanOrEqual(trigger);
+    expect(longTurns.started).toBe(true);
+    const events = await listCompactionEvents(database.db, longTurns.chatId);
+    expect(events.map((e) => e.outcome)).toEqual(["summarized"]);
   });
 
   it("lets a turn that fits run while the summarizer writes, and still commits after it", async () => {
