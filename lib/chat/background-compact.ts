@@ -62,8 +62,8 @@ const RECENT_TURNS = 5;
 /**
  * What the next turn adds before its model call, expected from what the chat's recent turns
  * added: the user messages each stored before its reply, their median over the last few turns.
- * One long paste does not make every next message long, and a turn that only went on (Retry, a
- * `continue`, the next step of an agent driving the chat) added nothing: expecting the next
+ * One long paste does not make every next message long, and a turn that only went on (a
+ * `continue`: the next step of an agent driving the chat) added nothing: expecting the next
  * message as long as the user's last folded such chats after every reply, each fold a
  * summarizer call. A next turn that adds more than expected is folded by its own Tier 1.
  */

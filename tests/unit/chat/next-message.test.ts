@@ -32,7 +32,7 @@ describe("what the next turn is expected to add (the background compaction's loo
     );
   });
 
-  it("is nothing for a chat driven by turns that only went on (continue, Retry): they add no message", () => {
+  it("is nothing for a chat driven by turns that only went on (continue): they add no message", () => {
     const task = user(1_500);
     const history = [task, reply(), reply(), reply(), reply(), reply()];
     expect(nextMessageTokens(history, 1)).toBe(0);
