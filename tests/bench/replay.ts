@@ -130,6 +130,7 @@ export const benchmark: Benchmark = {
         "replay.tool_results_kept_pct": pct(kept.tool_results.kept, kept.tool_results.sampled),
         "replay.fill_after_p95_pct": fillPct.length ? round1(percentile(fillPct, 95)) : 0,
         "replay.refire_pct": pct(folded.refired, folded.withNextCall),
+        "replay.summarizer_calls": summaries,
       };
       const { totalRecall } = await import("./replay-recall");
       const recall = totalRecall(recalled);
@@ -173,6 +174,10 @@ export const benchmark: Benchmark = {
       context.note(
         "replay.refire_pct",
         `${folded.refired} of ${folded.withNextCall} compactions followed by another on the conversation's very next call`,
+      );
+      context.note(
+        "replay.summarizer_calls",
+        `summarizer requests the fake server answered over all ${calls.length} calls (each compaction's, map-reduce parts and continuations included): what compaction costs`,
       );
       const byOrigin = (part: (t: RecallTally) => string) =>
         ORIGINS.map((o) => `${ORIGIN_WORDS[o]} ${part(recalled[o])}`).join(", ");
