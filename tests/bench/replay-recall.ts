@@ -61,11 +61,14 @@ function commonWords(conversation: Conversation): Set<string> {
 
 /**
  * A query of the telling words just before the value's first mention in its own origin (the
- * words just after it when fewer than two stand before): a few words that are not in most of
- * the conversation's turns, or null when there are not two near it.
+ * words just after it when fewer than two stand before): a few words that are not among the
+ * conversation's `common` ones (commonWords), or null when there are not two near it.
  */
-export function contextQuery(conversation: Conversation, id: SampledIdentifier): string | null {
-  const common = commonWords(conversation);
+export function contextQuery(
+  conversation: Conversation,
+  id: SampledIdentifier,
+  common: ReadonlySet<string>,
+): string | null {
   const telling = (text: string) => wordsOf(text).filter((w) => !common.has(w.toLowerCase()));
   for (let i = 0; i < conversation.turns.length; i++) {
     const text = turnTexts(conversation, i)[id.origin];
@@ -162,6 +165,7 @@ async function scoreOne(
     seq: row.seq,
     text: JSON.stringify(row.parts),
   }));
+  const common = commonWords(conversation);
   for (const id of lost) {
     const t = tally[id.origin];
     t.lost += 1;
@@ -177,7 +181,7 @@ async function scoreOne(
     };
     if ((await excerpts(id.value)).text.includes(id.value)) t.byValue += 1;
 
-    const query = contextQuery(conversation, id);
+    const query = contextQuery(conversation, id, common);
     if (query === null) continue;
     t.withContext += 1;
     const { found, text } = await excerpts(query);
