@@ -206,14 +206,21 @@ async function dueCompaction(deps: CompactDeps, chatId: string, modelId: string,
   // records why and shows it; the background takes only the trigger.
   if (!input || input.history.length === 0 || input.chat.compactionDirty) return null;
   const nextMessage = nextMessageTokens(input.history, model.ratio);
-  const projected = projectChat({
-    ...input,
-    model,
-    overheadTokens: frame.overheadTokens,
-    overheadClasses: frame.overheadClasses,
-  });
+  const { projectedTokens: projected, trigger: chatTrigger } = projectChat(
+    {
+      ...input,
+      model,
+      overheadTokens: frame.overheadTokens,
+      overheadClasses: frame.overheadClasses,
+    },
+    nextMessage,
+  );
   if (projected + nextMessage < model.budget.trigger) return null;
-  return { input, frame, model, nextMessage, projected, trigger: model.budget.trigger };
+  // Where Tier 1 would fold the next turn: above the budget's trigger when a fold cannot reach
+  // the target (projection.ts, foldTrigger).
+  const trigger = chatTrigger();
+  if (projected + nextMessage < trigger) return null;
+  return { input, frame, model, nextMessage, projected, trigger };
 }
 
 /** Folds the chat, streaming its trace live, and stores the trace; frees the lease at the end. */

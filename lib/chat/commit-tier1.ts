@@ -45,7 +45,10 @@ export type CommitTier1Input = {
  * writer (or, when there was nothing to fold, settles the dirty flag), and
  * one `compaction_event` row either way. A loser sends the winner's view.
  */
-export async function commitTier1(db: Db, input: CommitTier1Input): Promise<CompactOutcome> {
+export async function commitTier1(
+  db: Db,
+  input: CommitTier1Input,
+): Promise<Omit<CompactOutcome, "trigger">> {
   const { result } = input;
   const draft = result.draft;
   const trace = (outcome: TraceOutput["outcome"]): TraceOutput => ({
@@ -60,7 +63,11 @@ export async function commitTier1(db: Db, input: CommitTier1Input): Promise<Comp
     summary: draft.summary,
     note: draft.note,
   });
-  const outcome = (view: Decided["view"], viewVersion: number, t: TraceOutput): CompactOutcome => ({
+  const outcome = (
+    view: Decided["view"],
+    viewVersion: number,
+    t: TraceOutput,
+  ): Omit<CompactOutcome, "trigger"> => ({
     view: view.messages,
     viewVersion,
     projectedTokens: result.projectedTokens,

@@ -1,8 +1,8 @@
 import type { LanguageModel } from "ai";
 import { fallbackDigest } from "@/lib/compaction/fallback";
-import { projectNextTurn } from "@/lib/compaction/projection";
+import { foldTrigger, type ProjectionInput, projectNextTurn } from "@/lib/compaction/projection";
 import { createSummarizer } from "@/lib/compaction/summarize";
-import { runTier1, type SummarizePort } from "@/lib/compaction/tier1";
+import { runTier1, type SummarizePort, type Tier1Input } from "@/lib/compaction/tier1";
 import type { TraceOutput } from "@/lib/compaction/trace";
 import {
   buildView,
@@ -53,6 +53,11 @@ export type CompactOutcome = {
   capTokens: number | null;
   /** The timeline's entry for a fold that was asked one (`CompactInput.timelineEntry`), as stored. */
   timelineEntry?: Message;
+  /**
+   * Where this chat folds (`foldTrigger`): the size at which the turn's Tier 2 trims its later
+   * steps, so it does not cut toward the target a view Tier 1 let grow past the budget's trigger.
+   */
+  trigger: number;
 };
 
 export type CompactDeps = {
@@ -111,12 +116,15 @@ export function stateOf(chat: Chat): CompactionState {
 
 /**
  * The next request's projected size for this chat, as Tier 1's first step computes it (the same
- * pins and calibration), so a decision made on it agrees with what Tier 1 then finds.
+ * pins and calibration), so a decision made on it agrees with what Tier 1 then finds; and the
+ * size at which Tier 1 folds the chat (`foldTrigger`, worked out only when asked), for a next
+ * turn that adds `nextMessageTokens` (0: it only goes on).
  */
 export function projectChat(
   input: Pick<CompactInput, "chat" | "history" | "model" | "overheadTokens" | "overheadClasses">,
+  nextMessageTokens = 0,
 ) {
-  return projectNextTurn({
+  const projection: ProjectionInput = {
     history: input.history,
     state: stateOf(input.chat),
     budget: input.model.budget,
@@ -128,7 +136,12 @@ export function projectChat(
     estimator: defaultEstimator,
     keepRecentToolResults: env().compaction.keepRecentToolResults,
     pinnedIds: pinnedIdsOf(input.history),
-  }).projectedTokens;
+  };
+  const { view, projectedTokens } = projectNextTurn(projection);
+  return {
+    projectedTokens,
+    trigger: () => foldTrigger(projection, view, nextMessageTokens),
+  };
 }
 
 /** Why a dirty chat is dirty: the latest overflow, cut-short reply or silent cut, else an edit. */
@@ -168,6 +181,7 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
       trace: null,
       fits: true,
       capTokens: null,
+      trigger: model.budget.trigger,
     };
   }
 
@@ -192,7 +206,7 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     }
   };
   const startedAt = now();
-  const result = await runTier1({
+  const tier1Input: Tier1Input = {
     history,
     state,
     budget: model.budget,
@@ -220,12 +234,14 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
         budgetTokens,
         countTokens: (text) => defaultEstimator.countText(text),
       }),
-  });
+  };
+  const result = await runTier1(tier1Input);
+  const trigger = foldTrigger(tier1Input, result.view);
   metric("compaction.check", {
     chatId: chat.id,
     kind: result.kind,
     projected: result.projectedTokens,
-    trigger: model.budget.trigger,
+    trigger,
   });
 
   if (result.kind === "noop") {
@@ -236,10 +252,11 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
       trace: null,
       fits: result.view.fits,
       capTokens: result.view.hardWallCapTokens,
+      trigger,
     };
   }
   await input.stored;
-  return commitTier1(db, {
+  const committed = await commitTier1(db, {
     chat,
     state,
     result,
@@ -251,4 +268,5 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     durationMs: now() - startedAt,
     timelineEntry: input.timelineEntry,
   });
+  return { ...committed, trigger };
 }

@@ -1,6 +1,6 @@
 import { parseModelId } from "@/lib/ai/model-id";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
-import { projectNextTurn } from "@/lib/compaction/projection";
+import { foldTrigger, projectNextTurn } from "@/lib/compaction/projection";
 import { summaryMessage } from "@/lib/compaction/view";
 import { breakdown } from "@/lib/context/breakdown";
 import { applyRatio, defaultEstimator } from "@/lib/context/tokens";
@@ -13,6 +13,7 @@ import { AppError } from "@/lib/errors";
 import { isPinnedByUser, pinnedIdsOf } from "@/lib/message/pins";
 import { rowToUIMessage } from "@/lib/message/ui-message";
 import { describeWindow } from "@/lib/model-window/window-label";
+import { nextMessageTokens } from "./background-compact";
 import { modelBudget } from "./budget";
 import { stateOf } from "./compact";
 
@@ -41,7 +42,7 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
   const state = stateOf(chat);
   const history = rows.map(rowToUIMessage);
   const pinnedIds = pinnedIdsOf(history);
-  const { view, projectedTokens } = projectNextTurn({
+  const projectionInput = {
     history,
     pinnedIds,
     state,
@@ -53,7 +54,13 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     modelId,
     estimator: defaultEstimator,
     keepRecentToolResults: settings.keepRecentToolResults,
-  });
+  };
+  const { view, projectedTokens } = projectNextTurn(projectionInput);
+  // Where the next turn folds: above the budget's trigger when a fold cannot reach the target,
+  // for a next message like the chat's recent ones (as the background compaction expects).
+  const trigger = settings.enabled
+    ? foldTrigger(projectionInput, view, nextMessageTokens(history, ratio))
+    : budget.trigger;
   const summaryTokens = view.summary
     ? defaultEstimator.estimateUIMessages([summaryMessage(view.summary)], {
         ratio: model.classRatios,
@@ -80,7 +87,7 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     calibration: { ratio, samples: model.calibrationSamples },
     budget: {
       inputBudget: budget.inputBudget,
-      trigger: budget.trigger,
+      trigger,
       target: budget.target,
       outputReserve: budget.outputReserve,
     },
@@ -90,7 +97,7 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     /** A background compaction is folding the chat right now (its trace streams live). */
     compacting: isCompacting(chat),
     /** The next turn compacts first (after an overflow, a cut-short reply or an edit). */
-    compactsNext: settings.enabled && (state.dirty || projectedTokens >= budget.trigger),
+    compactsNext: settings.enabled && (state.dirty || projectedTokens >= trigger),
   };
 }
 

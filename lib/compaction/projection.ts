@@ -134,6 +134,40 @@ export function projectTokens(input: ProjectionInput, view: ModelView): number {
   return estimated;
 }
 
+/**
+ * The least a fold can leave of this view, calibrated: Fold's frame, a summary as long as its
+ * budget, and what neither a fold nor the hard wall shortens — the messages the user pinned and
+ * the latest user message. With `nextMessageTokens` (a fold run ahead of a turn that brings a
+ * new message that long) that message is the latest in its place.
+ */
+export function foldFloor(input: ProjectionInput, view: ModelView, nextMessageTokens = 0): number {
+  const kept = new Set(view.pinnedIds);
+  const latestUser = view.pinned ?? view.after.findLast((m) => m.role === "user");
+  if (nextMessageTokens === 0 && latestUser) kept.add(latestUser.id);
+  const messages = view.messages.filter((m) => kept.has(m.id));
+  return viewTokens(input, messages) + input.budget.summaryBudget + nextMessageTokens;
+}
+
+/**
+ * Where this chat folds (DESIGN §7): the budget's trigger, unless the least a fold can leave
+ * (`foldFloor`) is over the target. A fold then lands over the target, and at the budget's
+ * trigger the next step or two would fold again, each fold a summarizer call — a long task
+ * message that is the only user message of an agent's run, a long pinned message on a small
+ * window. The trigger then keeps the budget's gap (trigger − target) above that floor, never
+ * above the input budget, so folds are spaced as they are when the target can be reached.
+ */
+export function foldTrigger(
+  input: ProjectionInput,
+  view: ModelView,
+  nextMessageTokens = 0,
+): number {
+  const { budget } = input;
+  const floor = foldFloor(input, view, nextMessageTokens);
+  if (floor <= budget.target) return budget.trigger;
+  const spaced = floor + budget.trigger - budget.target;
+  return Math.max(budget.trigger, Math.min(budget.inputBudget, spaced));
+}
+
 function splitAfter(input: ProjectionInput): FoldUIMessage[] {
   return splitAtWatermark(input.history, input.state.summary ? input.state.watermark : null).after;
 }

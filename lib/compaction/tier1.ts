@@ -2,7 +2,7 @@ import type { TokenEstimator } from "@/lib/context/tokens";
 import { foldPendingIdsOf } from "@/lib/message/pins";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type FallbackPort, type FoldResult, foldIntoSummary, type SummarizePort } from "./fold";
-import { type ProjectionInput, projectNextTurn, viewTokens } from "./projection";
+import { foldTrigger, type ProjectionInput, projectNextTurn, viewTokens } from "./projection";
 import { splitUserNotes, withUserNotes } from "./user-notes";
 import { applyHardWall, buildView, type ModelView, withHardWall } from "./view";
 
@@ -117,7 +117,11 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   const { rules, limitTokens, priorCapTokens } = projected;
   const tokensBefore = projected.projectedTokens;
   const dirty = input.state.dirty || projected.view.watermarkMissing;
-  const underTrigger = tokensBefore + (input.expectedTokens ?? 0) < input.budget.trigger;
+  const expected = tokensBefore + (input.expectedTokens ?? 0);
+  // The chat's own trigger costs a few estimates: only worth it once the budget's is crossed.
+  const underTrigger =
+    expected < input.budget.trigger ||
+    expected < foldTrigger(input, projected.view, input.expectedTokens);
 
   // Fast path: under the trigger, nothing to repair, nobody asked.
   if (underTrigger && !dirty && !input.force && priorCapTokens === null) {

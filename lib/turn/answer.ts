@@ -207,6 +207,7 @@ async function streamAttempt(
     stopBeforeStep: ctx.tokensLeft && quotaStop(ctx, ctx.tokensLeft),
     telemetry: env().aiTelemetry,
     proactive: settings.enabled,
+    foldTrigger: ctx.compaction.trigger,
     keepRecentToolResults: settings.keepRecentToolResults,
     pinned: options.pinned,
     onRecovery: (event) => {

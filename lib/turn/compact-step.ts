@@ -88,7 +88,7 @@ async function besideBackgroundCompaction(
 ) {
   const current = { chat: turn.chat, history: turn.history, firstPosition: turn.firstPosition };
   if (!isCompacting(turn.chat)) return { input: current, deferFold: false };
-  if (projectChat(turn) <= turn.model.budget.inputBudget)
+  if (projectChat(turn).projectedTokens <= turn.model.budget.inputBudget)
     return { input: current, deferFold: true };
   await backgroundCompactionDone(deps.db, turn.chat.id, turn.stopSignal);
   if (turn.stopSignal?.aborted) return { input: current, deferFold: false };

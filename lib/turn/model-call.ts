@@ -38,6 +38,8 @@ export type ModelCallOptions<TOOLS extends ToolSet> = {
   stopBeforeStep?: () => Promise<boolean>;
   /** Tier 2 on (COMPACTION_ENABLED); recovery is on regardless. */
   proactive: boolean;
+  /** Where Tier 1 folds this chat (CompactOutcome.trigger): Tier 2 trims past it, not before. */
+  foldTrigger?: number;
   keepRecentToolResults: number;
   /** What the user pinned: in-memory trims cut it last. */
   pinned?: Pinned;
@@ -97,7 +99,7 @@ export function streamModelCall<TOOLS extends ToolSet>(options: ModelCallOptions
   });
   const tier2 = options.proactive
     ? createTier2<TOOLS>({
-        budget: model.budget,
+        budget: { ...model.budget, trigger: options.foldTrigger ?? model.budget.trigger },
         ratio: model.ratio,
         classRatios: model.classRatios,
         overheadTokens: options.overheadTokens,

@@ -16,10 +16,12 @@ import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
 import { type ChatMemory, continueInNewChat } from "@/lib/chat/memory";
 import { splitSummary } from "@/lib/compaction/ledger";
 import { splitUserNotes } from "@/lib/compaction/user-notes";
+import { computeBudget } from "@/lib/context/budget";
 import type { Database } from "@/lib/db/client";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import { chat } from "@/lib/db/schema";
+import { COMPACTION_DEFAULTS } from "@/lib/env";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
 import { register } from "../../helpers/auth";
@@ -306,6 +308,59 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(refolds.some((r) => summarizerPrompt(r).includes("<user>\nRemember exactly"))).toBe(
       true,
     );
+  });
+
+  it("a pinned message too long for a fold to reach the target moves where the chat folds, and the ring shows it", async () => {
+    const database = use();
+    const { browser } = await register(database, "pinned-long@example.com");
+    const chatId = await newChat(database, browser);
+    const budget = computeBudget(
+      { contextWindow: 4096, maxOutputTokens: null },
+      COMPACTION_DEFAULTS,
+    );
+    // Long enough that Fold's frame, a full summary and this message are over the target.
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(99, 900) });
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Thanks. And then?" });
+    const [pinnedRow] = await historyOf(database.db, chatId);
+    if (!pinnedRow) throw new Error("no message");
+    type Ring = { projectedTokens: number; compactsNext: boolean; budget: { trigger: number } };
+    const ring = async () => (await contextOf(database, browser, chatId, MODEL)) as unknown as Ring;
+    // Not pinned, a fold takes it into the summary: the budget's own trigger.
+    expect((await ring()).budget.trigger).toBe(budget.trigger);
+
+    await pinCall(database, browser, chatId, { messageId: pinnedRow.id, pinned: true });
+    const raised = (await ring()).budget.trigger;
+    expect(raised).toBeGreaterThan(budget.trigger);
+    expect(raised).toBeLessThanOrEqual(budget.inputBudget);
+
+    // Short turns until a fold: it comes where the ring said, not at the budget's trigger.
+    let before: Ring = await ring();
+    for (let turn = 0; turn < 30; turn++) {
+      const { chunks } = await sendTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: `Short question ${turn}?`,
+      });
+      const start = chunks.find(
+        (c) => c.type === "tool-input-available" && c.toolName === "compact_context",
+      );
+      const trace = chunks.find(
+        (c) => c.type === "tool-output-available" && c.toolCallId === start?.toolCallId,
+      ) as { output: { tokensBefore: number } } | undefined;
+      if (trace) {
+        expect(trace.output.tokensBefore).toBeGreaterThanOrEqual(before.budget.trigger);
+        expect(before.budget.trigger).toBeGreaterThan(budget.trigger);
+        return;
+      }
+      before = await ring();
+      // Past the budget's trigger and under the chat's, the ring says no fold is due.
+      if (
+        before.projectedTokens >= budget.trigger &&
+        before.projectedTokens < before.budget.trigger
+      )
+        expect(before.compactsNext).toBe(false);
+    }
+    throw new Error("the chat never folded");
   });
 
   it("lists the pinned messages in chat order by how their text begins, cut to one line", async () => {

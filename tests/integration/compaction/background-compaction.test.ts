@@ -212,7 +212,7 @@ describeEachDriver("compaction in the background", (use) => {
         chatId,
       );
       if (!input) throw new Error("no chat");
-      const projected = projectChat({ ...input, model, ...frame });
+      const { projectedTokens: projected } = projectChat({ ...input, model, ...frame });
       const started = await startBackgroundCompaction(
         { db: database.db, resolveModel: getLanguageModel, live: liveBus() },
         chatId,

@@ -18,11 +18,11 @@ const { fake, pages } = await vi.hoisted(async () => {
   );
 
   const words = ["river", "mountain", "archive", "ledger", "harbor", "signal", "orchard", "copper"];
-  /** ~20 kB of readable text per page, different per page number. */
-  const pageText = (n: number) => {
+  /** ~20 kB of readable text per page (a note: ~1 kB), different per page number. */
+  const pageText = (n: number, chars = 19_000) => {
     const paragraphs: string[] = [];
     let length = 0;
-    for (let p = 0; length < 19_000; p++) {
+    for (let p = 0; length < chars; p++) {
       const sentence = Array.from(
         { length: 24 },
         (_, i) => `${words[(i * 3 + p + n) % words.length]}${(i + p * 7 + n) % 97}`,
@@ -34,9 +34,10 @@ const { fake, pages } = await vi.hoisted(async () => {
     return paragraphs;
   };
   const pages = await startPageServer((path) => {
-    const n = Number(/\/page\/(\d+)/.exec(path)?.[1] ?? 0);
+    const n = Number(/\/(?:page|note)\/(\d+)/.exec(path)?.[1] ?? 0);
+    const chars = path.startsWith("/note/") ? 1_000 : 19_000;
     return {
-      body: `<!doctype html><html><head><title>Page ${n}</title></head><body>${pageText(n)
+      body: `<!doctype html><html><head><title>Page ${n}</title></head><body>${pageText(n, chars)
         .map((p) => `<p>${p}</p>`)
         .join("\n")}</body></html>`,
     };
@@ -44,12 +45,14 @@ const { fake, pages } = await vi.hoisted(async () => {
   return { fake: server, pages };
 });
 
+import { computeBudget } from "@/lib/context/budget";
+import { COMPACTION_DEFAULTS } from "@/lib/env";
 import { countTextTokens } from "../../fixtures/fake-openai/tokens";
 import type { RecordedRequest, WireMessage } from "../../fixtures/fake-openai/types";
 import { register } from "../../helpers/auth";
 import { historyOf, isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
-import { newChat, sendTurn } from "../../helpers/turns";
+import { longMessage, newChat, sendTurn } from "../../helpers/turns";
 
 const MODEL = "fake:mid";
 const FETCHES = 6;
@@ -183,5 +186,40 @@ describeEachDriver("Tier 2 through the real turn path", (use) => {
     expect(last).toContain(question);
     expect(last).toContain("Earlier steps of this turn, folded by Fold");
     expect(last).toContain(`page/${steps - 1}?ref=step-${steps - 1}`);
+  });
+
+  it("leaves a turn's steps whole past the budget's trigger when its long message keeps a fold over the target", async () => {
+    const database = use();
+    const { browser } = await register(database, "tier2-task@example.com");
+    const chatId = await newChat(database, browser);
+    const budget = computeBudget(
+      { contextWindow: 8192, maxOutputTokens: null },
+      COMPACTION_DEFAULTS,
+    );
+    // A task long enough that Fold's frame, a full summary and the task are over the target:
+    // Tier 1 folds this chat later than the budget's trigger, and Tier 2 trims no sooner.
+    const task = `Check each note on the intranet against this plan. ${longMessage(1, 1_900)}`;
+    const steps = 12;
+    fake.script(
+      ...Array.from({ length: steps }, (_, i) => ({
+        toolCalls: [{ name: "fetch_url", arguments: { url: `${pages.url}/note/${i}` } }],
+      })),
+      { text: "Every note follows the plan." },
+    );
+    const { chunks } = await sendTurn(database, browser, { chatId, modelId: MODEL, text: task });
+    expect(chunks.filter((c) => c.type === "error")).toEqual([]);
+
+    const requests = fake.requests.filter((r) => !isSummaryRequest(r));
+    expect(requests).toHaveLength(steps + 1);
+    const trimmed = (request: RecordedRequest) =>
+      /omitted: [\d,]+ chars|chars cut to fit the context window|Earlier steps of this turn/.test(
+        JSON.stringify(request.messages),
+      );
+    // Steps went out whole past the budget's trigger; Tier 2 trimmed later, before the input budget.
+    const wholePast = requests.filter((r) => r.promptTokens >= budget.trigger && !trimmed(r));
+    expect(wholePast.length).toBeGreaterThan(0);
+    expect(requests.some(trimmed)).toBe(true);
+    expect(requests.every((r) => r.promptTokens <= budget.inputBudget)).toBe(true);
+    expect(requests.every((r) => r.status === 200)).toBe(true);
   });
 });

@@ -64,13 +64,19 @@ describe("projectChat", () => {
       }),
     );
     expect(tier1.kind).toBe("noop");
-    const projected = projectChat({ chat, history, model, overheadTokens: OVERHEAD_TOKENS });
+    const projected = projectChat({
+      chat,
+      history,
+      model,
+      overheadTokens: OVERHEAD_TOKENS,
+    }).projectedTokens;
     expect(projected).toBe(tier1.projectedTokens);
 
     // The pinned message is part of it: unpinned, the summary stands for it alone.
     const unpinned = history.map((m, i) => (i === pinnedAt ? { ...m, metadata: undefined } : m));
     expect(
-      projectChat({ chat, history: unpinned, model, overheadTokens: OVERHEAD_TOKENS }),
+      projectChat({ chat, history: unpinned, model, overheadTokens: OVERHEAD_TOKENS })
+        .projectedTokens,
     ).toBeLessThan(projected);
   });
 });

@@ -396,3 +396,60 @@ describe("Tier 1: a hard-wall cap an earlier turn applied", () => {
     }
   });
 });
+
+describe("Tier 1: a fold that cannot reach the target (DESIGN §7)", () => {
+  /**
+   * An agent's run: one long task message, then turns that only go on, each adding a step (a
+   * tool call and its result). Every fold keeps the task whole beside the summary, so none
+   * reaches the target.
+   */
+  async function agentRun(steps: number) {
+    const h = tier1Harness();
+    const history: FoldUIMessage[] = [userMessage("task", `Fix the build: ${filler(2_500)}`)];
+    let state = EMPTY_STATE;
+    const folds: { before: number; after: number }[] = [];
+    const checks: { projected: number; kind: Tier1Result["kind"] }[] = [];
+    for (let n = 1; n <= steps; n++) {
+      const result = await runTier1(h.input(history, state));
+      checks.push({ projected: result.projectedTokens, kind: result.kind });
+      if (result.kind === "compacted") {
+        folds.push({ before: result.draft.tokensBefore, after: result.draft.tokensAfter });
+      }
+      state = nextState(state, result);
+      history.push(
+        replyWithUsage(
+          n,
+          { toolTokens: [200], textTokens: 20 },
+          result.view,
+          state.version,
+          h.estimator,
+        ),
+      );
+    }
+    return { h, folds, checks, history };
+  }
+
+  it("spaces its folds by the budget's gap instead of folding again a step or two later", async () => {
+    const { h, folds, history } = await agentRun(60);
+    const gap = h.budget.trigger - h.budget.target;
+    const step = h.estimator.estimateUIMessages(history.slice(-1));
+    expect(folds.length).toBeGreaterThanOrEqual(2);
+    for (const fold of folds) expect(fold.after).toBeGreaterThan(h.budget.target);
+    // Between two folds the run grows by the gap, less the newest step a fold keeps.
+    for (let i = 1; i < folds.length; i++) {
+      const grown = (folds[i]?.before ?? 0) - (folds[i - 1]?.after ?? 0);
+      expect(grown).toBeGreaterThanOrEqual(gap - step);
+    }
+  });
+
+  it("sends the run whole past the budget's trigger, and folds before the input budget", async () => {
+    const { h, checks } = await agentRun(60);
+    const firstFold = checks.findIndex((c) => c.kind === "compacted");
+    const sentPastTrigger = checks.filter(
+      (c) => c.kind === "noop" && c.projected >= h.budget.trigger,
+    );
+    expect(sentPastTrigger.length).toBeGreaterThan(0);
+    expect(firstFold).toBeGreaterThan(0);
+    for (const check of checks) expect(check.projected).toBeLessThanOrEqual(h.budget.inputBudget);
+  });
+});

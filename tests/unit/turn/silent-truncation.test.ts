@@ -102,6 +102,7 @@ function checkAtNarrowWindow(history: readonly FoldUIMessage[], keptLess = 0, sh
     trace: null,
     fits: true,
     capTokens: null,
+    trigger: model.budget.trigger,
   };
   // Recording a cut needs the database; none is given, so one would be logged and returned.
   return checkSilentTruncation(
