@@ -5,7 +5,7 @@ import { type ComponentProps, type ReactNode, useState } from "react";
 import type { ChatContext } from "@/lib/chat/context";
 import { formatCount } from "../stats/format";
 import { useHoverless } from "../ui/use-hoverless";
-import { ringFill, ringTone, SOURCE_LABELS } from "./ring-math";
+import { nextFoldText, ringFill, ringTone, SOURCE_LABELS } from "./ring-math";
 
 const RADIUS = 8;
 const CIRCUMFERENCE = 2 * Math.PI * RADIUS;
@@ -208,8 +208,6 @@ function RingDetails({
   touch: boolean;
 }) {
   const total = context.contextWindow;
-  const triggerPercent = Math.round((context.budget.trigger / total) * 100);
-  const roomTokens = Math.max(0, context.budget.trigger - context.projectedTokens);
   return (
     // A labelled region: the card is portalled outside the page's landmarks.
     <section aria-label="Context details" className="space-y-3" data-testid="context-details">
@@ -247,13 +245,7 @@ function RingDetails({
           {context.windowLabel}
         </dd>
       </dl>
-      <p data-testid="context-next">
-        {!context.compactionEnabled
-          ? "Automatic summarizing is off on this server."
-          : context.compactsNext
-            ? "Before your next message is sent, older messages will be summarized to make room."
-            : `Older messages get summarized when this chat reaches ${formatCount(context.budget.trigger)} tokens (${triggerPercent} % of the window): room for about ${formatCount(roomTokens)} more.`}
-      </p>
+      <p data-testid="context-next">{nextFoldText(context)}</p>
       {context.summarizedMessages > 0 ? (
         <p className="text-muted">
           {formatCount(context.summarizedMessages)} older{" "}

@@ -1,3 +1,5 @@
+import { formatCount } from "../stats/format";
+
 /**
  * The context ring's colour is relative to where compaction fires, not to the window: a
  * chat compacts at roughly 55–70 % of its window, so fixed 70/90 % thresholds never warned.
@@ -37,3 +39,26 @@ export const SOURCE_LABELS: Record<string, string> = {
   catalog: "model catalog",
   default: "window unknown (default 8,192)",
 };
+
+export type NextFoldInput = {
+  compactionEnabled: boolean;
+  compactsNext: boolean;
+  projectedTokens: number;
+  contextWindow: number;
+  /** Where this chat compacts, and whether that is past the budget's usual trigger. */
+  budget: { trigger: number; triggerRaised: boolean };
+};
+
+/** The ring's line about the next summary: when it comes, and why later than usual. */
+export function nextFoldText(context: NextFoldInput): string {
+  if (!context.compactionEnabled) return "Automatic summarizing is off on this server.";
+  if (context.compactsNext)
+    return "Before your next message is sent, older messages will be summarized to make room.";
+  const { trigger, triggerRaised } = context.budget;
+  const percent = Math.round((trigger / context.contextWindow) * 100);
+  const room = Math.max(0, trigger - context.projectedTokens);
+  const when = `Older messages get summarized when this chat reaches ${formatCount(trigger)} tokens (${percent} % of the window): room for about ${formatCount(room)} more.`;
+  return triggerRaised
+    ? `${when} That is later than usual: pinned messages and the latest message are never summarized, and they already fill much of the window, so summarizing sooner would free little room.`
+    : when;
+}

@@ -88,6 +88,8 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     budget: {
       inputBudget: budget.inputBudget,
       trigger,
+      /** The chat folds later than the budget's trigger (projection.ts, foldTrigger). */
+      triggerRaised: trigger > budget.trigger,
       target: budget.target,
       outputReserve: budget.outputReserve,
     },

@@ -540,3 +540,34 @@ test("the model recalls a value the summary condensed, quoting the message it ca
   await expect(reply.getByText("recall", { exact: true })).toBeVisible();
   await page.screenshot({ path: "test-results/recall.png" });
 });
+
+test("a long pinned message: the ring says summarizing comes later than usual, and why", async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await newChat(page, `e2e-late-fold-${Date.now()}@example.com`);
+  const picker = page.getByLabel("Model");
+  await expect(picker).toBeEnabled();
+  await picker.selectOption(SMALL_MODEL);
+  // About 800 tokens: with Fold's instructions and a full summary, over what a fold aims for
+  // at 4,096, so while it is pinned no fold can get the chat there.
+  const words = "budget harbour lantern meadow copper river signal orchard granite window ";
+  await sendAndWait(page, `The plan to keep in mind: ${words.repeat(80)}`);
+  for (const text of ["Thanks. What comes first?", "And then?", "Good."])
+    await sendAndWait(page, text);
+
+  const ring = page.getByTestId("context-ring");
+  const next = page.getByTestId("context-next");
+  await ring.hover();
+  await expect(next).toContainText("Older messages get summarized when this chat reaches");
+  await expect(next).not.toContainText("later than usual");
+  await page.mouse.move(0, 0);
+  await expect(next).toHaveCount(0);
+
+  const plan = userMessages(page).first();
+  await plan.hover();
+  await plan.locator("xpath=..").getByRole("button", { name: "Pin message" }).click();
+  await expect(page.getByText("Pinned", { exact: true })).toHaveCount(1);
+  await ring.hover();
+  await expect(next).toContainText("later than usual: pinned messages and the latest message");
+});

@@ -323,13 +323,18 @@ describeEachDriver("What the model remembers", (use, driver) => {
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Thanks. And then?" });
     const [pinnedRow] = await historyOf(database.db, chatId);
     if (!pinnedRow) throw new Error("no message");
-    type Ring = { projectedTokens: number; compactsNext: boolean; budget: { trigger: number } };
+    type Ring = {
+      projectedTokens: number;
+      compactsNext: boolean;
+      budget: { trigger: number; triggerRaised: boolean };
+    };
     const ring = async () => (await contextOf(database, browser, chatId, MODEL)) as unknown as Ring;
     // Not pinned, a fold takes it into the summary: the budget's own trigger.
-    expect((await ring()).budget.trigger).toBe(budget.trigger);
+    expect((await ring()).budget).toMatchObject({ trigger: budget.trigger, triggerRaised: false });
 
     await pinCall(database, browser, chatId, { messageId: pinnedRow.id, pinned: true });
-    const raised = (await ring()).budget.trigger;
+    const { trigger: raised, triggerRaised } = (await ring()).budget;
+    expect(triggerRaised).toBe(true);
     expect(raised).toBeGreaterThan(budget.trigger);
     expect(raised).toBeLessThanOrEqual(budget.inputBudget);
 

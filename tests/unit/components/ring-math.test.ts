@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AMBER_SHARE_OF_TRIGGER, ringTone } from "@/components/context/ring-math";
+import { AMBER_SHARE_OF_TRIGGER, nextFoldText, ringTone } from "@/components/context/ring-math";
 
 /** An 8,192 window whose budget compacts at 4,800 tokens: about 59 % of the window. */
 const TRIGGER = 4_800;
@@ -28,5 +28,38 @@ describe("ringTone", () => {
 
   it("stays grey when the window is only a guess", () => {
     expect(ringTone({ ...base, projectedTokens: TRIGGER, source: "default" })).toBe("unknown");
+  });
+});
+
+describe("nextFoldText", () => {
+  const context = {
+    compactionEnabled: true,
+    compactsNext: false,
+    projectedTokens: 3_000,
+    contextWindow: 8_192,
+    budget: { trigger: TRIGGER, triggerRaised: false },
+  };
+
+  it("says where the chat summarizes and how much room is left", () => {
+    expect(nextFoldText(context)).toBe(
+      "Older messages get summarized when this chat reaches 4,800 tokens (59 % of the window): room for about 1,800 more.",
+    );
+  });
+
+  it("says why when the chat summarizes later than usual", () => {
+    const raised = { ...context, budget: { trigger: 5_700, triggerRaised: true } };
+    expect(nextFoldText(raised)).toMatch(
+      /^Older messages get summarized when this chat reaches 5,700 tokens/,
+    );
+    expect(nextFoldText(raised)).toContain(
+      "later than usual: pinned messages and the latest message",
+    );
+  });
+
+  it("says the next message summarizes first, or that summarizing is off", () => {
+    expect(nextFoldText({ ...context, compactsNext: true })).toMatch(/^Before your next message/);
+    expect(nextFoldText({ ...context, compactionEnabled: false })).toBe(
+      "Automatic summarizing is off on this server.",
+    );
   });
 });
