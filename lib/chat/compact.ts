@@ -116,9 +116,11 @@ export function stateOf(chat: Chat): CompactionState {
 
 /**
  * The next request's projected size for this chat, as Tier 1's first step computes it (the same
- * pins and calibration), so a decision made on it agrees with what Tier 1 then finds; and the
- * size at which Tier 1 folds the chat (`foldTrigger`, worked out only when asked), for a next
- * turn that adds `nextMessageTokens` (0: it only goes on).
+ * pins and calibration), so a decision made on it agrees with what Tier 1 then finds; the view it
+ * projected (what the next turn sends unless it folds: Stage 0's edits, and the hard wall only
+ * where an earlier turn's cap holds); and the size at which Tier 1 folds the chat
+ * (`foldTrigger`, worked out only when asked), for a next turn that adds `nextMessageTokens`
+ * (0: it only goes on).
  */
 export function projectChat(
   input: Pick<CompactInput, "chat" | "history" | "model" | "overheadTokens" | "overheadClasses">,
@@ -140,6 +142,7 @@ export function projectChat(
   const { view, projectedTokens } = projectNextTurn(projection);
   return {
     projectedTokens,
+    view: view.messages,
     trigger: () => foldTrigger(projection, view, nextMessageTokens),
   };
 }

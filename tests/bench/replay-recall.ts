@@ -1,14 +1,14 @@
+import type { ToolSet } from "ai";
 import { eq } from "drizzle-orm";
+import { chatRequestFrame } from "@/lib/ai/request-frame";
 import { modelBudget } from "@/lib/chat/budget";
-import { stateOf, turnViewRules } from "@/lib/chat/compact";
+import { projectChat } from "@/lib/chat/compact";
 import { chatRecall, cutInViewOf } from "@/lib/chat/recall";
-import { buildView } from "@/lib/compaction/view";
-import { defaultEstimator } from "@/lib/context/tokens";
+import type { Overhead } from "@/lib/context/overhead";
 import type { Db } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { coveredSeq } from "@/lib/db/queries/recall";
 import { chat } from "@/lib/db/schema";
-import { pinnedIdsOf } from "@/lib/message/pins";
 import { rowToUIMessage } from "@/lib/message/ui-message";
 import type { Conversation } from "./replay-corpus";
 import {
@@ -122,28 +122,27 @@ async function readWhole(recall: ReturnType<typeof chatRecall>, number: number):
 }
 
 /**
- * The messages the chat's next request would send cut, found as a turn finds them: its view
- * built by the product's own rules (Stage 0; the hard wall is left out, the chats fit).
+ * The messages the chat's next request would send cut, found as a turn finds them: the view the
+ * product projects for the chat's next turn (projectChat: Stage 0, the hard wall where a cap
+ * holds), with the replay's own tools in the request's frame.
  */
 async function cutInNextView(
   db: Db,
   chatId: string,
   history: ReturnType<typeof rowToUIMessage>[],
   modelId: string,
+  frame: Overhead,
 ): Promise<Set<string>> {
   const [row] = await db.select().from(chat).where(eq(chat.id, chatId));
   if (!row) return new Set();
-  const budget = await modelBudget(db, modelId);
-  const view = buildView({
+  const { view } = projectChat({
+    chat: row,
     history,
-    state: stateOf(row),
-    rules: turnViewRules(budget.budget),
-    limitTokens: Number.POSITIVE_INFINITY,
-    estimator: defaultEstimator,
-    knownToFit: true,
-    pinnedIds: pinnedIdsOf(history),
+    model: await modelBudget(db, modelId),
+    overheadTokens: frame.overheadTokens,
+    overheadClasses: frame.overheadClasses,
   });
-  return cutInViewOf(history, view.messages);
+  return cutInViewOf(history, view);
 }
 
 async function scoreOne(
@@ -152,12 +151,13 @@ async function scoreOne(
   run: ReplayedConversation,
   tally: Record<Origin, RecallTally>,
   modelId: string,
+  frame: Overhead,
 ): Promise<void> {
   const seen = run.lastChatBody ? bodyText(run.lastChatBody) : "";
   const lost = sampleIdentifiers(conversation).filter((id) => !seen.includes(id.value));
   if (lost.length === 0) return;
   const rows = await loadHistory(db, run.chatId);
-  const cut = await cutInNextView(db, run.chatId, rows.map(rowToUIMessage), modelId);
+  const cut = await cutInNextView(db, run.chatId, rows.map(rowToUIMessage), modelId, frame);
   const recall = chatRecall(db, run.chatId, { cutInView: () => cut });
   const covered = (await coveredSeq(db, run.chatId)) ?? -1;
   const stored = rows.map((row) => ({
@@ -201,14 +201,16 @@ export async function scoreRecall(
   conversations: readonly Conversation[],
   runs: readonly ReplayedConversation[],
   modelId: string,
+  tools: ToolSet,
 ): Promise<Record<Origin, RecallTally>> {
+  const frame = await chatRequestFrame(new Date(), tools);
   const tally = Object.fromEntries(ORIGINS.map((o) => [o, emptyTally()])) as Record<
     Origin,
     RecallTally
   >;
   for (const run of runs) {
     const conversation = conversations.find((c) => c.id === run.id);
-    if (conversation) await scoreOne(db, conversation, run, tally, modelId);
+    if (conversation) await scoreOne(db, conversation, run, tally, modelId, frame);
   }
   return tally;
 }

@@ -95,6 +95,7 @@ export const benchmark: Benchmark = {
           conversations,
           runs,
           `${PROVIDER}:${MODEL}`,
+          replayTools,
         );
       } finally {
         await bench.dispose();
