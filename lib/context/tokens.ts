@@ -129,24 +129,37 @@ export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
     },
   };
 
+  /**
+   * A stored message's units (frozen, count-units.ts) are estimated about four times a turn:
+   * after the first, its tokens are found by the list itself, without a key to build and look up.
+   */
+  const frozenTokens = new WeakMap<readonly CountUnit[], ClassTokens>();
+
   /** Tokens of a message's units by class, memoized by message id + content hash (LRU). */
   const unitsTokens = (key: string | undefined, units: readonly CountUnit[]): ClassTokens => {
+    const frozen = Object.isFrozen(units);
+    const known = frozen ? frozenTokens.get(units) : undefined;
+    if (known !== undefined) {
+      stats.cacheHits += 1;
+      return known;
+    }
     const cacheKey = `${key ?? ""}#${unitsHash(units)}`;
-    const cached = cache.get(cacheKey);
-    if (cached !== undefined) {
+    let tokens = cache.get(cacheKey);
+    if (tokens !== undefined) {
       stats.cacheHits += 1;
       cache.delete(cacheKey); // re-insert: Map order doubles as recency order
-      cache.set(cacheKey, cached);
-      return cached;
+      cache.set(cacheKey, tokens);
+    } else {
+      stats.cacheMisses += 1;
+      tokens = emptyClassTokens();
+      for (const unit of units) unitClassTokens(unit, tokenizer, tokens);
+      cache.set(cacheKey, tokens);
+      if (cache.size > cacheMaxEntries) {
+        const oldest = cache.keys().next();
+        if (!oldest.done) cache.delete(oldest.value);
+      }
     }
-    stats.cacheMisses += 1;
-    const tokens = emptyClassTokens();
-    for (const unit of units) unitClassTokens(unit, tokenizer, tokens);
-    cache.set(cacheKey, tokens);
-    if (cache.size > cacheMaxEntries) {
-      const oldest = cache.keys().next();
-      if (!oldest.done) cache.delete(oldest.value);
-    }
+    if (frozen) frozenTokens.set(units, tokens);
     return tokens;
   };
 

@@ -56,8 +56,11 @@ export type TurnObservations = {
   unsaved?: string;
   /** The reply's text (and reasoning) as streamed, for a stopped reply's output estimate. */
   streamedText?: string;
-  /** The model's trigger and what the next turn is expected to add, once the turn knows its model. */
-  nextTurn?: { trigger: number; nextMessageTokens: number };
+  /**
+   * The model's trigger and what the next turn is expected to add, once the turn knows its model
+   * (worked out after the reply, off the path to the first token).
+   */
+  nextTurn?: { trigger: number; nextMessageTokens: () => number };
 };
 
 const FIRST_TOKEN_PARTS = new Set([

@@ -241,7 +241,7 @@ function nextTurnSize(observed: TurnObservations): NextTurnSize | undefined {
   if (usage?.inputTokens === undefined || usage.outputTokens === undefined) return undefined;
   return {
     contextTokens: usage.inputTokens + usage.outputTokens,
-    nextMessageTokens: observed.nextTurn.nextMessageTokens,
+    nextMessageTokens: observed.nextTurn.nextMessageTokens(),
     trigger: observed.nextTurn.trigger,
   };
 }
@@ -292,7 +292,7 @@ async function streamTurn(
   const { frame, budget, compaction } = before;
   turn.observed.nextTurn = {
     trigger: budget.budget.trigger,
-    nextMessageTokens: nextMessageTokens(turn.history, budget.ratio),
+    nextMessageTokens: () => nextMessageTokens(turn.history, budget.ratio),
   };
   // The finish chunk waits until a silent cut is checked, so its trace is part of the reply.
   let finish: UIMessageChunk | undefined;
