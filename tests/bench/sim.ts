@@ -153,7 +153,7 @@ export const benchmark: Benchmark = {
         );
         context.note(
           "sim.first_steps_over_trigger",
-          `turns whose first chat request (the one Tier 1 sized) was above the trigger (${raw.trigger} tokens)`,
+          `turns whose first chat request (the one Tier 1 sized) was above the budget's trigger (${raw.trigger} tokens; a chat whose pinned and latest user messages keep every fold over the target folds later, by design: foldTrigger)`,
         );
         context.note(
           "sim.first_steps_over_budget",
