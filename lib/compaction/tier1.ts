@@ -2,7 +2,13 @@ import type { TokenEstimator } from "@/lib/context/tokens";
 import { foldPendingIdsOf } from "@/lib/message/pins";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type FallbackPort, type FoldResult, foldIntoSummary, type SummarizePort } from "./fold";
-import { foldTrigger, type ProjectionInput, projectNextTurn, viewTokens } from "./projection";
+import {
+  foldFloor,
+  foldTrigger,
+  type ProjectionInput,
+  projectNextTurn,
+  viewTokens,
+} from "./projection";
 import { splitUserNotes, withUserNotes } from "./user-notes";
 import { applyHardWall, buildView, type ModelView, withHardWall } from "./view";
 
@@ -213,9 +219,7 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
     }),
   );
   const missedTarget =
-    tokensAfter > input.budget.target
-      ? `could not reach the target (${tokensAfter} > ${input.budget.target} tokens): the recent turns kept verbatim are large`
-      : null;
+    tokensAfter > input.budget.target ? missedTargetNote(input, view, tokensAfter) : null;
   return {
     kind: "compacted",
     view,
@@ -235,6 +239,18 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       foldedPendingIds,
     },
   };
+}
+
+/**
+ * Why a fold landed over the target: what no fold shortens (the pinned messages and the latest
+ * user message beside a full summary) is over it, and the chat then folds later (`foldTrigger`);
+ * or the recent turns kept verbatim are large.
+ */
+function missedTargetNote(input: Tier1Input, view: ModelView, tokensAfter: number): string {
+  const missed = `could not reach the target (${tokensAfter} > ${input.budget.target} tokens)`;
+  if (foldFloor(input, view) <= input.budget.target)
+    return `${missed}: the recent turns kept verbatim are large`;
+  return `${missed}: the pinned messages and the latest user message are never folded and take most of the room, so the next fold comes at ${foldTrigger(input, view)} tokens`;
 }
 
 /** Everything the keep window leaves is pinned: the watermark moves, the summary stays as it is. */

@@ -407,13 +407,17 @@ describe("Tier 1: a fold that cannot reach the target (DESIGN §7)", () => {
     const h = tier1Harness();
     const history: FoldUIMessage[] = [userMessage("task", `Fix the build: ${filler(2_500)}`)];
     let state = EMPTY_STATE;
-    const folds: { before: number; after: number }[] = [];
+    const folds: { before: number; after: number; note: string | null }[] = [];
     const checks: { projected: number; kind: Tier1Result["kind"] }[] = [];
     for (let n = 1; n <= steps; n++) {
       const result = await runTier1(h.input(history, state));
       checks.push({ projected: result.projectedTokens, kind: result.kind });
       if (result.kind === "compacted") {
-        folds.push({ before: result.draft.tokensBefore, after: result.draft.tokensAfter });
+        folds.push({
+          before: result.draft.tokensBefore,
+          after: result.draft.tokensAfter,
+          note: result.draft.note,
+        });
       }
       state = nextState(state, result);
       history.push(
@@ -434,7 +438,13 @@ describe("Tier 1: a fold that cannot reach the target (DESIGN §7)", () => {
     const gap = h.budget.trigger - h.budget.target;
     const step = h.estimator.estimateUIMessages(history.slice(-1));
     expect(folds.length).toBeGreaterThanOrEqual(2);
-    for (const fold of folds) expect(fold.after).toBeGreaterThan(h.budget.target);
+    for (const fold of folds) {
+      expect(fold.after).toBeGreaterThan(h.budget.target);
+      // The trace says why, and when the next fold comes.
+      expect(fold.note).toMatch(
+        /could not reach the target .*: the pinned messages and the latest user message are never folded .* next fold comes at \d+ tokens/,
+      );
+    }
     // Between two folds the run grows by the gap, less the newest step a fold keeps.
     for (let i = 1; i < folds.length; i++) {
       const grown = (folds[i]?.before ?? 0) - (folds[i - 1]?.after ?? 0);
