@@ -2,15 +2,10 @@ import type { TokenEstimator } from "@/lib/context/tokens";
 import { foldPendingIdsOf } from "@/lib/message/pins";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type FallbackPort, type FoldResult, foldIntoSummary, type SummarizePort } from "./fold";
-import {
-  foldFloor,
-  foldTrigger,
-  type ProjectionInput,
-  projectNextTurn,
-  viewTokens,
-} from "./projection";
+import { foldTrigger, type ProjectionInput, projectNextTurn } from "./projection";
+import { missedTargetNote, reachTarget } from "./target";
 import { splitUserNotes, withUserNotes } from "./user-notes";
-import { applyHardWall, buildView, type ModelView, withHardWall } from "./view";
+import { buildView, type ModelView, withHardWall } from "./view";
 
 /**
  * Tier 1 (DESIGN §8), pure: given the stored history and the durable state,
@@ -241,18 +236,6 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   };
 }
 
-/**
- * Why a fold landed over the target: what no fold shortens (the pinned messages and the latest
- * user message beside a full summary) is over it, and the chat then folds later (`foldTrigger`);
- * or the recent turns kept verbatim are large.
- */
-function missedTargetNote(input: Tier1Input, view: ModelView, tokensAfter: number): string {
-  const missed = `could not reach the target (${tokensAfter} > ${input.budget.target} tokens)`;
-  if (foldFloor(input, view) <= input.budget.target)
-    return `${missed}: the recent turns kept verbatim are large`;
-  return `${missed}: the pinned messages and the latest user message are never folded and take most of the room, so the next fold comes at ${foldTrigger(input, view)} tokens`;
-}
-
 /** Everything the keep window leaves is pinned: the watermark moves, the summary stays as it is. */
 function onlyPinsFolded(previous: string | null): FoldResult {
   // The user's notes alone tell nothing of what was folded: the line that says so comes first.
@@ -265,30 +248,6 @@ function onlyPinsFolded(previous: string | null): FoldResult {
     summarizerModel: null,
     note: "only pinned messages were folded; they stay verbatim",
   };
-}
-
-/**
- * A compaction must land at or under the target, or the next turn fires again
- * (DESIGN §7): when the kept messages are too big for that, the hard wall cuts
- * them (never the latest user message or the summary) to the largest cap that
- * reaches it. The cap is stored with the reply and holds until the next
- * compaction, so nothing grows back.
- *
- * When no cap reaches it (the summary and the latest message alone are over the target), nothing
- * is cut: a cap then would shorten to a few lines every message no summary holds (a document
- * pasted last, every reply after it) for as long as it holds, while the next compaction, which
- * folds them, would come turns later (the count of a cut request grows slowly). Left whole, the
- * view fits its budget and the next turn folds what is no longer the latest message.
- */
-function reachTarget(input: Tier1Input, view: ModelView): { view: ModelView; tokens: number } {
-  const { budget, ratio, estimator } = input;
-  const tokens = viewTokens(input, view.messages);
-  if (tokens <= budget.target || view.hardWallCapTokens !== null) return { view, tokens };
-  const targetRoom = Math.max(0, Math.floor(budget.target / ratio) - input.overheadTokens);
-  const wall = applyHardWall(view.messages, targetRoom, estimator, null, view.pinnedIds);
-  if (!wall.fits) return { view, tokens };
-  const walled = { ...view, messages: wall.messages, hardWallCapTokens: wall.capTokens };
-  return { view: walled, tokens: viewTokens(input, walled.messages) };
 }
 
 /**
