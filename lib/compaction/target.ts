@@ -1,4 +1,4 @@
-import { foldFloor, foldTrigger, type ProjectionInput, viewTokens } from "./projection";
+import { foldTrigger, type ProjectionInput, viewTokens } from "./projection";
 import { applyHardWall, type ModelView } from "./view";
 
 /** What a fold does about the target (DESIGN §7): cut what it keeps to reach it, or say why not. */
@@ -41,7 +41,9 @@ export function missedTargetNote(
   tokensAfter: number,
 ): string {
   const missed = `could not reach the target (${tokensAfter} > ${input.budget.target} tokens)`;
-  if (foldFloor(input, view) <= input.budget.target)
+  // The chat's trigger is above the budget's exactly when what a fold leaves is over the target.
+  const trigger = foldTrigger(input, view);
+  if (trigger === input.budget.trigger)
     return `${missed}: the recent turns kept verbatim are large`;
-  return `${missed}: the pinned messages and the latest user message are never folded and take most of the room, so the next fold comes at ${foldTrigger(input, view)} tokens`;
+  return `${missed}: the pinned messages and the latest user message are never folded and take most of the room, so the next fold comes at ${trigger} tokens`;
 }

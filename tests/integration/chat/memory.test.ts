@@ -13,15 +13,14 @@ const fake = await vi.hoisted(async () => {
 import * as continueRoute from "@/app/api/chats/[id]/continue/route";
 import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
 import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
+import { modelBudget } from "@/lib/chat/budget";
 import { type ChatMemory, continueInNewChat } from "@/lib/chat/memory";
 import { splitSummary } from "@/lib/compaction/ledger";
 import { splitUserNotes } from "@/lib/compaction/user-notes";
-import { computeBudget } from "@/lib/context/budget";
 import type { Database } from "@/lib/db/client";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import { chat } from "@/lib/db/schema";
-import { COMPACTION_DEFAULTS } from "@/lib/env";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
 import { register } from "../../helpers/auth";
@@ -314,10 +313,8 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const database = use();
     const { browser } = await register(database, "pinned-long@example.com");
     const chatId = await newChat(database, browser);
-    const budget = computeBudget(
-      { contextWindow: 4096, maxOutputTokens: null },
-      COMPACTION_DEFAULTS,
-    );
+    // The budget the product gives this model (its window as the server reports it).
+    const { budget } = await modelBudget(database.db, MODEL);
     // Long enough that Fold's frame, a full summary and this message are over the target.
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(99, 900) });
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Thanks. And then?" });

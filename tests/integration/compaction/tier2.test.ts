@@ -45,8 +45,7 @@ const { fake, pages } = await vi.hoisted(async () => {
   return { fake: server, pages };
 });
 
-import { computeBudget } from "@/lib/context/budget";
-import { COMPACTION_DEFAULTS } from "@/lib/env";
+import { modelBudget } from "@/lib/chat/budget";
 import { countTextTokens } from "../../fixtures/fake-openai/tokens";
 import type { RecordedRequest, WireMessage } from "../../fixtures/fake-openai/types";
 import { register } from "../../helpers/auth";
@@ -192,10 +191,8 @@ describeEachDriver("Tier 2 through the real turn path", (use) => {
     const database = use();
     const { browser } = await register(database, "tier2-task@example.com");
     const chatId = await newChat(database, browser);
-    const budget = computeBudget(
-      { contextWindow: 8192, maxOutputTokens: null },
-      COMPACTION_DEFAULTS,
-    );
+    // The budget the product gives this model (its window as the server reports it).
+    const { budget } = await modelBudget(database.db, MODEL);
     // A task long enough that Fold's frame, a full summary and the task are over the target:
     // Tier 1 folds this chat later than the budget's trigger, and Tier 2 trims no sooner.
     const task = `Check each note on the intranet against this plan. ${longMessage(1, 1_900)}`;
