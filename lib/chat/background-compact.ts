@@ -12,6 +12,7 @@ import type { Db } from "@/lib/db/client";
 import { getChat, isCompacting } from "@/lib/db/queries/chats";
 import {
   appendMessage,
+  holdsChatStart,
   loadTurnHistory,
   turnHistoryFirstPosition,
 } from "@/lib/db/queries/messages";
@@ -23,7 +24,7 @@ import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log, metric } from "@/lib/log";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { modelBudget } from "./budget";
-import { type CompactDeps, compactChat, projectChat } from "./compact";
+import { type CompactDeps, compactChat, projectChat, stateOf } from "./compact";
 import { type HeldLease, LEASE_MS, tryHoldCompactionLease } from "./lease";
 
 /**
@@ -66,8 +67,18 @@ const RECENT_TURNS = 5;
  * `continue`: the next step of an agent driving the chat) added nothing: expecting the next
  * message as long as the user's last folded such chats after every reply, each fold a
  * summarizer call. A next turn that adds more than expected is folded by its own Tier 1.
+ *
+ * The chat's opening turn is left out (`fromChatStart`: the history begins with the chat's
+ * first message): it sets the chat up — the task, the document pasted to ask about — and says
+ * little of what follows. Counted, a long opening made the chat fold right after its first
+ * answer, the document then answered about from a summary, when the question after it is
+ * short. After the opening turn alone nothing more is expected.
  */
-export function nextMessageTokens(history: readonly FoldUIMessage[], ratio: number): number {
+export function nextMessageTokens(
+  history: readonly FoldUIMessage[],
+  ratio: number,
+  fromChatStart: boolean,
+): number {
   const tokens = (message: FoldUIMessage) =>
     defaultEstimator.estimateUIMessages([message], { ratio });
   const added: number[] = [];
@@ -83,8 +94,9 @@ export function nextMessageTokens(history: readonly FoldUIMessage[], ratio: numb
       turn = 0;
     }
   }
-  // The oldest turn loaded may have begun before the watermark: only what it shows counts.
-  if (turn && added.length < RECENT_TURNS) added.push(turn);
+  // The oldest turn loaded may have begun before the watermark: only what it shows counts. With
+  // the whole chat loaded, it is the opening turn.
+  if (turn && added.length < RECENT_TURNS && !fromChatStart) added.push(turn);
   return median(added);
 }
 
@@ -205,7 +217,11 @@ async function dueCompaction(deps: CompactDeps, chatId: string, modelId: string,
   // A dirty chat (an overflow, a cut-short reply, an edit) compacts in its next turn, which
   // records why and shows it; the background takes only the trigger.
   if (!input || input.history.length === 0 || input.chat.compactionDirty) return null;
-  const nextMessage = nextMessageTokens(input.history, model.ratio);
+  const nextMessage = nextMessageTokens(
+    input.history,
+    model.ratio,
+    holdsChatStart(input.history, stateOf(input.chat)),
+  );
   const { projectedTokens: projected, trigger: chatTrigger } = projectChat(
     {
       ...input,

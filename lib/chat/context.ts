@@ -6,7 +6,7 @@ import { breakdown } from "@/lib/context/breakdown";
 import { applyRatio, defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { isCompacting } from "@/lib/db/queries/chats";
-import { loadKeyedHistory, loadTurnHistory } from "@/lib/db/queries/messages";
+import { holdsChatStart, loadKeyedHistory, loadTurnHistory } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -59,7 +59,11 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
   // Where the next turn folds: above the budget's trigger when a fold cannot reach the target,
   // for a next message like the chat's recent ones (as the background compaction expects).
   const trigger = settings.enabled
-    ? foldTrigger(projectionInput, view, nextMessageTokens(history, ratio))
+    ? foldTrigger(
+        projectionInput,
+        view,
+        nextMessageTokens(history, ratio, holdsChatStart(rows, state)),
+      )
     : budget.trigger;
   const summaryTokens = view.summary
     ? defaultEstimator.estimateUIMessages([summaryMessage(view.summary)], {

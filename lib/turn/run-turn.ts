@@ -17,6 +17,7 @@ import type { HeldLease } from "@/lib/chat/lease";
 import { chatRecall, cutInViewOf } from "@/lib/chat/recall";
 import type { Db } from "@/lib/db/client";
 import type { TurnStart } from "@/lib/db/queries/leases";
+import { holdsChatStart } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { AppError, databaseUnavailable } from "@/lib/errors";
 import { type LiveBus, liveBus } from "@/lib/live/bus";
@@ -292,7 +293,15 @@ async function streamTurn(
   const { frame, budget, compaction } = before;
   turn.observed.nextTurn = {
     trigger: budget.budget.trigger,
-    nextMessageTokens: () => nextMessageTokens(turn.history, budget.ratio),
+    nextMessageTokens: () =>
+      nextMessageTokens(
+        turn.history,
+        budget.ratio,
+        holdsChatStart(turn.history, {
+          summary: turn.chat.contextSummary,
+          watermark: turn.chat.summaryWatermark,
+        }),
+      ),
   };
   // The finish chunk waits until a silent cut is checked, so its trace is part of the reply.
   let finish: UIMessageChunk | undefined;

@@ -246,6 +246,18 @@ export async function loadTurnHistory(
 }
 
 /**
+ * Whether rows `loadTurnHistory` returned begin with the chat's first message: with no summary,
+ * or a watermark no longer stored, it read the whole history.
+ */
+export function holdsChatStart(
+  rows: readonly { id: string }[],
+  state: { summary: string | null; watermark: string | null },
+): boolean {
+  const watermark = state.summary ? state.watermark : null;
+  return !watermark || !rows.some((row) => row.id === watermark);
+}
+
+/**
  * The 1-based position in the whole chat of `history[0]` for rows `loadTurnHistory` returned:
  * pinned messages the summary covers come first, then the contiguous rest, so positions count
  * back from the watermark (or from the first row when the whole history was loaded).

@@ -171,7 +171,7 @@ describeEachDriver("compaction in the background", (use) => {
     expect(JSON.stringify(fake.requests.at(-1)?.messages)).toContain("<conversation-summary>");
   });
 
-  it("expects the next turn to add what the chat's turns lately added: one long paste does not fold the chat after every reply", async () => {
+  it("expects the next turn to add what the chat's turns lately added: one long paste, the chat's opening one too, does not fold the chat after every reply", async () => {
     const database = use();
     const { browser } = await register(database, "one-paste@example.com");
     const model = await modelBudget(database.db, MODEL);
@@ -240,6 +240,30 @@ describeEachDriver("compaction in the background", (use) => {
     expect(longTurns.started).toBe(true);
     const events = await listCompactionEvents(database.db, longTurns.chatId);
     expect(events.map((e) => e.outcome)).toEqual(["summarized"]);
+
+    // A long paste that opens the chat sets it up and is asked about (last: a real turn teaches
+    // the model's calibration, which the sizes above were worked out with): not folded after its
+    // answer, and the short question that follows is answered with the paste as written.
+    const opening = sized(0.55, 3);
+    const opened = await chatOf([opening]);
+    expect(opened.projected).toBeLessThan(trigger);
+    expect(opened.projected + tokens(opening)).toBeGreaterThanOrEqual(trigger);
+    expect(opened.started).toBe(false);
+    const ring = await contextOf(database, browser, opened.chatId);
+    expect(ring.compactsNext).toBe(false);
+    fake.reset();
+    const asked = await sendTurn(database, browser, {
+      chatId: opened.chatId,
+      modelId: MODEL,
+      text: question,
+    });
+    expect(asked.response.status).toBe(200);
+    expect(hasTrace(asked.chunks)).toBe(false);
+    const sent = JSON.stringify(fake.requests.at(-1)?.messages);
+    expect(sent).toContain(JSON.stringify(opening).slice(1, -1));
+    expect(sent).not.toContain("<conversation-summary>");
+    await compactionSettled(database.db, opened.chatId);
+    expect(await listCompactionEvents(database.db, opened.chatId)).toEqual([]);
   });
 
   it("lets a turn that fits run while the summarizer writes, and still commits after it", async () => {
