@@ -24,6 +24,9 @@ function providerMessage(error: APICallError): string | undefined {
  * Fold's internal text: what the provider said is the provider's, anything else is
  * logged under an error id and shown as a short cause with that id.
  */
+const UNREACHABLE =
+  "Fold could not reach the model provider, or the connection dropped mid-reply. Retry in a moment.";
+
 export function describeModelError(error: unknown): string {
   // After the SDK's own retries, the last attempt's error is the one that matters.
   if (RetryError.isInstance(error) && error.lastError !== undefined) {
@@ -35,6 +38,9 @@ export function describeModelError(error: unknown): string {
   if (isDatabaseUnavailable(error)) return `The reply failed: ${publicErrorText(error)}`;
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
+    // No answer at all ("Cannot connect to API: connect ECONNREFUSED 10.0.0.9:11434"): the
+    // provider's address is the server's business, not the user's.
+    if (status === undefined) return UNREACHABLE;
     const detail = providerMessage(error) ?? error.message;
     if (status === 401 || status === 403)
       return `The model provider rejected Fold's credentials (${status}). An admin should check the API key.`;
@@ -52,7 +58,7 @@ export function describeModelError(error: unknown): string {
         `${error.message} ${String(error.cause ?? "")}`,
       )
     ) {
-      return "Fold could not reach the model provider, or the connection dropped mid-reply. Retry in a moment.";
+      return UNREACHABLE;
     }
   }
   return `The reply failed: ${publicErrorText(error)}`;

@@ -1,3 +1,4 @@
+import { APICallError, RetryError } from "ai";
 import { DrizzleQueryError } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { describeModelError } from "@/lib/ai/errors";
@@ -95,5 +96,35 @@ describe("what users read of an unexpected failure", () => {
     const dbDown = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
     const wrapped = new DrizzleQueryError("select 1", [], dbDown);
     expect(describeModelError(wrapped)).toMatch(/Fold can't reach its database \(error id /);
+  });
+
+  it("never names the provider's address when the provider could not be reached", () => {
+    // What the AI SDK throws when the connection is refused: no status, the socket's words.
+    const refused = new APICallError({
+      message: "Cannot connect to API: connect ECONNREFUSED 10.0.0.9:11434",
+      cause: Object.assign(new Error("connect ECONNREFUSED 10.0.0.9:11434"), {
+        code: "ECONNREFUSED",
+      }),
+      url: "http://10.0.0.9:11434/v1/chat/completions",
+      requestBodyValues: {},
+      isRetryable: true,
+    });
+    for (const error of [
+      refused,
+      new RetryError({ message: "x", reason: "maxRetriesExceeded", errors: [refused] }),
+    ]) {
+      const text = describeModelError(error);
+      expect(text).toMatch(/^Fold could not reach the model provider/);
+      expect(text).not.toMatch(/10\.0\.0\.9|11434/);
+    }
+    // A provider that answered says why in its own words, with its status.
+    const refusedWithStatus = new APICallError({
+      message: "Bad Request",
+      url: "http://10.0.0.9:11434/v1/chat/completions",
+      requestBodyValues: {},
+      statusCode: 400,
+      responseBody: JSON.stringify({ error: { message: "unknown model 'qwen9'" } }),
+    });
+    expect(describeModelError(refusedWithStatus)).toMatch(/refused the request \(400\)/);
   });
 });
