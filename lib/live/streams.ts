@@ -25,6 +25,9 @@ function contextOf(bus: LiveBus): ResumableStreamContext {
       // The library stops reading a stream for good when sending a chunk to a reader fails
       // (its read loop has no catch): the turn or compaction publishing it would never end,
       // holding its lease. A failed send costs that reader the chunk (it times out), nothing more.
+      // Nor does it catch the writes that mark a stream done and drop its request channel, whose
+      // failure (the bus gone as the stream ends) would be a rejection nobody handles: a reader
+      // then learns the end from the chat's lease (resumeTurnStream), so they are logged only.
       publisher: {
         ...bus.publisher,
         publish: (channel: string, message: string) =>
@@ -32,8 +35,19 @@ function contextOf(bus: LiveBus): ResumableStreamContext {
             log.warn({ err: error, channel }, "live stream: a chunk did not reach its reader");
             return 0;
           }),
+        set: (key: string, value: string, options?: { EX?: number }) =>
+          bus.publisher.set(key, value, options).catch((error: unknown) => {
+            log.warn({ err: error, key }, "live stream: a stream's state was not recorded");
+            return null;
+          }),
       },
-      subscriber: bus.subscriber,
+      subscriber: {
+        ...bus.subscriber,
+        unsubscribe: (channel: string) =>
+          bus.subscriber.unsubscribe(channel).catch((error: unknown) => {
+            log.warn({ err: error, channel }, "live stream: leaving a channel failed");
+          }),
+      },
     });
     contexts.set(bus, context);
   }

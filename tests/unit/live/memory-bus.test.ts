@@ -194,3 +194,41 @@ describe("the single-instance live bus (no REDIS_URL)", () => {
     expect(await bus.publisher.get("k")).toBeNull();
   });
 });
+
+describe("a bus that fails as a published stream ends", () => {
+  it("costs the stream's end record only: no rejection left unhandled, the turn's side still ends", async () => {
+    const base = memoryBus();
+    let down = false;
+    const failing = <T>(call: () => Promise<T>) =>
+      down ? Promise.reject(new Error("bus down")) : call();
+    const bus = {
+      ...base,
+      publisher: {
+        ...base.publisher,
+        set: (key: string, value: string, options?: { EX?: number }) =>
+          failing(() => base.publisher.set(key, value, options)),
+      },
+      subscriber: {
+        ...base.subscriber,
+        unsubscribe: (channel: string) => failing(() => base.subscriber.unsubscribe(channel)),
+      },
+    };
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const source = controlledStream();
+      const published = publishTurnStream(bus, "chat-9", "stream-9", source.stream);
+      source.push("data: one\n\n");
+      await tick();
+      down = true;
+      source.end();
+      await published;
+      // A rejection nobody handles is reported once the microtasks after it have run.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+});
