@@ -15,9 +15,10 @@ const LEASE_POLL_MS = 50;
 export type HeldLease = {
   release: () => Promise<void>;
   /**
-   * Aborts when a renewal finds the lease no longer this holder's: it ran out (the process
-   * stalled past LEASE_MS) and another turn or compaction took the chat. The work under it
-   * should stop; whatever it writes next may land beside the new holder's.
+   * Aborts when a renewal finds the lease no longer this holder's (it ran out: the process
+   * stalled past LEASE_MS, and another turn or compaction took the chat), or when renewals
+   * failed or went unanswered until it is about to run out. The work under it should stop;
+   * whatever it writes next may land beside another holder's.
    */
   lost: AbortSignal;
 };
@@ -57,26 +58,54 @@ export async function tryHoldCompactionLease(db: Db, chatId: string): Promise<He
   return lease ? keepRenewing(db, lease) : null;
 }
 
-/** A lease just taken, held: renewed until released. */
-export function keepRenewing(db: Db, lease: Lease): HeldLease {
+/**
+ * How long a release waits for a renewal on its way. One that never answers (a dead database
+ * connection) must not hold the turn's end: the release then frees the token it knows, and a
+ * renewal landing later leaves the chat busy until that lease runs out.
+ */
+const RELEASE_WAITS_FOR_RENEWAL_MS = LEASE_RENEW_MS;
+
+/**
+ * A lease just taken, held: renewed until released. Renewals that keep failing or never answer
+ * (the database unreachable) lose it once less than one renewal period of it is left: another
+ * turn may take the chat when it runs out, so the work under it stops before then rather than
+ * write beside that turn's.
+ */
+export function keepRenewing(db: Db, lease: Lease, now: () => number = Date.now): HeldLease {
   const { chatId } = lease;
   let held: Lease | null = lease;
+  // When the lease held runs out at the latest, by this clock: counted from before the statement
+  // that set it was sent.
+  let expiresAt = now() + LEASE_MS;
   // A renewal on its way: the release waits for it, or it would free the old token while the
   // renewal writes a new one that nobody frees (the chat stays busy until that runs out).
   let renewing: Promise<void> | null = null;
   const lost = new AbortController();
+  const lose = (why: string) => {
+    log.warn({ chatId }, why);
+    clearInterval(renew);
+    lost.abort(new Error("the chat's lease was lost"));
+  };
+  const expiring = () => now() + LEASE_RENEW_MS >= expiresAt;
   const renew = setInterval(() => {
-    if (!held || renewing) return;
+    if (!held || lost.signal.aborted) return;
+    if (renewing) {
+      if (expiring()) lose("lease renewal unanswered as the lease runs out");
+      return;
+    }
+    const sentAt = now();
     renewing = renewLease(db, held, LEASE_MS)
       .then((next) => {
-        if (!next) {
-          log.warn({ chatId }, "lease lost before it was renewed");
-          clearInterval(renew);
-          lost.abort(new Error("the chat's lease was lost"));
-        }
+        // Renewed after all (once given up, too): the token a release frees is the new one.
         held = next;
+        if (lost.signal.aborted) return;
+        if (!next) lose("lease lost before it was renewed");
+        else expiresAt = sentAt + LEASE_MS;
       })
-      .catch((error) => log.warn({ err: error, chatId }, "lease renew failed"))
+      .catch((error) => {
+        log.warn({ err: error, chatId }, "lease renew failed");
+        if (expiring() && !lost.signal.aborted) lose("lease renewals failed as the lease runs out");
+      })
       .finally(() => {
         renewing = null;
       });
@@ -88,7 +117,16 @@ export function keepRenewing(db: Db, lease: Lease): HeldLease {
       if (released) return;
       released = true;
       clearInterval(renew);
-      await renewing;
+      if (renewing) {
+        let waited: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          renewing,
+          new Promise((resolve) => {
+            waited = setTimeout(resolve, RELEASE_WAITS_FOR_RENEWAL_MS);
+          }),
+        ]);
+        clearTimeout(waited);
+      }
       const current = held;
       held = null;
       if (!current) return;

@@ -86,3 +86,49 @@ it("is not lost while renewals succeed or fail for a moment", async () => {
   expect(held.lost.aborted).toBe(false);
   await held.release();
 });
+
+/** The lease's clock and its renewal timer moved on together. */
+function clockedLease() {
+  let clock = 0;
+  const held = keepRenewing(db, lease(1), () => clock);
+  const advance = async (ms: number) => {
+    clock += ms;
+    vi.advanceTimersByTime(ms);
+    // Let a renewal's answer (or failure) settle.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
+  return { held, advance };
+}
+
+it("is lost when renewals keep failing, a renewal period before the lease runs out", async () => {
+  queries.renewLease.mockRejectedValue(new Error("database unreachable"));
+  const { held, advance } = clockedLease();
+  await advance(10_000);
+  expect(held.lost.aborted).toBe(false);
+  // Twenty seconds in, ten left of thirty: another failure and the next try would come too late.
+  await advance(10_000);
+  expect(queries.renewLease).toHaveBeenCalledTimes(2);
+  expect(held.lost.aborted).toBe(true);
+  await advance(30_000);
+  expect(queries.renewLease).toHaveBeenCalledTimes(2);
+});
+
+it("is lost when a renewal never answers, and a release then waits for it only so long", async () => {
+  vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout"] });
+  queries.renewLease.mockImplementation(() => new Promise<Lease | null>(() => {}));
+  const { held, advance } = clockedLease();
+  await advance(10_000);
+  expect(held.lost.aborted).toBe(false);
+  await advance(10_000);
+  expect(queries.renewLease).toHaveBeenCalledTimes(1);
+  expect(held.lost.aborted).toBe(true);
+  let done = false;
+  const released = held.release().then(() => {
+    done = true;
+  });
+  await advance(9_000);
+  expect(done).toBe(false);
+  await advance(1_000);
+  await released;
+  expect(queries.releaseLease).toHaveBeenCalledWith(db, lease(1));
+});
