@@ -67,9 +67,10 @@ export async function answer(
   } finally {
     deadline.dispose();
   }
-  // The model hung or ran too long: say so (the error chunk), and Retry asks again.
+  // The model hung or ran too long: say so (the error chunk), and Retry asks again. A deadline
+  // that fired once the model had finished cut nothing: the reply is whole.
   const failure = deadline.failure();
-  if (failure) throw failure;
+  if (failure && !ctx.observed.finished) throw failure;
   if (ctx.stopSignal?.aborted && !ctx.observed.finished) {
     // Stopped by the user: what was written so far is the reply, marked as stopped.
     ctx.observed.stopped = true;
@@ -91,13 +92,20 @@ async function answerWithin(
     maxSteps,
     pinned,
   });
-  if (signal.aborted) return;
+  // A stop or a deadline landing after the model finished (between its last part and here)
+  // cut nothing: the finished reply goes on to its finish chunk.
+  if (signal.aborted && !ctx.observed.finished) return;
   if (ctx.observed.stoppedFor) {
     write(quotaStoppedFinish(ctx, first.finish));
     return;
   }
   if (!cutShortByWindow(ctx)) {
     if (first.finish) write(first.finish);
+    return;
+  }
+  if (signal.aborted) {
+    // Cut by the window and then stopped: no retry, the reply as stopped (answer).
+    ctx.observed.finished = false;
     return;
   }
 
@@ -146,7 +154,7 @@ async function answerWithin(
     maxSteps: maxSteps - ctx.observed.steps,
     pinned,
   });
-  if (signal.aborted) return;
+  if (signal.aborted && !ctx.observed.finished) return;
   if (ctx.observed.stoppedFor) {
     write(quotaStoppedFinish(ctx, retry.finish));
     return;
