@@ -304,6 +304,11 @@ export function ChatView({
         last?.role === "user" ? last.id : before?.role === "user" ? before.id : undefined;
       return { messageId, attemptId: messageId ? attemptRef.current : undefined };
     }, []),
+    useCallback(async (response: Response) => {
+      setActionProblem(
+        `${await errorText(response, "The reply could not be stopped.")} It may still be written and stored.`,
+      );
+    }, []),
   );
   useStoredMessagesAfterRefusal(
     chatId,

@@ -27,6 +27,8 @@ export function useStopReply(
    * for it), and only that one.
    */
   answering: () => { messageId?: string; attemptId?: string },
+  /** The server could not stop the reply (Stop cannot reach it): why, in its words. */
+  onRefused?: (response: Response) => void,
 ) {
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {
@@ -51,9 +53,11 @@ export function useStopReply(
       .then((response) => {
         // Nothing is running on the server (the reply ended meanwhile): nothing to wait for.
         if ((!response.ok || response.status === 200) && stillAsked()) stopLocally();
+        // Refused: the page lets the stream go, and says the reply may still be written.
+        if (!response.ok && stillAsked()) onRefused?.(response);
       })
       .catch(() => {
         if (stillAsked()) stopLocally();
       });
-  }, [chatId, stopLocally, answering]);
+  }, [chatId, stopLocally, answering, onRefused]);
 }

@@ -4,7 +4,8 @@ export const OUTAGE_EVENT = "fold:database-unavailable";
 export const RECOVERED_EVENT = "fold:database-recovered";
 
 /**
- * `fetch` for Fold's own API: a 503 also tells the outage banner to show and start retrying.
+ * `fetch` for Fold's own API: a 503 saying its database is unreachable also tells the outage banner
+ * to show and start retrying.
  * When Fold cannot be reached at all (offline, the server restarting) it answers like a failed
  * request, a 502 whose message says so, so every caller's `response.ok` check shows it
  * rather than the click doing nothing; an aborted request still throws. A failure that is not
@@ -27,9 +28,13 @@ export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Pr
       { status: 502 },
     );
   }
-  if (response.status === 503) window.dispatchEvent(new Event(OUTAGE_EVENT));
   // Not Fold's answer: something in front of it failed (a proxy while Fold restarts).
   const foldAnswer = /[/+]json\b/.test(response.headers.get("content-type") ?? "");
+  // Fold's other 503s (a model that is unavailable, Stop unable to reach a reply) are its
+  // callers' to show: the database is fine.
+  if (response.status === 503 && (!foldAnswer || (await codeOf(response)) === DATABASE_DOWN)) {
+    window.dispatchEvent(new Event(OUTAGE_EVENT));
+  }
   if (response.status >= 500 && !foldAnswer) {
     return Response.json(
       {
@@ -47,4 +52,16 @@ export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Pr
 function retryAfterOf(response: Response): HeadersInit {
   const retryAfter = response.headers.get("retry-after");
   return retryAfter ? { "retry-after": retryAfter } : {};
+}
+
+const DATABASE_DOWN = "unavailable:database";
+
+/** The code of Fold's error answer (lib/errors.ts), read from a copy; undefined for none. */
+async function codeOf(response: Response): Promise<string | undefined> {
+  try {
+    const body = (await response.clone().json()) as { error?: { code?: unknown } } | null;
+    return typeof body?.error?.code === "string" ? body.error.code : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -90,11 +90,38 @@ export async function requestStop(
   chatId: string,
   target?: TurnAttempt,
 ): Promise<number> {
-  const heard = await bus.publisher.publish(
-    channel(chatId),
-    target ? STOP_OF + encode(target) : STOP_ANY,
-  );
+  let heard: unknown;
+  try {
+    heard = await bus.publisher.publish(
+      channel(chatId),
+      target ? STOP_OF + encode(target) : STOP_ANY,
+    );
+  } catch (error) {
+    return stopHereOrThrow(chatId, target, error);
+  }
   return typeof heard === "number" ? heard : 0;
+}
+
+/**
+ * The turns running in this process, each with what stops it: what a stop falls back on when
+ * the bus fails (Redis down or hung), so Stop still reaches a turn of the instance it lands on.
+ */
+const runningHere = new Map<string, Set<{ answering?: TurnAttempt; onStop: () => void }>>();
+
+/**
+ * The bus failed a stop: the turns of this process it is meant for are stopped directly (how
+ * many), or, with none here, the failure is thrown (the turn may run on another instance).
+ */
+function stopHereOrThrow(chatId: string, target: TurnAttempt | undefined, error: unknown): number {
+  let stopped = 0;
+  for (const turn of runningHere.get(chatId) ?? []) {
+    if (target !== undefined && !(turn.answering && names(target, turn.answering))) continue;
+    turn.onStop();
+    stopped += 1;
+  }
+  if (stopped === 0) throw error;
+  log.warn({ err: error, chatId }, "stop channel unavailable; stopped the turn running here");
+  return stopped;
 }
 
 /**
@@ -115,7 +142,11 @@ export async function requestStopOf(
   ended: () => Promise<boolean>,
 ): Promise<boolean> {
   const key = pendingKey(chatId, target.attemptId);
-  await bus.publisher.set(key, target.messageId, { EX: PENDING_STOP_SECONDS });
+  try {
+    await bus.publisher.set(key, target.messageId, { EX: PENDING_STOP_SECONDS });
+  } catch (error) {
+    return stopHereOrThrow(chatId, target, error) > 0;
+  }
   if ((await requestStop(bus, chatId, target)) > 0) return true;
   if (target.attemptId !== undefined) return true;
   if (await ended()) {
@@ -130,7 +161,14 @@ export async function requestStopOf(
  * pending for any of them first, then published. Throws when the bus does.
  */
 export async function requestStopOfAnyTurn(bus: LiveBus, chatId: string): Promise<void> {
-  await bus.publisher.set(pendingAnyKey(chatId), PENDING_ANY, { EX: PENDING_ANY_STOP_SECONDS });
+  try {
+    await bus.publisher.set(pendingAnyKey(chatId), PENDING_ANY, {
+      EX: PENDING_ANY_STOP_SECONDS,
+    });
+  } catch (error) {
+    stopHereOrThrow(chatId, undefined, error);
+    return;
+  }
   await requestStop(bus, chatId);
 }
 
@@ -252,6 +290,9 @@ export function listenForStop(
   answering: TurnAttempt | undefined,
   onStop: () => void,
 ): () => Promise<void> {
+  const here = { ...(answering ? { answering } : {}), onStop };
+  const turns = runningHere.get(chatId) ?? new Set();
+  runningHere.set(chatId, turns.add(here));
   const watching = watchStop(bus, chatId, answering, onStop).catch((error: unknown) => {
     log.warn(
       { err: error, chatId },
@@ -261,6 +302,8 @@ export function listenForStop(
   });
   const polling = watching.then(() => pollPendingStop(bus, chatId, answering, onStop));
   return async () => {
+    turns.delete(here);
+    if (turns.size === 0 && runningHere.get(chatId) === turns) runningHere.delete(chatId);
     (await polling)();
     await (await watching)();
   };

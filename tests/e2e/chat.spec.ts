@@ -110,3 +110,50 @@ test("Enter twice on Send sends the message once and does not stop its reply; fo
   expect(stops).toEqual([]);
   await expect(page.locator("[data-role=user]")).toHaveCount(1);
 });
+
+test("Stop that the server cannot carry out says why, lets the reply go, and raises no database alarm", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-stop-refused-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
+  await hydrated(page);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  // Redis, between Fold's servers, is down and the reply runs on another instance: Stop is
+  // answered as the stop route answers then.
+  await page.route("**/api/chats/*/stop", (route) =>
+    route.fulfill({
+      status: 503,
+      contentType: "application/json",
+      body: JSON.stringify({
+        error: {
+          code: "unavailable:live",
+          message:
+            "Stop cannot reach the reply right now: the channel between Fold's servers (Redis) is unavailable.",
+        },
+      }),
+    }),
+  );
+  const scripted = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
+    data: [{ fault: "slow", delayMs: 4_000, text: "A reply that takes its time." }],
+  });
+  expect(scripted.ok()).toBe(true);
+  await page.getByRole("textbox", { name: "Message" }).fill("Take your time.");
+  await page.getByRole("button", { name: "Send message" }).click();
+  await page.getByRole("button", { name: "Stop" }).click();
+  const problem = page.getByRole("alert").filter({ hasText: "Stop cannot reach the reply" });
+  await expect(problem).toBeVisible();
+  await expect(problem).toContainText("It may still be written and stored.");
+  // The page let the stream go: the composer is back.
+  await expect(page.getByRole("button", { name: "Stop" })).toHaveCount(0);
+  await expect(page.getByRole("alert").filter({ hasText: "can't reach its database" })).toHaveCount(
+    0,
+  );
+  await problem.getByRole("button", { name: "Dismiss" }).click();
+  await expect(problem).toBeHidden();
+  // The reply went on on the server and is stored: the page shows it once it is.
+  await expect(page.locator("[data-role=assistant]").last()).toContainText(
+    "A reply that takes its time.",
+    { timeout: 20_000 },
+  );
+});

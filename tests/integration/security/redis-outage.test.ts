@@ -1,4 +1,4 @@
-import { afterAll, expect, it, vi } from "vitest";
+import { afterAll, beforeEach, expect, it, vi } from "vitest";
 
 // Redis configured but down (nothing listens on port 1): every instance-sharing feature is
 // unavailable, the chat itself must not be.
@@ -17,11 +17,12 @@ import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { call } from "../../helpers/http";
 import { newChat, postTurn, shownChat } from "../../helpers/turns";
-import { eventually, readChunks, textOf } from "../../helpers/ui-stream";
+import { eventually, readChunks, readUntilText, textOf } from "../../helpers/ui-stream";
 
 const MODEL = "fake:fake-model";
 
 afterAll(() => fake.close());
+beforeEach(() => fake.reset());
 
 describeEachDriver("while Redis is down", (use) => {
   it("a turn is answered and stored, and the chat is freed; Stop and resume say what they cannot do", async () => {
@@ -61,5 +62,42 @@ describeEachDriver("while Redis is down", (use) => {
       browser,
     });
     expect(resume.status).toBe(204);
+  });
+  it("Stop still stops a reply running on the instance it reaches: the model call ends, the reply is stored as stopped", async () => {
+    const database = use();
+    const { browser } = await register(database, "redis-down-stop@example.com");
+    const chatId = await newChat(database, browser);
+    fake.configure({ chunkDelayMs: 25, chunkChars: 6, replyTokens: 300 });
+    const messageId = `u-${crypto.randomUUID()}`;
+    const attemptId = `a-${crypto.randomUUID()}`;
+    const response = await postTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "Tell me a long story.",
+      id: messageId,
+      attemptId,
+    });
+    expect(response.status).toBe(200);
+    const { seen: chunks, rest } = await readUntilText(response, 30);
+
+    const stop = await call(database, stopRoute.POST, {
+      path: `/api/chats/${chatId}/stop`,
+      method: "POST",
+      params: { id: chatId },
+      body: { messageId, attemptId },
+      browser,
+    });
+    expect(stop.status).toBe(202);
+    for await (const chunk of rest) chunks.push(chunk);
+    const finish = chunks.find((chunk) => chunk.type === "finish") as {
+      messageMetadata?: { stopped?: boolean };
+    };
+    expect(finish.messageMetadata?.stopped).toBe(true);
+    await eventually(async () => fake.requests.at(-1)?.abortedAt != null);
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    const { messages } = await shownChat(database, browser, chatId);
+    expect(messages.at(-1)?.metadata?.stopped).toBe(true);
+    // Far short of the 300-token reply.
+    expect(textOf(chunks).length).toBeLessThan(600);
   });
 });
