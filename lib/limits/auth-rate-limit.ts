@@ -10,8 +10,13 @@ import { clientAddress } from "./client-address";
 import { consumeRateLimit, type RateLimitName, type RatePoint, resetRateLimit } from "./rate-limit";
 import { TooManyRequestsError } from "./too-many-requests";
 
+/** Where a signed-in user's password is checked (better-auth answers a wrong one 400). */
+const PASSWORD_CHANGE = "/change-password";
+
 const LIMITED_ENDPOINTS: ReadonlyArray<[suffix: string, limit: RateLimitName]> = [
   ["/sign-in/email", "sign-in"],
+  // A wrong current password is told apart from a right one: a guess, as at sign-in.
+  [PASSWORD_CHANGE, "sign-in"],
   ["/sign-up/email", "sign-up"],
 ];
 
@@ -74,8 +79,47 @@ function accountOfJson(body: string | undefined): string | null {
   } catch {
     return null; // better-auth refuses it
   }
-  if (typeof email !== "string" || email.trim() === "") return null;
-  return createHash("sha256").update(email.trim().toLowerCase()).digest("base64url");
+  return typeof email === "string" ? accountOfEmail(email) : null;
+}
+
+const accountOfEmail = (email: string) =>
+  email.trim() === ""
+    ? null
+    : createHash("sha256").update(email.trim().toLowerCase()).digest("base64url");
+
+/**
+ * The account a password change checks the current password of (the session's, by its email),
+ * keyed as `signInAccount` keys it: its wrong passwords count with those of sign-in, so a
+ * session (a stolen cookie) cannot guess the password it does not know. Null for any other
+ * request, or one without a session (better-auth answers it).
+ */
+export async function passwordChangeAccount(
+  request: Request,
+  sessionEmail: () => Promise<string | null>,
+): Promise<string | null> {
+  if (!pathOf(request).endsWith(PASSWORD_CHANGE)) return null;
+  const email = await sessionEmail();
+  return email ? accountOfEmail(email) : null;
+}
+
+/**
+ * What an answer says of the password it checked: right, wrong (the count keeps its point), or
+ * neither (another refusal: the point goes back). Sign-in answers a wrong one 401, a password
+ * change 400 with better-auth's INVALID_PASSWORD.
+ */
+export async function passwordOutcome(
+  request: Request,
+  response: Response,
+): Promise<"right" | "wrong" | "other"> {
+  if (response.status === 200) return "right";
+  if (!pathOf(request).endsWith(PASSWORD_CHANGE))
+    return response.status === 401 ? "wrong" : "other";
+  if (response.status !== 400) return "other";
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { code?: unknown } | null;
+  return body?.code === "INVALID_PASSWORD" ? "wrong" : "other";
 }
 
 /**
@@ -87,7 +131,9 @@ function accountOfJson(body: string | undefined): string | null {
 export async function takeSignInAttempt(
   account: string,
   device: string | null,
-): Promise<{ refused: Response } | { settle: (status: number) => Promise<void> }> {
+): Promise<
+  { refused: Response } | { settle: (outcome: "right" | "wrong" | "other") => Promise<void> }
+> {
   const [limit, key]: [RateLimitName, string] = device
     ? ["sign-in-device", `${account}:${device}`]
     : ["sign-in-account", account];
@@ -99,10 +145,10 @@ export async function takeSignInAttempt(
   return {
     // A right password starts the count over; an answer that is no wrong password gives the
     // point back. A store that fails is logged: the sign-in's own answer stands.
-    settle: async (status) => {
-      if (status === 401) return;
+    settle: async (outcome) => {
+      if (outcome === "wrong") return;
       try {
-        if (status === 200) await resetRateLimit(limit, key);
+        if (outcome === "right") await resetRateLimit(limit, key);
         else await point?.refund();
       } catch (error) {
         log.warn({ err: error }, "rate limit: a sign-in's outcome could not be counted");

@@ -193,6 +193,52 @@ describeEachDriver("rate limits", (use) => {
     expect(await stranger(PASSWORD, owner)).toBe(429);
   });
 
+  it("counts a password change's wrong current passwords as wrong sign-ins: a session cannot guess its account's password", async () => {
+    const database = use();
+    expect((await signUp(database, "changer@example.com", { peer: "192.0.2.81" })).status).toBe(
+      200,
+    );
+    let n = 0;
+    const from = (browser: Browser) => ({
+      peer: `2001:db8:3:${(0x100 + n++).toString(16)}::1`,
+      browser,
+    });
+    const session = anonymous();
+    expect((await signIn(database, "changer@example.com", PASSWORD, from(session))).status).toBe(
+      200,
+    );
+    const change = async (currentPassword: string) =>
+      (
+        await authPost(
+          database,
+          "/api/auth/change-password",
+          { currentPassword, newPassword: "a new password that is long enough" },
+          from(session),
+        )
+      ).status;
+    // A change the password allows goes through, and starts the count over.
+    expect(await change(PASSWORD)).toBe(200);
+    expect(await change("a new password that is long enough")).toBe(200);
+    // Three wrong guesses (the allowance), then none more, the right password neither.
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push(await change(`guess ${i}`));
+    expect(statuses).toEqual([400, 400, 400, 429]);
+    expect(await change("a new password that is long enough")).toBe(429);
+    // A change refused for another reason (a new password too short) spends nothing.
+    const other = anonymous();
+    expect((await signUp(database, "short@example.com", { peer: "192.0.2.82" })).status).toBe(200);
+    expect((await signIn(database, "short@example.com", PASSWORD, from(other))).status).toBe(200);
+    for (let i = 0; i < 4; i++) {
+      const response = await authPost(
+        database,
+        "/api/auth/change-password",
+        { currentPassword: PASSWORD, newPassword: "short" },
+        from(other),
+      );
+      expect(response.status).toBe(400);
+    }
+  });
+
   it("counts guesses sent at once before any is answered; a sign-in must be JSON", async () => {
     const database = use();
     expect((await signUp(database, "burst@example.com", { peer: "192.0.2.78" })).status).toBe(200);

@@ -3,6 +3,8 @@ import { readBodyText } from "@/lib/http/body";
 import { refuseUnstorable, route } from "@/lib/http/route";
 import {
   limitAuthRequest,
+  passwordChangeAccount,
+  passwordOutcome,
   signInAccount,
   signUpAccount,
   takeSignInAttempt,
@@ -52,8 +54,8 @@ export const GET = route<{ all: string[] }>((request) => handle(request), { chec
 const AUTH_BODY_MAX_BYTES = 16_384;
 
 /**
- * Sign-in and sign-up are rate limited per client address first, and an email sign-in by its
- * account's wrong passwords from any address (from a browser the account signed in on before,
+ * Sign-in, a password change and sign-up are rate limited per client address first, and an
+ * email sign-in or a password change by its account's wrong passwords from any address (from a browser the account signed in on before,
  * by that browser's own: lib/limits/sign-in-device.ts, which a right password renews). The body is read here, up to
  * its limit (413 beyond): better-auth would buffer any size before its own checks.
  */
@@ -62,7 +64,13 @@ export const POST = route<{ all: string[] }>(
     const limited = await limitAuthRequest(request);
     if (limited) return limited;
     const body = await readBodyText(request, AUTH_BODY_MAX_BYTES);
-    const account = signInAccount(request, body);
+    const signingIn = signInAccount(request, body);
+    const account =
+      signingIn ??
+      (await passwordChangeAccount(request, async () => {
+        const session = await (await getAuth()).api.getSession({ headers: request.headers });
+        return session?.user.email ?? null;
+      }));
     if (!account) {
       const response = await handle(request, body);
       return rememberSignInDevice(request, signUpAccount(request, body), response);
@@ -70,8 +78,9 @@ export const POST = route<{ all: string[] }>(
     const attempt = await takeSignInAttempt(account, signInDevice(request.headers, account));
     if ("refused" in attempt) return attempt.refused;
     const response = await handle(request, body);
-    await attempt.settle(response.status);
-    return rememberSignInDevice(request, account, response);
+    await attempt.settle(await passwordOutcome(request, response));
+    // A password change leaves the browser's sign-in record as it was.
+    return signingIn ? rememberSignInDevice(request, account, response) : response;
   },
   { checkOrigin: false },
 );
