@@ -243,6 +243,18 @@ describeEachDriver("Admin → Users API", (use) => {
       browser: ada.browser,
     });
     expect(own.status).toBe(400);
+    // A body that is not JSON deletes nothing, nor does one that resets usage.
+    for (const route of [userRoute.DELETE, usageRoute.DELETE]) {
+      const malformed = await call(database, route, {
+        path: `/api/admin/users/${carolId}`,
+        method: "DELETE",
+        params: { id: carolId },
+        rawBody: "{{{ not json",
+        browser: ada.browser,
+      });
+      expect(malformed.status).toBe(400);
+    }
+    expect(await findUser(database.db, carolId)).not.toBeNull();
     const deleted = await call(database, userRoute.DELETE, {
       path: `/api/admin/users/${carolId}`,
       method: "DELETE",

@@ -1,5 +1,7 @@
 import { expect, it } from "vitest";
+import * as contextRoute from "@/app/api/chats/[id]/context/route";
 import * as chatRoute from "@/app/api/chats/[id]/route";
+import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import * as healthRoute from "@/app/api/health/route";
 import { TITLE_MAX_CHARS } from "@/lib/chat/schemas";
@@ -234,6 +236,58 @@ describeEachDriver("chats API", (use) => {
             path: "/api/chats",
             method: "POST",
             rawBody: JSON.stringify({ title: "y".repeat(1_100_000) }),
+            browser,
+          }),
+      },
+      {
+        // A delete reads its (empty) body like any other request: nothing is deleted.
+        name: "delete with malformed JSON",
+        status: 400,
+        message: /not valid JSON/,
+        send: () =>
+          call(database, chatRoute.DELETE, {
+            path: `/api/chats/${chat.id}`,
+            method: "DELETE",
+            params: { id: chat.id },
+            rawBody: "{{{ not json",
+            browser,
+          }),
+      },
+      {
+        name: "delete with a field it does not take",
+        status: 400,
+        message: /force/,
+        send: () =>
+          call(database, chatRoute.DELETE, {
+            path: `/api/chats/${chat.id}`,
+            method: "DELETE",
+            params: { id: chat.id },
+            body: { force: true },
+            browser,
+          }),
+      },
+      {
+        // A mistyped field is refused, not read as "stop whatever runs".
+        name: "stop with a misspelt field",
+        status: 400,
+        message: /messageID/,
+        send: () =>
+          call(database, stopRoute.POST, {
+            path: `/api/chats/${chat.id}/stop`,
+            method: "POST",
+            params: { id: chat.id },
+            body: { messageID: "m1" },
+            browser,
+          }),
+      },
+      {
+        name: "context with a query it does not take",
+        status: 400,
+        message: /modelID/,
+        send: () =>
+          call(database, contextRoute.GET, {
+            path: `/api/chats/${chat.id}/context?modelID=fake:x`,
+            params: { id: chat.id },
             browser,
           }),
       },

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { messagePageQuery, updateChatBody } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
@@ -68,6 +69,7 @@ export const PATCH = route<Params>(async (request, { params }) => {
 export const DELETE = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
+  await readJson(request, z.strictObject({}), { emptyAs: {} });
   // Whether a reply runs, as the delete found the chat: a turn may have taken it since it was read.
   const deleted = await deleteChat(await getDb(), chat.id);
   if (deleted && isReplying(deleted)) {

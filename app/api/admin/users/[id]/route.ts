@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { userPatchInput } from "@/lib/admin/user-input";
 import { deleteUser, updateUser } from "@/lib/admin/users";
 import { requireAdmin } from "@/lib/auth/guards";
@@ -19,6 +20,7 @@ export const PATCH = route<Params>(async (request, { params }) => {
 /** Admin only: deletes an account with its chats. */
 export const DELETE = route<Params>(async (request, { params }) => {
   const admin = await requireAdmin(request);
+  await readJson(request, z.strictObject({}), { emptyAs: {} });
   await deleteUser(await getDatabase(), admin.id, (await params).id);
   return new Response(null, { status: 204 });
 });

@@ -8,7 +8,7 @@ import { assertModelAllowed, defaultAllowedModelId } from "@/lib/limits/model-ac
 
 export const dynamic = "force-dynamic";
 
-const query = z.object({ modelId: modelIdSchema.optional() });
+const query = z.strictObject({ modelId: modelIdSchema.optional() });
 
 /** How full the chat's context is for a model (`?modelId=`, default the chat's own). */
 export const GET = route<{ id: string }>(async (request, { params }) => {

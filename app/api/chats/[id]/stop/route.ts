@@ -14,7 +14,7 @@ import { requestStop, requestStopOf } from "@/lib/live/stop";
 export const dynamic = "force-dynamic";
 
 const stopInput = z
-  .object({
+  .strictObject({
     /** The user message the reply to stop answers: it is stopped even if it has not begun yet. */
     messageId: z.string().min(1).max(100).optional(),
     /** The page's request that asked for that reply: only its turn is stopped. */
