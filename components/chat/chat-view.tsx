@@ -403,7 +403,10 @@ export function ChatView({
     // The SDK asks again from the user's message (what came after it was never stored but the
     // entries, which go back once it has answered).
     if (entries.length > 0) setMessages(list.slice(0, asked + 1));
-    void regenerate().then(() => {
+    // Named, so a chat that went on elsewhere since is refused rather than another reply
+    // regenerated in its place.
+    const messageId = list[asked]?.id;
+    void regenerate(messageId ? { messageId } : undefined).then(() => {
       if (entries.length === 0) return;
       setMessages((shown) => {
         const at = shown.findLastIndex((m) => m.role === "user") + 1;

@@ -100,6 +100,14 @@ export async function applyTurnRequest(
     if (!target) throw new AppError("not_found:message", "There is no such message to regenerate.");
     // A reply is replaced; a user message keeps its place and gets a new reply.
     const from = target.role === "assistant" ? target.seq : target.seq + 1;
+    // Retry names the message a page showed unanswered: answered since, or followed by another
+    // message (another tab or device went on), it is not that page's to answer again.
+    if (target.role === "user" && history.some((m) => m.seq >= from && !isCompactionEntry(m))) {
+      throw new AppError(
+        "conflict:message",
+        "This chat went on since this page showed it (in another tab or on another device). Reload it to see where it stands.",
+      );
+    }
     // A message whose reply was never stored is answered where the chat stands: a compaction
     // that ran since (Compact now) stays in place, nothing becomes an earlier version.
     if (target.role === "user" && history.every((m) => m.seq < from || isCompactionEntry(m))) {

@@ -209,6 +209,33 @@ describeEachDriver("a chat turn through the real provider path", (use) => {
     );
   });
 
+  it("a Retry from a page that still shows its message unanswered is refused once the chat went on elsewhere", async () => {
+    const database = use();
+    const chatId = await newChat(database, alice);
+    fake.script({ fault: "500" }, { fault: "500" }, { fault: "500" });
+    await readChunks(await send(database, alice, chatId, "will this fail?"));
+    const [asked] = await settled(database, alice, chatId);
+    // Another tab sends a message of its own, and it is answered.
+    await readChunks(await send(database, alice, chatId, "Never mind that: what time is it?"));
+    const wentOn = await settled(database, alice, chatId);
+    expect(wentOn.map((m) => m.role)).toEqual(["user", "user", "assistant"]);
+
+    // The first tab's Retry names the message it shows unanswered: not the other tab's reply.
+    const retry = await postRegenerate(database, alice, {
+      chatId,
+      modelId: MODEL,
+      messageId: asked?.id as string,
+    });
+    expect(retry.status).toBe(409);
+    expect(await retry.json()).toMatchObject({
+      error: { code: "conflict:message", message: expect.stringMatching(/another tab/) },
+    });
+    expect((await settled(database, alice, chatId)).map((m) => m.id)).toEqual(
+      wentOn.map((m) => m.id),
+    );
+    expect(await isTurnActive(database.db, chatId)).toBe(false);
+  });
+
   it("a stream cut mid-reply is not stored as an answer", async () => {
     const database = use();
     const chatId = await newChat(database, alice);
