@@ -18,8 +18,13 @@ import { codePointBoundary } from "@/lib/message/unstorable-text";
  * as the summary's references cite them.
  */
 
-/** Candidates the database filter hands over for scoring: the newest ones. */
+/** Candidates the database filter hands over for scoring: those holding the rarest terms. */
 const CANDIDATES = 200;
+/**
+ * Below this a message matched only words every reachable message of a chat of twenty or more
+ * holds (ln(21/20)): no sign of what was asked for. In a shorter chat such a word still counts.
+ */
+const MIN_WEIGHT = Math.log(21 / 20);
 export const RECALL_MAX_MATCHES = 5;
 /** An excerpt: the match with some lead-in and what follows (~150 tokens). */
 export const RECALL_EXCERPT_CHARS = 600;
@@ -71,23 +76,29 @@ function excerpt(text: string, at: number): string {
 }
 
 /**
- * Scores candidates on their readable text: the whole query counts as much as all its words,
- * each word found counts one; ties go to the newer message.
+ * Scores candidates on their readable text: each word found counts its weight (`weightOf`: how
+ * rare it is in the chat, coveredMessagesMatching; one each without), the whole query as much
+ * as all its words together; ties go to the newer message. A message that holds only words
+ * nearly every message holds is no match.
  */
 export function rankMatches(
   rows: readonly RecalledRow[],
   query: string,
   limit = RECALL_MAX_MATCHES,
+  weightOf: (term: string) => number = () => 1,
 ): RecallMatch[] {
   const { phrase, terms } = recallTerms(query);
   const words = terms.filter((term) => term !== phrase);
+  const allWords = words.reduce((sum, word) => sum + weightOf(word), 0);
   const scored = rows.flatMap((row) => {
     const text = messageText(row);
     const lower = text.toLowerCase();
     const found = words.filter((word) => lower.includes(word));
     const hasPhrase = lower.includes(phrase);
-    if (!hasPhrase && found.length === 0) return [];
-    const score = found.length + (hasPhrase ? Math.max(1, words.length) : 0);
+    const score =
+      found.reduce((sum, word) => sum + weightOf(word), 0) +
+      (hasPhrase ? Math.max(weightOf(phrase), allWords, MIN_WEIGHT) : 0);
+    if (score < MIN_WEIGHT) return [];
     const match = {
       message: position(row.seq),
       role: row.role,
@@ -137,13 +148,15 @@ export function chatRecall(db: Db, chatId: string, scope: RecallScope = {}): Rec
       if (covered === null && alsoIds.length === 0) {
         return { covered: null, matches: [], note: NOTHING_COVERED };
       }
-      const rows = await coveredMessagesMatching(db, chatId, {
+      const { terms } = recallTerms(query);
+      const { rows, weights } = await coveredMessagesMatching(db, chatId, {
         coveredSeq: covered ?? -1,
         alsoIds,
-        terms: recallTerms(query).terms,
+        terms,
         limit: CANDIDATES,
       });
-      const matches = rankMatches(rows, query);
+      const weightOf = (term: string) => weights[terms.indexOf(term)] ?? 0;
+      const matches = rankMatches(rows, query, RECALL_MAX_MATCHES, weightOf);
       return matches.length > 0
         ? { covered: coveredRange(covered), matches }
         : {

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, lte, or, sql } from "drizzle-orm";
+import { and, eq, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { chat, type Message, message } from "../schema";
 
@@ -34,10 +34,14 @@ const asJsonText = (text: string) => JSON.stringify(text).slice(1, -1);
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * The newest `limit` messages up to `coveredSeq` (what `coveredSeq()` read; -1 for none), and
- * those of `alsoIds`, whose stored parts contain any of `terms` (case-insensitive), newest
- * first. A coarse filter: the parts' JSON holds ids and types as well, so the caller scores what
- * comes back on the text the model would read.
+ * Up to `limit` messages up to `coveredSeq` (what `coveredSeq()` read; -1 for none), and those
+ * of `alsoIds`, whose stored parts contain any of `terms` (case-insensitive): those holding the
+ * rarest of the terms first, then the newest. Each term weighs ln((n + 1) / k) for the n
+ * reachable messages, k of which hold it (`weights`, in the order of `terms`): a word every
+ * message of a long chat holds ("the", or "text", which every message's JSON holds as a key)
+ * weighs about nothing, so a long chat's newest messages cannot crowd out the one old message that holds the
+ * rare word asked for. A coarse filter: the caller scores what comes back on the text the model
+ * would read, with the same weights.
  */
 export async function coveredMessagesMatching(
   db: Db,
@@ -48,28 +52,52 @@ export async function coveredMessagesMatching(
     terms,
     limit,
   }: { coveredSeq: number; alsoIds?: readonly string[]; terms: readonly string[]; limit: number },
-): Promise<RecalledRow[]> {
-  if (terms.length === 0) return [];
+): Promise<{ rows: RecalledRow[]; weights: number[] }> {
+  if (terms.length === 0) return { rows: [], weights: [] };
   const patterns = terms.map((term) => `%${likeLiteral(asJsonText(term))}%`);
   const reachable =
     alsoIds.length > 0
-      ? or(lte(message.seq, coveredSeq), inArray(message.id, [...alsoIds]))
-      : lte(message.seq, coveredSeq);
-  return db
-    .select(recalledColumns)
-    .from(message)
-    .where(
-      and(
-        eq(message.chatId, chatId),
-        reachable,
-        sql`${message.parts}::text ilike any(array[${sql.join(
-          patterns.map((p) => sql`${p}`),
+      ? sql`(seq <= ${coveredSeq} or id in (${sql.join(
+          alsoIds.map((id) => sql`${id}`),
           sql`, `,
-        )}]::text[])`,
-      ),
-    )
-    .orderBy(desc(message.seq))
-    .limit(limit);
+        )}))`
+      : sql`seq <= ${coveredSeq}`;
+  const each = (make: (i: number) => SQL, separator = sql`, `) =>
+    sql.join(
+      patterns.map((_, i) => make(i)),
+      separator,
+    );
+  const hit = (i: number) => sql.raw(`h${i}`);
+  const held = (i: number) => sql.raw(`k${i}`);
+  const weight = (i: number) => sql`ln((n + 1.0) / greatest(${held(i)}, 1))`;
+  const result = await db.execute(sql`
+    select id, seq, role, parts, ${each((i) => sql`${weight(i)} as ${sql.raw(`w${i}`)}`)}
+    from (
+      select *, count(*) over () as n, ${each((i) => sql`sum(${hit(i)}) over () as ${held(i)}`)}
+      from (
+        select id, seq, role, parts,
+          ${each((i) => sql`(parts::text ilike ${patterns[i]})::int as ${hit(i)}`)}
+        from ${message}
+        where chat_id = ${chatId} and ${reachable}
+      ) reachable
+    ) counted
+    where ${each(hit, sql` + `)} > 0
+    order by ${each((i) => sql`${hit(i)} * ${weight(i)}`, sql` + `)} desc, seq desc
+    limit ${limit}
+  `);
+  const rows = (result as unknown as { rows: Array<Record<string, unknown>> }).rows;
+  const first = rows[0];
+  return {
+    rows: rows.map((row) => ({
+      id: row.id as string,
+      seq: Number(row.seq),
+      role: row.role as RecalledRow["role"],
+      parts: (typeof row.parts === "string"
+        ? JSON.parse(row.parts)
+        : row.parts) as RecalledRow["parts"],
+    })),
+    weights: patterns.map((_, i) => (first ? Number(first[`w${i}`]) : 1)),
+  };
 }
 
 /** The chat's message at `seq`, with the last seq its summary covers (null: none covered). */

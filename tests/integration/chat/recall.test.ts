@@ -170,6 +170,39 @@ describeEachDriver("recall: the model reads what its summary condensed", (use) =
     expect(read.text).toContain("Read the cutover page.");
   });
 
+  it("finds an old condensed message by the rare words of a question, past hundreds of newer ones", async () => {
+    const database = use();
+    const { browser } = await register(database, "recall-long@example.com");
+    const chatId = await newChat(database, browser);
+    const planted = await append(
+      database,
+      chatId,
+      "user",
+      text("For the record: the staging database listens on port 5433."),
+    );
+    // Hundreds of newer messages, all holding the question's common words ("which", "the",
+    // "for"), none its rare ones.
+    let last = planted;
+    for (let i = 0; i < 300; i++) {
+      last = await append(
+        database,
+        chatId,
+        i % 2 ? "assistant" : "user",
+        text(`Step ${i}: which of the files is next for the review? The tests pass.`),
+      );
+    }
+    await coverUpTo(database, chatId, last.id);
+
+    const found = await chatRecall(database.db, chatId).search(
+      "which port for the staging database",
+    );
+    expect(found.matches[0]?.message).toBe(planted.seq + 1);
+    expect(found.matches[0]?.excerpt).toContain("port 5433");
+    // Only words every message holds: nothing condensed holds what was asked for.
+    const common = await chatRecall(database.db, chatId).search("which of the files");
+    expect(common.matches.map((m) => m.message)).not.toContain(planted.seq + 1);
+  });
+
   it("reaches a tool output the view sends as a placeholder, though no summary covers it", async () => {
     const database = use();
     const { browser } = await register(database, "recall-cut@example.com");
