@@ -221,6 +221,33 @@ export function keepingEarlier(
   );
 }
 
+/**
+ * The body of a section a reply was cut in (`written`, stopped anywhere), with the lines of the
+ * previous summary's body it did not get to, when the section gathers what stays true until
+ * replaced: a cut after five of twelve facts must not drop the other seven. Its own lines come
+ * first; the previous ones follow in their order, each while `fits` the body with it. Any other
+ * section: as written.
+ */
+export function withUnreachedLines(
+  heading: SummaryHeading,
+  written: string | undefined,
+  previous: string | undefined,
+  fits: (body: string) => boolean = () => true,
+): string | undefined {
+  // Nothing written there yet: the previous body is taken whole where the sections are rendered.
+  if (!ACCUMULATING.has(heading) || !saysSomething(previous) || !written?.trim()) return written;
+  const bare = (line: string) => line.replace(/^[-*\s]+/, "").trim();
+  const kept = new Set(written.split("\n").map(bare));
+  let body = saysNone(written) ? "" : written;
+  for (const line of (previous ?? "").split("\n")) {
+    if (bare(line) === "" || kept.has(bare(line))) continue;
+    const longer = body ? `${body}\n${line}` : line;
+    if (!fits(longer)) break;
+    body = longer;
+  }
+  return body || written;
+}
+
 /** The sections that gather what the chat established and stay true until replaced. */
 const ACCUMULATING: ReadonlySet<SummaryHeading> = new Set([
   "Constraints & preferences",

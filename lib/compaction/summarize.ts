@@ -29,6 +29,7 @@ import {
   summarizerPrompt,
   summarizerSectionsPrompt,
   summarySections,
+  withUnreachedLines,
 } from "./prompts";
 import { serializeMessage, serializeSteps } from "./serialize";
 
@@ -347,8 +348,22 @@ async function refillSections(
   const { countText } = run;
   const written = summarySections(cutText);
   const previous = summarySections(running);
-  const asIs = completeHeadings(cutText, running);
   const cutIn = presentHeadings(cutText).at(-1);
+  // The section the cut fell in stopped anywhere: what the previous summary held there and the
+  // reply did not reach yet stays, as far as the summary stays within its budget (or the
+  // previous summary's size, when that was larger): never a summary that grows fold by fold.
+  if (cutIn) {
+    const room = Math.max(run.request.summaryBudget, countText(running ?? ""));
+    const fits = (body: string) =>
+      countText(
+        renderSections((h) =>
+          keepingEarlier(h, [h === cutIn ? body : written.get(h), previous.get(h)]),
+        ),
+      ) <= room;
+    const reached = withUnreachedLines(cutIn, written.get(cutIn), previous.get(cutIn), fits);
+    if (reached !== undefined) written.set(cutIn, reached);
+  }
+  const asIs = renderSections((h) => keepingEarlier(h, [written.get(h), previous.get(h)]));
   const tokensOf = (body: string | undefined) =>
     body && body !== NOT_RECORDED ? countText(body) : 0;
   // What completing the cut reply keeps in those sections, which their new text replaces; the

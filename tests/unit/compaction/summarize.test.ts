@@ -437,6 +437,75 @@ describe("createSummarizer", () => {
     expect(result.summary).toContain("ENOENT on /tmp/in.csv");
   });
 
+  it("a reply cut inside a section of facts keeps the previous summary's facts it had not reached, whatever the second call does", async () => {
+    const facts = Array.from({ length: 12 }, (_, i) => `- Fact ${i + 1}: port ${5400 + i}.`);
+    const previous = `## Decisions & facts\n${facts.join("\n")}`;
+    // Cut after five of the twelve, in the middle of the sixth.
+    const cut = [
+      "## Goal & open requests\nShip the importer.",
+      "## Constraints & preferences\n- never drop rows",
+      `## Decisions & facts\n${facts.slice(0, 5).join("\n")}\n- Fact 6: po`,
+    ].join("\n");
+    const failingSecond = new MockLanguageModelV4({
+      doGenerate: async () => {
+        if (failingSecond.doGenerateCalls.length === 1) return reply(cut, "length");
+        throw apiError(500);
+      },
+    });
+    const retold = `## Decisions & facts\n${facts.slice(0, 2).join("\n")}`;
+    for (const model of [
+      failingSecond,
+      answeringInTurn(reply(cut, "length"), reply(retold)).model,
+    ]) {
+      const summarize = createSummarizer({
+        models: [entry("a:wordy", model)],
+        timeoutMs: 5_000,
+        estimator: createEstimator(),
+        onMetric: metric,
+      });
+      const result = await summarize(request({ previousSummary: previous, span: span(8, 80) }));
+      for (const fact of facts) expect(result.summary).toContain(fact);
+      expect(result.summary).toContain("Ship the importer.");
+    }
+  });
+
+  it("the facts a cut did not reach come back only as far as the summary's budget allows: a summary never grows fold by fold", async () => {
+    const estimator = createEstimator();
+    const facts = Array.from(
+      { length: 12 },
+      (_, i) => `- Fact ${i + 1}: the importer's batch ${i} goes to /srv/import/batch-${i}.csv.`,
+    );
+    const previous = `## Decisions & facts\n${facts.join("\n")}`;
+    const cut = [
+      "## Goal & open requests\nShip the importer, with a dry-run flag and a progress bar.",
+      `## Decisions & facts\n${facts.slice(0, 5).join("\n")}\n- Fact 6: the`,
+    ].join("\n");
+    const replies = [reply(cut, "length")];
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        const next = replies.shift();
+        if (next) return next;
+        throw apiError(500);
+      },
+    });
+    const summarize = createSummarizer({
+      models: [entry("a:wordy", model)],
+      timeoutMs: 5_000,
+      estimator,
+      onMetric: metric,
+    });
+    const room = estimator.countText(previous);
+    const result = await summarize(
+      request({ previousSummary: previous, span: span(8, 80), summaryBudget: room - 40 }),
+    );
+    expect(estimator.countText(result.summary)).toBeLessThanOrEqual(room);
+    const kept = facts.map((fact) => result.summary.includes(fact));
+    // The first ones it had not reached, in order, and not all of them.
+    expect(kept.slice(0, 6)).toEqual([true, true, true, true, true, true]);
+    expect(kept.indexOf(false)).toBeGreaterThan(5);
+    expect(kept.slice(kept.indexOf(false)).every((k) => !k)).toBe(true);
+  });
+
   it("completes a summary that skipped headings, in order, without asking again", async () => {
     const partial =
       "## Decisions & facts\nUse port 5433.\n## Goal & open requests\nShip the importer.";
