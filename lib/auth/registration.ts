@@ -5,7 +5,7 @@
  */
 import { APIError } from "better-auth/api";
 import type { Db } from "@/lib/db/client";
-import { claimFirstAdmin, countUsers, statusOf } from "@/lib/db/queries/users";
+import { claimFirstAdmin, countUsers, deleteUserRow, statusOf } from "@/lib/db/queries/users";
 import type { UserStatus } from "@/lib/db/schema";
 import { env, type RegistrationMode } from "@/lib/env";
 
@@ -21,6 +21,12 @@ export const USER_EMAIL_MAX_CHARS = 254;
 export function initialStatus(mode: RegistrationMode): UserStatus {
   return mode === "open" ? "active" : "pending";
 }
+
+const closed = () =>
+  new APIError("FORBIDDEN", {
+    code: "REGISTRATION_CLOSED",
+    message: "Registration is closed on this server. Ask its admin for an account.",
+  });
 
 export function registrationHooks(db: Db) {
   return {
@@ -41,16 +47,17 @@ export function registrationHooks(db: Db) {
           }
           const mode = env().registration;
           // "closed" still lets the first account in, or no one could ever run the server.
-          if (mode === "closed" && (await countUsers(db)) > 0) {
-            throw new APIError("FORBIDDEN", {
-              code: "REGISTRATION_CLOSED",
-              message: "Registration is closed on this server. Ask its admin for an account.",
-            });
-          }
+          if (mode === "closed" && (await countUsers(db)) > 0) throw closed();
           return { data: { ...newUser, role: "user", status: initialStatus(mode) } };
         },
         after: async (created: { id: string }) => {
-          await claimFirstAdmin(db, created.id);
+          if (await claimFirstAdmin(db, created.id)) return;
+          // Closed, an account that is not the first came in only beside it: two sign-ups to an
+          // empty server each counted no account before either was stored. It goes again.
+          if (env().registration === "closed") {
+            await deleteUserRow(db, created.id);
+            throw closed();
+          }
         },
       },
     },

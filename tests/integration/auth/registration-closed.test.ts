@@ -4,7 +4,9 @@ vi.hoisted(() => {
   process.env.REGISTRATION = "closed";
 });
 
+import { registrationHooks } from "@/lib/auth/registration";
 import { countUsers } from "@/lib/db/queries/users";
+import { user } from "@/lib/db/schema";
 import { register, sessionOf } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 
@@ -29,5 +31,30 @@ describeEachDriver("registration: closed", (use) => {
     });
     expect(await sessionOf(database, bob.browser)).toBeNull();
     expect(await countUsers(database.db)).toBe(1);
+  });
+});
+
+describeEachDriver("registration: closed, two first sign-ups at once", (use) => {
+  it("lets one in as the admin and takes the other back, though both counted no account", async () => {
+    const database = use();
+    const hooks = registrationHooks(database.db).user.create;
+    const ids = [crypto.randomUUID(), crypto.randomUUID()];
+    // Both sign-ups pass the check before either is stored, as two requests at once can.
+    const checked = await Promise.all(
+      ["ada-at-once@example.com", "bob-at-once@example.com"].map((email, i) =>
+        hooks.before({ id: ids[i], name: "x", email }),
+      ),
+    );
+    for (const { data } of checked) {
+      await database.db.insert(user).values(data as typeof user.$inferInsert);
+    }
+    await hooks.after({ id: ids[0] as string });
+    await expect(hooks.after({ id: ids[1] as string })).rejects.toMatchObject({
+      body: { code: "REGISTRATION_CLOSED" },
+    });
+    const left = await database.db.select().from(user);
+    expect(left.map((u) => [u.email, u.role, u.status])).toEqual([
+      ["ada-at-once@example.com", "admin", "active"],
+    ]);
   });
 });
