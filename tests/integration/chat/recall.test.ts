@@ -172,7 +172,7 @@ describeEachDriver("recall: the model reads what its summary condensed", (use) =
 
   it("finds an old condensed message by the rare words of a question, past hundreds of newer ones", async () => {
     const database = use();
-    const { browser } = await register(database, "recall-long@example.com");
+    const { browser } = await register(database, "recall-rare-words@example.com");
     const chatId = await newChat(database, browser);
     const planted = await append(
       database,
