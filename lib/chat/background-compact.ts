@@ -14,6 +14,7 @@ import {
   appendMessage,
   holdsChatStart,
   loadTurnHistory,
+  positionsOf,
   turnHistoryFirstPosition,
 } from "@/lib/db/queries/messages";
 import { statusOf } from "@/lib/db/queries/users";
@@ -124,7 +125,12 @@ const KEPT_OUTCOMES = new Set(["summarized", "fallback", "trimmed"]);
 export async function loadCompactionInput(
   deps: CompactDeps,
   chatId: string,
-): Promise<{ chat: Chat; history: FoldUIMessage[]; firstPosition: number } | null> {
+): Promise<{
+  chat: Chat;
+  history: FoldUIMessage[];
+  firstPosition: number;
+  positions: Map<string, number>;
+} | null> {
   const chat = await getChat(deps.db, chatId);
   if (!chat) return null;
   const state = { summary: chat.contextSummary, watermark: chat.summaryWatermark };
@@ -133,6 +139,7 @@ export async function loadCompactionInput(
     chat,
     history: rows.map(rowToUIMessage),
     firstPosition: turnHistoryFirstPosition(rows, state),
+    positions: positionsOf(rows),
   };
 }
 

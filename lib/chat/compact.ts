@@ -71,6 +71,8 @@ export type CompactInput = {
   history: readonly FoldUIMessage[];
   /** 1-based position of `history[0]` in the whole chat, when it starts later (see loadTurnHistory). */
   firstPosition?: number;
+  /** Each loaded message's number in the chat (`positionsOf`), which references cite. */
+  positions?: ReadonlyMap<string, number>;
   model: ModelBudget;
   /** Raw tokens of the instructions and tool schemas every request carries. */
   overheadTokens: number;
@@ -223,6 +225,7 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     pinnedIds: pinnedIdsOf(history),
     ledgerShare: settings.ledgerShare,
     firstPosition: input.firstPosition,
+    positions: input.positions,
     force: input.force,
     deferFold: input.deferFold,
     expectedTokens: input.expectedTokens,

@@ -25,6 +25,8 @@ export type Tier1Input = ProjectionInput & {
   ledgerShare: number;
   /** 1-based position of `history[0]` in the whole chat (a turn loads from the watermark on). */
   firstPosition?: number;
+  /** Each message's own 1-based number in the chat, where known (`positionsOf`): wins. */
+  positions?: ReadonlyMap<string, number>;
   /** Compact now: summarize everything but the keep window, whatever the projection says. */
   force?: boolean;
   /**
@@ -184,7 +186,7 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   const foldedPendingIds = toSummarize.filter((m) => pending.has(m.id)).map((m) => m.id);
   input.onSummarizeStart?.({ tokensBefore, messages: toSummarize.length });
   const first = input.firstPosition ?? 1;
-  const position = new Map(input.history.map((m, i) => [m.id, i + first]));
+  const position = input.positions ?? new Map(input.history.map((m, i) => [m.id, i + first]));
   const folded = toSummarize.length
     ? await foldIntoSummary({
         previousSummary: walled.summary,

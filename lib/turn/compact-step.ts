@@ -29,6 +29,7 @@ export async function compactForTurn(
     chat: Chat;
     history: FoldUIMessage[];
     firstPosition?: number;
+    positions?: ReadonlyMap<string, number>;
     model: ModelBudget;
     overheadTokens: number;
     overheadClasses?: ClassTokens;
@@ -86,7 +87,12 @@ async function besideBackgroundCompaction(
   deps: CompactDeps,
   turn: Parameters<typeof compactForTurn>[1],
 ) {
-  const current = { chat: turn.chat, history: turn.history, firstPosition: turn.firstPosition };
+  const current = {
+    chat: turn.chat,
+    history: turn.history,
+    firstPosition: turn.firstPosition,
+    positions: turn.positions,
+  };
   if (!isCompacting(turn.chat)) return { input: current, deferFold: false };
   if (projectChat(turn).projectedTokens <= turn.model.budget.inputBudget)
     return { input: current, deferFold: true };

@@ -9,6 +9,7 @@ import {
   type KeyedMessage,
   loadKeyedHistory,
   loadTurnHistory,
+  positionsOf,
   turnHistoryFirstPosition,
 } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
@@ -31,6 +32,8 @@ export type PreparedTurn = {
   history: FoldUIMessage[];
   /** 1-based position of `history[0]` in the whole chat. */
   firstPosition: number;
+  /** Each stored message's number in the chat (`positionsOf`), which references cite. */
+  positions: ReadonlyMap<string, number>;
 };
 
 /**
@@ -66,6 +69,7 @@ export async function prepareTurn(
         summary: chat.contextSummary,
         watermark: chat.summaryWatermark,
       }),
+      positions: positionsOf(start.rows),
       stored: storedBeside(storeNew(db, chat, request.message, modelChange)),
     };
   }
@@ -157,6 +161,7 @@ async function loaded(db: Db, chat: Chat, read: KeyedMessage[]): Promise<Prepare
       summary: chat.contextSummary,
       watermark: chat.summaryWatermark,
     }),
+    positions: positionsOf(rows),
   };
 }
 

@@ -375,6 +375,7 @@ async function beforeModelCall(
       chat: turn.chat,
       history: turn.history,
       firstPosition: turn.firstPosition,
+      positions: turn.positions,
       model: budget,
       overheadTokens: frame.overheadTokens,
       overheadClasses: frame.overheadClasses,

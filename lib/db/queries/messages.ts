@@ -271,6 +271,15 @@ export function turnHistoryFirstPosition(
   return (rows[anchor]?.seq ?? 0) + 1 - anchor;
 }
 
+/**
+ * Each loaded message's 1-based number in the chat, as the summary's references and `recall`
+ * cite it (seq + 1): pinned messages the summary covers come before the watermark in the rows
+ * `loadTurnHistory` returns, out of order, so one offset from the first row cannot number them.
+ */
+export function positionsOf(rows: readonly Pick<Message, "id" | "seq">[]): Map<string, number> {
+  return new Map(rows.map((row) => [row.id, row.seq + 1]));
+}
+
 /** The chat's first user message (it names a new chat), or null. */
 export async function firstUserMessage(db: Db, chatId: string): Promise<Message | null> {
   const [row] = await db

@@ -13,6 +13,7 @@ import {
   loadHistory,
   loadKeyedHistory,
   loadTurnHistory,
+  positionsOf,
 } from "@/lib/db/queries/messages";
 import { message, messageBranch } from "@/lib/db/schema";
 import { prepareTurn } from "@/lib/turn/prepare";
@@ -114,6 +115,11 @@ describeEachDriver("what a new message's turn reads with its lease", (use, drive
     await check({ summary: null, watermark: null });
     await summarize(db, chatId, `${chatId}-m9`);
     await check({ summary: "S", watermark: `${chatId}-m9` });
+    // Each numbered by its own place in the chat, the pinned m2 read ahead of m9 too.
+    const rows = await loadTurnHistory(db, chatId, { summary: "S", watermark: `${chatId}-m9` });
+    expect(rows.slice(0, 2).map((r) => r.id)).toEqual([`${chatId}-m2`, `${chatId}-m9`]);
+    expect(positionsOf(rows).get(`${chatId}-m2`)).toBe(3);
+    expect(positionsOf(rows).get(`${chatId}-m9`)).toBe(10);
     const whole = await read(db, userId, chatId, "incoming", true);
     expect(seqs(whole?.start.rows ?? [])).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });

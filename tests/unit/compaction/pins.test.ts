@@ -89,6 +89,39 @@ describe("Pinned messages (issue 14)", () => {
     expect(second.view.messages.some((m) => m.id === kept.id)).toBe(false);
   });
 
+  it("a message unpinned after a fold passed it is cited by its own number, though a turn loads it ahead of the rest", async () => {
+    const history = longHistory();
+    const { input } = tier1Harness();
+    // Message 3 holds a path the ledger keeps; pinned, the first fold passes over it.
+    const kept = {
+      ...(history[2] as FoldUIMessage),
+      parts: [{ type: "text" as const, text: "The config lives at /srv/app/config.yaml." }],
+    };
+    const pinned = history.map((m) => (m.id === kept.id ? kept : m));
+    const first = await runTier1(
+      input(pinned, EMPTY_STATE, { force: true, pinnedIds: new Set([kept.id]) }),
+    );
+    if (first.kind !== "compacted") throw new Error("the first fold did not compact");
+    const state = { ...EMPTY_STATE, ...first.next };
+    // As a turn loads it now: the pinned message first, then the watermark message and on.
+    const from = pinned.findIndex((m) => m.id === first.next.watermark);
+    const loaded = [
+      { ...kept, metadata: { pinned: true, foldPending: true } },
+      ...pinned.slice(from),
+    ];
+    const positions = new Map(pinned.map((m, i) => [m.id, i + 1]));
+    const second = await runTier1(
+      input(loaded, state, {
+        force: true,
+        pinnedIds: new Set([kept.id]),
+        firstPosition: from, // what one offset from the first row makes of it
+        positions,
+      }),
+    );
+    if (second.kind !== "compacted") throw new Error("the second fold did not compact");
+    expect(second.next.summary).toContain("/srv/app/config.yaml [3]");
+  });
+
   it("a fold of pinned messages alone over a summary of the user's notes alone says so before the notes", async () => {
     const history = longHistory();
     const pinnedIds = new Set(history.map((m) => m.id));
