@@ -15,7 +15,6 @@ import {
   holdsChatStart,
   loadTurnHistory,
   positionsOf,
-  turnHistoryFirstPosition,
 } from "@/lib/db/queries/messages";
 import { statusOf } from "@/lib/db/queries/users";
 import type { Chat } from "@/lib/db/schema";
@@ -128,7 +127,6 @@ export async function loadCompactionInput(
 ): Promise<{
   chat: Chat;
   history: FoldUIMessage[];
-  firstPosition: number;
   positions: Map<string, number>;
 } | null> {
   const chat = await getChat(deps.db, chatId);
@@ -138,7 +136,6 @@ export async function loadCompactionInput(
   return {
     chat,
     history: rows.map(rowToUIMessage),
-    firstPosition: turnHistoryFirstPosition(rows, state),
     positions: positionsOf(rows),
   };
 }

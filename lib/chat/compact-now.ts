@@ -3,7 +3,7 @@ import { chatRequestFrame } from "@/lib/ai/request-frame";
 import { type TraceOutput, traceEntry } from "@/lib/compaction/trace";
 import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
-import { loadHistory } from "@/lib/db/queries/messages";
+import { loadHistory, positionsOf } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { backgroundCompactionDone } from "./background-compact";
@@ -42,6 +42,7 @@ export async function compactNow(
     const outcome = await compactChat(deps, {
       chat: fresh,
       history: rows.map(rowToUIMessage),
+      positions: positionsOf(rows),
       model,
       overheadTokens: frame.overheadTokens,
       overheadClasses: frame.overheadClasses,

@@ -69,8 +69,6 @@ export type CompactDeps = {
 export type CompactInput = {
   chat: Chat;
   history: readonly FoldUIMessage[];
-  /** 1-based position of `history[0]` in the whole chat, when it starts later (see loadTurnHistory). */
-  firstPosition?: number;
   /** Each loaded message's number in the chat (`positionsOf`), which references cite. */
   positions?: ReadonlyMap<string, number>;
   model: ModelBudget;
@@ -224,7 +222,6 @@ export async function compactChat(deps: CompactDeps, input: CompactInput): Promi
     keepRecentToolResults: settings.keepRecentToolResults,
     pinnedIds: pinnedIdsOf(history),
     ledgerShare: settings.ledgerShare,
-    firstPosition: input.firstPosition,
     positions: input.positions,
     force: input.force,
     deferFold: input.deferFold,

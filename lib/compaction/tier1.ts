@@ -23,9 +23,10 @@ const ONLY_PINS_SUMMARY = "(The messages before this point are the pinned ones t
 export type Tier1Input = ProjectionInput & {
   /** Share of the summary budget held for the reference ledger. */
   ledgerShare: number;
-  /** 1-based position of `history[0]` in the whole chat (a turn loads from the watermark on). */
-  firstPosition?: number;
-  /** Each message's own 1-based number in the chat, where known (`positionsOf`): wins. */
+  /**
+   * Each message's 1-based number in the chat (`positionsOf`): a turn loads from the watermark
+   * on, pinned messages ahead of it. Without it, history[0] is message 1.
+   */
   positions?: ReadonlyMap<string, number>;
   /** Compact now: summarize everything but the keep window, whatever the projection says. */
   force?: boolean;
@@ -185,8 +186,7 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   ];
   const foldedPendingIds = toSummarize.filter((m) => pending.has(m.id)).map((m) => m.id);
   input.onSummarizeStart?.({ tokensBefore, messages: toSummarize.length });
-  const first = input.firstPosition ?? 1;
-  const position = input.positions ?? new Map(input.history.map((m, i) => [m.id, i + first]));
+  const position = input.positions ?? new Map(input.history.map((m, i) => [m.id, i + 1]));
   const folded = toSummarize.length
     ? await foldIntoSummary({
         previousSummary: walled.summary,

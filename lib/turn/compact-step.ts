@@ -28,7 +28,6 @@ export async function compactForTurn(
   turn: {
     chat: Chat;
     history: FoldUIMessage[];
-    firstPosition?: number;
     positions?: ReadonlyMap<string, number>;
     model: ModelBudget;
     overheadTokens: number;
@@ -90,7 +89,6 @@ async function besideBackgroundCompaction(
   const current = {
     chat: turn.chat,
     history: turn.history,
-    firstPosition: turn.firstPosition,
     positions: turn.positions,
   };
   if (!isCompacting(turn.chat)) return { input: current, deferFold: false };

@@ -10,7 +10,6 @@ import {
   loadKeyedHistory,
   loadTurnHistory,
   positionsOf,
-  turnHistoryFirstPosition,
 } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
@@ -30,8 +29,6 @@ export type PreparedTurn = {
   stored?: Promise<void>;
   /** The stored messages the turn needs: from the watermark on (see loadTurnHistory). */
   history: FoldUIMessage[];
-  /** 1-based position of `history[0]` in the whole chat. */
-  firstPosition: number;
   /** Each stored message's number in the chat (`positionsOf`), which references cite. */
   positions: ReadonlyMap<string, number>;
 };
@@ -65,10 +62,6 @@ export async function prepareTurn(
     return {
       chat: { ...chat, modelId },
       history: [...start.rows.map(rowToUIMessage), rowToUIMessage(userMessageRow(request.message))],
-      firstPosition: turnHistoryFirstPosition(start.rows, {
-        summary: chat.contextSummary,
-        watermark: chat.summaryWatermark,
-      }),
       positions: positionsOf(start.rows),
       stored: storedBeside(storeNew(db, chat, request.message, modelChange)),
     };
@@ -157,10 +150,6 @@ async function loaded(db: Db, chat: Chat, read: KeyedMessage[]): Promise<Prepare
   return {
     chat,
     history: rows.map(rowToUIMessage),
-    firstPosition: turnHistoryFirstPosition(rows, {
-      summary: chat.contextSummary,
-      watermark: chat.summaryWatermark,
-    }),
     positions: positionsOf(rows),
   };
 }

@@ -374,7 +374,6 @@ async function beforeModelCall(
     {
       chat: turn.chat,
       history: turn.history,
-      firstPosition: turn.firstPosition,
       positions: turn.positions,
       model: budget,
       overheadTokens: frame.overheadTokens,

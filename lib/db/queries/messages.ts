@@ -258,20 +258,6 @@ export function holdsChatStart(
 }
 
 /**
- * The 1-based position in the whole chat of `history[0]` for rows `loadTurnHistory` returned:
- * pinned messages the summary covers come first, then the contiguous rest, so positions count
- * back from the watermark (or from the first row when the whole history was loaded).
- */
-export function turnHistoryFirstPosition(
-  rows: readonly Pick<Message, "id" | "seq">[],
-  state: { summary: string | null; watermark: string | null },
-): number {
-  const watermark = state.summary ? state.watermark : null;
-  const anchor = Math.max(0, watermark ? rows.findIndex((row) => row.id === watermark) : 0);
-  return (rows[anchor]?.seq ?? 0) + 1 - anchor;
-}
-
-/**
  * Each loaded message's 1-based number in the chat, as the summary's references and `recall`
  * cite it (seq + 1): pinned messages the summary covers come before the watermark in the rows
  * `loadTurnHistory` returns, out of order, so one offset from the first row cannot number them.

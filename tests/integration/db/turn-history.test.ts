@@ -212,7 +212,7 @@ describeEachDriver("what a turn prepares", (use) => {
     expect(prepared.history.map((m) => m.id)).toEqual(
       Array.from({ length: 10 }, (_, i) => `${chatId}-m${i + 2}`),
     );
-    expect(prepared.firstPosition).toBe(3);
+    expect(prepared.positions.get(prepared.history[0]?.id ?? "")).toBe(3);
   });
 
   it("holds a new message once, whether the history read beside its insert saw it or not", async () => {
@@ -248,7 +248,7 @@ describeEachDriver("what a turn prepares", (use) => {
         `${chatId}-m5`,
         `${chatId}-new`,
       ]);
-      expect(prepared.firstPosition).toBe(4);
+      expect(prepared.positions.get(prepared.history[0]?.id ?? "")).toBe(4);
     };
     if (driver === "pg") await whileInsertsSlowed(db, "message", "true", 300, check);
     else await check();

@@ -114,7 +114,6 @@ describe("Pinned messages (issue 14)", () => {
       input(loaded, state, {
         force: true,
         pinnedIds: new Set([kept.id]),
-        firstPosition: from, // what one offset from the first row makes of it
         positions,
       }),
     );
