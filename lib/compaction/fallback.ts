@@ -33,8 +33,9 @@ const NEW_SPAN_SHARE = 0.4;
 const RESERVED_AGE = Number.MAX_SAFE_INTEGER;
 /**
  * ...which outlast every other line of the new span (whose ages count its turns). Among
- * themselves, the previous lines go oldest first in every section at once (the first line of
- * each, then the second…): room is taken from all sections, none is emptied whole.
+ * themselves, the previous lines go from the longest section first, its oldest (top) line, until
+ * the sections are as long as one another, then from each in turn: room is taken from all of
+ * them, and none is emptied while another still has more than one line.
  */
 const PREVIOUS_AGE = 1_000_000_000;
 const EMPTY_SECTION = "None.";
@@ -104,24 +105,26 @@ function render(items: readonly Item[]): string {
 
 /**
  * The previous narrative's lines, under the heading they were under; they are dropped after the
- * new span's older lines, the top (oldest) line of each section first.
+ * new span's older lines, from the section with the most lines left, its top (oldest) line first.
  */
 function previousItems(previousSummary: string): Item[] {
   const { narrative: body } = splitSummary(previousSummary); // its ledger travels beside the digest
-  const items: Item[] = [];
-  const lines = new Map<SummaryHeading, number>();
+  const found: { heading: SummaryHeading; text: string }[] = [];
   let heading: SummaryHeading = "Decisions & facts"; // text before any known heading
   for (const raw of body.split("\n")) {
     const line = raw.trimEnd();
     const known = headingOf(line);
     if (known) heading = known;
-    else if (line.trim() && !isGenerated(line.trim())) {
-      const rank = lines.get(heading) ?? 0;
-      lines.set(heading, rank + 1);
-      items.push({ heading, text: line, age: PREVIOUS_AGE + rank });
-    }
+    else if (line.trim() && !isGenerated(line.trim())) found.push({ heading, text: line });
   }
-  return items;
+  // A line's age falls with the lines below it in its section: those are kept longer.
+  const below = new Map<SummaryHeading, number>();
+  for (const { heading } of found) below.set(heading, (below.get(heading) ?? 0) + 1);
+  return found.map((line) => {
+    const left = (below.get(line.heading) ?? 1) - 1;
+    below.set(line.heading, left);
+    return { ...line, age: PREVIOUS_AGE - left };
+  });
 }
 
 function isGenerated(line: string): boolean {

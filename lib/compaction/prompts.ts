@@ -119,6 +119,31 @@ ${closing}`;
 }
 
 /**
+ * The user message of a call that shortens the summary on its own: no messages come with it,
+ * it is simply longer than the room it has now (a model with a smaller window took the chat over).
+ */
+export function summarizerCondensePrompt(input: {
+  previousSummary: string;
+  budgetTokens: number;
+  limitTokens?: number;
+  countTokens?: (text: string) => number;
+}): string {
+  const { previousSummary, budgetTokens } = input;
+  const used = (input.countTokens ?? countTextTokens)(previousSummary);
+  const limit =
+    input.limitTokens === undefined
+      ? ""
+      : ` Your reply is cut off after ${input.limitTokens} tokens.`;
+  return `The summary below has grown longer than the room it has now: it uses about ${used} tokens and must fit in about ${budgetTokens}.${limit} No new messages come with it: rewrite it shorter, under the same six headings.
+
+Keep the open requests, the user's constraints in their own words and the current state. Copy every identifier you keep exactly. Shorten the oldest resolved material first, to a line or two per section, and drop only what no longer matters to the work.
+
+${previousSummaryBlock(previousSummary)}
+
+Reply with the shorter summary only, starting with "## ${SUMMARY_HEADINGS[0]}".`;
+}
+
+/**
  * The user message of a call that writes only `sections` of the summary: those a reply cut at
  * its output limit did not reach or did not finish, brought up to date with the same messages.
  */

@@ -25,6 +25,7 @@ import {
   renderSections,
   SUMMARY_HEADINGS,
   type SummaryHeading,
+  summarizerCondensePrompt,
   summarizerInstructions,
   summarizerPrompt,
   summarizerSectionsPrompt,
@@ -172,13 +173,30 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
     const previousSummary = request.previousSummary?.trim() ? request.previousSummary : null;
     if (items.length === 0) {
       if (previousSummary === null) throw new RangeError("nothing to summarize: the span is empty");
+      if (countText(previousSummary) <= request.summaryBudget) {
+        return {
+          summary: previousSummary,
+          model: "",
+          inputTokens: 0,
+          chunks: 0,
+          attempts: 0,
+          cutReplies: 0,
+          cutsRefilled: 0,
+        };
+      }
+      // Nothing new to fold, but the summary is over the room it has now: shortened on its own.
+      let condensed = previousSummary;
+      const entry = await throughCascade(run, async (model) => {
+        condensed = await condenseWithModel(run, model, previousSummary);
+      });
+      onMetric("summarize.latency_ms", { model: entry.id, ms: now() - startedAt, chunks: 1 });
       return {
-        summary: previousSummary,
-        model: "",
-        inputTokens: 0,
-        chunks: 0,
-        attempts: 0,
-        cutReplies: 0,
+        summary: condensed,
+        model: entry.id,
+        inputTokens: countText(previousSummary),
+        chunks: 1,
+        attempts: run.calls,
+        cutReplies: run.cutReplies,
         cutsRefilled: 0,
       };
     }
@@ -189,33 +207,85 @@ export function createSummarizer(options: SummarizerOptions): Summarize {
       inputTokens: 0,
       chunks: 0,
     };
-    const failures: SummarizerAttempt[] = [];
-    for (const entry of options.models) {
-      request.signal?.throwIfAborted();
-      try {
-        await foldWithModel(run, entry, items, progress);
-      } catch (error) {
-        if (request.signal?.aborted) throw error; // the turn is gone: no point asking the next model
-        failures.push({ model: entry.id, error: asError(error) });
-        continue;
-      }
-      onMetric("summarize.latency_ms", {
-        model: entry.id,
-        ms: now() - startedAt,
-        chunks: progress.chunks,
-      });
-      return {
-        summary: progress.running ?? "",
-        model: entry.id,
-        inputTokens: progress.inputTokens,
-        chunks: progress.chunks,
-        attempts: run.calls,
-        cutReplies: run.cutReplies,
-        cutsRefilled: run.cutsRefilled,
-      };
-    }
-    throw new SummarizerFailedError(failures);
+    const entry = await throughCascade(run, (model) => foldWithModel(run, model, items, progress));
+    onMetric("summarize.latency_ms", {
+      model: entry.id,
+      ms: now() - startedAt,
+      chunks: progress.chunks,
+    });
+    return {
+      summary: progress.running ?? "",
+      model: entry.id,
+      inputTokens: progress.inputTokens,
+      chunks: progress.chunks,
+      attempts: run.calls,
+      cutReplies: run.cutReplies,
+      cutsRefilled: run.cutsRefilled,
+    };
   };
+}
+
+/**
+ * Runs `attempt` with each model of the cascade in turn until one succeeds, and names it; a
+ * failure moves on to the next model, the caller's abort ends it all.
+ */
+async function throughCascade(
+  run: SummarizeRun,
+  attempt: (entry: SummarizerModel) => Promise<void>,
+): Promise<SummarizerModel> {
+  const failures: SummarizerAttempt[] = [];
+  for (const entry of run.options.models) {
+    run.request.signal?.throwIfAborted();
+    try {
+      await attempt(entry);
+      return entry;
+    } catch (error) {
+      if (run.request.signal?.aborted) throw error; // the turn is gone: no point asking the next model
+      failures.push({ model: entry.id, error: asError(error) });
+    }
+  }
+  throw new SummarizerFailedError(failures);
+}
+
+/**
+ * The summary alone, shortened by one model to the narrative's budget. A reply still over the
+ * budget is refused: the next model, and in the end the fallback digest (which always fits),
+ * take over.
+ */
+async function condenseWithModel(
+  run: SummarizeRun,
+  entry: SummarizerModel,
+  previous: string,
+): Promise<string> {
+  const { countText } = run;
+  const prompt = summarizerCondensePrompt({
+    previousSummary: previous,
+    budgetTokens: askTokens(run),
+    limitTokens: run.limitTokens,
+    countTokens: countText,
+  });
+  const needed =
+    countText(run.instructions) +
+    countText(prompt) +
+    WIRE_MESSAGES * MESSAGE_OVERHEAD_TOKENS +
+    run.limitTokens;
+  if (needed > Math.floor((1 - WINDOW_RESERVE_RATIO) * entry.contextWindow)) {
+    throw new Error(
+      `the summary does not fit a ${entry.contextWindow}-token window to be shortened (${needed} tokens needed)`,
+    );
+  }
+  const reply = await callModel(run, entry, prompt);
+  // A heading it left out or wrote "None." under keeps the previous text when that still fits;
+  // else the reply stands as written (asked to shorten, it may drop what no longer matters).
+  const summary = [completeHeadings(reply.text, previous), completeHeadings(reply.text)].find(
+    (candidate) => countText(candidate) <= run.request.summaryBudget,
+  );
+  if (summary === undefined) {
+    throw new SummaryRejectedError(
+      `the shortened summary is still over its budget (${countText(completeHeadings(reply.text))} > ${run.request.summaryBudget} tokens)`,
+    );
+  }
+  return summary;
 }
 
 /** Folds the rest of the span with one model; a 400/413 halves the chunk and retries. */

@@ -152,8 +152,16 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   // this fold does (before the span: they are older), even when nothing else is left to fold.
   const pending = foldPendingIdsOf(input.history);
   const coveredPending = walled.keptPins.filter((m) => pending.has(m.id));
-  const watermarkTo =
-    span[span.length - 1]?.id ?? (coveredPending.length ? (watermarkFrom ?? undefined) : undefined);
+  const folds = span.length > 0 || coveredPending.length > 0;
+  // A summary written for a larger window than this model's (the chat moved to a smaller one),
+  // with nothing left to fold: shortened on its own once it is in the way, or the turn would be
+  // refused, and Compact now with it, until enough new messages come to fold.
+  const condense =
+    !folds &&
+    watermarkFrom !== null &&
+    summaryOverBudget(input, walled.summary) &&
+    (!underTrigger || input.force === true || !walled.fits);
+  const watermarkTo = span[span.length - 1]?.id ?? (folds || condense ? watermarkFrom : null);
   if (!watermarkTo) {
     // Nothing between the watermark and the keep window: a dirty flag with nothing to
     // fold is simply settled; the hard wall already applies to this view.
@@ -187,19 +195,20 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   const foldedPendingIds = toSummarize.filter((m) => pending.has(m.id)).map((m) => m.id);
   input.onSummarizeStart?.({ tokensBefore, messages: toSummarize.length });
   const position = input.positions ?? new Map(input.history.map((m, i) => [m.id, i + 1]));
-  const folded = toSummarize.length
-    ? await foldIntoSummary({
-        previousSummary: walled.summary,
-        span: toSummarize,
-        positions: toSummarize.map((m) => position.get(m.id) ?? 0),
-        summaryBudget: input.budget.summaryBudget,
-        ledgerShare: input.ledgerShare,
-        estimator: input.estimator,
-        summarize: input.summarize,
-        fallback: input.fallback,
-        signal: input.signal,
-      })
-    : onlyPinsFolded(walled.summary);
+  const folded =
+    toSummarize.length || condense
+      ? await foldIntoSummary({
+          previousSummary: walled.summary,
+          span: toSummarize,
+          positions: toSummarize.map((m) => position.get(m.id) ?? 0),
+          summaryBudget: input.budget.summaryBudget,
+          ledgerShare: input.ledgerShare,
+          estimator: input.estimator,
+          summarize: input.summarize,
+          fallback: input.fallback,
+          signal: input.signal,
+        })
+      : onlyPinsFolded(walled.summary);
   const next = { summary: folded.summary, watermark: watermarkTo };
   const stillPinned = foldedPendingIds.length
     ? new Set([...walled.pinnedIds].filter((id) => !foldedPendingIds.includes(id)))
@@ -232,10 +241,23 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       summary: folded.summary,
       summarizerModel: folded.summarizerModel,
       latencyMs: now() - startedAt,
-      note: [folded.note, missedTarget].filter(Boolean).join("; ") || null,
+      note:
+        [condense ? condensedNote(input, walled.summary) : null, folded.note, missedTarget]
+          .filter(Boolean)
+          .join("; ") || null,
       foldedPendingIds,
     },
   };
+}
+
+/** Whether the summary takes more than this model's summary budget (it was written for another). */
+function summaryOverBudget(input: Tier1Input, summary: string | null): boolean {
+  return summary !== null && input.estimator.countText(summary) > input.budget.summaryBudget;
+}
+
+function condensedNote(input: Tier1Input, summary: string | null): string {
+  const tokens = summary === null ? 0 : input.estimator.countText(summary);
+  return `nothing new to fold: the summary (${tokens} tokens) was shortened to this model's summary budget (${input.budget.summaryBudget})`;
 }
 
 /** Everything the keep window leaves is pinned: the watermark moves, the summary stays as it is. */

@@ -178,6 +178,25 @@ describe("fallbackDigest", () => {
     }
   });
 
+  it("takes the room from the longest sections first: a one-line goal outlasts long lists", () => {
+    const previousSummary = [
+      "## Goal & open requests",
+      "- Migrate the importer to /srv/import",
+      ...["Decisions & facts", "Errors & fixes"].flatMap((heading) => [
+        `## ${heading}`,
+        ...Array.from({ length: 20 }, (_, i) => `- ${heading} line ${i}: ${"detail ".repeat(6)}`),
+      ]),
+    ].join("\n");
+    const budgetTokens = 250;
+    const digest = fallbackDigest({ previousSummary, span: [], budgetTokens, countTokens });
+    expect(countTokens(digest)).toBeLessThanOrEqual(budgetTokens);
+    expect(digest).toContain("- Migrate the importer to /srv/import");
+    for (const heading of ["Decisions & facts", "Errors & fixes"]) {
+      expect(digest).toContain(`- ${heading} line 19:`);
+      expect(digest).not.toContain(`- ${heading} line 0:`);
+    }
+  });
+
   it("is never empty", () => {
     const empty = fallbackDigest({
       previousSummary: null,

@@ -730,3 +730,64 @@ describe("createSummarizer", () => {
     });
   });
 });
+
+describe("createSummarizer with nothing new to fold", () => {
+  /** A previous summary of about 1,500 tokens, each section with a fact to keep. */
+  const long = SUMMARY_HEADINGS.map(
+    (h, i) =>
+      `## ${h}\n- FACT-${i} deploy key k-${i}7f3\n${"- an old resolved detail. ".repeat(50)}`,
+  ).join("\n\n");
+  /** What a model that shortens it well writes: every fact, none of the old detail. */
+  const shorter = SUMMARY_HEADINGS.map((h, i) => `## ${h}\n- FACT-${i} deploy key k-${i}7f3`).join(
+    "\n\n",
+  );
+  const cascade = (...models: [string, MockLanguageModelV4][]) =>
+    createSummarizer({
+      models: models.map(([id, model]) => entry(id, model)),
+      timeoutMs: 5_000,
+      estimator: createEstimator(),
+      onMetric: metric,
+    });
+
+  it("returns a summary within its budget as it is, without a call", async () => {
+    const model = ok();
+    const result = await cascade(["a:good", model])(
+      request({ previousSummary: SUMMARY, span: [], summaryBudget: 600 }),
+    );
+    expect(model.doGenerateCalls).toHaveLength(0);
+    expect(result.summary).toBe(SUMMARY);
+  });
+
+  it("shortens a summary over its budget on its own: the model reads all of it and is asked for the budget", async () => {
+    const model = ok(shorter);
+    const result = await cascade(["a:good", model])(
+      request({ previousSummary: long, span: [], summaryBudget: 400 }),
+    );
+    expect(model.doGenerateCalls).toHaveLength(1);
+    const prompt = promptText(model.doGenerateCalls[0]);
+    expect(prompt).toContain("FACT-5 deploy key k-57f3");
+    expect(prompt).toMatch(/must fit in about \d+/);
+    expect(prompt).not.toContain("<conversation>");
+    expect(result).toMatchObject({ summary: shorter, model: "a:good", chunks: 1 });
+  });
+
+  it("refuses a shortened summary still over its budget and asks the next model", async () => {
+    const wordy = ok(long);
+    const brief = ok(shorter);
+    const result = await cascade(
+      ["a:wordy", wordy],
+      ["b:brief", brief],
+    )(request({ previousSummary: long, span: [], summaryBudget: 400 }));
+    expect(wordy.doGenerateCalls).toHaveLength(1);
+    expect(brief.doGenerateCalls).toHaveLength(1);
+    expect(result.model).toBe("b:brief");
+
+    const error = await cascade(["a:wordy", ok(long)])(
+      request({ previousSummary: long, span: [], summaryBudget: 400 }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SummarizerFailedError);
+    expect((error as SummarizerFailedError).attempts[0]?.error.message).toMatch(
+      /still over its budget/,
+    );
+  });
+});

@@ -463,3 +463,65 @@ describe("Tier 1: a fold that cannot reach the target (DESIGN §7)", () => {
     for (const check of checks) expect(check.projected).toBeLessThanOrEqual(h.budget.inputBudget);
   });
 });
+
+describe("Tier 1: a summary written for a larger window than this model's", () => {
+  /** A 4,096-token window: input budget 2,868, summary budget 430. */
+  const SMALL = computeBudget({ contextWindow: 4_096, maxOutputTokens: null }, DEFAULT_RATIOS);
+  /** What a 128k model's fold left: a 3,000-token summary, then one short exchange. */
+  const bigSummary = SUMMARY_HEADINGS.map(
+    (heading, i) => `${heading}\n- OLD-FACT-${i}: ${filler(495, i)}`,
+  ).join("\n");
+  const state = { summary: bigSummary, watermark: "a1", dirty: false, version: 4 };
+  const history = [
+    ...exchange(1, { userTokens: 20, textTokens: 40 }),
+    ...exchange(2, { userTokens: 20, textTokens: 40 }),
+    userMessage("u3", "and the next step?"),
+  ];
+
+  it("shortens the summary on its own when nothing is left to fold, so the turn fits", async () => {
+    const h = tier1Harness({ budget: SMALL });
+    expect(h.estimator.countText(bigSummary)).toBeGreaterThan(SMALL.inputBudget);
+
+    const result = expectCompacted(await runTier1(h.input(history, state)));
+
+    // The summarizer was asked to shorten the summary alone, within the narrative's budget.
+    expect(h.summarizer.calls).toHaveLength(1);
+    const call = h.summarizer.calls[0];
+    expect(call?.span).toEqual([]);
+    expect(call?.previousSummary).toContain("OLD-FACT-5");
+    expect(call?.summaryBudget).toBeLessThanOrEqual(SMALL.summaryBudget);
+    // The watermark stays where it was; the view fits with the shorter summary at its head.
+    expect(result.next.watermark).toBe("a1");
+    expect(result.draft.watermarkFrom).toBe("a1");
+    expect(result.draft.messagesSummarized).toBe(0);
+    expect(h.estimator.countText(result.next.summary)).toBeLessThanOrEqual(SMALL.summaryBudget);
+    expect(result.view.fits).toBe(true);
+    expect(summaryOf(result.view.messages)).toContain("summary 1");
+    expect(keptMessages(result.view.messages).map((m) => m.id)).toEqual(["u2", "a2", "u3"]);
+    expect(result.draft.note).toContain("shortened to this model's summary budget");
+  });
+
+  it("shortens it when the user asks to compact, and the fallback digest does when no summarizer can", async () => {
+    const h = tier1Harness({ budget: SMALL, summarizerFails: new Error("down") });
+
+    const result = expectCompacted(await runTier1(h.input(history, state, { force: true })));
+
+    expect(result.draft.outcome).toBe("fallback");
+    expect(h.fallback.calls).toHaveLength(1);
+    expect(h.fallback.calls[0]?.span).toEqual([]);
+    expect(h.fallback.calls[0]?.previousSummary).toContain("OLD-FACT-0");
+    expect(result.next.watermark).toBe("a1");
+    expect(result.view.fits).toBe(true);
+  });
+
+  it("leaves a summary within this model's budget as it is when nothing is left to fold", async () => {
+    const h = tier1Harness({ budget: SMALL });
+    const small = { ...state, summary: summaryText("kept as is") };
+
+    const result = await runTier1(h.input(history, small, { force: true }));
+
+    expect(result.kind).toBe("skipped");
+    expect(h.summarizer.calls).toHaveLength(0);
+    expect(summaryOf(result.view.messages)).toContain("kept as is");
+  });
+});
