@@ -10,6 +10,7 @@ import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import {
   appendMessage,
   appendMessageInTransaction,
+  holdsMessageAsRead,
   type NewMessage,
   settleFoldedUnpins,
 } from "@/lib/db/queries/messages";
@@ -230,6 +231,16 @@ async function writeSummary(
     chatId: input.chat.id,
     expectedVersion: state.version,
     expectedHistoryVersion: input.chat.historyVersion,
+    // A rewrite starting after the new watermark (a regenerated last reply, beside a background
+    // fold) leaves what this summary covers as it was: the watermark message is still there as
+    // read, and so is everything before it.
+    coveredUnchanged: async () => {
+      const watermark = input.history.find((m) => m.id === result.next.watermark);
+      return (
+        watermark !== undefined &&
+        (await holdsMessageAsRead(db, input.chat.id, watermark.id, watermark.parts))
+      );
+    },
     patch,
     // Retry over a winner only when it left the summary we built on untouched (it
     // merely flagged the chat); anything else — a newer summary, a rollback — wins. A flag

@@ -69,13 +69,18 @@ export async function commitCompactionState(
     chatId: string;
     expectedVersion: number;
     patch: CompactionPatch;
-    /** The history version a new summary was built from: an edit since refuses the write. */
+    /** The history version a new summary was built from: an edit since refuses the write... */
     expectedHistoryVersion?: number;
+    /**
+     * ...unless this says what the summary covers is as it was (the rewrite came after it: a
+     * regenerated last reply). Asked of the row that carries the newer history version.
+     */
+    coveredUnchanged?: (current: Chat) => Promise<boolean>;
     rebase: (current: Chat) => CompactionPatch | "covered" | Promise<CompactionPatch | "covered">;
   },
 ): Promise<CommitOutcome | null> {
-  const history = input.expectedHistoryVersion;
-  const first = await casCompactionState(
+  let history = input.expectedHistoryVersion;
+  let first = await casCompactionState(
     db,
     input.chatId,
     input.expectedVersion,
@@ -86,8 +91,22 @@ export async function commitCompactionState(
   if (first.won) return { status: "written", chat: first.chat };
   // The history changed under the summary: what it covers may be text that no longer exists.
   if (history !== undefined && first.chat.historyVersion !== history) {
-    metric("cas.conflict", { chatId: input.chatId, op: "history_changed" });
-    return { status: "skipped", reason: "conflict", chat: first.chat };
+    if (!(await input.coveredUnchanged?.(first.chat))) {
+      metric("cas.conflict", { chatId: input.chatId, op: "history_changed" });
+      return { status: "skipped", reason: "conflict", chat: first.chat };
+    }
+    // Rewritten after what it covers: built on that history version now (a rewrite since
+    // bumps it again, and the write loses).
+    history = first.chat.historyVersion;
+    if (first.chat.version === input.expectedVersion) {
+      first = await casCompactionState(db, input.chatId, first.chat.version, input.patch, history);
+      if (!first) return null;
+      if (first.won) return { status: "written", chat: first.chat };
+      if (first.chat.historyVersion !== history) {
+        metric("cas.conflict", { chatId: input.chatId, op: "history_changed" });
+        return { status: "skipped", reason: "conflict", chat: first.chat };
+      }
+    }
   }
 
   const next = await input.rebase(first.chat);

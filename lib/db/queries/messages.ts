@@ -439,6 +439,29 @@ export async function appendIfNewAndNote(
   return { chat: row.noted, message: keyed };
 }
 
+/**
+ * Whether the chat holds the message `id` with these parts (compared as JSON values): a rewrite
+ * of the history either removes every message after the one it starts at or changes that one.
+ */
+export async function holdsMessageAsRead(
+  db: Db,
+  chatId: string,
+  id: string,
+  parts: unknown,
+): Promise<boolean> {
+  const [row] = await db
+    .select({ id: message.id })
+    .from(message)
+    .where(
+      and(
+        eq(message.chatId, chatId),
+        eq(message.id, id),
+        sql`${message.parts} = ${JSON.stringify(storableJson(parts))}::jsonb`,
+      ),
+    );
+  return row !== undefined;
+}
+
 /** A message by id in any chat (ids are unique across chats), or null. */
 export async function findMessageAnywhere(db: Db, id: string): Promise<Message | null> {
   const [row] = await db.select().from(message).where(eq(message.id, id));

@@ -27,7 +27,7 @@ import type { Database } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import { updateUserRow } from "@/lib/db/queries/users";
-import { user } from "@/lib/db/schema";
+import { chat as chatTable, user } from "@/lib/db/schema";
 import { liveBus } from "@/lib/live/bus";
 import { register } from "../../helpers/auth";
 import { compactNowCall } from "../../helpers/compaction";
@@ -311,6 +311,36 @@ describeEachDriver("compaction in the background", (use) => {
       });
       expect(after.status).toBe(204);
     });
+  });
+
+  it("keeps a background fold when the last reply is regenerated while it writes: what it folded is unchanged", async () => {
+    const database = use();
+    const { browser } = await register(database, "regen-beside-fold@example.com");
+    const chatId = await newChat(database, browser);
+    await withSlowSummarizer(async () => {
+      await fillUntil("due", database, browser, chatId);
+      fake.configure({ scriptSummarizer: false });
+      try {
+        fake.script({ text: "The last reply, again." });
+        const again = await postRegenerate(database, browser, { chatId, modelId: MODEL });
+        expect(again.status).toBe(200);
+        await readChunks(again);
+      } finally {
+        fake.configure({ scriptSummarizer: true });
+      }
+      // The reply was regenerated before the summarizer answered.
+      expect(await isCompactingNow(database.db, chatId)).toBe(true);
+    });
+    await compactionSettled(database.db, chatId);
+    const events = await listCompactionEvents(database.db, chatId);
+    expect(events.map((e) => e.outcome)).toEqual(["summarized"]);
+    const [chat] = await database.db.select().from(chatTable).where(eq(chatTable.id, chatId));
+    const history = await loadHistory(database.db, chatId);
+    expect(history.some((m) => m.id === chat?.summaryWatermark)).toBe(true);
+    const lastReply = history.findLast(
+      (m) => !(m.metadata as { compaction?: boolean } | null)?.compaction,
+    );
+    expect(JSON.stringify(lastReply?.parts)).toContain("The last reply, again.");
   });
 
   it("regenerates a reply whose turn a background compaction's entry landed in", async () => {
