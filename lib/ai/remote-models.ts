@@ -26,6 +26,8 @@ export type RemoteModel = {
 export type FetchFunction = typeof globalThis.fetch;
 
 const tokenCount = z.number().int().positive();
+/** A limit the list states: an odd value (0, a string, a fraction) is read as not stated. */
+const statedLimit = tokenCount.nullish().catch(null);
 
 /**
  * vLLM reports `max_model_len`; llama.cpp's server the trained `meta.n_ctx_train` (the context
@@ -33,16 +35,16 @@ const tokenCount = z.number().int().positive();
  */
 const openaiCompatibleEntry = z.object({
   id: z.string().min(1),
-  max_model_len: tokenCount.nullish(),
-  // Informational only: an odd `meta` must never drop the model from the list.
-  meta: z.object({ n_ctx_train: tokenCount.nullish() }).nullish().catch(null),
+  // An odd limit or `meta` leaves the model's window unknown; it never drops the model.
+  max_model_len: statedLimit,
+  meta: z.object({ n_ctx_train: statedLimit }).nullish().catch(null),
 });
 
 const openrouterEntry = z.object({
   id: z.string().min(1),
-  name: z.string().min(1).nullish(),
-  context_length: tokenCount.nullish(),
-  top_provider: z.object({ max_completion_tokens: tokenCount.nullish() }).nullish(),
+  name: z.string().min(1).nullish().catch(null),
+  context_length: statedLimit,
+  top_provider: z.object({ max_completion_tokens: statedLimit }).nullish().catch(null),
 });
 
 const listEnvelope = z.object({ data: z.array(z.unknown()) });

@@ -27,14 +27,18 @@ const ollamaShow = z.object({
   model_info: z.record(z.string(), z.unknown()).nullish(),
 });
 
+/** One loaded model: an entry that does not fit (another model's odd value) says nothing. */
+const ollamaPsEntry = z
+  .object({
+    name: z.string().nullish(),
+    model: z.string().nullish(),
+    context_length: tokenCount.nullish().catch(null),
+  })
+  .nullable()
+  .catch(null);
+
 const ollamaPs = z.object({
-  models: z.array(
-    z.object({
-      name: z.string().nullish(),
-      model: z.string().nullish(),
-      context_length: tokenCount.nullish(),
-    }),
-  ),
+  models: z.array(ollamaPsEntry).transform((models) => models.filter((m) => m !== null)),
 });
 
 const llamaCppProps = z.object({

@@ -200,6 +200,26 @@ describe("listModels from OpenAI-compatible servers", () => {
     },
   );
 
+  it("lists a model whose stated window is odd, with its window unknown", async () => {
+    const odd = [0, -1, "32768", 4096.5, null, { tokens: 8192 }];
+    const list: typeof fetch = async () =>
+      Response.json({
+        data: [
+          ...odd.map((value, i) => ({ id: `odd-${i}`, max_model_len: value })),
+          { id: "fine", max_model_len: 8192 },
+        ],
+      });
+    const registry = createProviderRegistry(
+      envOf({ OPENAI_COMPATIBLE_BASE_URL: "http://srv.test/v1", OPENAI_COMPATIBLE_NAME: "vllm" }),
+      { fetch: list },
+    );
+
+    const models = await registry.listModels();
+
+    expect(ids(models)).toEqual([...odd.map((_, i) => `vllm:odd-${i}`), "vllm:fine"]);
+    expect(models.map((m) => m.contextWindow)).toEqual([...odd.map(() => undefined), 8192]);
+  });
+
   it("lists several servers in configuration order", async () => {
     const first = await start({ models: [{ id: "a", maxModelLen: 4096 }] });
     const second = await start({ models: [{ id: "b", maxModelLen: 8192 }] });
@@ -351,6 +371,12 @@ describe("listModels from OpenRouter", () => {
             top_provider: { max_completion_tokens: 64_000 },
           },
           { id: "some/model:free", name: "Some model", context_length: null },
+          {
+            id: "odd/model",
+            name: "Odd model",
+            context_length: "131072",
+            top_provider: { max_completion_tokens: -1 },
+          },
           { name: "an entry without an id is skipped" },
         ],
       });
@@ -379,6 +405,13 @@ describe("listModels from OpenRouter", () => {
         provider: "openrouter",
         model: "some/model:free",
         label: "Some model",
+        providerLabel: "OpenRouter",
+      },
+      {
+        id: "openrouter:odd/model",
+        provider: "openrouter",
+        model: "odd/model",
+        label: "Odd model",
         providerLabel: "OpenRouter",
       },
     ]);

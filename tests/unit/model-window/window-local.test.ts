@@ -173,6 +173,26 @@ describe("each local server, as the fake server imitates it", () => {
     });
   });
 
+  it("Ollama whose /api/ps has an odd entry for another model: the loaded context still", async () => {
+    const fetch = async (input: RequestInfo | URL) =>
+      String(input).endsWith("/api/show")
+        ? Response.json({ model_info: { "llama.context_length": 131_072 } })
+        : Response.json({
+            models: [
+              { name: "nomic-embed-text:latest", context_length: 0 },
+              "garbage",
+              { name: "llama3.1:8b", model: "llama3.1:8b", context_length: 4096 },
+            ],
+          });
+    const report = await ollamaReport({
+      fetch,
+      root: "http://ollama.invalid",
+      model: "llama3.1:8b",
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(report).toMatchObject({ loaded: 4096, notLoaded: false });
+  });
+
   it("llama.cpp: /props's n_ctx, with the trained length from /v1/models", async () => {
     const { window } = await lookupOn({ flavor: "llama.cpp", models: [LLAMA] });
     expect(window).toEqual({
