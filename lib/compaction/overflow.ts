@@ -94,6 +94,35 @@ export function reportedPromptTokens(error: APICallError): number | null {
   return null;
 }
 
+/**
+ * The window the provider states in its refusal ("maximum context length is 8192 tokens",
+ * "200000 maximum", "loaded with context length of only 4096"), when it states one: what the
+ * server runs the model with now, which a server restarted with a smaller context no longer
+ * agrees on with the window Fold looked up.
+ */
+export function reportedWindowTokens(error: APICallError): number | null {
+  const text = errorText(error);
+  const patterns = [
+    /maximum context length is (\d+)/i,
+    /maximum model length of (\d+)/i,
+    /tokens > (\d+) maximum/i,
+    /> (\d+), decrease input length/i,
+    /maximum number of tokens allowed \((\d+)\)/i,
+    /"n_ctx"\s*:\s*(\d+)/,
+    /model with (\d+) maximum context length/i,
+    /context length of only (\d+)/i,
+    /maximum allowed length \((\d+) tokens\)/i,
+    /model'?s context length \((\d+) tokens\)/i,
+    /maximum prompt length is (\d+)/i,
+    /must be <= (\d+)/i,
+  ];
+  for (const pattern of patterns) {
+    const value = Number(pattern.exec(text)?.[1] ?? Number.NaN);
+    if (Number.isSafeInteger(value) && value > 0) return value;
+  }
+  return null;
+}
+
 /** Thrown when recovery trimmed and retried once and the provider still refused. */
 export class ContextOverflowError extends Error {
   readonly modelId: string;

@@ -7,7 +7,12 @@ import type {
 import type { Budget } from "@/lib/context/budget";
 import { unitsFromProviderPrompt } from "@/lib/context/count-units";
 import type { TokenEstimator } from "@/lib/context/tokens";
-import { ContextOverflowError, isContextOverflowError, reportedPromptTokens } from "./overflow";
+import {
+  ContextOverflowError,
+  isContextOverflowError,
+  reportedPromptTokens,
+  reportedWindowTokens,
+} from "./overflow";
 import { ignoreMetrics, type MetricSink } from "./ports";
 import { type Pinned, trimToFit } from "./trim";
 
@@ -30,6 +35,11 @@ export type RecoveryEvent = {
   tokensAfter: number;
   /** The provider's own count of the rejected prompt, when it said. */
   reportedTokens: number | null;
+  /**
+   * The window the provider said it has, when that is smaller than the one Fold budgeted with
+   * (a server restarted with a smaller context): the retry was trimmed for it.
+   */
+  statedWindow: number | null;
 };
 
 export type RecoveryOptions = {
@@ -99,10 +109,17 @@ export function createRecoveryMiddleware(options: RecoveryOptions): LanguageMode
   ) {
     const before = estimatePrompt(estimator, params.prompt);
     // When the provider said how big the prompt was, trust that over the calibration.
-    const reportedTokens =
-      error && isContextOverflowError(error) ? reportedPromptTokens(error) : null;
+    const overflow = error && isContextOverflowError(error) ? error : null;
+    const reportedTokens = overflow ? reportedPromptTokens(overflow) : null;
+    const stated = overflow ? reportedWindowTokens(overflow) : null;
+    const statedWindow = stated !== null && stated < budget.contextWindow ? stated : null;
     const skew = refusedSkew(options.ratio, reportedTokens, before, options.toolOverheadTokens);
-    const limitTokens = Math.max(0, Math.floor(budget.target / skew) - options.toolOverheadTokens);
+    // The target as the window the provider stated would have it, when that is smaller.
+    const target =
+      statedWindow === null
+        ? budget.target
+        : Math.floor((budget.target * statedWindow) / budget.contextWindow);
+    const limitTokens = Math.max(0, Math.floor(target / skew) - options.toolOverheadTokens);
     const result = trimToFit(params.prompt, {
       limitTokens,
       keepRecentToolResults: Math.max(
@@ -119,6 +136,7 @@ export function createRecoveryMiddleware(options: RecoveryOptions): LanguageMode
       before,
       after: result.after,
       reportedTokens,
+      statedWindow,
     });
     try {
       await options.onRecovery?.({
@@ -126,6 +144,7 @@ export function createRecoveryMiddleware(options: RecoveryOptions): LanguageMode
         tokensBefore: before,
         tokensAfter: result.after,
         reportedTokens,
+        statedWindow,
       });
     } catch {
       // Bookkeeping must never cost the user their answer.

@@ -36,6 +36,8 @@ export type ProviderLookups = {
   get(provider: string): ProviderLookup | undefined;
   /** Forgets the cached model lists. */
   clear(): void;
+  /** Forgets one provider's cached model list: its next lookup asks the provider again. */
+  forgetList(provider: string): void;
 };
 
 export type ProviderLookupOptions = {
@@ -71,7 +73,7 @@ export function createProviderLookups(
   // Model lists are fetched once for many callers, so they carry their own timeout.
   const listOptions = { fetch: timeoutFetch(fetch, timeoutMs), now: options.now };
   const lookups = new Map<string, ProviderLookup>();
-  const lists: ModelList[] = [];
+  const lists = new Map<string, ModelList>();
 
   lookups.set("demo", async (model) =>
     model === DEMO_MODEL_ID
@@ -98,7 +100,7 @@ export function createProviderLookups(
       },
       listOptions,
     );
-    lists.push(list);
+    lists.set("openrouter", list);
     lookups.set("openrouter", async (model, signal) =>
       listedWindow(await list.get(signal), model, "openrouter"),
     );
@@ -118,7 +120,7 @@ export function createProviderLookups(
       },
       listOptions,
     );
-    lists.push(list);
+    lists.set(server.name, list);
     lookups.set(server.name, async (model, signal) => {
       const models = await list.get(signal);
       // vLLM lists the window it serves (max_model_len); the others tell it in their own APIs.
@@ -143,7 +145,10 @@ export function createProviderLookups(
   return {
     get: (provider) => lookups.get(provider),
     clear() {
-      for (const list of lists) list.clear();
+      for (const list of lists.values()) list.clear();
+    },
+    forgetList(provider) {
+      lists.get(provider)?.clear();
     },
   };
 }

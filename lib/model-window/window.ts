@@ -105,6 +105,9 @@ export function createWindowResolver(options: WindowResolverOptions): WindowReso
     const key = cacheKey(provider, model);
     cache.delete(key);
     inFlight.delete(key);
+    // The provider's list is read again too: a window evicted because the server changed
+    // (restarted with a smaller context) must not come back from a list fetched before.
+    lookups.forgetList(provider);
   }
 
   /**

@@ -135,6 +135,7 @@ async function answerWithin(
     tokensBefore: trimmed.before,
     tokensAfter: trimmed.after,
     reportedTokens: null,
+    statedWindow: null,
   });
   ctx.observed.finished = false;
   // The retry's request is trimmed in memory: its count is not the stored view's.

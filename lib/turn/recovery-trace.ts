@@ -1,10 +1,12 @@
 import { generateId, type UIMessageChunk } from "ai";
+import { parseModelId } from "@/lib/ai/model-id";
 import type { RecoveryEvent } from "@/lib/compaction/recovery";
 import { savedPct, traceEndChunk, traceStartChunk } from "@/lib/compaction/trace";
 import type { Db } from "@/lib/db/client";
 import { markCompactionDirty } from "@/lib/db/compaction-state";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
 import { log } from "@/lib/log";
+import { evictContextWindow } from "@/lib/model-window/window";
 
 /**
  * Recovery happened: the chat is dirty (next turn compacts durably), the timeline shows it.
@@ -16,8 +18,14 @@ export async function recordRecovery(
   event: RecoveryEvent,
   write: (chunk: UIMessageChunk) => void,
   now: () => number,
+  /** The chat's model: its window is looked up again when the provider stated a smaller one. */
+  modelId?: string,
 ): Promise<void> {
   const traceId = `recover-${generateId()}`;
+  const parsed = modelId ? parseModelId(modelId) : null;
+  // The server runs the model with less than Fold looked up (restarted with a smaller
+  // context): the cached window is dropped, so the next message budgets with what it says now.
+  if (event.statedWindow !== null && parsed) evictContextWindow(parsed.provider, parsed.model);
   const reason = event.kind;
   write(
     traceStartChunk(traceId, {
@@ -38,10 +46,7 @@ export async function recordRecovery(
       summarizerModel: null,
       durationMs: 0,
       summary: null,
-      note:
-        event.reportedTokens !== null
-          ? `The provider counted ${event.reportedTokens.toLocaleString("en-US")} tokens; the request was trimmed in memory and retried once.`
-          : "The request was trimmed in memory and retried once.",
+      note: recoveryNote(event),
     }),
   );
   // Bookkeeping must never cost the user their answer: the retry goes ahead without it (the
@@ -60,4 +65,15 @@ export async function recordRecovery(
   } catch (error) {
     log.warn({ err: error, chatId }, "recording a recovery failed; the retry goes ahead");
   }
+}
+
+function recoveryNote(event: RecoveryEvent): string {
+  const n = (tokens: number) => tokens.toLocaleString("en-US");
+  const counted =
+    event.reportedTokens !== null ? `The provider counted ${n(event.reportedTokens)} tokens; ` : "";
+  const window =
+    event.statedWindow !== null
+      ? ` It says the model's window is ${n(event.statedWindow)} tokens, less than Fold had looked up: the retry was trimmed for that, and the window is looked up again for your next message.`
+      : "";
+  return `${counted}${counted ? "the" : "The"} request was trimmed in memory and retried once.${window}`;
 }

@@ -324,7 +324,8 @@ async function streamTurn(
       // What recovery records (a trace, the dirty flag, an event) follows the message it
       // answers: nothing for one that could not be stored (its turn is ending).
       onRecovery: async (event) => {
-        if (await storedOk) await recordRecovery(db, turn.chat.id, event, write, now);
+        if (await storedOk)
+          await recordRecovery(db, turn.chat.id, event, write, now, budget.modelId);
       },
     },
     (chunk) => {

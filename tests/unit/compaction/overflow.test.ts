@@ -1,6 +1,10 @@
 import { APICallError } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
-import { isContextOverflowError, reportedPromptTokens } from "@/lib/compaction/overflow";
+import {
+  isContextOverflowError,
+  reportedPromptTokens,
+  reportedWindowTokens,
+} from "@/lib/compaction/overflow";
 
 function apiError(statusCode: number, responseBody: string, message = "Bad Request"): APICallError {
   return new APICallError({
@@ -272,5 +276,31 @@ describe("overflow detection", () => {
     expect(reported("SGLang (context length)")).toBe(9000);
     expect(reported("xAI")).toBe(140000);
     expect(reported("Hugging Face TGI")).toBe(4000);
+  });
+
+  it("reads the window the provider states, where it states one", () => {
+    const stated = (name: string) => {
+      const [, status, body] = OVERFLOWS.find(([n]) => n === name) ?? [];
+      return reportedWindowTokens(apiError(status ?? 400, body ?? ""));
+    };
+    expect(Object.fromEntries(OVERFLOWS.map(([name]) => [name, stated(name)]))).toEqual({
+      OpenAI: 128000,
+      vLLM: 8192,
+      "vLLM (decoder prompt)": 8192,
+      Anthropic: 200000,
+      Google: 1048576,
+      Bedrock: null,
+      "llama.cpp": 8192,
+      Ollama: null,
+      OpenRouter: 128000,
+      Mistral: 32768,
+      "generic 413": null,
+      "Anthropic (the reply's room)": 200000,
+      "LM Studio": 4096,
+      SGLang: 59862,
+      "SGLang (context length)": 8192,
+      xAI: 131072,
+      "Hugging Face TGI": 4096,
+    });
   });
 });

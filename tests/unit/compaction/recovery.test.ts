@@ -314,7 +314,30 @@ describe("recovery middleware: overflow on doStream", () => {
       tokensBefore: before,
       tokensAfter: after,
       reportedTokens: 9100,
+      statedWindow: null,
     });
+  });
+
+  it("trims the retry for the window the provider states when it is smaller than the budget's", async () => {
+    const stated = WINDOW / 4;
+    const refusal = apiError(400, {
+      error: {
+        message: `This model's maximum context length is ${stated} tokens. However, your messages resulted in 9100 tokens.`,
+        code: "context_length_exceeded",
+      },
+    });
+    const mock = new MockLanguageModelV4({
+      doStream: failingThen([refusal], () => streamed("Recovered.")),
+    });
+    const { model, events, estimate } = setup(mock);
+
+    await drain(await model.doStream(callOptions(toolLoopPrompt())));
+
+    const retry = mock.doStreamCalls[1];
+    if (!retry) throw new Error("no retry");
+    // The target a window of that size would have: a quarter of the budget's.
+    expect(estimate(retry.prompt)).toBeLessThanOrEqual(BUDGET.target / 4);
+    expect(events[0]).toMatchObject({ kind: "overflow", statedWindow: stated });
   });
 
   it("keeps every tool call paired with its result in the retried prompt", async () => {
