@@ -46,6 +46,14 @@ const bool = z
   .transform((v) => ["true", "1", "yes", "on"].includes(v));
 const url = z.url();
 const httpUrl = z.url({ protocol: /^https?$/ });
+/**
+ * A provider's base URL: no user name or password in it. fetch refuses such a URL outright, and
+ * every failed request would then log it; the key belongs in the server's `_API_KEY`.
+ */
+const serverUrl = httpUrl.refine((value) => {
+  const { username, password } = new URL(value);
+  return username === "" && password === "";
+}, "it holds a user name or password; put the key in the matching _API_KEY instead");
 
 /** Provider ids Fold defines itself; an OpenAI-compatible server cannot take one of these names. */
 export const BUILT_IN_PROVIDER_IDS = [
@@ -102,7 +110,7 @@ function openaiCompatibleServers(source: Source, warn: Warn): OpenAICompatibleSe
     const baseUrl = knob(
       source,
       `${prefix}BASE_URL`,
-      httpUrl,
+      serverUrl,
       undefined as string | undefined,
       warn,
     );

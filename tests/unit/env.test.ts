@@ -124,6 +124,23 @@ describe("environment", () => {
     expect(warnings).toContainEqual(expect.stringMatching(/^COMPACTION_TRIGGER_RATIO="1.7"/));
   });
 
+  it("refuses a server base URL that holds a user name or password, and says where the key goes", () => {
+    const warnings: string[] = [];
+    const env = loadEnv(
+      {
+        OPENAI_COMPATIBLE_BASE_URL: "http://fold:pa55word@llm.example/v1",
+        OPENAI_COMPATIBLE_2_BASE_URL: "http://10.0.0.2:8000/v1",
+      },
+      (m) => warnings.push(m),
+    );
+    expect(env.providers.openaiCompatible.map((s) => s.baseUrl)).toEqual([
+      "http://10.0.0.2:8000/v1",
+    ]);
+    expect(warnings).toEqual([
+      "OPENAI_COMPATIBLE_BASE_URL is invalid (it holds a user name or password; put the key in the matching _API_KEY instead); ignoring it",
+    ]);
+  });
+
   it("marks a DATABASE_URL that is set but invalid, so no embedded database stands in for it", () => {
     const bad = loadEnv({ DATABASE_URL: "postgres://fold:a#b@db/fold" }, quiet);
     expect(bad).toMatchObject({ databaseUrl: undefined, databaseUrlInvalid: true });
