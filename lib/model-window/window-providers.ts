@@ -102,7 +102,7 @@ export function createProviderLookups(
     );
     lists.set("openrouter", list);
     lookups.set("openrouter", async (model, signal) =>
-      listedWindow(await list.get(signal), model, "openrouter"),
+      orUnanswered(listedWindow(await list.get(signal), model, "openrouter"), list),
     );
   }
 
@@ -135,7 +135,7 @@ export function createProviderLookups(
         llamaCppReport(target, trained),
       ]);
       const report = pickReport(reports);
-      if (!report) return null;
+      if (!report) return orUnanswered(null, list);
       if (report.loaded !== null) lastLoaded.set(model, report.loaded);
       const remembered = { ...report, lastLoaded: lastLoaded.get(model) ?? null };
       return localWindow(remembered, server.assumedContext);
@@ -151,6 +151,15 @@ export function createProviderLookups(
       lists.get(provider)?.clear();
     },
   };
+}
+
+/**
+ * Nothing found, while the model list did not answer (a 503 while a server restarts): that is
+ * no answer, not "the server does not say" — thrown, so what stands in is kept only as a guess.
+ */
+function orUnanswered(window: ProviderWindow | null, list: ModelList): ProviderWindow | null {
+  if (window === null && list.unknown()) throw new Error("the model list did not answer");
+  return window;
 }
 
 function listedWindow(

@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEMO_CONTEXT_WINDOW, DEMO_MAX_OUTPUT_TOKENS } from "@/lib/ai/demo-model";
+import { MODEL_LIST_RETRY_MS } from "@/lib/ai/remote-models";
 import { type Database, openDatabase } from "@/lib/db/client";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { deleteOverride, upsertOverride } from "@/lib/db/queries/model-overrides";
@@ -326,6 +327,34 @@ describe("caching", () => {
     clock = DEFAULT_WINDOW_TTL_MS;
     const second = await resolver.resolve("local", "gpt-4o");
     expect(second).toMatchObject({ source: "provider", contextWindow: 16_384 });
+  });
+
+  it("keeps what stood in for a model list that answered an error only as long as a guess", async () => {
+    let clock = 0;
+    let serverUp = false;
+    // A vLLM behind a proxy, busy for a moment: its list answers 503, its other paths 404.
+    const { fetch } = countingFetch((url) =>
+      url.endsWith("/v1/models")
+        ? serverUp
+          ? Response.json({ data: [{ id: "gpt-4o", max_model_len: 16_384 }] })
+          : new Response("upstream busy", { status: 503 })
+        : new Response("Not Found", { status: 404 }),
+    );
+    const resolver = resolverWith({
+      providers: providers({
+        openaiCompatible: [{ name: "local", baseUrl: "http://vllm.invalid/v1" }],
+      }),
+      fetch,
+      now: () => clock,
+    });
+    expect((await resolver.resolve("local", "gpt-4o")).source).toBe("catalog");
+
+    serverUp = true;
+    clock = DEFAULT_WINDOW_TTL_MS + MODEL_LIST_RETRY_MS;
+    expect(await resolver.resolve("local", "gpt-4o")).toMatchObject({
+      source: "provider",
+      contextWindow: 16_384,
+    });
   });
 
   it("evicting after an override edit takes effect on the next request", async () => {
