@@ -73,8 +73,9 @@ async function record(
   const { chatId, budget } = turn;
   const parsed = parseModelId(budget.modelId);
   if (!parsed) return;
-  const { chain } = await inspectContextWindow(parsed.provider, parsed.model, db);
+  const { window, chain } = await inspectContextWindow(parsed.provider, parsed.model, db);
   const believed = describeChain(chain);
+  const overridden = window.source === "override";
   if (truncation.keptTokens < chain.contextWindow) {
     await recordObservedWindow(db, {
       provider: parsed.provider,
@@ -88,7 +89,11 @@ async function record(
     evictContextWindow(parsed.provider, parsed.model);
   }
   const n = (tokens: number) => tokens.toLocaleString("en-US");
-  const note = `The server kept only the last ${n(truncation.keptTokens)} of about ${n(truncation.sentTokens)} tokens Fold sent, without saying so: it runs ${budget.modelId} with a smaller context than Fold assumed (${believed}). Fold now uses ${n(truncation.keptTokens)} for this model and compacts this chat before your next message. ${truncationFix(chain.detail?.server)}`;
+  const kept = `The server kept only the last ${n(truncation.keptTokens)} of about ${n(truncation.sentTokens)} tokens Fold sent, without saying so`;
+  // An admin's override wins over what Fold observes: saying Fold now uses less would be untrue.
+  const note = overridden
+    ? `${kept}: it runs ${budget.modelId} with a smaller context than the ${n(window.contextWindow)} tokens an admin's override in Admin → Models sets for it. Fold keeps the override, so long requests will be cut again: lower or remove it there, or run the model with a larger context. This chat compacts before your next message.`
+    : `${kept}: it runs ${budget.modelId} with a smaller context than Fold assumed (${believed}). Fold now uses ${n(truncation.keptTokens)} for this model and compacts this chat before your next message. ${truncationFix(chain.detail?.server)}`;
   metric("context_window.truncated", {
     modelId: budget.modelId,
     chatId,
