@@ -168,7 +168,10 @@ export async function runTurn(
     })
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
     .then(() =>
-      observed.failedBeforeModel || observed.unstored || unanswered(observed, replyStored)
+      observed.failedBeforeModel ||
+      observed.unstored ||
+      observed.stoppedBeforeModel ||
+      unanswered(observed, replyStored)
         ? deps.giveBack?.()
         : undefined,
     )
@@ -250,7 +253,8 @@ function nextTurnSize(observed: TurnObservations): NextTurnSize | undefined {
 /**
  * The turn failed before the model answered anything (the provider refused the request, failed
  * or never answered, retries included): no reply is stored, and its message goes back to the day,
- * as one refused before the model call does. A reply the user stopped is theirs to keep.
+ * as one refused before the model call, or stopped before it (while Tier 1 folded), does. A reply
+ * the user stopped is theirs to keep.
  */
 function unanswered(observed: TurnObservations, replyStored: boolean): boolean {
   return (

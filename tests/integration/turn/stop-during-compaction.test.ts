@@ -11,7 +11,9 @@ const fake = await vi.hoisted(async () => {
 import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import type { Database } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
-import { register } from "../../helpers/auth";
+import { usageOn } from "@/lib/db/queries/usage";
+import { usageDayOf } from "@/lib/limits/quota-day";
+import { register, sessionOf } from "../../helpers/auth";
 import { isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
@@ -104,6 +106,10 @@ describeEachDriver("Stop while Tier 1 compacts", (use) => {
       expect(after.chat.contextSummary).toBe(before.chat.contextSummary);
       expect(after.chat.summaryWatermark).toBe(before.chat.summaryWatermark);
       expect(await listCompactionEvents(database.db, chatId)).toEqual([]);
+      // Nothing was answered: the message goes back to the day, as a refused one does.
+      const answered = after.messages.filter((m) => m.role === "assistant").length;
+      const userId = (await sessionOf(database, browser))?.user.id ?? "";
+      expect((await usageOn(database.db, userId, usageDayOf(new Date()))).messages).toBe(answered);
     } finally {
       fake.configure({ summaryDelayMs: 0 });
     }
