@@ -5,6 +5,9 @@ import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
 import { loadHistory, positionsOf } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+import { type LiveBus, liveBus } from "@/lib/live/bus";
+import { listenForStop } from "@/lib/live/stop";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { backgroundCompactionDone } from "./background-compact";
 import { modelBudget } from "./budget";
@@ -15,10 +18,10 @@ import { holdLease } from "./lease";
  * Compact now (DESIGN §8): Tier 1 forced, outside a turn. Holds the turn lease
  * so it never races a streaming reply (409 instead), waits for a background
  * compaction that is running, and leaves a trace entry in the timeline when it
- * folded something.
+ * folded something. A stop for the chat ends it with nothing written (409).
  */
 export async function compactNow(
-  deps: { db: Db; resolveModel: (modelId: string) => LanguageModel },
+  deps: { db: Db; resolveModel: (modelId: string) => LanguageModel; live?: LiveBus },
   chat: Chat,
   modelId: string,
 ): Promise<{ trace: TraceOutput | null; message: FoldUIMessage | null }> {
@@ -29,10 +32,17 @@ export async function compactNow(
     chat.id,
     "A reply is streaming in this chat. Compact after it finishes.",
   );
+  // A stop for the chat (Stop with no message named, an admin disabling the account) ends it as
+  // it ends a turn's fold: the summarizer's request is aborted and nothing is written.
+  const stop = new AbortController();
+  const unwatch = listenForStop(deps.live ?? liveBus(), chat.id, undefined, () => stop.abort());
+  const stopped = () =>
+    new AppError("conflict:stopped", "Compacting was stopped; the chat is as it was.");
   try {
     // A background compaction folding this chat right now would make one of the two lose the
     // commit: let it land, then fold what it left.
-    await backgroundCompactionDone(db, chat.id);
+    await backgroundCompactionDone(db, chat.id, stop.signal);
+    if (stop.signal.aborted) throw stopped();
     const [fresh, rows] = await Promise.all([getChat(db, chat.id), loadHistory(db, chat.id)]);
     if (!fresh || rows.length === 0) return { trace: null, message: null };
     const [frame, model] = await Promise.all([
@@ -47,6 +57,7 @@ export async function compactNow(
       overheadTokens: frame.overheadTokens,
       overheadClasses: frame.overheadClasses,
       force: true,
+      signal: stop.signal,
       // Stored with the fold, in its transaction: an entry that failed to store after it would
       // leave the chat folded while the click answered that Compact failed. Nothing to fold is
       // an answer for the person who clicked, not an event in the chat's timeline: no entry.
@@ -61,10 +72,13 @@ export async function compactNow(
           },
           { messageId: generateId(), toolCallId: `compact-${generateId()}` },
         ),
+    }).catch((error: unknown) => {
+      throw stop.signal.aborted ? stopped() : error;
     });
     const entry = outcome.timelineEntry;
     return { trace: outcome.trace, message: entry ? rowToUIMessage(entry) : null };
   } finally {
+    await unwatch().catch(() => undefined);
     await lease.release();
   }
 }

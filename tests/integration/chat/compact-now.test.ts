@@ -6,11 +6,14 @@ const fake = await vi.hoisted(async () => {
   return startFakeProvider(SMALL_WINDOW);
 });
 
+import * as userRoute from "@/app/api/admin/users/[id]/route";
+import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import type { Database } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
 import { branchesOf } from "@/lib/db/queries/branches";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
-import { register } from "../../helpers/auth";
+import { updateUserRow } from "@/lib/db/queries/users";
+import { register, sessionOf } from "../../helpers/auth";
 import {
   type CompactResponse,
   chatRow,
@@ -25,7 +28,7 @@ import {
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive, whileInsertsRefused } from "../../helpers/db";
-import type { Browser } from "../../helpers/http";
+import { type Browser, call } from "../../helpers/http";
 import { longMessage, newChat, postRegenerate, postTurn, sendTurn } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 
@@ -161,6 +164,64 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
       expect(await isTurnActive(database.db, chatId)).toBe(true);
     } finally {
       await releaseLease(database.db, lease);
+    }
+  });
+
+  it("a stop for the chat, or the owner's account disabled, ends it: the summarizer is aborted and nothing is written", async () => {
+    const database = use();
+    const stopChat = (browser: Browser, chatId: string) =>
+      call(database, stopRoute.POST, {
+        path: `/api/chats/${chatId}/stop`,
+        method: "POST",
+        params: { id: chatId },
+        browser,
+      });
+    const admin = await register(database, `stop-admin-${crypto.randomUUID()}@example.com`);
+    const adminId = (await sessionOf(database, admin.browser))?.user.id ?? "";
+    await updateUserRow(database.db, adminId, { role: "admin" });
+    await sessionOf(database, admin.browser);
+    const disableOwner = async (_browser: Browser, chatId: string) => {
+      const owner = (await chatRow(database.db, chatId)).userId;
+      return call(database, userRoute.PATCH, {
+        path: `/api/admin/users/${owner}`,
+        method: "PATCH",
+        body: { status: "disabled" },
+        params: { id: owner },
+        browser: admin.browser,
+      });
+    };
+    for (const [how, stopIt] of [
+      ["stop", stopChat],
+      ["disable", disableOwner],
+    ] as const) {
+      const email = `compact-${how}-${crypto.randomUUID()}@example.com`;
+      const { browser, chatId } = await chatWithHistory(database, email);
+      const before = await snapshot(database, chatId);
+      fake.reset();
+      fake.configure({ summaryDelayMs: 60_000 });
+      try {
+        const compacting = compactNowCall(database, browser, chatId, { modelId: MODEL });
+        await eventually(async () => fake.requests.some(isSummaryRequest));
+        const stoppedAt = Date.now();
+        const stop = await stopIt(browser, chatId);
+        expect(stop.status).toBeLessThan(300);
+        const response = await compacting;
+        // Answered at the stop, not when the summarizer would have.
+        expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+        expect(response.status).toBe(409);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+          "conflict:stopped",
+        );
+        await eventually(async () => fake.requests.every((r) => r.abortedAt !== null));
+        const after = await snapshot(database, chatId);
+        expect(after.chat.version).toBe(before.chat.version);
+        expect(after.chat.contextSummary).toBeNull();
+        expect(after.history.map((m) => m.id)).toEqual(before.history.map((m) => m.id));
+        expect(after.events).toEqual([]);
+        expect(await isTurnActive(database.db, chatId)).toBe(false);
+      } finally {
+        fake.configure({ summaryDelayMs: 0 });
+      }
     }
   });
 
