@@ -5,7 +5,7 @@ import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
 import { loadHistory, positionsOf } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
+import { AppError, chatDeleted } from "@/lib/errors";
 import { type LiveBus, liveBus } from "@/lib/live/bus";
 import { listenForStop } from "@/lib/live/stop";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
@@ -72,8 +72,10 @@ export async function compactNow(
           },
           { messageId: generateId(), toolCallId: `compact-${generateId()}` },
         ),
-    }).catch((error: unknown) => {
-      throw stop.signal.aborted ? stopped() : error;
+    }).catch(async (error: unknown) => {
+      if (!stop.signal.aborted) throw error;
+      // Deleting the chat stops what runs on it: that is the answer then.
+      throw (await getChat(db, chat.id)) ? stopped() : chatDeleted();
     });
     const entry = outcome.timelineEntry;
     return { trace: outcome.trace, message: entry ? rowToUIMessage(entry) : null };
