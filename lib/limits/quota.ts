@@ -2,7 +2,8 @@
  * Per-user daily quotas (DESIGN §16): messages (turns started) and provider tokens, each an
  * admin-set default a user's own override replaces. A turn is admitted while both are under
  * their limit; the tokens it then spends are added as the provider reports them, so the turn
- * that crosses the line finishes and the next one is refused.
+ * that crosses the line finishes and the next one is refused. While it runs it holds an estimate
+ * of its tokens (lib/db/queries/usage.ts), so turns started together stop at the limit too.
  */
 import type { Db } from "@/lib/db/client";
 import type { QuotaLimits } from "@/lib/db/queries/quota-defaults";
@@ -10,6 +11,7 @@ import {
   addTokens,
   type DayUsage,
   limitsAndUsageOn,
+  releaseHeldTokens,
   returnMessage,
   takeMessageWithinLimits,
   usageOn,
@@ -19,8 +21,17 @@ import { TooManyRequestsError } from "./too-many-requests";
 
 export type { QuotaLimits } from "@/lib/db/queries/quota-defaults";
 
-/** What a turn took from the day's quota, and how to give it back if the turn never starts. */
-export type QuotaTicket = { usage: DayUsage; giveBack: () => Promise<void> };
+/**
+ * What a turn took from the day's quota, and how to give it back if the turn never starts; the
+ * tokens it holds while it runs (`heldTokens`), which `release` takes off when it ends, however
+ * it ends (once, whoever calls it).
+ */
+export type QuotaTicket = {
+  usage: DayUsage;
+  giveBack: () => Promise<void>;
+  heldTokens: number;
+  release: () => Promise<void>;
+};
 
 /**
  * Takes one message from today's quota for a turn on `model`, or throws: `notAllowed` when the
@@ -39,7 +50,16 @@ export async function takeTurnQuota(
   if (!taken.usage) {
     throw quotaExceeded(taken.limits, await usageOn(db, userId, day), now);
   }
-  return { usage: taken.usage, giveBack: () => returnMessage(db, userId, day) };
+  let released: Promise<void> | undefined;
+  return {
+    usage: taken.usage,
+    giveBack: () => returnMessage(db, userId, day),
+    heldTokens: taken.heldTokens,
+    release: () => {
+      released ??= releaseHeldTokens(db, userId, day, taken.heldTokens);
+      return released;
+    },
+  };
 }
 
 /**
@@ -63,20 +83,23 @@ export async function assertTokensLeft(
 /**
  * Whether the user's day still has tokens: asked before each further step of a turn's tool
  * loop, so a long loop stops near the limit instead of running on past it (a step's own tokens
- * are recorded as it ends, not waited for, so the loop stops a step or two late).
+ * are recorded as it ends, not waited for, so the loop stops a step or two late). The tokens the
+ * asking turn holds are its own estimate, not spent: they do not count against it.
  */
 export async function hasTokensLeft(
   db: Db,
   userId: string,
+  ownHeldTokens = 0,
   now: Date = new Date(),
 ): Promise<boolean> {
-  return (await tokensOn(db, userId, now)).left;
+  return (await tokensOn(db, userId, now, ownHeldTokens)).left;
 }
 
 /** The user's limits and usage of the day, and whether its token limit leaves any. */
-async function tokensOn(db: Db, userId: string, now: Date) {
+async function tokensOn(db: Db, userId: string, now: Date, ownHeldTokens = 0) {
   const { limits, usage } = await limitsAndUsageOn(db, userId, usageDayOf(now));
-  const left = limits.dailyTokenLimit === null || usage.tokens < limits.dailyTokenLimit;
+  const left =
+    limits.dailyTokenLimit === null || usage.tokens - ownHeldTokens < limits.dailyTokenLimit;
   return { limits, usage, left };
 }
 

@@ -32,11 +32,9 @@ export async function assertTurnAllowed(
   ]);
   if (rate.status === "rejected") {
     if (quota.status === "fulfilled") {
-      await quota.value
-        .giveBack()
-        .catch((error: unknown) =>
-          log.warn({ err: error, userId: user.id }, "a rate-refused turn's message not given back"),
-        );
+      await Promise.all([quota.value.giveBack(), quota.value.release()]).catch((error: unknown) =>
+        log.warn({ err: error, userId: user.id }, "a rate-refused turn's message not given back"),
+      );
     }
     throw rate.reason;
   }

@@ -62,11 +62,12 @@ export async function admitTurn(
   if (taken.status === "fulfilled" && admitted.status === "fulfilled") {
     return { ...taken.value, modelId, ...admitted.value };
   }
-  // A turn its chat refused gives back what its admission took: the day's message and the rate
-  // point (an admission that refused as well keeps its point, as it does on its own).
+  // A turn its chat refused gives back what its admission took: the day's message, its held
+  // tokens and the rate point (an admission that refused as well keeps its point, as it does on its own).
   await Promise.all([
     taken.status === "fulfilled" ? taken.value.lease.release() : null,
     admitted.status === "fulfilled" ? admitted.value.quota.giveBack() : null,
+    admitted.status === "fulfilled" ? admitted.value.quota.release() : null,
     admitted.status === "fulfilled" ? admitted.value.ratePoint.refund() : null,
   ]);
   throw taken.status === "rejected" ? taken.reason : (admitted as PromiseRejectedResult).reason;

@@ -52,6 +52,8 @@ export type TurnDeps = {
    * its model call (a message too long for the model's window is refused, not answered).
    */
   giveBack?: () => Promise<void>;
+  /** Takes off the day the tokens the turn held while it ran: called once it ends, however. */
+  releaseHeldTokens?: () => Promise<void>;
   /** Whether the user's day still has tokens: a tool loop stops once it has none. */
   tokensLeft?: () => Promise<boolean>;
 };
@@ -176,6 +178,10 @@ export async function runTurn(
         : undefined,
     )
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "returning the message failed"))
+    // Its real tokens are on the day now (each provider call adds them as it ends): its estimate
+    // comes off.
+    .then(() => deps.releaseHeldTokens?.())
+    .catch((error) => log.warn({ err: error, chatId: chat.id }, "releasing held tokens failed"))
     // Off the critical path: if the next turn would cross the trigger, a compaction starts
     // now, under its own lease, before this turn frees the chat (DESIGN §16). It never throws.
     // Not after a turn stopped before its model call: that stop may have been of this very

@@ -11,10 +11,10 @@ import { runTurn } from "@/lib/turn/run-turn";
 
 export const dynamic = "force-dynamic";
 
-/** A turn's message goes back to the day and its chat is free again: it never started. */
+/** A turn's message and held tokens go back to the day and its chat is free again: it never started. */
 async function withdraw({ quota, lease }: AdmittedTurn): Promise<void> {
   try {
-    await quota.giveBack();
+    await Promise.all([quota.giveBack(), quota.release()]);
   } finally {
     await lease.release();
   }
@@ -49,7 +49,8 @@ export const POST = route(async (request) => {
         resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)),
         defaultModelId: async () => admitted.modelId,
         giveBack: admitted.quota.giveBack,
-        tokensLeft: () => hasTokensLeft(db, user.id),
+        releaseHeldTokens: admitted.quota.release,
+        tokensLeft: () => hasTokensLeft(db, user.id, admitted.quota.heldTokens),
       },
       admitted.chat,
       turn,

@@ -8,8 +8,27 @@ export type DayUsage = { messages: number; tokens: number };
 
 const NONE: DayUsage = { messages: 0, tokens: 0 };
 
-/** What admitting a turn found: whether the allow-list lets the model through, and the day's usage once a message was taken. */
-export type TakenMessage = { allowed: boolean; usage: DayUsage | null; limits: QuotaLimits };
+/**
+ * What admitting a turn found: whether the allow-list lets the model through, and the day's usage
+ * once a message was taken, with the tokens held for the turn while it runs (`heldTokens`).
+ */
+export type TakenMessage = {
+  allowed: boolean;
+  usage: DayUsage | null;
+  heldTokens: number;
+  limits: QuotaLimits;
+};
+
+/**
+ * Under a token limit, a turn holds this estimate of what it will spend, added to the day when it
+ * is admitted and taken off when it ends (its real tokens are added as the provider reports
+ * them): turns started together then cannot all pass a limit that each alone was under. The
+ * estimate is the day's tokens per message so far, within these bounds; the day's first turn
+ * holds the default.
+ */
+export const TURN_HOLD_DEFAULT_TOKENS = 4_000;
+const TURN_HOLD_MIN_TOKENS = 256;
+const TURN_HOLD_MAX_TOKENS = 64_000;
 
 type Count = number | string | null;
 
@@ -63,6 +82,17 @@ export async function takeMessageWithinLimits(
                  select 1 from allowed_model
                  where provider = ${providerParam} and model = ${sql.placeholder("model")}
                ) as allowed`);
+    const dayParam = sql.placeholder("day");
+    const hold = on.$with("hold", { tokens: sql<Count>`tokens`.as("tokens") }).as(sql`
+        select case
+                 when limits.token_limit is null then 0
+                 when coalesce(usage_day.messages, 0) = 0 then ${sql.raw(String(TURN_HOLD_DEFAULT_TOKENS))}
+                 else least(greatest(ceil(usage_day.tokens::numeric / usage_day.messages),
+                                     ${sql.raw(String(TURN_HOLD_MIN_TOKENS))}),
+                            ${sql.raw(String(TURN_HOLD_MAX_TOKENS))})
+               end::bigint as tokens
+        from limits left join usage_day
+          on usage_day.user_id = ${userIdParam} and usage_day.day = ${dayParam}`);
     const taken = on
       .$with("taken", {
         messages: sql<Count>`messages`.as("messages"),
@@ -70,20 +100,23 @@ export async function takeMessageWithinLimits(
       })
       .as(sql`
         insert into usage_day (user_id, day, messages, tokens)
-        select ${userIdParam}, ${sql.placeholder("day")}, 1, 0 from limits, access
+        select ${userIdParam}, ${dayParam}, 1, hold.tokens from limits, access, hold
         where access.allowed and coalesce(message_limit, 1) <> 0 and coalesce(token_limit, 1) <> 0
-        on conflict (user_id, day) do update set messages = usage_day.messages + 1
+        on conflict (user_id, day) do update
+          set messages = usage_day.messages + 1,
+              tokens = usage_day.tokens + (select tokens from hold)
         where ((select message_limit from limits) is null
                or usage_day.messages < (select message_limit from limits))
           and ((select token_limit from limits) is null
                or usage_day.tokens < (select token_limit from limits))
         returning messages, tokens`);
     return on
-      .with(limits, access, taken)
+      .with(limits, access, hold, taken)
       .select({
         allowed: access.allowed,
         messages: taken.messages,
         tokens: taken.tokens,
+        held: sql<Count>`(select tokens from hold)`,
         messageLimit: sql<Count>`(select message_limit from limits)`,
         tokenLimit: sql<Count>`(select token_limit from limits)`,
       })
@@ -104,6 +137,7 @@ export async function takeMessageWithinLimits(
   return {
     allowed: row.allowed === true,
     usage,
+    heldTokens: usage === null ? 0 : (countOf(row.held) ?? 0),
     limits: {
       dailyMessageLimit: countOf(row.messageLimit),
       dailyTokenLimit: countOf(row.tokenLimit),
@@ -142,6 +176,20 @@ export async function returnMessage(db: Db, userId: string, day: string): Promis
   await db
     .update(usageDay)
     .set({ messages: sql`greatest(${usageDay.messages} - 1, 0)` })
+    .where(and(eq(usageDay.userId, userId), eq(usageDay.day, day)));
+}
+
+/** Takes off the day the tokens a turn held while it ran (`TakenMessage.heldTokens`). */
+export async function releaseHeldTokens(
+  db: Db,
+  userId: string,
+  day: string,
+  tokens: number,
+): Promise<void> {
+  if (tokens <= 0) return;
+  await db
+    .update(usageDay)
+    .set({ tokens: sql`greatest(${usageDay.tokens} - ${tokens}, 0)` })
     .where(and(eq(usageDay.userId, userId), eq(usageDay.day, day)));
 }
 

@@ -12,7 +12,7 @@ import * as usageRoute from "@/app/api/admin/users/[id]/usage/route";
 import * as chatApi from "@/app/api/chat/route";
 import type { Database } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
-import { usageOn } from "@/lib/db/queries/usage";
+import { TURN_HOLD_DEFAULT_TOKENS, usageOn } from "@/lib/db/queries/usage";
 import { quotaResetAt, usageDayOf } from "@/lib/limits/quota-day";
 import { register, sessionOf, signIn } from "../../helpers/auth";
 import { compactNowCall } from "../../helpers/compaction";
@@ -225,6 +225,51 @@ describeEachDriver("daily quotas", (use) => {
     const statuses = answers.map((a) => a.response.status).sort();
     expect(statuses).toEqual([200, 200, 200, 429, 429, 429, 429]);
     expect((await usageOn(database.db, frankId, usageDayOf(new Date()))).messages).toBe(3);
+  });
+
+  it("lets turns started at once stop at the token limit too: each holds its estimate while it runs", async () => {
+    const database = use();
+    const gus = await userWithLimits(database, "held-at-once@example.com", {
+      dailyTokenLimit: 100,
+    });
+    const chats = await Promise.all(
+      Array.from({ length: 6 }, () => newChat(database, gus.browser)),
+    );
+    const answers = await Promise.all(
+      chats.map((chatId, i) => turn(database, gus.browser, chatId, `at once ${i}`)),
+    );
+    // The first admitted holds more than the 100 tokens left: the others wait for tomorrow.
+    const statuses = answers.map((a) => a.response.status).sort();
+    expect(statuses).toEqual([200, 429, 429, 429, 429, 429]);
+    expect(fake.requests).toHaveLength(1);
+    // Once it ended, the day has what the provider counted, not the estimate it held.
+    const spent = fake.requests[0]?.promptTokens ?? 0;
+    const usage = await eventually(async () => {
+      const now = await usageOn(database.db, gus.id, usageDayOf(new Date()));
+      return now.tokens < TURN_HOLD_DEFAULT_TOKENS && now.tokens > spent ? now : null;
+    });
+    expect(usage.messages).toBe(1);
+  });
+
+  it("does not count a running turn's own estimate against it: a tool loop under the limit goes on", async () => {
+    const database = use();
+    const { browser } = await userWithLimits(database, "held-own@example.com", {
+      dailyTokenLimit: TURN_HOLD_DEFAULT_TOKENS,
+    });
+    const chatId = await newChat(database, browser);
+    fake.script(
+      ...Array.from({ length: 3 }, () => ({
+        toolCalls: [{ name: "current_time", arguments: {} }],
+      })),
+      { text: "Done." },
+    );
+    const { response, chunks } = await turn(database, browser, chatId, "Check the time 3 times.");
+    expect(response.status).toBe(200);
+    expect(fake.requests).toHaveLength(4);
+    const finish = chunks.find((c) => c.type === "finish") as {
+      messageMetadata?: { stoppedFor?: string };
+    };
+    expect(finish.messageMetadata?.stoppedFor).toBeUndefined();
   });
 
   it("frees the chat a refused turn had taken, before it answers", async () => {
