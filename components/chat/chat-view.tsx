@@ -497,6 +497,15 @@ export function ChatView({
               : undefined
         }
       />
+      {compact.state === "running" ? (
+        <button
+          type="button"
+          onClick={() => void compact.stop()}
+          className="rounded-full border border-line px-2 py-0.5 text-xs font-medium text-zinc-700 hover:bg-zinc-100"
+        >
+          Stop compacting
+        </button>
+      ) : null}
       <MemoryPanel
         chatId={chatId}
         memory={remembered.memory}

@@ -50,7 +50,12 @@ export function useCompactNow(options: {
       });
       const body = (await response.json()) as
         | { trace: TraceOutput | null; message: FoldUIMessage | null; context: ChatContext }
-        | { error: { message: string } };
+        | { error: { code?: string; message: string } };
+      // Stopped as asked: an answer, not a failure.
+      if ("error" in body && body.error.code === "conflict:stopped") {
+        toast(body.error.message);
+        return;
+      }
       if (!response.ok || "error" in body) {
         throw new Error(
           "error" in body ? body.error.message : `Compaction failed (${response.status})`,
@@ -96,10 +101,26 @@ export function useCompactNow(options: {
     if (!busy && state === "queued") start();
   }, [busy, state, start]);
 
+  /** Stops the compaction this page started: the summarizer's request is dropped, nothing written. */
+  const stop = useCallback(async () => {
+    setError(null);
+    const response = await apiFetch(`/api/chats/${chatId}/stop`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    }).catch(() => null);
+    if (response?.ok) return;
+    const body = response
+      ? ((await response.json().catch(() => null)) as { error?: { message?: string } } | null)
+      : null;
+    setError(body?.error?.message ?? "Compacting could not be stopped. Try again.");
+  }, [chatId]);
+
   return {
     state,
     error,
     request,
+    stop,
     confirm: run,
     // The dialog closes after Compact too (its Action closes it): only a question still open
     // is cancelled, never the compaction it started.

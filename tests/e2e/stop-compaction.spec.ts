@@ -69,3 +69,44 @@ test("Stop during a compaction ends it at once; nothing is stored, and Retry com
   await expect(replies(page)).toHaveCount(answered + 1, { timeout: 30_000 });
   await expect(page.getByTestId("stopped")).toHaveCount(0);
 });
+
+test("Compact now from the ring can be stopped: the ring comes back, nothing is folded", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  own.fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
+  await registerUser(page, "stop-compact-now@example.com", own.url);
+  // Three long turns: something to fold, still under the trigger (no turn compacts by itself).
+  for (let turn = 0; turn < 3; turn++) {
+    await send(page, prose(`Request ${turn + 1}: keep track of item ${turn + 1}.`, turn, 245));
+    await expect(replies(page)).toHaveCount(turn + 1, { timeout: 30_000 });
+  }
+  const ring = page.getByTestId("context-ring");
+  await expect(ring).not.toContainText("compacting…");
+  await ring.click();
+  const confirm = page.getByRole("alertdialog", { name: "Compact this chat now?" });
+  await expect(confirm.or(ring.getByText("compacting…")).first()).toBeVisible();
+  if (await confirm.isVisible()) {
+    await confirm.getByRole("button", { name: "Compact", exact: true }).click();
+    await expect(confirm).toBeHidden();
+  }
+  await expect(ring).toContainText("compacting…");
+
+  await page.getByRole("button", { name: "Stop compacting" }).click();
+  // Answered at the stop, not when the summarizer would have.
+  await expect(page.getByText("Compacting was stopped; the chat is as it was.")).toBeVisible({
+    timeout: 10_000,
+  });
+  await expect(ring).not.toContainText("compacting…");
+  await expect(page.getByRole("button", { name: "Stop compacting" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Dismiss" })).toHaveCount(0);
+  await expect(trace(page)).toHaveCount(0);
+  // Nothing was folded: no summary, and the chat takes the next message at once.
+  const chatId = new URL(page.url()).pathname.split("/").pop();
+  const context = (await (
+    await page.request.get(`${own.url}/api/chats/${chatId}/context`)
+  ).json()) as { summarizedMessages: number };
+  expect(context.summarizedMessages).toBe(0);
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  own.fake.configure({ summaryDelayMs: 0 });
+});
