@@ -31,6 +31,31 @@ function unansweredMessage(history: readonly Message[]): Message | undefined {
 }
 
 /**
+ * What a regenerate naming a message the chat does not show answers: the message left
+ * unanswered, when the id is a reply that was never stored (the page's own id for it). An id a
+ * hidden version of this chat, or another chat, holds is a message some page saw: that page is
+ * behind (the chat went on in another tab), and nothing else is answered in its place.
+ */
+async function neverStored(
+  db: Db,
+  chatId: string,
+  messageId: string,
+  history: readonly Message[],
+): Promise<Message | undefined> {
+  const [elsewhere, hidden] = await Promise.all([
+    findMessageAnywhere(db, messageId),
+    isOnlyInHiddenVersion(db, chatId, messageId),
+  ]);
+  if (elsewhere || hidden) {
+    throw new AppError(
+      "conflict:message",
+      "This chat went on since this page showed it (in another tab or on another device). Reload it to see where it stands.",
+    );
+  }
+  return unansweredMessage(history);
+}
+
+/**
  * Applies what the browser asked for to the stored history: append a new user
  * message (one statement), or, in one transaction, edit one (dropping what
  * followed it) or drop the reply to regenerate — an edit and a regenerate keep
@@ -95,7 +120,8 @@ export async function applyTurnRequest(
     await lockChatRow(tx, chat.id);
     const history = await loadHistory(tx, chat.id);
     const target = request.messageId
-      ? (history.find((m) => m.id === request.messageId) ?? unansweredMessage(history))
+      ? (history.find((m) => m.id === request.messageId) ??
+        (await neverStored(tx, chat.id, request.messageId, history)))
       : history.findLast((m) => !isCompactionEntry(m));
     if (!target) throw new AppError("not_found:message", "There is no such message to regenerate.");
     // A reply is replaced; a user message keeps its place and gets a new reply.

@@ -528,6 +528,42 @@ describeEachDriver("Safe regenerate: the replaced reply stays a version away", (
     await edit(database, browser, chatId, first.id, "The first question, once more.");
   });
 
+  it("refuses a regenerate from a tab still showing another version: another message is not answered in its place", async () => {
+    const database = use();
+    const { browser } = await register(database, "stale-regenerate@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "What is two plus two?" });
+    const [asked, answered] = await historyOf(database.db, chatId);
+    if (!asked || !answered) throw new Error("the chat is missing its turn");
+    // One tab edits the question while the provider fails: the edited question stays unanswered.
+    fake.script({ fault: "500" }, { fault: "500" }, { fault: "500" }, { fault: "500" });
+    await edit(database, browser, chatId, asked.id, "What is the capital of France?");
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    fake.reset();
+    expect((await historyOf(database.db, chatId)).map((m) => m.id)).toEqual([asked.id]);
+
+    // Another tab, still showing the first version, regenerates its reply.
+    const stale = await postRegenerate(database, browser, {
+      chatId,
+      modelId: MODEL,
+      messageId: answered.id,
+    });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { error: { code: string } }).error.code).toBe(
+      "conflict:message",
+    );
+    expect(fake.requests).toEqual([]);
+    expect((await historyOf(database.db, chatId)).map((m) => m.id)).toEqual([asked.id]);
+    // A reply that was never stored (the page's own id for it) still gets the unanswered message answered.
+    const retried = await postRegenerate(database, browser, {
+      chatId,
+      modelId: MODEL,
+      messageId: "reply-never-stored",
+    });
+    expect(retried.status).toBe(200);
+    await readChunks(retried);
+  });
+
   it("refuses to regenerate a message that is not in the chat, changing nothing", async () => {
     const database = use();
     const { browser } = await register(database, "regen-bad@example.com");
