@@ -5,6 +5,7 @@ import { toast } from "sonner";
 import type { ChatContext } from "@/lib/chat/context";
 import type { TraceOutput } from "@/lib/compaction/trace";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { errorText, JSON_HEADERS } from "../memory/use-chat-memory";
 import { apiFetch } from "../outage/api-fetch";
 
 /** A compaction this large (share of the window) asks first: the user loses verbatim detail. */
@@ -104,16 +105,14 @@ export function useCompactNow(options: {
   /** Stops the compaction this page started: the summarizer's request is dropped, nothing written. */
   const stop = useCallback(async () => {
     setError(null);
+    const failed = "Compacting could not be stopped. Try again.";
     const response = await apiFetch(`/api/chats/${chatId}/stop`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: JSON_HEADERS,
       body: "{}",
     }).catch(() => null);
     if (response?.ok) return;
-    const body = response
-      ? ((await response.json().catch(() => null)) as { error?: { message?: string } } | null)
-      : null;
-    setError(body?.error?.message ?? "Compacting could not be stopped. Try again.");
+    setError(response ? await errorText(response, failed) : failed);
   }, [chatId]);
 
   return {

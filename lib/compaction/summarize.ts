@@ -264,28 +264,24 @@ async function condenseWithModel(
     limitTokens: run.limitTokens,
     countTokens: countText,
   });
-  const needed =
-    countText(run.instructions) +
-    countText(prompt) +
-    WIRE_MESSAGES * MESSAGE_OVERHEAD_TOKENS +
-    run.limitTokens;
-  if (needed > Math.floor((1 - WINDOW_RESERVE_RATIO) * entry.contextWindow)) {
+  const room = roomBeside(run, entry, prompt);
+  if (room < 0) {
     throw new Error(
-      `the summary does not fit a ${entry.contextWindow}-token window to be shortened (${needed} tokens needed)`,
+      `the summary does not fit a ${entry.contextWindow}-token window to be shortened (${-room} tokens over)`,
     );
   }
   const reply = await callModel(run, entry, prompt);
+  const budget = run.request.summaryBudget;
   // A heading it left out or wrote "None." under keeps the previous text when that still fits;
   // else the reply stands as written (asked to shorten, it may drop what no longer matters).
-  const summary = [completeHeadings(reply.text, previous), completeHeadings(reply.text)].find(
-    (candidate) => countText(candidate) <= run.request.summaryBudget,
+  const completed = completeHeadings(reply.text, previous);
+  if (countText(completed) <= budget) return completed;
+  const asWritten = completeHeadings(reply.text);
+  const tokens = countText(asWritten);
+  if (tokens <= budget) return asWritten;
+  throw new SummaryRejectedError(
+    `the shortened summary is still over its budget (${tokens} > ${budget} tokens)`,
   );
-  if (summary === undefined) {
-    throw new SummaryRejectedError(
-      `the shortened summary is still over its budget (${countText(completeHeadings(reply.text))} > ${run.request.summaryBudget} tokens)`,
-    );
-  }
-  return summary;
 }
 
 /** Folds the rest of the span with one model; a 400/413 halves the chunk and retries. */
@@ -327,18 +323,24 @@ async function foldWithModel(
 
 /** Span tokens one call to `entry` can carry next to the instructions, prompt and output. */
 function chunkCapacity(run: SummarizeRun, entry: SummarizerModel, running: string | null): number {
-  const { countText } = run;
+  return roomBeside(
+    run,
+    entry,
+    summarizerPrompt({
+      previousSummary: running,
+      spanText: "",
+      budgetTokens: askTokens(run),
+      limitTokens: run.limitTokens,
+      countTokens: run.countText,
+    }),
+  );
+}
+
+/** Tokens `entry`'s window has left beside the instructions, `prompt`, the output and the reserve. */
+function roomBeside(run: SummarizeRun, entry: SummarizerModel, prompt: string): number {
   const frame =
-    countText(run.instructions) +
-    countText(
-      summarizerPrompt({
-        previousSummary: running,
-        spanText: "",
-        budgetTokens: askTokens(run),
-        limitTokens: run.limitTokens,
-        countTokens: countText,
-      }),
-    ) +
+    run.countText(run.instructions) +
+    run.countText(prompt) +
     WIRE_MESSAGES * MESSAGE_OVERHEAD_TOKENS;
   const reserve = Math.ceil(WINDOW_RESERVE_RATIO * entry.contextWindow) + frame;
   return entry.contextWindow - run.limitTokens - reserve;

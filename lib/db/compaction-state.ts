@@ -90,11 +90,12 @@ export async function commitCompactionState(
   if (!first) return null;
   if (first.won) return { status: "written", chat: first.chat };
   // The history changed under the summary: what it covers may be text that no longer exists.
+  const historyChanged = (chat: Chat): CommitOutcome => {
+    metric("cas.conflict", { chatId: input.chatId, op: "history_changed" });
+    return { status: "skipped", reason: "conflict", chat };
+  };
   if (history !== undefined && first.chat.historyVersion !== history) {
-    if (!(await input.coveredUnchanged?.(first.chat))) {
-      metric("cas.conflict", { chatId: input.chatId, op: "history_changed" });
-      return { status: "skipped", reason: "conflict", chat: first.chat };
-    }
+    if (!(await input.coveredUnchanged?.(first.chat))) return historyChanged(first.chat);
     // Rewritten after what it covers: built on that history version now (a rewrite since
     // bumps it again, and the write loses).
     history = first.chat.historyVersion;
@@ -102,10 +103,7 @@ export async function commitCompactionState(
       first = await casCompactionState(db, input.chatId, first.chat.version, input.patch, history);
       if (!first) return null;
       if (first.won) return { status: "written", chat: first.chat };
-      if (first.chat.historyVersion !== history) {
-        metric("cas.conflict", { chatId: input.chatId, op: "history_changed" });
-        return { status: "skipped", reason: "conflict", chat: first.chat };
-      }
+      if (first.chat.historyVersion !== history) return historyChanged(first.chat);
     }
   }
 

@@ -31,6 +31,8 @@ export type QuotaTicket = {
   giveBack: () => Promise<void>;
   heldTokens: number;
   release: () => Promise<void>;
+  /** A turn that never started: its message and its held tokens both go back. */
+  withdraw: () => Promise<void>;
 };
 
 /**
@@ -51,13 +53,18 @@ export async function takeTurnQuota(
     throw quotaExceeded(taken.limits, await usageOn(db, userId, day), now);
   }
   let released: Promise<void> | undefined;
+  const giveBack = () => returnMessage(db, userId, day);
+  const release = () => {
+    released ??= releaseHeldTokens(db, userId, day, taken.heldTokens);
+    return released;
+  };
   return {
     usage: taken.usage,
-    giveBack: () => returnMessage(db, userId, day),
+    giveBack,
     heldTokens: taken.heldTokens,
-    release: () => {
-      released ??= releaseHeldTokens(db, userId, day, taken.heldTokens);
-      return released;
+    release,
+    withdraw: async () => {
+      await Promise.all([giveBack(), release()]);
     },
   };
 }

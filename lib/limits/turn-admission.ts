@@ -32,9 +32,11 @@ export async function assertTurnAllowed(
   ]);
   if (rate.status === "rejected") {
     if (quota.status === "fulfilled") {
-      await Promise.all([quota.value.giveBack(), quota.value.release()]).catch((error: unknown) =>
-        log.warn({ err: error, userId: user.id }, "a rate-refused turn's message not given back"),
-      );
+      await quota.value
+        .withdraw()
+        .catch((error: unknown) =>
+          log.warn({ err: error, userId: user.id }, "a rate-refused turn's message not given back"),
+        );
     }
     throw rate.reason;
   }

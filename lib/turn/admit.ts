@@ -66,8 +66,7 @@ export async function admitTurn(
   // tokens and the rate point (an admission that refused as well keeps its point, as it does on its own).
   await Promise.all([
     taken.status === "fulfilled" ? taken.value.lease.release() : null,
-    admitted.status === "fulfilled" ? admitted.value.quota.giveBack() : null,
-    admitted.status === "fulfilled" ? admitted.value.quota.release() : null,
+    admitted.status === "fulfilled" ? admitted.value.quota.withdraw() : null,
     admitted.status === "fulfilled" ? admitted.value.ratePoint.refund() : null,
   ]);
   throw taken.status === "rejected" ? taken.reason : (admitted as PromiseRejectedResult).reason;

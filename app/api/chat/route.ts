@@ -14,7 +14,7 @@ export const dynamic = "force-dynamic";
 /** A turn's message and held tokens go back to the day and its chat is free again: it never started. */
 async function withdraw({ quota, lease }: AdmittedTurn): Promise<void> {
   try {
-    await Promise.all([quota.giveBack(), quota.release()]);
+    await quota.withdraw();
   } finally {
     await lease.release();
   }
