@@ -33,6 +33,7 @@ import {
   fetchStoredPage,
   type StoredPage,
   withCompactionEntry,
+  withEntriesPutBack,
   withStoredTail,
 } from "./stored-tail";
 import { Thinking } from "./thinking";
@@ -155,6 +156,7 @@ export function ChatView({
   const continued = Boolean(remembered.memory?.narrative || remembered.memory?.ledger.length);
   // A chat action that failed (a pin, a version switch, the model): one line to dismiss.
   const [actionProblem, setActionProblem] = useState<string | null>(null);
+  const watermark = remembered.memory?.watermark ?? undefined;
   const safeEdit = useSafeEdit(
     chatId,
     useCallback(
@@ -182,17 +184,25 @@ export function ChatView({
         armFocusRescue();
         sentEdit.current =
           rewrite.kind === "edit" ? { messageId: rewrite.messageId, text: rewrite.text } : null;
-        if (rewrite.kind === "edit")
-          void sendMessage({ text: rewrite.text, messageId: rewrite.messageId });
-        else void regenerate({ messageId: rewrite.messageId });
+        // The SDK drops everything after the message rewritten; the server keeps the entries of
+        // compactions there while their summary stands (its watermark is before that message).
+        const from = shown.findIndex((m) => m.id === rewrite.messageId);
+        const rolledBack =
+          watermark !== undefined && shown.slice(from).some((m) => m.id === watermark);
+        const entries = rolledBack ? [] : shown.slice(from + 1).filter(isCompactionEntry);
+        const sent =
+          rewrite.kind === "edit"
+            ? sendMessage({ text: rewrite.text, messageId: rewrite.messageId })
+            : regenerate({ messageId: rewrite.messageId });
+        void sent.then(() => {
+          if (entries.length > 0) setMessages((now) => withEntriesPutBack(now, entries, shown));
+        });
         return true;
       },
-      [sendMessage, regenerate, setMessages, history.older, takeOlder, armFocusRescue],
+      [sendMessage, regenerate, setMessages, history.older, takeOlder, armFocusRescue, watermark],
     ),
   );
-  const watermarkIndex = remembered.memory?.watermark
-    ? timeline.findIndex((m) => m.id === remembered.memory?.watermark)
-    : -1;
+  const watermarkIndex = watermark ? timeline.findIndex((m) => m.id === watermark) : -1;
 
   /** Pins or unpins a message; the problem, if it failed. */
   async function pinOne(messageId: string, pinned: boolean): Promise<string | null> {
@@ -407,12 +417,7 @@ export function ChatView({
     // regenerated in its place.
     const messageId = list[asked]?.id;
     void regenerate(messageId ? { messageId } : undefined).then(() => {
-      if (entries.length === 0) return;
-      setMessages((shown) => {
-        const at = shown.findLastIndex((m) => m.role === "user") + 1;
-        const missing = entries.filter((e) => !shown.some((m) => m.id === e.id));
-        return [...shown.slice(0, at), ...missing, ...shown.slice(at)];
-      });
+      if (entries.length > 0) setMessages((shown) => withEntriesPutBack(shown, entries, list));
     });
   }
   const lastAssistantId = useMemo(() => lastAssistantOf(timeline), [timeline]);

@@ -53,3 +53,24 @@ export function withCompactionEntry(
   if (replying && last?.role === "assistant") return [...shown.slice(0, -1), entry, last];
   return [...shown, entry];
 }
+
+/**
+ * Puts back the compaction entries (a note added, a fold) an edit, a regenerate or a Retry took
+ * off the screen while the server kept them: before the reply it wrote, or at the end when no
+ * reply came. `before` is what was shown before the request, so an older reply is not taken for
+ * the new one.
+ */
+export function withEntriesPutBack(
+  shown: FoldUIMessage[],
+  entries: readonly FoldUIMessage[],
+  before: readonly FoldUIMessage[],
+): FoldUIMessage[] {
+  const missing = entries.filter((entry) => !shown.some((m) => m.id === entry.id));
+  if (missing.length === 0) return shown;
+  const last = shown.at(-1);
+  const replied =
+    last?.role === "assistant" &&
+    !last.metadata?.compaction &&
+    !before.some((m) => m.id === last.id);
+  return replied ? [...shown.slice(0, -1), ...missing, last] : [...shown, ...missing];
+}

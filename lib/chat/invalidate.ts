@@ -24,6 +24,8 @@ import { metric } from "@/lib/log";
  * summary stale. Roll back to the newest summary whose watermark still
  * precedes the change — its event holds that state — or to no summary, and
  * mark the chat dirty so the next turn re-summarizes only what is needed.
+ *
+ * Whether the summary stands: false when it was rolled back or dropped.
  */
 export async function invalidateFrom(
   db: Db,
@@ -31,12 +33,12 @@ export async function invalidateFrom(
   changedSeq: number,
   /** The history as it was before the change. */
   rows: readonly Message[],
-): Promise<void> {
+): Promise<boolean> {
   const [chat] = await db.select().from(chatTable).where(eq(chatTable.id, chatId));
-  if (!chat?.summaryWatermark) return;
+  if (!chat?.summaryWatermark) return true;
   const seqOf = new Map(rows.map((r) => [r.id, r.seq]));
   const watermarkSeq = seqOf.get(chat.summaryWatermark);
-  if (watermarkSeq !== undefined && watermarkSeq < changedSeq) return;
+  if (watermarkSeq !== undefined && watermarkSeq < changedSeq) return true;
 
   // Newest first; the best rollback point is the furthest watermark still before the change.
   const [events, all] = await Promise.all([
@@ -99,6 +101,7 @@ export async function invalidateFrom(
     }${kept.length > 0 ? `; kept ${kept.length} line(s) you wrote` : ""}`,
   });
   metric("compaction.invalidated", { chatId, rolledBackTo: patch.summaryWatermark });
+  return false;
 }
 
 /**

@@ -107,9 +107,9 @@ export async function applyTurnRequest(
       const history = await loadHistory(tx, chat.id);
       // The version the edit replaces stays reachable through the ‹ n/m › switch.
       await keepShownVersion(tx, chat.id, existing, history);
-      await invalidateFrom(tx, chat.id, existing.seq, history);
+      const summaryStands = await invalidateFrom(tx, chat.id, existing.seq, history);
       await tx.update(message).set({ parts: incoming.parts }).where(eq(message.id, existing.id));
-      await truncateFrom(tx, chat.id, existing.seq + 1);
+      await truncateFrom(tx, chat.id, existing.seq + 1, { keepCompactionEntries: summaryStands });
       await bumpHistoryVersion(tx, chat.id);
     });
     return null;
@@ -149,8 +149,10 @@ export async function applyTurnRequest(
     if (history.some((m) => m.seq >= from)) {
       await keepShownVersion(tx, chat.id, answered, history);
     }
-    await invalidateFrom(tx, chat.id, from, history);
-    await truncateFrom(tx, chat.id, from);
+    // A compaction that ran after the reply (in the background, or Compact now) folded only
+    // what came before it: while its summary stands, its entry stays in the timeline.
+    const summaryStands = await invalidateFrom(tx, chat.id, from, history);
+    await truncateFrom(tx, chat.id, from, { keepCompactionEntries: summaryStands });
     await bumpHistoryVersion(tx, chat.id);
   });
   return null;

@@ -261,6 +261,44 @@ test("Retry of an unanswered message keeps a note added meanwhile, and answers t
   await expect(page.getByText("In the Sierra de Albarracín.")).toBeVisible();
 });
 
+test("Regenerate on a reply a note was added after keeps the note's entry, before the new reply, as it is stored", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await openFakeChat(page, "regenerate-note");
+  await sendAndWait(page, "Where does the Ebro rise?", "Near Reinosa.");
+
+  await page.getByRole("button", { name: "Memory" }).click();
+  const panel = page.getByRole("dialog", { name: "What the model remembers" });
+  const note = panel.getByRole("textbox", { name: "New note" });
+  await note.fill("Name the village.");
+  await note.press("Enter");
+  await expect(panel.getByTestId("memory-notes")).toContainText("Name the village.");
+  await page.keyboard.press("Escape");
+  const entry = page.getByText("Note added by you");
+  await expect(entry).toBeVisible();
+
+  await scriptReply(page, "At Fontibre, near Reinosa.");
+  const reply = replies(page).filter({ hasText: "Near Reinosa." });
+  await reply.hover();
+  await reply.getByRole("button", { name: "Regenerate response" }).click();
+  const again = page.getByText("At Fontibre, near Reinosa.");
+  await expect(again).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByText("Near Reinosa.", { exact: true })).toHaveCount(0);
+
+  // The note still holds, so its entry stays: on screen now and after a reload, before the reply.
+  const noteAboveReply = async () => {
+    await expect(entry).toBeVisible();
+    const [noteBox, replyBox] = [await entry.boundingBox(), await again.boundingBox()];
+    expect(noteBox && replyBox && noteBox.y < replyBox.y).toBe(true);
+  };
+  await expect(noteAboveReply).toPass({ timeout: 10_000 });
+  await page.reload();
+  await hydrated(page);
+  await expect(again).toBeVisible();
+  await noteAboveReply();
+});
+
 test("in a chat longer than its first page, an edit of a message scrolled back to rewrites from there and keeps what came before", async ({
   page,
 }) => {

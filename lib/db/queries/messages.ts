@@ -468,11 +468,28 @@ export async function findMessageAnywhere(db: Db, id: string): Promise<Message |
   return row ?? null;
 }
 
-/** Drops the message at `seq` and everything after it (edit and regenerate rewrite history). */
-export async function truncateFrom(db: Db, chatId: string, seq: number): Promise<number> {
+/**
+ * Drops the message at `seq` and everything after it (edit and regenerate rewrite history).
+ * With `keepCompactionEntries`, the timeline entries of compactions among them stay where they
+ * are: the summary they wrote still holds what they folded.
+ */
+export async function truncateFrom(
+  db: Db,
+  chatId: string,
+  seq: number,
+  options: { keepCompactionEntries?: boolean } = {},
+): Promise<number> {
   const removed = await db
     .delete(message)
-    .where(and(eq(message.chatId, chatId), gte(message.seq, seq)))
+    .where(
+      and(
+        eq(message.chatId, chatId),
+        gte(message.seq, seq),
+        options.keepCompactionEntries
+          ? sql`${message.metadata} ->> 'compaction' is distinct from 'true'`
+          : undefined,
+      ),
+    )
     .returning({ id: message.id });
   return removed.length;
 }

@@ -424,6 +424,8 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     expect(reply?.role).toBe("assistant");
     expect(reply?.id).not.toBe(lastReply?.id);
     expect(after.some((m) => m.id === lastReply?.id)).toBe(false);
+    // The compaction's entry stays in the timeline, before the new reply: its summary stands.
+    expect(after.at(-2)?.id).toBe(entry?.id);
 
     // The model was asked to answer the last question again, over the summary.
     const chatRequests = fake.requests.filter((r) => !isSummaryRequest(r));
@@ -438,6 +440,45 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     expect(chatAfter.contextSummary).toBe(chatBefore.contextSummary);
     expect(chatAfter.summaryWatermark).toBe(chatBefore.summaryWatermark);
     expect(chatAfter.compactionDirty).toBe(false);
+  });
+
+  it("an edit of the last question after Compact now keeps the compaction's entry, and one before the watermark takes it away with the summary", async () => {
+    const database = use();
+    const { browser, chatId } = await chatWithHistory(database, "edit-after-compact@example.com");
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const before = await historyOf(database.db, chatId);
+    const entry = before.at(-1);
+    expect(entry && isTraceEntry(entry)).toBe(true);
+    const questions = conversationOf(before).filter((m) => m.role === "user");
+    const last = questions.at(-1);
+    const first = questions[0];
+    if (!last || !first) throw new Error("no questions");
+    const summary = (await chatRow(database.db, chatId)).contextSummary;
+
+    const edit = async (id: string, text: string) => {
+      fake.reset();
+      const response = await postTurn(database, browser, { chatId, modelId: MODEL, text, id });
+      expect(response.status).toBe(200);
+      await readChunks(response);
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+      return historyOf(database.db, chatId);
+    };
+
+    const edited = await edit(last.id, "The last question, asked another way.");
+    expect(
+      edited
+        .slice(-3)
+        .map((m) => m.id)
+        .slice(0, 2),
+    ).toEqual([last.id, entry?.id]);
+    expect(edited.at(-1)?.role).toBe("assistant");
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(summary);
+
+    // The first question is under the watermark: the summary is rolled back past that
+    // compaction, and its entry goes with the version it belonged to.
+    const rewritten = await edit(first.id, "The first question, asked another way.");
+    expect(rewritten.some((m) => m.id === entry?.id)).toBe(false);
+    expect((await chatRow(database.db, chatId)).summaryWatermark).toBeNull();
   });
 
   it("Retry on a reply never stored, after Compact now, answers the message after the trace and keeps no version", async () => {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { withCompactionEntry, withStoredTail } from "@/components/chat/stored-tail";
+import {
+  withCompactionEntry,
+  withEntriesPutBack,
+  withStoredTail,
+} from "@/components/chat/stored-tail";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 const message = (id: string, text = id): FoldUIMessage => ({
@@ -55,5 +59,30 @@ describe("withCompactionEntry", () => {
   it("does not add an entry that is already shown", () => {
     const shown = [message("q1"), entry, reply("a1")];
     expect(withCompactionEntry(shown, entry, true)).toBe(shown);
+  });
+});
+
+describe("withEntriesPutBack", () => {
+  const reply = (id: string): FoldUIMessage => ({
+    id,
+    role: "assistant",
+    parts: [{ type: "text", text: id }],
+  });
+  const entry: FoldUIMessage = { ...reply("note"), metadata: { compaction: true } };
+  const before = [message("q1"), reply("a1"), entry];
+
+  it("puts an entry the rewrite took off the screen back before the new reply", () => {
+    const shown = [message("q1"), reply("a1-again")];
+    expect(ids(withEntriesPutBack(shown, [entry], before))).toEqual(["q1", "note", "a1-again"]);
+  });
+
+  it("puts it at the end when no new reply came (the old reply is not taken for one)", () => {
+    expect(ids(withEntriesPutBack([message("q1")], [entry], before))).toEqual(["q1", "note"]);
+    const refused = [message("q1"), reply("a1")];
+    expect(ids(withEntriesPutBack(refused, [entry], before))).toEqual(["q1", "a1", "note"]);
+  });
+
+  it("leaves the timeline as it is when the entries are shown already", () => {
+    expect(withEntriesPutBack(before, [entry], before)).toBe(before);
   });
 });
