@@ -5,7 +5,7 @@
  * or deleting an account also stops what runs on its chats.
  */
 import type { Database, Db } from "@/lib/db/client";
-import { busyChatIdsOf } from "@/lib/db/queries/chats";
+import { busyChatIdsOf, deleteChatsOf } from "@/lib/db/queries/chats";
 import { getQuotaDefaults, type QuotaLimits } from "@/lib/db/queries/quota-defaults";
 import { clearUsage, type DayUsage, usageOfUsers, usageOn } from "@/lib/db/queries/usage";
 import {
@@ -98,8 +98,9 @@ export async function deleteUser(database: Database, actorId: string, targetId: 
   const busy = await database.db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     await requireAdminStill(tx, actorId);
-    // Read before the chats go with the account.
-    const chatIds = await busyChatIdsOf(tx, targetId);
+    // The chats go first, saying which were busy: a turn that takes one during the delete is
+    // either among them or finds no chat.
+    const chatIds = await deleteChatsOf(tx, targetId);
     if (!(await deleteUserRow(tx, targetId))) {
       throw new AppError("not_found:user", "User not found.");
     }

@@ -220,6 +220,22 @@ export async function busyChatIdsOf(db: Db, userId: string): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
+/**
+ * Deletes every chat of the user; the ids of those a turn or a compaction held. One statement
+ * locks each row as it deletes it: a turn taking its chat at that moment either took it before
+ * (and is among those returned) or waits for the delete and then finds no chat.
+ */
+export async function deleteChatsOf(db: Db, userId: string): Promise<string[]> {
+  const rows = await db
+    .delete(chat)
+    .where(eq(chat.userId, userId))
+    .returning({
+      id: chat.id,
+      busy: sql<boolean>`${chat.activeTurnUntil} > now() or ${chat.compactionUntil} > now()`,
+    });
+  return rows.filter((row) => row.busy).map((row) => row.id);
+}
+
 /** The history was rewritten (an edit, a regeneration): an in-flight compaction must not commit. */
 export async function bumpHistoryVersion(db: Db, chatId: string): Promise<void> {
   await db
