@@ -1,4 +1,6 @@
 import { getToolName, isToolUIPart } from "ai";
+import type { Nodes as MdastNode, Root as MdastRoot } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
 import { z } from "zod";
 import type { TraceOutput } from "@/lib/compaction/trace";
 import { traceTitle } from "@/lib/compaction/trace-text";
@@ -218,31 +220,46 @@ function markdownTextOf(message: FoldUIMessage): string {
   return closeOpenFence(texts.join("\n\n"));
 }
 
-/**
- * A code fence line (CommonMark): ``` or ~~~ or longer, after what places it — spaces, and the
- * markers of the list items it sits in (`- `, `1. `), which a fence may follow on their line.
- */
-const FENCE = /^((?: *(?:[-+*]|\d{1,9}[.)]) +)* *)(`{3,}|~{3,})(.*)$/;
+/** A fenced code block's fence: three or more backticks or tildes. */
+const FENCE_MARKS = /^(`{3,}|~{3,})/;
 
+/**
+ * The text with the fenced code block it ends inside closed, as a CommonMark parser reads it
+ * (mdast-util-from-markdown): a fence is closed only by its own kind, as long or longer, and a
+ * list item ends at a line indented less than its content, so a fence there opens a new block.
+ */
 function closeOpenFence(text: string): string {
-  let open: { marks: string; column: number } | null = null;
-  for (const line of text.split("\n")) {
-    const fence = FENCE.exec(line);
-    if (!fence?.[2]) continue;
-    const [, lead = "", marks, rest = ""] = fence;
-    if (open === null) {
-      // A backtick fence's info string holds no backtick.
-      if (!(marks.startsWith("`") && rest.includes("`"))) open = { marks, column: lead.length };
-    } else if (
-      marks[0] === open.marks[0] &&
-      marks.length >= open.marks.length &&
-      rest.trim() === ""
-    ) {
-      open = null;
-    }
-  }
+  const open = fenceLeftOpen(fromMarkdown(text), text);
   // Closed where it opened: inside its list item, which the next message's rule then ends.
   return open === null ? text : `${text}\n${" ".repeat(open.column)}${open.marks}`;
+}
+
+/** The fenced block the text's last block ends open in, or null; a quote's closes on its own. */
+function fenceLeftOpen(tree: MdastRoot, text: string): { marks: string; column: number } | null {
+  let node: MdastNode | undefined = tree.children.at(-1);
+  while (node) {
+    // The next message's lines are not quoted: the quote, and a block in it, ends before them.
+    if (node.type === "blockquote") return null;
+    if (node.type === "code") {
+      const start = node.position?.start;
+      const end = node.position?.end;
+      if (start?.offset === undefined || end?.offset === undefined) return null;
+      const lines = text.slice(start.offset, end.offset).split("\n");
+      const marks = FENCE_MARKS.exec(lines[0] ?? "")?.[1];
+      // An indented block ends at the next line that is not.
+      if (!marks) return null;
+      const last = lines.length > 1 ? lines[lines.length - 1]?.trim() : undefined;
+      const closed =
+        last !== undefined &&
+        FENCE_MARKS.test(last) &&
+        last[0] === marks[0] &&
+        last.length >= marks.length &&
+        new Set(last).size === 1;
+      return closed ? null : { marks, column: start.column - 1 };
+    }
+    node = "children" in node ? node.children.at(-1) : undefined;
+  }
+  return null;
 }
 
 /** What happened besides text: a pin, a tool call, or older messages folded into the summary. */

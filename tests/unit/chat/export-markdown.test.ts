@@ -38,10 +38,18 @@ describe("the Markdown transcript and code blocks", () => {
     expect(markdown).toContain("echo one");
   });
 
-  it("closes a block left open inside a list item in that item, and leaves one closed there alone", () => {
+  it("keeps the next message outside a block a reply left open, as CommonMark reads its fences: in list items, longer and tilde fences, quotes", () => {
     for (const reply of [
       "Steps:\n\n1. Run:\n   ```bash\n   npm i",
       "- ```js\n  const a = 1;\n  ```\n\nDone.",
+      // The fence meant to close the item's block is not indented: it ends the list and opens
+      // a block of its own, which nothing closes.
+      "1. Run:\n   ```bash\n   npm install\n```\nDone.",
+      // A longer fence is closed only by one as long; a tilde fence not by backticks.
+      "````md\n```\nstill code",
+      "~~~\n```\nstill code",
+      // A quoted block ends with the quote.
+      "> ```\n> quoted code",
     ]) {
       const markdown = chatToMarkdown(
         {
