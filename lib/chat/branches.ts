@@ -17,6 +17,7 @@ import {
   replaceTail,
 } from "@/lib/db/queries/branches";
 import { bumpHistoryVersion, lockChatRow } from "@/lib/db/queries/chats";
+import { summaryEventIdOf } from "@/lib/db/queries/compaction-events";
 import { loadHistory, reopenFoldedUnpins } from "@/lib/db/queries/messages";
 import { chat as chatTable, type Message, type MessageBranch, message } from "@/lib/db/schema";
 import { AppError, chatDeleted } from "@/lib/errors";
@@ -252,7 +253,10 @@ export async function switchBranch(
         throw new AppError("conflict:chat", "The chat changed meanwhile. Try again.");
       }
       // The summary taken may predate a fold that told an unpinned message.
-      await reopenFoldedUnpins(tx, chatId);
+      const toldBy = next.summary
+        ? await summaryEventIdOf(tx, chatId, { summary: next.summary, watermark: next.watermark })
+        : undefined;
+      await reopenFoldedUnpins(tx, chatId, toldBy);
     }
     await bumpHistoryVersion(tx, chatId);
   });

@@ -45,12 +45,13 @@ export async function invalidateFrom(
     listSummaryEvents(db, chatId),
     listCompactionEvents(db, chatId),
   ]);
-  let target: { summary: string; watermark: string | null; seq: number } | null = null;
+  let target: { summary: string; watermark: string | null; seq: number; eventId: string } | null =
+    null;
   for (const event of events) {
     const seq = watermarkSeqOf(event, seqOf);
     if (seq === undefined || seq >= changedSeq || !event.summary) continue;
     if (!target || seq > target.seq)
-      target = { summary: event.summary, watermark: event.watermarkTo, seq };
+      target = { summary: event.summary, watermark: event.watermarkTo, seq, eventId: event.id };
   }
   // The user's notes are as they are now, not as the summary rolled back to had them (a note
   // taken away since stays away); what else they wrote into a summary this rolls back past
@@ -85,7 +86,7 @@ export async function invalidateFrom(
   // Whatever else happened, the chat must not keep trusting the stale summary silently.
   if (outcome?.status !== "written") await markCompactionDirty(db, chatId);
   // The summary rolled back to may predate a fold that told an unpinned message.
-  await reopenFoldedUnpins(db, chatId);
+  await reopenFoldedUnpins(db, chatId, restored ? target?.eventId : undefined);
   await recordCompactionEvent(db, {
     chatId,
     reason: "invalidated",

@@ -311,7 +311,7 @@ async function pinInTransaction(
     .update(message)
     .set({
       metadata: pinned
-        ? sql`(coalesce(${message.metadata}, '{}'::jsonb) - 'foldPending' - 'unpinned') || '{"pinned": true}'::jsonb`
+        ? sql`(coalesce(${message.metadata}, '{}'::jsonb) - 'foldPending' - 'unpinned' - 'settledAt') || '{"pinned": true}'::jsonb`
         : sql`case when ${message.metadata} ->> 'pinned' = 'true'
             then ${message.metadata} || '{"foldPending": true}'::jsonb
             else ${message.metadata} end`,

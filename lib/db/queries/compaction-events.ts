@@ -54,6 +54,32 @@ export async function listSummaryEvents(db: Db, chatId: string): Promise<Compact
     .orderBy(desc(compactionEvent.createdAt), desc(compactionEvent.id));
 }
 
+/**
+ * The newest event that wrote this summary with this watermark (what a chat's summary state was
+ * made by), or undefined when none did.
+ */
+export async function summaryEventIdOf(
+  db: Db,
+  chatId: string,
+  state: { summary: string; watermark: string | null },
+): Promise<string | undefined> {
+  const [row] = await db
+    .select({ id: compactionEvent.id })
+    .from(compactionEvent)
+    .where(
+      and(
+        eq(compactionEvent.chatId, chatId),
+        eq(compactionEvent.summary, state.summary),
+        state.watermark === null
+          ? isNull(compactionEvent.watermarkTo)
+          : eq(compactionEvent.watermarkTo, state.watermark),
+      ),
+    )
+    .orderBy(desc(compactionEvent.createdAt), desc(compactionEvent.id))
+    .limit(1);
+  return row?.id;
+}
+
 export async function listCompactionEvents(db: Db, chatId: string): Promise<CompactionEvent[]> {
   return db
     .select()

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { isUniqueViolation } from "../errors";
 import { prepared } from "../prepared";
-import { type Chat, chat, type Message, message } from "../schema";
+import { type Chat, chat, compactionEvent, type Message, message } from "../schema";
 import { storableJson } from "../storable";
 
 export type NewMessage = Pick<Message, "id" | "role" | "parts" | "metadata">;
@@ -74,7 +74,8 @@ export async function loadKeyedHistory(db: Db, chatId: string): Promise<KeyedMes
 
 /**
  * Messages the user unpinned before a summary told them, now that a compaction's summary does:
- * no longer kept verbatim. One pinned again since is left pinned.
+ * no longer kept verbatim. One pinned again since is left pinned. Called in the transaction that
+ * records the compaction's event, so `settledAt` is that event's time to the microsecond.
  */
 export async function settleFoldedUnpins(
   db: Db,
@@ -85,7 +86,7 @@ export async function settleFoldedUnpins(
   await db
     .update(message)
     .set({
-      metadata: sql`(${message.metadata} - 'pinned' - 'foldPending') || '{"unpinned": true}'::jsonb`,
+      metadata: sql`(${message.metadata} - 'pinned' - 'foldPending') || jsonb_build_object('unpinned', true, 'settledAt', now())`,
     })
     .where(
       and(
@@ -97,14 +98,28 @@ export async function settleFoldedUnpins(
 }
 
 /**
- * After a rollback to an earlier summary: messages unpinned and folded since may be told by
- * no summary now, so they are pending again (verbatim until the next fold tells them).
+ * After a rollback to an earlier summary: messages unpinned and folded since are told by no
+ * summary now, so they are pending again (verbatim until the next fold tells them). `toldBy` is
+ * the event that wrote the summary the chat now has: a message a fold told at or before it stays
+ * told (that summary was written on top of the one that told it). Without it (no summary, or
+ * one whose event is not known), every such message is pending again.
  */
-export async function reopenFoldedUnpins(db: Db, chatId: string): Promise<void> {
+export async function reopenFoldedUnpins(db: Db, chatId: string, toldBy?: string): Promise<void> {
+  const settledAt = sql`(${message.metadata} ->> 'settledAt')::timestamptz`;
   await db
     .update(message)
-    .set({ metadata: sql`${message.metadata} || '{"pinned": true, "foldPending": true}'::jsonb` })
-    .where(and(eq(message.chatId, chatId), sql`${message.metadata} ->> 'unpinned' = 'true'`));
+    .set({
+      metadata: sql`(${message.metadata} - 'settledAt') || '{"pinned": true, "foldPending": true}'::jsonb`,
+    })
+    .where(
+      and(
+        eq(message.chatId, chatId),
+        sql`${message.metadata} ->> 'unpinned' = 'true'`,
+        toldBy
+          ? sql`not coalesce(${settledAt} <= (select ${compactionEvent.createdAt} from ${compactionEvent} where ${compactionEvent.id} = ${toldBy} and ${compactionEvent.chatId} = ${chatId}), false)`
+          : undefined,
+      ),
+    );
 }
 
 /** A pinned message as the memory panel lists it: who wrote it and how its text begins. */

@@ -200,7 +200,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(sentSummary(lastChatRequest())).toBe(mine);
   });
 
-  it("a pinned message survives a compaction verbatim, and counts in the ring's breakdown", async () => {
+  it("a pinned message survives a compaction verbatim, counts in the ring's breakdown, and once unpinned is told by a fold, again after a rollback past it, never twice by one summary", async () => {
     const database = use();
     const { browser } = await register(database, "pins@example.com");
     const chatId = await newChat(database, browser);
@@ -307,6 +307,33 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(refolds.some((r) => summarizerPrompt(r).includes("<user>\nRemember exactly"))).toBe(
       true,
     );
+
+    // Told again by that fold; a later one folds further. An edit between the two rolls back to
+    // the summary that told it: it stays told, and no fold is told it a third time.
+    const retold = (await chatRow(database.db, chatId)).summaryWatermark;
+    for (let turn = 0; turn < 3; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(50 + turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const further = (await chatRow(database.db, chatId)).summaryWatermark;
+    const later = await userMessageBetween(database, chatId, retold, further);
+    if (!later) throw new Error("no user message between the two summaries' watermarks");
+    fake.reset();
+    await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: "Edited again",
+      id: later.id,
+    });
+    expect((await chatRow(database.db, chatId)).summaryWatermark).not.toBe(further);
+    const [first] = await historyOf(database.db, chatId);
+    expect(first?.metadata).not.toHaveProperty("foldPending");
+    expect(
+      fake.requests
+        .filter(isSummaryRequest)
+        .some((r) => summarizerPrompt(r).includes("<user>\nRemember exactly")),
+    ).toBe(false);
+    expect(lastChatRequest()?.messages.some((m) => contentText(m) === pinnedText)).toBe(false);
   });
 
   it("a pinned message too long for a fold to reach the target moves where the chat folds, and the ring shows it", async () => {
