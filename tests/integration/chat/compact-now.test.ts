@@ -13,6 +13,7 @@ import { casCompactionState } from "@/lib/db/compaction-state";
 import { branchesOf } from "@/lib/db/queries/branches";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { updateUserRow } from "@/lib/db/queries/users";
+import * as rateLimit from "@/lib/limits/rate-limit";
 import { register, sessionOf } from "../../helpers/auth";
 import {
   type CompactResponse,
@@ -167,7 +168,7 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     }
   });
 
-  it("a stop for the chat, or the owner's account disabled, ends it: the summarizer is aborted and nothing is written", async () => {
+  it("a stop for the chat, or the owner's account disabled, ends it: the summarizer is aborted, nothing is written, and its rate point stays spent", async () => {
     const database = use();
     const stopChat = (browser: Browser, chatId: string) =>
       call(database, stopRoute.POST, {
@@ -199,6 +200,9 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
       const before = await snapshot(database, chatId);
       fake.reset();
       fake.configure({ summaryDelayMs: 60_000 });
+      // The provider was called: the rate limit's point stays spent.
+      const refund = vi.fn(async () => undefined);
+      const consume = vi.spyOn(rateLimit, "consumeRateLimit").mockResolvedValue({ refund });
       try {
         const compacting = compactNowCall(database, browser, chatId, { modelId: MODEL });
         await eventually(async () => fake.requests.some(isSummaryRequest));
@@ -219,7 +223,10 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
         expect(after.history.map((m) => m.id)).toEqual(before.history.map((m) => m.id));
         expect(after.events).toEqual([]);
         expect(await isTurnActive(database.db, chatId)).toBe(false);
+        expect(consume).toHaveBeenCalledWith("compact", after.chat.userId);
+        expect(refund).not.toHaveBeenCalled();
       } finally {
+        consume.mockRestore();
         fake.configure({ summaryDelayMs: 0 });
       }
     }

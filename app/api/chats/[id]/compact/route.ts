@@ -27,18 +27,28 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
   await assertModelAllowed(db, modelId);
   // The summarizer is a provider call like a turn's: limited per minute, refused past the token quota.
   const point = await consumeRateLimit("compact", user.id);
+  // The summarizer's tokens count towards the user's daily quota like a turn's; a call stopped
+  // while the provider read or wrote is counted too.
+  const record = tokenRecorder(db, user.id);
+  let summarized = false;
   const { trace, message } = await (async () => {
     await assertTokensLeft(db, user.id);
     return compactNow(
-      // The summarizer's tokens count towards the user's daily quota like a turn's.
-      { db, resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)) },
+      {
+        db,
+        resolveModel: meteredResolver(getLanguageModel, (tokens) => {
+          summarized = true;
+          record(tokens);
+        }),
+      },
       chat,
       modelId,
     );
   })().catch(async (error: unknown) => {
     // Refused before any summarizer ran (the token quota, a reply being written, the chat
-    // deleted meanwhile): the point goes back, as for a request that never came.
-    if (error instanceof AppError && error.status < 500) await point.refund();
+    // deleted meanwhile): the point goes back, as for a request that never came. One stopped
+    // after the provider was called keeps it spent.
+    if (error instanceof AppError && error.status < 500 && !summarized) await point.refund();
     throw error;
   });
   // The usage after compacting: from the chat's new state, so the ring drops at once.
