@@ -70,6 +70,19 @@ const FIRST_TOKEN_PARTS = new Set([
   "tool-call",
 ]);
 
+/**
+ * Whether the turn's message goes back to the day: nothing answered it. It failed or was stopped
+ * before its model call (while Tier 1 folded), its message was not stored, or the model wrote
+ * nothing and no reply is stored because the provider refused, failed or never answered (retries
+ * included) or the chat was taken over (a lease lost under the turn). A reply the user stopped
+ * is theirs to keep.
+ */
+export function answeredNothing(observed: TurnObservations, replyStored: boolean): boolean {
+  if (observed.failedBeforeModel || observed.unstored || observed.stoppedBeforeModel) return true;
+  if (replyStored || observed.firstTokenAt !== null || observed.steps !== 0) return false;
+  return observed.leaseLost === true || (observed.error !== undefined && !observed.stopped);
+}
+
 export function noObservations(): TurnObservations {
   return {
     firstTokenAt: null,

@@ -85,9 +85,12 @@ export async function persistReply(
       // Deleted under the turn (its lease went with its row): nowhere to store it, nobody to tell.
       if (!(await getChat(db, chatId))) return deletedMeanwhile(chatId);
       log.warn({ chatId }, "the chat's lease was lost during the turn; its reply is not stored");
-      // A reply the browser saw ends as if it were stored: it is told otherwise. Not a failed
-      // turn (it was told), nor one that wrote nothing.
-      if (!observed.error && shown) observed.unsaved = `${UNSAVED} ${LEASE_LOST}`;
+      // A reply ends as if it were stored, or, with nothing written yet, as if the user had
+      // stopped it: it is told otherwise. Not a failed turn (it was told), nor one stopped
+      // before its model call (there is no reply).
+      if (!observed.error && !observed.stoppedBeforeModel) {
+        observed.unsaved = `${UNSAVED} ${LEASE_LOST}`;
+      }
       return false;
     }
     if (observed.error || !complete || !reply) {

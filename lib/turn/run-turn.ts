@@ -30,7 +30,7 @@ import { browserCopy } from "./browser-copy";
 import { calibrateFromTurn } from "./calibrate";
 import { compactForTurn } from "./compact-step";
 import { holdTurnLease } from "./lease";
-import { noObservations, type TurnObservations } from "./observe";
+import { answeredNothing, noObservations, type TurnObservations } from "./observe";
 import { assembleReply, persistReply } from "./persist";
 import { type PreparedTurn, prepareTurn } from "./prepare";
 import { recordRecovery } from "./recovery-trace";
@@ -169,14 +169,7 @@ export async function runTurn(
       return stored && !observed.stopped ? calibrateFromTurn(db, modelId, observed) : null;
     })
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "recording usage failed"))
-    .then(() =>
-      observed.failedBeforeModel ||
-      observed.unstored ||
-      observed.stoppedBeforeModel ||
-      unanswered(observed, replyStored)
-        ? deps.giveBack?.()
-        : undefined,
-    )
+    .then(() => (answeredNothing(observed, replyStored) ? deps.giveBack?.() : undefined))
     .catch((error) => log.warn({ err: error, chatId: chat.id }, "returning the message failed"))
     // Its real tokens are on the day now (each provider call adds them as it ends): its estimate
     // comes off.
@@ -254,22 +247,6 @@ function nextTurnSize(observed: TurnObservations): NextTurnSize | undefined {
     nextMessageTokens: observed.nextTurn.nextMessageTokens(),
     trigger: observed.nextTurn.trigger,
   };
-}
-
-/**
- * The turn failed before the model answered anything (the provider refused the request, failed
- * or never answered, retries included): no reply is stored, and its message goes back to the day,
- * as one refused before the model call, or stopped before it (while Tier 1 folded), does. A reply
- * the user stopped is theirs to keep.
- */
-function unanswered(observed: TurnObservations, replyStored: boolean): boolean {
-  return (
-    !replyStored &&
-    observed.error !== undefined &&
-    observed.firstTokenAt === null &&
-    observed.steps === 0 &&
-    !observed.stopped
-  );
 }
 
 type TurnContext = PreparedTurn & {

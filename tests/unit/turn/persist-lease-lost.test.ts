@@ -41,6 +41,16 @@ it("stores nothing when the chat's lease was lost under the turn (another may ho
   // The browser saw the reply: it is told the reply was not kept, not that it was stopped.
   expect(observed.unsaved).toMatch(/could not be saved.*taken over/);
 
+  // Lost before the model wrote anything: the browser would show a reply "Stopped" that nobody
+  // stopped; it is told the chat was taken over, to Retry.
+  const silent = assembleReply();
+  silent.write({ type: "start", messageId: "a2" });
+  silent.write({ type: "finish", messageMetadata: { stopped: true } });
+  silent.end();
+  const unbegun = { ...noObservations(), stopped: true, leaseLost: true };
+  expect(await persistReply({} as Db, "c1", silent, unbegun)).toBe(false);
+  expect(unbegun.unsaved).toMatch(/taken over.*Retry/);
+
   // Nothing to tell: a turn stopped before its model call showed no reply.
   const early = { ...noObservations(), stopped: true, stoppedBeforeModel: true, leaseLost: true };
   expect(await persistReply({} as Db, "c1", replyStream(), early)).toBe(false);
