@@ -292,6 +292,11 @@ export const usageDay = pgTable(
     day: date("day", { mode: "string" }).notNull(),
     messages: integer("messages").notNull().default(0),
     tokens: bigint("tokens", { mode: "number" }).notNull().default(0),
+    /**
+     * How many times an admin started this day over: a turn admitted before a reset gives
+     * nothing back to the day after it (its message and its held tokens went with the reset).
+     */
+    resets: integer("resets").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.userId, t.day] })],
 );

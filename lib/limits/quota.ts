@@ -53,9 +53,10 @@ export async function takeTurnQuota(
     throw quotaExceeded(taken.limits, await usageOn(db, userId, day), now);
   }
   let released: Promise<void> | undefined;
-  const giveBack = () => returnMessage(db, userId, day);
+  const from = { userId, day, resets: taken.resets };
+  const giveBack = () => returnMessage(db, from);
   const release = () => {
-    released ??= releaseHeldTokens(db, userId, day, taken.heldTokens);
+    released ??= releaseHeldTokens(db, from, taken.heldTokens);
     return released;
   };
   return {

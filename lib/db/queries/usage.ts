@@ -16,6 +16,8 @@ export type TakenMessage = {
   allowed: boolean;
   usage: DayUsage | null;
   heldTokens: number;
+  /** The day's resets when the message was taken (`usage_day.resets`): what it gives back goes to it only. */
+  resets: number;
   limits: QuotaLimits;
 };
 
@@ -97,6 +99,7 @@ export async function takeMessageWithinLimits(
       .$with("taken", {
         messages: sql<Count>`messages`.as("messages"),
         tokens: sql<Count>`tokens`.as("tokens"),
+        resets: sql<number>`resets`.as("resets"),
       })
       .as(sql`
         insert into usage_day (user_id, day, messages, tokens)
@@ -109,13 +112,14 @@ export async function takeMessageWithinLimits(
                or usage_day.messages < (select message_limit from limits))
           and ((select token_limit from limits) is null
                or usage_day.tokens < (select token_limit from limits))
-        returning messages, tokens`);
+        returning messages, tokens, resets`);
     return on
       .with(limits, access, hold, taken)
       .select({
         allowed: access.allowed,
         messages: taken.messages,
         tokens: taken.tokens,
+        resets: taken.resets,
         held: sql<Count>`(select tokens from hold)`,
         messageLimit: sql<Count>`(select message_limit from limits)`,
         tokenLimit: sql<Count>`(select token_limit from limits)`,
@@ -138,6 +142,7 @@ export async function takeMessageWithinLimits(
     allowed: row.allowed === true,
     usage,
     heldTokens: usage === null ? 0 : (countOf(row.held) ?? 0),
+    resets: row.resets ?? 0,
     limits: {
       dailyMessageLimit: countOf(row.messageLimit),
       dailyTokenLimit: countOf(row.tokenLimit),
@@ -171,26 +176,38 @@ export async function limitsAndUsageOn(
   };
 }
 
-/** Gives back a message taken for a turn that then did not start. */
-export async function returnMessage(db: Db, userId: string, day: string): Promise<void> {
+/** The day a message was taken from, as it stood then: `resets` tells whether it was started over since. */
+export type TakenFrom = { userId: string; day: string; resets: number };
+
+/** The day's row while no reset came after the message was taken. */
+const stillDayOf = (from: TakenFrom) =>
+  and(
+    eq(usageDay.userId, from.userId),
+    eq(usageDay.day, from.day),
+    eq(usageDay.resets, from.resets),
+  );
+
+/**
+ * Gives back a message taken for a turn that then did not start. After a reset it went with the
+ * day's count: nothing is taken off the turns counted since.
+ */
+export async function returnMessage(db: Db, from: TakenFrom): Promise<void> {
   await db
     .update(usageDay)
     .set({ messages: sql`greatest(${usageDay.messages} - 1, 0)` })
-    .where(and(eq(usageDay.userId, userId), eq(usageDay.day, day)));
+    .where(stillDayOf(from));
 }
 
-/** Takes off the day the tokens a turn held while it ran (`TakenMessage.heldTokens`). */
-export async function releaseHeldTokens(
-  db: Db,
-  userId: string,
-  day: string,
-  tokens: number,
-): Promise<void> {
+/**
+ * Takes off the day the tokens a turn held while it ran (`TakenMessage.heldTokens`). After a
+ * reset they went with the day's count: the tokens spent since stay counted.
+ */
+export async function releaseHeldTokens(db: Db, from: TakenFrom, tokens: number): Promise<void> {
   if (tokens <= 0) return;
   await db
     .update(usageDay)
     .set({ tokens: sql`greatest(${usageDay.tokens} - ${tokens}, 0)` })
-    .where(and(eq(usageDay.userId, userId), eq(usageDay.day, day)));
+    .where(stillDayOf(from));
 }
 
 export async function addTokens(db: Db, userId: string, day: string, tokens: number) {
@@ -236,7 +253,14 @@ export async function usageOfUsers(
   return new Map(rows.map((r) => [r.userId, { messages: r.messages, tokens: r.tokens }]));
 }
 
-/** Forgets a user's usage of the day: the quota starts over. */
+/**
+ * Forgets a user's usage of the day: the quota starts over. The row stays, counting the reset,
+ * so a turn admitted before it gives nothing back to the day after it (`returnMessage`,
+ * `releaseHeldTokens`); what such a turn spends from now on is counted.
+ */
 export async function clearUsage(db: Db, userId: string, day: string): Promise<void> {
-  await db.delete(usageDay).where(and(eq(usageDay.userId, userId), eq(usageDay.day, day)));
+  await db
+    .update(usageDay)
+    .set({ messages: 0, tokens: 0, resets: sql`${usageDay.resets} + 1` })
+    .where(and(eq(usageDay.userId, userId), eq(usageDay.day, day)));
 }

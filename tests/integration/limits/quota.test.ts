@@ -13,6 +13,7 @@ import * as chatApi from "@/app/api/chat/route";
 import type { Database } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { TURN_HOLD_DEFAULT_TOKENS, usageOn } from "@/lib/db/queries/usage";
+import { takeTurnQuota } from "@/lib/limits/quota";
 import { quotaResetAt, usageDayOf } from "@/lib/limits/quota-day";
 import { register, sessionOf, signIn } from "../../helpers/auth";
 import { compactNowCall } from "../../helpers/compaction";
@@ -124,6 +125,57 @@ describeEachDriver("daily quotas", (use) => {
       expect((await turn(database, carol.browser, carolChat, text)).response.status).toBe(200);
     }
     expect((await turn(database, carol.browser, carolChat, "c")).response.status).toBe(429);
+  });
+
+  it("keeps the tokens a turn spends after an admin's reset: its hold is not taken off the new count", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const kim = await userWithLimits(database, "reset-mid-turn@example.com", {
+      dailyTokenLimit: 1_000_000,
+    });
+    const chatId = await newChat(database, kim.browser);
+    fake.script({ text: "A slow answer.", delayMs: 1_500 });
+    const running = turn(database, kim.browser, chatId, "Take your time.");
+    const today = () => usageOn(database.db, kim.id, usageDayOf(new Date()));
+    // Admitted, holding its estimate while the provider thinks.
+    await eventually(async () => (await today()).messages === 1);
+    expect((await resetUsage(database, ada.browser, kim.id)).status).toBe(200);
+    expect(await today()).toEqual({ messages: 0, tokens: 0 });
+
+    expect((await running).response.status).toBe(200);
+    // The provider's count of the turn is the day's, once the turn let go of its hold.
+    const spent = fake.requests[0]?.promptTokens ?? 0;
+    expect(spent).toBeGreaterThan(0);
+    const usage = await eventually(async () => {
+      const now = await today();
+      return now.tokens > spent ? now : null;
+    });
+    expect(usage.tokens).toBeLessThan(spent + 100);
+    expect(usage.messages).toBe(0);
+  });
+
+  it("gives a message back to the day it was taken from only: after a reset the turns counted since keep theirs", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const lou = await userWithLimits(database, "reset-give-back@example.com", {
+      dailyTokenLimit: 1_000_000,
+      dailyMessageLimit: 10,
+    });
+    const model = { provider: "fake", model: "fake-model", notAllowed: () => new Error("no") };
+    const before = await takeTurnQuota(database.db, lou.id, model);
+    expect((await resetUsage(database, ada.browser, lou.id)).status).toBe(200);
+    const after = await takeTurnQuota(database.db, lou.id, model);
+    // The turn admitted before the reset never starts: it withdraws its message and its hold.
+    await before.withdraw();
+    expect(await usageOn(database.db, lou.id, usageDayOf(new Date()))).toEqual({
+      messages: 1,
+      tokens: after.heldTokens,
+    });
+    await after.withdraw();
+    expect(await usageOn(database.db, lou.id, usageDayOf(new Date()))).toEqual({
+      messages: 0,
+      tokens: 0,
+    });
   });
 
   it("counts the provider's tokens and refuses the next turn once the token quota is spent", async () => {

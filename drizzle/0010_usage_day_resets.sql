@@ -1,0 +1,1 @@
+ALTER TABLE "usage_day" ADD COLUMN "resets" integer DEFAULT 0 NOT NULL;
