@@ -2,6 +2,8 @@
 
 export const OFFLINE_MESSAGE = "Could not reach Fold. Check your connection and try again.";
 
+const UNREADABLE_MESSAGE = "Fold's answer could not be read. Try again in a moment.";
+
 export type Result<T> =
   | { ok: true; value: T }
   /** `status`: the server's answer (none when it could not be reached). */
@@ -31,7 +33,13 @@ export async function adminCall<T>(
     return { ok: false, message: await serverMessage(response), status: response.status };
   }
   if (response.status === 204) return { ok: true, value: undefined as T };
-  return { ok: true, value: (await response.json()) as T };
+  try {
+    return { ok: true, value: (await response.json()) as T };
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    // Not Fold's answer (a proxy's page), or cut off on the way: a failure the page can show.
+    return { ok: false, message: UNREADABLE_MESSAGE, status: response.status };
+  }
 }
 
 /** `{ error: { message } }`, or the status when there is none. */

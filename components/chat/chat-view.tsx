@@ -356,8 +356,10 @@ export function ChatView({
         }
         if (base) setMessages(withStoredTail(base, page.messages));
         else setStoredTail(page.messages);
-        if (page.replying) {
-          // Another tab's reply is being written: say so and follow it until it is stored.
+        // Another tab's reply is being written (the chat ends with its message): say so and follow
+        // it until it is stored. Anything else holding the chat (another tab's Compact now or
+        // summary edit) writes no reply to follow: the refusal stays, saying why.
+        if (page.replying && page.messages.at(-1)?.role === "user") {
           clearError();
           followReplyElsewhere();
         }
@@ -392,7 +394,7 @@ export function ChatView({
     context: usage.context,
     onDone: useCallback(
       ({ message, context }: { message: FoldUIMessage | null; context: ChatContext }) => {
-        if (message) setMessages((list) => [...list, message]);
+        if (message) setMessages((list) => withCompactionEntry(list, message, busyRef.current));
         setContext(context);
         setUsageVersion((v) => v + 1);
       },
@@ -514,10 +516,12 @@ export function ChatView({
       <MemoryPanel
         chatId={chatId}
         memory={remembered.memory}
+        readProblem={remembered.readProblem}
+        onRetryRead={remembered.retryRead}
         busy={busy}
         onSaved={(memory, entry) => {
           remembered.setMemory(memory);
-          setMessages((list) => [...list, entry]);
+          setMessages((list) => withCompactionEntry(list, entry, busyRef.current));
           setUsageVersion((v) => v + 1);
         }}
         onStale={() => setUsageVersion((v) => v + 1)}
@@ -719,7 +723,14 @@ export function ChatView({
         }}
         onStop={stopReply}
         busy={busy}
-        held={switchPending ? "Switching version… Send waits for it." : null}
+        held={
+          switchPending
+            ? "Switching version… Send waits for it."
+            : // Compact now holds the chat as a turn would: a message sent meanwhile is refused.
+              compact.state === "running"
+              ? "Compacting… Send waits for it."
+              : null
+        }
         disabled={!modelId}
         notice={limit}
         returned={returned}

@@ -102,6 +102,21 @@ export function MessageList({
     [hasOlder, loadingOlder, onLoadOlder],
   );
 
+  // The last page of older messages takes "Load older messages" away; when it held the
+  // keyboard's focus, the focus goes to the messages (arrow keys scroll them), not the page.
+  const olderButton = useRef<HTMLButtonElement>(null);
+  const olderHadFocus = useRef(false);
+  // Read as the load starts, however it started (the button, or scrolling near the top as
+  // focusing the button does).
+  useEffect(() => {
+    if (loadingOlder) olderHadFocus.current = document.activeElement === olderButton.current;
+  }, [loadingOlder]);
+  useEffect(() => {
+    if (hasOlder || !olderHadFocus.current) return;
+    olderHadFocus.current = false;
+    if (document.activeElement === document.body) stick.scrollRef.current?.focus();
+  }, [hasOlder, stick.scrollRef]);
+
   const items = virtualizer.getVirtualItems();
   const margin = virtualizer.options.scrollMargin;
   return (
@@ -109,17 +124,25 @@ export function MessageList({
       ref={stick.scrollRef}
       onScroll={onScroll}
       data-testid="message-scroller"
-      className="relative min-h-0 flex-1 overflow-x-hidden overflow-y-auto"
+      tabIndex={-1}
+      role="region"
+      aria-label="Messages"
+      className="relative min-h-0 flex-1 overflow-x-hidden overflow-y-auto outline-none"
     >
       <div ref={stick.contentRef} className="mx-auto w-full max-w-3xl px-4 py-6">
         <EditDraftsProvider store={editDrafts}>
           {hasOlder ? (
             <div className="flex justify-center pb-4">
+              {/* aria-disabled, not disabled: a disabled button drops the keyboard's focus. */}
               <button
                 type="button"
-                onClick={onLoadOlder}
-                disabled={loadingOlder}
-                className="rounded-full border border-line px-3 py-1 text-xs text-muted hover:bg-zinc-100"
+                ref={olderButton}
+                onClick={() => {
+                  if (!loadingOlder) onLoadOlder();
+                }}
+                aria-disabled={loadingOlder}
+                aria-busy={loadingOlder}
+                className="rounded-full border border-line px-3 py-1 text-xs text-muted hover:bg-zinc-100 aria-disabled:cursor-wait"
               >
                 {loadingOlder ? "Loading older messages…" : "Load older messages"}
               </button>

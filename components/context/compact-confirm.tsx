@@ -3,6 +3,7 @@
 import { AlertDialog } from "radix-ui";
 import type { ChatContext } from "@/lib/chat/context";
 import { formatCount } from "../stats/format";
+import { useReturnFocus } from "../ui/return-focus";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 
 /** Asks before a compaction that folds a large part of the window into the summary. */
@@ -13,11 +14,17 @@ export function CompactConfirm(props: {
   onCancel: () => void;
 }) {
   const { open, context, onConfirm, onCancel } = props;
+  // Opened by state (the ring, its phone popover), not by a trigger Radix could refocus.
+  const focus = useReturnFocus();
   return (
     <AlertDialog.Root open={open} onOpenChange={(next) => (next ? undefined : onCancel())}>
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-[60] bg-black/30" />
-        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-[70] w-[min(90vw,26rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl">
+        <AlertDialog.Content
+          onOpenAutoFocus={focus.onOpenAutoFocus}
+          onCloseAutoFocus={focus.onCloseAutoFocus}
+          className="fixed top-1/2 left-1/2 z-[70] w-[min(90vw,26rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl"
+        >
           <AlertDialog.Title className="text-base font-semibold">
             Compact this chat now?
           </AlertDialog.Title>

@@ -1,8 +1,7 @@
 "use client";
 
 import { AlertDialog } from "radix-ui";
-import { useRef } from "react";
-import { focusComposer } from "../chat/skip-link";
+import { useReturnFocus } from "../ui/return-focus";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 
 const WORDS = {
@@ -19,19 +18,9 @@ export function EditConfirm(props: {
   const { pending, onConfirm, onCancel } = props;
   const n = pending?.laterMessages ?? 0;
   const words = WORDS[pending?.kind ?? "edit"];
-  // Where the focus was when it asked (the edit box, a Regenerate button): it goes back there
-  // once that is usable again (Cancel), else to the message box (sent: the button went).
-  const askedFrom = useRef<Element | null>(null);
-  function returnFocus(event: Event) {
-    event.preventDefault();
-    const from = askedFrom.current;
-    askedFrom.current = null;
-    requestAnimationFrame(() => {
-      const usable = from instanceof HTMLElement && from.isConnected && !from.matches(":disabled");
-      if (usable) from.focus();
-      else focusComposer();
-    });
-  }
+  // The focus goes back to where it asked from (the edit box, a Regenerate button) once that
+  // is usable again (Cancel), else to the message box (sent: the button went).
+  const focus = useReturnFocus();
   return (
     <AlertDialog.Root
       open={pending !== null}
@@ -40,10 +29,8 @@ export function EditConfirm(props: {
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-[60] bg-black/30" />
         <AlertDialog.Content
-          onOpenAutoFocus={() => {
-            askedFrom.current = document.activeElement;
-          }}
-          onCloseAutoFocus={returnFocus}
+          onOpenAutoFocus={focus.onOpenAutoFocus}
+          onCloseAutoFocus={focus.onCloseAutoFocus}
           className="fixed top-1/2 left-1/2 z-[70] w-[min(90vw,26rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl"
         >
           <AlertDialog.Title className="text-base font-semibold">{words.title}</AlertDialog.Title>

@@ -22,7 +22,11 @@ const ORIGIN_TEXT: Record<string, string> = {
 
 type Props = {
   chatId: string;
+  /** Null until read (or when reading it failed: `readProblem`). */
   memory: ChatMemory | null;
+  /** Why the last reading of the memory failed, if it did. */
+  readProblem: string | null;
+  onRetryRead: () => void;
   /** A turn or compaction is running: the summary may be about to change. */
   busy: boolean;
   onSaved: (memory: ChatMemory, entry: FoldUIMessage) => void;
@@ -42,6 +46,8 @@ type Props = {
 export function MemoryPanel({
   chatId,
   memory,
+  readProblem,
+  onRetryRead,
   busy,
   onSaved,
   onStale,
@@ -157,13 +163,32 @@ export function MemoryPanel({
               <Dialog.Description className="text-sm text-muted">
                 {summarized
                   ? "Older messages reach the model as this summary. Pinned messages are always sent as written."
-                  : "Nothing is summarized yet: the model sees every message as written."}
+                  : memory
+                    ? "Nothing is summarized yet: the model sees every message as written."
+                    : readProblem
+                      ? "Fold could not read what the model remembers of this chat."
+                      : "Reading what the model remembers…"}
               </Dialog.Description>
             </div>
             <Dialog.Close aria-label="Close" className={buttonGhost}>
               <X size={16} />
             </Dialog.Close>
           </div>
+
+          {readProblem ? (
+            <div
+              role="alert"
+              className="flex items-center justify-between gap-3 rounded-lg bg-red-50 px-3 py-2 text-xs text-red-700"
+            >
+              <span>
+                {memory ? "What is shown here may be out of date. " : null}
+                {readProblem}
+              </span>
+              <button type="button" onClick={onRetryRead} className="shrink-0 font-medium">
+                Retry
+              </button>
+            </div>
+          ) : null}
 
           {summary && draft === null ? (
             <section aria-label="Summary" className="space-y-2">
@@ -329,7 +354,9 @@ export function MemoryPanel({
             <p className="text-xs text-muted">
               {summarized
                 ? "Starts a new chat that begins with this summary and its references; the pinned messages and the latest ones, which the summary does not hold, come along."
-                : "Available once older messages have been summarized."}
+                : memory
+                  ? "Available once older messages have been summarized."
+                  : "Available once what the model remembers has been read."}
             </p>
           </div>
         </Dialog.Content>

@@ -7,6 +7,7 @@ import { apiFetch } from "../outage/api-fetch";
 import { useRecoveryKey } from "../outage/use-database-outage";
 
 const JSON_HEADERS = { "content-type": "application/json" };
+const READ_FAILED = "What the model remembers of this chat could not be read.";
 
 /** A failed call's error body (lib/errors.ts): its code and its own sentence, when it has them. */
 export async function errorOf(
@@ -30,9 +31,13 @@ export async function errorText(response: Response, fallback: string): Promise<s
 export function useChatMemory(chatId: string, refreshKey: number) {
   const [memory, setMemory] = useState<ChatMemory | null>(null);
   const [branches, setBranches] = useState<BranchSwitch[]>([]);
+  // Why the last reading of the memory failed: the panel says so (with Retry) instead of
+  // showing an unread memory as an empty one.
+  const [readProblem, setReadProblem] = useState<string | null>(null);
+  const [retries, setRetries] = useState(0);
   const recovered = useRecoveryKey();
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey and recovered are the signals to refetch
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey, retries and recovered are the signals to refetch
   useEffect(() => {
     const controller = new AbortController();
     const { signal } = controller;
@@ -41,15 +46,25 @@ export function useChatMemory(chatId: string, refreshKey: number) {
       apiFetch(`/api/chats/${chatId}/branches`, { signal }),
     ])
       .then(async ([memoryResponse, branchesResponse]) => {
-        if (memoryResponse.ok)
+        if (memoryResponse.ok) {
           setMemory(((await memoryResponse.json()) as { memory: ChatMemory }).memory);
+          setReadProblem(null);
+        } else {
+          setReadProblem(
+            `${READ_FAILED} ${await errorText(memoryResponse, "Try again in a moment.")}`,
+          );
+        }
         if (branchesResponse.ok) {
           setBranches(((await branchesResponse.json()) as { branches: BranchSwitch[] }).branches);
         }
       })
-      .catch(() => undefined);
+      .catch(() => {
+        if (!signal.aborted) setReadProblem(`${READ_FAILED} Try again in a moment.`);
+      });
     return () => controller.abort();
-  }, [chatId, refreshKey, recovered]);
+  }, [chatId, refreshKey, recovered, retries]);
+
+  const retryRead = useCallback(() => setRetries((n) => n + 1), []);
 
   const pin = useCallback(
     async (messageId: string, pinned: boolean): Promise<string | null> => {
@@ -65,7 +80,7 @@ export function useChatMemory(chatId: string, refreshKey: number) {
     [chatId],
   );
 
-  return { memory, setMemory, branches, setBranches, pin };
+  return { memory, setMemory, readProblem, retryRead, branches, setBranches, pin };
 }
 
 export { JSON_HEADERS };

@@ -10,7 +10,9 @@ import {
 import { findUser } from "@/lib/db/queries/users";
 import type { Chat } from "@/lib/db/schema";
 
-const BUSY_MESSAGE = "A reply is already being written in this chat. Wait for it to finish.";
+/** The lease is held by a turn, a Compact now, a summary being saved or a version switch. */
+const BUSY_MESSAGE =
+  "This chat is busy: a reply or a compaction is running in it. Try again once it is done.";
 
 /** Step 1 of a turn: the chat's lease, or 409 when another turn is still writing. */
 export function holdTurnLease(db: Db, chatId: string): Promise<HeldLease> {

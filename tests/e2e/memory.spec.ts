@@ -300,6 +300,38 @@ test("an edit the server refuses opens its box again, holding the edit, and says
   });
 });
 
+test("a memory that cannot be read says so, with Retry, instead of showing an empty one", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-memory-unread-${Date.now()}@example.com`);
+  const memoryUrl = "**/api/chats/*/memory";
+  await page.route(memoryUrl, (route) =>
+    route.request().method() === "GET"
+      ? route.fulfill({
+          status: 500,
+          contentType: "application/json",
+          body: JSON.stringify({ error: { code: "internal", message: "Something broke." } }),
+        })
+      : route.fallback(),
+  );
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+
+  await page.getByRole("button", { name: "Memory" }).click();
+  const panel = page.getByRole("dialog", { name: "What the model remembers" });
+  const problem = panel.getByRole("alert");
+  await expect(problem).toContainText("could not be read");
+  await expect(problem).toContainText("Something broke.");
+  await expect(panel).not.toContainText("Nothing is summarized yet");
+
+  // Read again once the server answers: the chat's memory, empty so far.
+  await page.unroute(memoryUrl);
+  await problem.getByRole("button", { name: "Retry" }).click();
+  await expect(panel).toContainText("Nothing is summarized yet");
+  await expect(panel.getByRole("alert")).toHaveCount(0);
+});
+
 test("the memory panel shows the summary; an edited summary is what the next request carries", async ({
   page,
 }) => {

@@ -91,6 +91,14 @@ test("Compact now from the ring can be stopped: the ring comes back, nothing is 
     await expect(confirm).toBeHidden();
   }
   await expect(ring).toContainText("compacting…");
+  // The chat is held for the compaction: a message typed meanwhile waits in the box, saying why,
+  // rather than being sent, refused and handed back without a word.
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Sent while compacting");
+  await box.press("Enter");
+  await expect(page.getByText("Compacting… Send waits for it.")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Send message" })).toBeDisabled();
+  await expect(box).toHaveValue("Sent while compacting");
 
   await page.getByRole("button", { name: "Stop compacting" }).click();
   // Answered at the stop, not when the summarizer would have.
@@ -107,6 +115,52 @@ test("Compact now from the ring can be stopped: the ring comes back, nothing is 
     await page.request.get(`${own.url}/api/chats/${chatId}/context`)
   ).json()) as { summarizedMessages: number };
   expect(context.summarizedMessages).toBe(0);
-  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  // The message held meanwhile goes now, and is answered.
+  await expect(page.getByText("Compacting… Send waits for it.")).toHaveCount(0);
+  await box.press("Enter");
+  await expect(replies(page)).toHaveCount(4, { timeout: 30_000 });
+  await expect(
+    page.locator("[data-role='user']", { hasText: "Sent while compacting" }),
+  ).toHaveCount(1);
+  own.fake.configure({ summaryDelayMs: 0 });
+});
+
+test("a message sent while another tab compacts the chat is refused with the reason, its text back in the box", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  own.fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
+  await registerUser(page, "compact-other-tab@example.com", own.url);
+  for (let turn = 0; turn < 3; turn++) {
+    await send(page, prose(`Request ${turn + 1}: keep track of item ${turn + 1}.`, turn, 245));
+    await expect(replies(page)).toHaveCount(turn + 1, { timeout: 30_000 });
+  }
+  // The same chat in a second tab, which compacts it.
+  const other = await page.context().newPage();
+  await other.goto(page.url());
+  const ring = other.getByTestId("context-ring");
+  await expect(ring).toBeVisible();
+  await ring.click();
+  const confirm = other.getByRole("alertdialog", { name: "Compact this chat now?" });
+  await expect(confirm.or(ring.getByText("compacting…")).first()).toBeVisible();
+  if (await confirm.isVisible()) {
+    await confirm.getByRole("button", { name: "Compact", exact: true }).click();
+  }
+  await expect(ring).toContainText("compacting…");
+
+  // This tab knows nothing of it: its message waits, is refused, and says why.
+  await page.bringToFront();
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Sent while the other tab compacts");
+  await box.press("Enter");
+  await expect(page.getByText("This chat is busy")).toBeVisible({ timeout: 20_000 });
+  await expect(box).toHaveValue("Sent while the other tab compacts");
+  await expect(page.getByText("A reply is being written")).toHaveCount(0);
+
+  await other.getByRole("button", { name: "Stop compacting" }).click();
+  await expect(other.getByText("Compacting was stopped; the chat is as it was.")).toBeVisible({
+    timeout: 10_000,
+  });
+  await other.close();
   own.fake.configure({ summaryDelayMs: 0 });
 });

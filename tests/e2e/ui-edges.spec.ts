@@ -3,7 +3,9 @@ import { hydrated, registerUser } from "./helpers";
 
 /** Edges of the chat page's chrome: the ring without a reading, and the phone drawer. */
 
-test("the ring asks before compacting when it has no reading of the chat", async ({ page }) => {
+test("the ring asks before compacting when it has no reading of the chat, and Cancel or Escape gives the focus back to it", async ({
+  page,
+}) => {
   await registerUser(page, `e2e-ring-unread-${Date.now()}@example.com`);
   // Every reading of the chat's context fails: the ring has nothing to go on.
   await page.route("**/api/chats/*/context**", (route) =>
@@ -25,6 +27,13 @@ test("the ring asks before compacting when it has no reading of the chat", async
   await expect(ask).toContainText("cannot tell right now how full this chat is");
   await ask.getByRole("button", { name: "Cancel" }).click();
   await expect(ask).toHaveCount(0);
+  // Opened by the ring rather than a dialog trigger, it still hands the focus back to it.
+  await expect(ring).toBeFocused();
+  await ring.press("Enter");
+  await expect(ask).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(ask).toHaveCount(0);
+  await expect(ring).toBeFocused();
 });
 
 test("the phone drawer: Escape in a title box cancels the rename, and a wider screen closes it", async ({
@@ -106,4 +115,50 @@ test("a chat picked in the phone drawer says it is opening until it is read, the
   await drawer.locator(`a[href="/chat/${ids[0]}"]`).click();
   await expect(drawer).toHaveCount(0);
   await expect(page).toHaveURL(new RegExp(`/chat/${ids[0]}$`));
+});
+
+test("Load older messages keeps the keyboard's focus while it loads, and hands it to the messages once the chat's start is in", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await registerUser(page, `e2e-older-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  const chatId = new URL(page.url()).pathname.split("/").pop() ?? "";
+  // More messages than the page opens with (50): 26 turns, sent over the API for speed.
+  for (let turn = 1; turn <= 26; turn++) {
+    const response = await page.request.post("/api/chat", {
+      headers: { origin: new URL(page.url()).origin },
+      data: {
+        trigger: "submit-message",
+        chatId,
+        message: {
+          id: `older-${turn}-${Date.now()}`,
+          role: "user",
+          parts: [{ type: "text", text: `Message number ${turn}` }],
+        },
+      },
+    });
+    expect(response.status(), await response.text()).toBe(200);
+  }
+  await page.reload();
+  await hydrated(page);
+  const older = page.getByRole("button", { name: /older messages/ });
+  await expect(older).toBeVisible();
+  // Slow enough to be seen loading.
+  await page.route("**/api/chats/*?before=*", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    await route.fallback();
+  });
+  await older.focus();
+  await older.press("Enter");
+  await expect(older).toHaveText("Loading older messages…");
+  await expect(older).toBeFocused();
+  // The last page: the button goes, and the focus with it to the messages, not the page.
+  await expect(older).toHaveCount(0);
+  const messages = page.getByRole("region", { name: "Messages" });
+  await expect(
+    messages.locator("[data-role='user']").getByText("Message number 1", { exact: true }),
+  ).toBeAttached();
+  await expect(messages).toBeFocused();
 });

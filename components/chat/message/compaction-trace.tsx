@@ -59,8 +59,10 @@ export function CompactionTrace({
         {shrank ? (
           <span className="text-muted">
             {output.messagesSummarized > 0 ? `${output.messagesSummarized} messages · ` : ""}
-            {formatCount(output.tokensBefore)} → {formatCount(output.tokensAfter)} tokens (−
-            {output.savedPct} %)
+            {formatCount(output.tokensBefore)} → {formatCount(output.tokensAfter)} tokens (
+            {/* A summary can outgrow the little it folded (a long one kept, a short turn). */}
+            {output.savedPct < 0 ? "+" : "−"}
+            {Math.abs(output.savedPct)} %)
           </span>
         ) : null}
         <ChevronRight

@@ -1,0 +1,39 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { adminCall } from "@/components/admin/admin-fetch";
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+function answering(response: Response) {
+  vi.stubGlobal(
+    "fetch",
+    vi.fn(async () => response),
+  );
+}
+
+describe("an admin API call", () => {
+  it("answers the JSON a successful call returns", async () => {
+    answering(Response.json({ access: { mode: "all" } }));
+    expect(await adminCall("/api/admin/models/access")).toEqual({
+      ok: true,
+      value: { access: { mode: "all" } },
+    });
+  });
+
+  it("fails with a sentence, rather than throwing, when a 200 is not JSON (a proxy's page)", async () => {
+    answering(new Response("<html>Sign in to the Wi-Fi</html>", { status: 200 }));
+    const result = await adminCall("/api/admin/models/access");
+    expect(result.ok).toBe(false);
+    expect(result.ok ? "" : result.message).toMatch(/could not be read/);
+  });
+
+  it("answers the server's own message when it refuses", async () => {
+    answering(Response.json({ error: { message: "Admins only." } }, { status: 403 }));
+    expect(await adminCall("/api/admin/models/access")).toEqual({
+      ok: false,
+      message: "Admins only.",
+      status: 403,
+    });
+  });
+});
