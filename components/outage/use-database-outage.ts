@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { OUTAGE_EVENT, RECOVERED_EVENT } from "./api-fetch";
 
 /** Used when a 503 carries no Retry-After; the server sends 5 s (lib/errors.ts). */
@@ -19,6 +19,20 @@ async function databaseAnswers(): Promise<{ ok: boolean; retryS: number }> {
 }
 
 /**
+ * A 503 whose first probe already finds the database answering (a blip) reloads what failed,
+ * but not more often than this: a request that keeps failing while the health check passes
+ * must not reload in a loop.
+ */
+const BLIP_RECOVERY_GAP_MS = DEFAULT_RETRY_S * 1000;
+let lastBlipRecovery = 0;
+function blipRecoveryAllowed(): boolean {
+  const now = Date.now();
+  if (now - lastBlipRecovery < BLIP_RECOVERY_GAP_MS) return false;
+  lastBlipRecovery = now;
+  return true;
+}
+
+/**
  * Whether Fold's database is down, as far as this page knows: set by a 503 from any API call
  * (or at once with `checkNow`), then retried against /api/health until it answers; on the
  * way back up `onRecovered` runs (refresh what failed).
@@ -28,8 +42,14 @@ export function useDatabaseOutage(options: { checkNow?: boolean; onRecovered?: (
   const [down, setDown] = useState(false);
   const [checking, setChecking] = useState(checkNow);
 
+  // Set by a 503 this page got (not by `checkNow`): something failed, so even a first probe
+  // that finds the database back (a blip) has loads to redo.
+  const failedHere = useRef(false);
   useEffect(() => {
-    const mark = () => setChecking(true);
+    const mark = () => {
+      failedHere.current = true;
+      setChecking(true);
+    };
     window.addEventListener(OUTAGE_EVENT, mark);
     return () => window.removeEventListener(OUTAGE_EVENT, mark);
   }, []);
@@ -44,7 +64,9 @@ export function useDatabaseOutage(options: { checkNow?: boolean; onRecovered?: (
       if (ok) {
         setDown(false);
         setChecking(false);
-        if (wasDown) {
+        const failed = failedHere.current;
+        failedHere.current = false;
+        if (wasDown || (failed && blipRecoveryAllowed())) {
           window.dispatchEvent(new Event(RECOVERED_EVENT));
           onRecovered?.();
         }

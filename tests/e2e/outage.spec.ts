@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { registerUser } from "./helpers";
+import { hydrated, registerUser } from "./helpers";
 
 const UNAVAILABLE = {
   status: 503,
@@ -35,6 +35,33 @@ test("while the API answers 503 the page says the database is unreachable, and c
   await page.unroute("**/api/models");
   await expect(banner).toBeHidden({ timeout: 10_000 });
   await expect(page.getByText("Could not load models")).toBeHidden();
+});
+
+test("what failed in a database blip loads again by itself when the first check finds it back", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-blip-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  // One reading of the chat's memory meets the database gone; the health check after it finds
+  // the database back, so no banner ever shows.
+  let failed = 0;
+  await page.route(
+    "**/api/chats/*/memory",
+    (route) => {
+      failed++;
+      return route.fulfill(UNAVAILABLE);
+    },
+    { times: 1 },
+  );
+  await page.reload();
+  await hydrated(page);
+  await expect.poll(() => failed).toBe(1);
+
+  await page.getByRole("button", { name: "Memory" }).click();
+  const panel = page.getByRole("dialog", { name: "What the model remembers" });
+  await expect(panel).toContainText("Nothing is summarized yet");
+  await expect(panel.getByRole("alert")).toHaveCount(0);
 });
 
 test("at phone width the banner moves the chat-list button down with the page, and the list opens", async ({
