@@ -24,6 +24,29 @@ const own = ownServerPerFile({
 const trace = (page: Page) => page.getByTestId("compaction-trace");
 const replies = (page: Page) => page.locator("[data-role='assistant']", { hasText: "Fake reply" });
 
+/** Three long turns: something to fold, still under the trigger (no turn compacts by itself). */
+async function threeLongTurns(page: Page) {
+  for (let turn = 0; turn < 3; turn++) {
+    await send(page, prose(`Request ${turn + 1}: keep track of item ${turn + 1}.`, turn, 245));
+    await expect(replies(page)).toHaveCount(turn + 1, { timeout: 30_000 });
+  }
+}
+
+/** Compact now from the page's ring (a large drop asks first); answers the ring, compacting. */
+async function startCompactNow(page: Page) {
+  const ring = page.getByTestId("context-ring");
+  await expect(ring).not.toContainText("compacting…");
+  await ring.click();
+  const confirm = page.getByRole("alertdialog", { name: "Compact this chat now?" });
+  await expect(confirm.or(ring.getByText("compacting…")).first()).toBeVisible();
+  if (await confirm.isVisible()) {
+    await confirm.getByRole("button", { name: "Compact", exact: true }).click();
+    await expect(confirm).toBeHidden();
+  }
+  await expect(ring).toContainText("compacting…");
+  return ring;
+}
+
 test("Stop during a compaction ends it at once; nothing is stored, and Retry compacts and answers", async ({
   page,
 }) => {
@@ -76,21 +99,8 @@ test("Compact now from the ring can be stopped: the ring comes back, nothing is 
   test.setTimeout(120_000);
   own.fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
   await registerUser(page, "stop-compact-now@example.com", own.url);
-  // Three long turns: something to fold, still under the trigger (no turn compacts by itself).
-  for (let turn = 0; turn < 3; turn++) {
-    await send(page, prose(`Request ${turn + 1}: keep track of item ${turn + 1}.`, turn, 245));
-    await expect(replies(page)).toHaveCount(turn + 1, { timeout: 30_000 });
-  }
-  const ring = page.getByTestId("context-ring");
-  await expect(ring).not.toContainText("compacting…");
-  await ring.click();
-  const confirm = page.getByRole("alertdialog", { name: "Compact this chat now?" });
-  await expect(confirm.or(ring.getByText("compacting…")).first()).toBeVisible();
-  if (await confirm.isVisible()) {
-    await confirm.getByRole("button", { name: "Compact", exact: true }).click();
-    await expect(confirm).toBeHidden();
-  }
-  await expect(ring).toContainText("compacting…");
+  await threeLongTurns(page);
+  const ring = await startCompactNow(page);
   // The chat is held for the compaction: a message typed meanwhile waits in the box, saying why,
   // rather than being sent, refused and handed back without a word.
   const box = page.getByRole("textbox", { name: "Message" });
@@ -131,22 +141,12 @@ test("a message sent while another tab compacts the chat is refused with the rea
   test.setTimeout(120_000);
   own.fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
   await registerUser(page, "compact-other-tab@example.com", own.url);
-  for (let turn = 0; turn < 3; turn++) {
-    await send(page, prose(`Request ${turn + 1}: keep track of item ${turn + 1}.`, turn, 245));
-    await expect(replies(page)).toHaveCount(turn + 1, { timeout: 30_000 });
-  }
+  await threeLongTurns(page);
   // The same chat in a second tab, which compacts it.
   const other = await page.context().newPage();
   await other.goto(page.url());
-  const ring = other.getByTestId("context-ring");
-  await expect(ring).toBeVisible();
-  await ring.click();
-  const confirm = other.getByRole("alertdialog", { name: "Compact this chat now?" });
-  await expect(confirm.or(ring.getByText("compacting…")).first()).toBeVisible();
-  if (await confirm.isVisible()) {
-    await confirm.getByRole("button", { name: "Compact", exact: true }).click();
-  }
-  await expect(ring).toContainText("compacting…");
+  await expect(other.getByTestId("context-ring")).toBeVisible();
+  await startCompactNow(other);
 
   // This tab knows nothing of it: its message waits, is refused, and says why.
   await page.bringToFront();
