@@ -1,16 +1,12 @@
 import { expect, test } from "@playwright/test";
 import { SCRIPT_PATH } from "../fixtures/fake-openai/server";
-import { hydrated, registerUser } from "./helpers";
+import { hydrated, openNewChat } from "./helpers";
 import { MAIN_FAKE_PORT } from "./servers";
 
 test("send a message, watch it stream, open its stats, and find it all again after a reload", async ({
   page,
 }) => {
-  await registerUser(page, `e2e-chat-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  // 2–4 s on a loaded 2-core machine: more than the default 5 s now and then.
-  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
-  await hydrated(page);
+  await openNewChat(page, `e2e-chat-${Date.now()}@example.com`);
 
   const picker = page.getByLabel("Model");
   await expect(picker).toBeEnabled();
@@ -61,11 +57,7 @@ test("send a message, watch it stream, open its stats, and find it all again aft
 });
 
 test("the offline demo model answers and draws on the conversation", async ({ page }) => {
-  await registerUser(page, `e2e-demo-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  // The home page has a model picker too: wait for the chat's own.
-  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
-  await hydrated(page);
+  await openNewChat(page, `e2e-demo-${Date.now()}@example.com`);
   await page.getByLabel("Model").selectOption("demo:demo");
   const box = page.getByRole("textbox", { name: "Message" });
   await box.fill("My favourite colour is teal.");
@@ -80,10 +72,7 @@ test("the offline demo model answers and draws on the conversation", async ({ pa
 test("Enter twice on Send sends the message once and does not stop its reply; focus goes to the message box", async ({
   page,
 }) => {
-  await registerUser(page, `e2e-double-enter-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
-  await hydrated(page);
+  await openNewChat(page, `e2e-double-enter-${Date.now()}@example.com`);
   await page.getByLabel("Model").selectOption("fake:fake-model");
   const stops: string[] = [];
   page.on("request", (request) => {
@@ -114,10 +103,7 @@ test("Enter twice on Send sends the message once and does not stop its reply; fo
 test("Stop that the server cannot carry out says why, lets the reply go, and raises no database alarm", async ({
   page,
 }) => {
-  await registerUser(page, `e2e-stop-refused-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
-  await hydrated(page);
+  await openNewChat(page, `e2e-stop-refused-${Date.now()}@example.com`);
   await page.getByLabel("Model").selectOption("fake:fake-model");
   // Redis, between Fold's servers, is down and the reply runs on another instance: Stop is
   // answered as the stop route answers then.

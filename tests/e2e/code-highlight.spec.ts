@@ -1,6 +1,6 @@
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import { SCRIPT_PATH } from "../fixtures/fake-openai/server";
-import { hydrated, registerUser } from "./helpers";
+import { hydrated, openNewChat } from "./helpers";
 import { MAIN_FAKE_PORT, MAIN_URL } from "./servers";
 
 const CODE = [
@@ -38,10 +38,7 @@ test("a fenced TypeScript block in a reply is highlighted in light and dark, fro
     }
   });
   await page.emulateMedia({ colorScheme: "light" });
-  await registerUser(page, `e2e-code-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
-  await hydrated(page);
+  await openNewChat(page, `e2e-code-${Date.now()}@example.com`);
   await page.getByLabel("Model").selectOption("fake:fake-model");
 
   await scriptReply(page, REPLY);

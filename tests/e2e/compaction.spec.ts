@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { hydrated, prose, registerUser, send } from "./helpers";
+import { hydrated, openNewChat, prose, send } from "./helpers";
 
 // The e2e fake provider serves `small` with a 4,096-token window and waits 1.5 s before
 // answering a summarizer request, so the running trace stays on screen (scripts/e2e-server.mjs).
@@ -58,10 +58,7 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
   page,
 }) => {
   test.setTimeout(180_000);
-  await registerUser(page, `e2e-compaction-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
-  await hydrated(page);
+  await openNewChat(page, `e2e-compaction-${Date.now()}@example.com`);
 
   const picker = page.getByLabel("Model");
   await expect(picker).toBeEnabled();

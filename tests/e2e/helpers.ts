@@ -22,6 +22,17 @@ export async function registerUser(page: Page, email: string, base = ""): Promis
   await hydrated(page);
 }
 
+/**
+ * A fresh account (as registerUser) with a new chat open: New chat, then its page, hydrated.
+ * The first chat a fresh server creates can take a few seconds on a busy machine.
+ */
+export async function openNewChat(page: Page, email: string): Promise<void> {
+  await registerUser(page, email);
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+}
+
 /** Signs in through the real form as an existing account and waits for the chat home. */
 export async function signIn(page: Page, email: string): Promise<void> {
   await page.goto("/login");

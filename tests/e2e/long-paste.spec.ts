@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { hydrated, registerUser } from "./helpers";
+import { openNewChat } from "./helpers";
 
 /** About 3,000 words in 30 paragraphs, as a pasted document would be. */
 function pastedDocument(): string {
@@ -18,10 +18,7 @@ async function distanceFromBottom(page: Page): Promise<number> {
 test("after a 3,000-word paste the view stays at the bottom and later replies land on screen", async ({
   page,
 }) => {
-  await registerUser(page, `e2e-paste-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\//, { timeout: 20_000 });
-  await hydrated(page);
+  await openNewChat(page, `e2e-paste-${Date.now()}@example.com`);
   await page.getByLabel("Model").selectOption("fake:fake-model");
   const box = page.getByRole("textbox", { name: "Message" });
 

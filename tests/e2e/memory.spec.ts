@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { RECORDED_PATH } from "../fixtures/fake-openai/server";
-import { hydrated, registerUser } from "./helpers";
+import { hydrated, openNewChat, registerUser } from "./helpers";
 import { MAIN_FAKE_PORT } from "./servers";
 
 // fake:small has a 4,096-token window (scripts/e2e-server.mjs): a few long turns fill it.
@@ -18,14 +18,6 @@ function textOf(message: Recorded["messages"][number]): string {
   if (typeof message.content === "string") return message.content;
   if (!Array.isArray(message.content)) return "";
   return message.content.map((p: { text?: string }) => p.text ?? "").join("");
-}
-
-async function newChat(page: Page, email: string) {
-  await registerUser(page, email);
-  await page.getByRole("button", { name: "New chat" }).click();
-  // The first chat a fresh server creates can take a few seconds on a busy machine.
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
-  await hydrated(page);
 }
 
 /** Sends a message and waits for its finished reply (each reply gets a stats button). */
@@ -76,7 +68,7 @@ test("an edit that drops later messages asks first, and the old version stays a 
   page,
 }) => {
   test.setTimeout(120_000);
-  await newChat(page, `e2e-branches-${Date.now()}@example.com`);
+  await openNewChat(page, `e2e-branches-${Date.now()}@example.com`);
   await sendAndWait(page, "First question: which trains go to Porto?");
   await sendAndWait(page, "Second question: and the buses?");
   await expect(userMessages(page)).toHaveCount(2);
@@ -144,7 +136,7 @@ test("Send waits for a version switch on its way, so the message goes to the ver
   page,
 }) => {
   test.setTimeout(120_000);
-  await newChat(page, `e2e-switch-send-${Date.now()}@example.com`);
+  await openNewChat(page, `e2e-switch-send-${Date.now()}@example.com`);
   const versions = await twoVersionsOfFirstMessage(page);
 
   // The switch takes a moment to reach the server; a message is typed meanwhile.
@@ -193,7 +185,7 @@ test("a regenerate that comes due while a version switch is on its way says so i
   page,
 }) => {
   test.setTimeout(120_000);
-  await newChat(page, `e2e-switch-regenerate-${Date.now()}@example.com`);
+  await openNewChat(page, `e2e-switch-regenerate-${Date.now()}@example.com`);
   const versions = await twoVersionsOfFirstMessage(page);
 
   // The question Regenerate asks first (how much it moves), and then the switch, both held.
@@ -225,7 +217,7 @@ test("a regenerate that comes due after a version switch landed says its message
   page,
 }) => {
   test.setTimeout(120_000);
-  await newChat(page, `e2e-switched-regenerate-${Date.now()}@example.com`);
+  await openNewChat(page, `e2e-switched-regenerate-${Date.now()}@example.com`);
   const versions = await twoVersionsOfFirstMessage(page);
   const pageErrors: string[] = [];
   page.on("pageerror", (error) => pageErrors.push(error.message));
@@ -261,7 +253,7 @@ test("a regenerate that comes due after a version switch landed says its message
 test("an edit the server refuses opens its box again, holding the edit, and says why", async ({
   page,
 }) => {
-  await newChat(page, `e2e-refused-edit-${Date.now()}@example.com`);
+  await openNewChat(page, `e2e-refused-edit-${Date.now()}@example.com`);
   await sendAndWait(page, "Which trains go to Porto?");
   // The server cannot take the edit (its database is restarting).
   await page.route("**/api/chat", (route) =>
@@ -336,7 +328,7 @@ test("the memory panel shows the summary; an edited summary is what the next req
   page,
 }) => {
   test.setTimeout(120_000);
-  await newChat(page, `e2e-memory-${Date.now()}@example.com`);
+  await openNewChat(page, `e2e-memory-${Date.now()}@example.com`);
   const picker = page.getByLabel("Model");
   await expect(picker).toBeEnabled();
   await picker.selectOption(SMALL_MODEL);
@@ -443,7 +435,7 @@ test("notes past what the chat's model keeps word for word are refused with the 
   page,
 }) => {
   test.setTimeout(120_000);
-  await newChat(page, `e2e-notes-full-${Date.now()}@example.com`);
+  await openNewChat(page, `e2e-notes-full-${Date.now()}@example.com`);
   await sendAndWait(page, "Plan a week in Lisbon.");
   await page.getByRole("button", { name: "Memory" }).click();
   const panel = page.getByRole("dialog", { name: "What the model remembers" });
@@ -485,7 +477,7 @@ test("a note added in the memory panel is sent with the next request and can be 
   page,
 }) => {
   test.setTimeout(120_000);
-  await newChat(page, `e2e-notes-${Date.now()}@example.com`);
+  await openNewChat(page, `e2e-notes-${Date.now()}@example.com`);
   await sendAndWait(page, "Plan a weekend in Porto for two.");
 
   await page.getByRole("button", { name: "Memory" }).click();
@@ -541,7 +533,7 @@ test("the model recalls a value the summary condensed, quoting the message it ca
   page,
 }) => {
   test.setTimeout(120_000);
-  await newChat(page, `e2e-recall-${Date.now()}@example.com`);
+  await openNewChat(page, `e2e-recall-${Date.now()}@example.com`);
   const picker = page.getByLabel("Model");
   await expect(picker).toBeEnabled();
   await picker.selectOption("demo:demo");
@@ -577,7 +569,7 @@ test("a long pinned message: the ring says summarizing comes later than usual, a
   page,
 }) => {
   test.setTimeout(90_000);
-  await newChat(page, `e2e-late-fold-${Date.now()}@example.com`);
+  await openNewChat(page, `e2e-late-fold-${Date.now()}@example.com`);
   const picker = page.getByLabel("Model");
   await expect(picker).toBeEnabled();
   await picker.selectOption(SMALL_MODEL);

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { hydrated, registerUser } from "./helpers";
+import { hydrated, openNewChat, registerUser } from "./helpers";
 
 const UNAVAILABLE = {
   status: 503,
@@ -13,9 +13,7 @@ const UNAVAILABLE = {
 test("while the API answers 503 the page says the database is unreachable, and clears itself after", async ({
   page,
 }) => {
-  await registerUser(page, `e2e-outage-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  await openNewChat(page, `e2e-outage-${Date.now()}@example.com`);
 
   // The database goes away: what the page asks for next gets 503, and so does the health check.
   await page.route("**/api/models", (route) => route.fulfill(UNAVAILABLE));
@@ -40,9 +38,7 @@ test("while the API answers 503 the page says the database is unreachable, and c
 test("what failed in a database blip loads again by itself when the first check finds it back", async ({
   page,
 }) => {
-  await registerUser(page, `e2e-blip-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  await openNewChat(page, `e2e-blip-${Date.now()}@example.com`);
   // One reading of the chat's memory meets the database gone; the health check after it finds
   // the database back, so no banner ever shows.
   let failed = 0;
@@ -91,9 +87,7 @@ test("at phone width the banner moves the chat-list button down with the page, a
 test("a proxy's error page in place of Fold's answer reads as Fold unreachable, puts the message back, and offers no Retry of an older one", async ({
   page,
 }) => {
-  await registerUser(page, `e2e-proxy-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  await openNewChat(page, `e2e-proxy-${Date.now()}@example.com`);
   const box = page.getByRole("textbox", { name: "Message" });
   await box.fill("Explain rivers in one line.");
   await box.press("Enter");
@@ -139,9 +133,7 @@ test("a model list that fails to load (not an outage) is loaded again on its own
 });
 
 test("a chat's context ring and Memory stay when the model list cannot load", async ({ page }) => {
-  await registerUser(page, `e2e-models-refused-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  await openNewChat(page, `e2e-models-refused-${Date.now()}@example.com`);
   const box = page.getByRole("textbox", { name: "Message" });
   await box.fill("Explain rivers in one line.");
   await box.press("Enter");
@@ -165,9 +157,7 @@ test("a chat's context ring and Memory stay when the model list cannot load", as
 test("a message sent while the database is down is not left on screen: it is back in its box", async ({
   page,
 }) => {
-  await registerUser(page, `e2e-outage-send-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  await openNewChat(page, `e2e-outage-send-${Date.now()}@example.com`);
   const box = page.getByRole("textbox", { name: "Message" });
   await box.fill("Explain rivers in one line.");
   await box.press("Enter");

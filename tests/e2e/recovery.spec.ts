@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { hydrated, prose, registerUser, send } from "./helpers";
+import { hydrated, openNewChat, prose, send } from "./helpers";
 
 // The e2e fake provider (scripts/e2e-server.mjs) serves `skewed` with a 4,096-token window
 // and counts every prompt 2.5× o200k. Fold learns that ratio per model, but only after a
@@ -20,10 +20,7 @@ const QUESTION = prose("Now the question:", 2, 320);
 
 test("a chat made to overflow shows the recovery trace and then the answer", async ({ page }) => {
   test.setTimeout(120_000);
-  await registerUser(page, `e2e-recovery-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
-  await hydrated(page);
+  await openNewChat(page, `e2e-recovery-${Date.now()}@example.com`);
 
   const picker = page.getByLabel("Model");
   const ring = page.getByTestId("context-ring");

@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { SCRIPT_PATH } from "../fixtures/fake-openai/server";
-import { hydrated, registerUser } from "./helpers";
+import { hydrated, openNewChat, registerUser } from "./helpers";
 import { MAIN_FAKE_PORT } from "./servers";
 
 /** The next reply of the e2e fake provider (it runs in its own process). */
@@ -25,10 +25,7 @@ async function sendAndWait(page: Page, text: string, reply: string) {
 
 /** A new user with a new chat that talks to the fake provider. */
 async function openFakeChat(page: Page, name: string): Promise<void> {
-  await registerUser(page, `e2e-${name}-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
-  await hydrated(page);
+  await openNewChat(page, `e2e-${name}-${Date.now()}@example.com`);
   await page.getByLabel("Model").selectOption("fake:fake-model");
 }
 

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { hydrated, registerUser } from "./helpers";
+import { hydrated, openNewChat, registerUser } from "./helpers";
 
 /** Edges of the chat page's chrome: the ring without a reading, and the phone drawer. */
 
@@ -121,9 +121,7 @@ test("Load older messages keeps the keyboard's focus while it loads, and hands i
   page,
 }) => {
   test.setTimeout(120_000);
-  await registerUser(page, `e2e-older-${Date.now()}@example.com`);
-  await page.getByRole("button", { name: "New chat" }).click();
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await openNewChat(page, `e2e-older-${Date.now()}@example.com`);
   const chatId = new URL(page.url()).pathname.split("/").pop() ?? "";
   // More messages than the page opens with (50): 26 turns, sent over the API for speed.
   for (let turn = 1; turn <= 26; turn++) {
