@@ -466,7 +466,15 @@ function kalmanGain(stored: readonly number[], share: readonly number[], noise: 
   const ph = share.map((_, i) => share.reduce((sum, h, j) => sum + (p[i * n + j] ?? 0) * h, 0));
   const spread = share.reduce((sum, h, i) => sum + h * (ph[i] ?? 0), 0);
   const gain = ph.map((v) => v / (spread + noise));
-  const covariance = p.map((value, k) => value - (gain[Math.floor(k / n)] ?? 0) * (ph[k % n] ?? 0));
+  // Each pair once, from the upper triangle: the covariance stays exactly symmetric, as the row
+  // stores only that triangle (lib/db/queries/calibration.ts).
+  const covariance = p.map((_, k) => {
+    const i = Math.floor(k / n);
+    const j = k % n;
+    const row = Math.min(i, j);
+    const column = Math.max(i, j);
+    return (p[row * n + column] ?? 0) - (gain[row] ?? 0) * (ph[column] ?? 0);
+  });
   return { gain, spread, covariance };
 }
 

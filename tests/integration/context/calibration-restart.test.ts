@@ -227,6 +227,52 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     expect(reread?.classFit).toEqual(next.classFit);
   });
 
+  it("stores only the upper triangle of each covariance, and a whole matrix stored before still reads", async () => {
+    const { db } = use();
+    const n = FIT_MEASURES.length;
+    const raw = { ...emptyClassTokens(), code: 500, json: 400, prose: 300, frame: 40 };
+    let next = await recordCalibrationSample(db, "fake", "triangle", { realTokens: 1_500, raw });
+    for (const realTokens of [1_430, 1_610, 1_520])
+      next = await recordCalibrationSample(db, "fake", "triangle", { realTokens, raw });
+
+    const [row] = await db
+      .select({ classFit: modelCalibration.classFit })
+      .from(modelCalibration)
+      .where(eq(modelCalibration.model, "triangle"));
+    const stored = row?.classFit as { covariance: string; families: { covariance: string } };
+    const doubles = (packed: string) => Buffer.from(packed.slice(2), "base64").length / 8;
+    for (const packed of [stored.covariance, stored.families.covariance]) {
+      expect(packed.startsWith("u:")).toBe(true);
+      expect(doubles(packed)).toBe((n * (n + 1)) / 2);
+    }
+    const reread = (await listCalibrations(db)).find((c) => c.model === "triangle");
+    expect(reread?.classFit).toEqual(next.classFit);
+
+    // The same fit as rows written before held it: each matrix whole, packed without a mark.
+    const whole = (values: readonly number[]) => {
+      const bytes = Buffer.alloc(values.length * 8);
+      values.forEach((value, i) => {
+        bytes.writeDoubleLE(value, i * 8);
+      });
+      return bytes.toString("base64");
+    };
+    const fit = next.classFit;
+    if (!fit?.families) throw new Error("the fit has no families");
+    await db.insert(modelCalibration).values({
+      provider: "fake",
+      model: "whole-matrix",
+      ratio: next.ratio,
+      samples: next.samples,
+      classFit: {
+        ...fit,
+        covariance: whole(fit.covariance),
+        families: { ...fit.families, covariance: whole(fit.families.covariance) },
+      },
+    });
+    const earlier = (await listCalibrations(db)).find((c) => c.model === "whole-matrix");
+    expect(earlier?.classFit).toEqual(fit);
+  });
+
   it("reads a packed covariance of the wrong size as cold", async () => {
     const { db } = use();
     const n = FIT_MEASURES.length;
