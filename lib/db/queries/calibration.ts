@@ -70,7 +70,10 @@ function fromUpperTriangle(kept: readonly number[]): number[] | null {
   return values;
 }
 
-/** The doubles of a packed covariance; null when the text is not a whole number of them. */
+/**
+ * The doubles of a packed covariance, the whole matrix of a `u:` triangle; null when the text is
+ * not a whole number of them, or a triangle's are not a triangle's count.
+ */
 function unpackCovariance(packed: string): number[] | null {
   const triangle = packed.startsWith(TRIANGLE);
   const bytes = Buffer.from(triangle ? packed.slice(TRIANGLE.length) : packed, "base64");
