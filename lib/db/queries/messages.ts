@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
 import type { Db } from "../client";
 import { isUniqueViolation } from "../errors";
 import { prepared } from "../prepared";
@@ -39,6 +40,15 @@ export async function insertMessageRows(
 export type KeyedMessage = Pick<Message, "id" | "seq" | "role" | "parts" | "metadata"> & {
   contentKey: string;
 };
+
+/**
+ * `seq >= from` where the statement computes `from` itself (the watermark's place): Postgres
+ * guesses a third of the chat for a bound it cannot see, and on a chat that is most of the
+ * table it then reads every row rather than the index (10,000 rows, 10 ms, for the 21 a turn
+ * sends). Closed at the top as well, a pair of unseen bounds is guessed narrow (0.5 %), and
+ * the (chat_id, seq) index is used.
+ */
+export const seqFrom = (seq: SQL, from: SQL) => sql`(${seq} >= ${from} and ${seq} <= 2147483647)`;
 
 /**
  * The content key of a `message` row named `row` in the statement: concat_ws skips a NULL
@@ -232,31 +242,33 @@ export async function loadTurnHistory(
   const watermark = state.summary ? state.watermark : null;
   if (!watermark) return loadKeyedHistory(db, chatId);
   // LEAST skips a NULL: an unknown watermark falls back to the latest user message, caught below.
+  // The rows from there on, and the pinned ones before, each through its own index: in one
+  // condition (seq >= … or pinned) Postgres read every stored message of the chat.
   const query = prepared(db, "load_turn_history", (on, name) => {
     const chatId = sql.placeholder("chatId");
-    return on
-      .select(keyedColumns)
-      .from(message)
-      .where(
-        and(
-          eq(message.chatId, chatId),
-          or(
-            gte(
-              message.seq,
-              sql`least(
-                (select m.seq from ${message} m where m.chat_id = ${chatId} and m.id = ${sql.placeholder("watermark")}),
-                (select max(m.seq) from ${message} m where m.chat_id = ${chatId} and m.role = 'user')
-              )`,
-            ),
-            // A pinned message is sent verbatim though the summary covers it (lib/message/pins.ts).
+    const from = sql`(select least(
+      (select m.seq from ${message} m where m.chat_id = ${chatId} and m.id = ${sql.placeholder("watermark")}),
+      (select m.seq from ${message} m where m.chat_id = ${chatId} and m.role = 'user'
+        order by m.seq desc limit 1)))`;
+    return unionAll(
+      on
+        .select(keyedColumns)
+        .from(message)
+        .where(and(eq(message.chatId, chatId), seqFrom(sql`${message.seq}`, from))),
+      // A pinned message is sent verbatim though the summary covers it (lib/message/pins.ts).
+      on
+        .select(keyedColumns)
+        .from(message)
+        .where(
+          and(
+            eq(message.chatId, chatId),
             sql`${message.metadata} ->> 'pinned' = 'true'`,
+            sql`${seqFrom(sql`${message.seq}`, from)} is not true`,
           ),
         ),
-      )
-      .orderBy(asc(message.seq))
-      .prepare(name);
+    ).prepare(name);
   });
-  const rows = await query.execute({ chatId, watermark });
+  const rows = (await query.execute({ chatId, watermark })).sort((a, b) => a.seq - b.seq);
   return rows.some((row) => row.id === watermark) ? rows : loadKeyedHistory(db, chatId);
 }
 

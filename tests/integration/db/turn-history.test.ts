@@ -124,6 +124,67 @@ describeEachDriver("what a new message's turn reads with its lease", (use, drive
     expect(seqs(whole?.start.rows ?? [])).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
 
+  it("reads the rows it sends through the indexes, not every stored message of the chat", async () => {
+    const { db } = use();
+    const stored = 600;
+    const chat = await seedChat(db);
+    await db.insert(message).values(
+      Array.from({ length: stored }, (_, i) => ({
+        id: `${chat.id}-m${i}`,
+        chatId: chat.id,
+        seq: i,
+        role: i % 2 === 0 ? ("user" as const) : ("assistant" as const),
+        parts: [{ type: "text", text: `message ${i}` }],
+        metadata: i === 100 ? { pinned: true } : null,
+      })),
+    );
+    await summarize(db, chat.id, `${chat.id}-m${stored - 20}`);
+    // Planned on the table's statistics, as autovacuum keeps them for a chat this long.
+    await db.execute(sql`analyze ${message}`);
+    // What the statement read of the message table: every row a scan looked at, whether or
+    // not it kept it. Postgres counts them per connection until it reports them, so the count
+    // is taken before and after, in one transaction (nothing is reported during one).
+    const rowsLookedAt = async (on: Db) => {
+      const [counted] = await queryRows<{ n: number }>(
+        on,
+        sql`select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int as n
+          from pg_stat_xact_user_tables where relname = 'message'`,
+      );
+      return counted?.n ?? 0;
+    };
+    const readAlone = (whole: boolean) =>
+      db.transaction(async (tx) => {
+        const on = tx as unknown as Db;
+        const before = await rowsLookedAt(on);
+        const taken = await read(on, chat.userId, chat.id, "incoming", whole);
+        if (!taken) throw new Error("lease not taken");
+        const scanned = (await rowsLookedAt(on)) - before;
+        await releaseLease(on, taken.lease);
+        return { sent: taken.start.rows.length, scanned };
+      });
+    // loadTurnHistory, which the ring and a background compaction read with, alike.
+    const loadAlone = () =>
+      db.transaction(async (tx) => {
+        const on = tx as unknown as Db;
+        const before = await rowsLookedAt(on);
+        const rows = await loadTurnHistory(on, chat.id, {
+          summary: "S",
+          watermark: `${chat.id}-m${stored - 20}`,
+        });
+        return { sent: rows.length, scanned: (await rowsLookedAt(on)) - before };
+      });
+    const { sent, scanned } = await readAlone(false);
+    // The 20 from the watermark on and the pinned m100, and a few lookups (the watermark's
+    // row, the latest user message): far from the 600 stored.
+    expect(sent).toBe(21);
+    expect(scanned).toBeLessThan(40);
+    // Asked for every row, it reads them all.
+    expect((await readAlone(true)).sent).toBe(stored);
+    const loaded = await loadAlone();
+    expect(loaded.sent).toBe(21);
+    expect(loaded.scanned).toBeLessThan(40);
+  });
+
   it("says a message is not new when any chat stores its id, or a version of this chat holds it", async () => {
     const { db } = use();
     const chatId = await chatOf(db, alternating(2));
