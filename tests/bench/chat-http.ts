@@ -95,6 +95,8 @@ export type HttpRun = {
   concurrent: HttpSample[];
   /** Samples of one chat alone. */
   single: HttpSample[];
+  /** Samples of the same chat, each turn after a pause (a user reading the reply). */
+  paused: HttpSample[];
   cpuMsPerTurn: number;
   /** Postgres's CPU over the same turns ÷ turns; null when its processes are not visible here. */
   databaseCpuMsPerTurn: number | null;
@@ -103,13 +105,22 @@ export type HttpRun = {
 /**
  * `chats` users each with one chat send `turns` turns concurrently (chats in parallel, each
  * chat's turns in sequence), after `warmup` unmeasured turns each; then one chat alone sends
- * `singleTurns` more. The direct request for the same history goes out just before each Fold turn.
+ * `singleTurns` more back to back, and `pausedTurns` more, each after `pauseMs` of quiet (as a
+ * user who reads each reply: idle database and provider connections may have closed). The
+ * direct request for the same history goes out just before each Fold turn.
  */
 export async function runOverHttp(
   bench: BenchDatabase,
   providerUrl: string,
   modelId: string,
-  plan: { chats: number; turns: number; warmup: number; singleTurns: number },
+  plan: {
+    chats: number;
+    turns: number;
+    warmup: number;
+    singleTurns: number;
+    pausedTurns: number;
+    pauseMs: number;
+  },
 ): Promise<HttpRun> {
   if (!bench.url)
     throw new Error("the HTTP phase needs the Postgres server (PGlite is in-process)");
@@ -157,7 +168,12 @@ export async function runOverHttp(
     const [alone] = chats;
     if (!alone) throw new Error("no chat to run alone");
     const single = await run(alone, 0, plan.singleTurns, "single");
-    return { concurrent, single, cpuMsPerTurn, databaseCpuMsPerTurn };
+    const paused: HttpSample[] = [];
+    for (let turn = 0; turn < plan.pausedTurns; turn++) {
+      await new Promise((resolve) => setTimeout(resolve, plan.pauseMs));
+      paused.push(...(await run(alone, 0, 1, `paused ${turn}`)));
+    }
+    return { concurrent, single, paused, cpuMsPerTurn, databaseCpuMsPerTurn };
   } finally {
     await instance.kill();
   }

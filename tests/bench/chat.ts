@@ -9,14 +9,20 @@ import { percentile, round1 } from "./measure";
  * `chat`: the time Fold adds to time-to-first-token. 20 users each hold one chat and send
  * 10 turns; the chats run concurrently, each chat's turns one after another, against the
  * fake OpenAI-compatible server with no delay of its own between chunks. The same plan then
- * runs over real HTTP against `next start` (chat-http.ts), with one chat alone after it and
- * the server's own CPU per turn.
+ * runs over real HTTP against `next start` (chat-http.ts), with one chat alone after it (back
+ * to back, then after pauses as a reader takes them) and the server's own CPU per turn.
  */
 
 const CHATS = 20;
 const TURNS_PER_CHAT = 10;
 /** Turns of the one chat alone over HTTP: enough that its p95 is not simply the slowest turn. */
 const SINGLE_TURNS = 60;
+/**
+ * Turns of the same chat after it, each after a pause longer than an idle database connection
+ * is kept by pg's pool (10 s) and a provider connection by undici (4 s): a user who reads.
+ */
+const PAUSED_TURNS = 6;
+const PAUSE_MS = 11_000;
 /** Unmeasured turns per chat first: JIT, the pool's connections, better-auth's setup. */
 const WARMUP_TURNS_PER_CHAT = 1;
 const PROVIDER = "fake";
@@ -97,6 +103,13 @@ function httpFigures(http: HttpRun): Figures {
         50,
       ),
     ),
+    "chat.http_paused_ttft_overhead_p50_ms": round1(percentile(overhead(http.paused), 50)),
+    "chat.http_paused_ttft_fold_p50_ms": round1(
+      percentile(
+        http.paused.map((s) => s.foldMs),
+        50,
+      ),
+    ),
     "chat.cpu_ms_per_turn": round1(http.cpuMsPerTurn),
     ...(http.databaseCpuMsPerTurn === null
       ? {}
@@ -133,6 +146,8 @@ export const benchmark: Benchmark = {
           turns: TURNS_PER_CHAT,
           warmup: WARMUP_TURNS_PER_CHAT,
           singleTurns: SINGLE_TURNS,
+          pausedTurns: PAUSED_TURNS,
+          pauseMs: PAUSE_MS,
         });
         checkBaselineMatchesFold(fake.requests);
 
@@ -184,6 +199,14 @@ export const benchmark: Benchmark = {
         context.note(
           "chat.http_single_headers_p50_ms",
           "over HTTP, one chat alone: POST /api/chat → response headers (admission, lease, history loaded, stream opened); the rest of the TTFT is the model call",
+        );
+        context.note(
+          "chat.http_paused_ttft_overhead_p50_ms",
+          `over HTTP, the same chat, ${PAUSED_TURNS} turns each after ${PAUSE_MS / 1000} s of quiet (a user reading the reply), Fold − direct`,
+        );
+        context.note(
+          "chat.http_paused_ttft_fold_p50_ms",
+          "the same turns: POST /api/chat → first text-delta",
         );
         context.note(
           "chat.cpu_ms_per_turn",

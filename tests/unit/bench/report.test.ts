@@ -20,6 +20,8 @@ const FIGURES_BY_UNIT: Record<string, readonly string[]> = {
     "chat.http_single_ttft_fold_p50_ms",
     "chat.http_single_ttft_direct_p50_ms",
     "chat.http_single_headers_p50_ms",
+    "chat.http_paused_ttft_overhead_p50_ms",
+    "chat.http_paused_ttft_fold_p50_ms",
     "chat.cpu_ms_per_turn",
     "compaction.next_turn_ttft_p50_ms",
     "compaction.next_turn_ttft_p95_ms",
