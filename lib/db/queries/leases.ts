@@ -3,7 +3,7 @@ import type { Db } from "../client";
 import { prepared } from "../prepared";
 import { type Chat, chat, message, messageBranch, user } from "../schema";
 import { UUID_PATTERN } from "./chats";
-import { contentKeyOf, type KeyedMessage, seqFrom } from "./messages";
+import { contentKeyOf, type KeyedMessage, seqFrom, turnStartSeq } from "./messages";
 
 /**
  * The chat's lease: "a turn (or a compaction) is running", across server
@@ -132,15 +132,13 @@ export async function acquireTurnLeaseWithHistory(
     // The summary's columns as the schema names them (only their writer spells them out).
     const unsummarized = sql`(coalesce(${taken.contextSummary}, '') = '' or ${taken.summaryWatermark} is null)`;
     const everyRow = sql`(${sql.placeholder("whole")}::boolean or ${unsummarized})`;
-    // Every row, or, as loadTurnHistory: from the watermark (LEAST skips a NULL: an unknown
-    // watermark reads from the latest user message, and the caller reads again), and every
-    // pinned message. One branch each, gated by `everyRow` as a whole, so each finds its rows
-    // through its own index: in one condition with it, every stored message of the chat was
-    // read (10,000 rows, 3-15 ms, for the 20 a turn sends).
-    const rows = sql<KeyedMessage[]>`(with lo as (select least(
-          (select w.seq from ${message} w where w.chat_id = taken.id and w.id = ${taken.summaryWatermark}),
-          (select u.seq from ${message} u where u.chat_id = taken.id and u.role = 'user'
-            order by u.seq desc limit 1)) as seq)
+    // Every row, or, as loadTurnHistory: from turnStartSeq on, and every pinned message. One
+    // branch each, gated by `everyRow` as a whole, so each finds its rows through its own
+    // index: in one condition with it, every stored message of the chat was read (10,000
+    // rows, 3-15 ms, for the 20 a turn sends).
+    const rows = sql<
+      KeyedMessage[]
+    >`(with lo as (select ${turnStartSeq(sql`taken.id`, sql`${taken.summaryWatermark}`)} as seq)
       select coalesce(json_agg(json_build_object(
         'id', m.id, 'seq', m.seq, 'role', m.role, 'parts', m.parts, 'metadata', m.metadata,
         'contentKey', ${contentKeyOf("m")}) order by m.seq), '[]'::json)

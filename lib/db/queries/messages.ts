@@ -51,6 +51,17 @@ export type KeyedMessage = Pick<Message, "id" | "seq" | "role" | "parts" | "meta
 export const seqFrom = (seq: SQL, from: SQL) => sql`(${seq} >= ${from} and ${seq} <= 2147483647)`;
 
 /**
+ * Where a turn's rows start in chat `chatId`: the watermark's place, or the latest user message
+ * when that is earlier (a long tool loop after it). LEAST skips a NULL: a watermark no longer
+ * stored reads from the latest user message, and the caller reads again. The latest user
+ * message by a backward walk of the (chat_id, seq) index, not max() over the chat.
+ */
+export const turnStartSeq = (chatId: SQL, watermark: SQL) => sql`least(
+  (select w.seq from ${message} w where w.chat_id = ${chatId} and w.id = ${watermark}),
+  (select u.seq from ${message} u where u.chat_id = ${chatId} and u.role = 'user'
+    order by u.seq desc limit 1))`;
+
+/**
  * The content key of a `message` row named `row` in the statement: concat_ws skips a NULL
  * metadata; no JSON text holds chr(31) unescaped, so fields cannot run together. SHA-256, not
  * md5: md5() is refused where Postgres runs in FIPS mode.
@@ -241,15 +252,12 @@ export async function loadTurnHistory(
 ): Promise<KeyedMessage[]> {
   const watermark = state.summary ? state.watermark : null;
   if (!watermark) return loadKeyedHistory(db, chatId);
-  // LEAST skips a NULL: an unknown watermark falls back to the latest user message, caught below.
-  // The rows from there on, and the pinned ones before, each through its own index: in one
-  // condition (seq >= … or pinned) Postgres read every stored message of the chat.
+  // The rows from turnStartSeq on (an unknown watermark is caught below), and the pinned ones
+  // before, each through its own index: in one condition (seq >= … or pinned) Postgres read
+  // every stored message of the chat.
   const query = prepared(db, "load_turn_history", (on, name) => {
     const chatId = sql.placeholder("chatId");
-    const from = sql`(select least(
-      (select m.seq from ${message} m where m.chat_id = ${chatId} and m.id = ${sql.placeholder("watermark")}),
-      (select m.seq from ${message} m where m.chat_id = ${chatId} and m.role = 'user'
-        order by m.seq desc limit 1)))`;
+    const from = sql`(select ${turnStartSeq(sql`${chatId}`, sql`${sql.placeholder("watermark")}`)})`;
     return unionAll(
       on
         .select(keyedColumns)
