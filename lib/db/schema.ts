@@ -175,11 +175,21 @@ export const messageBranch = pgTable(
     active: boolean("active").notNull().default(false),
     /** The anchor and every later message, while this version is not shown; null while it is. */
     messages: jsonb("messages").$type<ArchivedMessage[]>(),
+    /**
+     * The ids of `messages`, kept by Postgres, so a turn asks whether a version holds a message
+     * through an index instead of reading every archived message of the chat.
+     */
+    messageIds: jsonb("message_ids")
+      .$type<string[]>()
+      .generatedAlwaysAs(sql`jsonb_path_query_array(messages, '$[*].id')`),
     summary: text("summary"),
     watermark: text("watermark"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("message_branch_anchor_position_idx").on(t.chatId, t.anchorId, t.position)],
+  (t) => [
+    uniqueIndex("message_branch_anchor_position_idx").on(t.chatId, t.anchorId, t.position),
+    index("message_branch_message_ids_idx").using("gin", t.messageIds.op("jsonb_path_ops")),
+  ],
 );
 
 export const modelOverride = pgTable(

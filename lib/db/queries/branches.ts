@@ -41,7 +41,7 @@ export async function isOnlyInHiddenVersion(
     .where(
       and(
         eq(messageBranch.chatId, chatId),
-        sql`${messageBranch.messages} @> ${JSON.stringify([{ id: messageId }])}::jsonb`,
+        sql`${messageBranch.messageIds} @> ${JSON.stringify([messageId])}::jsonb`,
         sql`not exists (select 1 from ${message} where ${message.id} = ${messageId})`,
       ),
     )

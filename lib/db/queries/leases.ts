@@ -155,7 +155,7 @@ export async function acquireTurnLeaseWithHistory(
       ) m)`;
     const isNew = sql<boolean>`(not exists (select 1 from ${message} n where n.id = ${sql.placeholder("messageId")})
       and not exists (select 1 from ${messageBranch} b where b.chat_id = taken.id
-        and b.messages @> jsonb_build_array(jsonb_build_object('id', ${sql.placeholder("messageId")}::text))))`;
+        and b.message_ids @> jsonb_build_array(${sql.placeholder("messageId")}::text)))`;
     const current = sql<boolean>`exists (select 1 from ${chat} c where c.id = taken.id
       and c.version = taken.version and c.history_version = taken.history_version
       and c.updated_at = taken.updated_at)`;

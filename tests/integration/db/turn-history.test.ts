@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { expect, it, vi } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
-import { listBranches } from "@/lib/db/queries/branches";
+import { isOnlyInHiddenVersion, listBranches } from "@/lib/db/queries/branches";
 import { getChat, noteTurnOnChat, updateChat } from "@/lib/db/queries/chats";
 import { acquireTurnLeaseWithHistory, releaseLease } from "@/lib/db/queries/leases";
 import {
@@ -208,6 +208,67 @@ describeEachDriver("what a new message's turn reads with its lease", (use, drive
     });
     expect(await isNew("hidden-one")).toBe(false);
     expect(await isNew("brand-new")).toBe(true);
+  });
+
+  it("tells a new message from an archived one without reading the chat's archived versions", async () => {
+    const { db } = use();
+    const chatId = await chatOf(db, alternating(2));
+    const userId = (await getChat(db, chatId))?.userId ?? "";
+    // A chat edited far back ten times: each version keeps 300 messages out of sight.
+    const archivedId = (version: number, i: number) => `${chatId}-v${version}-a${i}`;
+    await db.insert(messageBranch).values(
+      Array.from({ length: 10 }, (_, version) => ({
+        chatId,
+        anchorId: `${chatId}-m0`,
+        position: version + 1,
+        messages: Array.from({ length: 300 }, (_, i) => ({
+          id: archivedId(version, i),
+          role: i % 2 === 0 ? ("user" as const) : ("assistant" as const),
+          parts: [{ type: "text", text: `In version ${version}, message ${i} said ${i * 7919}.` }],
+          metadata: null,
+          createdAt: "2026-01-01T00:00:00.000Z",
+        })),
+      })),
+    );
+    await db.execute(sql`analyze ${messageBranch}`);
+    // The archived messages are out of line (TOAST): every chunk of them a statement reads
+    // is a row looked at in the versions table's TOAST table, counted per transaction.
+    const archiveChunksRead = async (on: Db) => {
+      const [counted] = await queryRows<{ n: number }>(
+        on,
+        sql`select coalesce(sum(coalesce(t.seq_tup_read, 0) + coalesce(t.idx_tup_fetch, 0)), 0)::int as n
+          from pg_stat_xact_all_tables t join pg_class c on c.reltoastrelid = t.relid
+          where c.relname = 'message_branch'`,
+      );
+      return counted?.n ?? 0;
+    };
+    const whileCounting = <T>(during: (on: Db) => Promise<T>) =>
+      db.transaction(async (tx) => {
+        const on = tx as unknown as Db;
+        const before = await archiveChunksRead(on);
+        const result = await during(on);
+        return { result, chunks: (await archiveChunksRead(on)) - before };
+      });
+    const isNew = (on: Db, messageId: string) =>
+      read(on, userId, chatId, messageId).then(async (taken) => {
+        if (!taken) throw new Error("lease not taken");
+        await releaseLease(on, taken.lease);
+        return taken.start.isNew;
+      });
+    // What the versions hold is still found…
+    expect(await isNew(db, archivedId(9, 299))).toBe(false);
+    expect(await isOnlyInHiddenVersion(db, chatId, archivedId(3, 5))).toBe(true);
+    // …and a new message, every turn's case, reads none of them to be told new.
+    const turn = await whileCounting((on) => isNew(on, "brand-new"));
+    expect(turn.result).toBe(true);
+    expect(turn.chunks).toBe(0);
+    const hidden = await whileCounting((on) => isOnlyInHiddenVersion(on, chatId, "brand-new"));
+    expect(hidden.result).toBe(false);
+    expect(hidden.chunks).toBe(0);
+    // The counter does count them: reading the versions whole reads their chunks.
+    const listed = await whileCounting((on) => listBranches(on, chatId));
+    expect(listed.result).toHaveLength(10);
+    expect(listed.chunks).toBeGreaterThan(10);
   });
 
   it.runIf(driver === "pg")(
