@@ -41,6 +41,37 @@ const alternating = (n: number): Role[] =>
   Array.from({ length: n }, (_, i) => (i % 2 === 0 ? "user" : "assistant"));
 const seqs = (rows: ReadonlyArray<{ seq: number }>) => rows.map((r) => r.seq);
 
+/**
+ * What `during` read of a table: every row a scan looked at, kept or not; with `toast`, of the
+ * table's TOAST table (each chunk of its out-of-line values). Postgres counts them per
+ * connection until it reports them, so the count is taken before and after, in one
+ * transaction (nothing is reported during one).
+ */
+async function rowsReadDuring<T>(
+  db: Db,
+  table: string,
+  during: (on: Db) => Promise<T>,
+  options: { toast?: boolean } = {},
+): Promise<{ result: T; rows: number }> {
+  const relation = options.toast
+    ? sql`(select reltoastrelid from pg_class where relname = ${table} and relkind = 'r')`
+    : sql`${table}::regclass`;
+  const rowsRead = async (on: Db) => {
+    const [counted] = await queryRows<{ n: number }>(
+      on,
+      sql`select coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0)::int as n
+        from pg_stat_xact_all_tables where relid = ${relation}`,
+    );
+    return counted?.n ?? 0;
+  };
+  return db.transaction(async (tx) => {
+    const on = tx as unknown as Db;
+    const before = await rowsRead(on);
+    const result = await during(on);
+    return { result, rows: (await rowsRead(on)) - before };
+  });
+}
+
 describeEachDriver("what a turn loads", (use) => {
   it("reads from the watermark on, not the messages the summary covers", async () => {
     const { db } = use();
@@ -141,38 +172,22 @@ describeEachDriver("what a new message's turn reads with its lease", (use, drive
     await summarize(db, chat.id, `${chat.id}-m${stored - 20}`);
     // Planned on the table's statistics, as autovacuum keeps them for a chat this long.
     await db.execute(sql`analyze ${message}`);
-    // What the statement read of the message table: every row a scan looked at, whether or
-    // not it kept it. Postgres counts them per connection until it reports them, so the count
-    // is taken before and after, in one transaction (nothing is reported during one).
-    const rowsLookedAt = async (on: Db) => {
-      const [counted] = await queryRows<{ n: number }>(
-        on,
-        sql`select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int as n
-          from pg_stat_xact_user_tables where relname = 'message'`,
-      );
-      return counted?.n ?? 0;
-    };
-    const readAlone = (whole: boolean) =>
-      db.transaction(async (tx) => {
-        const on = tx as unknown as Db;
-        const before = await rowsLookedAt(on);
+    const readAlone = async (whole: boolean) => {
+      const { result, rows } = await rowsReadDuring(db, "message", async (on) => {
         const taken = await read(on, chat.userId, chat.id, "incoming", whole);
         if (!taken) throw new Error("lease not taken");
-        const scanned = (await rowsLookedAt(on)) - before;
         await releaseLease(on, taken.lease);
-        return { sent: taken.start.rows.length, scanned };
+        return taken;
       });
+      return { sent: result.start.rows.length, scanned: rows };
+    };
     // loadTurnHistory, which the ring and a background compaction read with, alike.
-    const loadAlone = () =>
-      db.transaction(async (tx) => {
-        const on = tx as unknown as Db;
-        const before = await rowsLookedAt(on);
-        const rows = await loadTurnHistory(on, chat.id, {
-          summary: "S",
-          watermark: `${chat.id}-m${stored - 20}`,
-        });
-        return { sent: rows.length, scanned: (await rowsLookedAt(on)) - before };
-      });
+    const loadAlone = async () => {
+      const { result, rows } = await rowsReadDuring(db, "message", (on) =>
+        loadTurnHistory(on, chat.id, { summary: "S", watermark: `${chat.id}-m${stored - 20}` }),
+      );
+      return { sent: result.length, scanned: rows };
+    };
     const { sent, scanned } = await readAlone(false);
     // The 20 from the watermark on and the pinned m100, and a few lookups (the watermark's
     // row, the latest user message): far from the 600 stored.
@@ -231,24 +246,12 @@ describeEachDriver("what a new message's turn reads with its lease", (use, drive
       })),
     );
     await db.execute(sql`analyze ${messageBranch}`);
-    // The archived messages are out of line (TOAST): every chunk of them a statement reads
-    // is a row looked at in the versions table's TOAST table, counted per transaction.
-    const archiveChunksRead = async (on: Db) => {
-      const [counted] = await queryRows<{ n: number }>(
-        on,
-        sql`select coalesce(sum(coalesce(t.seq_tup_read, 0) + coalesce(t.idx_tup_fetch, 0)), 0)::int as n
-          from pg_stat_xact_all_tables t join pg_class c on c.reltoastrelid = t.relid
-          where c.relname = 'message_branch'`,
-      );
-      return counted?.n ?? 0;
+    // The archived messages are out of line (TOAST): each chunk of them read is a row read of
+    // the versions table's TOAST table.
+    const whileCounting = async <T>(during: (on: Db) => Promise<T>) => {
+      const { result, rows } = await rowsReadDuring(db, "message_branch", during, { toast: true });
+      return { result, chunks: rows };
     };
-    const whileCounting = <T>(during: (on: Db) => Promise<T>) =>
-      db.transaction(async (tx) => {
-        const on = tx as unknown as Db;
-        const before = await archiveChunksRead(on);
-        const result = await during(on);
-        return { result, chunks: (await archiveChunksRead(on)) - before };
-      });
     const isNew = (on: Db, messageId: string) =>
       read(on, userId, chatId, messageId).then(async (taken) => {
         if (!taken) throw new Error("lease not taken");
