@@ -1,2 +1,1 @@
-ALTER TABLE "message_branch" ADD COLUMN "message_ids" jsonb GENERATED ALWAYS AS (jsonb_path_query_array(messages, '$[*].id')) STORED;--> statement-breakpoint
-CREATE INDEX "message_branch_message_ids_idx" ON "message_branch" USING gin ("message_ids" jsonb_path_ops);
+ALTER TABLE "message_branch" ADD COLUMN "message_ids" jsonb GENERATED ALWAYS AS (jsonb_path_query_array(messages, '$[*].id')) STORED;

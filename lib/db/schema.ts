@@ -176,8 +176,8 @@ export const messageBranch = pgTable(
     /** The anchor and every later message, while this version is not shown; null while it is. */
     messages: jsonb("messages").$type<ArchivedMessage[]>(),
     /**
-     * The ids of `messages`, kept by Postgres, so a turn asks whether a version holds a message
-     * through an index instead of reading every archived message of the chat.
+     * The ids of `messages`, kept by Postgres: whether a version holds a message is read here,
+     * a few bytes a message, instead of in every archived message whole.
      */
     messageIds: jsonb("message_ids")
       .$type<string[]>()
@@ -186,10 +186,7 @@ export const messageBranch = pgTable(
     watermark: text("watermark"),
     createdAt: createdAt(),
   },
-  (t) => [
-    uniqueIndex("message_branch_anchor_position_idx").on(t.chatId, t.anchorId, t.position),
-    index("message_branch_message_ids_idx").using("gin", t.messageIds.op("jsonb_path_ops")),
-  ],
+  (t) => [uniqueIndex("message_branch_anchor_position_idx").on(t.chatId, t.anchorId, t.position)],
 );
 
 export const modelOverride = pgTable(

@@ -24,6 +24,11 @@ import { buildHistory, statsFor, summaryText } from "./turn-history";
  * times GET /api/chats/:id/context for another model — the ring after a model switch, where
  * the last reply's real usage does not apply and the view is estimated.
  *
+ * `turn.cpu_ms_edited_1000` is the turn of a 1,000-message chat edited far back ten times: ten
+ * earlier versions of 1,000 messages each kept beside it (message_branch), as a user who
+ * rewrote an early question and went on leaves them. A turn reads none of them: it costs what
+ * the unedited chat's does.
+ *
  * `turn.cpu_ms_after_collections_1000` is the same turn after three full collections (forced
  * here; in a server, other requests or a long reply's stream bring them between two turns):
  * whatever V8 drops then (compiled regular expressions, above all) the next turn pays again.
@@ -47,6 +52,9 @@ const TIMED_TURNS = 15;
 const COLLECTED_TURNS = 8;
 const COLLECTIONS_BEFORE = 3;
 const COLLECTED_SIZE = 1_000;
+/** The edited chat: this many stored messages, and this many earlier versions of as many each. */
+const EDITED_SIZE = 1_000;
+const EDITED_VERSIONS = 10;
 const WARMUP_PROJECTIONS = 3;
 const TIMED_PROJECTIONS = 25;
 /** Rows per INSERT while seeding. */
@@ -128,7 +136,8 @@ export const benchmark: Benchmark = {
     const { defaultEstimator } = await import("@/lib/context/tokens");
     const { casCompactionState } = await import("@/lib/db/compaction-state");
     const { getChat } = await import("@/lib/db/queries/chats");
-    const { message } = await import("@/lib/db/schema");
+    const { archiveRows } = await import("@/lib/db/queries/branches");
+    const { message, messageBranch } = await import("@/lib/db/schema");
     const { register, sessionOf } = await import("../helpers/auth");
     const { isTurnActive } = await import("../helpers/db");
     const { call } = await import("../helpers/http");
@@ -195,6 +204,33 @@ export const benchmark: Benchmark = {
         return chatId;
       }
 
+      /**
+       * The chat's earlier versions, as editing its first message `versions` times left them:
+       * each holds that message and all after it, `size` messages (archiveBranch's rows).
+       */
+      async function seedVersions(chatId: string, versions: number, size: number): Promise<void> {
+        const anchorId = `${chatId}-0`;
+        for (let position = 1; position <= versions; position++) {
+          const archived = buildHistory(size, 0, `${chatId}-v${position}`, MODEL_ID).map(
+            (m, seq) => ({
+              id: seq === 0 ? anchorId : m.id,
+              chatId,
+              seq,
+              role: m.role,
+              parts: m.parts,
+              metadata: m.metadata ?? null,
+              createdAt: new Date(),
+            }),
+          );
+          await db.insert(messageBranch).values({
+            chatId,
+            anchorId,
+            position,
+            messages: archiveRows(archived),
+          });
+        }
+      }
+
       /** One real turn; its cost up to the provider request. Fails if Tier 1 compacted. */
       async function turn(chatId: string): Promise<ProviderCall> {
         const sent = spy.arm();
@@ -241,14 +277,22 @@ export const benchmark: Benchmark = {
         return ms;
       }
 
-      const chats: Array<{ size: number; chatId: string }> = [];
-      for (const size of SIZES) chats.push({ size, chatId: await seed(size) });
+      const chats: Array<{ size: number; label: string; chatId: string }> = [];
+      for (const size of SIZES) chats.push({ size, label: String(size), chatId: await seed(size) });
+      const edited = await seed(EDITED_SIZE);
+      await seedVersions(edited, EDITED_VERSIONS, EDITED_SIZE);
+      const timed = [
+        ...chats,
+        { size: EDITED_SIZE, label: `edited_${EDITED_SIZE}`, chatId: edited },
+      ];
       // A database that grew to these sizes has planner statistics (autovacuum analyzes it);
       // one just bulk-loaded does not yet, and would be timed on plans nobody runs.
       await db.execute(sql`analyze`);
       // Warm every size before any is timed: the first measured pays no JIT.
-      for (const { chatId } of chats) {
+      for (const { chatId } of timed) {
         for (let i = 0; i < WARMUP_TURNS; i++) await turn(chatId);
+      }
+      for (const { chatId } of chats) {
         for (let i = 0; i < WARMUP_PROJECTIONS; i++) await switchProjection(chatId);
       }
 
@@ -264,24 +308,28 @@ export const benchmark: Benchmark = {
       const spans: ProviderCall[] = [];
       // Round robin over the sizes: each size's turns see the same warmth of the JIT (timed one
       // size after another, the first size paid for the code still being optimized).
-      const costsBySize = new Map<number, ProviderCall[]>(chats.map(({ size }) => [size, []]));
+      const costsByChat = new Map<string, ProviderCall[]>(timed.map(({ label }) => [label, []]));
       for (let i = 0; i < TIMED_TURNS; i++) {
-        for (const { size, chatId } of chats) {
+        for (const { label, chatId } of timed) {
           const cost = await turn(chatId);
-          costsBySize.get(size)?.push(cost);
+          costsByChat.get(label)?.push(cost);
           spans.push(cost);
         }
       }
-      for (const { size } of chats) {
-        const costs = costsBySize.get(size) ?? [];
-        figures[`turn.cpu_ms_${size}`] = round2(median(costs.map((c) => c.cpuMs)));
-        figures[`turn.wall_ms_${size}`] = round2(median(costs.map((c) => c.wallMs)));
+      for (const { size, label } of timed) {
+        const costs = costsByChat.get(label) ?? [];
+        figures[`turn.cpu_ms_${label}`] = round2(median(costs.map((c) => c.cpuMs)));
+        figures[`turn.wall_ms_${label}`] = round2(median(costs.map((c) => c.wallMs)));
+        const versions =
+          label === String(size)
+            ? ""
+            : `, and ${EDITED_VERSIONS} earlier versions of ${size} messages each`;
         context.note(
-          `turn.cpu_ms_${size}`,
-          `ms of CPU, median of ${TIMED_TURNS}: POST /api/chat in-process to the provider request leaving, chat of ${size} stored messages (${KEEP_WINDOW_MESSAGES}+ after the watermark), ${bench.label}`,
+          `turn.cpu_ms_${label}`,
+          `ms of CPU, median of ${TIMED_TURNS}: POST /api/chat in-process to the provider request leaving, chat of ${size} stored messages (${KEEP_WINDOW_MESSAGES}+ after the watermark)${versions}, ${bench.label}`,
         );
         context.note(
-          `turn.wall_ms_${size}`,
+          `turn.wall_ms_${label}`,
           "ms of wall time over the same span (database round trips included)",
         );
       }

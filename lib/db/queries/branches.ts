@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, sql } from "drizzle-orm";
+import { and, asc, eq, gte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import {
   type ArchivedMessage,
@@ -27,6 +27,19 @@ export async function listBranches(db: Db, chatId: string): Promise<MessageBranc
 }
 
 /**
+ * SQL: whether one of chat `chatId`'s versions holds message `messageId`, reading no other
+ * chat's versions and no archived message whole, only the ids beside them (`message_ids`).
+ * The CASE makes Postgres look at a row's chat before its ids: a scan's conditions run in the
+ * order it likes, and it put the ids first, so every new message read the ids of every
+ * version of every chat (out of line, so the table looks small enough to scan whole).
+ */
+export function heldByVersion(chatId: SQL, messageId: SQL): SQL<boolean> {
+  return sql<boolean>`exists (select 1 from ${messageBranch} b where b.chat_id = ${chatId}
+    and case when b.chat_id = ${chatId}
+      then b.message_ids @> jsonb_build_array(${messageId}::text) else false end)`;
+}
+
+/**
  * Whether message `messageId` lives only in a version of the chat not shown now: kept in a
  * version's row, not among the stored messages (an edited message's own id is in both).
  */
@@ -35,18 +48,12 @@ export async function isOnlyInHiddenVersion(
   chatId: string,
   messageId: string,
 ): Promise<boolean> {
-  const [row] = await db
-    .select({ id: messageBranch.id })
-    .from(messageBranch)
-    .where(
-      and(
-        eq(messageBranch.chatId, chatId),
-        sql`${messageBranch.messageIds} @> ${JSON.stringify([messageId])}::jsonb`,
-        sql`not exists (select 1 from ${message} where ${message.id} = ${messageId})`,
-      ),
-    )
-    .limit(1);
-  return row !== undefined;
+  const result = await db.execute(
+    sql`select (${heldByVersion(sql`${chatId}::uuid`, sql`${messageId}`)}
+      and not exists (select 1 from ${message} where ${message.id} = ${messageId})) as hidden`,
+  );
+  const [row] = (result as unknown as { rows: Array<{ hidden: boolean }> }).rows;
+  return row?.hidden === true;
 }
 
 export async function branchesOf(

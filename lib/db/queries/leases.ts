@@ -1,7 +1,8 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
-import { type Chat, chat, message, messageBranch, user } from "../schema";
+import { type Chat, chat, message, user } from "../schema";
+import { heldByVersion } from "./branches";
 import { UUID_PATTERN } from "./chats";
 import { contentKeyOf, type KeyedMessage, seqFrom, turnStartSeq } from "./messages";
 
@@ -154,8 +155,7 @@ export async function acquireTurnLeaseWithHistory(
           and ${seqFrom(sql`p.seq`, sql`(select seq from lo)`)} is not true
       ) m)`;
     const isNew = sql<boolean>`(not exists (select 1 from ${message} n where n.id = ${sql.placeholder("messageId")})
-      and not exists (select 1 from ${messageBranch} b where b.chat_id = taken.id
-        and b.message_ids @> jsonb_build_array(${sql.placeholder("messageId")}::text)))`;
+      and not ${heldByVersion(sql`${sql.placeholder("chatId")}::uuid`, sql`${sql.placeholder("messageId")}`)})`;
     const current = sql<boolean>`exists (select 1 from ${chat} c where c.id = taken.id
       and c.version = taken.version and c.history_version = taken.history_version
       and c.updated_at = taken.updated_at)`;

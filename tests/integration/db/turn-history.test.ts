@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { expect, it, vi } from "vitest";
 import type { Db } from "@/lib/db/client";
@@ -37,6 +38,11 @@ async function chatOf(db: Db, roles: readonly Role[]): Promise<string> {
 }
 
 type Role = "user" | "assistant";
+/** A message's worth of different words (a few hundred characters), so none compresses away. */
+const words = (seed: number) =>
+  Array.from({ length: 60 }, (_, i) => ((seed + 1) * 2_654_435_761 * (i + 1)).toString(36)).join(
+    " ",
+  );
 const alternating = (n: number): Role[] =>
   Array.from({ length: n }, (_, i) => (i % 2 === 0 ? "user" : "assistant"));
 const seqs = (rows: ReadonlyArray<{ seq: number }>) => rows.map((r) => r.seq);
@@ -225,21 +231,22 @@ describeEachDriver("what a new message's turn reads with its lease", (use, drive
     expect(await isNew("brand-new")).toBe(true);
   });
 
-  it("tells a new message from an archived one without reading the chat's archived versions", async () => {
+  it("tells a new message from an archived one without reading the archived messages, and another chat's turn reads none of them", async () => {
     const { db } = use();
     const chatId = await chatOf(db, alternating(2));
-    const userId = (await getChat(db, chatId))?.userId ?? "";
-    // A chat edited far back ten times: each version keeps 300 messages out of sight.
-    const archivedId = (version: number, i: number) => `${chatId}-v${version}-a${i}`;
+    const otherChatId = await chatOf(db, alternating(2));
+    // A chat edited far back ten times: each version keeps 300 messages out of sight, with
+    // ids as browsers make them (random).
+    const ids = Array.from({ length: 10 }, () => Array.from({ length: 300 }, () => randomUUID()));
     await db.insert(messageBranch).values(
-      Array.from({ length: 10 }, (_, version) => ({
+      ids.map((versionIds, version) => ({
         chatId,
         anchorId: `${chatId}-m0`,
         position: version + 1,
-        messages: Array.from({ length: 300 }, (_, i) => ({
-          id: archivedId(version, i),
+        messages: versionIds.map((id, i) => ({
+          id,
           role: i % 2 === 0 ? ("user" as const) : ("assistant" as const),
-          parts: [{ type: "text", text: `In version ${version}, message ${i} said ${i * 7919}.` }],
+          parts: [{ type: "text", text: `Version ${version}, message ${i}: ${words(i)}` }],
           metadata: null,
           createdAt: "2026-01-01T00:00:00.000Z",
         })),
@@ -248,30 +255,45 @@ describeEachDriver("what a new message's turn reads with its lease", (use, drive
     await db.execute(sql`analyze ${messageBranch}`);
     // The archived messages are out of line (TOAST): each chunk of them read is a row read of
     // the versions table's TOAST table.
-    const whileCounting = async <T>(during: (on: Db) => Promise<T>) => {
+    const chunksRead = async <T>(during: (on: Db) => Promise<T>) => {
       const { result, rows } = await rowsReadDuring(db, "message_branch", during, { toast: true });
       return { result, chunks: rows };
     };
-    const isNew = (on: Db, messageId: string) =>
-      read(on, userId, chatId, messageId).then(async (taken) => {
-        if (!taken) throw new Error("lease not taken");
-        await releaseLease(on, taken.lease);
-        return taken.start.isNew;
-      });
-    // What the versions hold is still found…
-    expect(await isNew(db, archivedId(9, 299))).toBe(false);
-    expect(await isOnlyInHiddenVersion(db, chatId, archivedId(3, 5))).toBe(true);
-    // …and a new message, every turn's case, reads none of them to be told new.
-    const turn = await whileCounting((on) => isNew(on, "brand-new"));
-    expect(turn.result).toBe(true);
-    expect(turn.chunks).toBe(0);
-    const hidden = await whileCounting((on) => isOnlyInHiddenVersion(on, chatId, "brand-new"));
+    const isNew = async (on: Db, chat: string, messageId: string) => {
+      const userId = (await getChat(on, chat))?.userId ?? "";
+      const taken = await read(on, userId, chat, messageId);
+      if (!taken) throw new Error("lease not taken");
+      await releaseLease(on, taken.lease);
+      return taken.start.isNew;
+    };
+    // What the versions hold is still found, in their chat only.
+    expect(await isNew(db, chatId, ids[9]?.[299] ?? "")).toBe(false);
+    expect(await isNew(db, otherChatId, ids[9]?.[299] ?? "")).toBe(true);
+    expect(await isOnlyInHiddenVersion(db, chatId, ids[3]?.[5] ?? "")).toBe(true);
+    expect(await isOnlyInHiddenVersion(db, otherChatId, ids[3]?.[5] ?? "")).toBe(false);
+    // Reading the versions whole reads every chunk of them, their ids alone far fewer…
+    const whole = await chunksRead((on) => listBranches(on, chatId));
+    expect(whole.result).toHaveLength(10);
+    const idsAlone = await chunksRead((on) =>
+      on.execute(sql`select ${messageBranch.messageIds} from ${messageBranch}
+        where ${messageBranch.chatId} = ${chatId}`),
+    );
+    expect(whole.chunks).toBeGreaterThan(4 * idsAlone.chunks);
+    // …and a new message in their chat reads at most their ids…
+    const own = await chunksRead((on) => isNew(on, chatId, "brand-new"));
+    expect(own.result).toBe(true);
+    expect(own.chunks).toBeLessThanOrEqual(idsAlone.chunks);
+    const hidden = await chunksRead((on) => isOnlyInHiddenVersion(on, chatId, "brand-new"));
     expect(hidden.result).toBe(false);
-    expect(hidden.chunks).toBe(0);
-    // The counter does count them: reading the versions whole reads their chunks.
-    const listed = await whileCounting((on) => listBranches(on, chatId));
-    expect(listed.result).toHaveLength(10);
-    expect(listed.chunks).toBeGreaterThan(10);
+    expect(hidden.chunks).toBeLessThanOrEqual(idsAlone.chunks);
+    // …and a new message in any other chat reads none of them.
+    const other = await chunksRead((on) => isNew(on, otherChatId, "brand-new"));
+    expect(other.result).toBe(true);
+    expect(other.chunks).toBe(0);
+    const otherHidden = await chunksRead((on) =>
+      isOnlyInHiddenVersion(on, otherChatId, "brand-new"),
+    );
+    expect(otherHidden.chunks).toBe(0);
   });
 
   it.runIf(driver === "pg")(
