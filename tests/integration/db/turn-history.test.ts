@@ -129,6 +129,14 @@ describeEachDriver("what a new message's turn reads with its lease", (use, drive
     });
     if (!state?.won) throw new Error("no summary");
   };
+  /** Whether the lease statement, taken in chat `chatId` for `messageId`, reads it as new. */
+  const isNewIn = async (db: Db, chatId: string, messageId: string) => {
+    const userId = (await getChat(db, chatId))?.userId ?? "";
+    const taken = await read(db, userId, chatId, messageId);
+    if (!taken) throw new Error("lease not taken");
+    await releaseLease(db, taken.lease);
+    return taken.start.isNew;
+  };
 
   it("reads the rows loadTurnHistory reads, keyed alike, with the lease taken", async () => {
     const { db } = use();
@@ -210,13 +218,7 @@ describeEachDriver("what a new message's turn reads with its lease", (use, drive
     const { db } = use();
     const chatId = await chatOf(db, alternating(2));
     const other = await chatOf(db, alternating(1));
-    const userId = (await getChat(db, chatId))?.userId ?? "";
-    const isNew = async (messageId: string) => {
-      const taken = await read(db, userId, chatId, messageId);
-      if (!taken) throw new Error("lease not taken");
-      await releaseLease(db, taken.lease);
-      return taken.start.isNew;
-    };
+    const isNew = (messageId: string) => isNewIn(db, chatId, messageId);
     expect(await isNew(`${chatId}-m0`)).toBe(false);
     expect(await isNew(`${other}-m0`)).toBe(false);
     await db.insert(messageBranch).values({
@@ -259,13 +261,7 @@ describeEachDriver("what a new message's turn reads with its lease", (use, drive
       const { result, rows } = await rowsReadDuring(db, "message_branch", during, { toast: true });
       return { result, chunks: rows };
     };
-    const isNew = async (on: Db, chat: string, messageId: string) => {
-      const userId = (await getChat(on, chat))?.userId ?? "";
-      const taken = await read(on, userId, chat, messageId);
-      if (!taken) throw new Error("lease not taken");
-      await releaseLease(on, taken.lease);
-      return taken.start.isNew;
-    };
+    const isNew = isNewIn;
     // What the versions hold is still found, in their chat only.
     expect(await isNew(db, chatId, ids[9]?.[299] ?? "")).toBe(false);
     expect(await isNew(db, otherChatId, ids[9]?.[299] ?? "")).toBe(true);
