@@ -14,6 +14,7 @@ import type {
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 import { type LanguageModel, wrapLanguageModel } from "ai";
+import { withJoinedDeltas } from "@/lib/ai/joined-deltas";
 import { countTextTokens, defaultEstimator, unitsFromProviderPrompt } from "@/lib/context/tokens";
 
 export type TokenSink = (tokens: number) => void;
@@ -121,10 +122,13 @@ export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageM
   });
 }
 
-/** A model resolver whose models are metered. */
+/**
+ * A request's model resolver: each model metered, and its stream's bursts joined before the
+ * turn reads them (lib/ai/joined-deltas.ts).
+ */
 export function meteredResolver(
   resolve: (modelId: string) => LanguageModelV4,
   sink: TokenSink,
 ): (modelId: string) => LanguageModel {
-  return (modelId) => meteredModel(resolve(modelId), sink);
+  return (modelId) => meteredModel(withJoinedDeltas(resolve(modelId)), sink);
 }

@@ -100,13 +100,16 @@ export type HttpRun = {
   cpuMsPerTurn: number;
   /** Postgres's CPU over the same turns ÷ turns; null when its processes are not visible here. */
   databaseCpuMsPerTurn: number | null;
+  /** The server's CPU per turn of one chat alone whose replies are long (`longReplies`). */
+  longReplyCpuMsPerTurn: number;
 };
 
 /**
  * `chats` users each with one chat send `turns` turns concurrently (chats in parallel, each
  * chat's turns in sequence), after `warmup` unmeasured turns each; then one chat alone sends
  * `singleTurns` more back to back, and `pausedTurns` more, each after `pauseMs` of quiet (as a
- * user who reads each reply: idle database and provider connections may have closed). The
+ * user who reads each reply: idle database and provider connections may have closed), and
+ * `longReplies.turns` more once `longReplies.begin` has made the provider's replies long. The
  * direct request for the same history goes out just before each Fold turn.
  */
 export async function runOverHttp(
@@ -120,6 +123,7 @@ export async function runOverHttp(
     singleTurns: number;
     pausedTurns: number;
     pauseMs: number;
+    longReplies: { turns: number; begin: () => void };
   },
 ): Promise<HttpRun> {
   if (!bench.url)
@@ -173,7 +177,18 @@ export async function runOverHttp(
       await new Promise((resolve) => setTimeout(resolve, plan.pauseMs));
       paused.push(...(await run(alone, 0, 1, `paused ${turn}`)));
     }
-    return { concurrent, single, paused, cpuMsPerTurn, databaseCpuMsPerTurn };
+    plan.longReplies.begin();
+    const longBefore = await processCpuMs(instance.pid);
+    const long = await run(alone, 0, plan.longReplies.turns, "long");
+    const longReplyCpuMsPerTurn = ((await processCpuMs(instance.pid)) - longBefore) / long.length;
+    return {
+      concurrent,
+      single,
+      paused,
+      cpuMsPerTurn,
+      databaseCpuMsPerTurn,
+      longReplyCpuMsPerTurn,
+    };
   } finally {
     await instance.kill();
   }

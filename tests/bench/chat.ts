@@ -23,6 +23,13 @@ const SINGLE_TURNS = 60;
  */
 const PAUSED_TURNS = 6;
 const PAUSE_MS = 11_000;
+/**
+ * Then turns whose replies are long, as the provider sends them as fast as it can (a local
+ * server, or a busy Fold reading a burst): ~1,200 chunks of 4 characters each.
+ */
+const LONG_REPLY_TURNS = 20;
+const LONG_REPLY_TOKENS = 1_000;
+const LONG_REPLY_CHUNK_CHARS = 4;
 /** Unmeasured turns per chat first: JIT, the pool's connections, better-auth's setup. */
 const WARMUP_TURNS_PER_CHAT = 1;
 const PROVIDER = "fake";
@@ -111,6 +118,7 @@ function httpFigures(http: HttpRun): Figures {
       ),
     ),
     "chat.cpu_ms_per_turn": round1(http.cpuMsPerTurn),
+    "chat.http_long_reply_cpu_ms_per_turn": round1(http.longReplyCpuMsPerTurn),
     ...(http.databaseCpuMsPerTurn === null
       ? {}
       : { "chat.db_cpu_ms_per_turn": round1(http.databaseCpuMsPerTurn) }),
@@ -148,6 +156,14 @@ export const benchmark: Benchmark = {
           singleTurns: SINGLE_TURNS,
           pausedTurns: PAUSED_TURNS,
           pauseMs: PAUSE_MS,
+          longReplies: {
+            turns: LONG_REPLY_TURNS,
+            begin: () =>
+              fake.configure({
+                replyTokens: LONG_REPLY_TOKENS,
+                chunkChars: LONG_REPLY_CHUNK_CHARS,
+              }),
+          },
         });
         checkBaselineMatchesFold(fake.requests);
 
@@ -211,6 +227,10 @@ export const benchmark: Benchmark = {
         context.note(
           "chat.cpu_ms_per_turn",
           "CPU of the `next start` process (/proc) over the concurrent HTTP turns ÷ turns: serving, the turn, streaming and storing the reply; the fake provider runs elsewhere",
+        );
+        context.note(
+          "chat.http_long_reply_cpu_ms_per_turn",
+          `CPU of the \`next start\` process per turn of one chat alone whose replies are ${LONG_REPLY_TOKENS} tokens, sent by the provider at once in ${LONG_REPLY_CHUNK_CHARS}-character chunks; ${LONG_REPLY_TURNS} turns`,
         );
         context.note(
           "chat.db_cpu_ms_per_turn",

@@ -3,7 +3,7 @@ import { generateText, simulateReadableStream, streamText } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { countTextTokens, MESSAGE_OVERHEAD_TOKENS } from "@/lib/context/tokens";
-import { meteredModel } from "@/lib/limits/metering";
+import { meteredModel, meteredResolver } from "@/lib/limits/metering";
 
 const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
@@ -198,5 +198,39 @@ describe("meteredModel", () => {
     expect(tokens).toEqual([
       countTextTokens(prompt) + MESSAGE_OVERHEAD_TOKENS + countTextTokens("Rivers run to the sea."),
     ]);
+  });
+});
+
+describe("meteredResolver", () => {
+  it("resolves a model whose bursts reach the turn joined, metered once by the provider's count", async () => {
+    const tokens: number[] = [];
+    const pieces = Array.from({ length: 40 }, (_, i) => `piece ${i}; `);
+    const model = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            controller.enqueue({ type: "text-start", id: "t" });
+            for (const delta of pieces) controller.enqueue({ type: "text-delta", id: "t", delta });
+            controller.enqueue({ type: "text-end", id: "t" });
+            controller.enqueue({
+              type: "finish",
+              finishReason: { unified: "stop", raw: "stop" },
+              usage: usage(700, 80),
+            });
+            controller.close();
+          },
+        }),
+      }),
+    });
+    const resolve = meteredResolver(
+      () => model,
+      (n) => tokens.push(n),
+    );
+    const deltas: string[] = [];
+    const result = streamText({ model: resolve("fake:model"), prompt: "hi" });
+    for await (const text of result.textStream) deltas.push(text);
+    expect(deltas.join("")).toBe(pieces.join(""));
+    expect(deltas.length).toBeLessThan(pieces.length / 4);
+    expect(tokens).toEqual([780]);
   });
 });
