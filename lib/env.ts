@@ -91,6 +91,19 @@ const providerName = z
   .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lowercase letters, digits and dashes");
 
 /**
+ * A server's base URL that is its root alone (`http://127.0.0.1:11434`) gets `/v1`: Ollama, vLLM,
+ * LM Studio and llama.cpp serve the OpenAI-compatible API there, and the root would answer every
+ * chat and model list with a 404. Any other path is kept (a gateway's `/openai`, say).
+ */
+function apiBaseUrl(baseUrl: string, name: string, warn: Warn): string {
+  const url = new URL(baseUrl);
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "") return baseUrl;
+  const repaired = `${url.origin}/v1`;
+  warn(`${name} has no path; using ${repaired}, where OpenAI-compatible servers serve their API`);
+  return repaired;
+}
+
+/**
  * `OPENAI_COMPATIBLE_*` (name `local`), then `OPENAI_COMPATIBLE_2_*` (name `local2`) and so
  * on. A server without a base URL is not configured; one whose name is taken is skipped.
  */
@@ -115,6 +128,7 @@ function openaiCompatibleServers(source: Source, warn: Warn): OpenAICompatibleSe
       warn,
     );
     if (!baseUrl) continue;
+    const apiUrl = apiBaseUrl(baseUrl, `${prefix}BASE_URL`, warn);
     const name = knob(source, `${prefix}NAME`, providerName, n === 1 ? "local" : `local${n}`, warn);
     if (taken.has(name)) {
       warn(
@@ -132,7 +146,7 @@ function openaiCompatibleServers(source: Source, warn: Warn): OpenAICompatibleSe
     );
     servers.push({
       name,
-      baseUrl,
+      baseUrl: apiUrl,
       ...(apiKey ? { apiKey } : {}),
       ...(assumedContext ? { assumedContext } : {}),
     });

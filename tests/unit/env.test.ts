@@ -141,6 +141,29 @@ describe("environment", () => {
     ]);
   });
 
+  it("gives a server base URL that is only its root the /v1 path the API is served under, and says so", () => {
+    const warnings: string[] = [];
+    const env = loadEnv(
+      {
+        OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:11434",
+        OPENAI_COMPATIBLE_2_BASE_URL: "http://10.0.0.2:8000/",
+        OPENAI_COMPATIBLE_3_BASE_URL: "https://gateway.example/openai",
+        OPENAI_COMPATIBLE_4_BASE_URL: "http://10.0.0.4:1234/v1/",
+      },
+      (m) => warnings.push(m),
+    );
+    expect(env.providers.openaiCompatible.map((s) => s.baseUrl)).toEqual([
+      "http://127.0.0.1:11434/v1",
+      "http://10.0.0.2:8000/v1",
+      "https://gateway.example/openai",
+      "http://10.0.0.4:1234/v1/",
+    ]);
+    expect(warnings).toEqual([
+      "OPENAI_COMPATIBLE_BASE_URL has no path; using http://127.0.0.1:11434/v1, where OpenAI-compatible servers serve their API",
+      "OPENAI_COMPATIBLE_2_BASE_URL has no path; using http://10.0.0.2:8000/v1, where OpenAI-compatible servers serve their API",
+    ]);
+  });
+
   it("marks a DATABASE_URL that is set but invalid, so no embedded database stands in for it", () => {
     const bad = loadEnv({ DATABASE_URL: "postgres://fold:a#b@db/fold" }, quiet);
     expect(bad).toMatchObject({ databaseUrl: undefined, databaseUrlInvalid: true });
