@@ -238,8 +238,8 @@ describe("listModels from OpenAI-compatible servers", () => {
       envOf({
         OPENAI_COMPATIBLE_BASE_URL: down.url,
         OPENAI_COMPATIBLE_2_BASE_URL: up.url,
-        // No /v1: the fake server answers /models with a 404.
-        OPENAI_COMPATIBLE_3_BASE_URL: up.url.replace(/\/v1$/, ""),
+        // A path the fake server does not serve: it answers /models with a 404.
+        OPENAI_COMPATIBLE_3_BASE_URL: up.url.replace(/\/v1$/, "/v2"),
       }),
     );
 
