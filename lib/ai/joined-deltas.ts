@@ -24,8 +24,8 @@ const continues = (held: DeltaPart, next: DeltaPart) =>
  * provider as they come; the first delta of a burst goes on at once, so no token is held, and
  * those that arrive in the same turn of the event loop are joined into one delta that follows
  * once the loop moves on (`setImmediate`), or before any other part. The same text, the same
- * other parts in the same order; an error comes after what arrived before it. Tokens streamed
- * at reading speed pass one by one, unchanged.
+ * other parts in the same order; an error (a Stop aborts the request) ends it at once. Tokens
+ * streamed at reading speed pass one by one, unchanged.
  */
 export function joinedDeltas(
   source: ReadableStream<LanguageModelV4StreamPart>,
@@ -57,7 +57,11 @@ export function joinedDeltas(
       }
       ended = {};
     } catch (error) {
+      // An error ends the stream at once, as it did the stream layers before: what waits unread
+      // goes with it. A Stop aborts the provider's request, and nothing after it may reach the
+      // reply.
       ended = { error };
+      waiting.length = 0;
     }
     awake();
   };

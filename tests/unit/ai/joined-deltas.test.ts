@@ -97,17 +97,16 @@ describe("joinedDeltas", () => {
     ]);
   });
 
-  it("errors after the parts that came before the provider's error", async () => {
+  it("ends at once with the provider's error, dropping what waits unread, as a Stop needs", async () => {
     const source = provider();
     const reader = joinedDeltas(source.stream).getReader();
-    source.controller.enqueue(text("partial"));
-    expect((await reader.read()).value).toEqual(text("partial"));
-    source.controller.enqueue(text(" answer"));
-    await nextTurnOfLoop();
-    // Read from the provider already: it still reaches the turn.
-    source.controller.error(new Error("connection reset"));
-    expect((await reader.read()).value).toEqual(text(" answer"));
-    await expect(reader.read()).rejects.toThrow("connection reset");
+    source.controller.enqueue(text("Once"));
+    expect((await reader.read()).value).toEqual(text("Once"));
+    // Read from the provider, waiting for the burst to end, when the request is aborted.
+    source.controller.enqueue(text(" upon"));
+    source.controller.enqueue(text(" a time"));
+    source.controller.error(new Error("aborted"));
+    await expect(reader.read()).rejects.toThrow("aborted");
   });
 
   it("cancelling it cancels the provider's stream", async () => {
