@@ -496,6 +496,7 @@ export function ChatView({
         context={usage.context}
         error={usage.error ?? (modelId || models.status !== "error" ? null : models.message)}
         onClick={compact.request}
+        covered={compact.state === "confirm"}
         busyLabel={
           compact.state === "queued"
             ? "queued"

@@ -42,13 +42,19 @@ type Props = {
   /** Clicking the ring compacts the chat (wired when compaction lands). */
   onClick?: () => void;
   busyLabel?: string;
+  /**
+   * A dialog covers the page (the compaction's confirm, opened from the ring): the card stays
+   * shut. Its open waits 150 ms after the ring takes the focus, so it could open over a dialog
+   * the ring opened at once, and take the Escape meant for that dialog.
+   */
+  covered?: boolean;
 };
 
 /**
  * How full the chat's context window is, as a ring; the hover card explains the numbers (on a
  * touch screen, a tap opens them).
  */
-export function ContextRing({ context, error, onClick, busyLabel }: Props) {
+export function ContextRing({ context, error, onClick, busyLabel, covered = false }: Props) {
   const fill = context ? ringFill(context.projectedTokens, context.contextWindow) : 0;
   const tone = context ? ringTone(toneInput(context)) : "unknown";
   const percent = Math.round(fill * 100);
@@ -92,7 +98,12 @@ export function ContextRing({ context, error, onClick, busyLabel }: Props) {
     );
   }
   return (
-    <HoverCard.Root open={cardOpen} onOpenChange={setCardOpen} openDelay={150} closeDelay={100}>
+    <HoverCard.Root
+      open={cardOpen && !covered}
+      onOpenChange={setCardOpen}
+      openDelay={150}
+      closeDelay={100}
+    >
       <HoverCard.Trigger asChild>{ring}</HoverCard.Trigger>
       <HoverCard.Portal>
         <HoverCard.Content {...CARD}>{details}</HoverCard.Content>
