@@ -9,12 +9,18 @@ type DeltaPart = Extract<
 const isDelta = (part: LanguageModelV4StreamPart): part is DeltaPart =>
   part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-input-delta";
 
-/** Whether `next` only adds text to `held`: the same part, and no metadata either would lose. */
-const continues = (held: DeltaPart, next: DeltaPart) =>
-  held.type === next.type &&
-  held.id === next.id &&
-  held.providerMetadata === undefined &&
-  next.providerMetadata === undefined;
+/** A delta as the model's stream parts and the UI's chunks both have it. */
+type Delta = { type: string; id: string; delta: string; providerMetadata?: unknown };
+
+/**
+ * `held` with `next`'s text added, when `next` only adds text to it (the same part, and no
+ * metadata either would lose); undefined when it does not.
+ */
+export function joinedDelta<T extends Delta>(held: T, next: T): T | undefined {
+  if (held.type !== next.type || held.id !== next.id) return undefined;
+  if (held.providerMetadata !== undefined || next.providerMetadata !== undefined) return undefined;
+  return { ...held, delta: held.delta + next.delta };
+}
 
 /**
  * A model's stream with its bursts joined. Every part a turn reads passes a dozen web-stream
@@ -48,11 +54,9 @@ export function joinedDeltas(
         const { done, value } = await reader.read();
         if (done) break;
         const last = waiting.at(-1);
-        if (last && isDelta(last) && isDelta(value) && continues(last, value)) {
-          waiting[waiting.length - 1] = { ...last, delta: last.delta + value.delta };
-        } else {
-          waiting.push(value);
-        }
+        const grown = last && isDelta(last) && isDelta(value) && joinedDelta(last, value);
+        if (grown) waiting[waiting.length - 1] = grown;
+        else waiting.push(value);
         awake();
       }
       ended = {};

@@ -1,16 +1,10 @@
 import type { UIMessageChunk } from "ai";
+import { joinedDelta } from "@/lib/ai/joined-deltas";
 
 type DeltaChunk = Extract<UIMessageChunk, { type: "text-delta" | "reasoning-delta" }>;
 
 const isDelta = (chunk: UIMessageChunk): chunk is DeltaChunk =>
   chunk.type === "text-delta" || chunk.type === "reasoning-delta";
-
-/** Whether `next` can be added to `held`: the same part, and no metadata either would lose. */
-const continues = (held: DeltaChunk, next: DeltaChunk) =>
-  held.type === next.type &&
-  held.id === next.id &&
-  held.providerMetadata === undefined &&
-  next.providerMetadata === undefined;
 
 /**
  * The browser's copy of a turn's chunks: passed on as written, except its end (the finish
@@ -43,16 +37,19 @@ export function browserCopy() {
     if (!isDelta(chunk)) {
       flush();
       controller?.enqueue(chunk);
-    } else if (joined && continues(joined, chunk)) {
-      joined = { ...joined, delta: joined.delta + chunk.delta };
-    } else {
-      flush();
-      if (burst) joined = chunk;
-      else {
-        burst = true;
-        setImmediate(endBurst);
-        controller?.enqueue(chunk);
-      }
+      return;
+    }
+    const grown = joined && joinedDelta(joined, chunk);
+    if (grown) {
+      joined = grown;
+      return;
+    }
+    flush();
+    if (burst) joined = chunk;
+    else {
+      burst = true;
+      setImmediate(endBurst);
+      controller?.enqueue(chunk);
     }
   };
   const stream = new ReadableStream<UIMessageChunk>({
