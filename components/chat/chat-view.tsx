@@ -20,6 +20,7 @@ import { MessageMemoryBar } from "../memory/message-memory-bar";
 import { errorText, JSON_HEADERS, useChatMemory } from "../memory/use-chat-memory";
 import { type Rewrite, useSafeEdit } from "../memory/use-safe-edit";
 import { apiFetch } from "../outage/api-fetch";
+import { serverClock } from "../server-clock";
 import { ModelLabelsProvider } from "../stats/model-labels";
 import { Composer } from "./composer";
 import { useFirstMessage } from "./first-message";
@@ -428,8 +429,9 @@ export function ChatView({
 
   // Picks are saved one after another, so the server ends on the last one; a pick that fails
   // puts the picker back only when no later pick is on its way, and then to what the chat has.
-  // Each pick says when it was made (never twice the same instant), so one that hung and
-  // reaches the server after a later one is refused there instead of taking the chat back.
+  // Each pick says when it was made by the server's clock (never twice the same instant), so
+  // one that hung and reaches the server after a later one is refused there instead of taking
+  // the chat back, and a pick on a device whose clock is behind still counts as the later one.
   const modelSaves = useRef({
     latest: 0,
     saved: initialModelId,
@@ -439,7 +441,7 @@ export function ChatView({
   async function changeModel(next: string) {
     const saves = modelSaves.current;
     const pick = ++saves.latest;
-    const pickedAt = Math.max(Date.now(), saves.pickedAt + 1);
+    const pickedAt = Math.max(serverClock.now(), saves.pickedAt + 1);
     saves.pickedAt = pickedAt;
     setPickedModelId(next);
     const save = saves.queue.then(() =>

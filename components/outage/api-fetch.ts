@@ -1,3 +1,5 @@
+import { serverClock } from "../server-clock";
+
 /** Fired when Fold's API answers 503: its database is unreachable (lib/errors.ts). */
 export const OUTAGE_EVENT = "fold:database-unavailable";
 /** Fired when it answers again: hooks that failed during the outage load again. */
@@ -14,8 +16,10 @@ export const RECOVERED_EVENT = "fold:database-recovered";
  */
 export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   let response: Response;
+  const sentAt = Date.now();
   try {
     response = await fetch(input, init);
+    serverClock.note(response.headers.get("date"), sentAt, Date.now());
   } catch (error) {
     if (error instanceof DOMException && error.name === "AbortError") throw error;
     return Response.json(

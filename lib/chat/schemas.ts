@@ -47,8 +47,9 @@ export const updateChatBody = z
     title: title.optional(),
     modelId: modelIdSchema.optional(),
     /**
-     * When the user picked `modelId` (ms since the epoch, the browser's clock): a pick saved
-     * after a later one (it hung on the way) is refused rather than taking the chat back.
+     * When the user picked `modelId` (ms since the epoch, by the server's clock as the browser
+     * tells it: components/server-clock.ts): a pick saved after a later one (it hung on the
+     * way) is refused rather than taking the chat back.
      */
     pickedAt: z
       .int({ error: "pickedAt must be a whole number of milliseconds" })

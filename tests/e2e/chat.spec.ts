@@ -1,6 +1,6 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { SCRIPT_PATH } from "../fixtures/fake-openai/server";
-import { hydrated, openNewChat } from "./helpers";
+import { hydrated, openNewChat, signIn } from "./helpers";
 import { MAIN_FAKE_PORT } from "./servers";
 
 test("send a message, watch it stream, open its stats, and find it all again after a reload", async ({
@@ -142,4 +142,43 @@ test("Stop that the server cannot carry out says why, lets the reply go, and rai
     "A reply that takes its time.",
     { timeout: 20_000 },
   );
+});
+
+test("a model picked on a device whose clock is ten minutes behind is kept as the later pick", async ({
+  browser,
+  page,
+}) => {
+  const email = `e2e-clock-${Date.now()}@example.com`;
+  await openNewChat(page, email);
+  const chatUrl = page.url();
+  const saved = (on: Page) =>
+    on.waitForResponse((r) => r.request().method() === "PATCH" && /\/api\/chats\//.test(r.url()));
+  const picker = page.getByLabel("Model");
+  await expect(picker).toBeEnabled();
+  const first = saved(page);
+  await picker.selectOption("fake:fake-model");
+  expect((await first).status()).toBe(200);
+
+  // The same user on another device, whose clock reads ten minutes ago.
+  const behind = await browser.newContext();
+  try {
+    await behind.clock.install({ time: Date.now() - 10 * 60_000 });
+    const other = await behind.newPage();
+    await signIn(other, email);
+    await other.goto(chatUrl);
+    await hydrated(other);
+    const otherPicker = other.getByLabel("Model");
+    await expect(otherPicker).toHaveValue("fake:fake-model");
+    await expect(otherPicker).toBeEnabled();
+    const later = saved(other);
+    await otherPicker.selectOption("demo:demo");
+    expect((await later).status()).toBe(200);
+    await expect(otherPicker).toHaveValue("demo:demo");
+    await expect(other.getByText(/could not be changed|later pick/)).toHaveCount(0);
+  } finally {
+    await behind.close();
+  }
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByLabel("Model")).toHaveValue("demo:demo");
 });

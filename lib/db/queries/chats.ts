@@ -136,14 +136,11 @@ export async function createChat(
 }
 
 /**
- * Renames a chat or changes its model. The compaction columns are not
- * reachable from here: only lib/db/compaction-state.ts writes them.
- */
-/**
- * A rename or a model pick. A pick that says when it was made (`pickedAt`, the browser's clock,
- * taken as no later than the server's now) changes the chat only when no later pick is stored:
- * a save that reached the server after a later one does not take the chat back. "superseded"
- * then; null when the chat is gone.
+ * A rename or a model pick (the compaction columns are not reachable from here: only
+ * lib/db/compaction-state.ts writes them). A pick that says when it was made (`pickedAt`, the server's clock
+ * as the browser tells it, taken as no later than the server's now) changes the chat only when
+ * no later pick is stored: a save that reached the server after a later one does not take the
+ * chat back. "superseded" then; null when the chat is gone.
  */
 export async function updateChat(
   db: Db,
