@@ -62,24 +62,28 @@ export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageM
     model,
     middleware: {
       wrapGenerate: async ({ doGenerate, params }) => {
+        const sent = !params.abortSignal?.aborted;
         try {
           const result = await doGenerate();
           const written = result.content.map(contentText).join("");
           sink(callTokens(result.usage, params.prompt, written));
           return result;
         } catch (error) {
-          // Stopped while the provider wrote: it read the prompt. A refusal costs nothing.
-          if (params.abortSignal?.aborted) sink(cutOffTokens(params.prompt, ""));
+          // Stopped while the provider wrote: it read the prompt. A refusal costs nothing, nor
+          // does a call stopped before it began (fetch sends nothing with an aborted signal).
+          if (sent && params.abortSignal?.aborted) sink(cutOffTokens(params.prompt, ""));
           throw error;
         }
       },
       wrapStream: async ({ doStream, params }) => {
+        const sent = !params.abortSignal?.aborted;
         let result: Awaited<ReturnType<typeof doStream>>;
         try {
           result = await doStream();
         } catch (error) {
           // Stopped before the provider answered (a long prompt's prefill): it read the prompt.
-          if (params.abortSignal?.aborted) sink(cutOffTokens(params.prompt, ""));
+          // Stopped before the call began: nothing was sent.
+          if (sent && params.abortSignal?.aborted) sink(cutOffTokens(params.prompt, ""));
           throw error;
         }
         const reader = result.stream.getReader();

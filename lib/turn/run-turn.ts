@@ -271,7 +271,7 @@ async function streamTurn(
     throw error;
   });
   if (!before) {
-    // Stopped during Tier 1: no model call, and nothing to store (persist.ts).
+    // Stopped during Tier 1 or just after it: no model call, and nothing to store (persist.ts).
     turn.observed.stopped = true;
     turn.observed.stoppedBeforeModel = true;
     write({ type: "finish", messageMetadata: { stopped: true } });
@@ -373,5 +373,8 @@ async function beforeModelCall(
     write,
   );
   if (compaction) view = compaction.view;
+  // A Stop heard after Tier 1 last looked (its projection, a fold's commit) ends the turn here:
+  // the AI SDK would still call the provider with the aborted signal.
+  if (turn.stopSignal.aborted) return null;
   return compaction && { frame, budget, compaction };
 }

@@ -99,6 +99,28 @@ describe("meteredModel", () => {
     expect(tokens).toEqual([countTextTokens(prompt) + MESSAGE_OVERHEAD_TOKENS]);
   });
 
+  it("a call begun after its stop was heard sends nothing and is not metered", async () => {
+    const tokens: number[] = [];
+    let called = 0;
+    // As fetch does: an already aborted signal fails the request before anything is sent.
+    const model = new MockLanguageModelV4({
+      doStream: async ({ abortSignal }) => {
+        called++;
+        abortSignal?.throwIfAborted();
+        throw new Error("sent without a stop");
+      },
+    });
+    const result = streamText({
+      model: meteredModel(model, (n) => tokens.push(n)),
+      prompt: "A question the user stopped as it was sent.",
+      abortSignal: AbortSignal.abort(),
+      onError: () => undefined,
+    });
+    await result.consumeStream();
+    expect(called).toBe(1);
+    expect(tokens).toEqual([]);
+  });
+
   it("a stream that fails mid-way without a count is metered by the estimate", async () => {
     const tokens: number[] = [];
     const parts: LanguageModelV4StreamPart[] = [
