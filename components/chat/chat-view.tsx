@@ -32,6 +32,8 @@ import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
 import {
   fetchStoredPage,
+  isCompactionEntry,
+  messageBeingAnswered,
   type StoredPage,
   withCompactionEntry,
   withEntriesPutBack,
@@ -308,11 +310,7 @@ export function ChatView({
       // Stop yet even once its reply shows, and a stop that names it waits for it. A page that
       // follows a reply whose message it does not hold (loaded as the turn began) names none.
       // The attempt is this page's own request (a reply followed since the page loaded has none).
-      const list = latestMessages.current;
-      const last = list.at(-1);
-      const before = list.at(-2);
-      const messageId =
-        last?.role === "user" ? last.id : before?.role === "user" ? before.id : undefined;
+      const messageId = messageBeingAnswered(latestMessages.current);
       return { messageId, attemptId: messageId ? attemptRef.current : undefined };
     }, []),
     useCallback(async (response: Response) => {
@@ -747,11 +745,6 @@ export function ChatView({
 
 const CONTINUED_TEXT =
   "This chat continues an earlier one: the model starts from its summary (open Memory to read it).";
-
-/** A compaction's timeline entry (a note added, a fold): not a reply and not a message of the chat's. */
-function isCompactionEntry(message: FoldUIMessage): boolean {
-  return Boolean(message.metadata?.compaction);
-}
 
 /** A reply begun and nothing in it: no text, no finished tool call, not marked Stopped. */
 function isEmptyReply(message: FoldUIMessage): boolean {

@@ -74,3 +74,21 @@ export function withEntriesPutBack(
     !before.some((m) => m.id === last.id);
   return replied ? [...shown.slice(0, -1), ...missing, last] : [...shown, ...missing];
 }
+
+/** A compaction's timeline entry (a note added, a fold): not a reply and not a message of the chat's. */
+export function isCompactionEntry(message: FoldUIMessage): boolean {
+  return Boolean(message.metadata?.compaction);
+}
+
+/**
+ * The user message a running reply answers: the last message shown, or the one before the
+ * reply begun after it. Compaction entries do not count: a background fold's entry lands before
+ * the streaming reply. Undefined when neither is a user message (a page following a reply
+ * whose message it does not hold).
+ */
+export function messageBeingAnswered(shown: readonly FoldUIMessage[]): string | undefined {
+  const [before, last] = shown.filter((m) => !isCompactionEntry(m)).slice(-2);
+  if (last === undefined) return before?.role === "user" ? before.id : undefined;
+  if (last.role === "user") return last.id;
+  return before?.role === "user" ? before.id : undefined;
+}

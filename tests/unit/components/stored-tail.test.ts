@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  messageBeingAnswered,
   withCompactionEntry,
   withEntriesPutBack,
   withStoredTail,
@@ -84,5 +85,31 @@ describe("withEntriesPutBack", () => {
 
   it("leaves the timeline as it is when the entries are shown already", () => {
     expect(withEntriesPutBack(before, [entry], before)).toBe(before);
+  });
+});
+
+describe("messageBeingAnswered", () => {
+  const reply = (id: string): FoldUIMessage => ({ id, role: "assistant", parts: [] });
+  const entry = (id: string): FoldUIMessage => ({
+    id,
+    role: "assistant",
+    parts: [],
+    metadata: { compaction: true } as FoldUIMessage["metadata"],
+  });
+
+  it("is the last message before its reply begins, and the one before the reply after", () => {
+    expect(messageBeingAnswered([message("u1")])).toBe("u1");
+    expect(messageBeingAnswered([message("u1"), reply("r1")])).toBe("u1");
+    expect(messageBeingAnswered([message("u1"), reply("r1"), reply("r2")])).toBeUndefined();
+    expect(messageBeingAnswered([reply("r1")])).toBeUndefined();
+    expect(messageBeingAnswered([])).toBeUndefined();
+  });
+
+  it("still names the message once a background fold's entry lands before the streaming reply", () => {
+    const streaming = [message("u0"), reply("r0"), message("u1"), reply("r1")];
+    const shown = withCompactionEntry(streaming, entry("c1"), true);
+    expect(ids(shown)).toEqual(["u0", "r0", "u1", "c1", "r1"]);
+    expect(messageBeingAnswered(shown)).toBe("u1");
+    expect(messageBeingAnswered([message("u1"), entry("c1")])).toBe("u1");
   });
 });
