@@ -66,9 +66,12 @@ function createAuth(db: Db) {
     // Its own limiter keys on X-Forwarded-For, which any client can write: Fold limits sign-in
     // and sign-up itself, on the socket's address (lib/limits/auth-rate-limit.ts).
     rateLimit: { enabled: false },
-    // Fold has no profile page: this endpoint would let an account set any name or picture
-    // past Fold's own checks (and a null name came back a 500).
-    disabledPaths: ["/update-user"],
+    // Fold has no profile page: /update-user would let an account set any name or picture
+    // past Fold's own checks (and a null name came back a 500). Fold never asks
+    // /verify-password, which tells a session whether a password is its account's: a guesser
+    // with a session (a shared computer) would get past the sign-in limits that
+    // /change-password is held to.
+    disabledPaths: ["/update-user", "/verify-password"],
     databaseHooks: registrationHooks(db),
   });
 }

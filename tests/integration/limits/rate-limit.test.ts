@@ -239,6 +239,20 @@ describeEachDriver("rate limits", (use) => {
     }
   });
 
+  it("a session cannot ask whether a password is its account's outside the limits: better-auth's /verify-password is not served", async () => {
+    const database = use();
+    expect((await signUp(database, "verifier@example.com", { peer: "192.0.2.83" })).status).toBe(
+      200,
+    );
+    const session = anonymous();
+    const from = { peer: "192.0.2.84", browser: session };
+    expect((await signIn(database, "verifier@example.com", PASSWORD, from)).status).toBe(200);
+    for (const password of ["a wrong guess", PASSWORD]) {
+      const response = await authPost(database, "/api/auth/verify-password", { password }, from);
+      expect(response.status).toBe(404);
+    }
+  });
+
   it("counts guesses sent at once before any is answered; a sign-in must be JSON", async () => {
     const database = use();
     expect((await signUp(database, "burst@example.com", { peer: "192.0.2.78" })).status).toBe(200);
