@@ -13,8 +13,8 @@ import { firstElements, MAX_PAGE_ELEMENTS } from "./page-elements";
  */
 
 /**
- * `cutAtElements`: the page held more elements than are read (MAX_PAGE_ELEMENTS), and only its
- * first ones were.
+ * `cutAtElements`: the page held more markup than is read (MAX_PAGE_ELEMENTS: its elements,
+ * their attributes and its character references), and only its first that many elements were.
  */
 export type PageText = { title?: string; text: string; cutAtElements?: number };
 
@@ -290,12 +290,12 @@ function articleText(document: Document, baseUrl?: string): string {
 
 /** The `<title>` and readable text of an HTML document; `baseUrl` resolves relative links. */
 export function pageText(whole: string, options: { baseUrl?: string } = {}): PageText {
-  const { html, cut } = firstElements(whole);
+  const { html, cut, elements } = firstElements(whole);
   const { document } = parse(html);
   const title = document.querySelector("title")?.textContent?.replace(/\s+/g, " ").trim();
   const found = {
     ...(title ? { title: headOf(title, MAX_TITLE_CHARS) } : {}),
-    ...(cut ? { cutAtElements: MAX_PAGE_ELEMENTS } : {}),
+    ...(cut ? { cutAtElements: elements } : {}),
   };
   // A page that marks its one main region says where its content is; otherwise Readability looks.
   const mains = document.querySelectorAll("main");

@@ -186,4 +186,42 @@ describe("a page of very many elements", () => {
     expect(whole.cutAtElements).toBeUndefined();
     expect(whole.text).toContain("para-999");
   });
+
+  it("counts attributes and character references too: a page of few elements full of them is cut", () => {
+    // 2 MB of references in one paragraph: read up to the budget's worth of them.
+    const references = pageText(`<html><body><p>${"&amp;".repeat(400_000)}</p></body></html>`);
+    expect(references.cutAtElements).toBe(3);
+    expect(references.text).toMatch(/^&+$/);
+    expect(references.text.length).toBeGreaterThan(MAX_PAGE_ELEMENTS);
+    expect(references.text.length).toBeLessThanOrEqual(2 * MAX_PAGE_ELEMENTS);
+    // A tag of 100,000 attributes: the page is read up to it.
+    const attributes = Array.from({ length: 100_000 }, (_, i) => `a${i}="1"`).join(" ");
+    const wide = pageText(`<p>before</p><p ${attributes}>inside</p>`);
+    expect(wide.cutAtElements).toBe(1);
+    expect(wide.text).toBe("before");
+    // Attributes without values, or values unquoted, count as well.
+    const bare = pageText(`<p>before</p><p ${"x ".repeat(30_000)}>inside</p>`);
+    expect(bare.text).toBe("before");
+    const unquoted = pageText(`<p>before</p><p ${"x=1 ".repeat(30_000)}>inside</p>`);
+    expect(unquoted.text).toBe("before");
+  });
+
+  it("is not fooled by a quote that opens no value: the elements after it still count", () => {
+    const paragraphs = Array.from({ length: 30_000 }, (_, i) => `<p>p${i}</p>`).join("");
+    const page = pageText(`<p a'b>quoted</p>${paragraphs}`);
+    // The first paragraph's attribute (named a'b) takes one element's place.
+    expect(page.cutAtElements).toBe(MAX_PAGE_ELEMENTS - 1);
+    // A value's quotes hide a `>` and a `<` from the count, as they do from the parser.
+    const valued = pageText(`<p title="a > <b> c" data-x='<i>'>text</p><p>after</p>`);
+    expect(valued).toEqual({ text: "text\n\nafter" });
+  });
+
+  it("reads a page whose markup is just under the budget whole", () => {
+    // Each paragraph: one element and one attribute.
+    const count = MAX_PAGE_ELEMENTS / 2 - 10;
+    const items = Array.from({ length: count }, (_, i) => `<p class="c">item-${i}</p>`).join("");
+    const page = pageText(`<main>${items}</main>`);
+    expect(page.cutAtElements).toBeUndefined();
+    expect(page.text).toContain(`item-${count - 1}`);
+  });
 });
