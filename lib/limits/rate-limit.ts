@@ -1,7 +1,7 @@
 /**
- * Rate limits for sign-in, sign-up, turns and Compact now (DESIGN §16), kept where every instance sees them:
- * Redis when REDIS_URL is set, else the database through rate-limiter-flexible's Drizzle store
- * (Postgres, or PGlite for a single embedded instance).
+ * Rate limits for sign-in, sign-up, turns, Compact now and Continue in a new chat (DESIGN §16),
+ * kept where every instance sees them: Redis when REDIS_URL is set, else the database through
+ * rate-limiter-flexible's Drizzle store (Postgres, or PGlite for a single embedded instance).
  */
 import {
   RateLimiterDrizzle,
@@ -67,6 +67,16 @@ export const RATE_LIMITS = {
     durationSeconds: 60,
     points: () => env().rateLimits.turnsPerMinute,
     message: "You are compacting faster than this server allows.",
+  },
+  /**
+   * Continue in a new chat copies the pinned and unsummarized messages (up to 100,000
+   * characters each) into the new one, with no model call: as many a minute as turns, counted
+   * apart, so one user cannot fill the database by asking again and again.
+   */
+  continue: {
+    durationSeconds: 60,
+    points: () => env().rateLimits.turnsPerMinute,
+    message: "You are starting new chats from this one faster than this server allows.",
   },
 } as const;
 

@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { RateLimiterDrizzle } from "rate-limiter-flexible";
 import { beforeAll, expect, it, vi } from "vitest";
 
@@ -12,12 +13,15 @@ vi.hoisted(() => {
 });
 
 import * as authRoute from "@/app/api/auth/[...all]/route";
+import * as continueRoute from "@/app/api/chats/[id]/continue/route";
+import * as chatsListRoute from "@/app/api/chats/route";
 import type { Database } from "@/lib/db/client";
 import { withDatabase } from "@/lib/db/client";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { usageOn } from "@/lib/db/queries/usage";
 import { countUsers } from "@/lib/db/queries/users";
+import { chat } from "@/lib/db/schema";
 import { installPeerAddressStamp, PEER_ADDRESS_HEADER } from "@/lib/limits/peer-address";
 import { usageDayOf } from "@/lib/limits/quota-day";
 import { consumeRateLimit } from "@/lib/limits/rate-limit";
@@ -413,6 +417,45 @@ describeEachDriver("rate limits", (use) => {
       modelId: "demo:demo",
       text: "still here",
     });
+    expect(after.response.status).toBe(200);
+  });
+
+  it("limits Continue in a new chat per user, apart from turns: copying a chat again and again cannot fill the database", async () => {
+    const database = use();
+    const browser = anonymous();
+    const signedUp = await signUp(database, "continuing@example.com", {
+      peer: "192.0.2.52",
+      browser,
+    });
+    expect(signedUp.status).toBe(200);
+    const chatId = await newChat(database, browser);
+    const carry = (id: string) =>
+      call(database, continueRoute.POST, {
+        path: `/api/chats/${id}/continue`,
+        method: "POST",
+        body: {},
+        params: { id },
+        browser,
+      });
+    // A refusal spends nothing: a chat with nothing summarized yet is a 409, its point given back.
+    const first = await sendTurn(database, browser, { chatId, modelId: "demo:demo", text: "hi" });
+    expect(first.response.status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await carry(chatId)).status).toBe(409);
+    // A summary as a fold leaves one (folding takes more turns than this file's limit lets by).
+    await database.db
+      .update(chat)
+      .set({ contextSummary: "The user greeted the assistant.", summaryWatermark: null })
+      .where(eq(chat.id, chatId));
+    for (let i = 0; i < 2; i++) expect((await carry(chatId)).status).toBe(201);
+    const refused = await carry(chatId);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+      "too_many_requests:continue",
+    );
+    const chats = await call(database, chatsListRoute.GET, { path: "/api/chats", browser });
+    expect(((await chats.json()) as { chats: unknown[] }).chats).toHaveLength(3);
+    // Its points are its own: the minute's second turn is still let through.
+    const after = await sendTurn(database, browser, { chatId, modelId: "demo:demo", text: "on" });
     expect(after.response.status).toBe(200);
   });
 });

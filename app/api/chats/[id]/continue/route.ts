@@ -2,7 +2,9 @@ import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { continueInNewChat } from "@/lib/chat/memory";
 import { getDb } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
 import { readJson, route } from "@/lib/http/route";
+import { consumeRateLimit } from "@/lib/limits/rate-limit";
 
 export const dynamic = "force-dynamic";
 
@@ -11,6 +13,13 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
   await readJson(request, z.strictObject({}), { emptyAs: {} });
-  const created = await continueInNewChat(await getDb(), user.id, chat);
+  const point = await consumeRateLimit("continue", user.id);
+  const created = await continueInNewChat(await getDb(), user.id, chat).catch(
+    async (error: unknown) => {
+      // Refused (the chat deleted meanwhile, say): nothing was copied, the point goes back.
+      if (error instanceof AppError && error.status < 500) await point.refund();
+      throw error;
+    },
+  );
   return Response.json({ chat: created }, { status: 201 });
 });
