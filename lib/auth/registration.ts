@@ -48,7 +48,11 @@ export function registrationHooks(db: Db) {
           const mode = env().registration;
           // "closed" still lets the first account in, or no one could ever run the server.
           if (mode === "closed" && (await countUsers(db)) > 0) throw closed();
-          return { data: { ...newUser, role: "user", status: initialStatus(mode) } };
+          // Fold shows no pictures and has no way to check one: a sign-up's `image` (any text
+          // better-auth takes, a `javascript:` URL as well) is not stored.
+          return {
+            data: { ...newUser, image: null, role: "user", status: initialStatus(mode) },
+          };
         },
         after: async (created: { id: string }) => {
           if (await claimFirstAdmin(db, created.id)) return;

@@ -32,6 +32,27 @@ describeEachDriver("registration: open", (use) => {
     expect(chats.status).toBe(200);
   });
 
+  it("a sign-up's picture is not stored: Fold shows none and cannot check one", async () => {
+    const database = use();
+    const response = await call(database, authRoute.POST, {
+      path: "/api/auth/sign-up/email",
+      method: "POST",
+      params: { all: ["sign-up", "email"] },
+      body: {
+        name: "dave",
+        email: "dave@example.com",
+        password: "a password long enough",
+        image: `javascript:alert(1)${"A".repeat(10_000)}`,
+      },
+    });
+    expect(response.status).toBe(200);
+    const [row] = await database.db
+      .select({ image: user.image })
+      .from(user)
+      .where(eq(user.email, "dave@example.com"));
+    expect(row).toEqual({ image: null });
+  });
+
   it("an account cannot rewrite its name or picture behind Fold's back (no such endpoint)", async () => {
     const database = use();
     const { browser } = await register(database, "carol@example.com");
