@@ -4,7 +4,7 @@ import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, generateId } from "ai";
 import { AlertCircle, RotateCcw } from "lucide-react";
 import { useRouter } from "next/navigation";
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { BranchSwitch } from "@/lib/chat/branches";
 import type { ChatContext } from "@/lib/chat/context";
 import { MESSAGE_MAX_CHARS } from "@/lib/message/limits";
@@ -115,25 +115,37 @@ export function ChatView({
   const sentEdit = useRef<{ messageId: string; text: string } | null>(null);
   const [editDrafts] = useState(createEditDrafts);
   const [resumeOnLoad] = useState(initialReplying === true);
-  const { messages, sendMessage, regenerate, stop, status, error, clearError, setMessages } =
-    useChat<FoldUIMessage>({
-      id: chatId,
-      messages: initialMessages,
-      transport,
-      // Only a reply running when the page loaded: a refresh that finds one (another tab's)
-      // does not take it over mid-way (use-reply-in-progress follows it instead).
-      resume: resumeOnLoad,
-      onFinish: ({ isError }) => {
-        // Answered (or stopped): it was stored. A refusal keeps it to put back in the box.
-        if (!isError) {
-          lastSent.current = "";
-          beforeRewrite.current = null;
-          sentEdit.current = null;
-        }
-        setUsageVersion((v) => v + 1);
-        router.refresh();
-      },
-    });
+  // Set below, once the hooks it calls exist: what the page does when its reply's stream drops.
+  const afterDisconnect = useRef(() => {});
+  const {
+    messages,
+    sendMessage,
+    regenerate,
+    stop,
+    status,
+    error,
+    clearError,
+    setMessages,
+    resumeStream,
+  } = useChat<FoldUIMessage>({
+    id: chatId,
+    messages: initialMessages,
+    transport,
+    // Only a reply running when the page loaded: a refresh that finds one (another tab's)
+    // does not take it over mid-way (use-reply-in-progress follows it instead).
+    resume: resumeOnLoad,
+    onFinish: ({ isError, isDisconnect }) => {
+      // Answered (or stopped): it was stored. A refusal keeps it to put back in the box.
+      if (!isError) {
+        lastSent.current = "";
+        beforeRewrite.current = null;
+        sentEdit.current = null;
+      }
+      setUsageVersion((v) => v + 1);
+      router.refresh();
+      if (isDisconnect) afterDisconnect.current();
+    },
+  });
 
   const busy = status === "submitted" || status === "streaming";
   const busyRef = useRef(busy);
@@ -288,6 +300,18 @@ export function ChatView({
       [setStoredTail, router],
     ),
   );
+  // This page's own reply stream dropped (the connection went, a phone put the tab to sleep)
+  // while the server goes on writing the reply and then stores it. Once online again, the page
+  // follows the live reply from its start (/stream), then reads what is stored: the reply shows
+  // as the server keeps it, not as an error whose Retry the still busy chat would refuse.
+  useEffect(() => {
+    afterDisconnect.current = () => {
+      void whenOnline().then(async () => {
+        await resumeStream();
+        followReplyElsewhere();
+      });
+    };
+  }, [resumeStream, followReplyElsewhere]);
   // Stop that the server did not end soon (or could not be asked): the page lets the stream go,
   // and then shows what the server stores. A reply the stream had only begun (nothing in it
   // yet) goes at once: left there empty, it hid the message's Retry; one with text stays until
@@ -745,6 +769,14 @@ export function ChatView({
 
 const CONTINUED_TEXT =
   "This chat continues an earlier one: the model starts from its summary (open Memory to read it).";
+
+/** Resolves once the browser says it is online (at once when it is). */
+function whenOnline(): Promise<void> {
+  if (navigator.onLine) return Promise.resolve();
+  return new Promise((resolve) => {
+    window.addEventListener("online", () => resolve(), { once: true });
+  });
+}
 
 /** A reply begun and nothing in it: no text, no finished tool call, not marked Stopped. */
 function isEmptyReply(message: FoldUIMessage): boolean {

@@ -182,3 +182,61 @@ test("a model picked on a device whose clock is ten minutes behind is kept as th
   await hydrated(page);
   await expect(page.getByLabel("Model")).toHaveValue("demo:demo");
 });
+
+test("a reply whose stream drops on the way shows once the page is back, as the server stored it", async ({
+  page,
+}) => {
+  // The page's connection to its own reply breaks mid-way (the server does not notice and goes
+  // on): reading the response body fails as a dropped network does.
+  await page.addInitScript(() => {
+    const original = window.fetch.bind(window);
+    window.fetch = async (input, init) => {
+      const response = await original(input, init);
+      const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+      if (!new URL(url, location.href).pathname.endsWith("/api/chat") || !response.body) {
+        return response;
+      }
+      let drop = (_: Error) => {};
+      const dropped = new Promise<never>((_, reject) => {
+        drop = reject;
+      });
+      (window as unknown as { dropReply: () => void }).dropReply = () =>
+        drop(new TypeError("network error"));
+      const reader = response.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const next = await Promise.race([reader.read(), dropped]);
+            if (next.done) controller.close();
+            else controller.enqueue(next.value);
+          } catch (error) {
+            controller.error(error);
+          }
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+  });
+  await openNewChat(page, `e2e-drop-${Date.now()}@example.com`);
+  const picker = page.getByLabel("Model");
+  await expect(picker).toBeEnabled();
+  await picker.selectOption("fake:fake-model");
+  const text = "The reply the server went on writing while the page was away.";
+  const scripted = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
+    data: [{ fault: "slow", delayMs: 3_000, text }],
+  });
+  expect(scripted.ok()).toBe(true);
+  await page.getByRole("textbox", { name: "Message" }).fill("Are you still there?");
+  await page.getByRole("button", { name: "Send message" }).click();
+  await page.waitForFunction(() => "dropReply" in window);
+  await page.evaluate(() => (window as unknown as { dropReply: () => void }).dropReply());
+
+  const answer = page.locator("[data-role=assistant]").last();
+  await expect(answer).toContainText(text, { timeout: 20_000 });
+  await expect(page.getByRole("button", { name: "Retry" })).toHaveCount(0);
+  await expect(page.getByText(/network error/i)).toHaveCount(0);
+  await page.reload();
+  await hydrated(page);
+  await expect(page.locator("[data-role=assistant]").last()).toContainText(text);
+  await expect(page.locator("[data-role=assistant]")).toHaveCount(1);
+});
