@@ -146,11 +146,19 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
           </AlertDialog.Trigger>
           <AlertDialog.Portal>
             <AlertDialog.Overlay className="fixed inset-0 z-[60] bg-black/30" />
-            <AlertDialog.Content className="fixed top-1/2 left-1/2 z-[70] w-[min(90vw,24rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl">
+            <AlertDialog.Content
+              className="fixed top-1/2 left-1/2 z-[70] w-[min(90vw,24rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl"
+              // Back to the chat's row: its Delete button is hidden while the row holds no focus
+              // (the dialog has it), and focus handed to a hidden button fell to the page.
+              onCloseAutoFocus={(event) => {
+                event.preventDefault();
+                link.current?.focus();
+              }}
+            >
               <AlertDialog.Title className="text-base font-semibold">
                 Delete this chat?
               </AlertDialog.Title>
-              <AlertDialog.Description className="text-sm text-muted">
+              <AlertDialog.Description className="text-sm text-muted [overflow-wrap:anywhere]">
                 “{chat.title}” and all of its messages will be deleted for good.
               </AlertDialog.Description>
               <div className="flex justify-end gap-2">

@@ -170,3 +170,43 @@ test("focus stays in the chat list after a rename or a delete", async ({ page })
   await remove("focus renamed");
   await expect(page.getByRole("button", { name: "New chat", exact: true })).toBeFocused();
 });
+
+test("the delete confirm holds a long title, and a delete called off leaves focus on the chat", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-list-cancel-${Date.now()}@example.com`);
+  const long = `unbroken-${"x".repeat(150)}`;
+  await createChats(page, 1, long);
+  await page.goto("/");
+  await hydrated(page);
+  const list = page.getByRole("navigation", { name: "Chats" });
+  const link = list.getByRole("link", { name: `${long} 0` });
+  const confirm = page.getByRole("alertdialog", { name: "Delete this chat?" });
+
+  // By keyboard: the chat's link, then Rename, then Delete.
+  await link.focus();
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  await expect(list.getByRole("button", { name: `Delete ${long} 0` })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(confirm).toBeVisible();
+  // The title wraps inside the dialog rather than running out of it.
+  const fits = await confirm.evaluate((dialog) => {
+    const box = dialog.getBoundingClientRect();
+    return [...dialog.querySelectorAll("*")].every(
+      (el) =>
+        el.getBoundingClientRect().right <= box.right + 1 && el.scrollWidth <= el.clientWidth + 1,
+    );
+  });
+  expect(fits).toBe(true);
+  await page.keyboard.press("Escape");
+  await expect(confirm).toHaveCount(0);
+  await expect(link).toBeFocused();
+
+  // Called off with Cancel, by mouse: the same.
+  await list.getByRole("listitem").first().hover();
+  await list.getByRole("button", { name: `Delete ${long} 0` }).click();
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(link).toBeFocused();
+  await expect(link).toBeVisible();
+});
