@@ -33,11 +33,14 @@ export function formatRate(tokensPerSecond: number | null): string {
   return `${format.format(tokensPerSecond)} tok/s`;
 }
 
+/** The space before a percent sign: no break, so "(13 %)" never ends a line at "(13". */
+const BEFORE_PERCENT = "\u00a0";
+
 /** Share of a whole as "12 %"; a sliver that would round to zero shows as "<1 %". */
 export function formatShare(part: number, whole: number): string {
   const percent = (part / whole) * 100;
-  if (percent > 0 && percent < 0.5) return "<1 %";
-  return `${formatCount(percent)} %`;
+  if (percent > 0 && percent < 0.5) return `<1${BEFORE_PERCENT}%`;
+  return `${formatCount(percent)}${BEFORE_PERCENT}%`;
 }
 
 /** "12,345 / 128,000 (10 %)" when the window is known, else just the count. */

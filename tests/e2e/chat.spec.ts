@@ -31,7 +31,7 @@ test("send a message, watch it stream, open its stats, and find it all again aft
   await expect(stats).toContainText("fake-model (fake)");
   await expect(stats).not.toContainText("fake:fake-model");
   // The context the reply used, against the window of the model that wrote it.
-  await expect(stats).toContainText(/Context tokens[\d.,k]+ \/ [\d.,k]+ \([\d.,<]+ ?%\)/);
+  await expect(stats).toContainText(/Context tokens[\d.,k]+ \/ [\d.,k]+ \([\d.,<]+\s?%\)/);
   const before = await stats.textContent();
   await page.screenshot({ path: "test-results/chat-stats.png", fullPage: true });
   await page.keyboard.press("Escape");

@@ -66,14 +66,15 @@ describe("formatRate", () => {
 
 describe("formatShare and formatContext", () => {
   it("rounds to whole percent, showing slivers as <1 %", () => {
-    expect(formatShare(12_800, 128_000)).toBe("10 %");
-    expect(formatShare(100, 128_000)).toBe("<1 %");
-    expect(formatShare(0, 128_000)).toBe("0 %");
-    expect(formatShare(140_000, 128_000)).toBe("109 %");
+    // The space before % does not break: a value never ends a line at "(10".
+    expect(formatShare(12_800, 128_000)).toBe("10\u00a0%");
+    expect(formatShare(100, 128_000)).toBe("<1\u00a0%");
+    expect(formatShare(0, 128_000)).toBe("0\u00a0%");
+    expect(formatShare(140_000, 128_000)).toBe("109\u00a0%");
   });
 
   it("adds the window only when it is known", () => {
-    expect(formatContext(12_800, 128_000)).toBe("12,800 / 128,000 (10 %)");
+    expect(formatContext(12_800, 128_000)).toBe("12,800 / 128,000 (10\u00a0%)");
     expect(formatContext(12_800)).toBe("12,800");
     expect(formatContext(12_800, 0)).toBe("12,800");
   });
@@ -100,7 +101,7 @@ describe("statsRows", () => {
       { label: "Cache read tokens", value: "1,024" },
       { label: "Cache write tokens", value: "0" },
       { label: "Reasoning tokens", value: "64" },
-      { label: "Context tokens", value: "12,800 / 128,000 (10 %)" },
+      { label: "Context tokens", value: "12,800 / 128,000 (10\u00a0%)" },
       { label: "Steps", value: "2" },
       { label: "Time to first token", value: "800 ms" },
       { label: "Total time", value: "11.7 s" },
