@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import { authClient } from "@/lib/auth/client";
 import { buttonPrimary, inputBase } from "../ui/styles";
 
@@ -51,10 +51,15 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const submitting = useRef(false);
   const copy = COPY[mode];
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    // The button stays focusable while a request is on its way (a disabled one would drop the
+    // focus to the page when it is refused), so a second press is ignored here instead.
+    if (submitting.current) return;
+    submitting.current = true;
     const form = new FormData(event.currentTarget);
     const email = String(form.get("email") ?? "").trim();
     const password = String(form.get("password") ?? "");
@@ -72,12 +77,14 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
       if (result.error) {
         setError(authErrorText(result.error));
         setBusy(false);
+        submitting.current = false;
         return;
       }
     } catch {
       // The request never got an answer (offline, the server restarting).
       setError("Fold could not be reached. Check your connection and try again.");
       setBusy(false);
+      submitting.current = false;
       return;
     }
     router.replace("/");
@@ -149,7 +156,7 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
                 {error}
               </p>
             ) : null}
-            <button type="submit" disabled={busy} className={`${buttonPrimary} w-full`}>
+            <button type="submit" aria-disabled={busy} className={`${buttonPrimary} w-full`}>
               {busy ? copy.busy : copy.action}
             </button>
           </>

@@ -48,7 +48,14 @@ test("a signed-out visitor is sent to sign in, and signing in works", async ({ p
   await expect(page).toHaveURL(/\/login$/);
   await hydrated(page);
   await page.getByLabel("Email").fill(email);
+  // A wrong password is said, and focus stays on the button that was pressed (it fell to the
+  // page while the button was disabled for the request).
+  await page.getByLabel("Password").fill("not the password");
+  const signIn = page.getByRole("button", { name: "Sign in" });
+  await signIn.click();
+  await expect(page.getByRole("alert").filter({ hasText: /password/i })).toBeVisible();
+  await expect(signIn).toBeFocused();
   await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await signIn.click();
   await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
 });
