@@ -11,7 +11,8 @@ import {
 } from "react";
 import { isImeKey } from "../ui/keys";
 import { Spinner } from "../ui/spinner";
-import { useHoverless } from "../ui/use-hoverless";
+import { isHoverless, useHoverless } from "../ui/use-hoverless";
+import { takeArrivalFocus } from "./arrival-focus";
 import { COMPOSER_ID } from "./skip-link";
 
 type Props = {
@@ -76,6 +77,15 @@ export function Composer({
     else sessionStorage.removeItem(key);
   }, [draftKey, text]);
 
+  // A chat just asked for by a button (arrival-focus.ts): typing goes here, once the box takes
+  // input (it waits for the chat's models).
+  const arrived = useRef<boolean | null>(null);
+  arrived.current ??= takeArrivalFocus();
+  useEffect(() => {
+    if (!arrived.current || disabled) return;
+    arrived.current = false;
+    if (!isHoverless()) area.current?.focus();
+  }, [disabled]);
   useEffect(() => {
     if (!returned) return;
     setText((current) => (current.trim() ? current : returned.text));

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { ChatListing } from "@/lib/db/queries/chats";
 import { apiFetch } from "../outage/api-fetch";
+import { focusMessageBoxOnArrival } from "./arrival-focus";
 import { focusComposer } from "./skip-link";
 
 /** Its times are the list's cursor: the next page starts after the last chat's own values. */
@@ -137,6 +138,7 @@ export function useChats(
             alreadyOpen.current();
             return;
           }
+          focusMessageBoxOnArrival();
           router.push(`/chat/${chat.id}`);
           router.refresh();
         } finally {

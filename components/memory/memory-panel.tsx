@@ -6,6 +6,7 @@ import { Dialog } from "radix-ui";
 import { useEffect, useRef, useState } from "react";
 import type { ChatMemory } from "@/lib/chat/memory";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { focusMessageBoxOnArrival } from "../chat/arrival-focus";
 import { Markdown } from "../chat/message/markdown";
 import { apiFetch } from "../outage/api-fetch";
 import { buttonGhost, buttonPrimary, inputBase } from "../ui/styles";
@@ -132,6 +133,7 @@ export function MemoryPanel({
     }
     const { chat } = (await response.json()) as { chat: { id: string } };
     setOpen(false);
+    focusMessageBoxOnArrival();
     router.push(`/chat/${chat.id}`);
     router.refresh();
   }

@@ -210,3 +210,16 @@ test("the delete confirm holds a long title, and a delete called off leaves focu
   await expect(link).toBeFocused();
   await expect(link).toBeVisible();
 });
+
+test("New chat opens its chat with the message box ready for typing", async ({ page }) => {
+  await registerUser(page, `e2e-list-new-${Date.now()}@example.com`);
+  const newChat = page.getByRole("button", { name: "New chat", exact: true });
+  await newChat.focus();
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(box).toBeFocused();
+  await page.keyboard.type("typed at once");
+  await expect(box).toHaveValue("typed at once");
+});
