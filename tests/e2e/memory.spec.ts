@@ -1,4 +1,4 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Locator, type Page, test } from "@playwright/test";
 import { RECORDED_PATH } from "../fixtures/fake-openai/server";
 import { hydrated, openNewChat, registerUser } from "./helpers";
 import { MAIN_FAKE_PORT } from "./servers";
@@ -352,6 +352,15 @@ test("the memory panel shows the summary; an edited summary is what the next req
   await expect(panel.getByTestId("memory-summary")).toContainText("Goal & open requests");
   // Rendered as Markdown: a heading, not "## " text.
   await expect(panel.getByTestId("memory-summary").getByRole("heading").first()).toBeVisible();
+  // Its headings are no larger than the panel's own title.
+  const fontSize = (locator: Locator) =>
+    locator.evaluate((el) => Number.parseFloat(getComputedStyle(el).fontSize));
+  const titleSize = await fontSize(
+    panel.getByRole("heading", { name: "What the model remembers" }),
+  );
+  for (const heading of await panel.getByTestId("memory-summary").getByRole("heading").all()) {
+    expect(await fontSize(heading)).toBeLessThanOrEqual(titleSize);
+  }
   await page.screenshot({ path: "test-results/memory-panel.png" });
 
   await panel.getByRole("button", { name: "Edit summary" }).click();
