@@ -18,13 +18,19 @@ export function Providers({ nonce, children }: { nonce?: string; children: React
   );
 }
 
+/** Where toasts start: below the chat page's header (h-14) with a little room. */
+const TOAST_TOP_PX = 64;
+
 function ThemedToaster() {
   const { resolvedTheme } = useTheme();
   return (
     <Toaster
       theme={resolvedTheme === "dark" ? "dark" : "light"}
       // At the top: at the bottom a toast would cover the composer and the ring it answers.
+      // Below the chat's header (56 px), which it covered: the menu, the title and Export.
       position="top-center"
+      offset={{ top: TOAST_TOP_PX }}
+      mobileOffset={{ top: TOAST_TOP_PX }}
       closeButton
     />
   );

@@ -356,6 +356,11 @@ test.describe("on a touch screen", () => {
     await page.getByRole("button", { name: "Compact now" }).tap();
     await expect(page.getByText("Nothing to summarize yet").first()).toBeVisible();
     await expect(details).toBeHidden();
+    // The toast comes to rest below the chat's header: its menu, title and Export stay in reach.
+    const header = await page.locator("header").first().boundingBox();
+    const toastTop = async () =>
+      (await page.locator("[data-sonner-toast]").first().boundingBox())?.y ?? -1;
+    await expect.poll(toastTop).toBeGreaterThanOrEqual((header?.y ?? 0) + (header?.height ?? 0));
 
     await page.getByRole("button", { name: "Open the chat list" }).click();
     const drawer = page.getByRole("dialog", { name: "Chats" });
