@@ -10,7 +10,10 @@
  * clock was set since: the latest answer alone counts from then on.
  */
 export type ServerClock = {
-  /** Learns from one answer: its `Date` header and, on this browser's clock, when the request went and the answer came. */
+  /**
+   * Learns from one answer: its `Date` header and, on this browser's clock, when the request
+   * went and when the answer came.
+   */
   note(date: string | null, sentAt: number, receivedAt: number): void;
   /** The server's time now, as ms since the epoch (this browser's own until an answer says). */
   now(): number;
