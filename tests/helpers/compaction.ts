@@ -1,6 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import * as compactRoute from "@/app/api/chats/[id]/compact/route";
 import * as contextRoute from "@/app/api/chats/[id]/context/route";
+import * as continueRoute from "@/app/api/chats/[id]/continue/route";
 import * as pinsRoute from "@/app/api/chats/[id]/pins/route";
 import type { Database, Db } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
@@ -16,7 +17,7 @@ import type { RecordedRequest } from "../fixtures/fake-openai/types";
 import { type Browser, call } from "./http";
 
 /**
- * Shared by the compaction integration tests: the compact-now and context
+ * Shared by the compaction integration tests: the compact-now, continue, pins and context
  * routes, the chat row and its events, and what the fake server was asked.
  */
 
@@ -48,6 +49,17 @@ export function compactNowCall(
     path: `/api/chats/${chatId}/compact`,
     method: "POST",
     body,
+    params: { id: chatId },
+    browser,
+  });
+}
+
+/** POST /api/chats/:id/continue: Continue in a new chat. */
+export function continueCall(database: Database, browser: Browser, chatId: string) {
+  return call(database, continueRoute.POST, {
+    path: `/api/chats/${chatId}/continue`,
+    method: "POST",
+    body: {},
     params: { id: chatId },
     browser,
   });

@@ -8,11 +8,11 @@ const fake = await vi.hoisted(async () => {
 });
 
 import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
-import * as continueRoute from "@/app/api/chats/[id]/continue/route";
 import type { Database } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { chat, message } from "@/lib/db/schema";
 import { register } from "../../helpers/auth";
+import { continueCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { call } from "../../helpers/http";
 import { newChat, sendTurn } from "../../helpers/turns";
@@ -82,13 +82,7 @@ describeEachDriver("chats longer than one statement can write", (use) => {
       .set({ contextSummary: "The user counted messages, one by one." })
       .where(eq(chat.id, chatId));
 
-    const response = await call(database, continueRoute.POST, {
-      path: `/api/chats/${chatId}/continue`,
-      method: "POST",
-      body: {},
-      params: { id: chatId },
-      browser,
-    });
+    const response = await continueCall(database, browser, chatId);
     expect(response.status).toBe(201);
     const { chat: created } = (await response.json()) as { chat: { id: string } };
     expect(await loadHistory(database.db, created.id)).toHaveLength(LONG);

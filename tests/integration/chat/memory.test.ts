@@ -10,7 +10,6 @@ const fake = await vi.hoisted(async () => {
   });
 });
 
-import * as continueRoute from "@/app/api/chats/[id]/continue/route";
 import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
 import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
 import { modelBudget } from "@/lib/chat/budget";
@@ -28,6 +27,7 @@ import {
   chatRow,
   compactNowCall,
   contextOf,
+  continueCall,
   eventsOf,
   historyOf,
   isSummaryRequest,
@@ -74,16 +74,6 @@ function changeNote(
     path: `/api/chats/${chatId}/memory/notes`,
     method,
     body,
-    params: { id: chatId },
-    browser,
-  });
-}
-
-function continueChat(database: Database, browser: Browser, chatId: string) {
-  return call(database, continueRoute.POST, {
-    path: `/api/chats/${chatId}/continue`,
-    method: "POST",
-    body: {},
     params: { id: chatId },
     browser,
   });
@@ -472,11 +462,11 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const source = await chatRow(database.db, chatId);
 
     const empty = await newChat(database, browser);
-    expect((await continueChat(database, browser, empty)).status).toBe(409);
+    expect((await continueCall(database, browser, empty)).status).toBe(409);
     const { browser: stranger } = await register(database, "handoff-stranger@example.com");
-    expect((await continueChat(database, stranger, chatId)).status).toBe(404);
+    expect((await continueCall(database, stranger, chatId)).status).toBe(404);
 
-    const response = await continueChat(database, browser, chatId);
+    const response = await continueCall(database, browser, chatId);
     expect(response.status).toBe(201);
     const { chat } = (await response.json()) as {
       chat: { id: string; title: string; modelId: string };
@@ -517,7 +507,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const chatId = await compactedChat(database, browser);
     const lease = await acquireLease(database.db, chatId, 60_000);
     if (!lease) throw new Error("no lease");
-    const busy = await continueChat(database, browser, chatId);
+    const busy = await continueCall(database, browser, chatId);
     expect(busy.status).toBe(409);
     expect(((await busy.json()) as { error: { message: string } }).error.message).toMatch(
       /reply is streaming/,
@@ -531,7 +521,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
         .where(and(eq(chat.userId, userId), like(chat.title, "Continued:%")));
     expect(await continued()).toEqual([]);
     await releaseLease(database.db, lease);
-    expect((await continueChat(database, browser, chatId)).status).toBe(201);
+    expect((await continueCall(database, browser, chatId)).status).toBe(201);
     expect(await continued()).toHaveLength(1);
   });
 
@@ -582,7 +572,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
       ],
       metadata: null,
     });
-    const response = await continueChat(database, browser, chatId);
+    const response = await continueCall(database, browser, chatId);
     expect(response.status).toBe(201);
     const { chat: created } = (await response.json()) as { chat: { id: string } };
     const copied = await loadHistory(database.db, created.id);
@@ -595,7 +585,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const database = use();
     const { browser } = await register(database, "handoff-edit@example.com");
     const source = await compactedChat(database, browser);
-    const created = await continueChat(database, browser, source);
+    const created = await continueCall(database, browser, source);
     const chatId = ((await created.json()) as { chat: { id: string } }).chat.id;
     const mine =
       "## Decisions & facts\n- The user's correction: the meeting is on Thursday, not Friday.";
@@ -1055,7 +1045,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect((await changeNote(database, browser, source, "POST", { note, version })).status).toBe(
       200,
     );
-    const created = await continueChat(database, browser, source);
+    const created = await continueCall(database, browser, source);
     const chatId = ((await created.json()) as { chat: { id: string } }).chat.id;
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: "First question here." });
     const first = (await historyOf(database.db, chatId)).find((m) => m.role === "user");
@@ -1077,7 +1067,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
         .status,
     ).toBe(200);
     expect((await chatRow(database.db, source)).summaryWatermark).toBeNull();
-    expect((await continueChat(database, browser, source)).status).toBe(409);
+    expect((await continueCall(database, browser, source)).status).toBe(409);
     fake.reset();
     await sendTurn(database, browser, { chatId: source, modelId: MODEL, text: "Still with me?" });
     // The fold starts from the first message again.
@@ -1267,7 +1257,7 @@ describeEachDriver("What the model remembers", (use, driver) => {
       (await pinCall(database, browser, chatId, { messageId: second.id, pinned: false })).status,
     ).toBe(200);
 
-    const response = await continueChat(database, browser, chatId);
+    const response = await continueCall(database, browser, chatId);
     expect(response.status).toBe(201);
     const created = ((await response.json()) as { chat: { id: string } }).chat.id;
     const carried = await historyOf(database.db, created);

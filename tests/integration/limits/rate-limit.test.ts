@@ -13,7 +13,6 @@ vi.hoisted(() => {
 });
 
 import * as authRoute from "@/app/api/auth/[...all]/route";
-import * as continueRoute from "@/app/api/chats/[id]/continue/route";
 import * as chatsListRoute from "@/app/api/chats/route";
 import type { Database } from "@/lib/db/client";
 import { withDatabase } from "@/lib/db/client";
@@ -27,7 +26,7 @@ import { usageDayOf } from "@/lib/limits/quota-day";
 import { consumeRateLimit } from "@/lib/limits/rate-limit";
 import { TooManyRequestsError } from "@/lib/limits/too-many-requests";
 import { PASSWORD, sessionOf } from "../../helpers/auth";
-import { compactNowCall } from "../../helpers/compaction";
+import { compactNowCall, continueCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { anonymous, type Browser, call } from "../../helpers/http";
 import { newChat, sendTurn } from "../../helpers/turns";
@@ -55,6 +54,14 @@ function authPost(database: Database, path: string, body: unknown, from: Attempt
 function signUp(database: Database, email: string, from: Attempt) {
   const body = { email, password: PASSWORD, name: "x" };
   return authPost(database, "/api/auth/sign-up/email", body, from);
+}
+
+/** A new user, signed up from `peer` in a browser of its own, with one empty chat. */
+async function userWithChat(database: Database, email: string, peer: string) {
+  const browser = anonymous();
+  const signedUp = await signUp(database, email, { peer, browser });
+  expect(signedUp.status).toBe(200);
+  return { browser, chatId: await newChat(database, browser) };
 }
 
 function signIn(database: Database, email: string, password: string, from: Attempt) {
@@ -371,13 +378,11 @@ describeEachDriver("rate limits", (use) => {
 
   it("gives Compact now's point back when it is refused before summarizing (a reply is being written)", async () => {
     const database = use();
-    const browser = anonymous();
-    const signedUp = await signUp(database, "compact-busy@example.com", {
-      peer: "192.0.2.52",
-      browser,
-    });
-    expect(signedUp.status).toBe(200);
-    const chatId = await newChat(database, browser);
+    const { browser, chatId } = await userWithChat(
+      database,
+      "compact-busy@example.com",
+      "192.0.2.52",
+    );
     const held = await acquireLease(database.db, chatId, 30_000);
     expect(held).not.toBeNull();
     for (let i = 0; i < 2; i++) {
@@ -394,14 +399,12 @@ describeEachDriver("rate limits", (use) => {
 
   it("limits Compact now per user, apart from turns", async () => {
     const database = use();
-    const browser = anonymous();
     // A user of its own: the turns test spent this minute's turns of the other.
-    const signedUp = await signUp(database, "compacting@example.com", {
-      peer: "192.0.2.51",
-      browser,
-    });
-    expect(signedUp.status).toBe(200);
-    const chatId = await newChat(database, browser);
+    const { browser, chatId } = await userWithChat(
+      database,
+      "compacting@example.com",
+      "192.0.2.51",
+    );
     for (let i = 0; i < 2; i++) {
       const compacted = await compactNowCall(database, browser, chatId, { modelId: "demo:demo" });
       expect(compacted.status).toBe(200);
@@ -422,32 +425,24 @@ describeEachDriver("rate limits", (use) => {
 
   it("limits Continue in a new chat per user, apart from turns: copying a chat again and again cannot fill the database", async () => {
     const database = use();
-    const browser = anonymous();
-    const signedUp = await signUp(database, "continuing@example.com", {
-      peer: "192.0.2.52",
-      browser,
-    });
-    expect(signedUp.status).toBe(200);
-    const chatId = await newChat(database, browser);
-    const carry = (id: string) =>
-      call(database, continueRoute.POST, {
-        path: `/api/chats/${id}/continue`,
-        method: "POST",
-        body: {},
-        params: { id },
-        browser,
-      });
+    const { browser, chatId } = await userWithChat(
+      database,
+      "continuing@example.com",
+      "192.0.2.53",
+    );
     // A refusal spends nothing: a chat with nothing summarized yet is a 409, its point given back.
     const first = await sendTurn(database, browser, { chatId, modelId: "demo:demo", text: "hi" });
     expect(first.response.status).toBe(200);
-    for (let i = 0; i < 3; i++) expect((await carry(chatId)).status).toBe(409);
+    for (let i = 0; i < 3; i++)
+      expect((await continueCall(database, browser, chatId)).status).toBe(409);
     // A summary as a fold leaves one (folding takes more turns than this file's limit lets by).
     await database.db
       .update(chat)
       .set({ contextSummary: "The user greeted the assistant.", summaryWatermark: null })
       .where(eq(chat.id, chatId));
-    for (let i = 0; i < 2; i++) expect((await carry(chatId)).status).toBe(201);
-    const refused = await carry(chatId);
+    for (let i = 0; i < 2; i++)
+      expect((await continueCall(database, browser, chatId)).status).toBe(201);
+    const refused = await continueCall(database, browser, chatId);
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
       "too_many_requests:continue",
