@@ -149,9 +149,13 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
             <AlertDialog.Content
               className="fixed top-1/2 left-1/2 z-[70] w-[min(90vw,24rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-2xl bg-white p-6 shadow-xl"
               // Back to the chat's row: its Delete button is hidden while the row holds no focus
-              // (the dialog has it), and focus handed to a hidden button fell to the page.
+              // (the dialog has it), and focus handed to a hidden button fell to the page. This
+              // runs a moment after the dialog goes, and a delete answered by then has handed
+              // focus on to the next chat: taken back, it would fall with the deleted row.
               onCloseAutoFocus={(event) => {
                 event.preventDefault();
+                const focused = document.activeElement;
+                if (focused && focused !== document.body) return;
                 link.current?.focus();
               }}
             >
