@@ -21,6 +21,13 @@ export type HeldLease = {
    * whatever it writes next may land beside another holder's.
    */
   lost: AbortSignal;
+  /**
+   * Runs `write` with the token now on the row, no renewal changing it meanwhile (one on its
+   * way is waited for first, as a release waits). Null, running nothing, once the lease is lost
+   * or released. `write` must still check the token in its statement: a lease that ran out
+   * unnoticed (the process stalled past its term) may be another holder's by now.
+   */
+  asHolder: <T>(write: (lease: Lease) => Promise<T>) => Promise<T | null>;
 };
 
 /**
@@ -59,9 +66,10 @@ export async function tryHoldCompactionLease(db: Db, chatId: string): Promise<He
 }
 
 /**
- * How long a release waits for a renewal on its way. One that never answers (a dead database
- * connection) must not hold the turn's end: the release then frees the token it knows, and a
- * renewal landing later leaves the chat busy until that lease runs out.
+ * How long a release, or a write as the holder, waits for a renewal on its way. One that never
+ * answers (a dead database connection) must not hold the turn's end: the release then frees the
+ * token it knows, and a renewal landing later leaves the chat busy until that lease runs out (a
+ * write under the token it replaced is refused: the reply is told it was not stored).
  */
 const RELEASE_WAITS_FOR_RENEWAL_MS = LEASE_RENEW_MS;
 
@@ -80,6 +88,8 @@ export function keepRenewing(db: Db, lease: Lease, now: () => number = Date.now)
   // A renewal on its way: the release waits for it, or it would free the old token while the
   // renewal writes a new one that nobody frees (the chat stays busy until that runs out).
   let renewing: Promise<void> | null = null;
+  // A write under the token held: no renewal replaces that token until it is done.
+  let writing = false;
   const lost = new AbortController();
   const lose = (why: string) => {
     log.warn({ chatId }, why);
@@ -88,7 +98,7 @@ export function keepRenewing(db: Db, lease: Lease, now: () => number = Date.now)
   };
   const expiring = () => now() + LEASE_RENEW_MS >= expiresAt;
   const renew = setInterval(() => {
-    if (!held || lost.signal.aborted) return;
+    if (!held || lost.signal.aborted || writing) return;
     if (renewing) {
       if (expiring()) lose("lease renewal unanswered as the lease runs out");
       return;
@@ -110,23 +120,35 @@ export function keepRenewing(db: Db, lease: Lease, now: () => number = Date.now)
         renewing = null;
       });
   }, LEASE_RENEW_MS);
+  const renewalSettled = async () => {
+    if (!renewing) return;
+    let waited: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      renewing,
+      new Promise((resolve) => {
+        waited = setTimeout(resolve, RELEASE_WAITS_FOR_RENEWAL_MS);
+      }),
+    ]);
+    clearTimeout(waited);
+  };
   let released = false;
   return {
     lost: lost.signal,
+    asHolder: async (write) => {
+      await renewalSettled();
+      if (!held || released || lost.signal.aborted) return null;
+      writing = true;
+      try {
+        return await write(held);
+      } finally {
+        writing = false;
+      }
+    },
     release: async () => {
       if (released) return;
       released = true;
       clearInterval(renew);
-      if (renewing) {
-        let waited: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([
-          renewing,
-          new Promise((resolve) => {
-            waited = setTimeout(resolve, RELEASE_WAITS_FOR_RENEWAL_MS);
-          }),
-        ]);
-        clearTimeout(waited);
-      }
+      await renewalSettled();
       const current = held;
       held = null;
       if (!current) return;

@@ -1,8 +1,9 @@
 import { createUIMessageStream, type UIMessageChunk } from "ai";
+import type { HeldLease } from "@/lib/chat/lease";
 import type { Db } from "@/lib/db/client";
 import { isDeletedChatReference } from "@/lib/db/errors";
 import { getChat } from "@/lib/db/queries/chats";
-import { appendMessage } from "@/lib/db/queries/messages";
+import { appendMessageAsTurnHolder } from "@/lib/db/queries/messages";
 import { publicErrorText } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { answerParts } from "@/lib/message/retry-marker";
@@ -68,6 +69,8 @@ export async function persistReply(
   chatId: string,
   assembly: ReplyAssembly,
   observed: TurnObservations,
+  /** The turn's lease: the reply is stored only while its token is on the chat's row. */
+  lease: Pick<HeldLease, "asHolder">,
 ): Promise<boolean> {
   try {
     const reply = await assembly.reply;
@@ -81,29 +84,24 @@ export async function persistReply(
     const shown = !observed.stoppedBeforeModel && hasContent(parts);
     const answered = observed.stopped && shown;
     const complete = observed.finished || answered;
-    if (observed.leaseLost) {
-      // Deleted under the turn (its lease went with its row): nowhere to store it, nobody to tell.
-      if (!(await getChat(db, chatId))) return deletedMeanwhile(chatId);
-      log.warn({ chatId }, "the chat's lease was lost during the turn; its reply is not stored");
-      // A reply ends as if it were stored, or, with nothing written yet, as if the user had
-      // stopped it: it is told otherwise. Not a failed turn (it was told), nor one stopped
-      // before its model call (there is no reply).
-      if (!observed.error && !observed.stoppedBeforeModel) {
-        observed.unsaved = `${UNSAVED} ${LEASE_LOST}`;
-      }
-      return false;
-    }
+    if (observed.leaseLost) return await lostLease(db, chatId, observed);
     if (observed.error || !complete || !reply) {
       log.warn({ chatId, err: observed.error }, "turn ended without a complete reply; not stored");
       return false;
     }
-    await appendMessage(db, chatId, {
+    const input = {
       id: reply.id,
-      role: "assistant",
+      role: "assistant" as const,
       parts,
       metadata: reply.metadata ?? null,
-    });
-    return true;
+    };
+    const stored = await lease.asHolder((token) =>
+      appendMessageAsTurnHolder(db, chatId, input, token),
+    );
+    if (stored) return true;
+    // The lease ran out unnoticed (no renewal came round to say so) and may be another turn's.
+    observed.leaseLost = true;
+    return await lostLease(db, chatId, observed);
   } catch (error) {
     if (isDeletedChatReference(error)) {
       // Deleted while it replied (DELETE stops the reply once the chat is gone): nowhere to
@@ -115,6 +113,20 @@ export async function persistReply(
     observed.unsaved = `${UNSAVED} ${cause}`;
     return false;
   }
+}
+
+/** A reply whose turn lost the chat's lease: not stored, and the browser told so. */
+async function lostLease(db: Db, chatId: string, observed: TurnObservations): Promise<false> {
+  // Deleted under the turn (its lease went with its row): nowhere to store it, nobody to tell.
+  if (!(await getChat(db, chatId))) return deletedMeanwhile(chatId);
+  log.warn({ chatId }, "the chat's lease was lost during the turn; its reply is not stored");
+  // A reply ends as if it were stored, or, with nothing written yet, as if the user had stopped
+  // it: it is told otherwise. Not a failed turn (it was told), nor one stopped before its model
+  // call (there is no reply).
+  if (!observed.error && !observed.stoppedBeforeModel) {
+    observed.unsaved = `${UNSAVED} ${LEASE_LOST}`;
+  }
+  return false;
 }
 
 function deletedMeanwhile(chatId: string): false {

@@ -158,7 +158,9 @@ export async function runTurn(
   let replyStored = false;
   const settled = storedFirst
     .then((stored) =>
-      stored ? persistReply(db, chat.id, assembly, observed) : assembly.reply.then(() => false),
+      stored
+        ? persistReply(db, chat.id, assembly, observed, lease)
+        : assembly.reply.then(() => false),
     )
     .catch((error) => {
       log.error({ err: error, chatId: chat.id }, "storing the reply failed");

@@ -5,6 +5,7 @@ import { isUniqueViolation } from "../errors";
 import { prepared } from "../prepared";
 import { type Chat, chat, compactionEvent, type Message, message } from "../schema";
 import { storableJson } from "../storable";
+import type { Lease } from "./leases";
 
 export type NewMessage = Pick<Message, "id" | "role" | "parts" | "metadata">;
 
@@ -315,6 +316,55 @@ export async function firstUserMessage(db: Db, chatId: string): Promise<Message 
 /** Appends after the last message and marks the chat as just used, in one statement. */
 export async function appendMessage(db: Db, chatId: string, input: NewMessage): Promise<Message> {
   return atNextPlace(() => appendOnce(db, chatId, input));
+}
+
+/**
+ * `appendMessage` by the holder of the chat's turn lease: stored only while `lease`'s token is
+ * the one on the chat's row. Null, writing nothing, when it is not: the lease ran out unnoticed
+ * (the process stalled past its term) and another turn may hold the chat, or the chat is gone.
+ */
+export async function appendMessageAsTurnHolder(
+  db: Db,
+  chatId: string,
+  input: NewMessage,
+  lease: Lease,
+): Promise<Message | null> {
+  // Prepared: every reply is stored through it.
+  const query = prepared(db, "append_message_as_turn_holder", (on, name) => {
+    const row = placeholderRow();
+    // The row's values read from the chat's row, where it holds the token: none elsewhere.
+    // The message first, then the chat marked, as every append takes the two.
+    const held = on
+      .select({
+        id: sql<string>`${sql.placeholder("id")}::text`.as("id"),
+        chatId: chat.id,
+        seq: row.seq.as("seq"),
+        role: sql<string>`${sql.placeholder("role")}::text`.as("role"),
+        parts: row.parts.as("parts"),
+        metadata: row.metadata.as("metadata"),
+        createdAt: sql<Date>`now()`.as("created_at"),
+      })
+      .from(chat)
+      .where(
+        and(
+          eq(chat.id, sql.placeholder("chatId")),
+          eq(chat.activeTurnUntil, sql.placeholder("until")),
+        ),
+      );
+    const inserted = on.$with("inserted").as(on.insert(message).select(held).returning());
+    const touched = on.$with("touched").as(
+      on
+        .update(chat)
+        .set({ updatedAt: sql`now()` })
+        .where(inArray(chat.id, on.select({ chatId: inserted.chatId }).from(inserted)))
+        .returning({ id: chat.id }),
+    );
+    return on.with(inserted, touched).select().from(inserted).prepare(name);
+  });
+  const [row] = await atNextPlace(() =>
+    query.execute({ ...rowParams(chatId, input), until: lease.until }),
+  );
+  return row ?? null;
 }
 
 /**

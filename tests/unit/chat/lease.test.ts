@@ -132,3 +132,48 @@ it("is lost when a renewal never answers, and a release then waits for it only s
   await released;
   expect(queries.releaseLease).toHaveBeenCalledWith(db, lease(1));
 });
+
+it("writes as the holder with the newest token, and no renewal replaces it during the write", async () => {
+  let answer: (next: Lease | null) => void = () => {};
+  queries.renewLease.mockImplementation(
+    () => new Promise<Lease | null>((resolve) => (answer = resolve)),
+  );
+  const held = keepRenewing(db, lease(1));
+  vi.advanceTimersByTime(10_000);
+  expect(queries.renewLease).toHaveBeenCalledTimes(1);
+
+  // A renewal on its way: the write waits for the token it brings.
+  let finishWrite: () => void = () => {};
+  const tokens: Lease[] = [];
+  const wrote = held.asHolder(async (token) => {
+    tokens.push(token);
+    await new Promise<void>((resolve) => (finishWrite = resolve));
+    return "stored";
+  });
+  await Promise.resolve();
+  expect(tokens).toEqual([]);
+  answer(lease(2));
+  await vi.waitFor(() => expect(tokens).toEqual([lease(2)]));
+
+  // Renewal ticks while the write runs send nothing: the token it uses stays on the row.
+  vi.advanceTimersByTime(20_000);
+  expect(queries.renewLease).toHaveBeenCalledTimes(1);
+  finishWrite();
+  expect(await wrote).toBe("stored");
+  vi.advanceTimersByTime(10_000);
+  expect(queries.renewLease).toHaveBeenCalledTimes(2);
+  answer(lease(3));
+  await held.release();
+  // Released, nothing more is written as its holder.
+  expect(await held.asHolder(async () => "late")).toBeNull();
+});
+
+it("writes nothing as the holder once the lease is lost", async () => {
+  queries.renewLease.mockResolvedValue(null);
+  const held = keepRenewing(db, lease(1));
+  vi.advanceTimersByTime(10_000);
+  await vi.waitFor(() => expect(held.lost.aborted).toBe(true));
+  const write = vi.fn(async () => "stored");
+  expect(await held.asHolder(write)).toBeNull();
+  expect(write).not.toHaveBeenCalled();
+});
