@@ -22,14 +22,17 @@ import { type Rewrite, useSafeEdit } from "../memory/use-safe-edit";
 import { apiFetch } from "../outage/api-fetch";
 import { serverClock } from "../server-clock";
 import { ModelLabelsProvider } from "../stats/model-labels";
+import { isHoverless } from "../ui/use-hoverless";
 import { Composer } from "./composer";
 import { useFirstMessage } from "./first-message";
+import { keepInPlace } from "./keep-in-place";
 import { limitNoticeOf, readableError, serverErrorOf } from "./limit-notice";
 import { createEditDrafts, reopenEdit } from "./message/edit-drafts";
 import { wroteSomething } from "./message/tool-state";
 import { MessageList } from "./message-list";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
+import { focusComposer } from "./skip-link";
 import {
   fetchStoredPage,
   isCompactionEntry,
@@ -247,18 +250,38 @@ export function ChatView({
   // The ref answers at once (a second click, a rewrite due in the same tick); the state redraws.
   const switching = useRef(false);
   const [switchPending, setSwitchPending] = useState(false);
-  function switchBranch(messageId: string, position: number) {
+  // The arrow pressed, and how far down the screen its switch was: once the version asked for
+  // is drawn, the switch is put back there and the arrow given the focus again, so the next
+  // press (mouse or keyboard) finds it where it was.
+  const switchedFrom = useRef<{
+    branch: string;
+    arrow: string;
+    top: number;
+    /** The version's messages, by count and last id: the effect waits until they are drawn. */
+    drawn?: { count: number; lastId: string | undefined };
+  } | null>(null);
+  const [stayRequest, setStayRequest] = useState(0);
+  function switchBranch(messageId: string, position: number, arrow: HTMLElement) {
     if (switching.current) return;
     switching.current = true;
     setSwitchPending(true);
     // Cleared at the click, not on the answer: what is refused meanwhile stays said.
     setActionProblem(null);
-    void showVersion(messageId, position).finally(() => {
+    const top = arrow.closest("[data-branch]")?.getBoundingClientRect().top;
+    void showVersion(messageId, position, {
+      branch: messageId,
+      arrow: arrow.getAttribute("aria-label") ?? "",
+      top: top ?? 0,
+    }).finally(() => {
       switching.current = false;
       setSwitchPending(false);
     });
   }
-  async function showVersion(messageId: string, position: number) {
+  async function showVersion(
+    messageId: string,
+    position: number,
+    from: { branch: string; arrow: string; top: number },
+  ) {
     const response = await apiFetch(`/api/chats/${chatId}/branches`, {
       method: "POST",
       headers: JSON_HEADERS,
@@ -268,12 +291,39 @@ export function ChatView({
       setActionProblem(await errorText(response, "That version could not be shown."));
       return;
     }
-    const shown = (await response.json()) as { messages: FoldUIMessage[] };
-    // The server answers the whole version shown: it replaces every page held.
+    const shown = (await response.json()) as {
+      messages: FoldUIMessage[];
+      branches?: BranchSwitch[];
+    };
+    // The server answers the whole version shown: it replaces every page held. Its switches
+    // come with it, so the one pressed is drawn with the messages, not a read later.
     takeOlder();
+    switchedFrom.current = {
+      ...from,
+      drawn: { count: shown.messages.length, lastId: shown.messages.at(-1)?.id },
+    };
+    setStayRequest((n) => n + 1);
     setMessages(shown.messages);
+    if (shown.branches) remembered.setBranches(shown.branches);
     setUsageVersion((v) => v + 1);
   }
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once the new version is drawn
+  useEffect(() => {
+    const from = switchedFrom.current;
+    if (!from?.drawn) return;
+    if (messages.length !== from.drawn.count || messages.at(-1)?.id !== from.drawn.lastId) return;
+    switchedFrom.current = null;
+    const find = () => document.querySelector(`[data-branch="${CSS.escape(from.branch)}"]`);
+    const arrow = find()?.querySelector<HTMLElement>(`[aria-label="${from.arrow}"]`);
+    const scroller = document.querySelector<HTMLElement>("[data-testid=message-scroller]");
+    if (arrow && scroller) {
+      arrow.focus({ preventScroll: true });
+      keepInPlace(scroller, find, from.top);
+    } else if (document.activeElement === document.body && !isHoverless()) {
+      // The version shown has no switch there: the message box, not the page.
+      focusComposer();
+    }
+  }, [stayRequest, messages]);
   useFirstMessage(chatId, (text) => {
     lastSent.current = text;
     void sendMessage({ text });
@@ -641,6 +691,7 @@ export function ChatView({
         loadingOlder={history.loading}
         onLoadOlder={() => void history.loadOlder(timeline[0]?.id)}
         followRequest={followRequest}
+        stayRequest={stayRequest}
         editDrafts={editDrafts}
         footer={footer}
         empty={
@@ -694,11 +745,10 @@ export function ChatView({
                     branch={branchOn(remembered.branches, message.id)}
                     busy={busy || switchPending}
                     onPin={(pinned) => void pinMessage(message.id, pinned)}
-                    onSwitch={(position) => {
+                    onSwitch={(position, arrow) => {
                       const branch = branchOn(remembered.branches, message.id);
                       if (!branch) return;
-                      armFocusRescue();
-                      switchBranch(branch.messageId, position);
+                      switchBranch(branch.messageId, position, arrow);
                     }}
                   />
                 )

@@ -2,7 +2,15 @@
 
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { ArrowDown } from "lucide-react";
-import { memo, type ReactNode, type UIEvent, useCallback, useEffect, useRef } from "react";
+import {
+  memo,
+  type ReactNode,
+  type UIEvent,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+} from "react";
 import { useStickToBottom } from "use-stick-to-bottom";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { estimateMessageHeight } from "./estimate-height";
@@ -39,6 +47,11 @@ type Props = {
   onLoadOlder: () => void;
   /** Changes whenever the view must jump to the latest message (the user just sent one). */
   followRequest?: number;
+  /**
+   * Changes whenever the view must stop following the latest message as the messages change
+   * (a version switch draws them anew: the view stays with the switch, not the chat's end).
+   */
+  stayRequest?: number;
   /** The page's open edits, when it reopens a refused one (edit-drafts.tsx). */
   editDrafts?: EditDrafts;
 };
@@ -62,6 +75,7 @@ export function MessageList({
   loadingOlder,
   onLoadOlder,
   followRequest,
+  stayRequest,
   editDrafts,
 }: Props) {
   const stick = useStickToBottom({ initial: "instant", resize: "instant" });
@@ -90,6 +104,13 @@ export function MessageList({
   useEffect(() => {
     if (followRequest) scrollToLatest();
   }, [followRequest]);
+
+  // In the commit that draws the new messages, before their size reaches the follower.
+  const { stopScroll } = stick;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: stops on each new request
+  useLayoutEffect(() => {
+    if (stayRequest) stopScroll();
+  }, [stayRequest]);
 
   const lastTop = useRef(0);
   const onScroll = useCallback(

@@ -12,10 +12,17 @@ type Props = {
   branch?: BranchSwitch;
   busy: boolean;
   onPin: (pinned: boolean) => void;
-  onSwitch: (position: number) => void;
+  /** `from` is the arrow pressed: the page hands the focus back to it once the version is drawn. */
+  onSwitch: (position: number, from: HTMLElement) => void;
 };
 
 const chip = "rounded p-1 text-zinc-400 transition hover:text-ink disabled:opacity-40";
+/**
+ * The version arrows are aria-disabled, not disabled, at their ends and while busy: a disabled
+ * button drops the keyboard's focus, and stepping through versions keeps it on the arrow.
+ */
+const arrow =
+  "rounded p-1 text-zinc-400 transition hover:text-ink aria-disabled:cursor-default aria-disabled:opacity-40 aria-disabled:hover:text-zinc-400";
 
 /** Under a message: its versions, whether the summary holds it, and its pin. */
 export function MessageMemoryBar({ role, folded, pinned, branch, busy, onPin, onSwitch }: Props) {
@@ -29,13 +36,17 @@ export function MessageMemoryBar({ role, folded, pinned, branch, busy, onPin, on
           className="inline-flex items-center"
           role="group"
           aria-label="Versions of this message"
+          data-branch={branch.messageId}
         >
           <button
             type="button"
             aria-label="Previous version"
-            disabled={busy || branch.position <= 1}
-            onClick={() => onSwitch(branch.position - 1)}
-            className={chip}
+            aria-disabled={busy || branch.position <= 1}
+            onClick={(event) => {
+              if (busy || branch.position <= 1) return;
+              onSwitch(branch.position - 1, event.currentTarget);
+            }}
+            className={arrow}
           >
             <ChevronLeft size={14} />
           </button>
@@ -45,9 +56,12 @@ export function MessageMemoryBar({ role, folded, pinned, branch, busy, onPin, on
           <button
             type="button"
             aria-label="Next version"
-            disabled={busy || branch.position >= branch.count}
-            onClick={() => onSwitch(branch.position + 1)}
-            className={chip}
+            aria-disabled={busy || branch.position >= branch.count}
+            onClick={(event) => {
+              if (busy || branch.position >= branch.count) return;
+              onSwitch(branch.position + 1, event.currentTarget);
+            }}
+            className={arrow}
           >
             <ChevronRight size={14} />
           </button>

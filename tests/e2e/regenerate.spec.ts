@@ -123,11 +123,15 @@ test("regenerate keeps the replaced reply a switch away, and asks before it move
   await expect(row.locator("[data-role=user]")).toHaveCount(0);
   await page.screenshot({ path: "test-results/regenerate-2-of-2.png" });
 
-  // Back: the first reply and everything after it. The button is disabled at 1/2 and the
-  // messages are drawn anew: the keyboard's focus goes to the message box, not the page.
+  // Back: the first reply and everything after it. The messages are drawn anew, and the
+  // button pressed, now at its end, keeps the keyboard's focus (it fell to the page before).
   await versions.getByRole("button", { name: "Previous version" }).click();
   await expect(versions).toContainText("1/2");
-  await expect(page.getByRole("textbox", { name: "Message" })).toBeFocused();
+  await expect(versions.getByRole("button", { name: "Previous version" })).toBeFocused();
+  await expect(versions.getByRole("button", { name: "Previous version" })).toHaveAttribute(
+    "aria-disabled",
+    "true",
+  );
   await expect(replies(page).first()).toContainText("First try at one.");
   await expect(page.getByText("The answer to two.")).toBeVisible();
   await expect(userMessages(page)).toHaveCount(2);
@@ -394,4 +398,48 @@ test("in a chat with older pages loaded, a regenerate that comes due after a ver
   );
   await expect(userMessages(page).nth(1)).toContainText("Question 1.");
   await expect(userMessages(page).nth(2)).toContainText("Question 2.");
+});
+
+test("a version switch keeps the switched message where it was on screen, and the focus on its switch", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await openFakeChat(page, "switch-in-place");
+  const chatId = await seedTurns(page, 10);
+  await page.goto(`/chat/${chatId}`);
+  await hydrated(page);
+  await expect(userMessages(page).last()).toContainText("Question 9.");
+
+  // A second version of the first reply: only its question and it remain on screen.
+  await scrollToTop(page, () => expect(replies(page).first()).toBeInViewport());
+  await scriptReply(page, "Second try at zero.");
+  const first = replies(page).first();
+  await first.hover();
+  await first.getByRole("button", { name: "Regenerate response" }).click();
+  await page
+    .getByRole("alertdialog", { name: "Regenerate this reply?" })
+    .getByRole("button", { name: "Regenerate" })
+    .click();
+  await expect(replies(page).first()).toContainText("Second try at zero.", { timeout: 30_000 });
+  const versions = page.getByRole("group", { name: "Versions of this message" });
+  await expect(versions).toContainText("2/2");
+  const topOf = async () => (await versions.boundingBox())?.y ?? Number.NaN;
+  const before = await topOf();
+
+  // Back to the first version, ten turns long: the switch stays put under the pointer, with the
+  // focus on the button pressed (now at its end), and the later messages come in below it.
+  await versions.getByRole("button", { name: "Previous version" }).click();
+  await expect(versions).toContainText("1/2");
+  await expect(userMessages(page).nth(1)).toContainText("Question 1.");
+  await expect(versions.getByRole("button", { name: "Previous version" })).toBeFocused();
+  await expect.poll(topOf).toBeCloseTo(before, 0);
+
+  // On by keyboard: Tab to the next arrow, Enter, and the focus and the switch stay.
+  await page.keyboard.press("Tab");
+  await expect(versions.getByRole("button", { name: "Next version" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(versions).toContainText("2/2");
+  await expect(replies(page).first()).toContainText("Second try at zero.");
+  await expect(versions.getByRole("button", { name: "Next version" })).toBeFocused();
+  await expect.poll(topOf).toBeCloseTo(before, 0);
 });
