@@ -13,6 +13,7 @@ import {
   type ClassSegment,
   type ContentClass,
   chineseScript,
+  isScriptClass,
   type ScriptClass,
   scriptOf,
 } from "./content-class";
@@ -30,7 +31,7 @@ export function tokenScript(text: string): ScriptClass | "chinese" | null {
   return null;
 }
 
-type TokenScript = ScriptClass | "chinese" | null;
+type TokenScript = ScriptClass | "chinese" | "latin" | null;
 /** A token of bytes inside a character: it belongs with the token before it. */
 const CONTINUES = "continues";
 
@@ -50,6 +51,8 @@ export function byteTokenScript(bytes: readonly number[]): TokenScript | typeof 
   return tokenScript(String.fromCodePoint(code));
 }
 
+const LATIN_LETTER = /[A-Za-z]/;
+
 /** Scripts of o200k token ids, filled as tokens are first met (the vocabulary never changes). */
 const scriptsById = new Map<number, TokenScript | typeof CONTINUES>();
 
@@ -59,28 +62,39 @@ function scriptOfToken(id: number): TokenScript | typeof CONTINUES {
   if (script === undefined) {
     const entry = o200kVocabulary[id];
     script = typeof entry === "string" ? tokenScript(entry) : entry ? byteTokenScript(entry) : null;
+    if (script === null && typeof entry === "string" && LATIN_LETTER.test(entry)) script = "latin";
     scriptsById.set(id, script);
   }
   return script;
 }
 
-/** A segment's o200k tokens (`ids`) by the class each counts as. */
+/**
+ * A segment's o200k tokens (`ids`) by the class each counts as. In a writing system's segment a
+ * token of Latin letters (a product name, an inline `x * x for x in range(10)`) counts as
+ * prose: the families price a Latin word in a Chinese line as they price it in English, not
+ * at Chinese's price (Qwen ≈ 0.8 per o200k token on Chinese, Claude ≈ 1.4). Spaces and
+ * punctuation stay with the segment's class, as its probes were measured (class-priors.ts).
+ */
 export function splitByScript(
   segment: ClassSegment,
   ids: readonly number[],
 ): Map<ContentClass, number> {
   const tokens = new Map<ContentClass, number>();
-  let previous = segment.contentClass;
+  const own = segment.contentClass;
+  const latin: ContentClass = isScriptClass(own) ? "prose" : own;
+  let previous = own;
   for (const id of ids) {
     const script = scriptOfToken(id);
     const c =
       script === CONTINUES
         ? previous
         : script === null
-          ? segment.contentClass
-          : script === "chinese"
-            ? chineseScript(segment.letters)
-            : script;
+          ? own
+          : script === "latin"
+            ? latin
+            : script === "chinese"
+              ? chineseScript(segment.letters)
+              : script;
     tokens.set(c, (tokens.get(c) ?? 0) + 1);
     previous = c;
   }

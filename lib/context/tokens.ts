@@ -254,7 +254,7 @@ function addTextTokens(
     const [one, two, three] = digitGroups(segment.text);
     const digits = one + two + three;
     const cls = segment.contentClass;
-    if (isScriptClass(cls) || !holdsScripts(segment)) {
+    if (!holdsScripts(segment)) {
       const tokens = tokenizer.count(segment.text) - digits;
       into[cls] += tokens;
       if (isMeasuredClass(cls)) addUnits(cls, tokens, segment.units, into);

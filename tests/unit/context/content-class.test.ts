@@ -135,6 +135,22 @@ describe("content classes", () => {
     expect(tokens.cyrillicLetters).toBeGreaterThanOrEqual(6);
   });
 
+  it("prices Latin words inside a writing system's line as prose, its punctuation as the system", () => {
+    const estimator = createEstimator();
+    const text = "Python 里的列表推导式，例如 squares = [x * x for x in range(10)]，更简洁。";
+    const tokens = estimator.classTokens([{ units: [{ type: "text", text }], wireMessages: 0 }]);
+    expect(classSegments(text, "text").map((s) => s.contentClass)).toEqual(["han"]);
+    const alone = (part: string) =>
+      estimator.classTokens([{ units: [{ type: "text", text: part }], wireMessages: 0 }]);
+    // "Python", "squares", "x", "for", "in", "range" are prose; the Chinese and its "，" are han.
+    expect(tokens.prose).toBeGreaterThanOrEqual(6);
+    expect(tokens.han).toBeGreaterThan(tokens.prose);
+    expect(tokens.digits2).toBe(1);
+    expect(classTotal(tokens)).toBe(estimator.countText(text));
+    // A line of the system alone is all the system's, as before.
+    expect(alone("里的列表推导式，更简洁。").prose).toBe(0);
+  });
+
   it("reads a token's writing system from its letters; punctuation and Latin have none", () => {
     expect(tokenScript("ありがとうございます")).toBe("chinese");
     expect(tokenScript("天气")).toBe("chinese");
