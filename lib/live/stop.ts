@@ -212,13 +212,15 @@ const PENDING_STOP_POLL_MS = 1_000;
  * the chat: at once, then every PENDING_STOP_POLL_MS until it finds one (then `onStop`) or the
  * returned function is called. A stop whose publish the turn missed still reaches it a moment
  * later: its subscription failed or came after the publish, or Redis dropped it while the
- * subscriber reconnected (pub/sub delivers at most once, to whoever listens then).
+ * subscriber reconnected (pub/sub delivers at most once, to whoever listens then). `looked` is
+ * called once the first look is done, whatever it found.
  */
 export function pollPendingStop(
   bus: LiveBus,
   chatId: string,
   answering: TurnAttempt | undefined,
   onStop: () => void,
+  looked?: () => void,
 ): () => void {
   let active = true;
   let warned = false;
@@ -245,6 +247,7 @@ export function pollPendingStop(
         warned = true;
       })
       .finally(() => {
+        looked?.();
         if (active) timer = setTimeout(next, PENDING_STOP_POLL_MS);
       });
   };
@@ -281,15 +284,17 @@ function withdrawPending(bus: LiveBus, key: string) {
  * Everything that stops a running turn, as the turn listens for it: a stop published on the
  * chat's channel (`watchStop`), and one left pending, looked for once the turn listens (or gave
  * up listening) and then every moment while it runs (`pollPendingStop`: one whose publish the
- * turn missed still stops it). The model call does not wait for the channel (a Redis round trip,
- * or seconds of a Redis that hangs). The returned function stops listening and looking.
+ * turn missed still stops it). The returned function stops listening and looking; its `looked`
+ * settles once the turn listens and has looked for a pending stop the first time, for a model
+ * call to wait on, briefly (STOP_LOOK_WAIT_MS): a Stop sent right after the message, before the
+ * turn listened, then stops the turn before its provider is called.
  */
 export function listenForStop(
   bus: LiveBus,
   chatId: string,
   answering: TurnAttempt | undefined,
   onStop: () => void,
-): () => Promise<void> {
+): StopListener {
   const here = { ...(answering ? { answering } : {}), onStop };
   const turns = runningHere.get(chatId) ?? new Set();
   runningHere.set(chatId, turns.add(here));
@@ -300,13 +305,40 @@ export function listenForStop(
     );
     return async () => undefined;
   });
-  const polling = watching.then(() => pollPendingStop(bus, chatId, answering, onStop));
-  return async () => {
+  const { promise: looked, resolve: lookedOnce } = Promise.withResolvers<void>();
+  const polling = watching.then(() =>
+    pollPendingStop(bus, chatId, answering, onStop, () => lookedOnce()),
+  );
+  const unwatch = async () => {
     turns.delete(here);
     if (turns.size === 0 && runningHere.get(chatId) === turns) runningHere.delete(chatId);
+    lookedOnce();
     (await polling)();
     await (await watching)();
   };
+  return Object.assign(unwatch, { looked });
+}
+
+/** What `listenForStop` returns: the function that stops listening, and its first look. */
+export type StopListener = (() => Promise<void>) & { looked: Promise<void> };
+
+/**
+ * How long a model call waits for its turn's first look for a stop: the look is one or two
+ * Redis round trips begun before the turn's preparation, so it is almost always done by then;
+ * a Redis that hangs delays the first token by this much, not more.
+ */
+export const STOP_LOOK_WAIT_MS = 250;
+
+/** Until the turn has first looked for a stop meant for it, or STOP_LOOK_WAIT_MS at most. */
+export async function firstStopLook(listener: Pick<StopListener, "looked">): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    listener.looked,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_LOOK_WAIT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 /**

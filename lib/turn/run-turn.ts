@@ -21,7 +21,7 @@ import { holdsChatStart } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { AppError, databaseUnavailable } from "@/lib/errors";
 import { type LiveBus, liveBus } from "@/lib/live/bus";
-import { listenForStop, takePendingStop } from "@/lib/live/stop";
+import { firstStopLook, listenForStop, type StopListener, takePendingStop } from "@/lib/live/stop";
 import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log } from "@/lib/log";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
@@ -124,7 +124,15 @@ export async function runTurn(
       write({ type: "start", messageId: assistantId });
       await streamTurn(
         deps,
-        { ...prepared, modelId, model, assistantId, observed, stopSignal: stop.signal },
+        {
+          ...prepared,
+          modelId,
+          model,
+          assistantId,
+          observed,
+          stopSignal: stop.signal,
+          stopListener: unwatch,
+        },
         write,
       );
     } catch (error) {
@@ -257,6 +265,8 @@ type TurnContext = PreparedTurn & {
   assistantId: string;
   observed: TurnObservations;
   stopSignal: AbortSignal;
+  /** The turn's stop listener: its first look for a stop left pending for it. */
+  stopListener: Pick<StopListener, "looked">;
 };
 
 /** Tier 1, then the model call, written chunk by chunk into the turn's stream. */
@@ -375,6 +385,10 @@ async function beforeModelCall(
     write,
   );
   if (compaction) view = compaction.view;
+  // A Stop sent right after the message may wait, pending, for the turn to look for it: the
+  // look began before the turn prepared and is all but always done by now; it is waited for
+  // (briefly) so that Stop reaches the turn before its provider does.
+  await firstStopLook(turn.stopListener);
   // A Stop heard after Tier 1 last looked (its projection, a fold's commit) ends the turn here:
   // the AI SDK would still call the provider with the aborted signal.
   if (turn.stopSignal.aborted) return null;

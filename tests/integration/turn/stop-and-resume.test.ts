@@ -380,6 +380,47 @@ describeEachDriver("Stop and resume across instances", (use) => {
     }
   });
 
+  it("a Stop sent right after the message, before its turn listens, stops it before the provider is called", async () => {
+    const database = use();
+    const { browser } = await register(database, "stop-right-after-send@example.com");
+    const chatId = await newChat(database, browser);
+    const messageId = `u-${crypto.randomUUID()}`;
+    const attemptId = `a-${crypto.randomUUID()}`;
+    // This instance's Redis is a moment slow to subscribe: the turn is ready to call its model
+    // before it listens (and so before it has looked for a stop left pending for it).
+    const channels = holdStopChannels();
+    try {
+      // The page's Stop, landing as its message is admitted: left pending for that attempt.
+      const stop = await stopWith(database, browser, chatId, { messageId, attemptId });
+      expect(stop.status).toBe(202);
+      const response = await postTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: "Tell me a long story.",
+        id: messageId,
+        attemptId,
+      });
+      expect(response.status).toBe(200);
+      // The subscription answers a tenth of a second after the turn asked for it, unless the
+      // provider was called first.
+      await eventually(async () => channels.asked.length > 0);
+      const askedAt = Date.now();
+      await eventually(async () => fake.requests.length > 0 || Date.now() - askedAt > 100);
+      channels.open();
+      const chunks = await readChunks(response);
+      const finish = chunks.find((c) => c.type === "finish") as {
+        messageMetadata?: { stopped?: boolean };
+      };
+      expect(finish.messageMetadata?.stopped).toBe(true);
+      expect(textOf(chunks)).toBe("");
+      // The provider never saw the request.
+      expect(fake.requests).toHaveLength(0);
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    } finally {
+      channels.restore();
+    }
+  });
+
   it("a stop that comes as its turn ends, once nobody listens, is not left for the next Regenerate", async () => {
     const database = use();
     const { browser } = await register(database, "ending-stop@example.com");
