@@ -199,9 +199,20 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
     warn("ADMIN_EMAILS is no longer read: promote admins in Admin → Users");
   }
   const databaseUrl = k("DATABASE_URL", url, undefined as string | undefined);
+  const nodeEnv = k("NODE_ENV", z.enum(["development", "production", "test"]), "development");
+  const authUrl = k("BETTER_AUTH_URL", httpUrl, undefined as string | undefined);
+  // Without it, a request that changes something is trusted from whichever host the browser
+  // addressed (lib/http/origin.ts): a page elsewhere whose name it points at this server (DNS
+  // rebinding) passes that check, and could register the first account, the admin, on a fresh
+  // install that others can reach.
+  if (nodeEnv === "production" && !authUrl) {
+    warn(
+      "BETTER_AUTH_URL is not set: requests are trusted from whatever host name a browser used to reach this server; set it to the app's public URL if anyone else can reach it",
+    );
+  }
 
   return {
-    nodeEnv: k("NODE_ENV", z.enum(["development", "production", "test"]), "development"),
+    nodeEnv,
     logLevel: k(
       "LOG_LEVEL",
       z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
@@ -217,7 +228,7 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
     pgliteDir: optionalString("PGLITE_DIR") ?? "./.data/pglite",
     dataDir: optionalString("FOLD_DATA_DIR") ?? "./.data",
     authSecret: k("BETTER_AUTH_SECRET", z.string().min(32), undefined as string | undefined),
-    authUrl: k("BETTER_AUTH_URL", httpUrl, undefined as string | undefined),
+    authUrl,
     registration: k("REGISTRATION", z.enum(REGISTRATION_MODES), "approval"),
     trustProxy: k<number>("TRUST_PROXY", count(MAX_TRUST_PROXY_HOPS), 0),
     redisUrl: k("REDIS_URL", redisUrl, undefined as string | undefined),

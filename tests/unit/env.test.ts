@@ -181,6 +181,18 @@ describe("environment", () => {
     expect(warnings).toEqual([expect.stringContaining("ADMIN_EMAILS is no longer read")]);
   });
 
+  it("warns in production when BETTER_AUTH_URL is not set, and only then", () => {
+    const warnings: string[] = [];
+    loadEnv({ NODE_ENV: "production" }, (m) => warnings.push(m));
+    expect(warnings).toEqual([expect.stringContaining("BETTER_AUTH_URL is not set")]);
+    warnings.length = 0;
+    loadEnv({ NODE_ENV: "production", BETTER_AUTH_URL: "https://fold.example.com" }, (m) =>
+      warnings.push(m),
+    );
+    loadEnv({ NODE_ENV: "development" }, (m) => warnings.push(m));
+    expect(warnings).toEqual([]);
+  });
+
   it("reads numbered OpenAI-compatible servers with default names", () => {
     const env = loadEnv(
       {
