@@ -1,7 +1,8 @@
 /**
- * Rate limits for sign-in, sign-up, turns, Compact now and Continue in a new chat (DESIGN §16),
- * kept where every instance sees them: Redis when REDIS_URL is set, else the database through
- * rate-limiter-flexible's Drizzle store (Postgres, or PGlite for a single embedded instance).
+ * Rate limits for sign-in, sign-up, turns, Compact now, new chats and Continue in a new chat
+ * (DESIGN §16), kept where every instance sees them: Redis when REDIS_URL is set, else the
+ * database through rate-limiter-flexible's Drizzle store (Postgres, or PGlite for a single
+ * embedded instance).
  */
 import {
   RateLimiterDrizzle,
@@ -77,6 +78,16 @@ export const RATE_LIMITS = {
     durationSeconds: 60,
     points: () => env().rateLimits.turnsPerMinute,
     message: "You are starting new chats from this one faster than this server allows.",
+  },
+  /**
+   * A new chat is a row per call (a title of up to its limit, no model call): as many a minute
+   * as turns, counted apart, so a script cannot fill the database with empty chats. Opening the
+   * unused chat a user already has (New chat again) takes none.
+   */
+  chat: {
+    durationSeconds: 60,
+    points: () => env().rateLimits.turnsPerMinute,
+    message: "You are starting new chats faster than this server allows.",
   },
 } as const;
 

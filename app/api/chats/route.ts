@@ -5,6 +5,7 @@ import { createChat, listChatPage, newestUnusedChat } from "@/lib/db/queries/cha
 import { AppError } from "@/lib/errors";
 import { readJson, readQuery, route } from "@/lib/http/route";
 import { assertModelAllowed } from "@/lib/limits/model-access";
+import { consumeRateLimit } from "@/lib/limits/rate-limit";
 
 export const dynamic = "force-dynamic";
 
@@ -24,6 +25,7 @@ export const POST = route(async (request) => {
     if (unused) return Response.json({ chat: unused }, { status: 200 });
   }
   if (body.modelId !== undefined) await assertModelAllowed(db, body.modelId);
+  await consumeRateLimit("chat", user.id);
   const chat = await createChat(db, {
     userId: user.id,
     title: body.title ?? DEFAULT_CHAT_TITLE,

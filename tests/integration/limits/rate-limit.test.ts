@@ -453,4 +453,30 @@ describeEachDriver("rate limits", (use) => {
     const after = await sendTurn(database, browser, { chatId, modelId: "demo:demo", text: "on" });
     expect(after.response.status).toBe(200);
   });
+
+  it("new chats are rate limited per user; opening the unused one again takes nothing", async () => {
+    const database = use();
+    // The minute's first new chat.
+    const { browser, chatId } = await userWithChat(
+      database,
+      "new-chats@example.com",
+      "198.51.100.54",
+    );
+    const create = (body: Record<string, unknown>) =>
+      call(database, chatsListRoute.POST, { path: "/api/chats", method: "POST", body, browser });
+    // New chat again opens that unused chat, and a model the server does not have is refused:
+    // neither is counted.
+    const reopened = await create({ reuseUnused: true });
+    expect(reopened.status).toBe(200);
+    expect(((await reopened.json()) as { chat: { id: string } }).chat.id).toBe(chatId);
+    expect((await create({ modelId: "nowhere:none" })).status).toBeGreaterThanOrEqual(400);
+    expect((await create({ title: "second" })).status).toBe(201);
+    const refused = await create({ title: "third" });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+      "too_many_requests:chat",
+    );
+    const chats = await call(database, chatsListRoute.GET, { path: "/api/chats", browser });
+    expect(((await chats.json()) as { chats: unknown[] }).chats).toHaveLength(2);
+  });
 });
