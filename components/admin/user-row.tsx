@@ -66,7 +66,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
       <td
         ref={account}
         tabIndex={-1}
-        className="py-3 pr-4 pl-4 outline-none focus-visible:ring-2 focus-visible:ring-zinc-300"
+        className="py-3 pr-4 pl-4 outline-none focus-visible:ring-2 focus-visible:ring-zinc-500"
       >
         <p className="font-medium">
           {user.name}

@@ -163,7 +163,7 @@ export function Composer({
           </div>
         ) : null}
       </div>
-      <div className="relative mx-auto max-w-3xl rounded-2xl border border-line bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-300">
+      <div className="relative mx-auto max-w-3xl rounded-2xl border border-line bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-500">
         {/* On the box's top edge: it takes no room (nothing moves) and covers neither the chat
             nor its scroll button; in a live region that is there before its text, so a screen
             reader reads the text when it comes. */}

@@ -231,7 +231,7 @@ function UserMessage({
           )}
           onChange={(e) => change(e.target.value)}
           onKeyDown={onKeyDown}
-          className="w-full resize-none rounded-2xl border border-line bg-white px-4 py-2 text-sm outline-none focus:ring-2 focus:ring-zinc-200"
+          className="w-full resize-none rounded-2xl border border-line bg-white px-4 py-2 text-sm outline-none focus:border-zinc-500"
         />
         <div className="flex items-center justify-end gap-2 text-xs">
           {busy ? <span className="text-muted">Wait for the reply to finish</span> : null}

@@ -25,7 +25,7 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
         value={value ?? ""}
         disabled={disabled || models.length === 0}
         onChange={(e) => onChange(e.target.value)}
-        className="w-full max-w-56 min-w-0 appearance-none truncate rounded-lg border border-line bg-white py-1 pr-7 pl-2 text-xs text-zinc-700 outline-none hover:bg-zinc-50 focus:ring-2 focus:ring-zinc-200 disabled:opacity-50"
+        className="w-full max-w-56 min-w-0 appearance-none truncate rounded-lg border border-line bg-white py-1 pr-7 pl-2 text-xs text-zinc-700 outline-none hover:bg-zinc-50 focus-visible:ring-2 focus-visible:ring-zinc-500 disabled:opacity-50"
       >
         {!known && value ? <option value={value}>{value} (unavailable)</option> : null}
         {[...groups.entries()].map(([provider, list]) => (

@@ -1,6 +1,6 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { expectNoAxeViolations } from "./axe";
-import { hydrated, registerUser } from "./helpers";
+import { hydrated, openNewChat, registerUser } from "./helpers";
 
 // Every page a user reaches, in light and in dark (the admin pages: admin-models.spec.ts,
 // whose user is the server's admin).
@@ -52,5 +52,73 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expect(page.getByRole("dialog", { name: "Stats" })).toBeVisible();
       await expectNoAxeViolations(page, `chat with the stats open (${colorScheme})`);
     });
+
+    // axe-core does not check focus indicators: the contrast WCAG asks of them (3:1 against
+    // what is next to them) is measured here, on the computed colors.
+    test("the message box and the model picker show the keyboard's focus at 3:1 or more", async ({
+      page,
+    }) => {
+      await openNewChat(page, `e2e-focus-ring-${colorScheme}-${Date.now()}@example.com`);
+      const box = page.getByRole("textbox", { name: "Message" });
+      await box.focus();
+      const composer = box.locator("xpath=ancestor::div[contains(@class,'rounded-2xl')][1]");
+      const [border, inside, outside] = await composer.evaluate((element) => {
+        const style = getComputedStyle(element);
+        const around = getComputedStyle(element.closest("form") ?? document.body);
+        return [style.borderTopColor, style.backgroundColor, around.backgroundColor];
+      });
+      expect(await contrast(page, border, inside)).toBeGreaterThanOrEqual(3);
+      expect(await contrast(page, border, outside)).toBeGreaterThanOrEqual(3);
+
+      const picker = page.getByLabel("Model");
+      for (
+        let i = 0;
+        i < 10 && !(await picker.evaluate((e) => e === document.activeElement));
+        i++
+      ) {
+        await page.keyboard.press("Tab");
+      }
+      await expect(picker).toBeFocused();
+      const [ring, under] = await picker.evaluate((element) => {
+        // The ring is the box shadow that spreads (the others are 0px, and transparent).
+        const shadows = getComputedStyle(element).boxShadow.split(/,(?![^(]*\))/);
+        const spread = shadows
+          .map((shadow) => shadow.trim().match(/^(.*\)|\S+)\s+(?:-?[\d.]+px\s+){3}([\d.]+)px/))
+          .find((match) => match !== null && Number(match[2]) > 0);
+        return [
+          spread?.[1] ?? "transparent",
+          getComputedStyle(element.closest(".rounded-2xl") ?? document.body).backgroundColor,
+        ];
+      });
+      expect(ring).not.toBe("transparent");
+      expect(await contrast(page, ring, under)).toBeGreaterThanOrEqual(3);
+    });
   });
+}
+
+/** The WCAG contrast ratio of two CSS colors, as the browser paints them (a canvas reads them). */
+async function contrast(page: Page, a: string, b: string): Promise<number> {
+  return page.evaluate(
+    ([first, second]) => {
+      const canvas = document.createElement("canvas");
+      canvas.width = 1;
+      canvas.height = 1;
+      const context = canvas.getContext("2d", { willReadFrequently: true });
+      if (!context) throw new Error("no 2d canvas");
+      const luminance = (color: string) => {
+        context.clearRect(0, 0, 1, 1);
+        context.fillStyle = color;
+        context.fillRect(0, 0, 1, 1);
+        const [r = 0, g = 0, b = 0] = context.getImageData(0, 0, 1, 1).data;
+        const channel = (v: number) => {
+          const s = v / 255;
+          return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+        };
+        return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+      };
+      const [light, dark] = [luminance(first), luminance(second)].sort((x, y) => y - x);
+      return ((light ?? 0) + 0.05) / ((dark ?? 0) + 0.05);
+    },
+    [a, b] as const,
+  );
 }
