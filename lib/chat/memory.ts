@@ -117,14 +117,23 @@ async function notesCapacityOf(db: Db, chat: Chat): Promise<number | null> {
  * compaction event "edited" — a rollback point like any summary — and left in the timeline
  * as a trace entry. The next request carries it.
  */
-export function editSummary(
+export async function editSummary(
   db: Db,
   chat: Chat,
   input: { summary: string; version: number },
 ): Promise<{ memory: ChatMemory; message: FoldUIMessage }> {
+  // Notes written in the editor are notes like those added one by one: past what a fold keeps
+  // word for word, the next fold would hand the oldest to the summarizer. An edit that does not
+  // make them take more room passes (a model with a smaller window may have shrunk the room).
+  const written = notesCost(splitUserNotes(input.summary).notes, countText);
+  const capacity = written > 0 ? await notesCapacityOf(db, chat) : null;
   return writeUserSummary(db, chat, input.version, "edited by user", (current) => {
     if (!current) {
       throw new AppError("conflict:no_summary", "This chat has no summary to edit yet.");
+    }
+    if (capacity !== null && written > capacity) {
+      const before = notesCost(splitUserNotes(current).notes, countText);
+      if (written > before) throw notesFull(capacity, written);
     }
     return input.summary;
   });

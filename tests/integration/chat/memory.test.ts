@@ -981,6 +981,43 @@ describeEachDriver("What the model remembers", (use, driver) => {
     for (const note of added) expect(prompts.at(-1)).not.toContain(note.slice(2));
   });
 
+  it("refuses a summary edit whose notes outgrow what a fold keeps word for word, changing nothing", async () => {
+    const database = use();
+    const { browser } = await register(database, "notes-by-edit@example.com");
+    const chatId = await compactedChat(database, browser);
+    const before = await chatRow(database.db, chatId);
+    // A dozen notes typed into the editor: POST /memory/notes takes only a few of these.
+    const notes = Array.from(
+      { length: 12 },
+      (_, i) => `- Part ${i} ships from warehouse W-${100 + i} in Lyon, never by air.`,
+    );
+    const crowded = `${before.contextSummary}\n\n## Notes you added\n${notes.join("\n")}`;
+    const refused = await putSummary(database, browser, chatId, {
+      summary: crowded,
+      version: before.version,
+    });
+    expect(refused.status).toBe(409);
+    const { error } = (await refused.json()) as { error: { code: string } };
+    expect(error.code).toBe("conflict:notes_full");
+    const after = await chatRow(database.db, chatId);
+    expect(after.version).toBe(before.version);
+    expect(after.contextSummary).toBe(before.contextSummary);
+
+    // Two of them fit, and the edit saves; the next fold keeps them as written.
+    const fits = `${before.contextSummary}\n\n## Notes you added\n${notes.slice(0, 2).join("\n")}`;
+    expect(
+      (await putSummary(database, browser, chatId, { summary: fits, version: before.version }))
+        .status,
+    ).toBe(200);
+    for (let turn = 5; turn < 10; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    expect(splitUserNotes((await chatRow(database.db, chatId)).contextSummary).notes).toEqual(
+      notes.slice(0, 2),
+    );
+  });
+
   it("a note taken away does not come back when an edit rolls the summary back to one from before, and the notes kept still stay", async () => {
     const database = use();
     const { browser } = await register(database, "notes-rollback@example.com");
@@ -1082,11 +1119,12 @@ describeEachDriver("What the model remembers", (use, driver) => {
     const chatId = await compactedChat(database, browser);
     const row = await chatRow(database.db, chatId);
     const long = `- ${"The supplier contract says the deposit is refundable until May. ".repeat(12)}`;
-    const edited = `${row.contextSummary}\n\n## Notes you added\n${long}`;
-    expect(
-      (await putSummary(database, browser, chatId, { summary: edited, version: row.version }))
-        .status,
-    ).toBe(200);
+    // Stored when the chat's model kept more notes word for word (an edit cannot put a line
+    // this long there now: it is past this model's room for notes).
+    await database.db
+      .update(chat)
+      .set({ contextSummary: `${row.contextSummary}\n\n## Notes you added\n${long}` })
+      .where(eq(chat.id, chatId));
     const shown = (await (await memoryOf(database, browser, chatId)).json()) as {
       memory: ChatMemory;
     };
