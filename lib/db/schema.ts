@@ -153,6 +153,12 @@ export type ArchivedMessage = {
   parts: unknown[];
   metadata: Record<string, unknown> | null;
   createdAt: string;
+  /**
+   * Its place in the chat when it was archived: a summary and recall number messages by it,
+   * gaps included (an entry kept where a reply was taken away). Absent in versions archived
+   * before it was kept.
+   */
+  seq?: number;
 };
 
 /**

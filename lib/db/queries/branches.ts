@@ -69,12 +69,13 @@ export async function branchesOf(
 }
 
 export function archiveRows(rows: readonly Message[]): ArchivedMessage[] {
-  return rows.map(({ id, role, parts, metadata, createdAt }) => ({
+  return rows.map(({ id, role, parts, metadata, createdAt, seq }) => ({
     id,
     role,
     parts,
     metadata,
     createdAt: createdAt.toISOString(),
+    seq,
   }));
 }
 
@@ -117,7 +118,13 @@ export async function activateBranch(db: Db, branchId: string): Promise<void> {
     .where(eq(messageBranch.id, branchId));
 }
 
-/** Replaces the messages from `fromSeq` on with an archived version's, in its order. */
+/**
+ * Replaces the messages from `fromSeq` on with an archived version's, in its order, each at the
+ * place it had: the version's summary and recall number messages by place, and a gap its
+ * history had (an entry kept where a reply was taken away) renumbered would shift every number
+ * after it onto another message. A version archived without places is numbered on from
+ * `fromSeq`.
+ */
 export async function replaceTail(
   db: Db,
   chatId: string,
@@ -125,12 +132,18 @@ export async function replaceTail(
   archived: readonly ArchivedMessage[],
 ): Promise<void> {
   await db.delete(message).where(and(eq(message.chatId, chatId), gte(message.seq, fromSeq)));
+  const placed = archived.every(
+    (row, i) =>
+      row.seq !== undefined &&
+      row.seq >= fromSeq &&
+      (i === 0 || row.seq > (archived[i - 1]?.seq ?? 0)),
+  );
   await insertMessageRows(
     db,
     archived.map((row, i) => ({
       id: row.id,
       chatId,
-      seq: fromSeq + i,
+      seq: placed && row.seq !== undefined ? row.seq : fromSeq + i,
       role: row.role,
       parts: storableJson(row.parts),
       metadata: storableJson(row.metadata),

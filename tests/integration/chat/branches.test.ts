@@ -13,6 +13,7 @@ import * as chatApi from "@/app/api/chat/route";
 import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
 import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
 import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
+import { chatRecall } from "@/lib/chat/recall";
 import type { Database } from "@/lib/db/client";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
@@ -35,6 +36,10 @@ const MODEL = "fake:small";
 
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
+
+/** A stored message's text. */
+const contentOf = (parts: unknown) =>
+  (parts as Array<{ text?: string }>).map((part) => part.text ?? "").join("");
 
 type Switch = { messageId: string; shownOn: string; position: number; count: number };
 type BranchesJson = { branches: Switch[]; edit?: { messageId: string; laterMessages: number } };
@@ -416,6 +421,58 @@ describeEachDriver("Safe regenerate: the replaced reply stays a version away", (
       await switchTo(database, browser, chatId, { messageId: asked.id, position: 2 })
     ).json()) as SwitchedJson;
     expect(two.messages.map((m) => m.id)).toEqual([asked.id, second.id]);
+  });
+
+  it("a version switched away and back keeps each message at its number: the summary and recall still name the same messages", async () => {
+    const database = use();
+    const { browser } = await register(database, "versions-numbers@example.com");
+    const chatId = await newChat(database, browser);
+    for (let turn = 0; turn < 4; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    // Compact now's entry lands after the last reply; regenerating that reply keeps the entry
+    // (the summary stands) and leaves a gap in the chat's numbering where the reply was.
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const answered = (await historyOf(database.db, chatId)).filter((m) => m.role === "user").at(-1);
+    const regenerated = await postRegenerate(database, browser, { chatId, modelId: MODEL });
+    expect(regenerated.status).toBe(200);
+    await readChunks(regenerated);
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+
+    // A value planted after the gap, folded into the summary, which cites it by number.
+    const planted = "/srv/app/plant-7c1e9.yaml";
+    await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      text: `${longMessage(10)} The config lives at ${planted}.`,
+    });
+    for (let turn = 11; turn < 14; turn++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(turn) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const before = await historyOf(database.db, chatId);
+    const plantedRow = before.find(
+      (m) => m.role === "user" && contentOf(m.parts).includes(planted),
+    );
+    if (!plantedRow) throw new Error("the planted message is not in the chat");
+    const number = plantedRow.seq + 1;
+    const summary = (await chatRow(database.db, chatId)).contextSummary ?? "";
+    expect(summary).toContain(`${planted} [${number}`);
+    const recall = chatRecall(database.db, chatId);
+    expect(JSON.stringify(await recall.read(number, 0))).toContain(planted);
+
+    // To the first version of the regenerated turn and back: the same summary, the same numbers.
+    const messageId = answered?.id;
+    expect((await switchTo(database, browser, chatId, { messageId, position: 1 })).status).toBe(
+      200,
+    );
+    expect((await switchTo(database, browser, chatId, { messageId, position: 2 })).status).toBe(
+      200,
+    );
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(summary);
+    const after = await historyOf(database.db, chatId);
+    expect(after.map((m) => [m.id, m.seq])).toEqual(before.map((m) => [m.id, m.seq]));
+    expect(JSON.stringify(await recall.read(number, 0))).toContain(planted);
   });
 
   it("shows a regenerated reply's switch on the reply when a compaction's entry sits before it", async () => {
