@@ -5,8 +5,10 @@ import { savedPct, traceEndChunk, traceStartChunk } from "@/lib/compaction/trace
 import type { Db } from "@/lib/db/client";
 import { markCompactionDirty } from "@/lib/db/compaction-state";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
+import { recordObservedWindow } from "@/lib/db/queries/observed-windows";
 import { log } from "@/lib/log";
-import { evictContextWindow } from "@/lib/model-window/window";
+import { evictContextWindow, inspectContextWindow } from "@/lib/model-window/window";
+import { describeChain } from "@/lib/model-window/window-label";
 
 /**
  * Recovery happened: the chat is dirty (next turn compacts durably), the timeline shows it.
@@ -23,9 +25,20 @@ export async function recordRecovery(
 ): Promise<void> {
   const traceId = `recover-${generateId()}`;
   const parsed = modelId ? parseModelId(modelId) : null;
-  // The server runs the model with less than Fold looked up (restarted with a smaller
-  // context): the cached window is dropped, so the next message budgets with what it says now.
-  if (event.statedWindow !== null && parsed) evictContextWindow(parsed.provider, parsed.model);
+  // The server runs the model with less than Fold looked up (restarted with a smaller context,
+  // or its own report out of reach, behind a proxy that passes only /v1): what it stated is
+  // kept as an observed window until the server reports a different one, and the cached window
+  // is dropped, so the next message budgets with it.
+  let kept = false;
+  if (event.statedWindow !== null && parsed) {
+    kept = await keepStatedWindow(db, chatId, parsed, event.statedWindow, event).catch(
+      (error: unknown) => {
+        log.warn({ err: error, chatId }, "recording the window a provider stated failed");
+        return false;
+      },
+    );
+    evictContextWindow(parsed.provider, parsed.model);
+  }
   const reason = event.kind;
   write(
     traceStartChunk(traceId, {
@@ -46,7 +59,7 @@ export async function recordRecovery(
       summarizerModel: null,
       durationMs: 0,
       summary: null,
-      note: recoveryNote(event),
+      note: recoveryNote(event, kept),
     }),
   );
   // Bookkeeping must never cost the user their answer: the retry goes ahead without it (the
@@ -67,13 +80,42 @@ export async function recordRecovery(
   }
 }
 
-function recoveryNote(event: RecoveryEvent): string {
+/**
+ * Keeps a window the provider stated that is smaller than the one Fold looked up, as a silent
+ * cut's is kept (an observed window): true when it was. Looked up again alone, the window could
+ * come back as large (a catalog's or an assumed length, the server's own report out of reach)
+ * and every later turn would be refused and retried.
+ */
+async function keepStatedWindow(
+  db: Db,
+  chatId: string,
+  model: { provider: string; model: string },
+  statedWindow: number,
+  event: RecoveryEvent,
+): Promise<boolean> {
+  const { chain } = await inspectContextWindow(model.provider, model.model, db);
+  if (statedWindow >= chain.contextWindow) return false;
+  await recordObservedWindow(db, {
+    provider: model.provider,
+    model: model.model,
+    contextWindow: statedWindow,
+    sentTokens: event.reportedTokens ?? event.tokensBefore,
+    chainWindow: chain.contextWindow,
+    chainSource: describeChain(chain),
+    chatId,
+  });
+  return true;
+}
+
+function recoveryNote(event: RecoveryEvent, kept: boolean): string {
   const n = (tokens: number) => tokens.toLocaleString("en-US");
   const counted =
     event.reportedTokens !== null ? `The provider counted ${n(event.reportedTokens)} tokens; ` : "";
   const window =
     event.statedWindow !== null
-      ? ` It says the model's window is ${n(event.statedWindow)} tokens, less than Fold had looked up: the retry was trimmed for that, and the window is looked up again for your next message.`
+      ? kept
+        ? ` It says the model's window is ${n(event.statedWindow)} tokens, less than Fold had looked up: the retry was trimmed for that, and Fold uses ${n(event.statedWindow)} for this model from your next message on.`
+        : ` It says the model's window is ${n(event.statedWindow)} tokens, less than Fold had looked up: the retry was trimmed for that, and the window is looked up again for your next message.`
       : "";
   return `${counted}${counted ? "the" : "The"} request was trimmed in memory and retried once.${window}`;
 }
