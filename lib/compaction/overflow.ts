@@ -68,7 +68,8 @@ export function isContextOverflowError(error: unknown): error is APICallError {
 
 /**
  * The provider's own count of the rejected prompt, when its message states it
- * ("resulted in 9100 tokens", "208310 tokens > 200000", "(length 9000)").
+ * ("resulted in 9100 tokens", "208310 tokens > 200000", "(length 9000)", "request (9412
+ * tokens) exceeds", "your request has 9412 input tokens").
  */
 export function reportedPromptTokens(error: APICallError): number | null {
   const text = errorText(error);
@@ -86,6 +87,11 @@ export function reportedPromptTokens(error: APICallError): number | null {
     /the input \((\d+) tokens\)/i,
     /request contains (\d+) tokens/i,
     /given: (\d+) `?inputs`? tokens/i,
+    // llama.cpp: "request (9412 tokens) exceeds the available context size", and its field.
+    /request \((\d+) tokens\) exceeds/i,
+    /"n_prompt_tokens"\s*:\s*(\d+)/,
+    // vLLM: "However, your request has 9412 input tokens."
+    /your request has (\d+) input tokens/i,
   ];
   for (const pattern of patterns) {
     const match = pattern.exec(text);
@@ -109,6 +115,7 @@ export function reportedWindowTokens(error: APICallError): number | null {
     /> (\d+), decrease input length/i,
     /maximum number of tokens allowed \((\d+)\)/i,
     /"n_ctx"\s*:\s*(\d+)/,
+    /available context size \((\d+) tokens\)/i,
     /model with (\d+) maximum context length/i,
     /context length of only (\d+)/i,
     /maximum allowed length \((\d+) tokens\)/i,

@@ -92,6 +92,30 @@ const OVERFLOWS: Array<[string, number, string]> = [
       },
     }),
   ],
+  [
+    "llama.cpp (its count in the message)",
+    400,
+    JSON.stringify({
+      error: {
+        code: 400,
+        message:
+          "request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it",
+        type: "exceed_context_size_error",
+      },
+    }),
+  ],
+  [
+    "vLLM (input tokens)",
+    400,
+    JSON.stringify({
+      object: "error",
+      message:
+        "This model's maximum context length is 8192 tokens. However, your request has 9412 input tokens. Please reduce the length of the input messages.",
+      type: "BadRequestError",
+      param: null,
+      code: 400,
+    }),
+  ],
   ["Ollama", 400, JSON.stringify({ error: "input length exceeds the context length" })],
   [
     "OpenRouter",
@@ -276,6 +300,9 @@ describe("overflow detection", () => {
     expect(reported("SGLang (context length)")).toBe(9000);
     expect(reported("xAI")).toBe(140000);
     expect(reported("Hugging Face TGI")).toBe(4000);
+    expect(reported("llama.cpp")).toBe(9120);
+    expect(reported("llama.cpp (its count in the message)")).toBe(9412);
+    expect(reported("vLLM (input tokens)")).toBe(9412);
   });
 
   it("reads the window the provider states, where it states one", () => {
@@ -291,6 +318,8 @@ describe("overflow detection", () => {
       Google: 1048576,
       Bedrock: null,
       "llama.cpp": 8192,
+      "llama.cpp (its count in the message)": 8192,
+      "vLLM (input tokens)": 8192,
       Ollama: null,
       OpenRouter: 128000,
       Mistral: 32768,
