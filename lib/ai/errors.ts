@@ -1,4 +1,4 @@
-import { APICallError, RetryError } from "ai";
+import { APICallError, InvalidResponseDataError, RetryError, StreamProviderError } from "ai";
 import { ContextOverflowError } from "@/lib/compaction/overflow";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { AppError, publicErrorText } from "@/lib/errors";
@@ -49,6 +49,21 @@ export function describeModelError(error: unknown): string {
     if (status !== undefined && status >= 500)
       return `The model provider had an internal error (${status}). Retry in a moment.`;
     return `The model provider refused the request${status ? ` (${status})` : ""}: ${detail}`;
+  }
+  // A failure the provider sent inside its stream, after answering 200 (llama.cpp, vLLM and
+  // Ollama send one that comes once the reply began as a `{"error": {...}}` frame): its words,
+  // not Fold's failure.
+  if (StreamProviderError.isInstance(error)) {
+    const status = error.statusCode;
+    if (status !== undefined && status >= 500)
+      return `The model provider had an internal error mid-reply (${status}). Retry in a moment.`;
+    const said = error.message.trim().slice(0, BODY_EXCERPT_CHARS) || error.type || "no reason";
+    return `The model provider stopped the reply with an error${status ? ` (${status})` : ""}: ${said}`;
+  }
+  // A stream that ended without its reply finishing (the server closed it early, or sent its
+  // error in a form the SDK cannot read, as some llama.cpp builds do for a prompt too long).
+  if (InvalidResponseDataError.isInstance(error)) {
+    return "The model provider's reply ended before it finished: its server closed the stream early or sent an error Fold could not read. Retry, or check the server's log (a prompt too long for its context is a common cause).";
   }
   if (error instanceof Error) {
     if (error.name === "AbortError" || /aborted/i.test(error.message))
