@@ -29,12 +29,12 @@ export async function recordRecovery(
   // or its own report out of reach, behind a proxy that passes only /v1): what it stated is
   // kept as an observed window until the server reports a different one, and the cached window
   // is dropped, so the next message budgets with it.
-  let kept = false;
+  let kept: StatedWindowKept = { kept: false };
   if (event.statedWindow !== null && parsed) {
     kept = await keepStatedWindow(db, chatId, parsed, event.statedWindow, event).catch(
       (error: unknown) => {
         log.warn({ err: error, chatId }, "recording the window a provider stated failed");
-        return false;
+        return { kept: false };
       },
     );
     evictContextWindow(parsed.provider, parsed.model);
@@ -92,9 +92,13 @@ async function keepStatedWindow(
   model: { provider: string; model: string },
   statedWindow: number,
   event: RecoveryEvent,
-): Promise<boolean> {
-  const { chain } = await inspectContextWindow(model.provider, model.model, db);
-  if (statedWindow >= chain.contextWindow) return false;
+): Promise<StatedWindowKept> {
+  const { window, chain } = await inspectContextWindow(model.provider, model.model, db);
+  // An admin's override wins over what Fold observes: the note says so instead.
+  if (window.source === "override" && statedWindow < window.contextWindow) {
+    return { kept: false, override: window.contextWindow };
+  }
+  if (statedWindow >= chain.contextWindow) return { kept: false };
   await recordObservedWindow(db, {
     provider: model.provider,
     model: model.model,
@@ -104,18 +108,23 @@ async function keepStatedWindow(
     chainSource: describeChain(chain),
     chatId,
   });
-  return true;
+  return { kept: true };
 }
 
-function recoveryNote(event: RecoveryEvent, kept: boolean): string {
+/** Whether a stated window is kept for the next turns, or an admin's override stands over it. */
+type StatedWindowKept = { kept: boolean; override?: number };
+
+function recoveryNote(event: RecoveryEvent, { kept, override }: StatedWindowKept): string {
   const n = (tokens: number) => tokens.toLocaleString("en-US");
   const counted =
     event.reportedTokens !== null ? `The provider counted ${n(event.reportedTokens)} tokens; ` : "";
   const window =
     event.statedWindow !== null
-      ? kept
-        ? ` It says the model's window is ${n(event.statedWindow)} tokens, less than Fold had looked up: the retry was trimmed for that, and Fold uses ${n(event.statedWindow)} for this model from your next message on.`
-        : ` It says the model's window is ${n(event.statedWindow)} tokens, less than Fold had looked up: the retry was trimmed for that, and the window is looked up again for your next message.`
+      ? override !== undefined
+        ? ` It says the model's window is ${n(event.statedWindow)} tokens, less than the ${n(override)} an admin's override in Admin → Models sets: the retry was trimmed for that. Fold keeps the override, so long requests will be refused again: lower or remove it there, or run the model with a larger context.`
+        : kept
+          ? ` It says the model's window is ${n(event.statedWindow)} tokens, less than Fold had looked up: the retry was trimmed for that, and Fold uses ${n(event.statedWindow)} for this model from your next message on.`
+          : ` It says the model's window is ${n(event.statedWindow)} tokens, less than Fold had looked up: the retry was trimmed for that, and the window is looked up again for your next message.`
       : "";
   return `${counted}${counted ? "the" : "The"} request was trimmed in memory and retried once.${window}`;
 }

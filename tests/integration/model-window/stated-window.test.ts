@@ -15,6 +15,7 @@ const setup = await vi.hoisted(async () => {
   return { fake, proxy };
 });
 
+import { upsertOverride } from "@/lib/db/queries/model-overrides";
 import { resolveContextWindow, windowResolver } from "@/lib/model-window/window";
 import { register } from "../../helpers/auth";
 import { isSummaryRequest } from "../../helpers/compaction";
@@ -60,5 +61,32 @@ describeEachDriver("a window the server states when it refuses a prompt", (use) 
     const window = await resolveContextWindow("fake", "gpt-oss-20b", database.db);
     expect(window.contextWindow).toBe(8192);
     expect(window.source).toBe("observed");
+  });
+
+  it("under an admin's override, is not taken over it, and the note says the override stands", async () => {
+    const database = use();
+    await upsertOverride(database.db, {
+      provider: "fake",
+      model: "gpt-oss-20b",
+      contextWindow: 64_000,
+    });
+    const { browser } = await register(database, `stated-over-${crypto.randomUUID()}@example.com`);
+    const chatId = await newChat(database, browser);
+    let note = "";
+    for (let turn = 0; turn < 12 && !note; turn++) {
+      const { response, chunks } = await sendTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        text: longMessage(turn, 900),
+      });
+      expect(response.status).toBe(200);
+      const trace = JSON.stringify(chunks);
+      if (trace.includes("window is 8,192 tokens")) note = trace;
+    }
+    expect(note).toContain("less than the 64,000 an admin's override in Admin → Models sets");
+    expect(note).toContain("Fold keeps the override");
+    const window = await resolveContextWindow("fake", "gpt-oss-20b", database.db);
+    expect(window.source).toBe("override");
+    expect(window.contextWindow).toBe(64_000);
   });
 });
