@@ -254,6 +254,7 @@ export function ChatView({
   // is drawn, the switch is put back there and the arrow given the focus again, so the next
   // press (mouse or keyboard) finds it where it was.
   const switchedFrom = useRef<{
+    /** The switch's turn: its user message's id (`data-branch`). */
     branch: string;
     arrow: string;
     top: number;
@@ -267,11 +268,10 @@ export function ChatView({
     setSwitchPending(true);
     // Cleared at the click, not on the answer: what is refused meanwhile stays said.
     setActionProblem(null);
-    const top = arrow.closest("[data-branch]")?.getBoundingClientRect().top;
+    const top = arrow.closest("[data-branch]")?.getBoundingClientRect().top ?? 0;
     void showVersion(messageId, position, {
-      branch: messageId,
       arrow: arrow.getAttribute("aria-label") ?? "",
-      top: top ?? 0,
+      top,
     }).finally(() => {
       switching.current = false;
       setSwitchPending(false);
@@ -280,7 +280,7 @@ export function ChatView({
   async function showVersion(
     messageId: string,
     position: number,
-    from: { branch: string; arrow: string; top: number },
+    from: { arrow: string; top: number },
   ) {
     const response = await apiFetch(`/api/chats/${chatId}/branches`, {
       method: "POST",
@@ -300,6 +300,7 @@ export function ChatView({
     takeOlder();
     switchedFrom.current = {
       ...from,
+      branch: messageId,
       drawn: { count: shown.messages.length, lastId: shown.messages.at(-1)?.id },
     };
     setStayRequest((n) => n + 1);

@@ -10,13 +10,9 @@ const SCROLL_KEYS = new Set(["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home
  * the rows around it settle: a list drawn anew (a version switch) measures its rows over a few
  * frames, and each measurement can move what is on screen. `find` is asked every frame (the row
  * may be drawn anew itself); the scroller is moved by however far the element moved, until it
- * stays put, the hold's time is up, or the user scrolls. Returns a function that ends it early.
+ * stays put, the hold's time is up, or the user scrolls.
  */
-export function keepInPlace(
-  scroller: HTMLElement,
-  find: () => Element | null,
-  top: number,
-): () => void {
+export function keepInPlace(scroller: HTMLElement, find: () => Element | null, top: number): void {
   const until = performance.now() + HOLD_MS;
   let still = 0;
   let frame = 0;
@@ -45,5 +41,4 @@ export function keepInPlace(
   scroller.addEventListener("touchmove", end, { passive: true });
   window.addEventListener("keydown", onKey, true);
   hold();
-  return end;
 }

@@ -21,11 +21,12 @@ const chip = "rounded p-1 text-zinc-400 transition hover:text-ink disabled:opaci
  * The version arrows are aria-disabled, not disabled, at their ends and while busy: a disabled
  * button drops the keyboard's focus, and stepping through versions keeps it on the arrow.
  */
-const arrow =
-  "rounded p-1 text-zinc-400 transition hover:text-ink aria-disabled:cursor-default aria-disabled:opacity-40 aria-disabled:hover:text-zinc-400";
+const arrow = `${chip} aria-disabled:cursor-default aria-disabled:opacity-40 aria-disabled:hover:text-zinc-400`;
 
 /** Under a message: its versions, whether the summary holds it, and its pin. */
 export function MessageMemoryBar({ role, folded, pinned, branch, busy, onPin, onSwitch }: Props) {
+  const noPrevious = busy || !branch || branch.position <= 1;
+  const noNext = busy || !branch || branch.position >= branch.count;
   return (
     <div
       className={`flex items-center gap-1 text-xs text-muted ${role === "user" ? "justify-end" : ""}`}
@@ -41,9 +42,9 @@ export function MessageMemoryBar({ role, folded, pinned, branch, busy, onPin, on
           <button
             type="button"
             aria-label="Previous version"
-            aria-disabled={busy || branch.position <= 1}
+            aria-disabled={noPrevious}
             onClick={(event) => {
-              if (busy || branch.position <= 1) return;
+              if (noPrevious) return;
               onSwitch(branch.position - 1, event.currentTarget);
             }}
             className={arrow}
@@ -56,9 +57,9 @@ export function MessageMemoryBar({ role, folded, pinned, branch, busy, onPin, on
           <button
             type="button"
             aria-label="Next version"
-            aria-disabled={busy || branch.position >= branch.count}
+            aria-disabled={noNext}
             onClick={(event) => {
-              if (busy || branch.position >= branch.count) return;
+              if (noNext) return;
               onSwitch(branch.position + 1, event.currentTarget);
             }}
             className={arrow}

@@ -22,7 +22,11 @@ beforeEach(() => {
 });
 afterEach(() => vi.useRealTimers());
 
-it("a release during a renewal frees the token the renewal wrote, not the one it replaced", async () => {
+/**
+ * A lease held, its renewals answered when the test calls `answer` (each the renewal on its way
+ * then), and its first renewal sent.
+ */
+function renewingByHand() {
   let answer: (next: Lease | null) => void = () => {};
   queries.renewLease.mockImplementation(
     () => new Promise<Lease | null>((resolve) => (answer = resolve)),
@@ -30,6 +34,11 @@ it("a release during a renewal frees the token the renewal wrote, not the one it
   const held = keepRenewing(db, lease(1));
   vi.advanceTimersByTime(10_000);
   expect(queries.renewLease).toHaveBeenCalledTimes(1);
+  return { held, answer: (next: Lease | null) => answer(next) };
+}
+
+it("a release during a renewal frees the token the renewal wrote, not the one it replaced", async () => {
+  const { held, answer } = renewingByHand();
 
   const released = held.release();
   answer(lease(2));
@@ -39,12 +48,7 @@ it("a release during a renewal frees the token the renewal wrote, not the one it
 });
 
 it("renews with the newest token, one renewal at a time, and stops once released", async () => {
-  let answer: (next: Lease | null) => void = () => {};
-  queries.renewLease.mockImplementation(
-    () => new Promise<Lease | null>((resolve) => (answer = resolve)),
-  );
-  const held = keepRenewing(db, lease(1));
-  vi.advanceTimersByTime(10_000);
+  const { held, answer } = renewingByHand();
   // A slow renewal: the next tick does not send a second one beside it.
   vi.advanceTimersByTime(10_000);
   expect(queries.renewLease).toHaveBeenCalledTimes(1);
@@ -134,13 +138,7 @@ it("is lost when a renewal never answers, and a release then waits for it only s
 });
 
 it("writes as the holder with the newest token, and no renewal replaces it during the write", async () => {
-  let answer: (next: Lease | null) => void = () => {};
-  queries.renewLease.mockImplementation(
-    () => new Promise<Lease | null>((resolve) => (answer = resolve)),
-  );
-  const held = keepRenewing(db, lease(1));
-  vi.advanceTimersByTime(10_000);
-  expect(queries.renewLease).toHaveBeenCalledTimes(1);
+  const { held, answer } = renewingByHand();
 
   // A renewal on its way: the write waits for the token it brings.
   let finishWrite: () => void = () => {};
