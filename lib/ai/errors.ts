@@ -4,6 +4,8 @@ import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { AppError, publicErrorText } from "@/lib/errors";
 
 const BODY_EXCERPT_CHARS = 300;
+/** A server that is not ready says why in a few words; more than that is not for the user. */
+const NOT_READY_EXCERPT_CHARS = 120;
 
 function providerMessage(error: APICallError): string | undefined {
   if (!error.responseBody) return undefined;
@@ -46,7 +48,13 @@ export function describeModelError(error: unknown): string {
       return `The model provider rejected Fold's credentials (${status}). An admin should check the API key.`;
     if (status === 429)
       return "The model provider is rate-limiting requests. Wait a moment and retry.";
-    if (status !== undefined && status >= 500)
+    // Not ready rather than broken: llama.cpp answers 503 "Loading model" while it loads one,
+    // OpenAI 503 and Anthropic 529 when overloaded. Their words say which.
+    if (status === 503 || status === 529) {
+      const said = providerMessage(error)?.trim().slice(0, NOT_READY_EXCERPT_CHARS);
+      return `The model provider is busy or still loading the model (${status}${said ? `: ${said}` : ""}). Retry in a moment.`;
+    }
+    if (status >= 500)
       return `The model provider had an internal error (${status}). Retry in a moment.`;
     return `The model provider refused the request${status ? ` (${status})` : ""}: ${detail}`;
   }

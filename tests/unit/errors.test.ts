@@ -127,4 +127,38 @@ describe("what users read of an unexpected failure", () => {
     });
     expect(describeModelError(refusedWithStatus)).toMatch(/refused the request \(400\)/);
   });
+
+  it("says a provider that is loading its model or overloaded is not ready, in its words", () => {
+    const answered = (statusCode: number, body: unknown) =>
+      new APICallError({
+        message: "Service Unavailable",
+        url: "http://127.0.0.1:8080/v1/chat/completions",
+        requestBodyValues: {},
+        statusCode,
+        responseBody: JSON.stringify(body),
+        isRetryable: true,
+      });
+    // llama.cpp while it loads a model; Anthropic when overloaded.
+    const loading = answered(503, {
+      error: { code: 503, message: "Loading model", type: "unavailable_error" },
+    });
+    const overloaded = answered(529, {
+      type: "error",
+      error: { type: "overloaded_error", message: "Overloaded" },
+    });
+    expect(
+      describeModelError(
+        new RetryError({ message: "x", reason: "maxRetriesExceeded", errors: [loading] }),
+      ),
+    ).toBe(
+      "The model provider is busy or still loading the model (503: Loading model). Retry in a moment.",
+    );
+    expect(describeModelError(overloaded)).toBe(
+      "The model provider is busy or still loading the model (529: Overloaded). Retry in a moment.",
+    );
+    // Any other failure of the provider's own stays an internal error, its text unshown.
+    expect(describeModelError(answered(500, { error: { message: "panic at slot.cpp:12" } }))).toBe(
+      "The model provider had an internal error (500). Retry in a moment.",
+    );
+  });
 });
