@@ -11,7 +11,7 @@ import {
 } from "react";
 import { isImeKey } from "../ui/keys";
 import { Spinner } from "../ui/spinner";
-import { isHoverless, useHoverless } from "../ui/use-hoverless";
+import { isHoverless, useHoverless, useNarrow } from "../ui/use-hoverless";
 import { takeArrivalFocus } from "./arrival-focus";
 import { COMPOSER_ID } from "./skip-link";
 
@@ -63,6 +63,9 @@ export function Composer({
   const [text, setText] = useState("");
   const area = useRef<HTMLTextAreaElement>(null);
   const touch = useHoverless();
+  // The keys' hint does not fit one line of a narrow box (and a touch keyboard has no Shift).
+  const narrow = useNarrow();
+  const shortHint = touch || narrow;
 
   // The draft outlives the page for this tab (session storage; the server never sees it).
   // Restored once, when the box appears; kept as it changes, dropped once sent.
@@ -187,7 +190,9 @@ export function Composer({
           disabled={disabled}
           placeholder={
             placeholder ??
-            (touch ? "Message Fold…" : "Message Fold… (Enter to send, Shift+Enter for a new line)")
+            (shortHint
+              ? "Message Fold…"
+              : "Message Fold… (Enter to send, Shift+Enter for a new line)")
           }
           onChange={(e) => setText(e.target.value)}
           onKeyDown={onKeyDown}

@@ -160,3 +160,47 @@ test("Load older messages keeps the keyboard's focus while it loads, and hands i
   ).toBeAttached();
   await expect(messages).toBeFocused();
 });
+
+/** Whether a text box's placeholder fits on one line of it, as the page paints it. */
+async function placeholderFits(box: import("@playwright/test").Locator) {
+  return box.evaluate((element: HTMLTextAreaElement) => {
+    const style = getComputedStyle(element);
+    const context = document.createElement("canvas").getContext("2d");
+    if (!context) throw new Error("no canvas");
+    context.font = style.font;
+    const room =
+      element.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return {
+      fits: context.measureText(element.placeholder).width <= room,
+      text: element.placeholder,
+    };
+  });
+}
+
+test("the message box's hint stays on one line in a phone-narrow window, and names the keys where there is room", async ({
+  page,
+}) => {
+  // A desktop window made narrow: a mouse, no touch, so the keys' hint would apply.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await registerUser(page, `e2e-hint-${Date.now()}@example.com`);
+  const home = page.locator("textarea");
+  await expect(home).toHaveCount(1);
+  const start = await placeholderFits(home);
+  expect(start, start.text).toMatchObject({ fits: true });
+  await page.getByRole("button", { name: "Open the chat list" }).click();
+  await page
+    .getByRole("dialog", { name: "Chats" })
+    .getByRole("button", { name: "New chat", exact: true })
+    .click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(box).toBeVisible();
+  const narrow = await placeholderFits(box);
+  expect(narrow, narrow.text).toMatchObject({ fits: true });
+
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await expect(box).toHaveAttribute("placeholder", /Enter to send, Shift\+Enter for a new line/);
+  const wide = await placeholderFits(box);
+  expect(wide, wide.text).toMatchObject({ fits: true });
+});
