@@ -2,7 +2,7 @@
 
 import { Gauge } from "lucide-react";
 import { Popover, Tooltip } from "radix-ui";
-import { Fragment, useId, useState } from "react";
+import { Fragment, useId, useRef, useState } from "react";
 import type { MessageStats } from "@/lib/message/stats";
 import { iconButton } from "../chat/message/styles";
 import { statsRows, summarizeStats } from "./format";
@@ -22,13 +22,20 @@ type Props = {
 export function StatsPopover({ stats, contextWindow }: Props) {
   const [open, setOpen] = useState(false);
   const [hovered, setHovered] = useState(false);
+  // Closing the stats gives the focus back to the button, which would open its tooltip over
+  // the reply the user just went back to: that one focus does not.
+  const refocused = useRef(false);
+  const tooltipOpenChange = (next: boolean) => {
+    if (next && refocused.current) return;
+    setHovered(next);
+  };
   const headingId = useId();
   const modelName = useModelLabel(stats.model);
   const modelWindow = useModelWindow(stats.model);
 
   return (
     <Tooltip.Provider delayDuration={300}>
-      <Tooltip.Root open={hovered && !open} onOpenChange={setHovered}>
+      <Tooltip.Root open={hovered && !open} onOpenChange={tooltipOpenChange}>
         <Popover.Root open={open} onOpenChange={setOpen}>
           <Tooltip.Trigger asChild>
             <Popover.Trigger asChild>
@@ -53,6 +60,14 @@ export function StatsPopover({ stats, contextWindow }: Props) {
               align="start"
               sideOffset={6}
               collisionPadding={8}
+              onCloseAutoFocus={() => {
+                refocused.current = true;
+                setHovered(false);
+                // The focus lands within this task; a hover or a focus after it opens the tooltip.
+                setTimeout(() => {
+                  refocused.current = false;
+                });
+              }}
               className="z-50 w-72 rounded-2xl border border-line bg-white p-4 text-xs shadow-lg"
             >
               <h2 id={headingId} className="mb-2 text-sm font-semibold">

@@ -56,6 +56,38 @@ test("send a message, watch it stream, open its stats, and find it all again aft
   await expect(page.getByLabel("Model")).toHaveValue("fake:fake-model");
 });
 
+test("the stats open and close from the keyboard: Escape gives the focus back to their button without its tooltip covering the reply", async ({
+  page,
+}) => {
+  await openNewChat(page, `e2e-stats-keys-${Date.now()}@example.com`);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("What is a token?");
+  await box.press("Enter");
+  const button = page.getByRole("button", { name: "Message stats" });
+  await expect(button).toBeVisible();
+  // The one-line summary the button's tooltip shows.
+  const summary = page.getByText(/ms to first token/);
+
+  await button.focus();
+  await expect(summary.first()).toBeVisible();
+  await page.keyboard.press("Enter");
+  const stats = page.getByRole("dialog", { name: "Stats" });
+  await expect(stats).toBeVisible();
+  await expect(summary).toHaveCount(0);
+  await page.keyboard.press("Escape");
+  await expect(stats).toBeHidden();
+  await expect(button).toBeFocused();
+  // Had it opened, it would have done so as the focus came back: give it that moment.
+  await page.waitForTimeout(400);
+  await expect(summary).toHaveCount(0);
+
+  // A hover afterwards still shows it.
+  await page.mouse.move(0, 0);
+  await button.hover();
+  await expect(summary.first()).toBeVisible();
+});
+
 test("the offline demo model answers and draws on the conversation", async ({ page }) => {
   await openNewChat(page, `e2e-demo-${Date.now()}@example.com`);
   await page.getByLabel("Model").selectOption("demo:demo");
