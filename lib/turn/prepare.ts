@@ -1,6 +1,7 @@
 import { DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { titleFromMessage } from "@/lib/chat/title";
 import type { Db } from "@/lib/db/client";
+import { isDeletedChatReference } from "@/lib/db/errors";
 import { noteTurnOnChat } from "@/lib/db/queries/chats";
 import type { TurnStart } from "@/lib/db/queries/leases";
 import {
@@ -14,7 +15,7 @@ import {
 import type { Chat } from "@/lib/db/schema";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { env } from "@/lib/env";
-import { AppError, databaseUnavailable } from "@/lib/errors";
+import { AppError, chatDeleted, databaseUnavailable } from "@/lib/errors";
 import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/message/ui-message";
 import { applyTurnRequest } from "./apply-request";
 import { type IncomingUserMessage, type TurnRequest, userMessageRow } from "./request";
@@ -130,6 +131,9 @@ async function storeNew(
   try {
     stored = await appendIfNewAndNote(db, chat.id, userMessageRow(incoming), { modelId });
   } catch (error) {
+    // Deleted since the lease's statement read it (the delete does not wait for the lease):
+    // there is nothing to send it to again.
+    if (isDeletedChatReference(error)) throw chatDeleted();
     throw isDatabaseUnavailable(error)
       ? databaseUnavailable(error)
       : new AppError(

@@ -35,6 +35,22 @@ vi.mock("@/lib/db/queries/chats", async (importOriginal) => {
   };
 });
 
+// Something can happen just before a turn stores its new message (beside its model call, once
+// the statement that took the chat's lease has read it).
+const storing = vi.hoisted(() => ({ before: undefined as (() => Promise<void>) | undefined }));
+vi.mock("@/lib/db/queries/messages", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/lib/db/queries/messages")>();
+  return {
+    ...actual,
+    appendIfNewAndNote: async (...args: Parameters<typeof actual.appendIfNewAndNote>) => {
+      const before = storing.before;
+      storing.before = undefined;
+      await before?.();
+      return actual.appendIfNewAndNote(...args);
+    },
+  };
+});
+
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import type { Database } from "@/lib/db/client";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
@@ -55,6 +71,7 @@ afterAll(() => fake.close());
 beforeEach(() => {
   failing.nextDelete = false;
   failing.beforeDelete = undefined;
+  storing.before = undefined;
   fake.reset();
   fake.configure({ chunkDelayMs: 0, summaryDelayMs: 0, replyTokens: SMALL_WINDOW.replyTokens });
 });
@@ -166,6 +183,26 @@ describeEachDriver("deleting a chat while work on it runs", (use) => {
     const answer = await compacting;
     expect(answer.status).toBe(404);
     expect(lease).not.toBeNull();
+  });
+
+  it("a message whose chat is deleted as its turn stores it answers 404, not 'send it again'", async () => {
+    const database = use();
+    const { browser } = await register(database, "delete-storing@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Hello" });
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    // The turn has taken the chat's lease and read its history; the delete does not wait for it.
+    storing.before = async () => {
+      expect((await remove(database, browser, chatId)).status).toBe(204);
+    };
+    const response = await postTurn(database, browser, { chatId, modelId: MODEL, text: "More" });
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    // Not 503 "Your message could not be stored … Send it again": sent again, it finds no chat.
+    expect({ status: response.status, code: error.code }).toEqual({
+      status: 404,
+      code: "not_found:chat",
+    });
+    expect(error.message).toBe("This chat was deleted.");
   });
 
   it("a Compact now whose chat is deleted while it summarizes answers 404, not an error", async () => {
