@@ -16,6 +16,7 @@ import {
   takeMessageWithinLimits,
   usageOn,
 } from "@/lib/db/queries/usage";
+import { log } from "@/lib/log";
 import { formatWait, quotaResetAt, usageDayOf } from "./quota-day";
 import { TooManyRequestsError } from "./too-many-requests";
 
@@ -33,7 +34,20 @@ export type QuotaTicket = {
   release: () => Promise<void>;
   /** A turn that never started: its message and its held tokens both go back. */
   withdraw: () => Promise<void>;
+  /**
+   * Whether today still has tokens for this turn's next provider call: asked before each further
+   * step of its tool loop, before a retry, and before a compaction it starts once it ends.
+   */
+  tokensLeft: (now?: Date) => Promise<boolean>;
 };
+
+/**
+ * How long after a failed release of a turn's held tokens it is tried again (a database that
+ * dropped the statement as the turn ended). Left on the day, the estimate would count as spent
+ * until midnight; a release that did commit but whose answer was lost comes off twice, which
+ * the day's count clamps at zero (at most one estimate the user gets back).
+ */
+const RELEASE_RETRY_MS = [1_000, 5_000, 30_000];
 
 /**
  * Takes one message from today's quota for a turn on `model`, or throws: `notAllowed` when the
@@ -52,11 +66,33 @@ export async function takeTurnQuota(
   if (!taken.usage) {
     throw quotaExceeded(taken.limits, await usageOn(db, userId, day), now);
   }
-  let released: Promise<void> | undefined;
   const from = { userId, day, resets: taken.resets };
   const giveBack = () => returnMessage(db, from);
+  // On the day until a release commits.
+  let held = taken.heldTokens > 0;
+  const releaseOnce = () =>
+    releaseHeldTokens(db, from, taken.heldTokens).then(() => {
+      held = false;
+    });
+  const retryRelease = (attempt: number) => {
+    const wait = RELEASE_RETRY_MS[attempt];
+    if (wait === undefined) {
+      log.error({ userId, day, tokens: taken.heldTokens }, "held tokens stay on the day");
+      return;
+    }
+    setTimeout(() => {
+      releaseOnce().catch((error) => {
+        log.warn({ err: error, userId }, "releasing held tokens failed again");
+        retryRelease(attempt + 1);
+      });
+    }, wait).unref();
+  };
+  let released: Promise<void> | undefined;
   const release = () => {
-    released ??= releaseHeldTokens(db, from, taken.heldTokens);
+    released ??= releaseOnce().catch((error: unknown) => {
+      retryRelease(0);
+      throw error;
+    });
     return released;
   };
   return {
@@ -66,6 +102,14 @@ export async function takeTurnQuota(
     release,
     withdraw: async () => {
       await Promise.all([giveBack(), release()]);
+    },
+    tokensLeft: async (now = new Date()) => {
+      const today = usageDayOf(now);
+      const { limits, usage, resets } = await limitsAndUsageOn(db, userId, today);
+      // The turn's own estimate is not spent: it comes off the count while the count holds it
+      // (not once released, nor on a day that started since, nor after an admin's reset).
+      const own = held && today === day && resets === taken.resets ? taken.heldTokens : 0;
+      return limits.dailyTokenLimit === null || usage.tokens - own < limits.dailyTokenLimit;
     },
   };
 }
@@ -88,26 +132,10 @@ export async function assertTokensLeft(
   );
 }
 
-/**
- * Whether the user's day still has tokens: asked before each further step of a turn's tool
- * loop, so a long loop stops near the limit instead of running on past it (a step's own tokens
- * are recorded as it ends, not waited for, so the loop stops a step or two late). The tokens the
- * asking turn holds are its own estimate, not spent: they do not count against it.
- */
-export async function hasTokensLeft(
-  db: Db,
-  userId: string,
-  ownHeldTokens = 0,
-  now: Date = new Date(),
-): Promise<boolean> {
-  return (await tokensOn(db, userId, now, ownHeldTokens)).left;
-}
-
 /** The user's limits and usage of the day, and whether its token limit leaves any. */
-async function tokensOn(db: Db, userId: string, now: Date, ownHeldTokens = 0) {
+async function tokensOn(db: Db, userId: string, now: Date) {
   const { limits, usage } = await limitsAndUsageOn(db, userId, usageDayOf(now));
-  const left =
-    limits.dailyTokenLimit === null || usage.tokens - ownHeldTokens < limits.dailyTokenLimit;
+  const left = limits.dailyTokenLimit === null || usage.tokens < limits.dailyTokenLimit;
   return { limits, usage, left };
 }
 

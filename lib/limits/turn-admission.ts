@@ -44,11 +44,24 @@ export async function assertTurnAllowed(
   return { quota: quota.value, ratePoint: rate.value };
 }
 
-/** Adds each provider call's tokens to the user's day; a failed write is logged, not thrown. */
-export function tokenRecorder(db: Db, userId: string): TokenSink {
-  return (tokens) => {
-    recordTokens(db, userId, tokens).catch((error: unknown) =>
-      log.warn({ err: error, userId }, "recording token usage failed"),
-    );
+/** A sink that also says when the tokens given to it so far are on the day. */
+export type TokenRecorder = TokenSink & { settled: () => Promise<void> };
+
+/**
+ * Adds each provider call's tokens to the user's day; a failed write is logged, not thrown.
+ * `settled` waits for the writes begun so far: a check of the day's tokens after it sees them.
+ */
+export function tokenRecorder(db: Db, userId: string): TokenRecorder {
+  const pending = new Set<Promise<void>>();
+  const record = (tokens: number) => {
+    const write = recordTokens(db, userId, tokens)
+      .catch((error: unknown) => log.warn({ err: error, userId }, "recording token usage failed"))
+      .finally(() => pending.delete(write));
+    pending.add(write);
   };
+  return Object.assign(record, {
+    settled: async () => {
+      await Promise.all(pending);
+    },
+  });
 }

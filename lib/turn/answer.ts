@@ -108,6 +108,13 @@ async function answerWithin(
     ctx.observed.finished = false;
     return;
   }
+  // The cut attempt spent the day's last tokens: the retry, a request as large, is not sent past
+  // them (as a tool loop's next step is not). What it wrote stays, stopped, and says why.
+  if (ctx.tokensLeft && !(await ctx.tokensLeft().catch(() => true))) {
+    ctx.observed.stoppedFor = "token_quota";
+    write(quotaStoppedFinish(ctx, first.finish));
+    return;
+  }
 
   // Only the step the window cut is asked again: the tool steps done before it go along (their
   // tools do not run twice), and the reply keeps them (answerParts). When they cannot be made to

@@ -3,7 +3,6 @@ import { requireUserFor } from "@/lib/auth/guards";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
 import { meteredResolver } from "@/lib/limits/metering";
-import { hasTokensLeft } from "@/lib/limits/quota";
 import { tokenRecorder } from "@/lib/limits/turn-admission";
 import { type AdmittedTurn, admitTurn } from "@/lib/turn/admit";
 import { TURN_REQUEST_MAX_BYTES, type TurnRequest, turnRequestSchema } from "@/lib/turn/request";
@@ -42,15 +41,20 @@ export const POST = route(async (request) => {
     },
   );
   const { turn, admitted } = done;
+  const recorder = tokenRecorder(db, user.id);
   try {
     const answered = await runTurn(
       {
         db,
-        resolveModel: meteredResolver(getLanguageModel, tokenRecorder(db, user.id)),
+        resolveModel: meteredResolver(getLanguageModel, recorder),
         defaultModelId: async () => admitted.modelId,
         giveBack: admitted.quota.giveBack,
         releaseHeldTokens: admitted.quota.release,
-        tokensLeft: () => hasTokensLeft(db, user.id, admitted.quota.heldTokens),
+        // Asked once the calls so far are on the day: a step's own tokens count before the next.
+        tokensLeft: async () => {
+          await recorder.settled();
+          return admitted.quota.tokensLeft();
+        },
       },
       admitted.chat,
       turn,

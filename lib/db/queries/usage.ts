@@ -155,13 +155,14 @@ export async function limitsAndUsageOn(
   db: Db,
   userId: string,
   day: string,
-): Promise<{ limits: QuotaLimits; usage: DayUsage }> {
+): Promise<{ limits: QuotaLimits; usage: DayUsage; resets: number }> {
   const [row] = await db
     .select({
       dailyMessageLimit: effectiveLimits.messageLimit,
       dailyTokenLimit: effectiveLimits.tokenLimit,
       messages: usageDay.messages,
       tokens: usageDay.tokens,
+      resets: usageDay.resets,
     })
     .from(user)
     .leftJoin(quotaDefault, sql`true`)
@@ -173,6 +174,8 @@ export async function limitsAndUsageOn(
       dailyTokenLimit: countOf(row?.dailyTokenLimit),
     },
     usage: { messages: row?.messages ?? 0, tokens: row?.tokens ?? 0 },
+    // A day without a row yet has never been reset.
+    resets: row?.resets ?? 0,
   };
 }
 
