@@ -143,8 +143,8 @@ async function stopRunningTurnsOf(db: Db, userId: string): Promise<void> {
 
 /**
  * Stops the turns running on these chats, on whichever instance runs them: a disabled or
- * deleted account's replies must not go on (and charge) after the admin's word. (A background
- * compaction does not listen for stops; it ends on its own.) A turn admitted but not yet
+ * deleted account's replies, and the compactions summarizing in the background, must not go on
+ * (and charge) after the admin's word. A turn admitted but not yet
  * listening finds the stop when it starts to. The account change has committed: a bus that
  * fails is logged, not answered with an error.
  */

@@ -20,6 +20,7 @@ import { statusOf } from "@/lib/db/queries/users";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import type { LiveBus } from "@/lib/live/bus";
+import { watchStopOfAll } from "@/lib/live/stop";
 import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log, metric } from "@/lib/log";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
@@ -251,6 +252,10 @@ async function foldInBackground(deps: BackgroundDeps, due: Due, lease: HeldLease
   const toolCallId = `compact-${generateId()}`;
   const trace = liveTrace(messageId);
   const published = publishTurnStream(deps.live, chatId, messageId, trace.sse, "compaction");
+  // The chat deleted, or its owner disabled: the summarizer stops rather than run on (charged)
+  // for a chat nobody has, and nothing is written.
+  const stopped = new AbortController();
+  const unwatch = watchStopOfAll(deps.live, chatId, () => stopped.abort());
   let started: TraceInput | null = null;
   try {
     const outcome = await compactChat(deps, {
@@ -260,14 +265,14 @@ async function foldInBackground(deps: BackgroundDeps, due: Due, lease: HeldLease
       overheadClasses: due.frame.overheadClasses,
       expectedTokens: due.nextMessage,
       // Lost (a stall past its term): a turn may hold the chat now; the summarizer stops.
-      signal: lease.lost,
+      signal: AbortSignal.any([lease.lost, stopped.signal]),
       onSummarizeStart: ({ tokensBefore, messages, reason }) => {
         started = { reason, tokensBefore, messages, startedAt: now() };
         trace.write(traceStartChunk(toolCallId, started));
       },
     });
     const result = outcome.trace;
-    if (!result || !KEPT_OUTCOMES.has(result.outcome)) return;
+    if (!result || !KEPT_OUTCOMES.has(result.outcome) || stopped.signal.aborted) return;
     const input: TraceInput = started ?? {
       reason: result.reason,
       tokensBefore: result.tokensBefore,
@@ -278,6 +283,7 @@ async function foldInBackground(deps: BackgroundDeps, due: Due, lease: HeldLease
     trace.write(traceEndChunk(toolCallId, result));
     await appendMessage(deps.db, chatId, traceEntry(result, input, { messageId, toolCallId }));
   } finally {
+    await unwatch();
     trace.end();
     await published;
     await endTurnStream(deps.live, chatId, "compaction");

@@ -319,6 +319,61 @@ export function listenForStop(
   return Object.assign(unwatch, { looked });
 }
 
+/**
+ * Calls `onStop` once the chat's work is stopped as a whole (its delete, its account disabled: a
+ * stop naming no turn, published or left pending), for work beside the chat's turns (a
+ * background compaction): a Stop of a reply never reaches it, and it uses up no stop, so a turn
+ * on its way still finds the one left pending for it. The returned function stops listening.
+ */
+export function watchStopOfAll(
+  bus: LiveBus,
+  chatId: string,
+  onStop: () => void,
+): () => Promise<void> {
+  let active = true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stop = () => {
+    if (!active) return;
+    active = false;
+    clearTimeout(timer);
+    onStop();
+  };
+  const here = { onStop: stop };
+  const turns = runningHere.get(chatId) ?? new Set();
+  runningHere.set(chatId, turns.add(here));
+  const listener = (message: string) => {
+    if (message === STOP_ANY) stop();
+  };
+  const subscribed = bus.subscriber.subscribe(channel(chatId), listener).then(
+    () => true,
+    (error: unknown) => {
+      log.warn({ err: error, chatId }, "stop channel unavailable; only a pending stop stops this");
+      return false;
+    },
+  );
+  const look = () => {
+    bus.publisher
+      .get(pendingAnyKey(chatId))
+      .then((value) => {
+        if (value === PENDING_ANY) stop();
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        if (active) timer = setTimeout(look, PENDING_STOP_POLL_MS);
+      });
+  };
+  look();
+  return async () => {
+    active = false;
+    clearTimeout(timer);
+    turns.delete(here);
+    if (turns.size === 0 && runningHere.get(chatId) === turns) runningHere.delete(chatId);
+    if (await subscribed) {
+      await bus.subscriber.unsubscribe(channel(chatId), listener).catch(() => undefined);
+    }
+  };
+}
+
 /** What `listenForStop` returns: the function that stops listening, and its first look. */
 export type StopListener = (() => Promise<void>) & { looked: Promise<void> };
 

@@ -269,10 +269,10 @@ export async function getChat(db: Db, chatId: string): Promise<Chat | null> {
 export async function deleteChat(
   db: Db,
   chatId: string,
-): Promise<Pick<Chat, "activeTurnUntil"> | null> {
+): Promise<Pick<Chat, "activeTurnUntil" | "compactionUntil"> | null> {
   const [row] = await db
     .delete(chat)
     .where(eq(chat.id, chatId))
-    .returning({ activeTurnUntil: chat.activeTurnUntil });
+    .returning({ activeTurnUntil: chat.activeTurnUntil, compactionUntil: chat.compactionUntil });
   return row ?? null;
 }

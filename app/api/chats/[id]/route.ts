@@ -2,7 +2,7 @@ import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { messagePageQuery, updateChatBody } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
-import { deleteChat, isReplying, updateChat } from "@/lib/db/queries/chats";
+import { deleteChat, isCompacting, isReplying, updateChat } from "@/lib/db/queries/chats";
 import { loadMessagePage } from "@/lib/db/queries/messages";
 import { AppError, chatDeleted } from "@/lib/errors";
 import { readJson, readQuery, route } from "@/lib/http/route";
@@ -60,8 +60,9 @@ export const PATCH = route<Params>(async (request, { params }) => {
 });
 
 /**
- * Deletes the chat and all it holds. A reply still being written is stopped once the chat is
- * gone, so its model call does not run on (and charge) for a chat nobody has: its stream ends
+ * Deletes the chat and all it holds. A reply still being written, or a compaction summarizing
+ * in the background, is stopped once the chat is gone, so its model call does not run on (and
+ * charge) for a chat nobody has: a reply's stream ends
  * as stopped and nothing of it is stored (the database refuses a message for a missing chat);
  * requests waiting for the chat's lease then answer 404. A delete that fails stops nothing: the
  * chat stays, and so does its reply.
@@ -72,7 +73,7 @@ export const DELETE = route<Params>(async (request, { params }) => {
   await readJson(request, z.strictObject({}), { emptyAs: {} });
   // Whether a reply runs, as the delete found the chat: a turn may have taken it since it was read.
   const deleted = await deleteChat(await getDb(), chat.id);
-  if (deleted && isReplying(deleted)) {
+  if (deleted && (isReplying(deleted) || isCompacting(deleted))) {
     // Left pending as well, for a turn not listening yet: no later turn has this chat's id.
     await requestStopOfAnyTurn(liveBus(), chat.id).catch((error: unknown) =>
       log.warn({ err: error, chatId: chat.id }, "delete: the running reply could not be stopped"),
