@@ -4,6 +4,7 @@
  * turn pipeline runs, so a refused turn changes nothing.
  */
 import type { Db } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { TokenSink } from "./metering";
 import { assertModelListed, modelNotAllowed } from "./model-access";
@@ -40,7 +41,12 @@ export async function assertTurnAllowed(
     }
     throw rate.reason;
   }
-  if (quota.status === "rejected") throw quota.reason;
+  if (quota.status === "rejected") {
+    // Not a refusal (429, 400: the try counts) but a failure (the database dropped the
+    // statement): answered 503 and sent again, the request took nothing, its point included.
+    if (!(quota.reason instanceof AppError)) await rate.value.refund();
+    throw quota.reason;
+  }
   return { quota: quota.value, ratePoint: rate.value };
 }
 

@@ -12,6 +12,20 @@ vi.hoisted(() => {
   delete process.env.TRUST_PROXY;
 });
 
+// Admission's quota statement can be made to fail once, as a database that drops it would.
+const quotaStatement = vi.hoisted(() => ({ failNext: false }));
+vi.mock("@/lib/db/queries/usage", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/lib/db/queries/usage")>();
+  return {
+    ...actual,
+    takeMessageWithinLimits: async (...args: Parameters<typeof actual.takeMessageWithinLimits>) => {
+      if (!quotaStatement.failNext) return actual.takeMessageWithinLimits(...args);
+      quotaStatement.failNext = false;
+      throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "57P01" });
+    },
+  };
+});
+
 import * as authRoute from "@/app/api/auth/[...all]/route";
 import * as chatsListRoute from "@/app/api/chats/route";
 import type { Database } from "@/lib/db/client";
@@ -311,6 +325,28 @@ describeEachDriver("rate limits", (use) => {
     expect((await loadHistory(database.db, chatId)).map((m) => m.id)).not.toContain("u-2");
     const userId = (await sessionOf(database, browser))?.user.id ?? "";
     expect((await usageOn(database.db, userId, usageDayOf(new Date()))).messages).toBe(2);
+  });
+
+  it("gives back the turn point of a turn the database failed to admit: sent again, it is not refused", async () => {
+    const database = use();
+    const browser = anonymous();
+    expect(
+      (await signUp(database, "admit-failed@example.com", { peer: "192.0.2.70", browser })).status,
+    ).toBe(200);
+    const chatId = await newChat(database, browser);
+    const turn = (i: number) =>
+      sendTurn(database, browser, {
+        chatId,
+        modelId: "demo:demo",
+        text: `hello ${i}`,
+        id: `f-${i}`,
+      }).then(({ response }) => response.status);
+    quotaStatement.failNext = true;
+    expect(await turn(0)).toBe(503);
+    // Two points a minute: both are still there.
+    expect(await turn(1)).toBe(200);
+    expect(await turn(2)).toBe(200);
+    expect(await turn(3)).toBe(429);
   });
 
   it("gives back the turn point a signed-out session's cookies spent before their 401", async () => {
