@@ -3,7 +3,7 @@
  * what a new account starts as, the first account becomes the admin atomically, and a disabled
  * account cannot start a session.
  */
-import { APIError } from "better-auth/api";
+import { APIError, createAuthMiddleware } from "better-auth/api";
 import type { Db } from "@/lib/db/client";
 import { claimFirstAdmin, countUsers, deleteUserRow, statusOf } from "@/lib/db/queries/users";
 import type { UserStatus } from "@/lib/db/schema";
@@ -27,6 +27,29 @@ const closed = () =>
     code: "REGISTRATION_CLOSED",
     message: "Registration is closed on this server. Ask its admin for an account.",
   });
+
+/** A name with nothing to show: only spaces, line breaks, control and format characters. */
+const blank = (name: string) => name.replace(/[\p{Z}\p{Cc}\p{Cf}]/gu, "") === "";
+
+/**
+ * Checks of a sign-up run before better-auth looks at its email: a server closed to sign-ups,
+ * and a name with nothing to show, are refused alike whether or not the email has an account
+ * (better-auth answers an address it knows with 422 before the create hooks run, which told a
+ * stranger which addresses have accounts).
+ */
+export function signUpCheck(db: Db) {
+  return createAuthMiddleware(async (ctx) => {
+    if (ctx.path !== "/sign-up/email") return;
+    const name: unknown = ctx.body?.name;
+    if (typeof name === "string" && blank(name)) {
+      throw new APIError("BAD_REQUEST", {
+        code: "NAME_REQUIRED",
+        message: "Enter a name: it shows beside your chats and in the admin's list.",
+      });
+    }
+    if (env().registration === "closed" && (await countUsers(db)) > 0) throw closed();
+  });
+}
 
 export function registrationHooks(db: Db) {
   return {

@@ -7,7 +7,7 @@ import { env } from "@/lib/env";
 import { requestOrigin } from "@/lib/http/origin";
 import { authLog } from "@/lib/log";
 import { cookieCacheVersion, SESSION_COOKIE_CACHE_SECONDS } from "./cookie-cache";
-import { registrationHooks } from "./registration";
+import { registrationHooks, signUpCheck } from "./registration";
 import { authSecret } from "./secret";
 
 const PASSWORD_MIN_LENGTH = 8;
@@ -73,6 +73,7 @@ function createAuth(db: Db) {
     // /change-password is held to.
     disabledPaths: ["/update-user", "/verify-password"],
     databaseHooks: registrationHooks(db),
+    hooks: { before: signUpCheck(db) },
   });
 }
 

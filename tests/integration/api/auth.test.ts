@@ -76,6 +76,28 @@ describeEachDriver("auth", (use) => {
     expect((await register(database, "ada@example.com")).response.status).toBe(422);
   });
 
+  it("refuses a name with nothing to show (blank, line breaks, a lone direction mark), creating no account", async () => {
+    const database = use();
+    const blanks = ["", "   ", "\n\t", "\u202e", "\u00a0\u200b"];
+    for (const [i, name] of blanks.entries()) {
+      const refused = await register(database, `blank-${i}@example.com`, name);
+      expect(refused.response.status, JSON.stringify(name)).toBe(400);
+      expect(((await refused.response.json()) as { code?: string }).code).toBe("NAME_REQUIRED");
+    }
+    const created = await database.db
+      .select({ email: user.email })
+      .from(user)
+      .where(
+        inArray(
+          user.email,
+          blanks.map((_, i) => `blank-${i}@example.com`),
+        ),
+      );
+    expect(created).toEqual([]);
+    // A name with letters in it, spaces around them, is a name.
+    expect((await register(database, "spaced@example.com", "  Ada  ")).response.status).toBe(200);
+  });
+
   it("refuses an oversized body (413), a name past 100 characters and an email past 254 (400), creating no account", async () => {
     const database = use();
     const huge = await call(database, authRoute.POST, {

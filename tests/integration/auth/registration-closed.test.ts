@@ -32,6 +32,19 @@ describeEachDriver("registration: closed", (use) => {
     expect(await sessionOf(database, bob.browser)).toBeNull();
     expect(await countUsers(database.db)).toBe(1);
   });
+
+  it("answers a sign-up with an address that has an account as it answers any other: nothing tells a stranger which addresses have one", async () => {
+    const database = use();
+    const known = await register(database, "ADA@example.com");
+    const unknown = await register(database, "nobody@example.com");
+    const answer = async ({ response }: typeof known) => ({
+      status: response.status,
+      body: await response.json(),
+    });
+    const toUnknown = await answer(unknown);
+    expect(toUnknown.status).toBe(403);
+    expect(await answer(known)).toEqual(toUnknown);
+  });
 });
 
 describeEachDriver("registration: closed, two first sign-ups at once", (use) => {
