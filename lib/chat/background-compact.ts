@@ -20,7 +20,7 @@ import { statusOf } from "@/lib/db/queries/users";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import type { LiveBus } from "@/lib/live/bus";
-import { watchStopOfAll } from "@/lib/live/stop";
+import { listenForStop } from "@/lib/live/stop";
 import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log, metric } from "@/lib/log";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
@@ -253,9 +253,12 @@ async function foldInBackground(deps: BackgroundDeps, due: Due, lease: HeldLease
   const trace = liveTrace(messageId);
   const published = publishTurnStream(deps.live, chatId, messageId, trace.sse, "compaction");
   // The chat deleted, or its owner disabled: the summarizer stops rather than run on (charged)
-  // for a chat nobody has, and nothing is written.
+  // for a chat nobody has, and nothing is written. It answers no message, so a Stop of a reply
+  // never reaches it, and it leaves the stop of all the chat's work for a turn on its way.
   const stopped = new AbortController();
-  const unwatch = watchStopOfAll(deps.live, chatId, () => stopped.abort());
+  const unwatch = listenForStop(deps.live, chatId, undefined, () => stopped.abort(), {
+    leavesStopOfAll: true,
+  });
   let started: TraceInput | null = null;
   try {
     const outcome = await compactChat(deps, {

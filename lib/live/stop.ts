@@ -204,6 +204,14 @@ function anyFound(looks: PromiseSettledResult<boolean>[]): boolean {
   return false;
 }
 
+/**
+ * How a listener treats the stop of all the chat's work (a delete, an account disabled: a stop
+ * naming no turn): a turn uses up its pending copy; work beside the chat's turns (a background
+ * compaction) `leavesStopOfAll`, reading it without using it up, so a turn on its way still
+ * finds it.
+ */
+export type StopListening = { leavesStopOfAll?: boolean };
+
 /** How often a running turn looks for a stop left pending for it. */
 const PENDING_STOP_POLL_MS = 1_000;
 
@@ -221,6 +229,7 @@ export function pollPendingStop(
   answering: TurnAttempt | undefined,
   onStop: () => void,
   looked?: () => void,
+  { leavesStopOfAll = false }: StopListening = {},
 ): () => void {
   let active = true;
   let warned = false;
@@ -229,7 +238,7 @@ export function pollPendingStop(
     anyFound(
       await Promise.allSettled([
         answering ? takePendingStop(bus, chatId, answering) : false,
-        takePendingStopOfAny(bus, chatId),
+        leavesStopOfAll ? pendingStopOfAny(bus, chatId) : takePendingStopOfAny(bus, chatId),
       ]),
     );
   const next = () => {
@@ -263,6 +272,11 @@ function takePendingStopOfAny(bus: LiveBus, chatId: string): Promise<boolean> {
   return takePending(bus, pendingAnyKey(chatId), (value) => value === PENDING_ANY);
 }
 
+/** Whether an admin's stop is pending for the chat, left for whoever uses it up. */
+async function pendingStopOfAny(bus: LiveBus, chatId: string): Promise<boolean> {
+  return (await bus.publisher.get(pendingAnyKey(chatId))) === PENDING_ANY;
+}
+
 /** Uses up the pending stop under `key` when `meant` accepts it; whether it did. */
 async function takePending(
   bus: LiveBus,
@@ -294,11 +308,12 @@ export function listenForStop(
   chatId: string,
   answering: TurnAttempt | undefined,
   onStop: () => void,
+  listening: StopListening = {},
 ): StopListener {
   const here = { ...(answering ? { answering } : {}), onStop };
   const turns = runningHere.get(chatId) ?? new Set();
   runningHere.set(chatId, turns.add(here));
-  const watching = watchStop(bus, chatId, answering, onStop).catch((error: unknown) => {
+  const watching = watchStop(bus, chatId, answering, onStop, listening).catch((error: unknown) => {
     log.warn(
       { err: error, chatId },
       "stop channel unavailable; only a pending stop stops this turn",
@@ -307,7 +322,7 @@ export function listenForStop(
   });
   const { promise: looked, resolve: lookedOnce } = Promise.withResolvers<void>();
   const polling = watching.then(() =>
-    pollPendingStop(bus, chatId, answering, onStop, () => lookedOnce()),
+    pollPendingStop(bus, chatId, answering, onStop, () => lookedOnce(), listening),
   );
   const unwatch = async () => {
     turns.delete(here);
@@ -317,61 +332,6 @@ export function listenForStop(
     await (await watching)();
   };
   return Object.assign(unwatch, { looked });
-}
-
-/**
- * Calls `onStop` once the chat's work is stopped as a whole (its delete, its account disabled: a
- * stop naming no turn, published or left pending), for work beside the chat's turns (a
- * background compaction): a Stop of a reply never reaches it, and it uses up no stop, so a turn
- * on its way still finds the one left pending for it. The returned function stops listening.
- */
-export function watchStopOfAll(
-  bus: LiveBus,
-  chatId: string,
-  onStop: () => void,
-): () => Promise<void> {
-  let active = true;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stop = () => {
-    if (!active) return;
-    active = false;
-    clearTimeout(timer);
-    onStop();
-  };
-  const here = { onStop: stop };
-  const turns = runningHere.get(chatId) ?? new Set();
-  runningHere.set(chatId, turns.add(here));
-  const listener = (message: string) => {
-    if (message === STOP_ANY) stop();
-  };
-  const subscribed = bus.subscriber.subscribe(channel(chatId), listener).then(
-    () => true,
-    (error: unknown) => {
-      log.warn({ err: error, chatId }, "stop channel unavailable; only a pending stop stops this");
-      return false;
-    },
-  );
-  const look = () => {
-    bus.publisher
-      .get(pendingAnyKey(chatId))
-      .then((value) => {
-        if (value === PENDING_ANY) stop();
-      })
-      .catch(() => undefined)
-      .finally(() => {
-        if (active) timer = setTimeout(look, PENDING_STOP_POLL_MS);
-      });
-  };
-  look();
-  return async () => {
-    active = false;
-    clearTimeout(timer);
-    turns.delete(here);
-    if (turns.size === 0 && runningHere.get(chatId) === turns) runningHere.delete(chatId);
-    if (await subscribed) {
-      await bus.subscriber.unsubscribe(channel(chatId), listener).catch(() => undefined);
-    }
-  };
 }
 
 /** What `listenForStop` returns: the function that stops listening, and its first look. */
@@ -399,7 +359,8 @@ export async function firstStopLook(listener: Pick<StopListener, "looked">): Pro
 /**
  * Calls `onStop` when a stop for the turn `answering` names arrives on the chat's channel (one
  * naming no message, or naming its message and its attempt or none, whose pending copy it uses
- * up; an admin's, whose pending copy it uses up too); the returned function stops listening.
+ * up; an admin's, whose pending copy it uses up too unless it `leavesStopOfAll`); the returned
+ * function stops listening.
  * Stops published before it listened are `pollPendingStop`'s.
  */
 export async function watchStop(
@@ -407,6 +368,7 @@ export async function watchStop(
   chatId: string,
   answering: TurnAttempt | undefined,
   onStop: () => void,
+  { leavesStopOfAll = false }: StopListening = {},
 ): Promise<() => Promise<void>> {
   // A listener the bus failed to drop (Redis stalled when the turn ended) hears nothing more:
   // left live, it would use up stops meant for a later turn answering the same message.
@@ -415,7 +377,7 @@ export async function watchStop(
     if (!listening) return;
     if (message === STOP_ANY) {
       onStop();
-      void takePendingStopOfAny(bus, chatId).catch(() => undefined);
+      if (!leavesStopOfAll) void takePendingStopOfAny(bus, chatId).catch(() => undefined);
     } else if (
       answering !== undefined &&
       message.startsWith(STOP_OF) &&
