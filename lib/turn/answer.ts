@@ -110,8 +110,7 @@ async function answerWithin(
   }
   // The cut attempt spent the day's last tokens: the retry, a request as large, is not sent past
   // them (as a tool loop's next step is not). What it wrote stays, stopped, and says why.
-  if (ctx.tokensLeft && !(await ctx.tokensLeft().catch(() => true))) {
-    ctx.observed.stoppedFor = "token_quota";
+  if (ctx.tokensLeft && (await quotaStop(ctx, ctx.tokensLeft)())) {
     write(quotaStoppedFinish(ctx, first.finish));
     return;
   }
