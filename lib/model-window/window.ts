@@ -8,7 +8,11 @@
 import type { FetchFunction } from "@/lib/ai/remote-models";
 import { type Db, getDb } from "@/lib/db/client";
 import { getOverride } from "@/lib/db/queries/model-overrides";
-import { getObservedWindow, type ObservedWindow } from "@/lib/db/queries/observed-windows";
+import {
+  getObservedWindow,
+  type ObservedWindow,
+  recordObservedWindow,
+} from "@/lib/db/queries/observed-windows";
 import { env } from "@/lib/env";
 import { type LiveBus, liveBus } from "@/lib/live/bus";
 import { shareEvictions } from "@/lib/live/window-evictions";
@@ -16,6 +20,7 @@ import { log, metric } from "@/lib/log";
 import { LruMap } from "@/lib/lru-map";
 import { type CatalogRefreshOptions, createCatalog } from "./catalog";
 import { withDeadline } from "./window-deadline";
+import { describeChain } from "./window-label";
 import { createProviderLookups, type ProvidersConfig } from "./window-providers";
 import type { ChainWindow, ContextWindow } from "./window-types";
 
@@ -331,4 +336,27 @@ export function inspectContextWindow(
  */
 export function evictContextWindow(provider: string, model: string): void {
   windowResolver().evict(provider, model);
+}
+
+/**
+ * Keeps a window a server showed it runs the model with (a prompt it cut silently, or a window
+ * its refusal stated) when it is smaller than the one the chain looked up (`chain`): recorded as
+ * an observed window beside what the chain believed, and the cached window dropped, so the next
+ * turn budgets with it. True when it was kept.
+ */
+export async function keepObservedWindow(
+  db: Db,
+  model: { provider: string; model: string },
+  chain: ChainWindow,
+  observed: { contextWindow: number; sentTokens: number; chatId: string },
+): Promise<boolean> {
+  if (observed.contextWindow >= chain.contextWindow) return false;
+  await recordObservedWindow(db, {
+    ...model,
+    ...observed,
+    chainWindow: chain.contextWindow,
+    chainSource: describeChain(chain),
+  });
+  evictContextWindow(model.provider, model.model);
+  return true;
 }

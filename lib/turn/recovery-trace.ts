@@ -5,10 +5,12 @@ import { savedPct, traceEndChunk, traceStartChunk } from "@/lib/compaction/trace
 import type { Db } from "@/lib/db/client";
 import { markCompactionDirty } from "@/lib/db/compaction-state";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
-import { recordObservedWindow } from "@/lib/db/queries/observed-windows";
 import { log } from "@/lib/log";
-import { evictContextWindow, inspectContextWindow } from "@/lib/model-window/window";
-import { describeChain } from "@/lib/model-window/window-label";
+import {
+  evictContextWindow,
+  inspectContextWindow,
+  keepObservedWindow,
+} from "@/lib/model-window/window";
 
 /**
  * Recovery happened: the chat is dirty (next turn compacts durably), the timeline shows it.
@@ -98,17 +100,12 @@ async function keepStatedWindow(
   if (window.source === "override" && statedWindow < window.contextWindow) {
     return { kept: false, override: window.contextWindow };
   }
-  if (statedWindow >= chain.contextWindow) return { kept: false };
-  await recordObservedWindow(db, {
-    provider: model.provider,
-    model: model.model,
+  const kept = await keepObservedWindow(db, model, chain, {
     contextWindow: statedWindow,
     sentTokens: event.reportedTokens ?? event.tokensBefore,
-    chainWindow: chain.contextWindow,
-    chainSource: describeChain(chain),
     chatId,
   });
-  return { kept: true };
+  return { kept };
 }
 
 /** Whether a stated window is kept for the next turns, or an admin's override stands over it. */

@@ -9,12 +9,11 @@ import { detectTruncation, type Truncation, type TruncationInput } from "@/lib/c
 import type { Db } from "@/lib/db/client";
 import { markCompactionDirty } from "@/lib/db/compaction-state";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
-import { recordObservedWindow } from "@/lib/db/queries/observed-windows";
 import { log, metric } from "@/lib/log";
 import { pinnedIdsOf } from "@/lib/message/pins";
 import { sentInRoom } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
-import { evictContextWindow, inspectContextWindow } from "@/lib/model-window/window";
+import { inspectContextWindow, keepObservedWindow } from "@/lib/model-window/window";
 import { describeChain, truncationFix } from "@/lib/model-window/window-label";
 import type { TurnObservations } from "./observe";
 
@@ -76,18 +75,11 @@ async function record(
   const { window, chain } = await inspectContextWindow(parsed.provider, parsed.model, db);
   const believed = describeChain(chain);
   const overridden = window.source === "override";
-  if (truncation.keptTokens < chain.contextWindow) {
-    await recordObservedWindow(db, {
-      provider: parsed.provider,
-      model: parsed.model,
-      contextWindow: truncation.keptTokens,
-      sentTokens: truncation.sentTokens,
-      chainWindow: chain.contextWindow,
-      chainSource: believed,
-      chatId,
-    });
-    evictContextWindow(parsed.provider, parsed.model);
-  }
+  await keepObservedWindow(db, parsed, chain, {
+    contextWindow: truncation.keptTokens,
+    sentTokens: truncation.sentTokens,
+    chatId,
+  });
   const n = (tokens: number) => tokens.toLocaleString("en-US");
   const kept = `The server kept only the last ${n(truncation.keptTokens)} of about ${n(truncation.sentTokens)} tokens Fold sent, without saying so`;
   // An admin's override wins over what Fold observes: saying Fold now uses less would be untrue.
