@@ -1,9 +1,11 @@
 import { asc, eq } from "drizzle-orm";
+import { expect } from "vitest";
 import * as compactRoute from "@/app/api/chats/[id]/compact/route";
 import * as contextRoute from "@/app/api/chats/[id]/context/route";
 import * as continueRoute from "@/app/api/chats/[id]/continue/route";
 import * as pinsRoute from "@/app/api/chats/[id]/pins/route";
 import type { Database, Db } from "@/lib/db/client";
+import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import { loadHistory } from "@/lib/db/queries/messages";
 import {
   type Chat,
@@ -14,7 +16,9 @@ import {
 } from "@/lib/db/schema";
 import { contentText } from "../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../fixtures/fake-openai/types";
+import { compactionSettled, isCompactingNow } from "./db";
 import { type Browser, call } from "./http";
+import { longMessage, sendTurn } from "./turns";
 
 /**
  * Shared by the compaction integration tests: the compact-now, continue, pins and context
@@ -177,4 +181,38 @@ export function scriptedSummary(marker: string): string {
     "## Errors & fixes",
     "- none",
   ].join("\n");
+}
+
+/** Turns a chat is given before a test gives up waiting for one to cross the trigger. */
+const FILL_MAX_TURNS = 15;
+
+/**
+ * Long turns until a reply leaves the next turn over the trigger ("due": a compaction is running
+ * in the background as the turn ends) or until the chat has been compacted; the turns' chunks.
+ */
+export async function fillUntil(
+  until: "due" | "compacted",
+  database: Database,
+  browser: Browser,
+  chatId: string,
+  modelId: string,
+): Promise<Record<string, unknown>[][]> {
+  const turns: Record<string, unknown>[][] = [];
+  for (let turn = 0; turn < FILL_MAX_TURNS; turn++) {
+    const { response, chunks } = await sendTurn(database, browser, {
+      chatId,
+      modelId,
+      text: longMessage(turn),
+    });
+    expect(response.status).toBe(200);
+    turns.push(chunks);
+    // The decision is taken before the turn frees the chat, so it is known when the stream ends.
+    const folding = await isCompactingNow(database.db, chatId);
+    if (folding && until === "due") return turns;
+    await compactionSettled(database.db, chatId);
+    if (until === "compacted" && (await listCompactionEvents(database.db, chatId)).length > 0) {
+      return turns;
+    }
+  }
+  throw new Error(`no reply crossed the trigger in ${FILL_MAX_TURNS} turns`);
 }

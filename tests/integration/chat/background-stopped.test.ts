@@ -15,11 +15,11 @@ import type { Database } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import { chat as chatTable } from "@/lib/db/schema";
 import { register, sessionOf, signIn } from "../../helpers/auth";
-import { isSummaryRequest } from "../../helpers/compaction";
+import { fillUntil, isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
-import { compactionSettled, isCompactingNow } from "../../helpers/db";
+import { compactionSettled } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { longMessage, newChat, sendTurn } from "../../helpers/turns";
+import { newChat } from "../../helpers/turns";
 import { eventually } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
@@ -32,22 +32,11 @@ beforeEach(() => {
   fake.configure({ chunkDelayMs: 0, summaryDelayMs: 0 });
 });
 
-/** Long turns until a turn ends with a compaction running behind it, its summarizer asked. */
+/** Long turns until a turn ends with a compaction running behind it; its summarizer's request. */
 async function untilFoldingBehind(database: Database, browser: Browser, chatId: string) {
   fake.configure({ summaryDelayMs: SLOW_SUMMARY_MS });
-  for (let turn = 0; turn < 15; turn++) {
-    const { response } = await sendTurn(database, browser, {
-      chatId,
-      modelId: MODEL,
-      text: longMessage(turn),
-    });
-    expect(response.status).toBe(200);
-    if (await isCompactingNow(database.db, chatId)) {
-      return eventually(async () => fake.requests.find(isSummaryRequest), 5_000);
-    }
-    await compactionSettled(database.db, chatId);
-  }
-  throw new Error("no compaction started behind a turn");
+  await fillUntil("due", database, browser, chatId, MODEL);
+  return eventually(async () => fake.requests.find(isSummaryRequest), 5_000);
 }
 
 /** The admin: the first account a database has, whichever test comes first. */

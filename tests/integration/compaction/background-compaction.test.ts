@@ -30,7 +30,7 @@ import { updateUserRow } from "@/lib/db/queries/users";
 import { chat as chatTable, user } from "@/lib/db/schema";
 import { liveBus } from "@/lib/live/bus";
 import { register } from "../../helpers/auth";
-import { compactNowCall } from "../../helpers/compaction";
+import { compactNowCall, fillUntil } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { compactionSettled, isCompactingNow } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
@@ -40,7 +40,6 @@ import { readChunks, streamChunks } from "../../helpers/ui-stream";
 const MODEL = "fake:small";
 /** The summarizer takes this long, so a turn sent meanwhile runs while it writes. */
 const SLOW_SUMMARY_MS = 3_000;
-const MAX_TURNS = 15;
 
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
@@ -72,36 +71,6 @@ async function contextOf(database: Database, browser: Browser, chatId: string) {
   };
 }
 
-/**
- * Long turns until a reply leaves the next turn over the trigger ("due": a slow summarizer is
- * still writing) or until the chat has been compacted; the turns' chunks.
- */
-async function fillUntil(
-  until: "due" | "compacted",
-  database: Database,
-  browser: Browser,
-  chatId: string,
-) {
-  const turns: Chunk[][] = [];
-  for (let turn = 0; turn < MAX_TURNS; turn++) {
-    const { response, chunks } = await sendTurn(database, browser, {
-      chatId,
-      modelId: MODEL,
-      text: longMessage(turn),
-    });
-    expect(response.status).toBe(200);
-    turns.push(chunks);
-    // The decision is taken before the turn frees the chat, so it is known when the stream ends.
-    const folding = await isCompactingNow(database.db, chatId);
-    if (folding && until === "due") return turns;
-    await compactionSettled(database.db, chatId);
-    if (until === "compacted" && (await listCompactionEvents(database.db, chatId)).length > 0) {
-      return turns;
-    }
-  }
-  throw new Error(`no reply crossed the trigger in ${MAX_TURNS} turns`);
-}
-
 describeEachDriver("compaction in the background", (use) => {
   it("a version switch waits for a running compaction, so its summary and trace stay with the version it folded, even when its page has gone", async () => {
     const database = use();
@@ -116,7 +85,7 @@ describeEachDriver("compaction in the background", (use) => {
     await compactionSettled(database.db, chatId);
 
     await withSlowSummarizer(async () => {
-      await fillUntil("due", database, browser, chatId);
+      await fillUntil("due", database, browser, chatId, MODEL);
       // The tab that asked closes while the switch waits: the switch still waits, then happens.
       const closed = AbortSignal.timeout(200);
       const switched = await call(database, branchesRoute.POST, {
@@ -147,7 +116,7 @@ describeEachDriver("compaction in the background", (use) => {
     const { browser } = await register(database, "background@example.com");
     const chatId = await newChat(database, browser);
 
-    const turns = await fillUntil("compacted", database, browser, chatId);
+    const turns = await fillUntil("compacted", database, browser, chatId, MODEL);
 
     const events = await listCompactionEvents(database.db, chatId);
     expect(events).toHaveLength(1);
@@ -271,7 +240,7 @@ describeEachDriver("compaction in the background", (use) => {
     const { browser } = await register(database, "meanwhile@example.com");
     const chatId = await newChat(database, browser);
     await withSlowSummarizer(async () => {
-      await fillUntil("due", database, browser, chatId);
+      await fillUntil("due", database, browser, chatId, MODEL);
       expect((await contextOf(database, browser, chatId)).compacting).toBe(true);
       // An open page follows the trace live: it is running now.
       const live = await call(database, compactionRoute.GET, {
@@ -318,7 +287,7 @@ describeEachDriver("compaction in the background", (use) => {
     const { browser } = await register(database, "regen-beside-fold@example.com");
     const chatId = await newChat(database, browser);
     await withSlowSummarizer(async () => {
-      await fillUntil("due", database, browser, chatId);
+      await fillUntil("due", database, browser, chatId, MODEL);
       fake.configure({ scriptSummarizer: false });
       try {
         fake.script({ text: "The last reply, again." });
@@ -348,7 +317,7 @@ describeEachDriver("compaction in the background", (use) => {
     const { browser } = await register(database, "regen-around-trace@example.com");
     const chatId = await newChat(database, browser);
     await withSlowSummarizer(async () => {
-      await fillUntil("due", database, browser, chatId);
+      await fillUntil("due", database, browser, chatId, MODEL);
       // The reply takes longer than the summarizer: the compaction's entry is stored between
       // the message and its reply.
       fake.configure({ scriptSummarizer: false });
@@ -391,7 +360,7 @@ describeEachDriver("compaction in the background", (use) => {
     const { browser } = await register(database, "compact-now@example.com");
     const chatId = await newChat(database, browser);
     await withSlowSummarizer(async () => {
-      await fillUntil("due", database, browser, chatId);
+      await fillUntil("due", database, browser, chatId, MODEL);
       expect(await isCompactingNow(database.db, chatId)).toBe(true);
 
       const response = await compactNowCall(database, browser, chatId, { modelId: MODEL });

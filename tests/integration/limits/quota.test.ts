@@ -61,6 +61,24 @@ async function userWithLimits(database: Database, email: string, limits: Record<
   return { browser: user.browser, id };
 }
 
+/**
+ * A reply the day's tokens ended: its finish chunk and its stored copy say Stopped and why. The
+ * chat's stored messages, once the turn has let go of it.
+ */
+async function stoppedForQuota(
+  database: Database,
+  chatId: string,
+  chunks: readonly Record<string, unknown>[],
+) {
+  const stopped = { stopped: true, stoppedFor: "token_quota" };
+  const finish = chunks.find((c) => c.type === "finish") as { messageMetadata?: unknown };
+  expect(finish.messageMetadata).toMatchObject(stopped);
+  await eventually(async () => !(await isTurnActive(database.db, chatId)));
+  const stored = await loadHistory(database.db, chatId);
+  expect(stored[1]?.metadata).toMatchObject(stopped);
+  return stored;
+}
+
 function resetUsage(database: Database, admin: Browser, id: string) {
   return call(database, usageRoute.DELETE, {
     path: `/api/admin/users/${id}/usage`,
@@ -241,14 +259,8 @@ describeEachDriver("daily quotas", (use) => {
     // The first step alone spends the 300 tokens: its tokens are on the day before the loop asks
     // whether to go on, so it stops before the second.
     expect(fake.requests).toHaveLength(1);
-    const finish = chunks.find((c) => c.type === "finish") as {
-      messageMetadata?: { stopped?: boolean; stoppedFor?: string };
-    };
-    expect(finish.messageMetadata).toMatchObject({ stopped: true, stoppedFor: "token_quota" });
-    await eventually(async () => !(await isTurnActive(database.db, chatId)));
-    const stored = await loadHistory(database.db, chatId);
+    const stored = await stoppedForQuota(database, chatId, chunks);
     expect(stored.map((m) => m.role)).toEqual(["user", "assistant"]);
-    expect(stored[1]?.metadata).toMatchObject({ stopped: true, stoppedFor: "token_quota" });
     // Its stats are the provider's own counts of every step, not an estimate of the first.
     const promptTokens = fake.requests.reduce((sum, r) => sum + r.promptTokens, 0);
     expect(
@@ -341,13 +353,7 @@ describeEachDriver("daily quotas", (use) => {
     const { response, chunks } = await turn(database, browser, chatId, "Tell me everything.");
     expect(response.status).toBe(200);
     expect(fake.requests).toHaveLength(1);
-    const finish = chunks.find((c) => c.type === "finish") as {
-      messageMetadata?: { stopped?: boolean; stoppedFor?: string };
-    };
-    expect(finish.messageMetadata).toMatchObject({ stopped: true, stoppedFor: "token_quota" });
-    await eventually(async () => !(await isTurnActive(database.db, chatId)));
-    const stored = await loadHistory(database.db, chatId);
-    expect(stored[1]?.metadata).toMatchObject({ stopped: true, stoppedFor: "token_quota" });
+    await stoppedForQuota(database, chatId, chunks);
   });
 
   it("takes a turn's own estimate off the count only while the day holds it: not once released, nor after midnight or a reset", async () => {
