@@ -1,5 +1,21 @@
 import { eq, sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+
+// Something can happen just before a page is read (the chat deleted after the route found it).
+const paging = vi.hoisted(() => ({ before: undefined as (() => Promise<void>) | undefined }));
+vi.mock("@/lib/db/queries/messages", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/lib/db/queries/messages")>();
+  return {
+    ...actual,
+    loadMessagePage: async (...args: Parameters<typeof actual.loadMessagePage>) => {
+      const before = paging.before;
+      paging.before = undefined;
+      await before?.();
+      return actual.loadMessagePage(...args);
+    },
+  };
+});
+
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as chatsRoute from "@/app/api/chats/route";
 import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT } from "@/lib/chat/schemas";
@@ -110,6 +126,33 @@ describeEachDriver("paging messages and chats", (use) => {
       const body = (await response.json()) as { error: { message: string } };
       expect(body.error.message, query).toMatch(why);
     }
+  });
+
+  it("answers 404 when the chat is deleted as an older page is read", async () => {
+    const database = use();
+    const created = await call(database, chatsRoute.POST, {
+      path: "/api/chats",
+      method: "POST",
+      body: { title: "doomed" },
+      browser,
+    });
+    const doomed = ((await created.json()) as { chat: { id: string } }).chat.id;
+    await database.db.insert(message).values(
+      ["d-0", "d-1"].map((id, seq) => ({
+        id,
+        chatId: doomed,
+        seq,
+        role: seq === 0 ? ("user" as const) : ("assistant" as const),
+        parts: [{ type: "text", text: `doomed ${seq}` }],
+      })),
+    );
+    paging.before = async () => {
+      await database.db.delete(chat).where(eq(chat.id, doomed));
+    };
+    const response = await messagesPage(database, browser, doomed, "?before=d-1");
+    expect(response.status).toBe(404);
+    const body = (await response.json()) as { error: { code: string } };
+    expect(body.error.code).toBe("not_found:chat");
   });
 
   it("pages the chat list, most recently active first", async () => {

@@ -19,7 +19,11 @@ export const GET = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
   const page = await loadMessagePage(await getDb(), chat.id, readQuery(request, messagePageQuery));
-  if (!page) throw new AppError("bad_request:query", "before is not a message of this chat.");
+  if (!page) {
+    // The cursor may be gone with its chat, deleted since it was read: that is the chat's 404.
+    await requireChat(user, chat.id);
+    throw new AppError("bad_request:query", "before is not a message of this chat.");
+  }
   const { id, title, modelId, createdAt, updatedAt } = chat;
   return Response.json({
     chat: { id, title, modelId, createdAt, updatedAt },
