@@ -67,6 +67,26 @@ export function isContextOverflowError(error: unknown): error is APICallError {
 }
 
 /**
+ * A refusal that came inside a stream already opened with a 200 (a proxy that opened it before
+ * its upstream refused), as the error part the provider's stream carries: the parsed error event,
+ * or the error reading it. When it says the prompt is too long it is that refusal, read as the
+ * 400 it stands for; anything else is not an overflow.
+ */
+export function overflowInStream(error: unknown): APICallError | null {
+  const text = error instanceof Error ? error.message : (JSON.stringify(error) ?? "");
+  if (!OVERFLOW_PATTERNS.some(({ pattern }) => pattern.test(text))) return null;
+  return new APICallError({
+    message: text,
+    url: "",
+    requestBodyValues: undefined,
+    statusCode: 400,
+    responseBody: text,
+    isRetryable: false,
+    cause: error,
+  });
+}
+
+/**
  * The provider's own count of the rejected prompt, when its message states it
  * ("resulted in 9100 tokens", "208310 tokens > 200000", "(length 9000)", "request (9412
  * tokens) exceeds", "your request has 9412 input tokens").

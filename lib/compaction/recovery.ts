@@ -1,8 +1,11 @@
 import type {
+  APICallError,
   LanguageModelV4CallOptions,
   LanguageModelV4GenerateResult,
   LanguageModelV4Middleware,
   LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
 } from "@ai-sdk/provider";
 import type { Budget } from "@/lib/context/budget";
 import { unitsFromProviderPrompt } from "@/lib/context/count-units";
@@ -10,6 +13,7 @@ import type { TokenEstimator } from "@/lib/context/tokens";
 import {
   ContextOverflowError,
   isContextOverflowError,
+  overflowInStream,
   reportedPromptTokens,
   reportedWindowTokens,
 } from "./overflow";
@@ -181,20 +185,84 @@ export function createRecoveryMiddleware(options: RecoveryOptions): LanguageMode
       return second;
     },
     wrapStream: async ({ doStream, params, model }) => {
-      try {
-        return await doStream();
-      } catch (error) {
-        if (!isContextOverflowError(error)) throw error;
-        const retry = await trimmed(params, "overflow", error);
-        try {
-          return await model.doStream(retry);
-        } catch (second) {
-          if (isContextOverflowError(second)) giveUp(second);
-          throw second;
-        }
-      }
+      const first = await openedOrRefused(doStream);
+      if ("opened" in first) return first.opened;
+      const retry = await trimmed(params, "overflow", first.refusal);
+      const second = await openedOrRefused(() => model.doStream(retry));
+      if ("opened" in second) return second.opened;
+      giveUp(second.refusal);
     },
   };
+}
+
+/** Parts a stream opens with before any of the reply: a refusal may still come after them. */
+const OPENING_PARTS = new Set<LanguageModelV4StreamPart["type"]>([
+  "stream-start",
+  "response-metadata",
+  "raw",
+]);
+
+/**
+ * A stream call's outcome: the stream, or the provider's refusal of the prompt as too long,
+ * whether it answered with an error status or opened the stream and refused in its first event
+ * (some proxies open it before their upstream answers). What the stream sent before its first
+ * part of the reply is read here and given again, in order; any other error stays the stream's.
+ */
+async function openedOrRefused(
+  call: () => PromiseLike<LanguageModelV4StreamResult>,
+): Promise<{ opened: LanguageModelV4StreamResult } | { refusal: APICallError }> {
+  let result: LanguageModelV4StreamResult;
+  try {
+    result = await call();
+  } catch (error) {
+    if (isContextOverflowError(error)) return { refusal: error };
+    throw error;
+  }
+  const reader = result.stream.getReader();
+  const read: LanguageModelV4StreamPart[] = [];
+  let failure: { error: unknown } | null = null;
+  let done = false;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) {
+        done = true;
+        break;
+      }
+      const part = next.value;
+      if (part.type === "error") {
+        const refusal = overflowInStream(part.error);
+        if (refusal) {
+          await reader.cancel().catch(() => undefined);
+          return { refusal };
+        }
+      }
+      read.push(part);
+      if (!OPENING_PARTS.has(part.type)) break;
+    }
+  } catch (error) {
+    // The stream failed before its reply began (a stop, a dropped connection): it fails so.
+    failure = { error };
+  }
+  const stream = new ReadableStream<LanguageModelV4StreamPart>({
+    async pull(controller) {
+      const part = read.shift();
+      if (part !== undefined) {
+        controller.enqueue(part);
+        return;
+      }
+      if (failure) throw failure.error;
+      if (done) {
+        controller.close();
+        return;
+      }
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return { opened: { ...result, stream } };
 }
 
 /**

@@ -6,6 +6,7 @@ import http from "node:http";
  * request that fails once its headers went out.
  */
 export async function startStreamStub(model: string, sseBody: () => string) {
+  let chatRequests = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -18,6 +19,7 @@ export async function startStreamStub(model: string, sseBody: () => string) {
         return;
       }
       if (req.method === "POST" && req.url === "/v1/chat/completions") {
+        chatRequests += 1;
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.end(sseBody());
         return;
@@ -30,6 +32,10 @@ export async function startStreamStub(model: string, sseBody: () => string) {
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    /** Chat requests answered so far. */
+    get requests() {
+      return chatRequests;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -9,6 +9,7 @@ const fake = await vi.hoisted(async () => {
       { id: "small", maxModelLen: 4096 },
       { id: "skewed", maxModelLen: 4096 },
       { id: "stubborn", maxModelLen: 4096 },
+      { id: "proxied", maxModelLen: 4096 },
     ],
     replyTokens: 120,
   });
@@ -34,7 +35,7 @@ import { longMessage, newChat, sendTurn } from "../../helpers/turns";
 afterAll(() => fake.close());
 beforeEach(() => {
   fake.reset();
-  fake.configure({ tokenScale: 1 });
+  fake.configure({ tokenScale: 1, overflowInStream: false });
 });
 
 type Chunk = Record<string, unknown>;
@@ -163,6 +164,36 @@ describeEachDriver("Recovery through the real turn path", (use) => {
       { reason: "overflow", outcome: "skipped" },
       { reason: "overflow", outcome: "summarized" },
     ]);
+  });
+
+  it("trims and retries once when the refusal comes inside an opened stream, as some proxies send it", async () => {
+    const database = use();
+    const MODEL = "fake:proxied";
+    const { browser, chatId } = await underCountedChat(database, "proxied@example.com", MODEL);
+    fake.configure({ overflowInStream: true });
+
+    const text = longMessage(4, 600);
+    const overflowing = await turn(database, browser, { chatId, modelId: MODEL, text });
+
+    // The refusal came with a 200: the prompt over the window, then the trimmed retry.
+    const [refused, retried] = overflowing.chat;
+    if (!refused || !retried) throw new Error("expected two requests");
+    expect(overflowing.chat).toHaveLength(2);
+    expect(refused.promptTokens).toBeGreaterThan(4096);
+    expect(retried.promptTokens).toBeLessThanOrEqual(4096);
+    expect(lastUserTextOf(retried)).toBe(text);
+
+    // A whole reply, no error, and the timeline shows the recovery with the provider's count.
+    expect(overflowing.chunks.filter((c) => c.type === "error")).toEqual([]);
+    expect(overflowing.chunks.some((c) => c.type === "text-delta")).toBe(true);
+    const traces = tracesOf(overflowing.chunks);
+    expect(traces.map((t) => t.output)).toEqual([
+      expect.objectContaining({ outcome: "trimmed", reason: "overflow" }),
+    ]);
+    expect(String(traces[0]?.output?.note)).toContain(refused.promptTokens.toLocaleString("en-US"));
+    const history = await historyOf(database.db, chatId);
+    expect(history.at(-1)?.role).toBe("assistant");
+    expect((await chatRow(database.db, chatId)).compactionDirty).toBe(true);
   });
 
   it("calibrates a recovered turn from the provider's count of the prompt Fold estimated, not from the trimmed retry", async () => {

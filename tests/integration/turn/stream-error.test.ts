@@ -44,14 +44,30 @@ describeEachDriver("a provider's error inside its 200 stream", (use) => {
     const frame = {
       error: {
         code: 400,
-        message:
-          "request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it",
-        type: "exceed_context_size_error",
+        message: "Failed to parse tool call arguments as JSON",
+        type: "invalid_request_error",
       },
     };
     expect(await errorsOf(use(), `data: ${JSON.stringify(frame)}\n\ndata: [DONE]\n\n`)).toEqual([
       `The model provider stopped the reply with an error (400): ${frame.error.message}`,
     ]);
+  });
+
+  it("is recovery's when it says the prompt is too long: one trimmed retry, then the chat no longer fits", async () => {
+    const frame = {
+      error: {
+        code: 400,
+        message:
+          "request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it",
+        type: "exceed_context_size_error",
+      },
+    };
+    const asked = stub.requests;
+    // This server refuses every request so, the trimmed retry as well.
+    expect(await errorsOf(use(), `data: ${JSON.stringify(frame)}\n\ndata: [DONE]\n\n`)).toEqual([
+      "This conversation no longer fits llamacpp:qwen3-8b — compact it or start a new chat.",
+    ]);
+    expect(stub.requests - asked).toBe(2);
   });
 
   it("says the provider's stream ended early when its error cannot be read", async () => {

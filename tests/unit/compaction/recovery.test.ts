@@ -412,6 +412,145 @@ describe("recovery middleware: overflow on doStream", () => {
   });
 });
 
+/** A stream opened with a 200 whose first event is an error (`error`, after the opening parts). */
+function refusedInStream(error: unknown): LanguageModelV4StreamResult {
+  const parts: LanguageModelV4StreamPart[] = [
+    { type: "stream-start", warnings: [] },
+    { type: "error", error },
+    { type: "finish", finishReason: { unified: "error", raw: undefined }, usage: usage(0, 0) },
+  ];
+  return { stream: convertArrayToReadableStream(parts) };
+}
+
+/** Every part a stream gives, in order. */
+async function partsOf(result: LanguageModelV4StreamResult): Promise<LanguageModelV4StreamPart[]> {
+  const parts: LanguageModelV4StreamPart[] = [];
+  const reader = result.stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return parts;
+    parts.push(value);
+  }
+}
+
+/** Answers each call with the next of `results` (the last one again once they run out). */
+function inTurn(results: Array<() => LanguageModelV4StreamResult>) {
+  let calls = 0;
+  return async () =>
+    (results[Math.min(calls++, results.length - 1)] as () => LanguageModelV4StreamResult)();
+}
+
+/** The error object an OpenAI-compatible stream's error event carries, as the provider parsed it. */
+const STREAMED_OVERFLOW = {
+  message:
+    "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens. Please reduce the length of the messages.",
+  type: "invalid_request_error",
+  param: "messages",
+  code: "context_length_exceeded",
+};
+
+describe("recovery middleware: a refusal inside an opened stream", () => {
+  it("retries once with a smaller prompt when the stream's first event says the prompt is too long", async () => {
+    const mock = new MockLanguageModelV4({
+      doStream: inTurn([() => refusedInStream(STREAMED_OVERFLOW), () => streamed("Recovered.")]),
+    });
+    const { model, events, estimate } = setup(mock);
+    const prompt = toolLoopPrompt();
+    expect(await drain(await model.doStream(callOptions(prompt)))).toBe("Recovered.");
+
+    expect(mock.doStreamCalls).toHaveLength(2);
+    const retry = mock.doStreamCalls[1];
+    if (!retry) throw new Error("no retry");
+    expect(estimate(retry.prompt)).toBeLessThanOrEqual(BUDGET.target);
+    // The provider's count and window, read from the streamed refusal as from a 400's body.
+    expect(events).toEqual([
+      expect.objectContaining({ kind: "overflow", reportedTokens: 9100, statedWindow: null }),
+    ]);
+  });
+
+  it("reads a refusal whose event does not parse as a chunk (the error says what it held)", async () => {
+    const unparsed = new Error(
+      `Type validation failed: Value: {"object":"error","message":"The decoder prompt (length 9000) is longer than the maximum model length of 4096."}.`,
+    );
+    const mock = new MockLanguageModelV4({
+      doStream: inTurn([() => refusedInStream(unparsed), () => streamed("Recovered.")]),
+    });
+    const { model, events } = setup(mock);
+    expect(await drain(await model.doStream(callOptions(toolLoopPrompt())))).toBe("Recovered.");
+    expect(events).toEqual([
+      expect.objectContaining({ kind: "overflow", reportedTokens: 9000, statedWindow: 4096 }),
+    ]);
+  });
+
+  it("leaves another error in the stream alone, and gives every part in order", async () => {
+    const overloaded = { message: "Overloaded", type: "overloaded_error" };
+    const mock = new MockLanguageModelV4({ doStream: inTurn([() => refusedInStream(overloaded)]) });
+    const { model, onRecovery } = setup(mock);
+    const parts = await partsOf(await model.doStream(callOptions(toolLoopPrompt())));
+    expect(parts.map((p) => p.type)).toEqual(["stream-start", "error", "finish"]);
+    expect(parts[1]).toEqual({ type: "error", error: overloaded });
+    expect(mock.doStreamCalls).toHaveLength(1);
+    expect(onRecovery).not.toHaveBeenCalled();
+  });
+
+  it("does not ask again once the reply has begun, whatever an error later says", async () => {
+    const late: LanguageModelV4StreamPart[] = [
+      { type: "stream-start", warnings: [] },
+      { type: "response-metadata", id: "r-1" },
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Half an ans" },
+      { type: "error", error: STREAMED_OVERFLOW },
+    ];
+    const mock = new MockLanguageModelV4({
+      doStream: inTurn([() => ({ stream: convertArrayToReadableStream(late) })]),
+    });
+    const { model, onRecovery } = setup(mock);
+    expect(await partsOf(await model.doStream(callOptions(toolLoopPrompt())))).toEqual(late);
+    expect(mock.doStreamCalls).toHaveLength(1);
+    expect(onRecovery).not.toHaveBeenCalled();
+  });
+
+  it("gives up with the clear message when the retry is refused in its stream too", async () => {
+    const mock = new MockLanguageModelV4({
+      doStream: inTurn([() => refusedInStream(STREAMED_OVERFLOW)]),
+    });
+    const { model, onRecovery } = setup(mock);
+    const failure = await model.doStream(callOptions(toolLoopPrompt())).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(ContextOverflowError.isInstance(failure)).toBe(true);
+    expect(mock.doStreamCalls).toHaveLength(2);
+    expect(onRecovery).toHaveBeenCalledTimes(1);
+  });
+
+  it("a stream that fails before its reply begins fails the same way, after what it sent", async () => {
+    const dropped = new Error("terminated");
+    let opened = false;
+    const mock = new MockLanguageModelV4({
+      doStream: inTurn([
+        () => ({
+          stream: new ReadableStream<LanguageModelV4StreamPart>({
+            pull(controller) {
+              if (opened) throw dropped;
+              opened = true;
+              controller.enqueue({ type: "stream-start", warnings: [] });
+            },
+          }),
+        }),
+      ]),
+    });
+    const { model } = setup(mock);
+    const reader = (await model.doStream(callOptions(toolLoopPrompt()))).stream.getReader();
+    expect(await reader.read()).toEqual({
+      done: false,
+      value: { type: "stream-start", warnings: [] },
+    });
+    await expect(reader.read()).rejects.toBe(dropped);
+    expect(mock.doStreamCalls).toHaveLength(1);
+  });
+});
+
 describe("recovery middleware: doGenerate", () => {
   it("retries an overflow exactly once with a smaller prompt", async () => {
     const mock = new MockLanguageModelV4({
