@@ -54,6 +54,9 @@ export function MessageView({
   const text = messageText({ parts: answerParts(message.parts) });
   const actions = !streaming && (text || message.metadata?.stats);
   const durations = message.metadata?.toolDurationsMs ?? {};
+  const stopped = !streaming && message.metadata?.stopped === true;
+  // The last reply, stopped: its notice's Retry asks again.
+  const retryInNotice = stopped && isLastAssistant && !busy;
   return (
     <div className="group space-y-2" data-role="assistant">
       {answerParts(message.parts).map((part, index) => {
@@ -95,11 +98,11 @@ export function MessageView({
         }
         return null;
       })}
-      {!streaming && message.metadata?.stopped ? (
+      {stopped ? (
         <StoppedNotice
           quotaSpent={message.metadata?.stoppedFor === "token_quota"}
           onContinue={isLastAssistant && !busy && wroteSomething(message) ? onContinue : undefined}
-          onRetry={isLastAssistant && !busy ? onRegenerate : undefined}
+          onRetry={retryInNotice ? onRegenerate : undefined}
         />
       ) : null}
       {actions || memory ? (
@@ -108,8 +111,9 @@ export function MessageView({
             <MessageActions
               text={text}
               stats={message.metadata?.stats}
-              // Any reply can be regenerated: the one it replaces stays a version away.
-              onRegenerate={!busy ? onRegenerate : undefined}
+              // Any reply can be regenerated: the one it replaces stays a version away. A stopped
+              // last reply offers it as its notice's Retry, not twice.
+              onRegenerate={!busy && !retryInNotice ? onRegenerate : undefined}
             />
           ) : null}
           {memory}

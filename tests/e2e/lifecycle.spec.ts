@@ -107,6 +107,10 @@ test("Stop in the browser stops the model; the reply stays, marked Stopped, with
   await expect(stopped).toContainText("Stopped");
   await expect(stopped.getByRole("button", { name: "Continue" })).toBeVisible();
   await expect(stopped.getByRole("button", { name: "Retry" })).toBeVisible();
+  // Retry is the reply's Regenerate: it is not offered twice.
+  const reply = page.locator("[data-role='assistant']").last();
+  await expect(reply.getByRole("button", { name: "Copy message" })).toHaveCount(1);
+  await expect(reply.getByRole("button", { name: "Regenerate response" })).toHaveCount(0);
   await expect
     .poll(() => fake.requests.filter((request) => request.stream).at(-1)?.abortedAt ?? null)
     .not.toBeNull();
@@ -142,6 +146,10 @@ test("Stop in the browser stops the model; the reply stays, marked Stopped, with
   const secondStop = page.waitForRequest((request) => request.url().endsWith("/stop"));
   await page.getByRole("button", { name: "Stop" }).click();
   await expect(page.getByTestId("stopped")).toHaveCount(2);
+  // The first stopped reply is no longer the last: its notice has no Retry, its row Regenerate.
+  const earlier = page.locator("[data-role='assistant']", { has: page.getByTestId("stopped") });
+  await expect(earlier.first().getByRole("button", { name: "Retry" })).toHaveCount(0);
+  await expect(earlier.first().getByRole("button", { name: "Regenerate response" })).toHaveCount(1);
   // Each request is an attempt of its own: this Stop names the Continue's, not the first one's.
   const next = (await continued).postDataJSON() as { attemptId?: string };
   expect(next.attemptId).not.toBe(attemptId);
