@@ -264,7 +264,11 @@ function RingDetails({
           them stay in the chat.
         </p>
       ) : null}
-      {touch ? null : <p className="text-muted">Click the ring to summarize older messages now.</p>}
+      {touch ? null : (
+        <p className="text-muted">
+          Click the ring to compact now: older messages go into the summary.
+        </p>
+      )}
     </section>
   );
 }

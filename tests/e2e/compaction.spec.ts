@@ -168,6 +168,8 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
   const details = page.getByTestId("context-details");
   await expect(details).toBeVisible();
   await expect(details).toContainText("of 4,096 tokens");
+  // The card names the click as the touch card's button does.
+  await expect(details).toContainText("Click the ring to compact now");
   await page.screenshot({ path: "test-results/compaction-ring.png" });
   await page.mouse.move(0, 0);
   await expect(details).toBeHidden();
