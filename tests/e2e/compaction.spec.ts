@@ -118,7 +118,15 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
   const summary = trace.getByTestId("compaction-summary");
   await expect(summary).toBeVisible();
   // Rendered as Markdown: a heading, not the raw "##".
-  await expect(summary.getByRole("heading", { name: "Goal & open requests" })).toBeVisible();
+  const heading = summary.getByRole("heading", { name: "Goal & open requests" });
+  await expect(heading).toBeVisible();
+  // Its headings are set like its text, not as page titles.
+  expect(await heading.evaluate((h) => getComputedStyle(h).fontSize)).toBe(
+    await summary
+      .getByRole("listitem")
+      .first()
+      .evaluate((li) => getComputedStyle(li).fontSize),
+  );
   await expect(summary).not.toContainText("##");
   // The fake summarizer lists the first line of each folded request: the first turn is one.
   await expect(summary).toContainText("Request 1: please keep track of item 1");

@@ -92,7 +92,7 @@ export function CompactionTrace({
           ) : null}
           {output.summary ? (
             <div
-              className="max-h-96 overflow-auto rounded-lg bg-white p-3"
+              className="fold-summary max-h-96 overflow-auto rounded-lg bg-white p-3"
               data-testid="compaction-summary"
             >
               <Markdown text={output.summary} streaming={false} />
