@@ -132,6 +132,9 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
   await expect(summary).toContainText("Request 1: please keep track of item 1");
   await summary.scrollIntoViewIfNeeded();
   await page.screenshot({ path: "test-results/compaction-done.png" });
+  // The trace from its heading (README's screenshot).
+  await trace.evaluate((element) => element.scrollIntoView({ block: "start" }));
+  await page.screenshot({ path: "test-results/compaction-trace.png" });
 
   // The ring, refreshed when the reply finished, is lower than before the compacting turn.
   expect(fill).toBeLessThan(fillBeforeCompaction);
