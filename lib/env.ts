@@ -164,8 +164,16 @@ export const COMPACTION_DEFAULTS = {
 
 /** A tool loop stops after this many model calls; folding inside the turn keeps long ones in the window. */
 export const TURN_MAX_STEPS_DEFAULT = 200;
-/** No chunk from the model for this long, or a model call running this long, stops the turn. */
-export const TURN_DEADLINE_DEFAULTS = { idleMs: 60_000, maxMs: 900_000 } as const;
+/**
+ * No chunk from a model that has begun answering for this long, no answer begun this long after
+ * a request was sent (a local server loads the model and reads the whole prompt first: minutes,
+ * for a long chat on a CPU), or a model call running this long, stops the turn.
+ */
+export const TURN_DEADLINE_DEFAULTS = {
+  idleMs: 60_000,
+  firstTokenMs: 300_000,
+  maxMs: 900_000,
+} as const;
 
 /** Who may create an account after the first (the admin): anyone, anyone once approved, no one. */
 export const REGISTRATION_MODES = ["open", "approval", "closed"] as const;
@@ -269,6 +277,11 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
       "TURN_IDLE_TIMEOUT_MS",
       positiveInt(3_600_000),
       TURN_DEADLINE_DEFAULTS.idleMs,
+    ),
+    turnFirstTokenTimeoutMs: k(
+      "TURN_FIRST_TOKEN_TIMEOUT_MS",
+      positiveInt(3_600_000),
+      TURN_DEADLINE_DEFAULTS.firstTokenMs,
     ),
     turnMaxDurationMs: k(
       "TURN_MAX_DURATION_MS",

@@ -57,6 +57,7 @@ export async function answer(
   const settings = env();
   const deadline = turnDeadline({
     idleMs: settings.turnIdleTimeoutMs,
+    firstTokenMs: settings.turnFirstTokenTimeoutMs,
     maxMs: settings.turnMaxDurationMs,
   });
   const signal = ctx.stopSignal
@@ -256,8 +257,10 @@ async function streamAttempt(
     },
   });
   let finish: UIMessageChunk | undefined;
+  // A new request (a window-cut retry): its answer has not begun.
+  deadline.touch(true);
   for await (const chunk of ui) {
-    deadline.touch();
+    deadline.touch(awaitsAnswer(chunk.type));
     if (chunk.type === "text-delta" || chunk.type === "reasoning-delta")
       observed.streamedText = (observed.streamedText ?? "") + chunk.delta;
     if (chunk.type === "finish") finish = chunk as UIMessageChunk;
@@ -266,6 +269,13 @@ async function streamAttempt(
   }
   return { finish, usage, responseMessages: () => result.responseMessages };
 }
+
+/**
+ * Whether the model's next chunk is the start of an answer to a request just sent: a step began
+ * (its response opened) or ended (the next step's request goes out once its tools ran).
+ */
+const awaitsAnswer = (type: UIMessageChunk["type"]) =>
+  type === "start-step" || type === "finish-step";
 
 /** Fold's estimate of the first request, raw by content class and calibrated per class. */
 function requestEstimate(ctx: AnswerContext) {

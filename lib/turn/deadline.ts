@@ -1,19 +1,26 @@
 import { AppError } from "@/lib/errors";
 
 /**
- * A turn's deadlines (DESIGN §16): no chunk from the model for `idleMs`, or
- * the model call running past `maxMs`, aborts it — a provider that hangs must
- * not hold the chat open. `touch()` on every chunk; `failure()` afterwards
- * says which deadline fired, as the error the user sees.
+ * A turn's deadlines (DESIGN §16): a request the model has not begun answering `firstTokenMs`
+ * after it was sent, no chunk from a model that has begun for `idleMs`, or the model call running
+ * past `maxMs`, aborts it — a provider that hangs must not hold the chat open, while a local
+ * server that loads the model or reads a long prompt before its first token is given the time it
+ * takes. `touch(awaiting)` on every chunk, `awaiting` when a request was just sent (a step
+ * starts, or the attempt does); `failure()` afterwards says which deadline fired, as the error
+ * the user sees.
  */
 export type TurnDeadline = {
   signal: AbortSignal;
-  touch: () => void;
+  touch: (awaiting?: boolean) => void;
   failure: () => AppError | null;
   dispose: () => void;
 };
 
-export function turnDeadline(options: { idleMs: number; maxMs: number }): TurnDeadline {
+export function turnDeadline(options: {
+  idleMs: number;
+  firstTokenMs: number;
+  maxMs: number;
+}): TurnDeadline {
   const controller = new AbortController();
   let failure: AppError | null = null;
   const fire = (error: AppError) => {
@@ -29,7 +36,16 @@ export function turnDeadline(options: { idleMs: number; maxMs: number }): TurnDe
         `The model stopped responding (nothing for ${seconds(options.idleMs)} s). Retry, or pick another model.`,
       ),
     );
-  let idleTimer = setTimeout(idle, options.idleMs);
+  const unanswered = () =>
+    fire(
+      new AppError(
+        "unavailable:model_timeout",
+        `The model did not begin answering within ${seconds(options.firstTokenMs)} s. It may still be loading, or reading a very long prompt: retry in a moment, or pick another model.`,
+      ),
+    );
+  const arm = (awaiting: boolean) =>
+    awaiting ? setTimeout(unanswered, options.firstTokenMs) : setTimeout(idle, options.idleMs);
+  let idleTimer = arm(true);
   const maxTimer = setTimeout(
     () =>
       fire(
@@ -42,9 +58,9 @@ export function turnDeadline(options: { idleMs: number; maxMs: number }): TurnDe
   );
   return {
     signal: controller.signal,
-    touch: () => {
+    touch: (awaiting = false) => {
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(idle, options.idleMs);
+      idleTimer = arm(awaiting);
     },
     failure: () => failure,
     dispose: () => {
