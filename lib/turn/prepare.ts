@@ -71,10 +71,13 @@ export async function prepareTurn(
     // The common turn, a new message: its history loads beside the statement that stores it,
     // one round trip less before the first token. The load may see the message or not
     // (another connection); either way the rows hold it once.
-    const [appended, rows] = await bothSettled(
+    const [written, read] = await Promise.allSettled([
       applyTurnRequest(db, chat, request, { modelId: modelChange }),
       loadForTurn(db, chat),
-    );
+    ]);
+    if (written.status === "rejected") throw written.reason;
+    if (read.status === "rejected") throw new AppliedRequestError(read.reason);
+    const [appended, rows] = [written.value, read.value];
     if (appended) {
       const withMessage = rows.some((row) => row.id === appended.message.id)
         ? rows
@@ -85,6 +88,39 @@ export async function prepareTurn(
   } else {
     await applyTurnRequest(db, chat, request);
   }
+  return afterApplied(() => noteAndLoad(db, chat, modelChange, titled));
+}
+
+/**
+ * The request's change to the stored history is in (a new message, an edit, a regenerate's
+ * versions), but what the turn noted or read after it failed: the turn cannot be answered as if
+ * it never came, since sending it again would apply the change twice (a second version of an
+ * edit, a regenerate refused as behind).
+ */
+export class AppliedRequestError extends Error {
+  constructor(cause: unknown) {
+    super("the turn failed after its request was applied", { cause });
+    this.name = "AppliedRequestError";
+  }
+}
+
+/** What follows the request's change, its failures marked as coming after it (AppError answers stand). */
+async function afterApplied<T>(rest: () => Promise<T>): Promise<T> {
+  try {
+    return await rest();
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppliedRequestError(error);
+  }
+}
+
+/** Notes the turn on its chat (its model, a first title) and loads what it sends. */
+async function noteAndLoad(
+  db: Db,
+  chat: Chat,
+  modelChange: string | undefined,
+  titled: boolean,
+): Promise<PreparedTurn> {
   const firstUser = titled ? null : await firstUserMessage(db, chat.id);
   // Both at once: the load reads from the watermark the chat had at the request, and is
   // checked against the one the chat has now (an edit just now may have moved it back).

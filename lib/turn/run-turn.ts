@@ -19,6 +19,7 @@ import type { Db } from "@/lib/db/client";
 import type { TurnStart } from "@/lib/db/queries/leases";
 import { holdsChatStart } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { AppError, databaseUnavailable } from "@/lib/errors";
 import { type LiveBus, liveBus } from "@/lib/live/bus";
 import { firstStopLook, listenForStop, type StopListener, takePendingStop } from "@/lib/live/stop";
@@ -32,7 +33,7 @@ import { compactForTurn } from "./compact-step";
 import { holdTurnLease } from "./lease";
 import { answeredNothing, noObservations, type TurnObservations } from "./observe";
 import { assembleReply, persistReply } from "./persist";
-import { type PreparedTurn, prepareTurn } from "./prepare";
+import { AppliedRequestError, type PreparedTurn, prepareTurn } from "./prepare";
 import { recordRecovery } from "./recovery-trace";
 import type { TurnRequest } from "./request";
 import { checkSilentTruncation } from "./silent-truncation";
@@ -87,7 +88,8 @@ export async function runTurn(
     prepared = await prepareTurn(db, chat, request, modelId, start);
   } catch (error) {
     await lease.release();
-    throw error;
+    if (!(error instanceof AppliedRequestError)) throw error;
+    return unansweredAfterApplied(deps, chat.id, error);
   }
 
   const stop = new AbortController();
@@ -239,6 +241,45 @@ export async function runTurn(
     consumeSseStream: ({ stream: sse }) => {
       void publishTurnStream(live, chat.id, assistantId, sse);
     },
+  });
+}
+
+/**
+ * A turn whose request changed the stored history (its message stored, an edit or regenerate
+ * applied) and then failed before it could start: answered as a turn that failed, not as one
+ * that never came — the change stands, and a second try of the same request would apply it
+ * again. The chat shows the message unanswered, with Retry; its day's message goes back, as
+ * for any message no model answered.
+ */
+async function unansweredAfterApplied(
+  deps: TurnDeps,
+  chatId: string,
+  error: AppliedRequestError,
+): Promise<Response> {
+  log.warn({ err: error.cause, chatId }, "turn failed after its request was applied");
+  await Promise.resolve(deps.giveBack?.()).catch((cause: unknown) =>
+    log.warn({ err: cause, chatId }, "returning the message failed"),
+  );
+  await Promise.resolve(deps.releaseHeldTokens?.()).catch((cause: unknown) =>
+    log.warn({ err: cause, chatId }, "releasing held tokens failed"),
+  );
+  const why = isDatabaseUnavailable(error.cause)
+    ? "Fold could not reach its database"
+    : "something failed on Fold's side";
+  const chunks: UIMessageChunk[] = [
+    { type: "start", messageId: generateId() },
+    {
+      type: "error",
+      errorText: `Your message is saved, but its reply could not start (${why}). Press Retry in a moment.`,
+    },
+  ];
+  return createUIMessageStreamResponse({
+    stream: new ReadableStream({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    }),
   });
 }
 
