@@ -118,14 +118,20 @@ export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
     if (text.length === 0) return 0;
     stats.tokenizerCalls += 1;
     // User text may contain "<|endoftext|>" and the like: count it as text, never throw.
-    return countTokens(text, { disallowedSpecial: NO_SPECIAL_TOKENS });
+    let count = 0;
+    for (const piece of encoderPieces(text)) {
+      count += countTokens(piece, { disallowedSpecial: NO_SPECIAL_TOKENS });
+    }
+    return count;
   };
   const tokenizer: Tokenizer = {
     count: countText,
     encode: (text) => {
       if (text.length === 0) return [];
       stats.tokenizerCalls += 1;
-      return encode(text, { disallowedSpecial: NO_SPECIAL_TOKENS });
+      const pieces = encoderPieces(text);
+      if (pieces.length === 1) return encode(text, { disallowedSpecial: NO_SPECIAL_TOKENS });
+      return pieces.flatMap((piece) => encode(piece, { disallowedSpecial: NO_SPECIAL_TOKENS }));
     },
   };
 
@@ -377,6 +383,67 @@ export function applyRatio(
 }
 
 const NO_SPECIAL_TOKENS: Set<string> = new Set();
+
+/**
+ * o200k's encoder merges each of its pre-tokens (a run of letters, of CJK characters, of
+ * punctuation or of spaces) in time that grows with the square of the run's length: a pasted
+ * run of 40,000 characters without a break held the server's one thread for seconds, before any
+ * size check could refuse it. Such text reaches the encoder in pieces of at most this many
+ * characters, so its time grows with its length; a cut inside a run costs a token or so.
+ */
+export const ENCODER_PIECE_CHARS = 1_000;
+/** A cut is made at a space this close before the piece's end when there is one: words stay whole. */
+const CUT_AT_SPACE_WITHIN = 200;
+/** The text as the encoder gets it: whole, unless it holds a run too long to merge at once. */
+export function encoderPieces(text: string): string[] {
+  if (text.length <= ENCODER_PIECE_CHARS || !holdsLongRun(text)) return [text];
+  const pieces: string[] = [];
+  let start = 0;
+  while (text.length - start > ENCODER_PIECE_CHARS) {
+    let end = start + ENCODER_PIECE_CHARS;
+    const space = text.lastIndexOf(" ", end);
+    // Before a space: the next piece starts with " word", the pre-token the word had.
+    if (space > start && space >= end - CUT_AT_SPACE_WITHIN) end = space;
+    // Never between the two halves of a character outside the BMP.
+    else if (isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+    pieces.push(text.slice(start, end));
+    start = end;
+  }
+  pieces.push(text.slice(start));
+  return pieces;
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+/** Spaces as the encoder's pre-tokens treat them (ASCII, no-break, the Unicode spaces). */
+const isSpace = (code: number) =>
+  code === 0x20 ||
+  (code >= 0x09 && code <= 0x0d) ||
+  code === 0xa0 ||
+  code === 0x3000 ||
+  (code >= 0x2000 && code <= 0x200a) ||
+  code === 0x2028 ||
+  code === 0x2029;
+
+/**
+ * Whether the text holds ENCODER_PIECE_CHARS characters in a row without a change between
+ * space and non-space: one pass (a pattern for it would try each start anew).
+ */
+function holdsLongRun(text: string): boolean {
+  let run = 0;
+  let inSpace = false;
+  for (let i = 0; i < text.length; i++) {
+    const space = isSpace(text.charCodeAt(i));
+    if (space === inSpace) {
+      run += 1;
+      if (run >= ENCODER_PIECE_CHARS) return true;
+    } else {
+      inSpace = space;
+      run = 1;
+    }
+  }
+  return false;
+}
 
 /** Hashes of frozen unit lists: a stored message's, which cannot change (count-units.ts). */
 const hashedUnits = new WeakMap<readonly CountUnit[], string>();
