@@ -39,7 +39,11 @@ type Pattern = {
 
 const UNIT =
   "(?:KiB|MiB|GiB|TiB|KB|MB|GB|TB|PB|bytes?|[KMG]bps|[kMGT]?Hz|ms|µs|ns|sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?|px|rem|em|pt|vh|vw|km|cm|mm|kg|mg|lbs?|°[CF]|tokens?|req/s|rps|qps|fps|kWh|kW|mAh|mA|USD|EUR|GBP|percent|%|h|s|d|m|g|W|V|B)";
-const NUMBER = "\\d+(?:[.,]\\d+)*";
+/**
+ * Bounded: a pattern that may start at each of a long chain's groups ("1,1,1,…", a pasted CSV
+ * row) and run to its end would take time in the square of its length.
+ */
+const NUMBER = "\\d{1,24}(?:[.,]\\d{1,24}){0,8}";
 const trimTrailing = (s: string) => s.replace(/[.,;:!?]+$/, "");
 
 /** In the order they run: URLs are masked before paths so a URL's path is not listed twice. */
@@ -50,7 +54,9 @@ const ATOMIC_PATTERNS: Pattern[] = [
     mask: true,
     clean: (s) => balanceParens(trimTrailing(s)),
   },
-  { kind: "email", regex: /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g, mask: true },
+  // Bounded as addresses are (a local part of at most 64, a label of 63): unbounded, it ran from
+  // each word of a long "a.a.a.…" to its end.
+  { kind: "email", regex: /\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}\b/g, mask: true },
   {
     kind: "path",
     regex: /\b[A-Za-z]:\\(?:[^\\\s<>:"|?*]+\\)*[^\\\s<>:"|?*]*/g,

@@ -44,8 +44,25 @@ const LEGACY_LABELS = new Map<string, IdentifierOrigin>([
   ["From the conversation:", "assistant"],
 ]);
 
-const SECTION_HEADING = new RegExp(`^#{1,6}\\s*${VERBATIM_REFERENCES_HEADING}\\s*:?\\s*$`, "i");
-const ENTRY_LINE = /^[-*]\s+(.+?)(?:\s+\[(\d+)(?:-(\d+))?(?:\s+x(\d+))?\])?$/;
+const SECTION_HEADING = new RegExp(`^#{1,6}\\s*${VERBATIM_REFERENCES_HEADING}\\s*(?::\\s*)?$`, "i");
+const BULLET = /^[-*]\s+/;
+/** An entry's closing "[first-last xmentions]", at the end of the line. */
+const ENTRY_BRACKET = /\s\[(\d+)(?:-(\d+))?(?:\s+x(\d+))?\]$/;
+
+/**
+ * A bullet line's value and its bracket's numbers, as [value, first, last, mentions]: found
+ * from the line's end rather than by one pattern over it (which, on a value holding a long run
+ * of spaces, tried every way to split the run: seconds for a line the summary editor accepts).
+ */
+function entryOf(line: string): [string, string?, string?, string?] | null {
+  const bullet = BULLET.exec(line);
+  if (!bullet) return null;
+  const body = line.slice(bullet[0].length);
+  const bracket = ENTRY_BRACKET.exec(body);
+  const value = bracket ? body.slice(0, bracket.index).trimEnd() : body;
+  if (value === "") return null;
+  return bracket ? [value, bracket[1], bracket[2], bracket[3]] : [value];
+}
 
 /**
  * A summary split into the narrative the summarizer wrote and the ledger Fold kept. Lines in the
@@ -85,26 +102,26 @@ function parseEntries(lines: readonly string[]): { entries: LedgerEntry[]; notes
       origin = labelled;
       continue;
     }
-    const match = ENTRY_LINE.exec(line);
-    if (!match?.[1] || (bracketed && match[2] === undefined)) {
+    const match = entryOf(line);
+    if (!match || (bracketed && match[1] === undefined)) {
       notes.push(raw);
       continue;
     }
-    let value = match[1].replace(/^`([^`]+)`$/, "$1");
+    let value = match[0].replace(/^`([^`]+)`$/, "$1");
     let kind: IdentifierKind = "code";
     const quoted = /^"([^"]+)"$/.exec(value);
     if (origin === "user" && quoted?.[1]) {
       value = quoted[1];
       kind = "quote";
     }
-    const first = Number(match[2] ?? 0);
+    const first = Number(match[1] ?? 0);
     entries.push({
       value,
       kind,
       origin,
       first,
-      last: Number(match[3] ?? first),
-      mentions: Number(match[4] ?? 1),
+      last: Number(match[2] ?? first),
+      mentions: Number(match[3] ?? 1),
     });
   }
   return { entries, notes };

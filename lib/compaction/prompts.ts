@@ -333,6 +333,18 @@ function sectionsOf(summary: string): Map<SummaryHeading, string> {
  * The summary heading a line is, if any. Lenient about heading level, bold,
  * a trailing colon and "and" for "&", as models vary in all of these.
  */
+/**
+ * A heading line without its marks: "#", "*" and spaces before, "*", ":" and spaces after. By
+ * hand: a pattern for the end ran from each space of a long run to it (seconds a line).
+ */
+function trimEnds(line: string): string {
+  let start = 0;
+  let end = line.length;
+  while (start < end && /[\s#*]/.test(line.charAt(start))) start += 1;
+  while (end > start && /[\s*:]/.test(line.charAt(end - 1))) end -= 1;
+  return line.slice(start, end);
+}
+
 export function headingOf(line: string): SummaryHeading | null {
   if (!/^\s*(#{1,6}\s|\*\*)/.test(line)) return null;
   const normalized = normalizeHeading(line);
@@ -340,8 +352,7 @@ export function headingOf(line: string): SummaryHeading | null {
 }
 
 function normalizeHeading(line: string): string {
-  return line
-    .replace(/^[\s#*]+|[\s*:]+$/g, "")
+  return trimEnds(line)
     .replace(/\band\b/gi, "&")
     .replace(/\s+/g, " ")
     .toLowerCase();

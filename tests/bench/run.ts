@@ -25,6 +25,7 @@ const BENCHMARKS: ReadonlyArray<{ name: string; load: () => Promise<{ benchmark:
   { name: "replay", load: () => import("./replay") },
   { name: "toolloop200", load: () => import("./toolloop") },
   { name: "security", load: () => import("./security") },
+  { name: "stall", load: () => import("./stall") },
   { name: "local", load: () => import("./local") },
   { name: "lifecycle", load: () => import("./lifecycle") },
   { name: "ui", load: () => import("./ui") },

@@ -380,6 +380,19 @@ describe("the reference ledger", () => {
     expect(renderLedger(parsed.ledger)).toBe(text);
   });
 
+  it("reads an entry whose value holds a long run of spaces, bracket and all", () => {
+    const value = `a${" ".repeat(20_000)}b`;
+    const summary = `## Goal & open requests\nShip.\n\n${renderLedger([
+      { value, kind: "code", origin: "assistant", first: 3, last: 4, mentions: 2 },
+    ])}`;
+    expect(splitSummary(summary).ledger).toEqual([
+      expect.objectContaining({ value, first: 3, last: 4, mentions: 2 }),
+    ]);
+    // A line past the ledger's own that ends in spaces is a note, kept in the narrative.
+    const noted = splitSummary(`${summary}\n- a note${" ".repeat(20_000)}x`);
+    expect(noted.narrative).toContain("- a note");
+  });
+
   it("makes a tool-result identifier the user's when the user mentions it again", () => {
     const first = mergeLedger(
       [],

@@ -206,6 +206,24 @@ describe("a page of very many elements", () => {
     expect(unquoted.text).toBe("before");
   });
 
+  it("counts end tags, which make elements of their own when nothing is open: a page of them is cut", () => {
+    const stray = pageText(`<p>before</p>${"a</p>".repeat(100_000)}`);
+    expect(stray.cutAtElements).toBeDefined();
+    expect(stray.text.startsWith("before")).toBe(true);
+    expect(stray.text.replace(/[^a]/g, "").length).toBeLessThanOrEqual(MAX_PAGE_ELEMENTS);
+  });
+
+  it("counts attributes that follow a slash or a closing quote, as the parser reads them", () => {
+    const slashed = pageText(`<p>before</p><p${"/a".repeat(100_000)}>inside</p>`);
+    expect(slashed.text).toBe("before");
+    const packed = pageText(`<p>before</p><p ${'a=""'.repeat(100_000)}>inside</p>`);
+    expect(packed.text).toBe("before");
+    // A slash inside an unquoted value is the value's, not an attribute: nothing is cut.
+    const link = pageText(`<p>before</p><a href=${"/x".repeat(30_000)}>link</a><p>after</p>`);
+    expect(link.cutAtElements).toBeUndefined();
+    expect(link.text).toContain("after");
+  });
+
   it("is not fooled by a quote that opens no value: the elements after it still count", () => {
     const paragraphs = Array.from({ length: 30_000 }, (_, i) => `<p>p${i}</p>`).join("");
     const page = pageText(`<p a'b>quoted</p>${paragraphs}`);
