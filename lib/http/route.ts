@@ -117,7 +117,15 @@ export async function readJson<S extends z.ZodType>(
 
 /** Validates the query string (each parameter once, as a string); failures are a clear 400. */
 export function readQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
-  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const search = new URL(request.url).searchParams;
+  const params: Record<string, string> = {};
+  for (const [key, value] of search) {
+    // Twice (?format=json&format=markdown): which one was meant is not ours to pick.
+    if (Object.hasOwn(params, key)) {
+      throw new AppError("bad_request:query", `${key}: give it once.`);
+    }
+    params[key] = value;
+  }
   const parsed = schema.safeParse(params);
   if (!parsed.success) throw new AppError("bad_request:query", describeIssue(parsed.error));
   refuseUnstorable(parsed.data, "bad_request:query");

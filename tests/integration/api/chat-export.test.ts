@@ -163,11 +163,17 @@ describeEachDriver("GET /api/chats/:id/export", (use) => {
     }
   });
 
-  it("answers 400 to a missing or unknown format", async () => {
+  it("answers 400 to a missing, unknown or repeated format", async () => {
     const database = use();
     const { browser } = await register(database, "format@example.com");
     const chatId = await newChat(database, browser);
-    for (const query of ["", "?format=pdf", "?format=json&extra=1"]) {
+    for (const query of [
+      "",
+      "?format=pdf",
+      "?format=json&extra=1",
+      // Which one was meant is not the server's to pick.
+      "?format=json&format=markdown",
+    ]) {
       const response = await exportChat(database, browser, chatId, query);
       expect(response.status, query).toBe(400);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
