@@ -21,15 +21,15 @@ import { eq } from "drizzle-orm";
 import { createChat, getChat } from "@/lib/db/queries/chats";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { user } from "@/lib/db/schema";
-import { prepareTurn } from "@/lib/turn/prepare";
+import { AppliedRequestError, prepareTurn } from "@/lib/turn/prepare";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 
 /**
- * A turn that cannot start is answered as refused, and the chat is freed for the next one. A
- * new message's history is read beside the statement that stores it: when the read fails, the
- * refusal waits for that write to end, so nothing of the refused turn is written once its chat
- * is free (another turn may hold it by then).
+ * A turn that cannot start fails, and the chat is freed for the next one. A new message's
+ * history is read beside the statement that stores it: when the read fails, the failure waits
+ * for that write to end, so nothing of the failed turn is written once its chat is free
+ * (another turn may hold it by then).
  */
 describeEachDriver("a turn whose history read fails beside its message's write", (use) => {
   it("is refused only once the write is done", async () => {
@@ -59,7 +59,9 @@ describeEachDriver("a turn whose history read fails beside its message's write",
         () => null,
         (error: unknown) => error,
       );
-      expect(String(refusal)).toMatch(/could not be read/);
+      // The message was stored: the failure comes after the request was applied, and says so.
+      expect(refusal).toBeInstanceOf(AppliedRequestError);
+      expect(String((refusal as Error).cause)).toMatch(/could not be read/);
       // Refused after the write ended, not while it still ran.
       expect((await loadHistory(database.db, chat.id)).map((m) => m.id)).toEqual(["u-settles"]);
     } finally {
