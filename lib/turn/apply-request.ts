@@ -8,6 +8,7 @@ import {
   appendIfNew,
   appendIfNewAndNote,
   findMessageAnywhere,
+  isMessageOfUser,
   type KeyedMessage,
   loadHistory,
   truncateFrom,
@@ -33,18 +34,20 @@ function unansweredMessage(history: readonly Message[]): Message | undefined {
 /**
  * What a regenerate naming a message the chat does not show answers: the message left
  * unanswered, when the id is a reply that was never stored (the page's own id for it). An id a
- * hidden version of this chat, or another chat, holds is a message some page saw: that page is
- * behind (the chat went on in another tab), and nothing else is answered in its place.
+ * hidden version of this chat, or another chat of its owner, holds is a message some page saw:
+ * that page is behind (the chat went on in another tab), and nothing else is answered in its
+ * place. Another user's message is no message of theirs: answered as an unknown id, so whether
+ * it exists does not show.
  */
 async function neverStored(
   db: Db,
-  chatId: string,
+  chat: Pick<Chat, "id" | "userId">,
   messageId: string,
   history: readonly Message[],
 ): Promise<Message | undefined> {
   const [elsewhere, hidden] = await Promise.all([
-    findMessageAnywhere(db, messageId),
-    isOnlyInHiddenVersion(db, chatId, messageId),
+    isMessageOfUser(db, chat.userId, messageId),
+    isOnlyInHiddenVersion(db, chat.id, messageId),
   ]);
   if (elsewhere || hidden) {
     throw new AppError(
@@ -121,7 +124,7 @@ export async function applyTurnRequest(
     const history = await loadHistory(tx, chat.id);
     const target = request.messageId
       ? (history.find((m) => m.id === request.messageId) ??
-        (await neverStored(tx, chat.id, request.messageId, history)))
+        (await neverStored(tx, chat, request.messageId, history)))
       : history.findLast((m) => !isCompactionEntry(m));
     if (!target) throw new AppError("not_found:message", "There is no such message to regenerate.");
     // A reply is replaced; a user message keeps its place and gets a new reply.

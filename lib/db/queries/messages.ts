@@ -548,6 +548,16 @@ export async function holdsMessageAsRead(
 }
 
 /** A message by id in any chat (ids are unique across chats), or null. */
+/** Whether `id` is a message of one of `userId`'s chats (any of them, shown or not). */
+export async function isMessageOfUser(db: Db, userId: string, id: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: message.id })
+    .from(message)
+    .innerJoin(chat, eq(chat.id, message.chatId))
+    .where(and(eq(message.id, id), eq(chat.userId, userId)));
+  return row !== undefined;
+}
+
 export async function findMessageAnywhere(db: Db, id: string): Promise<Message | null> {
   const [row] = await db.select().from(message).where(eq(message.id, id));
   return row ?? null;
