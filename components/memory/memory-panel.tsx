@@ -207,9 +207,9 @@ export function MemoryPanel({
                 </button>
               </div>
               <div
-                // The summary's section headings at the panel's own scale: as a reply's
-                // headings, they stood larger than the panel's title.
-                className="rounded-xl border border-line p-3 text-sm [&_h1]:text-sm [&_h1]:font-semibold [&_h2]:text-sm [&_h2]:font-semibold [&_h3]:text-sm [&_h3]:font-semibold [&_h4]:text-sm"
+                // The summary's section headings at the panel's own scale (fold-summary,
+                // globals.css): as a reply's headings, they stood larger than the panel's title.
+                className="fold-summary rounded-xl border border-line p-3 text-sm"
                 data-testid="memory-summary"
               >
                 {summarized || !memory?.notes.length ? (
