@@ -22,7 +22,6 @@ vi.mock("@/lib/db/queries/chats", async (importOriginal) => {
   };
 });
 
-import * as chatApi from "@/app/api/chat/route";
 import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
 import type { Database } from "@/lib/db/client";
 import { usageOn } from "@/lib/db/queries/usage";
@@ -32,7 +31,7 @@ import { historyOf } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { newChat, postRegenerate, sendTurn } from "../../helpers/turns";
+import { newChat, postRegenerate, postTurn, sendTurn } from "../../helpers/turns";
 import { eventually, readChunks, textOf } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
@@ -74,16 +73,12 @@ describeEachDriver("a turn that fails after its request changed the chat", (use)
     const messagesBefore = (await usageOn(database.db, user.id, day)).messages;
 
     failing.nextNote = true;
-    const edit = await call(database, chatApi.POST, {
-      path: "/api/chat",
-      method: "POST",
-      body: {
-        trigger: "submit-message",
-        chatId,
-        modelId: MODEL,
-        message: { id: first.id, role: "user", parts: [{ type: "text", text: "Edited." }] },
-      },
-      browser,
+    // An edit: the first message's id with new text.
+    const edit = await postTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      id: first.id,
+      text: "Edited.",
     });
     // Answered as a turn that failed, not refused as one that never came ("send it again").
     expect(edit.status).toBe(200);
