@@ -3,6 +3,7 @@ import { generateId, JsonToSseTransformStream, type ToolSet, type UIMessageChunk
 import { chatRequestFrame } from "@/lib/ai/request-frame";
 import {
   type TraceInput,
+  type TraceOutput,
   traceEndChunk,
   traceEntry,
   traceStartChunk,
@@ -10,12 +11,7 @@ import {
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { getChat, isCompacting } from "@/lib/db/queries/chats";
-import {
-  appendMessage,
-  holdsChatStart,
-  loadTurnHistory,
-  positionsOf,
-} from "@/lib/db/queries/messages";
+import { holdsChatStart, loadTurnHistory, positionsOf } from "@/lib/db/queries/messages";
 import { statusOf } from "@/lib/db/queries/users";
 import type { Chat } from "@/lib/db/schema";
 import { env } from "@/lib/env";
@@ -119,7 +115,7 @@ function median(values: readonly number[]): number {
 const CLEARLY_UNDER_TRIGGER = 0.9;
 
 /** Outcomes worth a timeline entry; a failure or a lost race is retried by the next turn. */
-const KEPT_OUTCOMES = new Set(["summarized", "fallback", "trimmed"]);
+const KEPT_OUTCOMES = new Set<TraceOutput["outcome"]>(["summarized", "fallback"]);
 
 /** What a turn reads of a chat for Tier 1, fresh from the database. */
 export async function loadCompactionInput(
@@ -260,6 +256,15 @@ async function foldInBackground(deps: BackgroundDeps, due: Due, lease: HeldLease
     leavesStopOfAll: true,
   });
   let started: TraceInput | null = null;
+  // What the entry's trace began as: when the summarizer started, or, for a fold that needed
+  // none, worked back from its end.
+  const begun = (result: TraceOutput): TraceInput =>
+    started ?? {
+      reason: result.reason,
+      tokensBefore: result.tokensBefore,
+      messages: result.messagesSummarized,
+      startedAt: now() - result.durationMs,
+    };
   try {
     const outcome = await compactChat(deps, {
       ...due.input,
@@ -273,18 +278,18 @@ async function foldInBackground(deps: BackgroundDeps, due: Due, lease: HeldLease
         started = { reason, tokensBefore, messages, startedAt: now() };
         trace.write(traceStartChunk(toolCallId, started));
       },
+      // Stored in the summary's transaction: stored after it, an edit landing between the two
+      // rolled the summary back and left its entry in the new version, telling of a fold the
+      // chat no longer has.
+      timelineEntry: (result) =>
+        KEPT_OUTCOMES.has(result.outcome)
+          ? traceEntry(result, begun(result), { messageId, toolCallId })
+          : null,
     });
     const result = outcome.trace;
-    if (!result || !KEPT_OUTCOMES.has(result.outcome) || stopped.signal.aborted) return;
-    const input: TraceInput = started ?? {
-      reason: result.reason,
-      tokensBefore: result.tokensBefore,
-      messages: result.messagesSummarized,
-      startedAt: now() - result.durationMs,
-    };
-    if (!started) trace.write(traceStartChunk(toolCallId, input));
+    if (!result || !outcome.timelineEntry) return;
+    if (!started) trace.write(traceStartChunk(toolCallId, begun(result)));
     trace.write(traceEndChunk(toolCallId, result));
-    await appendMessage(deps.db, chatId, traceEntry(result, input, { messageId, toolCallId }));
   } finally {
     await unwatch();
     trace.end();

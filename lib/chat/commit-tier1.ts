@@ -35,10 +35,11 @@ export type CommitTier1Input = {
   keepRecentToolResults: number;
   durationMs: number;
   /**
-   * The timeline's entry for this fold (Compact now), made from its trace: written in the
-   * summary's transaction, so the chat is never folded without it (or it without the fold).
+   * The timeline's entry for this fold (Compact now, a background fold), made from its trace:
+   * written in the summary's transaction, so the chat is never folded without it (or it without
+   * the fold). Asked again with a "conflict" trace when the fold lost; null stores no entry.
    */
-  timelineEntry?: (trace: TraceOutput) => NewMessage;
+  timelineEntry?: (trace: TraceOutput) => NewMessage | null;
 };
 
 /**
@@ -109,13 +110,8 @@ export async function commitTier1(
     .transaction(async (txn) => {
       const tx = txn as unknown as Db;
       // The entry first: every append takes its message's place before the chat row.
-      const entry = input.timelineEntry
-        ? await appendMessageInTransaction(
-            tx,
-            input.chat.id,
-            input.timelineEntry(trace(draft.outcome)),
-          )
-        : undefined;
+      const made = input.timelineEntry?.(trace(draft.outcome));
+      const entry = made ? await appendMessageInTransaction(tx, input.chat.id, made) : undefined;
       const summary = await writeSummary(tx, input, result);
       if (!summary.won) {
         // An entry for a fold that did not land goes with it (one saying so follows).
@@ -136,12 +132,8 @@ export async function commitTier1(
     });
   if (!written.won) {
     await recordCompactionEvent(db, event(false));
-    if (input.timelineEntry)
-      written.entry = await appendMessage(
-        db,
-        input.chat.id,
-        input.timelineEntry(trace("conflict")),
-      );
+    const lost = input.timelineEntry?.(trace("conflict"));
+    if (lost) written.entry = await appendMessage(db, input.chat.id, lost);
   }
   metric("compaction.fired", {
     chatId: input.chat.id,

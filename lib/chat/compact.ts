@@ -77,8 +77,8 @@ export type CompactInput = {
   /** The same by content class, so Tier 1 calibrates it per class. */
   overheadClasses?: ClassTokens;
   force?: boolean;
-  /** A timeline entry for the fold, stored with it (Compact now; see commitTier1). */
-  timelineEntry?: (trace: TraceOutput) => NewMessage;
+  /** A timeline entry for the fold, stored with it (Compact now, a background fold; commitTier1). */
+  timelineEntry?: (trace: TraceOutput) => NewMessage | null;
   /** Another compaction of this chat is running: fold nothing while the view fits (tier1.ts). */
   deferFold?: boolean;
   /** Tokens the next turn will add (its user message), for a compaction run ahead of it. */
