@@ -1,4 +1,4 @@
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, gte } from "drizzle-orm";
 import {
   notesIn,
   splitUserNotes,
@@ -18,7 +18,7 @@ import {
 } from "@/lib/db/queries/branches";
 import { bumpHistoryVersion, lockChatRow } from "@/lib/db/queries/chats";
 import { summaryEventIdOf } from "@/lib/db/queries/compaction-events";
-import { loadHistory, reopenFoldedUnpins } from "@/lib/db/queries/messages";
+import { loadHistory, reopenFoldedUnpins, storedIdsAmong } from "@/lib/db/queries/messages";
 import { chat as chatTable, type Message, type MessageBranch, message } from "@/lib/db/schema";
 import { AppError, chatDeleted } from "@/lib/errors";
 
@@ -204,23 +204,12 @@ export async function switchBranch(
     else await insertBranch(tx, { chatId, anchorId, position: last + 1, active: false, ...left });
 
     const restored = target.messages ?? [];
-    await tx.delete(message).where(
-      inArray(
-        message.id,
-        left.messages.map((m) => m.id),
-      ),
+    // By place, not by id: a version's tail may hold more messages than a statement binds values.
+    await tx.delete(message).where(and(eq(message.chatId, chatId), gte(message.seq, anchor.seq)));
+    const taken = await storedIdsAmong(
+      tx,
+      restored.map((m) => m.id),
     );
-    const taken = restored.length
-      ? await tx
-          .select({ id: message.id })
-          .from(message)
-          .where(
-            inArray(
-              message.id,
-              restored.map((m) => m.id),
-            ),
-          )
-      : [];
     if (taken.length > 0) {
       throw new AppError("conflict:branch", "That version's messages clash with this chat's.");
     }

@@ -95,6 +95,19 @@ export async function loadKeyedHistory(db: Db, chatId: string): Promise<KeyedMes
 }
 
 /**
+ * Which of `ids` are stored, in any chat. The ids travel as one JSON value, not one bound value
+ * each: a restored version may hold more messages than a statement binds (65,535).
+ */
+export async function storedIdsAmong(db: Db, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: message.id })
+    .from(message)
+    .where(sql`${message.id} in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`);
+  return rows.map((row) => row.id);
+}
+
+/**
  * Messages the user unpinned before a summary told them, now that a compaction's summary does:
  * no longer kept verbatim. One pinned again since is left pinned. Called in the transaction that
  * records the compaction's event, so `settledAt` is that event's time to the microsecond.

@@ -23,6 +23,8 @@ const MODEL = "fake:small";
  * message takes six or seven.
  */
 const LONG = 11_000;
+/** More messages than one statement can name by id (65,535 bound values). */
+const LONGER_THAN_BINDS = 66_000;
 
 afterAll(() => fake.close());
 
@@ -69,6 +71,38 @@ describeEachDriver("chats longer than one statement can write", (use) => {
     const history = await loadHistory(database.db, chatId);
     expect(history).toHaveLength(LONG);
     expect(history.at(-1)?.id).toBe(`${chatId}-m-${LONG - 1}`);
+  });
+
+  it("switches back and forth between versions whose messages are more than a statement can name", async () => {
+    const database = use();
+    const { browser } = await register(database, "longer-switch@example.com");
+    const chatId = await newChat(database, browser);
+    await seedLongChat(database, chatId, LONGER_THAN_BINDS);
+    const first = `${chatId}-m-0`;
+    const edited = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      id: first,
+      text: "message 0, edited",
+    });
+    expect(edited.response.status).toBe(200);
+    const switchTo = (position: number) =>
+      call(database, branchesRoute.POST, {
+        path: `/api/chats/${chatId}/branches`,
+        method: "POST",
+        body: { messageId: first, position },
+        params: { id: chatId },
+        browser,
+      });
+
+    // Back to the long version: its messages are looked for before they are restored.
+    expect((await switchTo(1)).status).toBe(200);
+    expect(await loadHistory(database.db, chatId)).toHaveLength(LONGER_THAN_BINDS);
+    // And away from it again: its messages are taken out of the chat.
+    expect((await switchTo(2)).status).toBe(200);
+    const shown = await loadHistory(database.db, chatId);
+    expect(shown.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(JSON.stringify(shown[0]?.parts)).toContain("message 0, edited");
   });
 
   it("continues in a new chat with every message its summary does not hold", async () => {
