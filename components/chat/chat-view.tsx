@@ -86,6 +86,8 @@ export function ChatView({
   // failed meanwhile) cannot stop the Retry after it. Kept once the request ends (a Stop clicked
   // as it ends still names it); none for a reply the page only follows since it loaded.
   const attemptRef = useRef<string | undefined>(undefined);
+  // The next request's `throughId`: set by an edit or a regenerate the server counted.
+  const throughRef = useRef<string | null>(null);
   const transport = useMemo(
     () =>
       new DefaultChatTransport<FoldUIMessage>({
@@ -96,11 +98,22 @@ export function ChatView({
           const attemptId = generateId();
           attemptRef.current = attemptId;
           const modelId = modelRef.current ?? undefined;
+          // An edit's or a regenerate's: the chat's last message when the server counted what
+          // it moves (nothing for any other request).
+          const throughId = throughRef.current ?? undefined;
+          throughRef.current = null;
           return {
             body:
               trigger === "submit-message"
-                ? { trigger, chatId, modelId, attemptId, message: messages[messages.length - 1] }
-                : { trigger, chatId, modelId, attemptId, messageId },
+                ? {
+                    trigger,
+                    chatId,
+                    modelId,
+                    attemptId,
+                    message: messages[messages.length - 1],
+                    throughId,
+                  }
+                : { trigger, chatId, modelId, attemptId, messageId, throughId },
           };
         },
         // A page opened mid-reply follows the live reply (from any instance).
@@ -202,6 +215,7 @@ export function ChatView({
         armFocusRescue();
         sentEdit.current =
           rewrite.kind === "edit" ? { messageId: rewrite.messageId, text: rewrite.text } : null;
+        throughRef.current = rewrite.throughId ?? null;
         // The SDK drops everything after the message rewritten; the server keeps the entries of
         // compactions there while their summary stands (its watermark is before that message).
         const from = shown.findIndex((m) => m.id === rewrite.messageId);

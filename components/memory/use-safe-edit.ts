@@ -3,10 +3,15 @@
 import { useCallback, useRef, useState } from "react";
 import { apiFetch } from "../outage/api-fetch";
 
-/** What may move later messages to an older version of the chat. */
-export type Rewrite =
+/**
+ * What may move later messages to an older version of the chat. `throughId`, once the server
+ * counted them: the chat's last message they run through, which the request names, so a chat
+ * gone on since (another tab's turn) refuses it instead of moving more than was asked about.
+ */
+export type Rewrite = (
   | { kind: "edit"; messageId: string; text: string }
-  | { kind: "regenerate"; messageId: string };
+  | { kind: "regenerate"; messageId: string }
+) & { throughId?: string };
 
 type Pending = { rewrite: Rewrite; laterMessages: number; settle: (sent: boolean) => void };
 
@@ -34,23 +39,26 @@ export function useSafeEdit(chatId: string, send: (rewrite: Rewrite) => boolean)
       if (asking.current) return false;
       asking.current = true;
       let count: number;
+      let counted: Rewrite = rewrite;
       try {
         const response = await apiFetch(
           `/api/chats/${chatId}/branches?messageId=${encodeURIComponent(rewrite.messageId)}`,
         );
-        const later = response.ok
-          ? ((await response.json()) as { edit?: { laterMessages: number } }).edit?.laterMessages
+        const edit = response.ok
+          ? ((await response.json()) as { edit?: { laterMessages: number; throughId: string } })
+              .edit
           : undefined;
         // Unknown to the server (not stored yet): the count the browser shows.
-        count = later ?? laterShown;
+        count = edit?.laterMessages ?? laterShown;
+        if (edit?.throughId) counted = { ...rewrite, throughId: edit.throughId };
       } finally {
         asking.current = false;
       }
       // Not sent when a reply started meanwhile (`send` says so): the edit keeps its box.
-      if (count === 0) return sendNow.current(rewrite);
+      if (count === 0) return sendNow.current(counted);
       return new Promise<boolean>((settle) => {
         pendingNow.current?.settle(false);
-        setPending({ rewrite, laterMessages: count, settle });
+        setPending({ rewrite: counted, laterMessages: count, settle });
       });
     },
     [chatId, setPending],

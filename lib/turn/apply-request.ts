@@ -31,6 +31,22 @@ function unansweredMessage(history: readonly Message[]): Message | undefined {
   return last?.role === "user" ? last : undefined;
 }
 
+const wentOn = () =>
+  new AppError(
+    "conflict:message",
+    "This chat went on since this page showed it (in another tab or on another device). Reload it to see where it stands.",
+  );
+
+/**
+ * An edit or a regenerate the page was told moves the messages after it up to `throughId` (the
+ * chat's last message then): refused when the chat has gone on since (another tab's turn), so
+ * it never moves messages the person who confirmed it did not know of.
+ */
+function refuseIfWentOn(history: readonly Message[], throughId: string | undefined): void {
+  if (throughId === undefined) return;
+  if (history.findLast((m) => !isCompactionEntry(m))?.id !== throughId) throw wentOn();
+}
+
 /**
  * What a regenerate naming a message the chat does not show answers: the message left
  * unanswered, when the id is a reply that was never stored (the page's own id for it). An id a
@@ -49,12 +65,7 @@ async function neverStored(
     isMessageOfUser(db, chat.userId, messageId),
     isOnlyInHiddenVersion(db, chat.id, messageId),
   ]);
-  if (elsewhere || hidden) {
-    throw new AppError(
-      "conflict:message",
-      "This chat went on since this page showed it (in another tab or on another device). Reload it to see where it stands.",
-    );
-  }
+  if (elsewhere || hidden) throw wentOn();
   return unansweredMessage(history);
 }
 
@@ -108,6 +119,7 @@ export async function applyTurnRequest(
       const tx = txn as unknown as Db;
       await lockChatRow(tx, chat.id);
       const history = await loadHistory(tx, chat.id);
+      refuseIfWentOn(history, request.throughId);
       // The version the edit replaces stays reachable through the ‹ n/m › switch.
       await keepShownVersion(tx, chat.id, existing, history);
       const summaryStands = await invalidateFrom(tx, chat.id, existing.seq, history);
@@ -132,11 +144,9 @@ export async function applyTurnRequest(
     // Retry names the message a page showed unanswered: answered since, or followed by another
     // message (another tab or device went on), it is not that page's to answer again.
     if (target.role === "user" && history.some((m) => m.seq >= from && !isCompactionEntry(m))) {
-      throw new AppError(
-        "conflict:message",
-        "This chat went on since this page showed it (in another tab or on another device). Reload it to see where it stands.",
-      );
+      throw wentOn();
     }
+    refuseIfWentOn(history, request.throughId);
     // A message whose reply was never stored is answered where the chat stands: a compaction
     // that ran since (Compact now) stays in place, nothing becomes an earlier version.
     if (target.role === "user" && history.every((m) => m.seq < from || isCompactionEntry(m))) {

@@ -3,6 +3,13 @@ import { attemptIdSchema, modelIdSchema } from "@/lib/chat/schemas";
 import { incomingUserMessageSchema, type StoredMessage } from "@/lib/message/ui-message";
 
 /**
+ * An edit's or a regenerate's: the chat's last message when the page was told how many messages
+ * it moves (GET /api/chats/:id/branches). The chat gone on since, it is refused (409) rather
+ * than moving more than the page asked about.
+ */
+const throughIdSchema = z.string().min(1).max(100).optional();
+
+/**
  * POST /api/chat. The browser sends only the new message (or what to
  * regenerate); the server owns the history.
  */
@@ -15,6 +22,7 @@ export const turnRequestSchema = z.discriminatedUnion("trigger", [
     attemptId: attemptIdSchema.optional(),
     /** A new message is appended; an existing user message's id means "edit it". */
     message: incomingUserMessageSchema,
+    throughId: throughIdSchema,
   }),
   z.strictObject({
     trigger: z.literal("regenerate-message"),
@@ -23,6 +31,7 @@ export const turnRequestSchema = z.discriminatedUnion("trigger", [
     attemptId: attemptIdSchema.optional(),
     /** The reply to replace; absent means the last one. */
     messageId: z.string().min(1).max(100).optional(),
+    throughId: throughIdSchema,
   }),
 ]);
 

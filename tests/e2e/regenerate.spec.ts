@@ -443,3 +443,53 @@ test("a version switch keeps the switched message where it was on screen, and th
   await expect(versions.getByRole("button", { name: "Next version" })).toBeFocused();
   await expect.poll(async () => Math.abs((await topOf()) - before)).toBeLessThan(2);
 });
+
+test("a regenerate confirmed after the chat went on in another tab is refused, and the page shows the chat as it is", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await openFakeChat(page, "went-on");
+  await sendAndWait(page, "Question one: where does the Douro rise?", "First try at one.");
+  await sendAndWait(page, "Question two: and where does it end?", "The answer to two.");
+
+  // The confirmation counts the 2 messages after the first reply…
+  const first = replies(page).first();
+  await first.hover();
+  await first.getByRole("button", { name: "Regenerate response" }).click();
+  const ask = page.getByRole("alertdialog", { name: "Regenerate this reply?" });
+  await expect(ask).toContainText("This removes the 2 messages after it");
+
+  // …and while it is open, another tab sends a third question.
+  const chatId = new URL(page.url()).pathname.split("/").at(-1);
+  await scriptReply(page, "The answer to three.");
+  const sent = await page.evaluate(async (chatId) => {
+    const response = await fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        trigger: "submit-message",
+        chatId,
+        modelId: "fake:fake-model",
+        message: {
+          id: crypto.randomUUID(),
+          role: "user",
+          parts: [{ type: "text", text: "Question three, from another tab." }],
+        },
+      }),
+    });
+    await response.text();
+    return response.status;
+  }, chatId);
+  expect(sent).toBe(200);
+
+  // Confirmed, it would move four: refused, and the page shows the chat as stored.
+  await ask.getByRole("button", { name: "Regenerate" }).click();
+  await expect(page.getByText(/This chat went on since this page showed it/)).toBeVisible({
+    timeout: 30_000,
+  });
+  await expect(page.getByText("Question three, from another tab.")).toBeVisible();
+  await expect(page.getByText("The answer to three.")).toBeVisible();
+  await expect(replies(page).first()).toContainText("First try at one.");
+  await expect(replies(page)).toHaveCount(3);
+  await expect(page.getByRole("group", { name: "Versions of this message" })).toHaveCount(0);
+});

@@ -28,6 +28,8 @@ type TurnInput = {
   id?: string;
   /** The page's id for this request, as its Stop names it. */
   attemptId?: string;
+  /** An edit's: the chat's last message when the page was told what it moves. */
+  throughId?: string;
 };
 
 /** POST /api/chat with one user message; the response as it comes, nothing awaited after it. */
@@ -40,6 +42,7 @@ export function postTurn(database: Database, browser: Browser, input: TurnInput)
       chatId: input.chatId,
       modelId: input.modelId,
       ...(input.attemptId ? { attemptId: input.attemptId } : {}),
+      ...(input.throughId ? { throughId: input.throughId } : {}),
       message: {
         id: input.id ?? `u-${crypto.randomUUID()}`,
         role: "user",
@@ -54,7 +57,13 @@ export function postTurn(database: Database, browser: Browser, input: TurnInput)
 export function postRegenerate(
   database: Database,
   browser: Browser,
-  input: { chatId: string; modelId: string; messageId?: string; attemptId?: string },
+  input: {
+    chatId: string;
+    modelId: string;
+    messageId?: string;
+    attemptId?: string;
+    throughId?: string;
+  },
 ) {
   return call(database, chatApi.POST, {
     path: "/api/chat",

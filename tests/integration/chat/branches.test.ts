@@ -42,7 +42,10 @@ const contentOf = (parts: unknown) =>
   (parts as Array<{ text?: string }>).map((part) => part.text ?? "").join("");
 
 type Switch = { messageId: string; shownOn: string; position: number; count: number };
-type BranchesJson = { branches: Switch[]; edit?: { messageId: string; laterMessages: number } };
+type BranchesJson = {
+  branches: Switch[];
+  edit?: { messageId: string; laterMessages: number; throughId: string | null };
+};
 type SwitchedJson = { messages: Array<{ id: string; parts: unknown[] }>; branches: Switch[] };
 
 function branchesOf(database: Database, browser: Browser, chatId: string, query = "") {
@@ -223,7 +226,7 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
     // Every later message; the compact-now entry in the timeline is not one.
     const later = original.slice(1).filter((m) => !isTraceEntry(m));
     expect(later.length).toBe(original.length - 2);
-    expect(impact.edit).toEqual({ messageId: first.id, laterMessages: later.length });
+    expect(impact.edit).toMatchObject({ messageId: first.id, laterMessages: later.length });
     expect(impact.branches).toEqual([]);
 
     await edit(database, browser, chatId, first.id, "A different first question, please.");
@@ -380,7 +383,7 @@ describeEachDriver("Safe regenerate: the replaced reply stays a version away", (
     const impact = (await (
       await branchesOf(database, browser, chatId, `?messageId=${reply.id}`)
     ).json()) as BranchesJson;
-    expect(impact.edit).toEqual({ messageId: reply.id, laterMessages: 0 });
+    expect(impact.edit).toMatchObject({ messageId: reply.id, laterMessages: 0 });
 
     await regenerate(database, browser, chatId);
     const regenerated = await historyOf(database.db, chatId);
@@ -523,7 +526,7 @@ describeEachDriver("Safe regenerate: the replaced reply stays a version away", (
     const impact = (await (
       await branchesOf(database, browser, chatId, `?messageId=${reply.id}`)
     ).json()) as BranchesJson;
-    expect(impact.edit).toEqual({ messageId: reply.id, laterMessages: 4 });
+    expect(impact.edit).toMatchObject({ messageId: reply.id, laterMessages: 4 });
 
     fake.script({ text: "A better first answer." });
     await regenerate(database, browser, chatId, reply.id);
@@ -583,6 +586,73 @@ describeEachDriver("Safe regenerate: the replaced reply stays a version away", (
     expect(back.messages.map((m) => m.id)).toContain(second.id);
     // An edit of a message the shown version holds still goes through.
     await edit(database, browser, chatId, first.id, "The first question, once more.");
+  });
+
+  it("refuses an edit or a regenerate confirmed for fewer messages than it would move: the chat went on in another tab since it was counted", async () => {
+    const database = use();
+    const { browser } = await register(database, "went-on@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "First question." });
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Second question." });
+    const [first, firstReply] = await historyOf(database.db, chatId);
+    if (!first || !firstReply) throw new Error("the chat is missing its first turn");
+    // The page asks what an edit of the first question moves: the three messages after it.
+    const counted = (await (
+      await branchesOf(database, browser, chatId, `?messageId=${first.id}`)
+    ).json()) as BranchesJson;
+    const lastShown = (await historyOf(database.db, chatId)).at(-1)?.id;
+    expect(counted.edit).toEqual({ messageId: first.id, laterMessages: 3, throughId: lastShown });
+    const throughId = counted.edit?.throughId ?? undefined;
+
+    // While its confirmation is open, another tab sends a turn.
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Third question." });
+    const before = await historyOf(database.db, chatId);
+    fake.reset();
+
+    const stale = await postTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      id: first.id,
+      text: "First question, rephrased.",
+      throughId,
+    });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { error: { code: string } }).error.code).toBe(
+      "conflict:message",
+    );
+    const staleRegenerate = await postRegenerate(database, browser, {
+      chatId,
+      modelId: MODEL,
+      messageId: firstReply.id,
+      throughId,
+    });
+    expect(staleRegenerate.status).toBe(409);
+    // Nothing moved, nothing was asked of the model, no version was made.
+    expect(fake.requests).toEqual([]);
+    expect(await historyOf(database.db, chatId)).toEqual(before);
+    const { branches } = (await (
+      await branchesOf(database, browser, chatId)
+    ).json()) as BranchesJson;
+    expect(branches).toEqual([]);
+
+    // Counted again, the edit goes through: all five later messages a switch away.
+    const recounted = (await (
+      await branchesOf(database, browser, chatId, `?messageId=${first.id}`)
+    ).json()) as BranchesJson;
+    expect(recounted.edit?.laterMessages).toBe(5);
+    const edited = await postTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      id: first.id,
+      text: "First question, rephrased.",
+      throughId: recounted.edit?.throughId ?? undefined,
+    });
+    expect(edited.status).toBe(200);
+    await readChunks(edited);
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    const shown = await historyOf(database.db, chatId);
+    expect(shown.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(textOf(shown[0] as { parts: unknown })).toBe("First question, rephrased.");
   });
 
   it("refuses a regenerate from a tab still showing another version: another message is not answered in its place", async () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { backgroundCompactionDone } from "@/lib/chat/background-compact";
-import { branchSwitches, laterMessages, switchBranch } from "@/lib/chat/branches";
+import { branchSwitches, lastMessageId, laterMessages, switchBranch } from "@/lib/chat/branches";
 import { holdLease } from "@/lib/chat/lease";
 import { getDb } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
@@ -23,7 +23,8 @@ const switchBody = z.strictObject({
 
 /**
  * The ‹ n/m › switches of a chat's edited messages; with `?messageId=`, also how many
- * messages an edit of that message would move to an old version (the edit asks first).
+ * messages an edit of that message would move to an old version (the edit asks first), and
+ * the chat's last message they run through (the edit names it: `throughId`).
  */
 export const GET = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
@@ -35,7 +36,13 @@ export const GET = route<Params>(async (request, { params }) => {
   return Response.json({
     branches: await branchSwitches(db, chat.id, history ?? (() => loadHistory(db, chat.id))),
     ...(history && asked
-      ? { edit: { messageId: asked, laterMessages: laterMessages(history, asked) } }
+      ? {
+          edit: {
+            messageId: asked,
+            laterMessages: laterMessages(history, asked),
+            throughId: lastMessageId(history),
+          },
+        }
       : {}),
   });
 });
