@@ -11,15 +11,16 @@ import {
   activateBranch,
   archiveBranch,
   archiveRows,
+  type BranchHead,
   branchesOf,
   insertBranch,
-  listBranches,
+  listBranchHeads,
   replaceTail,
 } from "@/lib/db/queries/branches";
 import { bumpHistoryVersion, lockChatRow } from "@/lib/db/queries/chats";
 import { summaryEventIdOf } from "@/lib/db/queries/compaction-events";
 import { loadHistory, reopenFoldedUnpins, storedIdsAmong } from "@/lib/db/queries/messages";
-import { chat as chatTable, type Message, type MessageBranch, message } from "@/lib/db/schema";
+import { chat as chatTable, type Message, message } from "@/lib/db/schema";
 import { AppError, chatDeleted } from "@/lib/errors";
 
 /**
@@ -128,7 +129,7 @@ export async function branchSwitches(
   chatId: string,
   history: readonly ShownMessage[] | (() => Promise<readonly ShownMessage[]>),
 ): Promise<BranchSwitch[]> {
-  const versions = await listBranches(db, chatId);
+  const versions = await listBranchHeads(db, chatId);
   if (versions.length === 0) return [];
   const rows = typeof history === "function" ? await history() : history;
   return switchesOf(versions, rows);
@@ -137,7 +138,7 @@ export async function branchSwitches(
 type ShownMessage = Pick<Message, "id" | "role" | "parts" | "metadata">;
 
 function switchesOf(
-  versions: readonly MessageBranch[],
+  versions: readonly BranchHead[],
   history: readonly ShownMessage[],
 ): BranchSwitch[] {
   const shown = new Map(history.map((m, index) => [m.id, index]));
@@ -156,8 +157,8 @@ function switchesOf(
     entry.count += 1;
     if (version.active) entry.position = version.position;
     // An archived version starts with the anchor as it was then.
-    const then = version.messages?.[0];
-    if (then && anchor && JSON.stringify(then.parts) !== JSON.stringify(anchor.parts)) {
+    const then = version.anchorPartsThen;
+    if (then && anchor && JSON.stringify(then) !== JSON.stringify(anchor.parts)) {
       entry.edited = true;
     }
     switches.set(version.anchorId, entry);
@@ -167,8 +168,13 @@ function switchesOf(
     .map(({ edited, ...entry }) => {
       const at = shown.get(entry.messageId) ?? -1;
       // A compaction's entry may sit between the message and its reply (one that committed
-      // while the reply was written): the timeline shows no switch on an entry.
-      const reply = history.slice(at + 1).find((m) => m.metadata?.compaction !== true);
+      // while the reply was written): the timeline shows no switch on an entry. Looked for from
+      // the message on, not in a copy of the rest of the chat (one per switch).
+      let reply: ShownMessage | undefined;
+      for (let i = at + 1; i < history.length && !reply; i++) {
+        const next = history[i];
+        if (next?.metadata?.compaction !== true) reply = next;
+      }
       return {
         ...entry,
         shownOn: !edited && reply?.role === "assistant" ? reply.id : entry.messageId,

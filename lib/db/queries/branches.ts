@@ -27,6 +27,32 @@ export async function listBranches(db: Db, chatId: string): Promise<MessageBranc
 }
 
 /**
+ * What the ‹ n/m › switches need of each version, in `listBranches`' order: not its archived
+ * messages, only the parts its first one had (the anchor as it was then; null for the version
+ * shown, whose row holds none). A turn regenerated 30 times read every archived tail whole.
+ */
+export type BranchHead = Pick<MessageBranch, "anchorId" | "position" | "active"> & {
+  anchorPartsThen: unknown;
+};
+
+export async function listBranchHeads(db: Db, chatId: string): Promise<BranchHead[]> {
+  return db
+    .select({
+      anchorId: messageBranch.anchorId,
+      position: messageBranch.position,
+      active: messageBranch.active,
+      anchorPartsThen: sql<unknown>`${messageBranch.messages} -> 0 -> 'parts'`,
+    })
+    .from(messageBranch)
+    .where(eq(messageBranch.chatId, chatId))
+    .orderBy(
+      sql`min(${messageBranch.createdAt}) over (partition by ${messageBranch.anchorId})`,
+      asc(messageBranch.anchorId),
+      asc(messageBranch.position),
+    );
+}
+
+/**
  * SQL: whether one of chat `chatId`'s versions holds message `messageId`, reading no other
  * chat's versions and no archived message whole, only the ids beside them (`message_ids`).
  * The CASE makes Postgres look at a row's chat before its ids: a scan's conditions run in the
