@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm
 import { unionAll } from "drizzle-orm/pg-core";
 import type { Db } from "../client";
 import { isUniqueViolation } from "../errors";
+import { inIdList } from "../id-list";
 import { prepared } from "../prepared";
 import { type Chat, chat, compactionEvent, type Message, message } from "../schema";
 import { storableJson } from "../storable";
@@ -94,16 +95,10 @@ export async function loadKeyedHistory(db: Db, chatId: string): Promise<KeyedMes
   return query.execute({ chatId });
 }
 
-/**
- * Which of `ids` are stored, in any chat. The ids travel as one JSON value, not one bound value
- * each: a restored version may hold more messages than a statement binds (65,535).
- */
+/** Which of `ids` are stored, in any chat (a restored version may hold 65,535 and more). */
 export async function storedIdsAmong(db: Db, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .select({ id: message.id })
-    .from(message)
-    .where(sql`${message.id} in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`);
+  const rows = await db.select({ id: message.id }).from(message).where(inIdList(message.id, ids));
   return rows.map((row) => row.id);
 }
 

@@ -1,5 +1,6 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { inIdList } from "../id-list";
 import { prepared } from "../prepared";
 import { quotaDefault, usageDay, user } from "../schema";
 import type { QuotaLimits } from "./quota-defaults";
@@ -249,10 +250,11 @@ export async function usageOfUsers(
   day: string,
 ): Promise<Map<string, DayUsage>> {
   if (userIds.length === 0) return new Map();
+  // Past 65,535 accounts, one bound value per id could not be sent: the admin's list was a 500.
   const rows = await db
     .select()
     .from(usageDay)
-    .where(and(eq(usageDay.day, day), inArray(usageDay.userId, [...userIds])));
+    .where(and(eq(usageDay.day, day), inIdList(usageDay.userId, userIds)));
   return new Map(rows.map((r) => [r.userId, { messages: r.messages, tokens: r.tokens }]));
 }
 

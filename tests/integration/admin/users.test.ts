@@ -1,3 +1,4 @@
+import { like } from "drizzle-orm";
 import { expect, it } from "vitest";
 import * as quotasRoute from "@/app/api/admin/quotas/route";
 import * as userRoute from "@/app/api/admin/users/[id]/route";
@@ -8,6 +9,7 @@ import type { AdminUser, AdminUserList } from "@/lib/admin/users";
 import type { Database } from "@/lib/db/client";
 import { addTokens, usageOn } from "@/lib/db/queries/usage";
 import { findUser, updateUserRow } from "@/lib/db/queries/users";
+import { user as userTable } from "@/lib/db/schema";
 import { usageDayOf } from "@/lib/limits/quota-day";
 import { register, sessionOf, signIn } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
@@ -283,5 +285,29 @@ describeEachDriver("Admin → Users API", (use) => {
     expect(answers.map((a) => a.status).sort()).toEqual([200, 403]);
     const roles = await Promise.all([findUser(database.db, adaId), findUser(database.db, bobId)]);
     expect(roles.filter((u) => u?.role === "admin")).toHaveLength(1);
+  });
+
+  it("lists more accounts than one statement can name by id (65,535 bound values)", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const before = (await list(database, ada.browser)).users.length;
+    const others = Array.from({ length: 65_535 }, (_, i) => `many-${i}`);
+    for (let from = 0; from < others.length; from += 5_000) {
+      await database.db
+        .insert(userTable)
+        .values(
+          others
+            .slice(from, from + 5_000)
+            .map((id) => ({ id, name: id, email: `${id}@example.com` })),
+        );
+    }
+    await addTokens(database.db, "many-65534", usageDayOf(new Date()), 42);
+    const { users } = await list(database, ada.browser);
+    expect(users).toHaveLength(before + 65_535);
+    expect(users.find((u) => u.id === "many-65534")?.usageToday).toEqual({
+      messages: 0,
+      tokens: 42,
+    });
+    await database.db.delete(userTable).where(like(userTable.id, "many-%"));
   });
 });
