@@ -103,24 +103,6 @@ export function stateForBranch(input: {
 }
 
 /**
- * How many messages an edit of `messageId` would remove from the chat as shown (a compaction
- * entry in the timeline is not a message).
- */
-export function laterMessages(
-  history: readonly Pick<Message, "id" | "metadata">[],
-  messageId: string,
-): number {
-  const index = history.findIndex((m) => m.id === messageId);
-  if (index === -1) throw new AppError("not_found:message", "There is no such message.");
-  return history.slice(index + 1).filter((m) => m.metadata?.compaction !== true).length;
-}
-
-/** The chat's last message as shown (a compaction entry in the timeline is not a message). */
-export function lastMessageId(history: readonly Pick<Message, "id" | "metadata">[]): string | null {
-  return history.findLast((m) => m.metadata?.compaction !== true)?.id ?? null;
-}
-
-/**
  * The switches to show: one per turn with versions whose user message is in the chat as shown.
  * `history` is read only when the chat has versions at all (most have none).
  */

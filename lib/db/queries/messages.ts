@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/pg-core";
 import type { Db } from "../client";
 import { isUniqueViolation } from "../errors";
@@ -569,6 +569,42 @@ export async function isMessageOfUser(db: Db, userId: string, id: string): Promi
 export async function findMessageAnywhere(db: Db, id: string): Promise<Message | null> {
   const [row] = await db.select().from(message).where(eq(message.id, id));
   return row ?? null;
+}
+
+/**
+ * What an edit of `messageId` would move to an older version (GET /branches?messageId=): how
+ * many messages follow it, and the chat's last message, compaction entries aside — counted by
+ * Postgres, not read: the question comes before every edit, and the chat may be long. One
+ * snapshot, so the count runs through that last message. Null when the chat has no such message.
+ */
+export async function rewriteReach(
+  db: Db,
+  chatId: string,
+  messageId: string,
+): Promise<{ laterMessages: number; throughId: string | null } | null> {
+  const isMessage = sql`${message.metadata} ->> 'compaction' is distinct from 'true'`;
+  return db.transaction(
+    async (txn) => {
+      const tx = txn as unknown as Db;
+      const [asked] = await tx
+        .select({ seq: message.seq })
+        .from(message)
+        .where(and(eq(message.chatId, chatId), eq(message.id, messageId)));
+      if (!asked) return null;
+      const [counted] = await tx
+        .select({ later: sql<number>`count(*)::int` })
+        .from(message)
+        .where(and(eq(message.chatId, chatId), gt(message.seq, asked.seq), isMessage));
+      const [last] = await tx
+        .select({ id: message.id })
+        .from(message)
+        .where(and(eq(message.chatId, chatId), isMessage))
+        .orderBy(desc(message.seq))
+        .limit(1);
+      return { laterMessages: counted?.later ?? 0, throughId: last?.id ?? null };
+    },
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
 }
 
 /**

@@ -226,7 +226,11 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
     // Every later message; the compact-now entry in the timeline is not one.
     const later = original.slice(1).filter((m) => !isTraceEntry(m));
     expect(later.length).toBe(original.length - 2);
-    expect(impact.edit).toMatchObject({ messageId: first.id, laterMessages: later.length });
+    expect(impact.edit).toEqual({
+      messageId: first.id,
+      laterMessages: later.length,
+      throughId: later.at(-1)?.id,
+    });
     expect(impact.branches).toEqual([]);
 
     await edit(database, browser, chatId, first.id, "A different first question, please.");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { laterMessages, stateForBranch } from "@/lib/chat/branches";
+import { stateForBranch } from "@/lib/chat/branches";
 
 const shared = new Set(["m1", "m2"]);
 const target = new Set(["anchor", "t1", "t2"]);
@@ -55,19 +55,5 @@ describe("stateForBranch: the summary follows the version shown", () => {
         targetIds: target,
       }),
     ).toEqual({ summary: null, watermark: null });
-  });
-});
-
-describe("laterMessages", () => {
-  it("counts the messages after the edited one, not compaction entries", () => {
-    const history = [
-      { id: "a", metadata: null },
-      { id: "b", metadata: {} },
-      { id: "trace", metadata: { compaction: true } },
-      { id: "c", metadata: null },
-    ];
-    expect(laterMessages(history, "a")).toBe(2);
-    expect(laterMessages(history, "c")).toBe(0);
-    expect(() => laterMessages(history, "missing")).toThrow("no such message");
   });
 });

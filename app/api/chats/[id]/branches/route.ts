@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { backgroundCompactionDone } from "@/lib/chat/background-compact";
-import { branchSwitches, lastMessageId, laterMessages, switchBranch } from "@/lib/chat/branches";
+import { branchSwitches, switchBranch } from "@/lib/chat/branches";
 import { holdLease } from "@/lib/chat/lease";
 import { getDb } from "@/lib/db/client";
-import { loadHistory } from "@/lib/db/queries/messages";
+import { loadHistory, rewriteReach } from "@/lib/db/queries/messages";
+import { AppError } from "@/lib/errors";
 import { readJson, readQuery, route } from "@/lib/http/route";
 import { rowToUIMessage } from "@/lib/message/ui-message";
 
@@ -31,19 +32,11 @@ export const GET = route<Params>(async (request, { params }) => {
   const chat = await requireChat(user, (await params).id);
   const { messageId: asked } = readQuery(request, query);
   const db = await getDb();
-  // The whole history only when it is needed: most chats have no versions to show.
-  const history = asked ? await loadHistory(db, chat.id) : undefined;
+  const reach = asked ? await rewriteReach(db, chat.id, asked) : null;
+  if (asked && !reach) throw new AppError("not_found:message", "There is no such message.");
   return Response.json({
-    branches: await branchSwitches(db, chat.id, history ?? (() => loadHistory(db, chat.id))),
-    ...(history && asked
-      ? {
-          edit: {
-            messageId: asked,
-            laterMessages: laterMessages(history, asked),
-            throughId: lastMessageId(history),
-          },
-        }
-      : {}),
+    branches: await branchSwitches(db, chat.id, () => loadHistory(db, chat.id)),
+    ...(asked && reach ? { edit: { messageId: asked, ...reach } } : {}),
   });
 });
 
