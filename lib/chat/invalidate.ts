@@ -15,8 +15,8 @@ import {
   listSummaryEvents,
   recordCompactionEvent,
 } from "@/lib/db/queries/compaction-events";
-import { reopenFoldedUnpins } from "@/lib/db/queries/messages";
-import { type CompactionEvent, chat as chatTable, type Message } from "@/lib/db/schema";
+import { reopenFoldedUnpins, seqsOf } from "@/lib/db/queries/messages";
+import { type CompactionEvent, chat as chatTable } from "@/lib/db/schema";
 import { metric } from "@/lib/log";
 
 /**
@@ -27,17 +27,14 @@ import { metric } from "@/lib/log";
  *
  * Whether the summary stands: false when it was rolled back or dropped.
  */
-export async function invalidateFrom(
-  db: Db,
-  chatId: string,
-  changedSeq: number,
-  /** The history as it was before the change. */
-  rows: readonly Message[],
-): Promise<boolean> {
+export async function invalidateFrom(db: Db, chatId: string, changedSeq: number): Promise<boolean> {
   const [chat] = await db.select().from(chatTable).where(eq(chatTable.id, chatId));
   if (!chat?.summaryWatermark) return true;
-  const seqOf = new Map(rows.map((r) => [r.id, r.seq]));
-  const watermarkSeq = seqOf.get(chat.summaryWatermark);
+  // Where the watermarks stand, read for the ones asked about: not the whole chat (an edit or a
+  // regenerate after the watermark, the common case, reads one).
+  const watermarkSeq = (await seqsOf(db, chatId, [chat.summaryWatermark])).get(
+    chat.summaryWatermark,
+  );
   if (watermarkSeq !== undefined && watermarkSeq < changedSeq) return true;
 
   // Newest first; the best rollback point is the furthest watermark still before the change.
@@ -45,6 +42,11 @@ export async function invalidateFrom(
     listSummaryEvents(db, chatId),
     listCompactionEvents(db, chatId),
   ]);
+  const seqOf = await seqsOf(
+    db,
+    chatId,
+    events.flatMap((event) => (event.watermarkTo ? [event.watermarkTo] : [])),
+  );
   let target: { summary: string; watermark: string | null; seq: number; eventId: string } | null =
     null;
   for (const event of events) {

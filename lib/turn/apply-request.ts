@@ -7,10 +7,12 @@ import { bumpHistoryVersion, lockChatRow } from "@/lib/db/queries/chats";
 import {
   appendIfNew,
   appendIfNewAndNote,
+  findMessage,
   findMessageAnywhere,
   isMessageOfUser,
   type KeyedMessage,
-  loadHistory,
+  lastMessage,
+  loadHistoryFrom,
   truncateFrom,
 } from "@/lib/db/queries/messages";
 import { type Chat, type Message, message } from "@/lib/db/schema";
@@ -26,8 +28,8 @@ function isCompactionEntry(row: Message): boolean {
  * The user's message at the end of the chat, still without a reply: what Retry on a reply
  * that was never stored (stopped before it said anything, or failed) asks to answer again.
  */
-function unansweredMessage(history: readonly Message[]): Message | undefined {
-  const last = history.findLast((m) => !isCompactionEntry(m));
+async function unansweredMessage(db: Db, chatId: string): Promise<Message | undefined> {
+  const last = await lastMessage(db, chatId);
   return last?.role === "user" ? last : undefined;
 }
 
@@ -59,14 +61,13 @@ async function neverStored(
   db: Db,
   chat: Pick<Chat, "id" | "userId">,
   messageId: string,
-  history: readonly Message[],
 ): Promise<Message | undefined> {
   const [elsewhere, hidden] = await Promise.all([
     isMessageOfUser(db, chat.userId, messageId),
     isOnlyInHiddenVersion(db, chat.id, messageId),
   ]);
   if (elsewhere || hidden) throw wentOn();
-  return unansweredMessage(history);
+  return unansweredMessage(db, chat.id);
 }
 
 /**
@@ -118,11 +119,12 @@ export async function applyTurnRequest(
     await db.transaction(async (txn) => {
       const tx = txn as unknown as Db;
       await lockChatRow(tx, chat.id);
-      const history = await loadHistory(tx, chat.id);
-      refuseIfWentOn(history, request.throughId);
+      // What the edit rewrites: the message and what followed it, not the chat before it.
+      const rewritten = await loadHistoryFrom(tx, chat.id, existing.seq);
+      refuseIfWentOn(rewritten, request.throughId);
       // The version the edit replaces stays reachable through the ‹ n/m › switch.
-      await keepShownVersion(tx, chat.id, existing, history);
-      const summaryStands = await invalidateFrom(tx, chat.id, existing.seq, history);
+      await keepShownVersion(tx, chat.id, existing, rewritten);
+      const summaryStands = await invalidateFrom(tx, chat.id, existing.seq);
       await tx.update(message).set({ parts: incoming.parts }).where(eq(message.id, existing.id));
       await truncateFrom(tx, chat.id, existing.seq + 1, { keepCompactionEntries: summaryStands });
       await bumpHistoryVersion(tx, chat.id);
@@ -133,38 +135,39 @@ export async function applyTurnRequest(
   await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     await lockChatRow(tx, chat.id);
-    const history = await loadHistory(tx, chat.id);
     const target = request.messageId
-      ? (history.find((m) => m.id === request.messageId) ??
-        (await neverStored(tx, chat, request.messageId, history)))
-      : history.findLast((m) => !isCompactionEntry(m));
+      ? ((await findMessage(tx, chat.id, request.messageId)) ??
+        (await neverStored(tx, chat, request.messageId)))
+      : ((await lastMessage(tx, chat.id)) ?? undefined);
     if (!target) throw new AppError("not_found:message", "There is no such message to regenerate.");
     // A reply is replaced; a user message keeps its place and gets a new reply.
     const from = target.role === "assistant" ? target.seq : target.seq + 1;
-    // Retry names the message a page showed unanswered: answered since, or followed by another
-    // message (another tab or device went on), it is not that page's to answer again.
-    if (target.role === "user" && history.some((m) => m.seq >= from && !isCompactionEntry(m))) {
-      throw wentOn();
-    }
-    refuseIfWentOn(history, request.throughId);
-    // A message whose reply was never stored is answered where the chat stands: a compaction
-    // that ran since (Compact now) stays in place, nothing becomes an earlier version.
-    if (target.role === "user" && history.every((m) => m.seq < from || isCompactionEntry(m))) {
-      return;
-    }
     // A compaction's entry may sit between a message and its reply (a background compaction
     // that committed while the reply was written): the message answered is the one before it.
-    const answered = history.findLast((m) => m.seq < from && !isCompactionEntry(m));
+    const answered = await lastMessage(tx, chat.id, from);
+    // What the regenerate rewrites, from the message it answers on: not the chat before it.
+    const rewritten = await loadHistoryFrom(tx, chat.id, answered?.seq ?? from);
+    // Retry names the message a page showed unanswered: answered since, or followed by another
+    // message (another tab or device went on), it is not that page's to answer again.
+    if (target.role === "user" && rewritten.some((m) => m.seq >= from && !isCompactionEntry(m))) {
+      throw wentOn();
+    }
+    refuseIfWentOn(rewritten, request.throughId);
+    // A message whose reply was never stored is answered where the chat stands: a compaction
+    // that ran since (Compact now) stays in place, nothing becomes an earlier version.
+    if (target.role === "user" && rewritten.every((m) => m.seq < from || isCompactionEntry(m))) {
+      return;
+    }
     if (answered?.role !== "user") {
       throw new AppError("bad_request:message", "There is no message of yours to answer.");
     }
     // The reply it replaces, and whatever followed, stays reachable through the ‹ n/m › switch.
-    if (history.some((m) => m.seq >= from)) {
-      await keepShownVersion(tx, chat.id, answered, history);
+    if (rewritten.some((m) => m.seq >= from)) {
+      await keepShownVersion(tx, chat.id, answered, rewritten);
     }
     // A compaction that ran after the reply (in the background, or Compact now) folded only
     // what came before it: while its summary stands, its entry stays in the timeline.
-    const summaryStands = await invalidateFrom(tx, chat.id, from, history);
+    const summaryStands = await invalidateFrom(tx, chat.id, from);
     await truncateFrom(tx, chat.id, from, { keepCompactionEntries: summaryStands });
     await bumpHistoryVersion(tx, chat.id);
   });

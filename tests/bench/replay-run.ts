@@ -124,7 +124,7 @@ export async function replayConversation(input: {
     const foldRows = rows.filter((row) => !ours.has(row.id));
     const firstFoldSeq = Math.min(...foldRows.map((row) => row.seq));
     if (foldRows.length > 0) {
-      await invalidateFrom(db, chat.id, firstFoldSeq, rows);
+      await invalidateFrom(db, chat.id, firstFoldSeq);
       await truncateFrom(db, chat.id, firstFoldSeq);
     }
     const corpusTurn = conversation.turns[answered];

@@ -14,6 +14,56 @@ export async function loadHistory(db: Db, chatId: string): Promise<Message[]> {
   return db.select().from(message).where(eq(message.chatId, chatId)).orderBy(asc(message.seq));
 }
 
+/** The chat's messages from `fromSeq` on, in order: what an edit or a regenerate rewrites. */
+export async function loadHistoryFrom(db: Db, chatId: string, fromSeq: number): Promise<Message[]> {
+  return db
+    .select()
+    .from(message)
+    .where(and(eq(message.chatId, chatId), gte(message.seq, fromSeq)))
+    .orderBy(asc(message.seq));
+}
+
+/** A row that is a message, not a compaction's entry in the timeline. */
+const isNotEntry = sql`${message.metadata} ->> 'compaction' is distinct from 'true'`;
+
+/**
+ * The chat's last message (compaction entries aside), or its last before `beforeSeq`; null when
+ * there is none.
+ */
+export async function lastMessage(
+  db: Db,
+  chatId: string,
+  beforeSeq?: number,
+): Promise<Message | null> {
+  const [row] = await db
+    .select()
+    .from(message)
+    .where(
+      and(
+        eq(message.chatId, chatId),
+        isNotEntry,
+        beforeSeq === undefined ? undefined : lt(message.seq, beforeSeq),
+      ),
+    )
+    .orderBy(desc(message.seq))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Where each of `ids` stands in the chat (its seq); an id the chat does not hold is missing. */
+export async function seqsOf(
+  db: Db,
+  chatId: string,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: message.id, seq: message.seq })
+    .from(message)
+    .where(and(eq(message.chatId, chatId), inIdList(message.id, ids)));
+  return new Map(rows.map((row) => [row.id, row.seq]));
+}
+
 /**
  * Rows per statement when many messages are written at once: Postgres binds at most 65,535
  * values in one statement, and a message row sends seven (a restored version of 10,000
@@ -582,7 +632,6 @@ export async function rewriteReach(
   chatId: string,
   messageId: string,
 ): Promise<{ laterMessages: number; throughId: string | null } | null> {
-  const isMessage = sql`${message.metadata} ->> 'compaction' is distinct from 'true'`;
   return db.transaction(
     async (txn) => {
       const tx = txn as unknown as Db;
@@ -594,13 +643,8 @@ export async function rewriteReach(
       const [counted] = await tx
         .select({ later: sql<number>`count(*)::int` })
         .from(message)
-        .where(and(eq(message.chatId, chatId), gt(message.seq, asked.seq), isMessage));
-      const [last] = await tx
-        .select({ id: message.id })
-        .from(message)
-        .where(and(eq(message.chatId, chatId), isMessage))
-        .orderBy(desc(message.seq))
-        .limit(1);
+        .where(and(eq(message.chatId, chatId), gt(message.seq, asked.seq), isNotEntry));
+      const last = await lastMessage(tx, chatId);
       return { laterMessages: counted?.later ?? 0, throughId: last?.id ?? null };
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
@@ -624,9 +668,7 @@ export async function truncateFrom(
       and(
         eq(message.chatId, chatId),
         gte(message.seq, seq),
-        options.keepCompactionEntries
-          ? sql`${message.metadata} ->> 'compaction' is distinct from 'true'`
-          : undefined,
+        options.keepCompactionEntries ? isNotEntry : undefined,
       ),
     )
     .returning({ id: message.id });

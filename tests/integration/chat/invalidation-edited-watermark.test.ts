@@ -2,7 +2,6 @@ import { eq } from "drizzle-orm";
 import { expect, it } from "vitest";
 import { invalidateFrom } from "@/lib/chat/invalidate";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
-import { loadHistory } from "@/lib/db/queries/messages";
 import { chat, message } from "@/lib/db/schema";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
@@ -67,7 +66,7 @@ describeEachDriver("rollback points after an edit in place", (use) => {
       .update(chat)
       .set({ contextSummary: "Trip; Rust; packing.", summaryWatermark: "a2" })
       .where(eq(chat.id, chatId));
-    await invalidateFrom(db, chatId, 4, await loadHistory(db, chatId));
+    await invalidateFrom(db, chatId, 4);
 
     const [after] = await db.select().from(chat).where(eq(chat.id, chatId));
     // Not the summary of u1's old text ("Python"): u1 as it is now would be neither summarized

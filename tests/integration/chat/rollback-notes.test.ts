@@ -6,7 +6,7 @@ import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
 import { getChat } from "@/lib/db/queries/chats";
 import { recordCompactionEvent } from "@/lib/db/queries/compaction-events";
-import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
+import { appendMessage } from "@/lib/db/queries/messages";
 import { type CompactionEvent, compactionEvent } from "@/lib/db/schema";
 import { describeEachDriver } from "../../helpers/databases";
 import { seedChat } from "../../helpers/fixtures";
@@ -72,7 +72,7 @@ describeEachDriver("the user's notes through rollbacks", (use) => {
     });
 
     // An edit of m3, inside the digest's span: back to the first summary, with the note.
-    await invalidateFrom(db, chatId, 3, await loadHistory(db, chatId));
+    await invalidateFrom(db, chatId, 3);
     expect((await getChat(db, chatId))?.contextSummary).toBe(
       `${first}\n\n${USER_NOTES_HEADING}\n${note}`,
     );
