@@ -307,11 +307,13 @@ export function ChatView({
     }
     const shown = (await response.json()) as {
       messages: FoldUIMessage[];
+      hasMore?: boolean;
       branches?: BranchSwitch[];
     };
-    // The server answers the whole version shown: it replaces every page held. Its switches
-    // come with it, so the one pressed is drawn with the messages, not a read later.
-    takeOlder();
+    // The server answers the version shown from the switched message on (older messages load
+    // as the user scrolls up): it replaces every page held. Its switches come with it, so the
+    // one pressed is drawn with the messages, not a read later.
+    history.restart(shown.hasMore === true);
     switchedFrom.current = {
       ...from,
       branch: messageId,

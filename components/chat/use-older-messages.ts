@@ -51,6 +51,12 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
     return all;
   }, [older]);
 
+  /** Drops the pages held: the page shown now begins the chat as far as `more` says it does. */
+  const restart = useCallback((more: boolean) => {
+    setOlder([]);
+    setHasMore(more);
+  }, []);
+
   /** Changes one loaded message in place (a pin set on a message scrolled up to). */
   const update = useCallback(
     (messageId: string, change: (message: FoldUIMessage) => FoldUIMessage) =>
@@ -58,5 +64,5 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
     [],
   );
 
-  return { older, hasMore, loading, loadOlder, takeAll, update };
+  return { older, hasMore, loading, loadOlder, takeAll, restart, update };
 }

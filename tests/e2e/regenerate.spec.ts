@@ -369,7 +369,7 @@ test("in a chat with older pages loaded, a regenerate that comes due after a ver
   );
 
   // Regenerate asks the server first; meanwhile the reply is switched away and back (each
-  // switch's answer is the whole version, older pages included).
+  // switch's answer is the newest page again, the pages above it loaded anew on the way up).
   const { promise: asked, resolve: answerAsk } = Promise.withResolvers<void>();
   await page.route("**/api/chats/*/branches**", async (route) => {
     if (new URL(route.request().url()).searchParams.has("messageId")) await asked;

@@ -8,6 +8,7 @@ const fake = await vi.hoisted(async () => {
 });
 
 import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
+import { PAGE_DEFAULT_LIMIT } from "@/lib/chat/schemas";
 import type { Database } from "@/lib/db/client";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { chat, message } from "@/lib/db/schema";
@@ -103,6 +104,58 @@ describeEachDriver("chats longer than one statement can write", (use) => {
     const shown = await loadHistory(database.db, chatId);
     expect(shown.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(JSON.stringify(shown[0]?.parts)).toContain("message 0, edited");
+  });
+
+  it("answers a switch near the end of a long chat with the newest page, not the whole chat", async () => {
+    const database = use();
+    const { browser } = await register(database, "long-switch-page@example.com");
+    const chatId = await newChat(database, browser);
+    await seedLongChat(database, chatId, 1_000);
+    const anchor = `${chatId}-m-990`;
+    const edited = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      id: anchor,
+      text: "message 990, edited",
+    });
+    expect(edited.response.status).toBe(200);
+
+    const switched = await call(database, branchesRoute.POST, {
+      path: `/api/chats/${chatId}/branches`,
+      method: "POST",
+      body: { messageId: anchor, position: 1 },
+      params: { id: chatId },
+      browser,
+    });
+    expect(switched.status).toBe(200);
+    const answer = (await switched.json()) as {
+      messages: Array<{ id: string }>;
+      hasMore: boolean;
+    };
+    // The newest page, the switched message in it; the rest is there to scroll up to.
+    expect(answer.messages.map((m) => m.id)).toEqual(
+      Array.from({ length: PAGE_DEFAULT_LIMIT }, (_, i) => `${chatId}-m-${950 + i}`),
+    );
+    expect(answer.hasMore).toBe(true);
+    expect(await loadHistory(database.db, chatId)).toHaveLength(1_000);
+
+    // A switch of the first message answers from it on: the whole chat, nothing above it.
+    await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      id: `${chatId}-m-0`,
+      text: "message 0, edited",
+    });
+    const first = await call(database, branchesRoute.POST, {
+      path: `/api/chats/${chatId}/branches`,
+      method: "POST",
+      body: { messageId: `${chatId}-m-0`, position: 1 },
+      params: { id: chatId },
+      browser,
+    });
+    const whole = (await first.json()) as { messages: unknown[]; hasMore: boolean };
+    expect(whole.messages).toHaveLength(1_000);
+    expect(whole.hasMore).toBe(false);
   });
 
   it("continues in a new chat with every message its summary does not hold", async () => {
