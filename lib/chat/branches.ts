@@ -7,6 +7,7 @@ import {
 } from "@/lib/compaction/user-notes";
 import type { Db } from "@/lib/db/client";
 import { commitCompactionState } from "@/lib/db/compaction-state";
+import { isProgramLimitExceeded } from "@/lib/db/errors";
 import {
   activateBranch,
   archiveBranch,
@@ -62,15 +63,11 @@ export async function keepShownVersion(
   const versions = await branchesOf(db, chatId, anchor.id);
   const current = versions.find((v) => v.active);
   let last = versions[versions.length - 1]?.position ?? 0;
-  if (current) await archiveBranch(db, current.id, left);
-  else
-    await insertBranch(db, {
-      chatId,
-      anchorId: anchor.id,
-      position: ++last,
-      active: false,
-      ...left,
-    });
+  await keptWhole(
+    current
+      ? archiveBranch(db, current.id, left)
+      : insertBranch(db, { chatId, anchorId: anchor.id, position: ++last, active: false, ...left }),
+  );
   await insertBranch(db, {
     chatId,
     anchorId: anchor.id,
@@ -80,6 +77,24 @@ export async function keepShownVersion(
     summary: null,
     watermark: null,
   });
+}
+
+/**
+ * A version's messages are one jsonb value in its row, which Postgres keeps under 256 MiB: a
+ * larger one (thousands of messages near the length cap) is refused with a clear answer, the
+ * chat as it was (the caller's transaction rolls back), not a 500 on every try.
+ */
+async function keptWhole(write: Promise<void>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    if (!isProgramLimitExceeded(error)) throw error;
+    throw new AppError(
+      "payload_too_large:version",
+      "The messages this would move to an earlier version are too large to keep (a version holds at most 256 MB). Nothing was changed.",
+      { cause: error },
+    );
+  }
 }
 
 /**
@@ -193,8 +208,11 @@ export async function switchBranch(
     const left = { messages: archiveRows(history.filter((m) => m.seq >= anchor.seq)), ...current };
     const shown = versions.find((v) => v.active);
     const last = versions[versions.length - 1]?.position ?? 0;
-    if (shown) await archiveBranch(tx, shown.id, left);
-    else await insertBranch(tx, { chatId, anchorId, position: last + 1, active: false, ...left });
+    await keptWhole(
+      shown
+        ? archiveBranch(tx, shown.id, left)
+        : insertBranch(tx, { chatId, anchorId, position: last + 1, active: false, ...left }),
+    );
 
     const restored = target.messages ?? [];
     // By place, not by id: a version's tail may hold more messages than a statement binds values.

@@ -55,3 +55,11 @@ export function isDeletedUserReference(error: unknown): boolean {
       String(fieldOf(link, "constraint") ?? "").endsWith("_user_id_fk"),
   );
 }
+
+/**
+ * A value past one of Postgres' own size limits (SQLSTATE 54000): a jsonb array over 256 MiB,
+ * say. The data is stored as it was; the write that made it is refused.
+ */
+export function isProgramLimitExceeded(error: unknown): boolean {
+  return causes(error).some((link) => fieldOf(link, "code") === "54000");
+}

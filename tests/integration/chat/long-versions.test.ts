@@ -16,7 +16,7 @@ import { register } from "../../helpers/auth";
 import { continueCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { call } from "../../helpers/http";
-import { newChat, sendTurn } from "../../helpers/turns";
+import { newChat, postRegenerate, postTurn, sendTurn } from "../../helpers/turns";
 
 const MODEL = "fake:small";
 /**
@@ -44,7 +44,7 @@ async function seedLongChat(database: Database, chatId: string, count: number): 
   }
 }
 
-describeEachDriver("chats longer than one statement can write", (use) => {
+describeEachDriver("chats longer than one statement can write", (use, driver) => {
   it("shows the version before an edit again, all of its messages", async () => {
     const database = use();
     const { browser } = await register(database, "long-switch@example.com");
@@ -157,6 +157,50 @@ describeEachDriver("chats longer than one statement can write", (use) => {
     expect(whole.messages).toHaveLength(1_000);
     expect(whole.hasMore).toBe(false);
   });
+
+  // Postgres' own limit; PGlite would hold the 280 MB in its WebAssembly memory first.
+  it.runIf(driver === "pg")(
+    "refuses, with a clear 413 and nothing changed, a regenerate or an edit whose later messages are too large to keep as a version",
+    async () => {
+      const database = use();
+      const { browser } = await register(database, "huge-tail@example.com");
+      const chatId = await newChat(database, browser);
+      // 2,800 messages near the length cap after the first: over 256 MB, one version's limit.
+      const count = 2_800;
+      const rows = (from: number, to: number) =>
+        Array.from({ length: to - from }, (_, i) => ({
+          id: `${chatId}-m-${from + i}`,
+          chatId,
+          seq: from + i,
+          role: (from + i) % 2 === 0 ? ("user" as const) : ("assistant" as const),
+          parts: [{ type: "text", text: `message ${from + i} `.padEnd(99_000, "lorem ipsum ") }],
+        }));
+      for (let from = 0; from < count; from += 50) {
+        await database.db.insert(message).values(rows(from, Math.min(count, from + 50)));
+      }
+
+      const regenerated = await postRegenerate(database, browser, {
+        chatId,
+        modelId: MODEL,
+        messageId: `${chatId}-m-1`,
+      });
+      expect(regenerated.status).toBe(413);
+      const body = (await regenerated.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("payload_too_large:version");
+      expect(body.error.message).toContain("Nothing was changed");
+      const edited = await postTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        id: `${chatId}-m-0`,
+        text: "message 0, edited",
+      });
+      expect(edited.status).toBe(413);
+      const history = await loadHistory(database.db, chatId);
+      expect(history).toHaveLength(count);
+      expect(JSON.stringify(history[0]?.parts)).not.toContain("edited");
+    },
+    120_000,
+  );
 
   it("continues in a new chat with every message its summary does not hold", async () => {
     const database = use();
