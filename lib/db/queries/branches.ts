@@ -10,6 +10,13 @@ import {
 import { storableJson } from "../storable";
 import { insertMessageRows } from "./messages";
 
+/** The messages first edited first (an anchor's id is random), each one's versions in order. */
+const inWrittenOrder = () => [
+  sql`min(${messageBranch.createdAt}) over (partition by ${messageBranch.anchorId})`,
+  asc(messageBranch.anchorId),
+  asc(messageBranch.position),
+];
+
 /**
  * Every version of every edited message in a chat, in the order they were written: the
  * messages first edited first (an anchor's id is random), each one's versions in order.
@@ -19,11 +26,7 @@ export async function listBranches(db: Db, chatId: string): Promise<MessageBranc
     .select()
     .from(messageBranch)
     .where(eq(messageBranch.chatId, chatId))
-    .orderBy(
-      sql`min(${messageBranch.createdAt}) over (partition by ${messageBranch.anchorId})`,
-      asc(messageBranch.anchorId),
-      asc(messageBranch.position),
-    );
+    .orderBy(...inWrittenOrder());
 }
 
 /**
@@ -45,11 +48,7 @@ export async function listBranchHeads(db: Db, chatId: string): Promise<BranchHea
     })
     .from(messageBranch)
     .where(eq(messageBranch.chatId, chatId))
-    .orderBy(
-      sql`min(${messageBranch.createdAt}) over (partition by ${messageBranch.anchorId})`,
-      asc(messageBranch.anchorId),
-      asc(messageBranch.position),
-    );
+    .orderBy(...inWrittenOrder());
 }
 
 /**

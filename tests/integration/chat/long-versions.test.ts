@@ -29,18 +29,29 @@ const LONGER_THAN_BINDS = 66_000;
 
 afterAll(() => fake.close());
 
-/** A chat of `count` short messages, user and assistant in turn, ids m-0, m-1, … */
-async function seedLongChat(database: Database, chatId: string, count: number): Promise<void> {
-  const rows = Array.from({ length: count }, (_, seq) => ({
-    id: `${chatId}-m-${seq}`,
-    chatId,
-    seq,
-    role: seq % 2 === 0 ? ("user" as const) : ("assistant" as const),
-    parts: [{ type: "text", text: `message ${seq}` }],
-  }));
-  // The seed itself in parts the database takes.
-  for (let from = 0; from < rows.length; from += 2_000) {
-    await database.db.insert(message).values(rows.slice(from, from + 2_000));
+/**
+ * A chat of `count` messages, user and assistant in turn, ids m-0, m-1, …, each `text(seq)` (a
+ * short one by default), written `batch` rows a statement (as the database takes them).
+ */
+async function seedLongChat(
+  database: Database,
+  chatId: string,
+  count: number,
+  options: { text?: (seq: number) => string; batch?: number } = {},
+): Promise<void> {
+  const { text = (seq: number) => `message ${seq}`, batch = 2_000 } = options;
+  for (let from = 0; from < count; from += batch) {
+    const rows = Array.from({ length: Math.min(batch, count - from) }, (_, i) => {
+      const seq = from + i;
+      return {
+        id: `${chatId}-m-${seq}`,
+        chatId,
+        seq,
+        role: seq % 2 === 0 ? ("user" as const) : ("assistant" as const),
+        parts: [{ type: "text", text: text(seq) }],
+      };
+    });
+    await database.db.insert(message).values(rows);
   }
 }
 
@@ -167,17 +178,10 @@ describeEachDriver("chats longer than one statement can write", (use, driver) =>
       const chatId = await newChat(database, browser);
       // 2,800 messages near the length cap after the first: over 256 MB, one version's limit.
       const count = 2_800;
-      const rows = (from: number, to: number) =>
-        Array.from({ length: to - from }, (_, i) => ({
-          id: `${chatId}-m-${from + i}`,
-          chatId,
-          seq: from + i,
-          role: (from + i) % 2 === 0 ? ("user" as const) : ("assistant" as const),
-          parts: [{ type: "text", text: `message ${from + i} `.padEnd(99_000, "lorem ipsum ") }],
-        }));
-      for (let from = 0; from < count; from += 50) {
-        await database.db.insert(message).values(rows(from, Math.min(count, from + 50)));
-      }
+      await seedLongChat(database, chatId, count, {
+        text: (seq) => `message ${seq} `.padEnd(99_000, "lorem ipsum "),
+        batch: 50,
+      });
 
       const regenerated = await postRegenerate(database, browser, {
         chatId,
