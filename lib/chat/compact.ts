@@ -14,7 +14,7 @@ import type { Budget } from "@/lib/context/budget";
 import type { ClassTokens } from "@/lib/context/content-class";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
-import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
+import { latestCompactionReason } from "@/lib/db/queries/compaction-events";
 import type { NewMessage } from "@/lib/db/queries/messages";
 import type { Chat, Message } from "@/lib/db/schema";
 import { env } from "@/lib/env";
@@ -149,11 +149,10 @@ export function projectChat(
 
 /** Why a dirty chat is dirty: the latest overflow, cut-short reply or silent cut, else an edit. */
 async function dirtyReason(db: Db, chatId: string): Promise<CompactReason> {
-  const [latest] = await listCompactionEvents(db, chatId);
-  return latest?.reason === "overflow" ||
-    latest?.reason === "length" ||
-    latest?.reason === "truncated"
-    ? latest.reason
+  // Only the newest event's reason: not every summary the chat has had, read whole.
+  const latest = await latestCompactionReason(db, chatId);
+  return latest === "overflow" || latest === "length" || latest === "truncated"
+    ? latest
     : "invalidated";
 }
 

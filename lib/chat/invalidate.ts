@@ -11,12 +11,13 @@ import {
 import type { Db } from "@/lib/db/client";
 import { commitCompactionState, markCompactionDirty } from "@/lib/db/compaction-state";
 import {
-  listCompactionEvents,
-  listSummaryEvents,
+  listSummaryEventHeads,
   recordCompactionEvent,
+  type SummaryEventHead,
+  summariesOf,
 } from "@/lib/db/queries/compaction-events";
 import { reopenFoldedUnpins, seqsOf } from "@/lib/db/queries/messages";
-import { type CompactionEvent, chat as chatTable } from "@/lib/db/schema";
+import { chat as chatTable } from "@/lib/db/schema";
 import { metric } from "@/lib/log";
 
 /**
@@ -37,42 +38,48 @@ export async function invalidateFrom(db: Db, chatId: string, changedSeq: number)
   );
   if (watermarkSeq !== undefined && watermarkSeq < changedSeq) return true;
 
-  // Newest first; the best rollback point is the furthest watermark still before the change.
-  const [events, all] = await Promise.all([
-    listSummaryEvents(db, chatId),
-    listCompactionEvents(db, chatId),
-  ]);
+  // Newest first, without their text; the best rollback point is the furthest watermark still
+  // before the change.
+  const heads = await listSummaryEventHeads(db, chatId);
+  const events = heads.filter(isRollbackPoint);
   const seqOf = await seqsOf(
     db,
     chatId,
     events.flatMap((event) => (event.watermarkTo ? [event.watermarkTo] : [])),
   );
-  let target: { summary: string; watermark: string | null; seq: number; eventId: string } | null =
-    null;
+  let target: { watermark: string | null; seq: number; eventId: string } | null = null;
   for (const event of events) {
     const seq = watermarkSeqOf(event, seqOf);
-    if (seq === undefined || seq >= changedSeq || !event.summary) continue;
+    if (seq === undefined || seq >= changedSeq || !event.hasSummary) continue;
     if (!target || seq > target.seq)
-      target = { summary: event.summary, watermark: event.watermarkTo, seq, eventId: event.id };
+      target = { watermark: event.watermarkTo, seq, eventId: event.id };
   }
+  // The newest edit of the summary's text this goes past (one that only added or took away a
+  // note changed nothing else).
+  const edit = events.find(
+    (event) =>
+      isRolledPast(event, seqOf, changedSeq) &&
+      event.reason === "edited" &&
+      event.hasSummary &&
+      !isNoteChange(event),
+  );
+  const texts = await summariesOf(
+    db,
+    chatId,
+    [target?.eventId, edit?.id].filter((id) => id !== undefined),
+  );
   // The user's notes are as they are now, not as the summary rolled back to had them (a note
   // taken away since stays away); what else they wrote into a summary this rolls back past
   // stays beside them, for them to keep or drop.
-  const restored = splitUserNotes(target?.summary ?? null).rest || null;
-  const kept = userLinesRolledPast(
-    events.filter((event) => isRolledPast(event, seqOf, changedSeq)),
+  const restored = splitUserNotes(target ? (texts.get(target.eventId) ?? null) : null).rest || null;
+  const kept = await userLinesRolledPast(db, chatId, {
     // Who wrote a line first is read from every summary the chat had, a version's since switched
     // away from too (its watermark is gone, so it is no rollback point).
-    all.filter(
-      (event) =>
-        event.reason !== "invalidated" &&
-        event.summary &&
-        (event.outcome === "summarized" || event.outcome === "fallback"),
-    ),
-    all.filter((event) => event.reason === "invalidated"),
-    chat.contextSummary,
-    restored ?? "",
-  );
+    holders: heads.filter((event) => event.reason === "invalidated" || event.hasSummary),
+    edit: edit ? (texts.get(edit.id) ?? null) : null,
+    replaced: chat.contextSummary,
+    restored: restored ?? "",
+  });
   const patch = {
     contextSummary: withUserNotes(restored, kept),
     // Notes alone cover no message.
@@ -107,13 +114,18 @@ export async function invalidateFrom(db: Db, chatId: string, changedSeq: number)
   return false;
 }
 
+/** A summary that can be rolled back to: its watermark message still says what it summarized. */
+function isRollbackPoint(event: SummaryEventHead): boolean {
+  return (event.outcome === "summarized" || event.outcome === "fallback") && event.current;
+}
+
 /**
  * Where a summary event's watermark stands in the history; -1 for a summary with no watermark (a
  * handoff's from another chat, or the user's edit of it before the first fold), which precedes
  * every message of this one; undefined when its watermark is no longer in the history.
  */
 function watermarkSeqOf(
-  event: CompactionEvent,
+  event: SummaryEventHead,
   seqOf: ReadonlyMap<string, number>,
 ): number | undefined {
   return event.watermarkTo ? seqOf.get(event.watermarkTo) : -1;
@@ -121,7 +133,7 @@ function watermarkSeqOf(
 
 /** A summary event whose watermark is at or after the change: the rollback goes past it. */
 function isRolledPast(
-  event: CompactionEvent,
+  event: SummaryEventHead,
   seqOf: ReadonlyMap<string, number>,
   changedSeq: number,
 ): boolean {
@@ -129,64 +141,47 @@ function isRolledPast(
   return seq !== undefined && seq >= changedSeq;
 }
 
+/** Summaries read per statement while looking for who wrote a line first. */
+const HOLDERS_PER_READ = 200;
+
 /**
  * The user's lines the summary after this rollback holds as "Notes you added": the notes of the
  * summary it replaces, as they are now, and the lines of the newest edit of the summary's text it
- * goes past, less what the summary it rolls back to holds already. An edit's line is the user's
- * when the oldest summary that holds it is one of their edits or a rollback's notes, or when none
- * does: a line Fold wrote first (a summary the user edited, a digest's line) is not, and a line
- * the user deleted in a later edit is in none of what is looked at.
+ * goes past (`edit`), less what the summary it rolls back to holds already. An edit's line is the
+ * user's when the oldest summary that holds it is one of their edits or a rollback's notes, or
+ * when none does: a line Fold wrote first (a summary the user edited, a digest's line) is not,
+ * and a line the user deleted in a later edit is in none of what is looked at.
  */
-function userLinesRolledPast(
-  rolledPast: readonly CompactionEvent[],
-  events: readonly CompactionEvent[],
-  /** Earlier rollbacks: the notes each kept are the user's from then on. */
-  rollbacks: readonly CompactionEvent[],
-  replaced: string | null,
-  restored: string,
-): string[] {
-  const rollbackNotes = rollbacks.map((event) => ({
-    at: event.createdAt,
-    byUser: true,
-    lines: notesIn(event.summary),
-  }));
-  // Who wrote each line first: Fold (a summary or digest), or the user (an edit, a rollback's notes).
-  const firstByUser = firstWriters([
-    ...events.map((event) => ({
-      at: event.createdAt,
-      byUser: event.reason === "edited",
-      lines: (event.summary ?? "").split("\n"),
-    })),
-    ...rollbackNotes,
-  ]);
-  // Who put each line under the notes heading first: the user (an edit, a handoff of their
-  // notes, a rollback) or, before folds carried the notes past the summarizer, a digest that
-  // copied the heading and went on writing under it. Lines Fold wrote elsewhere do not count.
-  const notesByUser = firstWriters([
-    ...events.map((event) => ({
-      at: event.createdAt,
-      byUser: event.reason === "edited" || event.reason === "handoff",
-      lines: notesIn(event.summary),
-    })),
-    ...rollbackNotes,
-  ]);
+async function userLinesRolledPast(
+  db: Db,
+  chatId: string,
+  input: {
+    /** Events that wrote a summary, and earlier rollbacks (their notes are the user's from then on). */
+    holders: readonly SummaryEventHead[];
+    edit: string | null;
+    replaced: string | null;
+    restored: string;
+  },
+): Promise<string[]> {
+  const notes = notesIn(input.replaced);
+  const editLines = splitUserNotes(input.edit).rest?.split("\n") ?? [];
+  const { firstByUser, notesByUser } = await firstWriters(db, chatId, input.holders, {
+    lines: new Set(editLines.map(lineKey).filter((key) => key !== "" && !isHeading(key))),
+    notes: new Set(notes.map(lineKey).filter((key) => key !== "")),
+  });
   const kept: string[] = [];
   const present = new Set<string>();
   // The notes as they are now, each once, whatever the summary rolled back to says.
-  for (const line of notesIn(replaced)) {
+  for (const line of notes) {
     const key = lineKey(line);
     if (key === "" || present.has(key) || notesByUser.get(key) === false) continue;
     present.add(key);
     kept.push(line.trim());
   }
-  for (const line of restored.split("\n")) present.add(lineKey(line));
-  // The newest edit of the summary's text (one that only added or took away a note changed
-  // nothing else), less its notes: those the user has now are above, and one taken away since
-  // stays away.
-  const edit = rolledPast.find(
-    (event) => event.reason === "edited" && event.summary && !isNoteChange(event),
-  );
-  for (const line of splitUserNotes(edit?.summary ?? null).rest?.split("\n") ?? []) {
+  for (const line of input.restored.split("\n")) present.add(lineKey(line));
+  // The edit's lines, less its notes: those the user has now are above, and one taken away
+  // since stays away.
+  for (const line of editLines) {
     const key = lineKey(line);
     if (key === "" || isHeading(key) || present.has(key) || firstByUser.get(key) === false)
       continue;
@@ -196,20 +191,72 @@ function userLinesRolledPast(
   return kept;
 }
 
-/** For each line (by lineKey), whether the oldest holder that has it is the user's. */
-function firstWriters(
-  holders: readonly { at: Date; byUser: boolean; lines: readonly string[] }[],
-): Map<string, boolean> {
+/**
+ * For each line asked about (by lineKey), whether the oldest holder that has it is the user's:
+ * `firstByUser` over whole summaries — Fold's (a summary or digest) or the user's (an edit, a
+ * rollback's notes) —, `notesByUser` over what sits under the notes heading — the user's (an
+ * edit, a handoff of their notes, a rollback) or, before folds carried the notes past the
+ * summarizer, a digest that copied the heading and went on writing under it. Holders are read
+ * oldest first, a few hundred at a time, until every line asked about has its first writer.
+ */
+async function firstWriters(
+  db: Db,
+  chatId: string,
+  holders: readonly SummaryEventHead[],
+  asked: { lines: ReadonlySet<string>; notes: ReadonlySet<string> },
+): Promise<{ firstByUser: Map<string, boolean>; notesByUser: Map<string, boolean> }> {
   const firstByUser = new Map<string, boolean>();
-  // Newest first: the oldest holder of a line is the last one seen.
-  const newestFirst = [...holders].sort((a, b) => b.at.getTime() - a.at.getTime());
-  for (const { byUser, lines } of newestFirst) {
-    for (const line of lines) firstByUser.set(lineKey(line), byUser);
+  const notesByUser = new Map<string, boolean>();
+  const settled = () =>
+    firstByUser.size === asked.lines.size && notesByUser.size === asked.notes.size;
+  // Oldest first; at the same moment a rollback before a summary.
+  const oldestFirst = [...holders].sort(
+    (a, b) =>
+      a.createdAt.getTime() - b.createdAt.getTime() ||
+      Number(b.reason === "invalidated") - Number(a.reason === "invalidated"),
+  );
+  for (let at = 0; at < oldestFirst.length && !settled(); at += HOLDERS_PER_READ) {
+    const batch = oldestFirst.slice(at, at + HOLDERS_PER_READ);
+    const texts = await summariesOf(
+      db,
+      chatId,
+      batch.map((holder) => holder.id),
+    );
+    for (const holder of batch) {
+      const text = texts.get(holder.id) ?? null;
+      const rollback = holder.reason === "invalidated";
+      const notes = notesIn(text);
+      claimFirst(
+        firstByUser,
+        asked.lines,
+        rollback ? notes : (text ?? "").split("\n"),
+        rollback || holder.reason === "edited",
+      );
+      claimFirst(
+        notesByUser,
+        asked.notes,
+        notes,
+        rollback || holder.reason === "edited" || holder.reason === "handoff",
+      );
+    }
   }
-  return firstByUser;
+  return { firstByUser, notesByUser };
+}
+
+/** Marks each asked line of `lines` not yet seen as written by this holder. */
+function claimFirst(
+  into: Map<string, boolean>,
+  asked: ReadonlySet<string>,
+  lines: readonly string[],
+  byUser: boolean,
+): void {
+  for (const line of lines) {
+    const key = lineKey(line);
+    if (asked.has(key) && !into.has(key)) into.set(key, byUser);
+  }
 }
 
 /** An edit that only added or took away one of the user's notes (lib/chat/memory.ts). */
-function isNoteChange(event: CompactionEvent): boolean {
+function isNoteChange(event: SummaryEventHead): boolean {
   return [NOTE_ADDED, NOTE_REMOVED].some((label) => event.error?.startsWith(`${label}:`));
 }

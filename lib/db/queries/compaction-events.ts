@@ -33,25 +33,71 @@ export async function recordCompactionEvent(
 }
 
 /**
- * Events that wrote a summary, newest first: the rollback points for invalidation. Not one whose
- * watermark message was edited in place since (same id, other text): its summary tells the old
- * text, and the message as it is now would be neither summarized nor sent.
+ * What invalidation weighs of an event that wrote a summary or rolled one back, without the
+ * summary's text (read by id, and only where needed: a chat folded thousands of times read every
+ * summary whole). `current`: its watermark message still says what it said when the summary was
+ * made — one edited in place since (same id, other text) is no rollback point: its summary tells
+ * the old text, and the message as it is now would be neither summarized nor sent.
+ * `hasSummary`: it holds a summary that is not empty.
  */
-export async function listSummaryEvents(db: Db, chatId: string): Promise<CompactionEvent[]> {
+export type SummaryEventHead = Pick<
+  CompactionEvent,
+  "id" | "createdAt" | "reason" | "outcome" | "watermarkTo" | "error"
+> & { current: boolean; hasSummary: boolean };
+
+/** The chat's events that wrote a summary or rolled one back, newest first, without their text. */
+export async function listSummaryEventHeads(db: Db, chatId: string): Promise<SummaryEventHead[]> {
   return db
-    .select()
+    .select({
+      id: compactionEvent.id,
+      createdAt: compactionEvent.createdAt,
+      reason: compactionEvent.reason,
+      outcome: compactionEvent.outcome,
+      watermarkTo: compactionEvent.watermarkTo,
+      error: compactionEvent.error,
+      current: sql<boolean>`coalesce(${compactionEvent.watermarkKey} is null
+        or ${compactionEvent.watermarkKey} = ${partsKeyOf(sql`${compactionEvent.watermarkTo}`)}, false)`,
+      hasSummary: sql<boolean>`coalesce(${compactionEvent.summary}, '') <> ''`,
+    })
     .from(compactionEvent)
     .where(
       and(
         eq(compactionEvent.chatId, chatId),
-        inArray(compactionEvent.outcome, ["summarized", "fallback"]),
         or(
-          isNull(compactionEvent.watermarkKey),
-          eq(compactionEvent.watermarkKey, partsKeyOf(sql`${compactionEvent.watermarkTo}`)),
+          inArray(compactionEvent.outcome, ["summarized", "fallback"]),
+          eq(compactionEvent.reason, "invalidated"),
         ),
       ),
     )
     .orderBy(desc(compactionEvent.createdAt), desc(compactionEvent.id));
+}
+
+/** The summaries of the chat's events `ids` (at most a few hundred), by id. */
+export async function summariesOf(
+  db: Db,
+  chatId: string,
+  ids: readonly string[],
+): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: compactionEvent.id, summary: compactionEvent.summary })
+    .from(compactionEvent)
+    .where(and(eq(compactionEvent.chatId, chatId), inArray(compactionEvent.id, [...ids])));
+  return new Map(rows.map((row) => [row.id, row.summary]));
+}
+
+/** The reason of the chat's newest event; undefined when it has none. */
+export async function latestCompactionReason(
+  db: Db,
+  chatId: string,
+): Promise<CompactionEvent["reason"] | undefined> {
+  const [row] = await db
+    .select({ reason: compactionEvent.reason })
+    .from(compactionEvent)
+    .where(eq(compactionEvent.chatId, chatId))
+    .orderBy(desc(compactionEvent.createdAt))
+    .limit(1);
+  return row?.reason;
 }
 
 /**
