@@ -13,7 +13,8 @@ import {
   archiveBranch,
   archiveRows,
   type BranchHead,
-  branchesOf,
+  branchAt,
+  branchSlotsOf,
   insertBranch,
   listBranchHeads,
   replaceTail,
@@ -60,7 +61,7 @@ export async function keepShownVersion(
     summary: chat.contextSummary,
     watermark: chat.summaryWatermark,
   };
-  const versions = await branchesOf(db, chatId, anchor.id);
+  const versions = await branchSlotsOf(db, chatId, anchor.id);
   const current = versions.find((v) => v.active);
   let last = versions[versions.length - 1]?.position ?? 0;
   await keptWhole(
@@ -197,10 +198,13 @@ export async function switchBranch(
     const history = await loadHistory(tx, chatId);
     const anchor = history.find((m) => m.id === anchorId);
     if (!anchor) throw new AppError("not_found:message", "That message is not in this chat.");
-    const versions = await branchesOf(tx, chatId, anchorId);
-    const target = versions.find((v) => v.position === position);
+    const versions = await branchSlotsOf(tx, chatId, anchorId);
+    const slot = versions.find((v) => v.position === position);
+    if (!slot) throw new AppError("not_found:branch", "That message has no such version.");
+    if (slot.active) return;
+    // Only the version shown next is read whole: not every other one the message has.
+    const target = await branchAt(tx, chatId, anchorId, position);
     if (!target) throw new AppError("not_found:branch", "That message has no such version.");
-    if (target.active) return;
     const [chat] = await tx.select().from(chatTable).where(eq(chatTable.id, chatId));
     if (!chat) throw chatDeleted();
 

@@ -81,16 +81,47 @@ export async function isOnlyInHiddenVersion(
   return row?.hidden === true;
 }
 
-export async function branchesOf(
+/**
+ * Where one edited message's versions stand, in order: each one's id, place and whether it is
+ * shown, not the messages it keeps (an edit reads this before every archive; a turn regenerated
+ * 30 times read every archived tail whole).
+ */
+export type BranchSlot = Pick<MessageBranch, "id" | "position" | "active">;
+
+export async function branchSlotsOf(
   db: Db,
   chatId: string,
   anchorId: string,
-): Promise<MessageBranch[]> {
+): Promise<BranchSlot[]> {
   return db
-    .select()
+    .select({
+      id: messageBranch.id,
+      position: messageBranch.position,
+      active: messageBranch.active,
+    })
     .from(messageBranch)
     .where(and(eq(messageBranch.chatId, chatId), eq(messageBranch.anchorId, anchorId)))
     .orderBy(asc(messageBranch.position));
+}
+
+/** One version of an edited message, with what it keeps; undefined when it has none there. */
+export async function branchAt(
+  db: Db,
+  chatId: string,
+  anchorId: string,
+  position: number,
+): Promise<MessageBranch | undefined> {
+  const [row] = await db
+    .select()
+    .from(messageBranch)
+    .where(
+      and(
+        eq(messageBranch.chatId, chatId),
+        eq(messageBranch.anchorId, anchorId),
+        eq(messageBranch.position, position),
+      ),
+    );
+  return row;
 }
 
 export function archiveRows(rows: readonly Message[]): ArchivedMessage[] {

@@ -10,7 +10,7 @@ import * as userRoute from "@/app/api/admin/users/[id]/route";
 import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import type { Database } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
-import { branchesOf } from "@/lib/db/queries/branches";
+import { branchSlotsOf } from "@/lib/db/queries/branches";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { updateUserRow } from "@/lib/db/queries/users";
 import * as rateLimit from "@/lib/limits/rate-limit";
@@ -518,7 +518,7 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     const tail = (await historyOf(database.db, chatId)).slice(-3);
     expect(tail.map((m) => m.id).slice(0, 2)).toEqual([question?.id, entry?.id]);
     expect(tail[2]?.role).toBe("assistant");
-    expect(await branchesOf(database.db, chatId, question?.id ?? "")).toEqual([]);
+    expect(await branchSlotsOf(database.db, chatId, question?.id ?? "")).toEqual([]);
     const [request] = fake.requests.filter((r) => !isSummaryRequest(r));
     expect(request && lastUserTextOf(request)).toBe("Will this fail?");
   });
