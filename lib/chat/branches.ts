@@ -18,10 +18,18 @@ import {
   insertBranch,
   listBranchHeads,
   replaceTail,
+  type ShownAnchor,
+  shownAnchors,
 } from "@/lib/db/queries/branches";
 import { bumpHistoryVersion, lockChatRow } from "@/lib/db/queries/chats";
 import { summaryEventIdOf } from "@/lib/db/queries/compaction-events";
-import { loadHistory, reopenFoldedUnpins, storedIdsAmong } from "@/lib/db/queries/messages";
+import {
+  findMessage,
+  loadHistoryFrom,
+  reopenFoldedUnpins,
+  seqsOf,
+  storedIdsAmong,
+} from "@/lib/db/queries/messages";
 import { chat as chatTable, type Message, message } from "@/lib/db/schema";
 import { AppError, chatDeleted } from "@/lib/errors";
 
@@ -106,7 +114,10 @@ async function keptWhole(write: Promise<void>): Promise<void> {
 export function stateForBranch(input: {
   current: SummaryState;
   target: SummaryState;
-  /** Ids of the messages before the anchor: the same in every version. */
+  /**
+   * Ids of messages before the anchor, the same in every version (at least those of the two
+   * watermarks that are).
+   */
   sharedIds: ReadonlySet<string>;
   /** Ids of the target version's messages (the anchor and what follows it). */
   targetIds: ReadonlySet<string>;
@@ -120,31 +131,24 @@ export function stateForBranch(input: {
 
 /**
  * The switches to show: one per turn with versions whose user message is in the chat as shown.
- * `history` is read only when the chat has versions at all (most have none).
+ * Reads the versions' heads and, when there are any (most chats have none), their messages as
+ * shown and what follows each: never the whole chat.
  */
-export async function branchSwitches(
-  db: Db,
-  chatId: string,
-  history: readonly ShownMessage[] | (() => Promise<readonly ShownMessage[]>),
-): Promise<BranchSwitch[]> {
+export async function branchSwitches(db: Db, chatId: string): Promise<BranchSwitch[]> {
   const versions = await listBranchHeads(db, chatId);
   if (versions.length === 0) return [];
-  const rows = typeof history === "function" ? await history() : history;
-  return switchesOf(versions, rows);
+  const anchors = await shownAnchors(db, chatId, [...new Set(versions.map((v) => v.anchorId))]);
+  return switchesOf(versions, anchors);
 }
-
-type ShownMessage = Pick<Message, "id" | "role" | "parts" | "metadata">;
 
 function switchesOf(
   versions: readonly BranchHead[],
-  history: readonly ShownMessage[],
+  anchors: ReadonlyMap<string, ShownAnchor>,
 ): BranchSwitch[] {
-  const shown = new Map(history.map((m, index) => [m.id, index]));
   const switches = new Map<string, BranchSwitch & { edited: boolean }>();
   for (const version of versions) {
-    const index = shown.get(version.anchorId);
-    if (index === undefined) continue;
-    const anchor = history[index];
+    const anchor = anchors.get(version.anchorId);
+    if (!anchor) continue;
     const entry = switches.get(version.anchorId) ?? {
       messageId: version.anchorId,
       shownOn: version.anchorId,
@@ -156,23 +160,15 @@ function switchesOf(
     if (version.active) entry.position = version.position;
     // An archived version starts with the anchor as it was then.
     const then = version.anchorPartsThen;
-    if (then && anchor && JSON.stringify(then) !== JSON.stringify(anchor.parts)) {
-      entry.edited = true;
-    }
+    if (then && JSON.stringify(then) !== JSON.stringify(anchor.parts)) entry.edited = true;
     switches.set(version.anchorId, entry);
   }
   return [...switches.values()]
     .filter((s) => s.count > 1 && s.position > 0)
     .map(({ edited, ...entry }) => {
-      const at = shown.get(entry.messageId) ?? -1;
       // A compaction's entry may sit between the message and its reply (one that committed
-      // while the reply was written): the timeline shows no switch on an entry. Looked for from
-      // the message on, not in a copy of the rest of the chat (one per switch).
-      let reply: ShownMessage | undefined;
-      for (let i = at + 1; i < history.length && !reply; i++) {
-        const next = history[i];
-        if (next?.metadata?.compaction !== true) reply = next;
-      }
+      // while the reply was written): the timeline shows no switch on an entry.
+      const reply = anchors.get(entry.messageId)?.next;
       return {
         ...entry,
         shownOn: !edited && reply?.role === "assistant" ? reply.id : entry.messageId,
@@ -195,9 +191,10 @@ export async function switchBranch(
   await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     await lockChatRow(tx, chatId);
-    const history = await loadHistory(tx, chatId);
-    const anchor = history.find((m) => m.id === anchorId);
+    // What the switch rewrites (the anchor and what follows it), not the whole chat.
+    const anchor = await findMessage(tx, chatId, anchorId);
     if (!anchor) throw new AppError("not_found:message", "That message is not in this chat.");
+    const tail = await loadHistoryFrom(tx, chatId, anchor.seq);
     const versions = await branchSlotsOf(tx, chatId, anchorId);
     const slot = versions.find((v) => v.position === position);
     if (!slot) throw new AppError("not_found:branch", "That message has no such version.");
@@ -209,7 +206,17 @@ export async function switchBranch(
     if (!chat) throw chatDeleted();
 
     const current = { summary: chat.contextSummary, watermark: chat.summaryWatermark };
-    const left = { messages: archiveRows(history.filter((m) => m.seq >= anchor.seq)), ...current };
+    const left = { messages: archiveRows(tail), ...current };
+    // Which of the two summaries' watermarks stand before the anchor, shared by every version
+    // (read before the tail goes).
+    const watermarkSeqs = await seqsOf(
+      tx,
+      chatId,
+      [current.watermark, target.watermark].filter((id) => id !== null),
+    );
+    const sharedIds = new Set(
+      [...watermarkSeqs].filter(([, seq]) => seq < anchor.seq).map(([id]) => id),
+    );
     const shown = versions.find((v) => v.active);
     const last = versions[versions.length - 1]?.position ?? 0;
     await keptWhole(
@@ -234,7 +241,7 @@ export async function switchBranch(
     const next = stateForBranch({
       current,
       target: { summary: target.summary, watermark: target.watermark },
-      sharedIds: new Set(history.filter((m) => m.seq < anchor.seq).map((m) => m.id)),
+      sharedIds,
       targetIds: new Set(restored.map((m) => m.id)),
     });
     if (next !== "keep") {

@@ -1,5 +1,6 @@
 import { and, asc, eq, gte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { inIdList } from "../id-list";
 import {
   type ArchivedMessage,
   type Message,
@@ -49,6 +50,51 @@ export async function listBranchHeads(db: Db, chatId: string): Promise<BranchHea
     .from(messageBranch)
     .where(eq(messageBranch.chatId, chatId))
     .orderBy(...inWrittenOrder());
+}
+
+/**
+ * What a ‹ n/m › switch needs of its message as the chat shows it: its parts, and the message
+ * after it that is not a compaction's entry (the reply the switch may sit under), or null.
+ */
+export type ShownAnchor = { parts: unknown; next: { id: string; role: Message["role"] } | null };
+
+/**
+ * The shown anchors among `anchorIds`, by id (one the chat does not show now is missing): read
+ * by id and place, not by reading the chat (every chat with versions read all of its messages
+ * each time it was opened).
+ */
+export async function shownAnchors(
+  db: Db,
+  chatId: string,
+  anchorIds: readonly string[],
+): Promise<Map<string, ShownAnchor>> {
+  if (anchorIds.length === 0) return new Map();
+  const result = await db.execute(sql`
+    select a.id, a.parts, n.id as next_id, n.role as next_role
+    from ${message} a
+    left join lateral (
+      select m.id, m.role from ${message} m
+      where m.chat_id = a.chat_id and m.seq > a.seq
+        and m.metadata ->> 'compaction' is distinct from 'true'
+      order by m.seq
+      limit 1
+    ) n on true
+    where a.chat_id = ${chatId}::uuid and ${inIdList(sql`a.id`, anchorIds)}`);
+  const rows = (
+    result as unknown as {
+      rows: Array<{ id: string; parts: unknown; next_id: string | null; next_role: string | null }>;
+    }
+  ).rows;
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        parts: row.parts,
+        next:
+          row.next_id === null ? null : { id: row.next_id, role: row.next_role as Message["role"] },
+      },
+    ]),
+  );
 }
 
 /**

@@ -297,6 +297,31 @@ export async function loadMessagePage(
 }
 
 /**
+ * The chat from message `id` on, or its newest `limit` when fewer follow it (or it is gone), and
+ * whether older messages remain: what the page shows after a version switch.
+ */
+export async function messagesFrom(
+  db: Db,
+  chatId: string,
+  id: string,
+  limit: number,
+): Promise<MessagePage> {
+  const from = await findMessage(db, chatId, id);
+  if (from) {
+    const tail = await loadHistoryFrom(db, chatId, from.seq);
+    if (tail.length >= limit) {
+      const [older] = await db
+        .select({ seq: message.seq })
+        .from(message)
+        .where(and(eq(message.chatId, chatId), lt(message.seq, from.seq)))
+        .limit(1);
+      return { messages: tail, hasMore: older !== undefined };
+    }
+  }
+  return (await loadMessagePage(db, chatId, { limit })) ?? { messages: [], hasMore: false };
+}
+
+/**
  * What a turn needs of the stored history (DESIGN §8.1): the watermark message
  * and everything after it, reaching back to the latest user message when the
  * summary covers it (the view pins it), and the messages the user pinned.

@@ -5,7 +5,7 @@ import { branchSwitches, switchBranch } from "@/lib/chat/branches";
 import { holdLease } from "@/lib/chat/lease";
 import { PAGE_DEFAULT_LIMIT } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
-import { loadHistory, rewriteReach } from "@/lib/db/queries/messages";
+import { messagesFrom, rewriteReach } from "@/lib/db/queries/messages";
 import { AppError } from "@/lib/errors";
 import { readJson, readQuery, route } from "@/lib/http/route";
 import { rowToUIMessage } from "@/lib/message/ui-message";
@@ -36,7 +36,7 @@ export const GET = route<Params>(async (request, { params }) => {
   const reach = asked ? await rewriteReach(db, chat.id, asked) : null;
   if (asked && !reach) throw new AppError("not_found:message", "There is no such message.");
   return Response.json({
-    branches: await branchSwitches(db, chat.id, () => loadHistory(db, chat.id)),
+    branches: await branchSwitches(db, chat.id),
     ...(asked && reach ? { edit: { messageId: asked, ...reach } } : {}),
   });
 });
@@ -66,12 +66,10 @@ export const POST = route<Params>(async (request, { params }) => {
   } finally {
     await lease.release();
   }
-  const history = await loadHistory(db, chat.id);
-  const at = history.findIndex((m) => m.id === body.messageId);
-  const from = Math.max(0, Math.min(at === -1 ? 0 : at, history.length - PAGE_DEFAULT_LIMIT));
+  const shown = await messagesFrom(db, chat.id, body.messageId, PAGE_DEFAULT_LIMIT);
   return Response.json({
-    messages: history.slice(from).map(rowToUIMessage),
-    hasMore: from > 0,
-    branches: await branchSwitches(db, chat.id, history),
+    messages: shown.messages.map(rowToUIMessage),
+    hasMore: shown.hasMore,
+    branches: await branchSwitches(db, chat.id),
   });
 });
