@@ -30,6 +30,8 @@ export function useAdminResource<T extends object>(url: string) {
   const [state, setState] = useState<ResourceState<T>>({ status: "loading" });
   const [version, setVersion] = useState(0);
   const [refresh, setRefresh] = useState<RefreshState>({ running: false, error: null });
+  /** The address the table shown was loaded from (another while a new one loads). */
+  const [loadedUrl, setLoadedUrl] = useState<string | null>(null);
   const loading = useRef(false);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: version is the signal to refetch
@@ -40,8 +42,10 @@ export function useAdminResource<T extends object>(url: string) {
       .then((result) => {
         if (controller.signal.aborted) return;
         loading.current = false;
-        if (result.ok) setState({ status: "ready", ...result.value });
-        else
+        if (result.ok) {
+          setState({ status: "ready", ...result.value });
+          setLoadedUrl(url);
+        } else
           setState((s) =>
             s.status === "ready" ? s : { status: "error", message: result.message },
           );
@@ -75,6 +79,7 @@ export function useAdminResource<T extends object>(url: string) {
     setState: setState as Dispatch<SetStateAction<ResourceState<T>>>,
     version,
     refresh,
+    loadedUrl,
     reload,
     wrote,
   };

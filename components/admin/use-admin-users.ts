@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback } from "react";
+import { useCallback, useRef, useState } from "react";
 import type {
   QuotaDefaultsInput,
   QuotaDefaultsPatchInput,
@@ -13,10 +13,59 @@ import { useAdminResource } from "./use-admin-resource";
 /** A failed action's message, or null when it worked. */
 export type ActionResult = string | null;
 
-/** The Admin → Users table from GET /api/admin/users, and every action on it. */
-export function useAdminUsers() {
-  const { state, setState, refresh, reload, wrote } =
-    useAdminResource<AdminUserList>("/api/admin/users");
+/** Loading the next page of the table: on its way, or what it failed with. */
+export type MoreState = { running: boolean; error: string | null };
+
+/** The list's address for a search (none: every account). */
+function listUrl(search: string): string {
+  const q = search.trim();
+  return q ? `/api/admin/users?q=${encodeURIComponent(q)}` : "/api/admin/users";
+}
+
+/**
+ * The Admin → Users table from GET /api/admin/users — the accounts that match `search`, a page
+ * at a time (`more` adds the next one) — and every action on it.
+ */
+export function useAdminUsers(search: string) {
+  const url = listUrl(search);
+  const { state, setState, refresh, reload, wrote, loadedUrl } =
+    useAdminResource<AdminUserList>(url);
+  const [moreState, setMoreState] = useState<MoreState>({ running: false, error: null });
+  const moreOf = useRef<string | null>(null);
+  const currentUrl = useRef(url);
+  currentUrl.current = url;
+
+  /** Adds the page after the ones shown; one a reload or a new search replaced is dropped. */
+  const more = useCallback(async () => {
+    if (state.status !== "ready" || state.next === null || moreOf.current !== null) return;
+    const after = state.next;
+    moreOf.current = after;
+    setMoreState({ running: true, error: null });
+    const sep = url.includes("?") ? "&" : "?";
+    const result = await adminCall<AdminUserList>(`${url}${sep}after=${encodeURIComponent(after)}`);
+    moreOf.current = null;
+    // The search changed meanwhile: its own first page is what shows.
+    if (currentUrl.current !== url) {
+      setMoreState({ running: false, error: null });
+      return;
+    }
+    if (!result.ok) {
+      setMoreState({ running: false, error: result.message });
+      return;
+    }
+    setMoreState({ running: false, error: null });
+    setState((s) => {
+      if (s.status !== "ready" || s.next !== after) return s;
+      // An account that moved since the page before (approved, say) is shown once, where it was.
+      const shown = new Set(s.users.map((u) => u.id));
+      return {
+        ...s,
+        users: [...s.users, ...result.value.users.filter((u) => !shown.has(u.id))],
+        total: result.value.total,
+        next: result.value.next,
+      };
+    });
+  }, [state, url, setState]);
 
   const replace = useCallback(
     (user: AdminUser) => {
@@ -64,7 +113,9 @@ export function useAdminUsers() {
       const result = await adminCall<void>(`/api/admin/users/${id}`, { method: "DELETE" });
       if (!result.ok) return result.message;
       setState((s) =>
-        s.status === "ready" ? { ...s, users: s.users.filter((u) => u.id !== id) } : s,
+        s.status === "ready"
+          ? { ...s, users: s.users.filter((u) => u.id !== id), total: Math.max(0, s.total - 1) }
+          : s,
       );
       wrote();
       return null;
@@ -86,5 +137,17 @@ export function useAdminUsers() {
     [setState, wrote],
   );
 
-  return { state, refresh, reload, update, resetUsage, remove, saveDefaults };
+  return {
+    state,
+    refresh,
+    reload,
+    /** Whether the table shown is of another search than `search` (the new one is loading). */
+    searching: state.status === "ready" && loadedUrl !== url,
+    more,
+    moreState,
+    update,
+    resetUsage,
+    remove,
+    saveDefaults,
+  };
 }

@@ -1,13 +1,19 @@
 "use client";
 
-import { useRef } from "react";
+import { Search } from "lucide-react";
+import { useEffect, useRef, useState } from "react";
+import { USER_SEARCH_MAX_CHARS } from "@/lib/admin/user-input";
 import type { RegistrationMode } from "@/lib/env";
+import { buttonGhost, inputBase } from "../ui/styles";
 import { AdminPage, REFRESH_FAILED } from "./admin-page";
 import { LimitForm } from "./limit-form";
 import { type ActionResult, useAdminUsers } from "./use-admin-users";
 import { UserRow } from "./user-row";
 
 const COLUMNS = ["Account", "Status", "Today", "Own limits", "Actions"] as const;
+
+/** How long typing rests before the search is asked for. */
+const SEARCH_PAUSE_MS = 250;
 
 const REGISTRATION_TEXT: Record<RegistrationMode, string> = {
   open: "Anyone who reaches this server can create an account and chat at once.",
@@ -23,7 +29,24 @@ export function UsersAdmin({
   selfId: string;
   registration: RegistrationMode;
 }) {
-  const { state, refresh, reload, update, resetUsage, remove, saveDefaults } = useAdminUsers();
+  const [typed, setTyped] = useState("");
+  const [search, setSearch] = useState("");
+  useEffect(() => {
+    const timer = setTimeout(() => setSearch(typed.trim()), SEARCH_PAUSE_MS);
+    return () => clearTimeout(timer);
+  }, [typed]);
+  const {
+    state,
+    refresh,
+    reload,
+    searching,
+    more,
+    moreState,
+    update,
+    resetUsage,
+    remove,
+    saveDefaults,
+  } = useAdminUsers(search);
   // Accounts that wait for approval come first: they are what an admin comes here for.
   const users =
     state.status === "ready"
@@ -77,8 +100,32 @@ export function UsersAdmin({
               onSave={saveDefaults}
             />
           </section>
+          <div className="flex flex-wrap items-center justify-between gap-3">
+            <label className="relative block w-full max-w-sm">
+              <span className="sr-only">Search accounts</span>
+              <Search
+                size={16}
+                aria-hidden
+                className="pointer-events-none absolute top-1/2 left-3 -translate-y-1/2 text-muted"
+              />
+              <input
+                type="search"
+                value={typed}
+                onChange={(event) => setTyped(event.target.value)}
+                onKeyDown={(event) => {
+                  if (event.key === "Enter") setSearch(typed.trim());
+                }}
+                maxLength={USER_SEARCH_MAX_CHARS}
+                placeholder="Search by name or email"
+                className={`${inputBase} pl-9`}
+              />
+            </label>
+            <p role="status" className="text-sm text-muted">
+              {searching ? "Searching…" : shownText(users.length, state.total, search)}
+            </p>
+          </div>
           <div className="overflow-x-auto rounded-2xl border border-line bg-white shadow-sm">
-            <table className="w-full text-sm">
+            <table className="w-full text-sm" aria-busy={searching}>
               <caption className="sr-only">Accounts</caption>
               <thead className="border-b border-line bg-zinc-50 text-left text-xs text-muted">
                 <tr>
@@ -105,9 +152,34 @@ export function UsersAdmin({
                     onDelete={() => removeUser(user.id)}
                   />
                 ))}
+                {users.length === 0 ? (
+                  <tr>
+                    <td colSpan={COLUMNS.length} className="px-4 py-6 text-center text-muted">
+                      {search ? `No account matches “${search}”.` : "No accounts."}
+                    </td>
+                  </tr>
+                ) : null}
               </tbody>
             </table>
           </div>
+          {state.next !== null ? (
+            <div className="flex flex-col items-center gap-2">
+              <button
+                type="button"
+                // Keeps focus while it loads (a disabled button drops it to the page).
+                onClick={moreState.running ? undefined : () => void more()}
+                aria-disabled={moreState.running}
+                className={buttonGhost}
+              >
+                {moreState.running ? "Loading…" : "Show more accounts"}
+              </button>
+              {moreState.error ? (
+                <p role="alert" className="text-sm text-red-700">
+                  More accounts could not be loaded: {moreState.error}
+                </p>
+              ) : null}
+            </div>
+          ) : null}
         </>
       ) : state.status === "loading" ? (
         <p role="status" className="text-sm text-muted">
@@ -116,4 +188,11 @@ export function UsersAdmin({
       ) : null}
     </AdminPage>
   );
+}
+
+/** "12 accounts", "Showing 100 of 2,340 accounts", "2 accounts match “ada”". */
+function shownText(shown: number, total: number, search: string): string {
+  const of = (n: number) => `${n.toLocaleString("en-US")} account${n === 1 ? "" : "s"}`;
+  if (shown < total) return `Showing ${shown.toLocaleString("en-US")} of ${of(total)}`;
+  return search ? `${of(total)} ${total === 1 ? "matches" : "match"} “${search}”` : of(total);
 }

@@ -60,3 +60,72 @@ export const quotaDefaultsPatchInput = quotaDefaultsInput
   });
 
 export type QuotaDefaultsPatchInput = z.infer<typeof quotaDefaultsPatchInput>;
+
+/** Accounts per page of Admin → Users unless asked otherwise, and at most. */
+export const USERS_PAGE_DEFAULT = 100;
+export const USERS_PAGE_MAX = 200;
+/** The longest text the admin's account search takes (an address is at most 254). */
+export const USER_SEARCH_MAX_CHARS = 254;
+
+/** Where a page of the admin's list starts: just after this account (see listUsers). */
+export type UserCursor = { rank: number; createdMicros: string; id: string };
+
+const cursorFields = z.tuple([
+  z.union([z.literal(0), z.literal(1)]),
+  z.string().regex(/^-?\d{1,19}$/),
+  z.string().min(1).max(200),
+]);
+
+/** The cursor as the list answers it: opaque to the page, which sends it back as `after`. */
+export function encodeUserCursor(cursor: UserCursor): string {
+  const bytes = new TextEncoder().encode(
+    JSON.stringify([cursor.rank, cursor.createdMicros, cursor.id]),
+  );
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+}
+
+function decodeUserCursor(text: string): UserCursor | null {
+  try {
+    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+    const json = new TextDecoder("utf-8", { fatal: true }).decode(
+      Uint8Array.from(binary, (c) => c.charCodeAt(0)),
+    );
+    const parsed = cursorFields.safeParse(JSON.parse(json));
+    if (!parsed.success) return null;
+    const [rank, createdMicros, id] = parsed.data;
+    return { rank, createdMicros, id };
+  } catch {
+    return null;
+  }
+}
+
+/** GET /api/admin/users: `q` searches names and addresses, `after` is the `next` of a page. */
+export const userListQuery = z.strictObject({
+  q: z
+    .string()
+    .max(USER_SEARCH_MAX_CHARS, `q: at most ${USER_SEARCH_MAX_CHARS} characters`)
+    .transform((q) => q.trim() || undefined)
+    .optional(),
+  after: z
+    .string()
+    .max(600, "after: not a cursor this list gave")
+    .transform((text, ctx) => {
+      const cursor = decodeUserCursor(text);
+      if (!cursor) {
+        ctx.addIssue({ code: "custom", message: "after: not a cursor this list gave" });
+        return z.NEVER;
+      }
+      return cursor;
+    })
+    .optional(),
+  limit: z.coerce
+    .number({ error: "limit must be a whole number" })
+    .int("limit must be a whole number")
+    .min(1, "limit must be at least 1")
+    .max(USERS_PAGE_MAX, `limit must be at most ${USERS_PAGE_MAX}`)
+    .default(USERS_PAGE_DEFAULT),
+});
+export type UserListQuery = z.output<typeof userListQuery>;

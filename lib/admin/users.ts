@@ -22,7 +22,7 @@ import { usageDayOf } from "@/lib/limits/quota-day";
 import { liveBus } from "@/lib/live/bus";
 import { requestStopOfAnyTurn } from "@/lib/live/stop";
 import { log } from "@/lib/log";
-import type { UserPatchInput } from "./user-input";
+import { encodeUserCursor, type UserListQuery, type UserPatchInput } from "./user-input";
 
 /** One row of the admin table, as the users routes answer it. */
 export type AdminUser = Pick<User, "id" | "name" | "email" | "role" | "status"> & {
@@ -32,18 +32,40 @@ export type AdminUser = Pick<User, "id" | "name" | "email" | "role" | "status"> 
   usageToday: DayUsage;
 };
 
-export type AdminUserList = { users: AdminUser[]; defaults: QuotaLimits };
+/**
+ * One page of the admin table: its accounts, the default limits, how many accounts the search
+ * matches in all, and the cursor of the next page (null: this is the last).
+ */
+export type AdminUserList = {
+  users: AdminUser[];
+  defaults: QuotaLimits;
+  total: number;
+  next: string | null;
+};
 
 const NO_USAGE: DayUsage = { messages: 0, tokens: 0 };
 
-export async function listAdminUsers(db: Db, now: Date = new Date()): Promise<AdminUserList> {
-  const [users, defaults] = await Promise.all([listUsers(db), getQuotaDefaults(db)]);
+/** A page of the admin table (accounts waiting for approval first, then oldest first). */
+export async function listAdminUsers(
+  db: Db,
+  query: UserListQuery,
+  now: Date = new Date(),
+): Promise<AdminUserList> {
+  const [page, defaults] = await Promise.all([
+    listUsers(db, { search: query.q, after: query.after, limit: query.limit }),
+    getQuotaDefaults(db),
+  ]);
   const usage = await usageOfUsers(
     db,
-    users.map((u) => u.id),
+    page.users.map((u) => u.id),
     usageDayOf(now),
   );
-  return { users: users.map((u) => adminUser(u, usage.get(u.id) ?? NO_USAGE)), defaults };
+  return {
+    users: page.users.map((u) => adminUser(u, usage.get(u.id) ?? NO_USAGE)),
+    defaults,
+    total: page.total,
+    next: page.users.length === query.limit && page.last ? encodeUserCursor(page.last) : null,
+  };
 }
 
 const STATUS_WORDS: Record<User["status"], string> = {

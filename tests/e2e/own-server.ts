@@ -7,7 +7,13 @@ import {
 import { type Instance, startInstance } from "../helpers/instances";
 import { createPostgresDatabase } from "../helpers/postgres";
 
-export type OwnServer = { fake: FakeOpenAI; server: Instance; close: () => Promise<void> };
+export type OwnServer = {
+  fake: FakeOpenAI;
+  server: Instance;
+  /** Its Postgres database, for a spec that sets up more than its pages can. */
+  databaseUrl: string;
+  close: () => Promise<void>;
+};
 
 /**
  * A server of its own for a spec whose settings differ from the main e2e server's: the fake
@@ -42,6 +48,7 @@ export async function startOwnServer(options: {
   return {
     fake,
     server,
+    databaseUrl: database.url,
     close: async () => {
       await server.kill();
       await fake.close();
@@ -71,6 +78,9 @@ export function ownServerPerFile(options: Parameters<typeof startOwnServer>[0]) 
     },
     get url() {
       return started().server.url;
+    },
+    get databaseUrl() {
+      return started().databaseUrl;
     },
   };
 }

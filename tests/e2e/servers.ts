@@ -21,3 +21,5 @@ export const BACKGROUND_PORT = BASE + 12;
 export const STOP_COMPACTION_PORT = BASE + 13;
 /** One more, with the wrong-password limit per account on (sign-in-lockout.spec.ts). */
 export const SIGN_IN_LOCKOUT_PORT = BASE + 14;
+/** One more, on a Postgres database the spec fills with accounts (admin-users.spec.ts). */
+export const ADMIN_USERS_PORT = BASE + 15;

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, ilike, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { session, type User, type UserStatus, user } from "../schema";
 
@@ -17,8 +17,46 @@ export async function findUser(db: Db, userId: string): Promise<User | null> {
   return row ?? null;
 }
 
-export async function listUsers(db: Db): Promise<User[]> {
-  return db.select().from(user).orderBy(asc(user.createdAt), asc(user.email));
+/** Where an account stands in the admin's list: accounts waiting for approval first, then by age. */
+const listRank = sql<number>`case when ${user.status} = 'pending' then 0 else 1 end`;
+/** Its creation time in microseconds, as Postgres keeps it (a JavaScript Date has milliseconds). */
+const createdMicros = sql<string>`(extract(epoch from ${user.createdAt}) * 1000000)::bigint::text`;
+
+/** The place of the last account of a page: the next one starts after it. */
+export type UserListCursor = { rank: number; createdMicros: string; id: string };
+
+/**
+ * One page of accounts for the admin's list, waiting ones first, then oldest first: the `limit`
+ * after `after` among those whose name or address holds `search` (case aside), with the place of
+ * its last one, and how many there are in all.
+ */
+export async function listUsers(
+  db: Db,
+  page: { search?: string; after?: UserListCursor; limit: number },
+): Promise<{ users: User[]; last: UserListCursor | null; total: number }> {
+  const pattern = page.search ? `%${page.search.replace(/[\\%_]/g, "\\$&")}%` : undefined;
+  const matches = pattern ? or(ilike(user.name, pattern), ilike(user.email, pattern)) : undefined;
+  const after = page.after
+    ? sql`(${listRank}, (extract(epoch from ${user.createdAt}) * 1000000)::bigint, ${user.id}) >
+        (${page.after.rank}, ${page.after.createdMicros}::bigint, ${page.after.id})`
+    : undefined;
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select({ row: user, rank: listRank, createdMicros })
+      .from(user)
+      .where(and(matches, after))
+      .orderBy(listRank, asc(user.createdAt), asc(user.id))
+      .limit(page.limit),
+    db.select({ total: count() }).from(user).where(matches),
+  ]);
+  const tail = rows[rows.length - 1];
+  return {
+    users: rows.map((r) => r.row),
+    last: tail
+      ? { rank: Number(tail.rank), createdMicros: tail.createdMicros, id: tail.row.id }
+      : null,
+    total: counted?.total ?? 0,
+  };
 }
 
 /** Takes the admin lock for the rest of the transaction `tx`. */

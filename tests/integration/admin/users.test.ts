@@ -33,8 +33,11 @@ function patch(database: Database, browser: Browser, id: string, body: unknown) 
   });
 }
 
-async function list(database: Database, browser: Browser): Promise<AdminUserList> {
-  const response = await call(database, usersRoute.GET, { path: "/api/admin/users", browser });
+async function list(database: Database, browser: Browser, query = ""): Promise<AdminUserList> {
+  const response = await call(database, usersRoute.GET, {
+    path: `/api/admin/users${query}`,
+    browser,
+  });
   expect(response.status).toBe(200);
   return (await response.json()) as AdminUserList;
 }
@@ -287,10 +290,71 @@ describeEachDriver("Admin → Users API", (use) => {
     expect(roles.filter((u) => u?.role === "admin")).toHaveLength(1);
   });
 
+  it("pages through the accounts, waiting ones first, each once, and searches names and addresses", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const before = (await list(database, ada.browser)).total;
+    // One statement: every row has the same creation time, so only the id orders them.
+    await database.db.insert(userTable).values(
+      Array.from({ length: 250 }, (_, i) => ({
+        id: `paged-${String(i).padStart(3, "0")}`,
+        name: i % 50 === 0 ? `Waiting 100%_${i}` : `Paged ${i}`,
+        email: `paged-${i}@example.com`,
+        status: i % 50 === 0 ? ("pending" as const) : ("active" as const),
+      })),
+    );
+    try {
+      const seen: AdminUser[] = [];
+      let next: string | null = "";
+      let pages = 0;
+      while (next !== null) {
+        const query: string = next ? `?limit=90&after=${encodeURIComponent(next)}` : "?limit=90";
+        const page = await list(database, ada.browser, query);
+        expect(page.total).toBe(before + 250);
+        expect(page.users.length).toBeLessThanOrEqual(90);
+        seen.push(...page.users);
+        next = page.next;
+        pages += 1;
+      }
+      expect(pages).toBe(Math.ceil((before + 250) / 90));
+      expect(new Set(seen.map((u) => u.id)).size).toBe(before + 250);
+      // The five waiting accounts first, then the rest.
+      expect(seen.slice(0, 5).map((u) => u.status)).toEqual(Array(5).fill("pending"));
+      expect(seen.slice(5).some((u) => u.status === "pending")).toBe(false);
+
+      const found = await list(database, ada.browser, "?q=%20WAITING%20100%25_1");
+      // Case aside; % and _ match themselves, not any text.
+      expect(found.users.map((u) => u.name)).toEqual(["Waiting 100%_100", "Waiting 100%_150"]);
+      expect(found).toMatchObject({ total: 2, next: null });
+      expect((await list(database, ada.browser, "?q=paged-7@")).users.map((u) => u.id)).toEqual([
+        "paged-007",
+      ]);
+      expect((await list(database, ada.browser, "?q=100_%25")).total).toBe(0);
+
+      for (const bad of [
+        "?after=nope",
+        "?after=WzEsIjEiXQ",
+        "?limit=0",
+        "?limit=201",
+        "?limit=x",
+        "?q=a&q=b",
+        "?sort=name",
+      ]) {
+        const answer = await call(database, usersRoute.GET, {
+          path: `/api/admin/users${bad}`,
+          browser: ada.browser,
+        });
+        expect(answer.status, bad).toBe(400);
+      }
+    } finally {
+      await database.db.delete(userTable).where(like(userTable.id, "paged-%"));
+    }
+  });
+
   it("lists more accounts than one statement can name by id (65,535 bound values)", async () => {
     const database = use();
     const ada = await signIn(database, "ada@example.com");
-    const before = (await list(database, ada.browser)).users.length;
+    const before = (await list(database, ada.browser)).total;
     const others = Array.from({ length: 65_535 }, (_, i) => `many-${i}`);
     for (let from = 0; from < others.length; from += 5_000) {
       await database.db
@@ -302,12 +366,14 @@ describeEachDriver("Admin → Users API", (use) => {
         );
     }
     await addTokens(database.db, "many-65534", usageDayOf(new Date()), 42);
-    const { users } = await list(database, ada.browser);
-    expect(users).toHaveLength(before + 65_535);
-    expect(users.find((u) => u.id === "many-65534")?.usageToday).toEqual({
-      messages: 0,
-      tokens: 42,
-    });
+    const first = await list(database, ada.browser, "?limit=200");
+    expect(first.total).toBe(before + 65_535);
+    expect(first.users).toHaveLength(200);
+    expect(first.next).not.toBeNull();
+    const { users } = await list(database, ada.browser, "?q=many-65534");
+    expect(users.map((u) => [u.id, u.usageToday])).toEqual([
+      ["many-65534", { messages: 0, tokens: 42 }],
+    ]);
     await database.db.delete(userTable).where(like(userTable.id, "many-%"));
   });
 });

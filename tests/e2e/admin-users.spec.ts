@@ -1,0 +1,70 @@
+import { expect, test } from "@playwright/test";
+import pg from "pg";
+import { hydrated, registerUser } from "./helpers";
+import { ownServerPerFile } from "./own-server";
+import { ADMIN_USERS_PORT } from "./servers";
+
+/**
+ * Admin → Users on a server with more accounts than one page shows: the table says how many it
+ * shows of how many, adds the next page on request, and searches names and addresses. A server
+ * of its own, whose Postgres database the spec fills with accounts directly (signing up 130
+ * accounts through the form would time nothing but password hashing).
+ */
+
+const BULK = 130;
+
+const own = ownServerPerFile({
+  port: ADMIN_USERS_PORT,
+  provider: { models: [{ id: "fake-model", maxModelLen: 8192 }] },
+});
+
+test("the users table shows a page of many accounts, adds the next on request, and searches them", async ({
+  page,
+}) => {
+  // The first account is the admin.
+  await registerUser(page, "many-admin@example.com", own.url);
+  const client = new pg.Client({ connectionString: own.databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `insert into "user" (id, name, email, status)
+       select 'bulk-' || g, 'Bulk ' || g, 'bulk-' || g || '@example.com',
+         case when g = 77 then 'pending' else 'active' end
+       from generate_series(1, $1::int) g`,
+      [BULK],
+    );
+  } finally {
+    await client.end();
+  }
+
+  await page.goto(`${own.url}/admin/users`);
+  await hydrated(page);
+  const rows = page.locator("tbody tr[data-user-id]");
+  const status = page.getByRole("status").filter({ hasText: /account/ });
+  await expect(status).toHaveText(`Showing 100 of ${BULK + 1} accounts`);
+  await expect(rows).toHaveCount(100);
+  // The account waiting for approval comes first, whatever page it would fall on by age.
+  await expect(rows.first()).toHaveAttribute("data-user-email", "bulk-77@example.com");
+
+  const more = page.getByRole("button", { name: "Show more accounts" });
+  await more.focus();
+  await page.keyboard.press("Enter");
+  await expect(rows).toHaveCount(BULK + 1);
+  await expect(status).toHaveText(`${BULK + 1} accounts`);
+  await expect(more).toHaveCount(0);
+  // Each account once.
+  const ids = await rows.evaluateAll((list) => list.map((row) => row.getAttribute("data-user-id")));
+  expect(new Set(ids).size).toBe(BULK + 1);
+
+  const search = page.getByRole("searchbox", { name: "Search accounts" });
+  await search.fill("BULK-12");
+  // bulk-12 and bulk-120 … bulk-129, by address; case aside.
+  await expect(status).toHaveText("11 accounts match “BULK-12”");
+  await expect(rows).toHaveCount(11);
+  await search.fill("nobody-here");
+  await search.press("Enter");
+  await expect(page.getByText("No account matches “nobody-here”.")).toBeVisible();
+  await expect(rows).toHaveCount(0);
+  await search.fill("");
+  await expect(status).toHaveText(`Showing 100 of ${BULK + 1} accounts`);
+});
