@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { attemptIdSchema, modelIdSchema } from "@/lib/chat/schemas";
+import { MESSAGE_MAX_CHARS } from "@/lib/message/limits";
 import { incomingUserMessageSchema, type StoredMessage } from "@/lib/message/ui-message";
 
 /**
@@ -60,5 +61,8 @@ export function userMessageRow(incoming: IncomingUserMessage) {
   } as const satisfies StoredMessage;
 }
 
-/** Request body limit: the message cap plus room for JSON framing. */
-export const TURN_REQUEST_MAX_BYTES = 600_000;
+/**
+ * Request body limit: the message cap as JSON may send it — six bytes a character for a control
+ * character (`\u0001`), which a browser escapes — plus room for the rest of the request.
+ */
+export const TURN_REQUEST_MAX_BYTES = 6 * MESSAGE_MAX_CHARS + 16_000;

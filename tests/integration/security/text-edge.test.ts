@@ -3,6 +3,7 @@ import * as chatApi from "@/app/api/chat/route";
 import * as contextRoute from "@/app/api/chats/[id]/context/route";
 import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as chatsRoute from "@/app/api/chats/route";
+import { MESSAGE_MAX_CHARS } from "@/lib/message/limits";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
 import { type Browser, call, ORIGIN } from "../../helpers/http";
@@ -125,6 +126,22 @@ describeEachDriver("text at the edge: NUL and broken Unicode get a clear 400", (
     expect(body.error.code).toMatch(/^bad_request:/);
     expect(body.error.message).toMatch(c.reason);
     expect(await contentFingerprint(database)).toBe(before);
+  });
+
+  it("takes a message at the length cap whose every character JSON sends as six bytes (\\u0001)", async () => {
+    const database = use();
+    const text = "\u0001".repeat(MESSAGE_MAX_CHARS - 2).concat("ok");
+    const body = message(text);
+    // As a browser sends it: each control character escaped.
+    expect(JSON.stringify(body).length).toBeGreaterThan(6 * (MESSAGE_MAX_CHARS - 2));
+    const response = await call(database, chatApi.POST, {
+      path: "/api/chat",
+      method: "POST",
+      body,
+      browser,
+    });
+    const answer = await response.text();
+    expect(response.status, answer.slice(0, 300)).toBe(200);
   });
 
   it("still stores the same characters when they are well-formed (emoji, RTL, zero-width)", async () => {
