@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { RateLimiterDrizzle } from "rate-limiter-flexible";
 import { beforeAll, expect, it, vi } from "vitest";
 
@@ -488,6 +488,38 @@ describeEachDriver("rate limits", (use) => {
     // Its points are its own: the minute's second turn is still let through.
     const after = await sendTurn(database, browser, { chatId, modelId: "demo:demo", text: "on" });
     expect(after.response.status).toBe(200);
+  });
+
+  it("a Continue that fails on the server's side spends no point: nothing was copied", async () => {
+    const database = use();
+    const { browser, chatId } = await userWithChat(
+      database,
+      "continue-fails@example.com",
+      "192.0.2.57",
+    );
+    await database.db
+      .update(chat)
+      .set({ contextSummary: "The user greeted the assistant.", summaryWatermark: null })
+      .where(eq(chat.id, chatId));
+    // A real failure inside the copy's transaction: the database refuses the handoff's event.
+    await database.db.execute(sql`create function refuse_handoff() returns trigger
+      language plpgsql as $$ begin raise exception 'the handoff cannot be stored'; end $$`);
+    await database.db.execute(sql`create trigger refuse_handoff before insert on compaction_event
+      for each row when (new.reason = 'handoff') execute function refuse_handoff()`);
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await continueCall(database, browser, chatId)).status).toBeGreaterThanOrEqual(500);
+      }
+    } finally {
+      await database.db.execute(sql`drop trigger refuse_handoff on compaction_event`);
+      await database.db.execute(sql`drop function refuse_handoff()`);
+    }
+    const chats = await call(database, chatsListRoute.GET, { path: "/api/chats", browser });
+    expect(((await chats.json()) as { chats: unknown[] }).chats).toHaveLength(1);
+    // The minute's two points are all still there.
+    for (let i = 0; i < 2; i++)
+      expect((await continueCall(database, browser, chatId)).status).toBe(201);
+    expect((await continueCall(database, browser, chatId)).status).toBe(429);
   });
 
   it("new chats are rate limited per user; opening the unused one again takes nothing", async () => {

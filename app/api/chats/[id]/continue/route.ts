@@ -2,7 +2,6 @@ import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { continueInNewChat } from "@/lib/chat/memory";
 import { getDb } from "@/lib/db/client";
-import { AppError } from "@/lib/errors";
 import { readJson, route } from "@/lib/http/route";
 import { consumeRateLimit } from "@/lib/limits/rate-limit";
 
@@ -16,8 +15,9 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
   const point = await consumeRateLimit("continue", user.id);
   const created = await continueInNewChat(await getDb(), user.id, chat).catch(
     async (error: unknown) => {
-      // Refused (the chat deleted meanwhile, say): nothing was copied, the point goes back.
-      if (error instanceof AppError && error.status < 500) await point.refund();
+      // Refused (the chat deleted meanwhile, say) or failed (the database down): the copy is
+      // one transaction, so nothing was copied, and the point goes back.
+      await point.refund();
       throw error;
     },
   );
