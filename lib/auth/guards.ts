@@ -4,6 +4,7 @@ import { type Chat, USER_STATUSES, type UserStatus } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { LruMap } from "@/lib/lru-map";
+import { statusError } from "./account-status";
 import { SESSION_COOKIE_CACHE_SECONDS, sessionStanding } from "./cookie-cache";
 import { getAuth } from "./server";
 
@@ -78,20 +79,6 @@ async function verifiedSessionUser(headers: Headers): Promise<SessionUser | null
     verifiedCookies.set(cookies, { user, token: session.session.token, until });
   }
   return user;
-}
-
-/** Why a signed-in account may not use Fold yet (or any more): every app route answers 403. */
-export function statusError(status: UserStatus): AppError | null {
-  if (status === "pending") {
-    return new AppError(
-      "forbidden:pending_approval",
-      "Your account is waiting for an admin's approval.",
-    );
-  }
-  if (status === "disabled") {
-    return new AppError("forbidden:account_disabled", "This account is disabled.");
-  }
-  return null;
 }
 
 /** The signed-in, active user: 401 when signed out, 403 while pending or when disabled. */

@@ -1,6 +1,8 @@
+import { statusError } from "@/lib/auth/account-status";
 import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
 import { acquireLease, type Lease, releaseLease, renewLease } from "@/lib/db/queries/leases";
+import { statusOf } from "@/lib/db/queries/users";
 import { AppError, chatDeleted } from "@/lib/errors";
 import { log } from "@/lib/log";
 
@@ -33,7 +35,9 @@ export type HeldLease = {
 /**
  * Takes the chat's lease for a turn or a compaction and keeps renewing it
  * (with the holder's token) until released. When another holder has it, waits
- * briefly — a reply that just finished is being stored — then answers 409.
+ * briefly — a reply that just finished is being stored — then answers 409. After
+ * such a wait the chat's owner is read again: an admin who disabled the account
+ * meanwhile stopped what held the chat then, not this write, which is refused (403).
  */
 export async function holdLease(
   db: Db,
@@ -42,6 +46,7 @@ export async function holdLease(
   now: () => number = Date.now,
 ): Promise<HeldLease> {
   let lease = await acquireLease(db, chatId, LEASE_MS);
+  const waited = lease === null;
   // No lease for a chat that is gone (deleted a moment ago): nothing to wait for.
   if (!lease && !(await getChat(db, chatId))) throw chatDeleted();
   const deadline = now() + LEASE_WAIT_MS;
@@ -53,7 +58,24 @@ export async function holdLease(
     if (!(await getChat(db, chatId))) throw chatDeleted();
     throw new AppError("conflict:turn", conflictMessage);
   }
-  return keepRenewing(db, lease);
+  const held = keepRenewing(db, lease);
+  if (!waited) return held;
+  try {
+    await refuseLockedOwner(db, chatId);
+    return held;
+  } catch (error) {
+    // Nobody else holds this lease to free it.
+    await held.release();
+    throw error;
+  }
+}
+
+/** Throws when the chat is gone, or its owner may no longer use Fold (disabled). */
+async function refuseLockedOwner(db: Db, chatId: string): Promise<void> {
+  const chat = await getChat(db, chatId);
+  const status = chat ? await statusOf(db, chat.userId) : null;
+  const refused = status === null ? chatDeleted() : statusError(status);
+  if (refused) throw refused;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { chatNotFound, statusError } from "@/lib/auth/guards";
+import { statusError } from "@/lib/auth/account-status";
+import { chatNotFound } from "@/lib/auth/guards";
 import { type HeldLease, holdLease, keepRenewing, LEASE_MS } from "@/lib/chat/lease";
 import type { Db } from "@/lib/db/client";
 import { findChatForUser } from "@/lib/db/queries/chats";
@@ -40,7 +41,8 @@ export async function takeChatForTurn(
   const lease = await holdTurnLease(db, chatId);
   try {
     // Read again after the wait: the account too, which an admin may have disabled meanwhile
-    // (their stop went to the turn that held the chat then, not to this one).
+    // (their stop went to the turn that held the chat then, not to this one). holdLease reads
+    // it only after a wait of its own; this turn waited from its first try.
     const [chat, owner] = await Promise.all([
       findChatForUser(db, userId, chatId),
       findUser(db, userId),

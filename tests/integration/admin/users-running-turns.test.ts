@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, expect, it, vi } from "vitest";
 import * as userRoute from "@/app/api/admin/users/[id]/route";
+import { holdLease } from "@/lib/chat/lease";
 import type { Database } from "@/lib/db/client";
 import * as chatQueries from "@/lib/db/queries/chats";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
@@ -166,6 +167,29 @@ describeEachDriver(
       // Neither left the chat held.
       for (const chatId of [busy, free])
         expect(await isTurnActive(database.db, chatId)).toBe(false);
+    });
+
+    it("a Compact now, a summary edit or a switch of a disabled account that waited for its chat takes no chat", async () => {
+      const database = use();
+      const ada = await signIn(database, "ada@example.com");
+      const { browser } = await register(database, "hal@example.com");
+      const halId = await idOf(database, browser);
+      const chatId = await newChat(database, browser);
+      // Such a write waits for the chat the turn of another tab holds (lib/chat/lease.ts).
+      const first = await acquireLease(database.db, chatId, 30_000);
+      if (!first) throw new Error("the chat's lease was not free");
+      const waiting = holdLease(database.db, chatId, "busy").then(
+        async (held) => {
+          await held.release();
+          return "taken";
+        },
+        (error: AppError) => error.code,
+      );
+      expect((await disable(database, ada.browser, halId)).status).toBe(200);
+      // The turn stops on the admin's word and frees the chat: the waiting write is refused.
+      await releaseLease(database.db, first);
+      expect(await waiting).toBe("forbidden:account_disabled");
+      expect(await isTurnActive(database.db, chatId)).toBe(false);
     });
 
     it("a disable whose running turns cannot be read still succeeds", async () => {

@@ -1,0 +1,16 @@
+import type { UserStatus } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+
+/** Why a signed-in account may not use Fold yet (or any more): every app route answers 403. */
+export function statusError(status: UserStatus): AppError | null {
+  if (status === "pending") {
+    return new AppError(
+      "forbidden:pending_approval",
+      "Your account is waiting for an admin's approval.",
+    );
+  }
+  if (status === "disabled") {
+    return new AppError("forbidden:account_disabled", "This account is disabled.");
+  }
+  return null;
+}
