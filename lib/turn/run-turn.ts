@@ -207,8 +207,14 @@ export async function runTurn(
       // This turn's stop listener only (another turn's on the chat's channel stays): left,
       // it would use up stops naming this turn's message that are meant for a later turn.
       await unwatch().catch(() => undefined);
-      // The chat is another turn's now: its pending stop and live stream are that turn's.
-      if (observed.leaseLost) return;
+      // The chat is another turn's now: its pending stop and live stream are that turn's. The
+      // lease is still freed: given up while a renewal went unanswered, it may have come back
+      // when that renewal landed late, and would hold the chat until it ran out (a release of a
+      // token no longer on the row frees nothing).
+      if (observed.leaseLost) {
+        await lease.release();
+        return;
+      }
       // The reply is stored: a reload from here on reads it, not the live stream.
       await endTurnStream(live, chat.id);
       await lease.release();

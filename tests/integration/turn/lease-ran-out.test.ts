@@ -12,12 +12,18 @@ const fake = await vi.hoisted(async () => {
 });
 
 import { sql } from "drizzle-orm";
+import { getLanguageModel } from "@/lib/ai/providers";
+import type { HeldLease } from "@/lib/chat/lease";
+import { withDatabase } from "@/lib/db/client";
+import { getChat } from "@/lib/db/queries/chats";
 import { loadHistory } from "@/lib/db/queries/messages";
+import { holdTurnLease } from "@/lib/turn/lease";
+import { runTurn } from "@/lib/turn/run-turn";
 import { register } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
-import { queryRows } from "../../helpers/db";
+import { isTurnActive, queryRows } from "../../helpers/db";
 import { newChat, postTurn } from "../../helpers/turns";
-import { eventually, readUntilText } from "../../helpers/ui-stream";
+import { eventually, readChunks, readUntilText } from "../../helpers/ui-stream";
 
 const MODEL = "fake:fake-model";
 
@@ -60,5 +66,37 @@ describeEachDriver("a turn whose lease ran out unnoticed", (use) => {
       return row?.until === taken?.until;
     });
     expect((await loadHistory(db, chatId)).map((m) => m.role)).toEqual(["user"]);
+  });
+
+  it("frees the chat after a turn whose lease was given up but came back (a renewal answered late)", async () => {
+    const database = use();
+    const { db } = database;
+    const { browser } = await register(database, "lease-came-back@example.com");
+    const chatId = await newChat(database, browser);
+    const chat = await getChat(db, chatId);
+    if (!chat) throw new Error("no chat");
+    // What keepRenewing leaves when renewals went unanswered until the lease nearly ran out and
+    // one then landed: the lease given up (lost), its token still on the chat's row.
+    const taken = await holdTurnLease(db, chatId);
+    const gaveUp = new AbortController();
+    gaveUp.abort();
+    const held: HeldLease = { ...taken, lost: gaveUp.signal };
+    await withDatabase(database, async () => {
+      const response = await runTurn(
+        { db, resolveModel: getLanguageModel, defaultModelId: async () => MODEL },
+        chat,
+        {
+          trigger: "submit-message",
+          chatId,
+          message: { id: "came-back-1", role: "user", parts: [{ type: "text", text: "hi" }] },
+        },
+        held,
+      );
+      await readChunks(response);
+    });
+    // The turn stored no reply and ended; the chat is free for the next one, not held by the
+    // lease that came back until it runs out.
+    await eventually(async () => !(await isTurnActive(db, chatId)), 5_000);
+    expect((await loadHistory(db, chatId)).map((m) => m.role)).not.toContain("assistant");
   });
 });
