@@ -3,13 +3,12 @@ import { chatRequestFrame } from "@/lib/ai/request-frame";
 import { type TraceOutput, traceEntry } from "@/lib/compaction/trace";
 import type { Db } from "@/lib/db/client";
 import { getChat } from "@/lib/db/queries/chats";
-import { loadHistory, positionsOf } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
 import { AppError, chatDeleted } from "@/lib/errors";
 import { type LiveBus, liveBus } from "@/lib/live/bus";
 import { listenForStop } from "@/lib/live/stop";
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
-import { backgroundCompactionDone } from "./background-compact";
+import { backgroundCompactionDone, loadCompactionInput } from "./background-compact";
 import { modelBudget } from "./budget";
 import { compactChat } from "./compact";
 import { holdLease } from "./lease";
@@ -43,16 +42,16 @@ export async function compactNow(
     // commit: let it land, then fold what it left.
     await backgroundCompactionDone(db, chat.id, stop.signal);
     if (stop.signal.aborted) throw stopped();
-    const [fresh, rows] = await Promise.all([getChat(db, chat.id), loadHistory(db, chat.id)]);
-    if (!fresh || rows.length === 0) return { trace: null, message: null };
+    // What a turn reads for its fold: the summary and what follows its watermark (with the
+    // pinned messages), not the whole chat.
+    const input = await loadCompactionInput(deps, chat.id);
+    if (!input || input.history.length === 0) return { trace: null, message: null };
     const [frame, model] = await Promise.all([
       chatRequestFrame(new Date()),
       modelBudget(db, modelId),
     ]);
     const outcome = await compactChat(deps, {
-      chat: fresh,
-      history: rows.map(rowToUIMessage),
-      positions: positionsOf(rows),
+      ...input,
       model,
       overheadTokens: frame.overheadTokens,
       overheadClasses: frame.overheadClasses,
