@@ -106,29 +106,81 @@ export async function readChatSnapshot(db: Db, chatId: string): Promise<ChatSnap
   );
 }
 
-export function chatToJson({ chat, rows, versions }: ChatSnapshot, now: Date): ChatExport {
-  return {
-    format: "fold-chat",
-    version: EXPORT_VERSION,
-    exportedAt: now.toISOString(),
-    chat: {
-      id: chat.id,
-      title: chat.title,
-      modelId: chat.modelId,
-      createdAt: chat.createdAt.toISOString(),
-      updatedAt: chat.updatedAt.toISOString(),
-      summary: chat.contextSummary,
-      summaryWatermark: chat.contextSummary ? chat.summaryWatermark : null,
+/**
+ * The JSON file, in pieces: exactly `JSON.stringify(document, null, 2)` and a line break, the
+ * messages written out one at a time as they are sent, never the whole file as one string (a
+ * JavaScript string holds at most 512 MB: a long chat's file is a 500 at best). Its document
+ * is a `ChatExport` (chatExportSchema).
+ */
+export function* chatJsonPieces({ chat, rows, versions }: ChatSnapshot, now: Date) {
+  yield* prettyJson(
+    {
+      format: "fold-chat",
+      version: EXPORT_VERSION,
+      exportedAt: now.toISOString(),
+      chat: {
+        id: chat.id,
+        title: chat.title,
+        modelId: chat.modelId,
+        createdAt: chat.createdAt.toISOString(),
+        updatedAt: chat.updatedAt.toISOString(),
+        summary: chat.contextSummary,
+        summaryWatermark: chat.contextSummary ? chat.summaryWatermark : null,
+      },
+      messages: new Lazy(rows, (row) =>
+        exportMessage({ ...row, createdAt: row.createdAt.toISOString() }),
+      ),
+      versions: new Lazy(versions, (version) => ({
+        anchorId: version.anchorId,
+        position: version.position,
+        messages: new Lazy(version.messages, exportMessage),
+        summary: version.summary,
+        summaryWatermark: version.summary ? version.watermark : null,
+      })),
     },
-    messages: rows.map((row) => exportMessage({ ...row, createdAt: row.createdAt.toISOString() })),
-    versions: versions.map((version) => ({
-      anchorId: version.anchorId,
-      position: version.position,
-      messages: version.messages.map(exportMessage),
-      summary: version.summary,
-      summaryWatermark: version.summary ? version.watermark : null,
-    })),
-  };
+    "",
+  );
+  yield "\n";
+}
+
+/** An array written out an element at a time, each made from its item only then. */
+class Lazy<T> {
+  constructor(
+    readonly items: readonly T[],
+    readonly make: (item: T) => unknown,
+  ) {}
+}
+
+/** `JSON.stringify(value, null, 2)` at `indent` (its lines after the first), in pieces. */
+function* prettyJson(value: unknown, indent: string): Generator<string> {
+  const inner = `${indent}  `;
+  if (value instanceof Lazy) {
+    if (value.items.length === 0) {
+      yield "[]";
+      return;
+    }
+    for (const [i, item] of value.items.entries()) {
+      yield `${i === 0 ? "[" : ","}\n${inner}`;
+      yield* prettyJson(value.make(item), inner);
+    }
+    yield `\n${indent}]`;
+    return;
+  }
+  if (isRecord(value) && Object.values(value).some((field) => field instanceof Lazy)) {
+    const entries = Object.entries(value);
+    for (const [i, [key, field]] of entries.entries()) {
+      yield `${i === 0 ? "{" : ","}\n${inner}${JSON.stringify(key)}: `;
+      yield* prettyJson(field, inner);
+    }
+    yield `\n${indent}}`;
+    return;
+  }
+  // A JSON text holds no line break but between its tokens: each line after the first moves in.
+  yield JSON.stringify(value, null, 2).replaceAll("\n", `\n${indent}`);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function exportMessage(row: ArchivedMessage): ChatExport["messages"][number] {
@@ -154,40 +206,73 @@ const ROLE_HEADINGS: Record<Message["role"], string> = {
  * A readable transcript: each message under who said it; tool calls, compactions and pins as
  * notes; the summary the model is told of the folded part at the end.
  */
-export function chatToMarkdown({ chat, rows, versions }: ChatSnapshot, now: Date): string {
+export function chatToMarkdown(snapshot: ChatSnapshot, now: Date): string {
+  return [...chatMarkdownPieces(snapshot, now)].join("");
+}
+
+/** The transcript in pieces, a message at a time: never the whole file as one string. */
+export function* chatMarkdownPieces(snapshot: ChatSnapshot, now: Date) {
+  // Every block holds more than white space; the last one ends the file with one line break.
+  let held: string | null = null;
+  for (const block of markdownBlocks(snapshot, now)) {
+    if (held !== null) yield `${held}\n`;
+    held = block;
+  }
+  yield `${(held ?? "").trimEnd()}\n`;
+}
+
+/** The transcript's blocks, each its lines: joined by line breaks, they are the file. */
+function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
   // The conversation's messages: the timeline's own compaction entries are not among them.
   const count = rows.filter((row) => row.metadata?.compaction !== true).length;
-  const lines = [
+  const head = [
     `# ${oneLine(chat.title)}`,
     "",
     `_Exported from Fold on ${stamp(now)} · ${count} ${count === 1 ? "message" : "messages"}_`,
   ];
   if (versions.length > 0) {
-    lines.push(
+    head.push(
       "",
       `_Earlier versions of edited turns (${versions.length}) are in the JSON export._`,
     );
   }
+  yield head.join("\n");
   for (const row of rows) {
     const message = rowToUIMessage(row);
     const notes = notesOf(message);
     const text = markdownTextOf(message);
     if (!text && notes.length === 0) continue;
-    lines.push("", "---", "", `### ${ROLE_HEADINGS[row.role]} · ${stamp(row.createdAt)}`, "");
+    const lines = ["", "---", "", `### ${ROLE_HEADINGS[row.role]} · ${stamp(row.createdAt)}`, ""];
     for (const note of notes) lines.push(`> ${note}`, "");
     if (text) lines.push(text, "");
+    yield lines.join("\n");
   }
   if (chat.contextSummary && summarizesNothing(chat.contextSummary)) {
     // The user's notes alone: nothing is folded yet.
-    lines.push("", "---", "", "## Notes the model keeps", "");
-    lines.push("_What the model is told with every message, as you wrote it._", "");
-    lines.push(chat.contextSummary.trim(), "");
+    yield [
+      "",
+      "---",
+      "",
+      "## Notes the model keeps",
+      "",
+      "_What the model is told with every message, as you wrote it._",
+      "",
+      chat.contextSummary.trim(),
+      "",
+    ].join("\n");
   } else if (chat.contextSummary) {
-    lines.push("", "---", "", "## Summary of the earlier conversation", "");
-    lines.push("_What the model is told in place of the folded messages._", "");
-    lines.push(chat.contextSummary.trim(), "");
+    yield [
+      "",
+      "---",
+      "",
+      "## Summary of the earlier conversation",
+      "",
+      "_What the model is told in place of the folded messages._",
+      "",
+      chat.contextSummary.trim(),
+      "",
+    ].join("\n");
   }
-  return `${lines.join("\n").trimEnd()}\n`;
 }
 
 /** A file name from the title: letters, digits and dashes, never empty. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import {
-  chatToJson,
-  chatToMarkdown,
+  chatJsonPieces,
+  chatMarkdownPieces,
   EXPORT_FORMATS,
   exportFileName,
   readChatSnapshot,
@@ -10,6 +10,7 @@ import {
 import { getDb } from "@/lib/db/client";
 import { chatDeleted } from "@/lib/errors";
 import { readQuery, route } from "@/lib/http/route";
+import { textPiecesStream } from "@/lib/http/text-pieces";
 
 export const dynamic = "force-dynamic";
 
@@ -26,11 +27,10 @@ export const GET = route<{ id: string }>(async (request, { params }) => {
   // Deleted between the two reads.
   if (!snapshot) throw chatDeleted();
   const now = new Date();
-  const body =
-    format === "json"
-      ? `${JSON.stringify(chatToJson(snapshot, now), null, 2)}\n`
-      : chatToMarkdown(snapshot, now);
-  return new Response(body, {
+  // Written out as it is sent: a long chat's file is larger than one string may be.
+  const pieces =
+    format === "json" ? chatJsonPieces(snapshot, now) : chatMarkdownPieces(snapshot, now);
+  return new Response(textPiecesStream(pieces), {
     headers: {
       "content-type":
         format === "json" ? "application/json; charset=utf-8" : "text/markdown; charset=utf-8",
