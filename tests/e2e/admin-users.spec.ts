@@ -67,4 +67,19 @@ test("the users table shows a page of many accounts, adds the next on request, a
   await expect(rows).toHaveCount(0);
   await search.fill("");
   await expect(status).toHaveText(`Showing 100 of ${BULK + 1} accounts`);
+
+  // On a phone the search and the count stack, and the table scrolls inside its own box.
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    await expect(search).toBeVisible();
+    const { scrollWidth, viewport } = await page.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      viewport: window.innerWidth,
+    }));
+    expect(scrollWidth, `the page is ${scrollWidth}px wide in ${viewport}px`).toBeLessThanOrEqual(
+      viewport,
+    );
+    await page.screenshot({ path: `test-results/screens/admin-users-phone-${colorScheme}.png` });
+  }
 });
