@@ -32,6 +32,8 @@ export function useAdminResource<T extends object>(url: string) {
   const [refresh, setRefresh] = useState<RefreshState>({ running: false, error: null });
   /** The address the table shown was loaded from (another while a new one loads). */
   const [loadedUrl, setLoadedUrl] = useState<string | null>(null);
+  /** The address whose last load failed: it is not loading any more. */
+  const [failedUrl, setFailedUrl] = useState<string | null>(null);
   const loading = useRef(false);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: version is the signal to refetch
@@ -42,6 +44,7 @@ export function useAdminResource<T extends object>(url: string) {
       .then((result) => {
         if (controller.signal.aborted) return;
         loading.current = false;
+        setFailedUrl(result.ok ? null : url);
         if (result.ok) {
           setState({ status: "ready", ...result.value });
           setLoadedUrl(url);
@@ -57,6 +60,7 @@ export function useAdminResource<T extends object>(url: string) {
         loading.current = false;
         // An answer that was not the JSON it should be (cut off, or not Fold's).
         const message = error instanceof Error ? error.message : String(error);
+        setFailedUrl(url);
         setState((s) => (s.status === "ready" ? s : { status: "error", message }));
         setRefresh({ running: false, error: message });
       });
@@ -79,7 +83,8 @@ export function useAdminResource<T extends object>(url: string) {
     setState: setState as Dispatch<SetStateAction<ResourceState<T>>>,
     version,
     refresh,
-    loadedUrl,
+    /** Whether a table of `url` is on its way: the one shown is of another, and it has not failed. */
+    loadingOther: state.status === "ready" && loadedUrl !== url && failedUrl !== url,
     reload,
     wrote,
   };

@@ -28,7 +28,7 @@ function listUrl(search: string): string {
  */
 export function useAdminUsers(search: string) {
   const url = listUrl(search);
-  const { state, setState, refresh, reload, wrote, loadedUrl } =
+  const { state, setState, refresh, reload, wrote, loadingOther } =
     useAdminResource<AdminUserList>(url);
   const [moreState, setMoreState] = useState<MoreState>({ running: false, error: null });
   const moreOf = useRef<string | null>(null);
@@ -141,8 +141,8 @@ export function useAdminUsers(search: string) {
     state,
     refresh,
     reload,
-    /** Whether the table shown is of another search than `search` (the new one is loading). */
-    searching: state.status === "ready" && loadedUrl !== url,
+    /** Whether the table shown is of another search than `search`, and the new one is loading. */
+    searching: loadingOther,
     more,
     moreState,
     update,

@@ -68,6 +68,20 @@ test("the users table shows a page of many accounts, adds the next on request, a
   await search.fill("");
   await expect(status).toHaveText(`Showing 100 of ${BULK + 1} accounts`);
 
+  // A search that cannot reach the server says so, keeps the table it had, and is not left
+  // "Searching…"; Try again asks again.
+  const failed = page.getByRole("alert").filter({ hasText: "Refresh failed" });
+  await page.route("**/api/admin/users?q=*", (route) => route.abort());
+  await search.fill("bulk-5");
+  await expect(failed).toBeVisible();
+  await expect(status).toHaveText(`Showing 100 of ${BULK + 1} accounts`);
+  await page.unroute("**/api/admin/users?q=*");
+  await page.getByRole("button", { name: "Try again" }).click();
+  await expect(status).toHaveText("11 accounts match “bulk-5”");
+  await expect(failed).toHaveCount(0);
+  await search.fill("");
+  await expect(status).toHaveText(`Showing 100 of ${BULK + 1} accounts`);
+
   // On a phone the search and the count stack, and the table scrolls inside its own box.
   await page.setViewportSize({ width: 390, height: 844 });
   for (const colorScheme of ["light", "dark"] as const) {
