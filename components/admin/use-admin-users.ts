@@ -30,7 +30,11 @@ export function useAdminUsers(search: string) {
   const url = listUrl(search);
   const { state, setState, refresh, reload, wrote, loadingOther } =
     useAdminResource<AdminUserList>(url);
-  const [moreState, setMoreState] = useState<MoreState>({ running: false, error: null });
+  /** `of`: the list address a failed page was of (its error is not another search's). */
+  const [moreState, setMoreState] = useState<MoreState & { of?: string }>({
+    running: false,
+    error: null,
+  });
   const moreOf = useRef<string | null>(null);
   const currentUrl = useRef(url);
   currentUrl.current = url;
@@ -50,7 +54,7 @@ export function useAdminUsers(search: string) {
       return;
     }
     if (!result.ok) {
-      setMoreState({ running: false, error: result.message });
+      setMoreState({ running: false, error: result.message, of: url });
       return;
     }
     setMoreState({ running: false, error: null });
@@ -144,7 +148,10 @@ export function useAdminUsers(search: string) {
     /** Whether the table shown is of another search than `search`, and the new one is loading. */
     searching: loadingOther,
     more,
-    moreState,
+    moreState: {
+      running: moreState.running,
+      error: moreState.of === url ? moreState.error : null,
+    } satisfies MoreState,
     update,
     resetUsage,
     remove,

@@ -47,6 +47,22 @@ test("the users table shows a page of many accounts, adds the next on request, a
   await expect(rows.first()).toHaveAttribute("data-user-email", "bulk-77@example.com");
 
   const more = page.getByRole("button", { name: "Show more accounts" });
+  const search = page.getByRole("searchbox", { name: "Search accounts" });
+  // A next page that cannot be loaded says so under the button, for this list only: another
+  // search (with pages of its own) does not show it.
+  const moreFailed = page.getByText("More accounts could not be loaded");
+  await page.route("**/api/admin/users?after=*", (route) => route.abort());
+  await more.click();
+  await expect(moreFailed).toBeVisible();
+  await expect(rows).toHaveCount(100);
+  await search.fill("bulk");
+  await expect(status).toHaveText(`Showing 100 of ${BULK} accounts`);
+  await expect(more).toBeVisible();
+  await expect(moreFailed).toHaveCount(0);
+  await page.unroute("**/api/admin/users?after=*");
+  await search.fill("");
+  await expect(status).toHaveText(`Showing 100 of ${BULK + 1} accounts`);
+
   await more.focus();
   await page.keyboard.press("Enter");
   await expect(rows).toHaveCount(BULK + 1);
@@ -56,7 +72,6 @@ test("the users table shows a page of many accounts, adds the next on request, a
   const ids = await rows.evaluateAll((list) => list.map((row) => row.getAttribute("data-user-id")));
   expect(new Set(ids).size).toBe(BULK + 1);
 
-  const search = page.getByRole("searchbox", { name: "Search accounts" });
   await search.fill("BULK-12");
   // bulk-12 and bulk-120 … bulk-129, by address; case aside.
   await expect(status).toHaveText("11 accounts match “BULK-12”");
