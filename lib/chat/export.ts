@@ -204,13 +204,9 @@ const ROLE_HEADINGS: Record<Message["role"], string> = {
 
 /**
  * A readable transcript: each message under who said it; tool calls, compactions and pins as
- * notes; the summary the model is told of the folded part at the end.
+ * notes; the summary the model is told of the folded part at the end. In pieces, a message at
+ * a time: never the whole file as one string.
  */
-export function chatToMarkdown(snapshot: ChatSnapshot, now: Date): string {
-  return [...chatMarkdownPieces(snapshot, now)].join("");
-}
-
-/** The transcript in pieces, a message at a time: never the whole file as one string. */
 export function* chatMarkdownPieces(snapshot: ChatSnapshot, now: Date) {
   // Every block holds more than white space; the last one ends the file with one line break.
   let held: string | null = null;

@@ -1,10 +1,13 @@
 import { micromark } from "micromark";
 import { describe, expect, it } from "vitest";
-import { chatToMarkdown } from "@/lib/chat/export";
+import { type ChatSnapshot, chatMarkdownPieces } from "@/lib/chat/export";
 import { NOTE_ADDED } from "@/lib/compaction/user-notes";
 import type { Chat, Message } from "@/lib/db/schema";
 
 const at = new Date("2026-12-01T10:00:00Z");
+/** The transcript as the download sends it, its pieces joined. */
+const chatToMarkdown = (snapshot: ChatSnapshot, now: Date) =>
+  [...chatMarkdownPieces(snapshot, now)].join("");
 const chat = { id: "c1", title: "Fences", contextSummary: "The goal: ship it." } as Chat;
 const row = (id: string, role: Message["role"], parts: unknown[], seq: number) =>
   ({ id, chatId: "c1", seq, role, parts, metadata: null, createdAt: at }) as Message;
