@@ -8,7 +8,7 @@ import {
   useRef,
   useState,
 } from "react";
-import { adminCall } from "./admin-fetch";
+import { adminCall, type Result } from "./admin-fetch";
 
 export type ResourceState<T> =
   | { status: "loading" }
@@ -25,8 +25,14 @@ export type RefreshState = { running: boolean; error: string | null };
  *
  * A write answered while a load is on its way makes that load start again: the server read
  * the table before the write, so its answer would put the old row back over the new one.
+ *
+ * `load` reads the table of an address (a GET of it unless a table needs more, as one read a
+ * page at a time does).
  */
-export function useAdminResource<T extends object>(url: string) {
+export function useAdminResource<T extends object>(
+  url: string,
+  load: (url: string, signal: AbortSignal) => Promise<Result<T>> = getTable,
+) {
   const [state, setState] = useState<ResourceState<T>>({ status: "loading" });
   const [version, setVersion] = useState(0);
   const [refresh, setRefresh] = useState<RefreshState>({ running: false, error: null });
@@ -35,12 +41,15 @@ export function useAdminResource<T extends object>(url: string) {
   /** The address whose last load failed: it is not loading any more. */
   const [failedUrl, setFailedUrl] = useState<string | null>(null);
   const loading = useRef(false);
+  const loader = useRef(load);
+  loader.current = load;
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: version is the signal to refetch
   useEffect(() => {
     const controller = new AbortController();
     loading.current = true;
-    adminCall<T>(url, { signal: controller.signal })
+    loader
+      .current(url, controller.signal)
       .then((result) => {
         if (controller.signal.aborted) return;
         loading.current = false;
@@ -83,9 +92,15 @@ export function useAdminResource<T extends object>(url: string) {
     setState: setState as Dispatch<SetStateAction<ResourceState<T>>>,
     version,
     refresh,
+    /** The address the table shown was loaded from. */
+    loadedUrl,
     /** Whether a table of `url` is on its way: the one shown is of another, and it has not failed. */
     loadingOther: state.status === "ready" && loadedUrl !== url && failedUrl !== url,
     reload,
     wrote,
   };
+}
+
+function getTable<T>(url: string, signal: AbortSignal): Promise<Result<T>> {
+  return adminCall<T>(url, { signal });
 }

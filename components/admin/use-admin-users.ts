@@ -1,13 +1,14 @@
 "use client";
 
 import { useCallback, useRef, useState } from "react";
-import type {
-  QuotaDefaultsInput,
-  QuotaDefaultsPatchInput,
-  UserPatchInput,
+import {
+  type QuotaDefaultsInput,
+  type QuotaDefaultsPatchInput,
+  USERS_PAGE_MAX,
+  type UserPatchInput,
 } from "@/lib/admin/user-input";
 import type { AdminUser, AdminUserList } from "@/lib/admin/users";
-import { adminCall } from "./admin-fetch";
+import { adminCall, type Result } from "./admin-fetch";
 import { useAdminResource } from "./use-admin-resource";
 
 /** A failed action's message, or null when it worked. */
@@ -22,14 +23,60 @@ function listUrl(search: string): string {
   return q ? `/api/admin/users?q=${encodeURIComponent(q)}` : "/api/admin/users";
 }
 
+/** The page of `url`'s list after cursor `after`, of at most `limit` accounts (none: the server's page). */
+function pageUrl(url: string, after: string, limit?: number): string {
+  const sep = url.includes("?") ? "&" : "?";
+  const size = limit === undefined ? "" : `&limit=${limit}`;
+  return `${url}${sep}after=${encodeURIComponent(after)}${size}`;
+}
+
+/** Adds a next page's accounts to a list; one that moved since the page before is shown once, where it was. */
+function withPage(list: AdminUserList, page: AdminUserList): AdminUserList {
+  const shown = new Set(list.users.map((u) => u.id));
+  return { ...page, users: [...list.users, ...page.users.filter((u) => !shown.has(u.id))] };
+}
+
+/**
+ * Reads `url`'s list again as far as `wanted` accounts, a page after another: a refresh keeps
+ * the pages Show more added. Fails whole when one page does (the table shown stays).
+ */
+async function readList(
+  url: string,
+  wanted: number,
+  signal: AbortSignal,
+): Promise<Result<AdminUserList>> {
+  const first = await adminCall<AdminUserList>(url, { signal });
+  if (!first.ok) return first;
+  let list = first.value;
+  while (list.next !== null && list.users.length < wanted) {
+    // One more than shown: a last page that comes back full would offer Show more of nothing.
+    const limit = Math.min(USERS_PAGE_MAX, wanted - list.users.length + 1);
+    const page = await adminCall<AdminUserList>(pageUrl(url, list.next, limit), { signal });
+    if (!page.ok) return page;
+    list = withPage(list, page.value);
+  }
+  return { ok: true, value: list };
+}
+
 /**
  * The Admin → Users table from GET /api/admin/users — the accounts that match `search`, a page
  * at a time (`more` adds the next one) — and every action on it.
  */
 export function useAdminUsers(search: string) {
   const url = listUrl(search);
-  const { state, setState, refresh, reload, wrote, loadingOther } =
-    useAdminResource<AdminUserList>(url);
+  /** How many accounts of which list the table shows: a reload of that list reads as many. */
+  const shown = useRef<{ url: string; count: number } | null>(null);
+  const load = useCallback(
+    (of: string, signal: AbortSignal) =>
+      readList(of, shown.current?.url === of ? shown.current.count : 0, signal),
+    [],
+  );
+  const { state, setState, refresh, reload, wrote, loadingOther, loadedUrl } =
+    useAdminResource<AdminUserList>(url, load);
+  shown.current =
+    state.status === "ready" && loadedUrl !== null
+      ? { url: loadedUrl, count: state.users.length }
+      : null;
   /** `of`: the list address a failed page was of (its error is not another search's). */
   const [moreState, setMoreState] = useState<MoreState & { of?: string }>({
     running: false,
@@ -45,8 +92,7 @@ export function useAdminUsers(search: string) {
     const after = state.next;
     moreOf.current = after;
     setMoreState({ running: true, error: null });
-    const sep = url.includes("?") ? "&" : "?";
-    const result = await adminCall<AdminUserList>(`${url}${sep}after=${encodeURIComponent(after)}`);
+    const result = await adminCall<AdminUserList>(pageUrl(url, after));
     moreOf.current = null;
     // The search changed meanwhile: its own first page is what shows.
     if (currentUrl.current !== url) {
@@ -58,17 +104,11 @@ export function useAdminUsers(search: string) {
       return;
     }
     setMoreState({ running: false, error: null });
-    setState((s) => {
-      if (s.status !== "ready" || s.next !== after) return s;
-      // An account that moved since the page before (approved, say) is shown once, where it was.
-      const shown = new Set(s.users.map((u) => u.id));
-      return {
-        ...s,
-        users: [...s.users, ...result.value.users.filter((u) => !shown.has(u.id))],
-        total: result.value.total,
-        next: result.value.next,
-      };
-    });
+    setState((s) =>
+      s.status !== "ready" || s.next !== after
+        ? s
+        : { ...s, ...withPage(s, result.value), defaults: s.defaults },
+    );
   }, [state, url, setState]);
 
   const replace = useCallback(

@@ -71,6 +71,15 @@ test("the users table shows a page of many accounts, adds the next on request, a
   // Each account once.
   const ids = await rows.evaluateAll((list) => list.map((row) => row.getAttribute("data-user-id")));
   expect(new Set(ids).size).toBe(BULK + 1);
+  // Refresh reads again every account shown, not only the first page.
+  const refresh = page.getByRole("button", { name: "Refresh", exact: true });
+  const firstPage = page.waitForResponse((r) => /\/api\/admin\/users$/.test(r.url()));
+  await refresh.click();
+  await firstPage;
+  await expect(refresh).toHaveAttribute("aria-disabled", "false");
+  await expect(rows).toHaveCount(BULK + 1);
+  await expect(status).toHaveText(`${BULK + 1} accounts`);
+  await expect(more).toHaveCount(0);
 
   await search.fill("BULK-12");
   // bulk-12 and bulk-120 … bulk-129, by address; case aside.
