@@ -49,18 +49,45 @@ async function refusal(check: () => Promise<void>): Promise<Response | null> {
   }
 }
 
+/** A sign-in as its wrong-password limit counts it: the account it names, and the body to send on. */
+export type SignIn = { account: string; body: string };
+
 /**
  * The account an email sign-in names, as its wrong-password limit keys it (a hash of the
- * address as better-auth matches it: trimmed, lower case); null for any other request. A
- * sign-in must come as JSON, as Fold's form sends it: in a form body a repeated `email` is read
- * last by better-auth, so a decoy first one would have been counted instead.
+ * address as better-auth matches it: trimmed, lower case), and the body better-auth is to read:
+ * the JSON Fold read, written out again, so the address counted is the one checked whatever
+ * the request's bytes held (a second byte-order mark, say, that one reader skips and another
+ * does not). Null for any other request. A sign-in must come as JSON, as Fold's form sends
+ * it, and name an email: in a form body a repeated `email` is read last by better-auth, and a
+ * body Fold could not read would have gone on uncounted.
  */
-export function signInAccount(request: Request, body: string | undefined): string | null {
+export function signInAccount(request: Request, body: string | undefined): SignIn | null {
   if (!pathOf(request).endsWith("/sign-in/email")) return null;
-  if (!(request.headers.get("content-type") ?? "").includes("application/json")) {
+  if (mediaType(request) !== "application/json") {
     throw new AppError("bad_request:body", "Sign in with a JSON body.");
   }
-  return accountOfJson(body);
+  const parsed = jsonObject(body);
+  const email = parsed?.email;
+  const account = typeof email === "string" ? accountOfEmail(email) : null;
+  if (!parsed || account === null) {
+    throw new AppError("bad_request:body", "Sign in with a JSON body that gives an email.");
+  }
+  return { account, body: JSON.stringify(parsed) };
+}
+
+/** The request's media type, without its parameters, in lower case ("" when none is given). */
+const mediaType = (request: Request) =>
+  (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+
+function jsonObject(body: string | undefined): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(body ?? "");
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -73,12 +100,7 @@ export function signUpAccount(request: Request, body: string | undefined): strin
 }
 
 function accountOfJson(body: string | undefined): string | null {
-  let email: unknown;
-  try {
-    email = (JSON.parse(body ?? "") as { email?: unknown } | null)?.email;
-  } catch {
-    return null; // better-auth refuses it
-  }
+  const email = jsonObject(body)?.email;
   return typeof email === "string" ? accountOfEmail(email) : null;
 }
 

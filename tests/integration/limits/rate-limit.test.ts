@@ -304,6 +304,50 @@ describeEachDriver("rate limits", (use) => {
     expect(form.status).toBe(400);
   });
 
+  it("a sign-in body better-auth reads otherwise than Fold is refused or counted, never let through uncounted", async () => {
+    const database = use();
+    expect((await signUp(database, "oddbody@example.com", { peer: "192.0.2.79" })).status).toBe(
+      200,
+    );
+    const odd = (rawBody: string, contentType: string, i: number) =>
+      call(database, authRoute.POST, {
+        path: "/api/auth/sign-in/email",
+        method: "POST",
+        rawBody,
+        // Each from an address of its own: only the account's count can hold them.
+        headers: {
+          [PEER_ADDRESS_HEADER]: `2001:db8:2:${(100 + i).toString(16)}::1`,
+          "content-type": contentType,
+        },
+        params: { all: ["sign-in", "email"] },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      // A form whose type only mentions JSON in a parameter (better-auth reads the form).
+      const form = `email=oddbody%40example.com&password=wrong-${i}`;
+      statuses.push(
+        (await odd(form, "application/x-www-form-urlencoded; x=application/json", i)).status,
+      );
+      // JSON behind two byte-order marks (one reader skips both, JSON.parse neither).
+      const json = JSON.stringify({ email: "oddbody@example.com", password: `wrong-bom-${i}` });
+      statuses.push((await odd(`\uFEFF\uFEFF${json}`, "application/json", 10 + i)).status);
+    }
+    expect(statuses.every((s) => s === 400 || s === 429)).toBe(true);
+    // Ordinary wrong passwords still count from 3 down, then the right one is held.
+    for (let i = 0; i < 3; i++) {
+      const wrong = await signIn(database, "oddbody@example.com", `wrong ${i}`, {
+        peer: `2001:db8:2:${(300 + i).toString(16)}::1`,
+      });
+      expect(wrong.status).toBe(401);
+    }
+    const held = await odd(
+      JSON.stringify({ email: " OddBody@example.com ", password: PASSWORD }),
+      "Application/JSON; charset=utf-8",
+      40,
+    );
+    expect(held.status).toBe(429);
+  });
+
   it("limits turns per user", async () => {
     const database = use();
     const browser = anonymous();

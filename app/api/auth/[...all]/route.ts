@@ -66,7 +66,7 @@ export const POST = route<{ all: string[] }>(
     const body = await readBodyText(request, AUTH_BODY_MAX_BYTES);
     const signingIn = signInAccount(request, body);
     const account =
-      signingIn ??
+      signingIn?.account ??
       (await passwordChangeAccount(request, async () => {
         const session = await (await getAuth()).api.getSession({ headers: request.headers });
         return session?.user.email ?? null;
@@ -77,7 +77,7 @@ export const POST = route<{ all: string[] }>(
     }
     const attempt = await takeSignInAttempt(account, signInDevice(request.headers, account));
     if ("refused" in attempt) return attempt.refused;
-    const response = await handle(request, body);
+    const response = await handle(request, signingIn?.body ?? body);
     await attempt.settle(await passwordOutcome(request, response));
     // A password change leaves the browser's sign-in record as it was.
     return signingIn ? rememberSignInDevice(request, account, response) : response;
