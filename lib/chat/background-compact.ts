@@ -291,11 +291,16 @@ async function foldInBackground(deps: BackgroundDeps, due: Due, lease: HeldLease
     if (!started) trace.write(traceStartChunk(toolCallId, begun(result)));
     trace.write(traceEndChunk(toolCallId, result));
   } finally {
-    await unwatch();
-    trace.end();
-    await published;
-    await endTurnStream(deps.live, chatId, "compaction");
-    await lease.release();
+    // The lease is freed whatever came before it: a live bus that stopped answering (leaving
+    // the stop channel fails) kept it renewed for as long as the process ran.
+    try {
+      await unwatch().catch(() => undefined);
+      trace.end();
+      await published;
+      await endTurnStream(deps.live, chatId, "compaction");
+    } finally {
+      await lease.release();
+    }
   }
 }
 
