@@ -133,7 +133,7 @@ function stopHereOrThrow(chatId: string, target: TurnAttempt | undefined, error:
  * A stop naming an attempt stays pending until its turn takes it or it expires: that attempt (a
  * send, a Regenerate, an edit) may not be admitted yet, whatever the chat shows, and no other
  * turn can take a stop meant for it alone. One naming no attempt (a page that follows a reply it
- * did not send) that no turn heard is withdrawn when `ended()` says its message's turn is over.
+ * did not send) is withdrawn when `ended()` says its message's turn is over.
  */
 export async function requestStopOf(
   bus: LiveBus,
@@ -147,8 +147,10 @@ export async function requestStopOf(
   } catch (error) {
     return stopHereOrThrow(chatId, target, error) > 0;
   }
-  if ((await requestStop(bus, chatId, target)) > 0) return true;
+  await requestStop(bus, chatId, target);
   if (target.attemptId !== undefined) return true;
+  // Whether anything heard it says nothing: a background compaction listens on the chat's
+  // channel too, and counts among those that heard a stop no turn of its message will.
   if (await ended()) {
     await withdrawPending(bus, key);
     return false;
