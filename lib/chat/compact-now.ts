@@ -35,13 +35,16 @@ export async function compactNow(
   // it ends a turn's fold: the summarizer's request is aborted and nothing is written.
   const stop = new AbortController();
   const unwatch = listenForStop(deps.live ?? liveBus(), chat.id, undefined, () => stop.abort());
-  const stopped = () =>
-    new AppError("conflict:stopped", "Compacting was stopped; the chat is as it was.");
+  // Deleting the chat stops what runs on it: that is the answer then.
+  const stopped = async () =>
+    (await getChat(db, chat.id))
+      ? new AppError("conflict:stopped", "Compacting was stopped; the chat is as it was.")
+      : chatDeleted();
   try {
     // A background compaction folding this chat right now would make one of the two lose the
     // commit: let it land, then fold what it left.
     await backgroundCompactionDone(db, chat.id, stop.signal);
-    if (stop.signal.aborted) throw stopped();
+    if (stop.signal.aborted) throw await stopped();
     // What a turn reads for its fold: the summary and what follows its watermark (with the
     // pinned messages), not the whole chat.
     const input = await loadCompactionInput(deps, chat.id);
@@ -73,8 +76,7 @@ export async function compactNow(
         ),
     }).catch(async (error: unknown) => {
       if (!stop.signal.aborted) throw error;
-      // Deleting the chat stops what runs on it: that is the answer then.
-      throw (await getChat(db, chat.id)) ? stopped() : chatDeleted();
+      throw await stopped();
     });
     const entry = outcome.timelineEntry;
     return { trace: outcome.trace, message: entry ? rowToUIMessage(entry) : null };

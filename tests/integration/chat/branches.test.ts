@@ -13,8 +13,10 @@ import * as chatApi from "@/app/api/chat/route";
 import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
 import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
 import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
+import * as chatRoute from "@/app/api/chats/[id]/route";
 import { chatRecall } from "@/lib/chat/recall";
 import type { Database } from "@/lib/db/client";
+import { acquireLease } from "@/lib/db/queries/leases";
 import { contentText } from "../../fixtures/fake-openai/request";
 import type { RecordedRequest } from "../../fixtures/fake-openai/types";
 import { register } from "../../helpers/auth";
@@ -331,6 +333,32 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
     fake.reset();
     await sendTurn(database, browser, { chatId, modelId: MODEL, text: "What is the vault code?" });
     expect(lastChatRequest()?.messages.some((m) => contentText(m) === pinnedText)).toBe(true);
+  });
+
+  it("a switch waiting for a background compaction of a chat deleted meanwhile answers that the chat is gone", async () => {
+    const database = use();
+    const { browser } = await register(database, "switch-deleted@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "First question." });
+    const [first] = await historyOf(database.db, chatId);
+    if (!first) throw new Error("no first message");
+    await edit(database, browser, chatId, first.id, "First question, edited.");
+    // A background compaction holds the chat (another instance's, say).
+    expect(await acquireLease(database.db, chatId, 60_000, "compaction")).not.toBeNull();
+    const switching = switchTo(database, browser, chatId, { messageId: first.id, position: 1 });
+    await eventually(() => isTurnActive(database.db, chatId));
+    const deleted = await call(database, chatRoute.DELETE, {
+      path: `/api/chats/${chatId}`,
+      method: "DELETE",
+      params: { id: chatId },
+      browser,
+    });
+    expect(deleted.status).toBe(204);
+    const response = await switching;
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+      "not_found:chat",
+    );
   });
 
   it("answers 4xx to bad input and 404 for another user's chat, changing nothing", async () => {

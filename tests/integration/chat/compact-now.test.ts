@@ -7,6 +7,7 @@ const fake = await vi.hoisted(async () => {
 });
 
 import * as userRoute from "@/app/api/admin/users/[id]/route";
+import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import type { Database } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
@@ -230,6 +231,28 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
         fake.configure({ summaryDelayMs: 0 });
       }
     }
+  });
+
+  it("a chat deleted while Compact now waits for a background compaction answers 404, not 'the chat is as it was'", async () => {
+    const database = use();
+    const { browser, chatId } = await chatWithHistory(database, "compact-deleted@example.com");
+    // A background compaction holds the chat (another instance's, say).
+    expect(await acquireLease(database.db, chatId, 60_000, "compaction")).not.toBeNull();
+    const compacting = compactNowCall(database, browser, chatId, { modelId: MODEL });
+    // Compact now holds the chat's turn lease and waits for the compaction.
+    await eventually(() => isTurnActive(database.db, chatId));
+    const deleted = await call(database, chatRoute.DELETE, {
+      path: `/api/chats/${chatId}`,
+      method: "DELETE",
+      params: { id: chatId },
+      browser,
+    });
+    expect(deleted.status).toBe(204);
+    const response = await compacting;
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+      "not_found:chat",
+    );
   });
 
   it("a compaction whose event cannot be stored keeps no summary either (the summary and its rollback point go together)", async () => {

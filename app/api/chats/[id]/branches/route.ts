@@ -5,8 +5,9 @@ import { branchSwitches, switchBranch } from "@/lib/chat/branches";
 import { holdLease } from "@/lib/chat/lease";
 import { PAGE_DEFAULT_LIMIT } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
+import { getChat } from "@/lib/db/queries/chats";
 import { messagesFrom, rewriteReach } from "@/lib/db/queries/messages";
-import { AppError } from "@/lib/errors";
+import { AppError, chatDeleted } from "@/lib/errors";
 import { readJson, readQuery, route } from "@/lib/http/route";
 import { rowToUIMessage } from "@/lib/message/ui-message";
 
@@ -62,7 +63,10 @@ export const POST = route<Params>(async (request, { params }) => {
     // it: let it finish first (none starts while this holds the chat), so they go with it.
     // Even when the page that asked has gone: the switch still happens after the wait.
     await backgroundCompactionDone(db, chat.id);
-    await switchBranch(db, chat.id, body.messageId, body.position);
+    await switchBranch(db, chat.id, body.messageId, body.position).catch(async (error) => {
+      // Deleted meanwhile (a delete stops what waits on the chat): that is the answer then.
+      throw (await getChat(db, chat.id)) ? error : chatDeleted();
+    });
   } finally {
     await lease.release();
   }
