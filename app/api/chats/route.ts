@@ -25,11 +25,15 @@ export const POST = route(async (request) => {
     if (unused) return Response.json({ chat: unused }, { status: 200 });
   }
   if (body.modelId !== undefined) await assertModelAllowed(db, body.modelId);
-  await consumeRateLimit("chat", user.id);
+  const point = await consumeRateLimit("chat", user.id);
   const chat = await createChat(db, {
     userId: user.id,
     title: body.title ?? DEFAULT_CHAT_TITLE,
     modelId: body.modelId,
+  }).catch(async (error: unknown) => {
+    // Not created (the database failed): the point goes back, as for a request that never came.
+    await point.refund();
+    throw error;
   });
   return Response.json({ chat }, { status: 201 });
 });

@@ -477,6 +477,37 @@ describeEachDriver("rate limits", (use) => {
     }
   });
 
+  it("gives Compact now's point back when the server fails before summarizing", async () => {
+    const database = use();
+    const { browser, chatId } = await userWithChat(
+      database,
+      "compact-fails@example.com",
+      "192.0.2.58",
+    );
+    // A real failure before any summarizer runs: the database refuses the chat's lease.
+    await database.db.execute(sql`create function refuse_lease() returns trigger
+      language plpgsql as $$ begin raise exception 'the lease cannot be taken'; end $$`);
+    await database.db.execute(
+      sql.raw(`create trigger refuse_lease before update on chat
+      for each row when (new.id = '${chatId}' and new.active_turn_until is not null)
+      execute function refuse_lease()`),
+    );
+    try {
+      for (let i = 0; i < 2; i++) {
+        const failed = await compactNowCall(database, browser, chatId, { modelId: "demo:demo" });
+        expect(failed.status).toBeGreaterThanOrEqual(500);
+      }
+    } finally {
+      await database.db.execute(sql`drop trigger refuse_lease on chat`);
+      await database.db.execute(sql`drop function refuse_lease()`);
+    }
+    // Both points are still this minute's to spend.
+    for (let i = 0; i < 2; i++) {
+      const compacted = await compactNowCall(database, browser, chatId, { modelId: "demo:demo" });
+      expect(compacted.status).toBe(200);
+    }
+  });
+
   it("limits Compact now per user, apart from turns", async () => {
     const database = use();
     // A user of its own: the turns test spent this minute's turns of the other.
@@ -564,6 +595,33 @@ describeEachDriver("rate limits", (use) => {
     for (let i = 0; i < 2; i++)
       expect((await continueCall(database, browser, chatId)).status).toBe(201);
     expect((await continueCall(database, browser, chatId)).status).toBe(429);
+  });
+
+  it("a new chat that fails on the server's side spends no point: nothing was created", async () => {
+    const database = use();
+    // The minute's first new chat.
+    const { browser } = await userWithChat(database, "new-chat-fails@example.com", "198.51.100.55");
+    const create = (title: string) =>
+      call(database, chatsListRoute.POST, {
+        path: "/api/chats",
+        method: "POST",
+        body: { title },
+        browser,
+      });
+    await database.db.execute(sql`create function refuse_chat() returns trigger
+      language plpgsql as $$ begin raise exception 'the chat cannot be stored'; end $$`);
+    await database.db.execute(sql`create trigger refuse_chat before insert on chat
+      for each row when (new.title = 'doomed') execute function refuse_chat()`);
+    try {
+      for (let i = 0; i < 3; i++)
+        expect((await create("doomed")).status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await database.db.execute(sql`drop trigger refuse_chat on chat`);
+      await database.db.execute(sql`drop function refuse_chat()`);
+    }
+    // The minute's second point is still there.
+    expect((await create("works")).status).toBe(201);
+    expect((await create("one too many")).status).toBe(429);
   });
 
   it("new chats are rate limited per user; opening the unused one again takes nothing", async () => {

@@ -5,7 +5,6 @@ import { compactNow } from "@/lib/chat/compact-now";
 import { chatContext } from "@/lib/chat/context";
 import { modelIdSchema } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
-import { AppError } from "@/lib/errors";
 import { readJson, route } from "@/lib/http/route";
 import { meteredResolver } from "@/lib/limits/metering";
 import { assertModelAllowed, defaultAllowedModelId } from "@/lib/limits/model-access";
@@ -45,10 +44,10 @@ export const POST = route<{ id: string }>(async (request, { params }) => {
       modelId,
     );
   })().catch(async (error: unknown) => {
-    // Refused before any summarizer ran (the token quota, a reply being written, the chat
-    // deleted meanwhile): the point goes back, as for a request that never came. One stopped
-    // after the provider was called keeps it spent.
-    if (error instanceof AppError && error.status < 500 && !summarized) await point.refund();
+    // Refused or failed before any summarizer ran (the token quota, a reply being written, the
+    // chat deleted meanwhile, the database): the point goes back, as for a request that never
+    // came. One stopped or failed after the provider was called keeps it spent.
+    if (!summarized) await point.refund();
     throw error;
   });
   // The usage after compacting: from the chat's new state, so the ring drops at once.
