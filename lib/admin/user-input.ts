@@ -70,9 +70,16 @@ export const USER_SEARCH_MAX_CHARS = 254;
 /** Where a page of the admin's list starts: just after this account (see listUsers). */
 export type UserCursor = { rank: number; createdMicros: string; id: string };
 
+/** A creation time in µs as Postgres's bigint holds it. */
+const BIGINT_MAX = BigInt("9223372036854775807");
+const micros = z
+  .string()
+  .regex(/^-?\d{1,19}$/)
+  .refine((text) => BigInt(text) <= BIGINT_MAX && BigInt(text) >= -BIGINT_MAX - BigInt(1));
+
 const cursorFields = z.tuple([
   z.union([z.literal(0), z.literal(1)]),
-  z.string().regex(/^-?\d{1,19}$/),
+  micros,
   z.string().min(1).max(200),
 ]);
 

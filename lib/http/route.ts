@@ -76,11 +76,17 @@ export function route<P = Record<string, never>>(
   };
 }
 
-/** The first zod issue as one clear sentence: `field.path: message`. */
+/**
+ * The first zod issue as one clear sentence: `field.path: message`, or the message alone when
+ * it names its field itself ("limit must be at least 1").
+ */
 function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
-  const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-  return `${where}${issue?.message ?? "invalid input"}`;
+  const message = issue?.message ?? "invalid input";
+  if (!issue?.path.length) return message;
+  const field = String(issue.path.at(-1));
+  const named = message.startsWith(field) && !/\w/.test(message.charAt(field.length));
+  return named ? message : `${issue.path.join(".")}: ${message}`;
 }
 
 /** Validated input must still be storable: a net under every schema (NUL, lone surrogates). */

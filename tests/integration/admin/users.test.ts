@@ -5,6 +5,7 @@ import * as userRoute from "@/app/api/admin/users/[id]/route";
 import * as usageRoute from "@/app/api/admin/users/[id]/usage/route";
 import * as usersRoute from "@/app/api/admin/users/route";
 import * as chatsRoute from "@/app/api/chats/route";
+import { encodeUserCursor } from "@/lib/admin/user-input";
 import type { AdminUser, AdminUserList } from "@/lib/admin/users";
 import type { Database } from "@/lib/db/client";
 import { addTokens, usageOn } from "@/lib/db/queries/usage";
@@ -339,12 +340,18 @@ describeEachDriver("Admin → Users API", (use) => {
         "?limit=x",
         "?q=a&q=b",
         "?sort=name",
+        // A cursor of the list's shape whose time is past what Postgres's bigint holds.
+        `?after=${encodeUserCursor({ rank: 1, createdMicros: "9999999999999999999", id: "x" })}`,
+        `?after=${encodeUserCursor({ rank: 1, createdMicros: "-9999999999999999999", id: "x" })}`,
       ]) {
         const answer = await call(database, usersRoute.GET, {
           path: `/api/admin/users${bad}`,
           browser: ada.browser,
         });
         expect(answer.status, bad).toBe(400);
+        // Its message names the parameter once ("limit must be at least 1", not "limit: limit …").
+        const { error } = (await answer.json()) as { error: { message: string } };
+        expect(error.message, bad).not.toMatch(/^(\w+)\b.*\b\1\b/);
       }
     } finally {
       await database.db.delete(userTable).where(like(userTable.id, "paged-%"));
