@@ -35,10 +35,12 @@ type Pattern = {
   regex: RegExp;
   mask: boolean;
   clean?: (s: string) => string;
+  /** Whether a (cleaned) match is one: a match it refuses is neither kept nor masked. */
+  keep?: (s: string) => boolean;
 };
 
 const UNIT =
-  "(?:KiB|MiB|GiB|TiB|KB|MB|GB|TB|PB|bytes?|[KMG]bps|[kMGT]?Hz|ms|µs|ns|sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?|px|rem|em|pt|vh|vw|km|cm|mm|kg|mg|lbs?|°[CF]|tokens?|req/s|rps|qps|fps|kWh|kW|mAh|mA|USD|EUR|GBP|percent|%|h|s|d|m|g|W|V|B)";
+  "(?:KiB|MiB|GiB|TiB|KB|MB|GB|TB|PB|bytes?|[KMG]bps|[kMGT]?Hz|ms|µs|ns|sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?|px|rem|em|pt|vh|vw|km|cm|mm|kg|mg|lbs?|°[CF]|tokens?|req/s|rps|qps|fps|kWh|kW|mAh|mA|USD|EUR|GBP|€|£|\\$|percent|%|h|s|d|m|g|W|V|B)";
 /**
  * Bounded: a pattern that may start at each of a long chain's groups ("1,1,1,…", a pasted CSV
  * row) and run to its end would take time in the square of its length.
@@ -70,6 +72,16 @@ const ATOMIC_PATTERNS: Pattern[] = [
       /(?<=^|[\s(["'=:,])(?:(?:~|\.{1,2})\/[\w.@+-][\w.@+/-]*|\/[\w.@+-]+\/[\w.@+-][\w.@+/-]*|\/[\w@+-]+\.[\w.@+-]+)/g,
     mask: true,
     clean: trimTrailing,
+  },
+  {
+    kind: "path",
+    // A relative path, as a project names its files: src/app/page.tsx (its last segment with an
+    // extension), or lib/compaction/fold with three segments and more; "and/or" or "km/h" is
+    // not one. Bounded, as a long "a/a/a/…" would otherwise be read from each of its segments.
+    regex: /(?<=^|[\s(["'=:,])[A-Za-z_@][\w.@+-]{0,99}(?:\/[\w.@+-]{1,100}){1,30}\/?/g,
+    mask: true,
+    clean: trimTrailing,
+    keep: (s) => /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(s) || s.split("/").filter(Boolean).length >= 3,
   },
   {
     kind: "hash",
@@ -147,9 +159,12 @@ export function identifiersInText(text: string, fromUser: boolean): [string, Ide
     }
   }
   let rest = text;
-  for (const { kind, regex, mask, clean } of ATOMIC_PATTERNS) {
-    for (const match of rest.matchAll(regex)) out.push([clean ? clean(match[0]) : match[0], kind]);
-    if (mask) rest = rest.replace(regex, " ");
+  for (const { kind, regex, mask, clean, keep } of ATOMIC_PATTERNS) {
+    const kept = (match: string) => !keep || keep(clean ? clean(match) : match);
+    for (const match of rest.matchAll(regex)) {
+      if (kept(match[0])) out.push([clean ? clean(match[0]) : match[0], kind]);
+    }
+    if (mask) rest = rest.replace(regex, (match) => (kept(match) ? " " : match));
   }
   return out;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { summarizerModel } from "@/lib/chat/summarizer-models";
 import { FALLBACK_NOTE, fallbackDigest } from "@/lib/compaction/fallback";
 import { type FallbackPort, foldIntoSummary, type SummarizePort } from "@/lib/compaction/fold";
-import { extractIdentifiers } from "@/lib/compaction/identifiers";
+import { extractIdentifiers, identifiersInText } from "@/lib/compaction/identifiers";
 import {
   carriedSummary,
   fitLedger,
@@ -225,6 +225,21 @@ describe("extractIdentifiers", () => {
       ],
     };
     expect(extractIdentifiers([trace])).toEqual([]);
+  });
+
+  it("finds a project's relative paths and amounts with the currency after the number, not fractions or units", () => {
+    const found = identifiersInText(
+      "Only touch src/billing/invoice.ts and lib/compaction/view; the budget is 300 € (99€ for hosting). " +
+        "Not and/or, 60 km/h, TCP/IP, 12/05/2026 or dist/.",
+      true,
+    );
+    expect(found).toEqual([
+      ["src/billing/invoice.ts", "path"],
+      ["lib/compaction/view", "path"],
+      ["300 €", "quantity"],
+      ["99€", "quantity"],
+      ["60 km", "quantity"],
+    ]);
   });
 
   it("never joins a number and the next line's first letter into one value", () => {
