@@ -1,7 +1,7 @@
 "use client";
 
 import { memo } from "react";
-import { type Components, type PluginConfig, Streamdown } from "streamdown";
+import { type Components, defaultRehypePlugins, type PluginConfig, Streamdown } from "streamdown";
 import { code } from "./code-highlighter";
 
 type Props = {
@@ -13,6 +13,34 @@ type Props = {
 const NO_LINK_CHECK = { enabled: false };
 /** Fenced code is highlighted by Shiki, loaded from the bundle on first use. */
 const PLUGINS: PluginConfig = { code };
+
+/** A node of the HTML tree Streamdown renders (hast), as far as ids are concerned. */
+type HtmlNode = { type: string; properties?: Record<string, unknown>; children?: HtmlNode[] };
+
+/** The prefix the sanitizer's own ids (GFM footnotes) carry. */
+const OWN_ID_PREFIX = "user-content-";
+
+/**
+ * Streamdown's sanitizer keeps `id` and `name` as written (it sets no clobber prefix): a reply
+ * could name an element `composer` and take the skip link's target, or any id a global of the
+ * page's scripts. Those are dropped; the footnotes' prefixed ids stay.
+ */
+function dropPlantedIds() {
+  const visit = (node: HtmlNode) => {
+    const properties = node.properties;
+    if (properties) {
+      for (const key of ["id", "name"]) {
+        const value = properties[key];
+        if (value !== undefined && !String(value).startsWith(OWN_ID_PREFIX)) delete properties[key];
+      }
+    }
+    node.children?.forEach(visit);
+  };
+  return visit;
+}
+
+/** Streamdown's own (raw HTML, sanitize, harden), then the planted ids out. */
+const REHYPE_PLUGINS = [...Object.values(defaultRehypePlugins), dropPlantedIds];
 
 /**
  * Assistant Markdown, rendered by Streamdown: it parses block by block, so a streaming reply
@@ -29,6 +57,7 @@ export const Markdown = memo(function Markdown({ text, streaming }: Props) {
       linkSafety={NO_LINK_CHECK}
       lineNumbers={false}
       plugins={PLUGINS}
+      rehypePlugins={REHYPE_PLUGINS}
     >
       {text}
     </Streamdown>
