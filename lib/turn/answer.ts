@@ -250,6 +250,9 @@ async function streamAttempt(
     tools: frame.tools,
     sendStart: false,
     onError: describeModelError,
+    // A failed tool call reads as the model read it ("Could not resolve …"), not as a provider
+    // failure: the tools throw errors worded for both, and the stored text goes back to the model.
+    redactToolErrors: false,
     messageMetadata: ({ part }) => {
       if (part.type !== "finish") return undefined;
       usage = part.totalUsage;

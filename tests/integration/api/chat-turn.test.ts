@@ -275,6 +275,33 @@ describeEachDriver("a chat turn through the real provider path", (use) => {
     expect(textOf(messages[1])).toBe("It is now.");
   });
 
+  it("a tool call that fails shows and stores the tool's own error, the one the model read", async () => {
+    const database = use();
+    const chatId = await newChat(database, alice);
+    fake.script(
+      // An address fetch_url refuses before any request (no network needed).
+      { toolCalls: [{ name: "fetch_url", arguments: { url: "http://127.0.0.1:9/notes" } }] },
+      { text: "That address is not one I may read." },
+    );
+    const chunks = await readChunks(await send(database, alice, chatId, "read my notes"));
+    const shown = chunks.find((c) => c.type === "tool-output-error") as
+      | { errorText: string }
+      | undefined;
+    const messages = await settled(database, alice, chatId);
+    const toolPart = (
+      messages[1] as unknown as {
+        parts: Array<{ type: string; state?: string; errorText?: string }>;
+      }
+    ).parts.find((p) => p.type === "tool-fetch_url");
+    expect(toolPart?.state).toBe("output-error");
+    expect(toolPart?.errorText).toMatch(/127\.0\.0\.1/);
+    expect(toolPart?.errorText).not.toMatch(/provider/i);
+    expect(shown?.errorText).toBe(toolPart?.errorText);
+    // The model was told the same, in the request after the call.
+    const followUp = JSON.stringify(fake.requests.at(-1)?.body.messages);
+    expect(followUp).toContain(JSON.stringify(toolPart?.errorText).slice(1, -1));
+  });
+
   it("refuses a second turn while one is streaming (409, after a short wait)", async () => {
     const database = use();
     const chatId = await newChat(database, alice);
