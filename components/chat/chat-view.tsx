@@ -20,6 +20,7 @@ import { MessageMemoryBar } from "../memory/message-memory-bar";
 import { errorText, JSON_HEADERS, useChatMemory } from "../memory/use-chat-memory";
 import { type Rewrite, useSafeEdit } from "../memory/use-safe-edit";
 import { apiFetch } from "../outage/api-fetch";
+import { refreshIfReachable } from "../outage/refresh-if-reachable";
 import { serverClock } from "../server-clock";
 import { ModelLabelsProvider } from "../stats/model-labels";
 import { isHoverless } from "../ui/use-hoverless";
@@ -158,8 +159,13 @@ export function ChatView({
         sentEdit.current = null;
       }
       setUsageVersion((v) => v + 1);
-      router.refresh();
+      // The server's parts of the page (the chat's place and title in the list) follow what was
+      // stored; after a failure only from a Fold that answers (refreshIfReachable): the
+      // browser's error page would take the chat's place, and the message to go back into its
+      // box with it. A dropped stream is followed up once Fold is back (afterDisconnect).
       if (isDisconnect) afterDisconnect.current();
+      else if (!isError) router.refresh();
+      else void refreshIfReachable(router.refresh);
     },
   });
 

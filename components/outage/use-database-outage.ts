@@ -5,7 +5,7 @@ import { OUTAGE_EVENT, RECOVERED_EVENT } from "./api-fetch";
 
 /** Used when a 503 carries no Retry-After; the server sends 5 s (lib/errors.ts). */
 const DEFAULT_RETRY_S = 5;
-const HEALTH_URL = "/api/health";
+export const HEALTH_URL = "/api/health";
 
 /** Whether the database answers: false on a 503; an unreachable server is not a database outage. */
 async function databaseAnswers(): Promise<{ ok: boolean; retryS: number }> {

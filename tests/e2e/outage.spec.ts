@@ -172,3 +172,54 @@ test("a message sent while the database is down is not left on screen: it is bac
   await expect(page.locator("[data-role=user]")).toHaveCount(1);
   await expect(page.locator("[data-role=user]")).toHaveText(/Explain rivers/);
 });
+
+test("while Fold cannot be reached at all, a message sent stays on Fold's page and goes back into its box; once Fold is back it is answered", async ({
+  page,
+}) => {
+  await openNewChat(page, `e2e-unreachable-${Date.now()}@example.com`);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Explain rivers in one line.");
+  await box.press("Enter");
+  await expect(page.locator("[data-role='assistant']").last()).toContainText(/\w{3,}/);
+  await expect(page.getByRole("button", { name: "Stop" })).toHaveCount(0);
+  const chatUrl = page.url();
+  const alert = page.getByRole("alert").filter({ hasText: "could not be reached" });
+
+  // Fold restarts behind a proxy that answers every request with its own error page.
+  const asked: string[] = [];
+  await page.route("**/*", (route) => {
+    const request = route.request();
+    asked.push(request.isNavigationRequest() ? "navigation" : new URL(request.url()).pathname);
+    return route.fulfill({
+      status: 502,
+      contentType: "text/html",
+      body: "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>",
+    });
+  });
+  await box.fill("What about lakes?");
+  await box.press("Enter");
+  await expect(alert).toBeVisible();
+  // The page asks whether Fold answers before it refreshes (or, refreshing blind, is replaced).
+  await expect.poll(() => asked.some((a) => a === "/api/health" || a === "navigation")).toBe(true);
+  expect(asked).not.toContain("navigation");
+  await expect(box).toHaveValue("What about lakes?");
+  await expect(page.getByText("nginx")).toHaveCount(0);
+  await page.unroute("**/*");
+
+  // No connection at all: the same, and not the browser's error page.
+  await page.context().setOffline(true);
+  await box.fill("And the sea?");
+  await box.press("Enter");
+  await expect(alert).toBeVisible();
+  await expect(box).toHaveValue("And the sea?");
+  await page.waitForTimeout(1_000);
+  expect(page.url()).toBe(chatUrl);
+  await expect(box).toHaveValue("And the sea?");
+
+  await page.context().setOffline(false);
+  await box.press("Enter");
+  await expect(page.locator("[data-role='user']")).toHaveCount(2);
+  await expect(page.locator("[data-role='user']").last()).toHaveText(/And the sea\?/);
+  await expect(page.locator("[data-role='assistant']").last()).toContainText(/\w{3,}/);
+  await expect(box).toHaveValue("");
+});
