@@ -1,4 +1,4 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Locator, type Page, test } from "@playwright/test";
 import { expectNoAxeViolations } from "./axe";
 import { hydrated, openNewChat, registerUser } from "./helpers";
 
@@ -62,13 +62,19 @@ for (const colorScheme of ["light", "dark"] as const) {
       const box = page.getByRole("textbox", { name: "Message" });
       await box.focus();
       const composer = box.locator("xpath=ancestor::div[contains(@class,'rounded-2xl')][1]");
-      const [border, inside, outside] = await composer.evaluate((element) => {
-        const style = getComputedStyle(element);
-        const around = getComputedStyle(element.closest("form") ?? document.body);
-        return [style.borderTopColor, style.backgroundColor, around.backgroundColor];
-      });
-      expect(await contrast(page, border, inside)).toBeGreaterThanOrEqual(3);
-      expect(await contrast(page, border, outside)).toBeGreaterThanOrEqual(3);
+      // The border eases into its focus color (a transition): read once it has.
+      const borderContrast = async () => {
+        const [border, inside, outside] = await composer.evaluate((element) => {
+          const style = getComputedStyle(element);
+          const around = getComputedStyle(element.closest("form") ?? document.body);
+          return [style.borderTopColor, style.backgroundColor, around.backgroundColor];
+        });
+        return Math.min(
+          await contrast(page, border, inside),
+          await contrast(page, border, outside),
+        );
+      };
+      await expect.poll(borderContrast).toBeGreaterThanOrEqual(3);
 
       const picker = page.getByLabel("Model");
       for (
@@ -79,20 +85,47 @@ for (const colorScheme of ["light", "dark"] as const) {
         await page.keyboard.press("Tab");
       }
       await expect(picker).toBeFocused();
-      const [ring, under] = await picker.evaluate((element) => {
-        // The ring is the box shadow that spreads (the others are 0px, and transparent).
-        const shadows = getComputedStyle(element).boxShadow.split(/,(?![^(]*\))/);
-        const spread = shadows
-          .map((shadow) => shadow.trim().match(/^(.*\)|\S+)\s+(?:-?[\d.]+px\s+){3}([\d.]+)px/))
-          .find((match) => match !== null && Number(match[2]) > 0);
-        return [
-          spread?.[1] ?? "transparent",
-          getComputedStyle(element.closest(".rounded-2xl") ?? document.body).backgroundColor,
-        ];
-      });
+      const [ring, under] = await focusRing(picker);
       expect(ring).not.toBe("transparent");
       expect(await contrast(page, ring, under)).toBeGreaterThanOrEqual(3);
+
+      // A primary button (near-black, where the browser's own outline does not show).
+      await page.goto("/");
+      await hydrated(page);
+      const newChat = page.getByRole("button", { name: "New chat" });
+      for (
+        let i = 0;
+        i < 20 && !(await newChat.evaluate((e) => e === document.activeElement));
+        i++
+      ) {
+        await page.keyboard.press("Tab");
+      }
+      await expect(newChat).toBeFocused();
+      const [buttonRing, beside] = await focusRing(newChat);
+      expect(buttonRing).not.toBe("transparent");
+      expect(await contrast(page, buttonRing, beside)).toBeGreaterThanOrEqual(3);
     });
+  });
+}
+
+/**
+ * A focused control's ring (the box shadow that spreads furthest: a ring set off from its
+ * control has a shadow of the background's color under it) and the background it is painted on.
+ */
+function focusRing(control: Locator): Promise<[string, string]> {
+  return control.evaluate((element) => {
+    const shadows = getComputedStyle(element).boxShadow.split(/,(?![^(]*\))/);
+    let ring = "transparent";
+    let widest = 0;
+    for (const shadow of shadows) {
+      const match = shadow.trim().match(/^(.*\)|\S+)\s+(?:-?[\d.]+px\s+){3}([\d.]+)px/);
+      if (match && Number(match[2]) > widest) [ring, widest] = [match[1] ?? ring, Number(match[2])];
+    }
+    let around = element.parentElement;
+    while (around && getComputedStyle(around).backgroundColor.match(/rgba\(.*, 0\)|transparent/)) {
+      around = around.parentElement;
+    }
+    return [ring, getComputedStyle(around ?? document.body).backgroundColor];
   });
 }
 
