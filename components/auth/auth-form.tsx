@@ -2,9 +2,10 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useRef, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import { authClient } from "@/lib/auth/client";
 import { buttonPrimary, inputBase } from "../ui/styles";
+import { isHoverless } from "../ui/use-hoverless";
 
 type Mode = "login" | "register";
 
@@ -52,6 +53,12 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submitting = useRef(false);
+  // Typing goes to the form's first field, as the page is there for it; not on a touch screen,
+  // where the keyboard would cover the page before it is read.
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (document.activeElement === document.body && !isHoverless()) first.current?.focus();
+  }, []);
   const copy = COPY[mode];
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -124,12 +131,19 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
             {mode === "register" ? (
               <label className="block space-y-1 text-sm">
                 <span className="font-medium">Name</span>
-                <input name="name" autoComplete="name" className={inputBase} maxLength={100} />
+                <input
+                  ref={first}
+                  name="name"
+                  autoComplete="name"
+                  className={inputBase}
+                  maxLength={100}
+                />
               </label>
             ) : null}
             <label className="block space-y-1 text-sm">
               <span className="font-medium">Email</span>
               <input
+                ref={mode === "register" ? undefined : first}
                 name="email"
                 type="email"
                 required

@@ -39,6 +39,8 @@ type Props = {
   returned?: { text: string; at: number } | null;
   /** Where an unsent draft is kept for this tab (a chat's id), so leaving and coming back keeps it. */
   draftKey?: string;
+  /** Takes the keyboard's focus once it takes input, unless something else has it (the home page). */
+  focusOnOpen?: boolean;
 };
 
 const DRAFT_PREFIX = "fold:draft:";
@@ -59,6 +61,7 @@ export function Composer({
   notice,
   returned,
   draftKey,
+  focusOnOpen,
 }: Props) {
   const [text, setText] = useState("");
   const area = useRef<HTMLTextAreaElement>(null);
@@ -84,10 +87,13 @@ export function Composer({
   // input (it waits for the chat's models).
   const arrived = useRef<boolean | null>(null);
   arrived.current ??= takeArrivalFocus();
+  const opened = useRef(focusOnOpen === true);
   useEffect(() => {
-    if (!arrived.current || disabled) return;
+    if (disabled || isHoverless()) return;
+    if (arrived.current) area.current?.focus();
+    else if (opened.current && document.activeElement === document.body) area.current?.focus();
     arrived.current = false;
-    if (!isHoverless()) area.current?.focus();
+    opened.current = false;
   }, [disabled]);
   useEffect(() => {
     if (!returned) return;

@@ -61,6 +61,7 @@ export function HomeComposer() {
         returned={returned}
         placeholder={touch ? "Start a new chat…" : "Start a new chat… (Enter to send)"}
         maxChars={MESSAGE_MAX_CHARS}
+        focusOnOpen
         toolbar={
           models.status === "ready" ? (
             <ModelPicker models={models.models} value={modelId} onChange={setPicked} />

@@ -204,3 +204,20 @@ test("the message box's hint stays on one line in a phone-narrow window, and nam
   const wide = await placeholderFits(box);
   expect(wide, wide.text).toMatchObject({ fits: true });
 });
+
+test("typing goes where the page is for: the sign-in and sign-up forms' first field, the home page's message box", async ({
+  page,
+}) => {
+  await page.goto("/login");
+  await hydrated(page);
+  await expect(page.getByLabel("Email")).toBeFocused();
+  await page.goto("/register");
+  await hydrated(page);
+  await expect(page.getByLabel("Name")).toBeFocused();
+  await registerUser(page, `e2e-first-focus-${Date.now()}@example.com`);
+  await page.goto("/");
+  await hydrated(page);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(box).toBeEnabled();
+  await expect(box).toBeFocused();
+});
