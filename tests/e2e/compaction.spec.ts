@@ -117,6 +117,9 @@ test("a long chat compacts itself, shows the trace, and compacts again from the 
   await trace.getByRole("button").click();
   const summary = trace.getByTestId("compaction-summary");
   await expect(summary).toBeVisible();
+  // The summarizer by the name the model picker gives it, not its raw provider:model id.
+  await expect(trace).toContainText("written by ");
+  await expect(trace).not.toContainText(/written by [\w-]+:/);
   // Rendered as Markdown: a heading, not the raw "##".
   const heading = summary.getByRole("heading", { name: "Goal & open requests" });
   await expect(heading).toBeVisible();

@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import type { TraceInput, TraceOutput } from "@/lib/compaction/trace";
 import { isTruncationNotice, traceTitle } from "@/lib/compaction/trace-text";
 import { formatCount, formatDuration } from "../../stats/format";
+import { useModelLabel } from "../../stats/model-labels";
 import { Markdown } from "./markdown";
 
 /** Outcomes whose detail (the cause, in a few words) waits behind a toggle. */
@@ -20,6 +21,12 @@ const REASON_TEXT: Record<string, string> = {
   edited: "you changed the summary or your notes in the memory panel",
 };
 
+/** A share as the headline shows it: whole percents, and a tenth below ten ("3.2", "56"). */
+function shownPct(pct: number): number {
+  const size = Math.abs(pct);
+  return size >= 10 ? Math.round(size) : size;
+}
+
 /** The `compact_context` entry in the timeline: running, then what it did. */
 export function CompactionTrace({
   input,
@@ -29,6 +36,7 @@ export function CompactionTrace({
   output?: TraceOutput;
 }) {
   const [open, setOpen] = useState(false);
+  const writer = useModelLabel(output?.summarizerModel ?? "");
   if (!output) return <RunningTrace messages={input?.messages} />;
 
   // The detection itself; the compaction it causes next turn shows as a compaction.
@@ -62,7 +70,7 @@ export function CompactionTrace({
             {formatCount(output.tokensBefore)} → {formatCount(output.tokensAfter)} tokens (
             {/* A summary can outgrow the little it folded (a long one kept, a short turn). */}
             {output.savedPct < 0 ? "+" : "−"}
-            {Math.abs(output.savedPct)} %)
+            {shownPct(output.savedPct)} %)
           </span>
         ) : null}
         <ChevronRight
@@ -76,8 +84,8 @@ export function CompactionTrace({
           {shrank ? (
             <p className="text-muted">
               Took {formatDuration(output.durationMs)}
-              {output.summarizerModel ? `, written by ${output.summarizerModel}` : ""}. Every
-              message stays in the chat; the model reads the summary instead of the older ones.
+              {output.summarizerModel ? `, written by ${writer}` : ""}. Every message stays in the
+              chat; the model reads the summary instead of the older ones.
             </p>
           ) : null}
           {output.note ? (

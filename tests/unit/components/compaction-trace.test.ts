@@ -35,4 +35,9 @@ describe("a finished compaction's headline", () => {
     expect(line).toContain("1,000 → 1,032 tokens (+3.2 %)");
     expect(line).not.toContain("−-");
   });
+
+  it("shows whole percents from ten on, so neighbouring entries read alike", () => {
+    expect(headline(10_000, 3_600)).toContain("(−64 %)");
+    expect(headline(10_000, 4_430)).toContain("(−56 %)");
+  });
 });
