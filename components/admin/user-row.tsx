@@ -87,12 +87,18 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
       </td>
       <td className="py-3 pr-4 text-xs tabular-nums text-zinc-700" data-testid="user-usage">
         <p>
-          {formatCount(user.usageToday.messages)} /{" "}
-          {limitText(user.limits.dailyMessageLimit ?? defaults.dailyMessageLimit)} messages
+          {usageText(
+            user.usageToday.messages,
+            user.limits.dailyMessageLimit ?? defaults.dailyMessageLimit,
+            "messages",
+          )}
         </p>
         <p>
-          {formatCount(user.usageToday.tokens)} /{" "}
-          {limitText(user.limits.dailyTokenLimit ?? defaults.dailyTokenLimit)} tokens
+          {usageText(
+            user.usageToday.tokens,
+            user.limits.dailyTokenLimit ?? defaults.dailyTokenLimit,
+            "tokens",
+          )}
         </p>
       </td>
       <td className="py-3 pr-4">
@@ -204,4 +210,11 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
 
 function limitText(limit: number | null): string {
   return limit === null ? "no limit" : formatCount(limit);
+}
+
+/** Today's use against its limit: "16 / 100 messages", or "16 messages (no limit)". */
+export function usageText(used: number, limit: number | null, unit: string): string {
+  return limit === null
+    ? `${formatCount(used)} ${unit} (no limit)`
+    : `${formatCount(used)} / ${formatCount(limit)} ${unit}`;
 }
