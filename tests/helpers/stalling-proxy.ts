@@ -62,3 +62,13 @@ export async function startStallingProxy(target: {
     },
   };
 }
+
+/** A stalling proxy in front of the tests' Redis (TEST_REDIS_URL, else the local one). */
+export function startStallingRedis(): Promise<StallingProxy> {
+  const redis = new URL(process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379");
+  return startStallingProxy({
+    host: redis.hostname,
+    port: Number(redis.port || 6379),
+    protocol: redis.protocol,
+  });
+}

@@ -94,6 +94,16 @@ export async function shownChat(database: Database, browser: Browser, chatId: st
   return (await response.json()) as ShownChat;
 }
 
+/** DELETE /api/chats/:id, as the chat list's Delete sends it. */
+export function deleteChat(database: Database, browser: Browser, chatId: string) {
+  return call(database, chatRoute.DELETE, {
+    path: `/api/chats/${chatId}`,
+    method: "DELETE",
+    params: { id: chatId },
+    browser,
+  });
+}
+
 /** Sends one user message through POST /api/chat and waits until the turn is stored. */
 export async function sendTurn(database: Database, browser: Browser, input: TurnInput) {
   const response = await postTurn(database, browser, input);

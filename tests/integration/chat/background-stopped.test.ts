@@ -10,7 +10,6 @@ const fake = await vi.hoisted(async () => {
 
 import { eq } from "drizzle-orm";
 import * as adminUserRoute from "@/app/api/admin/users/[id]/route";
-import * as chatRoute from "@/app/api/chats/[id]/route";
 import type { Database } from "@/lib/db/client";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import { chat as chatTable } from "@/lib/db/schema";
@@ -19,7 +18,7 @@ import { fillUntil, isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { compactionSettled } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { newChat } from "../../helpers/turns";
+import { deleteChat, newChat } from "../../helpers/turns";
 import { eventually } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
@@ -52,12 +51,7 @@ describeEachDriver("a compaction running in the background", (use) => {
     const { browser } = await register(database, "bg-deleted@example.com");
     const chatId = await newChat(database, browser);
     const summarizing = await untilFoldingBehind(database, browser, chatId);
-    const deleted = await call(database, chatRoute.DELETE, {
-      path: `/api/chats/${chatId}`,
-      method: "DELETE",
-      params: { id: chatId },
-      browser,
-    });
+    const deleted = await deleteChat(database, browser, chatId);
     expect(deleted.status).toBe(204);
     // Well before the summarizer would have answered: it was not left writing for nobody.
     await eventually(async () => summarizing.abortedAt !== null, SLOW_SUMMARY_MS / 2);

@@ -13,7 +13,6 @@ import * as chatApi from "@/app/api/chat/route";
 import * as branchesRoute from "@/app/api/chats/[id]/branches/route";
 import * as notesRoute from "@/app/api/chats/[id]/memory/notes/route";
 import * as memoryRoute from "@/app/api/chats/[id]/memory/route";
-import * as chatRoute from "@/app/api/chats/[id]/route";
 import { chatRecall } from "@/lib/chat/recall";
 import type { Database } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/queries/leases";
@@ -31,7 +30,14 @@ import {
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { longMessage, newChat, postRegenerate, postTurn, sendTurn } from "../../helpers/turns";
+import {
+  deleteChat,
+  longMessage,
+  newChat,
+  postRegenerate,
+  postTurn,
+  sendTurn,
+} from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
@@ -347,12 +353,7 @@ describeEachDriver("Safe edits: an edit keeps the old version as a branch", (use
     expect(await acquireLease(database.db, chatId, 60_000, "compaction")).not.toBeNull();
     const switching = switchTo(database, browser, chatId, { messageId: first.id, position: 1 });
     await eventually(() => isTurnActive(database.db, chatId));
-    const deleted = await call(database, chatRoute.DELETE, {
-      path: `/api/chats/${chatId}`,
-      method: "DELETE",
-      params: { id: chatId },
-      browser,
-    });
+    const deleted = await deleteChat(database, browser, chatId);
     expect(deleted.status).toBe(204);
     const response = await switching;
     expect(response.status).toBe(404);

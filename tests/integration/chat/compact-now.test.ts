@@ -7,7 +7,6 @@ const fake = await vi.hoisted(async () => {
 });
 
 import * as userRoute from "@/app/api/admin/users/[id]/route";
-import * as chatRoute from "@/app/api/chats/[id]/route";
 import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import type { Database } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
@@ -31,7 +30,14 @@ import {
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive, whileInsertsRefused } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { longMessage, newChat, postRegenerate, postTurn, sendTurn } from "../../helpers/turns";
+import {
+  deleteChat,
+  longMessage,
+  newChat,
+  postRegenerate,
+  postTurn,
+  sendTurn,
+} from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
@@ -241,12 +247,7 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     const compacting = compactNowCall(database, browser, chatId, { modelId: MODEL });
     // Compact now holds the chat's turn lease and waits for the compaction.
     await eventually(() => isTurnActive(database.db, chatId));
-    const deleted = await call(database, chatRoute.DELETE, {
-      path: `/api/chats/${chatId}`,
-      method: "DELETE",
-      params: { id: chatId },
-      browser,
-    });
+    const deleted = await deleteChat(database, browser, chatId);
     expect(deleted.status).toBe(204);
     const response = await compacting;
     expect(response.status).toBe(404);

@@ -4,13 +4,8 @@ import { afterAll, beforeEach, expect, it, vi } from "vitest";
 // small-window provider that also answers as the summarizer, background compaction on.
 const { fake, proxy } = await vi.hoisted(async () => {
   const { SMALL_WINDOW, startFakeProvider } = await import("../../helpers/fake-provider");
-  const { startStallingProxy } = await import("../../helpers/stalling-proxy");
-  const redis = new URL(process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379");
-  const proxy = await startStallingProxy({
-    host: redis.hostname,
-    port: Number(redis.port || 6379),
-    protocol: redis.protocol,
-  });
+  const { startStallingRedis } = await import("../../helpers/stalling-proxy");
+  const proxy = await startStallingRedis();
   const fake = await startFakeProvider(SMALL_WINDOW, {
     COMPACTION_BACKGROUND: "true",
     REDIS_URL: proxy.url,

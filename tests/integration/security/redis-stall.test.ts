@@ -4,13 +4,8 @@ import { afterAll, expect, it, vi } from "vitest";
 // packets): Fold's commands to it would wait forever. The chat must not.
 const { fake, proxy } = await vi.hoisted(async () => {
   const { startFakeProvider } = await import("../../helpers/fake-provider");
-  const { startStallingProxy } = await import("../../helpers/stalling-proxy");
-  const redis = new URL(process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379");
-  const proxy = await startStallingProxy({
-    host: redis.hostname,
-    port: Number(redis.port || 6379),
-    protocol: redis.protocol,
-  });
+  const { startStallingRedis } = await import("../../helpers/stalling-proxy");
+  const proxy = await startStallingRedis();
   const fake = await startFakeProvider(
     { models: [{ id: "fake-model", maxModelLen: 16_384 }] },
     // The turn limit on, so the rate limiter's Redis is in the way too.
