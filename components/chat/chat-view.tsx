@@ -38,6 +38,7 @@ import {
   fetchStoredPage,
   isCompactionEntry,
   messageBeingAnswered,
+  olderBeforePage,
   type StoredPage,
   withCompactionEntry,
   withEntriesPutBack,
@@ -179,14 +180,20 @@ export function ChatView({
     [history.older, messages],
   );
   const [followRequest, setFollowRequest] = useState(0);
-  // What the server sends back is its newest page: it replaces only the end of the timeline.
-  const setStoredTail = useCallback(
-    (page: FoldUIMessage[]) => setMessages((shown) => withStoredTail(shown, page)),
-    [setMessages],
-  );
-  const takeOlder = history.takeAll;
   const latestMessages = useRef(messages);
   latestMessages.current = messages;
+  const keepOlder = history.keep;
+  // What the server sends back is its newest page: it replaces only the end of the timeline,
+  // older pages included (an edit or a regenerate left useChat only the newest messages).
+  const setStoredTail = useCallback(
+    (page: FoldUIMessage[]) => {
+      const shown = latestMessages.current;
+      keepOlder((older) => olderBeforePage(older, shown, page));
+      setMessages((shown) => withStoredTail(shown, page));
+    },
+    [setMessages, keepOlder],
+  );
+  const takeOlder = history.takeAll;
   const remembered = useChatMemory(chatId, usageVersion);
   const armFocusRescue = useFocusRescue();
   // A summary that holds more than the user's own notes: this chat starts from another's.

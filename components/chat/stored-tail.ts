@@ -38,6 +38,23 @@ export function withStoredTail(shown: FoldUIMessage[], page: FoldUIMessage[]): F
 }
 
 /**
+ * The older pages shown in front of useChat's messages that a stored page leaves: all of them,
+ * unless the page begins among them (useChat holds only the newest messages since an edit or a
+ * regenerate, and pages scrolled back to since then reach into the stored page): then those
+ * before its first message.
+ */
+export function olderBeforePage(
+  older: FoldUIMessage[],
+  shown: readonly FoldUIMessage[],
+  page: readonly FoldUIMessage[],
+): FoldUIMessage[] {
+  const first = page[0];
+  if (!first || shown.some((m) => m.id === first.id)) return older;
+  const at = older.findIndex((m) => m.id === first.id);
+  return at < 0 ? older : older.slice(0, at);
+}
+
+/**
  * Adds a background compaction's timeline entry where the server stores it: at the end, or,
  * while a reply is being written, before that reply (its turn stores the reply after the entry
  * lands). After it, the reply would read as finished (only the last message streams), and a

@@ -20,6 +20,8 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
   const [hasMore, setHasMore] = useState(initialHasMore);
   const [loading, setLoading] = useState(false);
   const busy = useRef(false);
+  /** Counts restarts: a page asked for before one is of another version, and goes unused. */
+  const generation = useRef(0);
 
   /** Fetches the page before `oldestLoaded`, the oldest message on screen. */
   const loadOlder = useCallback(
@@ -27,14 +29,17 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
       if (busy.current || !hasMore || !oldestLoaded) return;
       busy.current = true;
       setLoading(true);
+      const asked = generation.current;
       try {
         const query = `?before=${encodeURIComponent(oldestLoaded)}&limit=${OLDER_PAGE_LIMIT}`;
         const response = await apiFetch(`/api/chats/${chatId}${query}`, { cache: "no-store" });
         if (!response.ok) throw new Error(`status ${response.status}`);
         const page = (await response.json()) as { messages: StoredRow[]; hasMore: boolean };
+        if (generation.current !== asked) return;
         setOlder((list) => [...page.messages.map(rowToUIMessage), ...list]);
         setHasMore(page.hasMore);
       } catch {
+        if (generation.current !== asked) return;
         toast.error("Older messages could not be loaded. Scroll up to try again.");
       } finally {
         busy.current = false;
@@ -51,11 +56,21 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
     return all;
   }, [older]);
 
-  /** Drops the pages held: the page shown now begins the chat as far as `more` says it does. */
+  /**
+   * Drops the pages held, and any on its way (a version switch shows another history): the page
+   * shown now begins the chat as far as `more` says it does.
+   */
   const restart = useCallback((more: boolean) => {
+    generation.current += 1;
     setOlder([]);
     setHasMore(more);
   }, []);
+
+  /** Keeps what `which` picks of the loaded messages (the part a stored page does not hold). */
+  const keep = useCallback(
+    (which: (list: FoldUIMessage[]) => FoldUIMessage[]) => setOlder(which),
+    [],
+  );
 
   /** Changes one loaded message in place (a pin set on a message scrolled up to). */
   const update = useCallback(
@@ -64,5 +79,5 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
     [],
   );
 
-  return { older, hasMore, loading, loadOlder, takeAll, restart, update };
+  return { older, hasMore, loading, loadOlder, takeAll, restart, keep, update };
 }

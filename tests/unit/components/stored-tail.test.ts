@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   messageBeingAnswered,
+  olderBeforePage,
   withCompactionEntry,
   withEntriesPutBack,
   withStoredTail,
@@ -34,6 +35,28 @@ describe("withStoredTail", () => {
 
   it("empties the view only when the server holds no messages", () => {
     expect(withStoredTail([message("a")], [])).toEqual([]);
+  });
+});
+
+describe("a stored page over older pages and useChat's newest", () => {
+  const range = (from: number, to: number) =>
+    Array.from({ length: to - from + 1 }, (_, i) => message(`m${from + i}`));
+
+  it("shows each message once when the page begins among the older pages (an edit left useChat only the newest)", () => {
+    // useChat holds m51…m59, the edited m60 and its reply; m1…m50 were scrolled back to since.
+    const shown = [...range(51, 59), message("m60-edited"), message("a61")];
+    const older = range(1, 50);
+    const page = [...range(12, 59), message("m60-edited"), message("a61")];
+    const timeline = [...olderBeforePage(older, shown, page), ...withStoredTail(shown, page)];
+    expect(ids(timeline)).toEqual([...ids(range(1, 59)), "m60-edited", "a61"]);
+  });
+
+  it("keeps the older pages whole when the page begins in useChat's messages", () => {
+    const older = range(1, 10);
+    const shown = range(11, 20);
+    expect(olderBeforePage(older, shown, range(15, 21))).toBe(older);
+    // Nor where it begins nowhere shown (history rewritten): the page alone is true then.
+    expect(olderBeforePage(older, shown, [message("x")])).toBe(older);
   });
 });
 
