@@ -32,8 +32,14 @@ const OVERFLOW_PATTERNS: Array<{ provider: string; pattern: RegExp }> = [
   // OpenRouter's own wording when it trims nothing: "context length of this model".
   { provider: "openrouter", pattern: /exceeds? the context (window|length) of this model/i },
   // LM Studio: "Trying to keep the first 15857 tokens when context the overflows. However, the
-  // model is loaded with context length of only 4096 tokens, which is not enough."
-  { provider: "lmstudio", pattern: /loaded with context length of only/i },
+  // model is loaded with context length of only 4096 tokens, which is not enough.", and newer
+  // builds: "The number of tokens to keep from the initial prompt is greater than the context
+  // length (n_keep: 5228 >= n_ctx: 4096)."
+  {
+    provider: "lmstudio",
+    pattern:
+      /loaded with context length of only|tokens to keep from the initial prompt is greater than the context length/i,
+  },
   // SGLang: "Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens)",
   // "The input (9000 tokens) is longer than the model's context length (8192 tokens)."
   {
@@ -93,9 +99,14 @@ export function overflowInStream(error: unknown): APICallError | null {
  */
 export function reportedPromptTokens(error: APICallError): number | null {
   const text = errorText(error);
+  // OpenRouter: "you requested about 40000 tokens (7232 of text input, 1000 of tool input,
+  // 32768 in the output)": the prompt is the input parts, not what was asked in all.
+  const parts = /\((\d+) of text input(?:, (\d+) of tool input)?, \d+ in the output\)/i.exec(text);
+  if (parts?.[1]) return Number(parts[1]) + Number(parts[2] ?? 0);
   const patterns = [
     /resulted in (\d+) tokens/i,
     /(\d+) in the messages/i,
+    /(\d+) in your prompt/i,
     /you requested (?:about )?(\d+) tokens/i,
     /prompt is too long: (\d+) tokens/i,
     /input token count \((\d+)\)/i,
@@ -103,6 +114,7 @@ export function reportedPromptTokens(error: APICallError): number | null {
     /prompt contains (\d+) tokens/i,
     /exceed context limit: (\d+) \+/i,
     /keep the first (\d+) tokens/i,
+    /n_keep: (\d+)/i,
     /input length \((\d+) tokens\)/i,
     /the input \((\d+) tokens\)/i,
     /request contains (\d+) tokens/i,
@@ -134,7 +146,7 @@ export function reportedWindowTokens(error: APICallError): number | null {
     /tokens > (\d+) maximum/i,
     /> (\d+), decrease input length/i,
     /maximum number of tokens allowed \((\d+)\)/i,
-    /"n_ctx"\s*:\s*(\d+)/,
+    /"?n_ctx"?\s*:\s*(\d+)/,
     /available context size \((\d+) tokens\)/i,
     /model with (\d+) maximum context length/i,
     /context length of only (\d+)/i,

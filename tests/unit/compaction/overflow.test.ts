@@ -197,6 +197,25 @@ const OVERFLOWS: Array<[string, number, string]> = [
       error_type: "validation",
     }),
   ],
+  [
+    "LM Studio (tokens to keep)",
+    400,
+    JSON.stringify({
+      error:
+        "The number of tokens to keep from the initial prompt is greater than the context length (n_keep: 5228 >= n_ctx: 4096). Try to load the model with a larger context length, or provide a shorter input.",
+    }),
+  ],
+  [
+    "OpenRouter (tool input)",
+    400,
+    JSON.stringify({
+      error: {
+        message:
+          "This endpoint's maximum context length is 256000 tokens. However, you requested about 424983 tokens (358454 of text input, 56529 of tool input, 10000 in the output). Please reduce the length of either one.",
+        code: 400,
+      },
+    }),
+  ],
 ];
 
 const NOT_OVERFLOWS: Array<[string, number, string]> = [
@@ -303,6 +322,10 @@ describe("overflow detection", () => {
     expect(reported("llama.cpp")).toBe(9120);
     expect(reported("llama.cpp (its count in the message)")).toBe(9412);
     expect(reported("vLLM (input tokens)")).toBe(9412);
+    // What it asked to keep of the prompt, and the prompt alone (not the output asked for too).
+    expect(reported("LM Studio (tokens to keep)")).toBe(5228);
+    expect(reported("OpenRouter")).toBe(139000);
+    expect(reported("OpenRouter (tool input)")).toBe(358454 + 56529);
   });
 
   it("reads the window the provider states, where it states one", () => {
@@ -330,6 +353,8 @@ describe("overflow detection", () => {
       "SGLang (context length)": 8192,
       xAI: 131072,
       "Hugging Face TGI": 4096,
+      "LM Studio (tokens to keep)": 4096,
+      "OpenRouter (tool input)": 256000,
     });
   });
 });
