@@ -11,6 +11,7 @@ import {
   createModelList,
   type FetchFunction,
   type ModelList,
+  modelsUrl,
   parseOpenAICompatibleModels,
   parseOpenRouterModels,
   type RemoteModel,
@@ -65,6 +66,16 @@ export function serverRoot(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
+/**
+ * A server's model list, where the model picker reads it (`{baseUrl}/models`, a gateway's
+ * `/openai/models` too); a base URL that is the server's root alone has its API under /v1
+ * (lib/env.ts gives it that path).
+ */
+function serverModelsUrl(baseUrl: string): string {
+  const trimmed = baseUrl.replace(/\/+$/, "");
+  return new URL(trimmed).pathname === "/" ? `${trimmed}/v1/models` : modelsUrl(trimmed);
+}
+
 export function createProviderLookups(
   config: ProvidersConfig,
   options: ProviderLookupOptions,
@@ -114,7 +125,7 @@ export function createProviderLookups(
     const list = createModelList(
       {
         provider: server.name,
-        url: `${root}/v1/models`,
+        url: serverModelsUrl(server.baseUrl),
         apiKey: server.apiKey,
         parse: parseOpenAICompatibleModels,
       },

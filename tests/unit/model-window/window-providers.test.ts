@@ -142,6 +142,23 @@ describe("OpenAI-compatible servers", () => {
     },
   );
 
+  it("read the list a gateway serves under its own path (/openai/models), where the model picker reads it", async () => {
+    const stub = await startStub((req, _body, res) => {
+      if (req.method === "GET" && req.url === "/openai/models") {
+        sendJson(res, 200, { object: "list", data: [{ id: "qwen", max_model_len: 8_192 }] });
+      } else sendJson(res, 404, { error: "not found" });
+    });
+    const lookups = lookupsFor(
+      config({ openaiCompatible: [{ name: "gw", baseUrl: `${stub.url}/openai` }] }),
+    );
+    expect(await lookups.get("gw")?.("qwen", signal())).toEqual({
+      contextWindow: 8_192,
+      maxOutputTokens: null,
+      detail: { server: "vllm", basis: "listed" },
+    });
+    expect(stub.hits[0]).toBe("GET /openai/models");
+  });
+
   it("ask Ollama's /api/show on the root when /v1/models has no max_model_len", async () => {
     const stub = await startStub(ollama(LLAMA_SHOW));
     const lookups = lookupsFor(
