@@ -7,7 +7,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider";
-import type { Budget } from "@/lib/context/budget";
+import { type Budget, outputReserveOf } from "@/lib/context/budget";
 import { unitsFromProviderPrompt } from "@/lib/context/count-units";
 import type { TokenEstimator } from "@/lib/context/tokens";
 import {
@@ -118,11 +118,28 @@ export function createRecoveryMiddleware(options: RecoveryOptions): LanguageMode
     const stated = overflow ? reportedWindowTokens(overflow) : null;
     const statedWindow = stated !== null && stated < budget.contextWindow ? stated : null;
     const skew = refusedSkew(options.ratio, reportedTokens, before, options.toolOverheadTokens);
-    // The target as the window the provider stated would have it, when that is smaller.
+    // In a smaller window the provider stated, the reply asked for gets the room that window
+    // gives a reply (a request whose prompt and output limit together pass it is refused
+    // again), and the prompt the target that window would have, within what the reply leaves.
+    const maxOutputTokens =
+      statedWindow === null || params.maxOutputTokens === undefined
+        ? params.maxOutputTokens
+        : Math.min(
+            params.maxOutputTokens,
+            outputReserveOf({
+              contextWindow: statedWindow,
+              maxOutputTokens: params.maxOutputTokens,
+            }),
+          );
+    const scale = (tokens: number) =>
+      statedWindow === null ? tokens : Math.floor((tokens * statedWindow) / budget.contextWindow);
     const target =
       statedWindow === null
         ? budget.target
-        : Math.floor((budget.target * statedWindow) / budget.contextWindow);
+        : Math.min(
+            scale(budget.target),
+            statedWindow - (maxOutputTokens ?? 0) - scale(budget.safetyReserve),
+          );
     const limitTokens = Math.max(0, Math.floor(target / skew) - options.toolOverheadTokens);
     const result = trimToFit(params.prompt, {
       limitTokens,
@@ -153,7 +170,7 @@ export function createRecoveryMiddleware(options: RecoveryOptions): LanguageMode
     } catch {
       // Bookkeeping must never cost the user their answer.
     }
-    return { ...params, prompt: result.messages };
+    return { ...params, prompt: result.messages, maxOutputTokens };
   }
 
   function giveUp(error: unknown): never {
