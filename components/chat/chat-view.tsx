@@ -90,6 +90,17 @@ export function ChatView({
   const attemptRef = useRef<string | undefined>(undefined);
   // The next request's `throughId`: set by an edit or a regenerate the server counted.
   const throughRef = useRef<string | null>(null);
+  // What was sent last: a send the server refuses goes back into the message box
+  // (cleared once it is answered, and by anything else sent since).
+  const lastSent = useRef("");
+  // The whole timeline before an edit or a regenerate rewrote it, until it is answered or
+  // another request is sent (its reply failed, say: the rewrite stands).
+  const beforeRewrite = useRef<FoldUIMessage[] | null>(null);
+  // An edit sent, until it is answered or another request is sent: a refused one opens its box
+  // again, holding it.
+  const sentEdit = useRef<{ messageId: string; text: string } | null>(null);
+  // Set by a rewrite for its own request: any other request leaves the two above behind.
+  const rewriteAsked = useRef(false);
   const transport = useMemo(
     () =>
       new DefaultChatTransport<FoldUIMessage>({
@@ -97,6 +108,11 @@ export function ChatView({
         fetch: apiFetch,
         // Only the new message travels; the server holds the history.
         prepareSendMessagesRequest: ({ messages, trigger, messageId }) => {
+          if (rewriteAsked.current) rewriteAsked.current = false;
+          else {
+            beforeRewrite.current = null;
+            sentEdit.current = null;
+          }
           const attemptId = generateId();
           attemptRef.current = attemptId;
           const modelId = modelRef.current ?? undefined;
@@ -124,13 +140,6 @@ export function ChatView({
     [chatId],
   );
 
-  // What was sent last: a send the server refuses goes back into the message box
-  // (cleared once it is answered, and by anything else sent since).
-  const lastSent = useRef("");
-  // The whole timeline before an edit or a regenerate rewrote it, until it is answered.
-  const beforeRewrite = useRef<FoldUIMessage[] | null>(null);
-  // An edit sent, until it is answered: a refused one opens its box again, holding it.
-  const sentEdit = useRef<{ messageId: string; text: string } | null>(null);
   const [editDrafts] = useState(createEditDrafts);
   const [resumeOnLoad] = useState(initialReplying === true);
   // Set below, once the hooks it calls exist: what the page does when its reply's stream drops.
@@ -225,6 +234,7 @@ export function ChatView({
         lastSent.current = "";
         // What the timeline holds before the rewrite: a refused one goes back to it.
         beforeRewrite.current = shown;
+        rewriteAsked.current = true;
         armFocusRescue();
         sentEdit.current =
           rewrite.kind === "edit" ? { messageId: rewrite.messageId, text: rewrite.text } : null;

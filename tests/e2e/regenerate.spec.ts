@@ -493,3 +493,42 @@ test("a regenerate confirmed after the chat went on in another tab is refused, a
   await expect(replies(page)).toHaveCount(3);
   await expect(page.getByRole("group", { name: "Versions of this message" })).toHaveCount(0);
 });
+
+test("an edit whose reply failed stands when a later send cannot reach Fold: the old version does not come back", async ({
+  page,
+}) => {
+  await openFakeChat(page, "edit-reply-failed");
+  await sendAndWait(page, "First question.", "First answer.");
+  await sendAndWait(page, "Second question.", "Second answer.");
+
+  // The edit is stored; the provider fails its reply (the first try and the AI SDK's two more).
+  const scripted = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
+    data: [{ fault: "500" }, { fault: "500" }, { fault: "500" }],
+  });
+  expect(scripted.ok()).toBe(true);
+  const first = userMessages(page).filter({ hasText: "First question." });
+  await first.hover();
+  await first.getByRole("button", { name: "Edit message" }).click();
+  const editor = page.getByRole("textbox", { name: "Edit message" });
+  await editor.fill("First question, edited.");
+  await editor.press("Enter");
+  await page
+    .getByRole("alertdialog", { name: "Edit this message?" })
+    .getByRole("button", { name: "Edit and send" })
+    .click();
+  await expect(page.getByText(/internal error/)).toBeVisible({ timeout: 30_000 });
+  await expect(userMessages(page)).toHaveText(["First question, edited."]);
+
+  // Fold cannot be reached when the next message is sent: it goes back into its box, and the
+  // chat stays the edited version (the edit's box closed).
+  await page.route("**/api/**", (route) => route.abort());
+  const box = page.getByRole("textbox", { name: "Message", exact: true });
+  await box.fill("Third question.");
+  await box.press("Enter");
+  await expect(box).toHaveValue("Third question.");
+  await expect(page.getByRole("alert").filter({ hasText: "could not be reached" })).toBeVisible();
+  await expect(userMessages(page)).toHaveText(["First question, edited."]);
+  await expect(page.getByText("Second question.")).toHaveCount(0);
+  await expect(editor).toHaveCount(0);
+  await page.unroute("**/api/**");
+});
