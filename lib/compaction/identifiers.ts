@@ -61,7 +61,10 @@ const ATOMIC_PATTERNS: Pattern[] = [
   { kind: "email", regex: /\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}\b/g, mask: true },
   {
     kind: "path",
-    regex: /\b[A-Za-z]:\\(?:[^\\\s<>:"|?*]+\\)*[^\\\s<>:"|?*]*/g,
+    // C:\Users\ada\notes.txt; a folder's name may hold spaces (C:\Program Files\Fold\fold.exe)
+    // but no dot ("C:\tmp\a.txt to backup\" is a path and words, not one path). Bounded.
+    regex:
+      /\b[A-Za-z]:\\(?:(?:[^\\\s<>:"|?*]{1,255}|[^\\\s<>:"|?*.]{1,64}(?: [^\\\s<>:"|?*.]{1,64}){1,8})\\){0,32}[^\\\s<>:"|?*]*/g,
     mask: true,
     clean: trimTrailing,
   },

@@ -242,6 +242,18 @@ describe("extractIdentifiers", () => {
     ]);
   });
 
+  it("keeps a Windows path whose folders' names hold spaces whole, never cut at a space", () => {
+    expect(
+      identifiersInText(
+        "It is at C:\\Program Files\\Fold\\fold.exe; copy C:\\tmp\\a.txt to backup\\ first.",
+        true,
+      ),
+    ).toEqual([
+      ["C:\\Program Files\\Fold\\fold.exe", "path"],
+      ["C:\\tmp\\a.txt", "path"],
+    ]);
+  });
+
   it("never joins a number and the next line's first letter into one value", () => {
     const output: FoldUIMessage = {
       id: "m",
