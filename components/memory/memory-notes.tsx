@@ -77,7 +77,8 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
     // The row goes away with its button: focus moves to the next note's, else to the box.
     focusAfter.current = memory.notes[at + 1] ?? memory.notes[at - 1] ?? "";
     // Not removed: the button is still there, and keeps the focus.
-    if (!(await change(noteText(line), "DELETE"))) focusAfter.current = line;
+    // The line as the memory lists it: the server takes its bullet off as it lists it.
+    if (!(await change(line, "DELETE"))) focusAfter.current = line;
   }
 
   const disabled = working || busy;

@@ -536,6 +536,15 @@ test("a note added in the memory panel is sent with the next request and can be 
   await sendAndWait(page, "And the buses?");
   const after = (await recordedRequests(page)).at(-1);
   expect(after?.messages.map(textOf).join("\n")).not.toContain(note);
+
+  // A note typed as a list item of its own is taken away by its × too.
+  await page.getByRole("button", { name: "Memory" }).click();
+  await box.fill("- - the port is 8443");
+  await box.press("Enter");
+  await expect(notes.getByTestId("memory-notes")).toContainText("the port is 8443");
+  await notes.getByRole("button", { name: "Remove note: - the port is 8443" }).click();
+  await expect(notes.getByTestId("memory-notes")).toHaveCount(0);
+  await expect(notes.getByRole("alert")).toHaveCount(0);
 });
 
 test("the model recalls a value the summary condensed, quoting the message it came from", async ({
