@@ -291,36 +291,51 @@ function textOf(message: FoldUIMessage): string {
 
 /**
  * A message's text as Markdown of its own: its steps' texts a paragraph apart (glued together,
- * a fence closing one step ran into the next step's first line), and a code block it leaves
- * open (a reply stopped mid-block) closed, so the rest of the transcript stays outside it.
+ * a fence closing one step ran into the next step's first line), and a code block or raw HTML
+ * block it leaves open (a reply stopped mid-block, a pasted page) closed, so the rest of the
+ * transcript stays outside it.
  */
 function markdownTextOf(message: FoldUIMessage): string {
   const texts = answerParts(message.parts).flatMap((part) =>
     part.type === "text" && part.text.trim() !== "" ? [part.text] : [],
   );
-  return closeOpenFence(texts.join("\n\n"));
+  return closeOpenBlock(texts.join("\n\n"));
 }
 
 /** A fenced code block's fence: three or more backticks or tildes. */
 const FENCE_MARKS = /^(`{3,}|~{3,})/;
 
 /**
- * The text with the fenced code block it ends inside closed, as a CommonMark parser reads it
- * (mdast-util-from-markdown): a fence is closed only by its own kind, as long or longer, and a
- * list item ends at a line indented less than its content, so a fence there opens a new block.
+ * The raw HTML blocks CommonMark ends only at their own closer, not at a blank line (its kinds
+ * 1 to 5), by how they open: left open, the next messages and the summary are inside them.
  */
-function closeOpenFence(text: string): string {
-  const open = fenceLeftOpen(fromMarkdown(text), text);
+const HTML_BLOCK_CLOSERS: ReadonlyArray<[opens: RegExp, closer: (open: string) => string]> = [
+  [/^<(script|pre|style|textarea)(?=[\s>]|$)/i, (open) => `</${open.slice(1).toLowerCase()}>`],
+  [/^<!--/, () => "-->"],
+  [/^<\?/, () => "?>"],
+  [/^<!\[CDATA\[/, () => "]]>"],
+  [/^<![A-Za-z]/, () => ">"],
+];
+
+/**
+ * The text with the fenced code block or raw HTML block it ends inside closed, as a CommonMark
+ * parser reads it (mdast-util-from-markdown): a fence is closed only by its own kind, as long or
+ * longer, and a list item ends at a line indented less than its content, so a fence there
+ * opens a new block.
+ */
+function closeOpenBlock(text: string): string {
+  const open = blockLeftOpen(fromMarkdown(text), text);
   // Closed where it opened: inside its list item, which the next message's rule then ends.
-  return open === null ? text : `${text}\n${" ".repeat(open.column)}${open.marks}`;
+  return open === null ? text : `${text}\n${" ".repeat(open.column)}${open.closer}`;
 }
 
-/** The fenced block the text's last block ends open in, or null; a quote's closes on its own. */
-function fenceLeftOpen(tree: MdastRoot, text: string): { marks: string; column: number } | null {
+/** The block the text's last block ends open in, and what closes it; a quote's closes on its own. */
+function blockLeftOpen(tree: MdastRoot, text: string): { closer: string; column: number } | null {
   let node: MdastNode | undefined = tree.children.at(-1);
   while (node) {
     // The next message's lines are not quoted: the quote, and a block in it, ends before them.
     if (node.type === "blockquote") return null;
+    if (node.type === "html") return htmlLeftOpen(node.value, node.position?.start.column);
     if (node.type === "code") {
       const start = node.position?.start;
       const end = node.position?.end;
@@ -336,9 +351,27 @@ function fenceLeftOpen(tree: MdastRoot, text: string): { marks: string; column: 
         last[0] === marks[0] &&
         last.length >= marks.length &&
         new Set(last).size === 1;
-      return closed ? null : { marks, column: start.column - 1 };
+      return closed ? null : { closer: marks, column: start.column - 1 };
     }
     node = "children" in node ? node.children.at(-1) : undefined;
+  }
+  return null;
+}
+
+/** A raw HTML block's closer when it is of a kind a blank line does not end and it lacks one. */
+function htmlLeftOpen(
+  value: string,
+  column: number | undefined,
+): { closer: string; column: number } | null {
+  for (const [opens, closerOf] of HTML_BLOCK_CLOSERS) {
+    const open = opens.exec(value)?.[0];
+    if (open === undefined) continue;
+    const closer = closerOf(open);
+    const rest = value.slice(open.length);
+    const closed = /^<\//.test(closer)
+      ? rest.toLowerCase().includes(closer)
+      : rest.includes(closer);
+    return closed ? null : { closer, column: (column ?? 1) - 1 };
   }
   return null;
 }

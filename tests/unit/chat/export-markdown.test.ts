@@ -69,6 +69,32 @@ describe("the Markdown transcript and code blocks", () => {
     }
   });
 
+  it("keeps the next message and the summary outside a raw HTML block a message left open (a comment, a script, a processing instruction)", () => {
+    for (const text of [
+      "Here is the page:\n\n<!-- header starts here",
+      "<script>\nconst x = 1;",
+      "<PRE>\nliteral output",
+      "<?php echo 1;",
+      "<![CDATA[ raw",
+      "- item\n\n  <!-- inside the item",
+    ]) {
+      const markdown = chatToMarkdown(
+        {
+          chat,
+          rows: [
+            row("u1", "user", [{ type: "text", text }], 0),
+            row("a1", "assistant", [{ type: "text", text: "Next answer." }], 1),
+          ],
+          versions: [],
+        },
+        at,
+      );
+      const shown = micromark(markdown);
+      expect(shown, text).toContain("Next answer.");
+      expect(shown, text).toContain("<h2>Summary of the earlier conversation</h2>");
+    }
+  });
+
   it("sets a reply's steps a paragraph apart, so a fence that closes one step still closes", () => {
     const markdown = chatToMarkdown(
       {
