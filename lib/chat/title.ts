@@ -1,4 +1,4 @@
-import { headOf } from "@/lib/message/unstorable-text";
+import { graphemeHeadOf } from "@/lib/message/unstorable-text";
 import { DEFAULT_CHAT_TITLE } from "./schemas";
 
 const TITLE_TARGET_CHARS = 60;
@@ -16,7 +16,7 @@ export function titleFromMessage(text: string): string {
     .trim();
   if (!clean) return DEFAULT_CHAT_TITLE;
   if (clean.length <= TITLE_TARGET_CHARS) return clean;
-  const cut = headOf(clean, TITLE_TARGET_CHARS);
+  const cut = graphemeHeadOf(clean, TITLE_TARGET_CHARS);
   const lastSpace = cut.lastIndexOf(" ");
   return `${(lastSpace > TITLE_TARGET_CHARS / 2 ? cut.slice(0, lastSpace) : cut).replace(/[,.;:!?-]+$/, "")}…`;
 }

@@ -2,6 +2,8 @@
  * Chunking for the summarizer (DESIGN §8, "Sizing"): a span too big for one
  * call is split on message boundaries, each message sent exactly once.
  */
+
+import { headOf } from "@/lib/message/unstorable-text";
 import { cutHeadTail } from "./serialize";
 
 /** The "\n\n" between two messages of a chunk. */
@@ -93,9 +95,14 @@ function piecesOf(text: string, maxChars: number): string[] {
       open = null;
     } else {
       // A line longer than a piece (a document without line breaks) goes in slices.
-      for (let from = 0; from < Math.max(1, line.length); from += maxChars) {
-        add(line.slice(from, from + maxChars));
-      }
+      // Each slice between whole characters (one at least, however small the piece).
+      let from = 0;
+      do {
+        const slice =
+          headOf(line.slice(from, from + maxChars + 1), maxChars) || line.slice(from, from + 2);
+        add(slice);
+        from += slice.length;
+      } while (from < line.length);
     }
   }
   if (lines.length > 0 && !lines.every((line) => OPEN_TAG.test(line))) {

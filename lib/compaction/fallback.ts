@@ -11,6 +11,7 @@
 import { type DynamicToolUIPart, getToolName, isToolUIPart, type ToolUIPart } from "ai";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
+import { headOf } from "@/lib/message/unstorable-text";
 import { identifiersInText } from "./identifiers";
 import { splitSummary } from "./ledger";
 import { headingOf, NOT_RECORDED, SUMMARY_HEADINGS, type SummaryHeading } from "./prompts";
@@ -202,7 +203,7 @@ function firstLines(text: string, maxChars: number): string {
 function excerptOf(text: string, maxChars: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   if (flat.length <= maxChars) return flat;
-  const cut = flat.slice(0, maxChars);
+  const cut = headOf(flat, maxChars);
   const space = cut.lastIndexOf(" ");
   return `${space > maxChars / 2 ? cut.slice(0, space) : cut}…`;
 }
@@ -214,7 +215,7 @@ function cutToBudget(text: string, budget: number, countTokens: (text: string) =
   let out = text;
   while (chars > 1 && countTokens(out) > budget) {
     chars = Math.floor(chars * 0.9);
-    out = text.slice(0, chars).trimEnd();
+    out = headOf(text, chars).trimEnd();
   }
-  return out || text.slice(0, 1);
+  return out || headOf(text, 2);
 }

@@ -7,6 +7,8 @@
  * message is never touched. Deterministic and in memory: the next turn's
  * Tier 1 folds the stored turn into the durable summary.
  */
+
+import { headOf } from "@/lib/message/unstorable-text";
 import { identifiersInText } from "./identifiers";
 import { cutMiddle, FOLDED_STEPS_MARKER } from "./trim";
 
@@ -81,7 +83,7 @@ function describeSteps<M extends AnyMessage>(messages: readonly M[]) {
       const args = text(part.input);
       const result = results.get(String(part.toolCallId)) ?? "";
       sources.push(args, result);
-      const head = result.replace(/\s+/g, " ").trim().slice(0, RESULT_HEAD_CHARS);
+      const head = headOf(result.replace(/\s+/g, " ").trim(), RESULT_HEAD_CHARS);
       lines.push(
         `- ${String(part.toolName)} ${cutMiddle(args, ARGUMENTS_MAX_CHARS).replace(/\s+/g, " ")} → ${head || "(no output)"}${result.length > RESULT_HEAD_CHARS ? "…" : ""}`,
       );

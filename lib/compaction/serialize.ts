@@ -7,6 +7,7 @@
 import { type DynamicToolUIPart, getToolName, isToolUIPart, type ToolUIPart } from "ai";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { COMPACTION_TRACE_TOOL_NAME } from "@/lib/message/ui-message";
+import { headOf, tailOf } from "@/lib/message/unstorable-text";
 
 /** ~2,000 chars of a tool output keep its shape and most identifiers at ~500 tokens. */
 export const TOOL_OUTPUT_MAX_CHARS = 2_000;
@@ -151,10 +152,11 @@ export function cutHeadTail(text: string, maxChars: number): string {
   // The marker's own length depends on the count; the estimate is off by a digit at most.
   const probe = omittedMarker(text.length);
   const keep = Math.max(0, maxChars - probe.length);
-  const head = Math.ceil(keep * HEAD_SHARE);
-  const tail = keep - head;
-  const omitted = text.length - head - tail;
-  return `${text.slice(0, head)}${omittedMarker(omitted)}${tail > 0 ? text.slice(-tail) : ""}`;
+  // Between whole characters: half an emoji is text no provider takes (a lone surrogate).
+  const head = headOf(text, Math.ceil(keep * HEAD_SHARE));
+  const tail = tailOf(text, keep - Math.ceil(keep * HEAD_SHARE));
+  const omitted = text.length - head.length - tail.length;
+  return `${head}${omittedMarker(omitted)}${tail}`;
 }
 
 function omittedMarker(chars: number): string {

@@ -4,6 +4,7 @@
  * with a role and string-or-parts content. It only shrinks content — a tool
  * call and its result are never removed, so they can never be separated.
  */
+import { headOf, tailOf } from "@/lib/message/unstorable-text";
 
 type AnyPart = { type: string; [key: string]: unknown };
 type AnyMessage = { role: string; content: unknown };
@@ -103,7 +104,10 @@ const CUT_MARGIN_CHARS = 2 * CUT_NOTE_CHARS;
 export function cutMiddle(text: string, maxChars: number): string {
   if (text.length <= maxChars + CUT_MARGIN_CHARS) return text;
   const half = Math.floor(maxChars / 2);
-  return `${text.slice(0, half)}\n[… ${(text.length - 2 * half).toLocaleString("en-US")} chars cut to fit the context window …]\n${text.slice(text.length - half)}`;
+  // Between whole characters: half an emoji is text no provider takes (a lone surrogate).
+  const head = headOf(text, half);
+  const tail = tailOf(text, half);
+  return `${head}\n[… ${(text.length - head.length - tail.length).toLocaleString("en-US")} chars cut to fit the context window …]\n${tail}`;
 }
 
 /** Positions (message, part) of every part of `type` (a tool call or a tool result), newest first. */

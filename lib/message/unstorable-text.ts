@@ -28,6 +28,31 @@ export function headOf(text: string, max: number): string {
   return text.slice(0, codePointBoundary(text, max));
 }
 
+/** The last `max` UTF-16 units of `text`, one fewer when that would split a surrogate pair. */
+export function tailOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const from = text.length - max;
+  return text.slice(codePointBoundary(text, from) === from ? from : from + 1);
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+/** How far past a cut a grapheme may reach (a ZWJ family is 11 units, a letter with marks a few). */
+const GRAPHEME_REACH = 64;
+
+/**
+ * The first `max` UTF-16 units of `text` or fewer, ending between whole graphemes: no flag,
+ * ZWJ family, skin tone or letter with its marks is cut in two (a title, a label).
+ */
+export function graphemeHeadOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = 0;
+  for (const { index, segment } of graphemes.segment(text.slice(0, max + GRAPHEME_REACH))) {
+    if (index + segment.length > max) break;
+    end = index + segment.length;
+  }
+  return text.slice(0, end);
+}
+
 /** `schema` refusing text Postgres cannot store, the message naming the field (`label`). */
 export function storable<S extends z.ZodType<string>>(schema: S, label: string): S {
   return schema.refine((text) => unstorableReason(text) === null, {
