@@ -111,8 +111,17 @@ export function createTier2<TOOLS extends ToolSet>(
       folded.folded > 0
         ? trimToFit(folded.messages, { ...trimOptions, keepSummary: true })
         : trimmed;
-    // Still too long: only now are the summary and pinned messages cut too.
-    const last = refit.fits ? refit : trimToFit(refit.messages, trimOptions);
+    // Still too long for the target: what fits under the trigger (raised where pinned messages
+    // or the summary need it: foldTrigger) goes with them whole, and only past it are the
+    // summary and pinned messages cut too.
+    const spared = refit.fits
+      ? refit
+      : trimToFit(refit.messages, {
+          ...trimOptions,
+          limitTokens: Math.max(0, Math.floor(budget.trigger / skew) - options.overheadTokens),
+          keepSummary: true,
+        });
+    const last = spared.fits ? spared : trimToFit(spared.messages, trimOptions);
     const result = { before: trimmed.before, after: last.after };
     // Not after a refusal: Fold's count was wrong there, not the room left to cut.
     if (!recovered && trimmed.fits && trimmed.after > trimmed.before * (1 - STALL_SAVING_SHARE))
