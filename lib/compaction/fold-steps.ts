@@ -54,16 +54,32 @@ function text(value: unknown): string {
   return JSON.stringify(value) ?? "";
 }
 
-/** One line per folded step, and the texts whose identifiers the note keeps. */
+const OLDER_STEPS = /^- \((\d+) older steps\)$/;
+const VALUES_SEEN = "Values seen: ";
+
+/**
+ * One line per folded step, the texts whose identifiers the note keeps, and how many steps an
+ * earlier note had already counted without a line.
+ */
 function describeSteps<M extends AnyMessage>(messages: readonly M[]) {
   const lines: string[] = [];
   const sources: string[] = [];
+  let older = 0;
   const results = new Map<string, string>();
+  // An earlier note folded again: its step lines are steps, its values values (kept first, as
+  // the oldest), its count of older steps still counted.
+  const readNote = (note: string) => {
+    for (const line of note.split("\n").slice(1)) {
+      const count = OLDER_STEPS.exec(line)?.[1];
+      if (count !== undefined) older += Number(count);
+      else if (line.startsWith(VALUES_SEEN)) sources.unshift(line.slice(VALUES_SEEN.length));
+      else lines.push(line);
+    }
+  };
   for (const message of messages) {
     if (typeof message.content === "string") {
-      if (message.content.startsWith(FOLDED_STEPS_MARKER)) {
-        lines.push(...message.content.split("\n").slice(1));
-      } else sources.push(message.content);
+      if (message.content.startsWith(FOLDED_STEPS_MARKER)) readNote(message.content);
+      else sources.push(message.content);
       continue;
     }
     for (const part of partsOf(message)) {
@@ -74,7 +90,7 @@ function describeSteps<M extends AnyMessage>(messages: readonly M[]) {
     for (const part of partsOf(message)) {
       if (part.type === "text" && typeof part.text === "string") {
         if (part.text.startsWith(FOLDED_STEPS_MARKER)) {
-          lines.push(...part.text.split("\n").slice(1));
+          readNote(part.text);
           continue;
         }
         sources.push(part.text);
@@ -89,11 +105,14 @@ function describeSteps<M extends AnyMessage>(messages: readonly M[]) {
       );
     }
   }
-  return { lines, sources };
+  return { lines, sources, older };
 }
 
 /** The note: the newest step lines that fit, then the values the folded steps carried. */
-function foldNote(lines: string[], sources: string[], options: FoldStepsOptions<unknown>): string {
+function foldNote(
+  { lines, sources, older }: ReturnType<typeof describeSteps>,
+  options: FoldStepsOptions<unknown>,
+): string {
   const { countText, noteTokens } = options;
   let used = countText(FOLDED_STEPS_MARKER);
   const kept: string[] = [];
@@ -104,7 +123,8 @@ function foldNote(lines: string[], sources: string[], options: FoldStepsOptions<
     kept.unshift(lines[i] as string);
     used += cost;
   }
-  if (kept.length < lines.length) kept.unshift(`- (${lines.length - kept.length} older steps)`);
+  const untold = lines.length - kept.length + older;
+  if (untold > 0) kept.unshift(`- (${untold} older steps)`);
   const values: string[] = [];
   const seen = new Set<string>();
   for (const source of sources) {
@@ -118,7 +138,7 @@ function foldNote(lines: string[], sources: string[], options: FoldStepsOptions<
     }
   }
   const body = [FOLDED_STEPS_MARKER, ...kept];
-  if (values.length > 0) body.push(`Values seen: ${values.join(", ")}`);
+  if (values.length > 0) body.push(`${VALUES_SEEN}${values.join(", ")}`);
   return body.join("\n");
 }
 
@@ -152,8 +172,10 @@ export function foldEarlierSteps<M extends AnyMessage>(
   if (firstKept === 0) return unchanged;
 
   const cut = (steps[firstKept] as Step).start;
-  const { lines, sources } = describeSteps(messages.slice(lastUser + 1, cut));
-  const note = foldNote(lines, sources, options as FoldStepsOptions<unknown>);
+  const note = foldNote(
+    describeSteps(messages.slice(lastUser + 1, cut)),
+    options as FoldStepsOptions<unknown>,
+  );
   const next = [
     ...messages.slice(0, lastUser + 1),
     { role: "assistant", content: [{ type: "text", text: note }] } as unknown as M,
