@@ -85,8 +85,16 @@ export function ExportMenu({ chatId }: { chatId: string }) {
   );
 }
 
-/** The file name the server gave in Content-Disposition. */
+/** The file name the server gave in Content-Disposition: as it is, else its ASCII form. */
 function fileNameOf(response: Response): string | null {
   const disposition = response.headers.get("content-disposition") ?? "";
+  const named = /filename\*=UTF-8''([^;\s]+)/i.exec(disposition)?.[1];
+  if (named) {
+    try {
+      return decodeURIComponent(named);
+    } catch {
+      // Not percent-encoded as it should be: the ASCII name below.
+    }
+  }
   return /filename="([^"]+)"/.exec(disposition)?.[1] ?? null;
 }

@@ -18,6 +18,7 @@ import {
   messageText,
   rowToUIMessage,
 } from "@/lib/message/ui-message";
+import { headOf } from "@/lib/message/unstorable-text";
 
 /**
  * A chat as a file (GET /api/chats/:id/export): Markdown to read, JSON to keep. The JSON holds
@@ -271,18 +272,38 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
   }
 }
 
-/** A file name from the title: letters, digits and dashes, never empty. */
+/**
+ * A file name from the title: its letters and digits, of any writing system (accents taken
+ * off), and dashes; never empty.
+ */
 export function exportFileName(chat: Pick<Chat, "title">, format: ExportFormat): string {
   const base =
-    chat.title
-      .normalize("NFKD")
-      .replace(/[^\w\s-]/g, "")
-      .trim()
-      .replace(/[\s_-]+/g, "-")
-      .slice(0, FILE_NAME_MAX_CHARS)
+    headOf(
+      chat.title
+        .normalize("NFKD")
+        .replace(/\p{M}/gu, "")
+        .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+        .trim()
+        .replace(/[\s_-]+/g, "-"),
+      FILE_NAME_MAX_CHARS,
+    )
       .replace(/-+$/, "")
       .toLowerCase() || "chat";
   return `${base}.${format === "json" ? "json" : "md"}`;
+}
+
+/**
+ * The download's Content-Disposition: the name as it is (RFC 6266's `filename*`), and for a
+ * client that reads only `filename`, its ASCII letters ("chat" when it has none).
+ */
+export function exportDisposition(name: string): string {
+  const dot = name.lastIndexOf(".");
+  const ascii =
+    name
+      .slice(0, dot)
+      .replace(/[^\w-]/g, "")
+      .replace(/^-+|-+$/g, "") || "chat";
+  return `attachment; filename="${ascii}${name.slice(dot)}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
 function textOf(message: FoldUIMessage): string {

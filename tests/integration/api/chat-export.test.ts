@@ -61,7 +61,7 @@ describeEachDriver("GET /api/chats/:id/export", (use) => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     expect(response.headers.get("content-disposition")).toMatch(
-      /^attachment; filename=".+\.json"$/,
+      /^attachment; filename=".+\.json"; filename\*=UTF-8''.+\.json$/,
     );
     const exported = chatExportSchema.parse(JSON.parse(await response.text()));
 
@@ -88,7 +88,7 @@ describeEachDriver("GET /api/chats/:id/export", (use) => {
     const response = await exportChat(database, browser, chatId, "?format=markdown");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/markdown/);
-    expect(response.headers.get("content-disposition")).toMatch(/filename=".+\.md"$/);
+    expect(response.headers.get("content-disposition")).toMatch(/filename=".+\.md"; /);
     const markdown = await response.text();
 
     expect(markdown).toMatch(/^# .+\n/);

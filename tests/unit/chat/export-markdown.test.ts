@@ -1,6 +1,11 @@
 import { micromark } from "micromark";
 import { describe, expect, it } from "vitest";
-import { type ChatSnapshot, chatMarkdownPieces } from "@/lib/chat/export";
+import {
+  type ChatSnapshot,
+  chatMarkdownPieces,
+  exportDisposition,
+  exportFileName,
+} from "@/lib/chat/export";
 import { NOTE_ADDED } from "@/lib/compaction/user-notes";
 import type { Chat, Message } from "@/lib/db/schema";
 
@@ -203,5 +208,21 @@ describe("the Markdown transcript's memory", () => {
     expect(markdown).toContain("## Notes the model keeps");
     expect(markdown).not.toContain("Summary of the earlier conversation");
     expect(markdown).toContain("- Answer in French.");
+  });
+});
+
+describe("the download's file name", () => {
+  it("keeps a title's letters of any writing system, and gives clients that read only ASCII a name too", () => {
+    const named = (title: string) => exportFileName({ title }, "markdown");
+    expect(named("東京旅行の計画")).toBe("東京旅行の計画.md");
+    expect(named("План поездки")).toBe("план-поездки.md");
+    expect(named("Café: notes / ideas!")).toBe("cafe-notes-ideas.md");
+    expect(named("???")).toBe("chat.md");
+    expect(exportDisposition(named("План поездки"))).toBe(
+      `attachment; filename="chat.md"; filename*=UTF-8''${encodeURIComponent("план-поездки.md")}`,
+    );
+    expect(exportDisposition(named("Trip to Tōkyō"))).toBe(
+      "attachment; filename=\"trip-to-tokyo.md\"; filename*=UTF-8''trip-to-tokyo.md",
+    );
   });
 });

@@ -4,6 +4,7 @@ import {
   chatJsonPieces,
   chatMarkdownPieces,
   EXPORT_FORMATS,
+  exportDisposition,
   exportFileName,
   readChatSnapshot,
 } from "@/lib/chat/export";
@@ -34,7 +35,7 @@ export const GET = route<{ id: string }>(async (request, { params }) => {
     headers: {
       "content-type":
         format === "json" ? "application/json; charset=utf-8" : "text/markdown; charset=utf-8",
-      "content-disposition": `attachment; filename="${exportFileName(chat, format)}"`,
+      "content-disposition": exportDisposition(exportFileName(chat, format)),
       "cache-control": "no-store",
     },
   });
