@@ -196,8 +196,8 @@ export function ChatView({
   // older pages included (an edit or a regenerate left useChat only the newest messages).
   const setStoredTail = useCallback(
     (page: FoldUIMessage[]) => {
-      const shown = latestMessages.current;
-      keepOlder((older) => olderBeforePage(older, shown, page));
+      const before = latestMessages.current;
+      keepOlder((older) => olderBeforePage(older, before, page));
       setMessages((shown) => withStoredTail(shown, page));
     },
     [setMessages, keepOlder],

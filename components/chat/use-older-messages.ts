@@ -66,12 +66,6 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
     setHasMore(more);
   }, []);
 
-  /** Keeps what `which` picks of the loaded messages (the part a stored page does not hold). */
-  const keep = useCallback(
-    (which: (list: FoldUIMessage[]) => FoldUIMessage[]) => setOlder(which),
-    [],
-  );
-
   /** Changes one loaded message in place (a pin set on a message scrolled up to). */
   const update = useCallback(
     (messageId: string, change: (message: FoldUIMessage) => FoldUIMessage) =>
@@ -79,5 +73,15 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
     [],
   );
 
-  return { older, hasMore, loading, loadOlder, takeAll, restart, keep, update };
+  return {
+    older,
+    hasMore,
+    loading,
+    loadOlder,
+    takeAll,
+    restart,
+    /** Keeps what its argument picks of the loaded messages (the part a stored page does not hold). */
+    keep: setOlder,
+    update,
+  };
 }

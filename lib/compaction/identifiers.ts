@@ -162,12 +162,15 @@ export function identifiersInText(text: string, fromUser: boolean): [string, Ide
     }
   }
   let rest = text;
+  // One pass a pattern: each match it keeps is taken, and masked when the pattern masks.
   for (const { kind, regex, mask, clean, keep } of ATOMIC_PATTERNS) {
-    const kept = (match: string) => !keep || keep(clean ? clean(match) : match);
-    for (const match of rest.matchAll(regex)) {
-      if (kept(match[0])) out.push([clean ? clean(match[0]) : match[0], kind]);
-    }
-    if (mask) rest = rest.replace(regex, (match) => (kept(match) ? " " : match));
+    const read = rest.replace(regex, (match) => {
+      const value = clean ? clean(match) : match;
+      if (keep && !keep(value)) return match;
+      out.push([value, kind]);
+      return mask ? " " : match;
+    });
+    if (mask) rest = read;
   }
   return out;
 }

@@ -153,8 +153,9 @@ export function cutHeadTail(text: string, maxChars: number): string {
   const probe = omittedMarker(text.length);
   const keep = Math.max(0, maxChars - probe.length);
   // Between whole characters: half an emoji is text no provider takes (a lone surrogate).
-  const head = headOf(text, Math.ceil(keep * HEAD_SHARE));
-  const tail = tailOf(text, keep - Math.ceil(keep * HEAD_SHARE));
+  const headChars = Math.ceil(keep * HEAD_SHARE);
+  const head = headOf(text, headChars);
+  const tail = tailOf(text, keep - headChars);
   const omitted = text.length - head.length - tail.length;
   return `${head}${omittedMarker(omitted)}${tail}`;
 }
