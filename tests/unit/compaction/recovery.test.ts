@@ -18,6 +18,7 @@ import {
 import { type Budget, computeBudget } from "@/lib/context/budget";
 import { createEstimator, unitsFromProviderPrompt } from "@/lib/context/tokens";
 import { COMPACTION_DEFAULTS } from "@/lib/env";
+import { outputLimitToSend } from "@/lib/turn/model-call";
 
 /**
  * Recovery (DESIGN §10) as a middleware around a mock model: an overflow is
@@ -28,16 +29,17 @@ import { COMPACTION_DEFAULTS } from "@/lib/env";
 const MODEL_ID = "fake:small";
 const WINDOW = 8192;
 
+const BUDGET_RATIOS = {
+  triggerRatio: COMPACTION_DEFAULTS.triggerRatio,
+  targetRatio: COMPACTION_DEFAULTS.targetRatio,
+  reserveRatio: COMPACTION_DEFAULTS.reserveRatio,
+  keepRecentRatio: COMPACTION_DEFAULTS.keepRecentRatio,
+  summaryRatio: COMPACTION_DEFAULTS.summaryRatio,
+  bulkyRatio: COMPACTION_DEFAULTS.bulkyRatio,
+};
 const BUDGET: Budget = computeBudget(
   { contextWindow: WINDOW, maxOutputTokens: null },
-  {
-    triggerRatio: COMPACTION_DEFAULTS.triggerRatio,
-    targetRatio: COMPACTION_DEFAULTS.targetRatio,
-    reserveRatio: COMPACTION_DEFAULTS.reserveRatio,
-    keepRecentRatio: COMPACTION_DEFAULTS.keepRecentRatio,
-    summaryRatio: COMPACTION_DEFAULTS.summaryRatio,
-    bulkyRatio: COMPACTION_DEFAULTS.bulkyRatio,
-  },
+  BUDGET_RATIOS,
 );
 
 const VOCABULARY = [
@@ -635,5 +637,56 @@ describe("recovery middleware: doGenerate", () => {
       `This conversation no longer fits ${MODEL_ID} — compact it or start a new chat.`,
     );
     expect(mock.doGenerateCalls).toHaveLength(2);
+  });
+});
+
+describe("recovery middleware: a smaller window the provider states", () => {
+  it("retries with an output limit that fits the stated window, so a short chat is answered", async () => {
+    // A vLLM restarted with --max-model-len 8192 while Fold still budgets the 32,768 it listed
+    // before (cached up to an hour), for a model whose output limit an admin set to 8,192. vLLM
+    // refuses when prompt + max_tokens pass its window.
+    const served = 8192;
+    const window = {
+      contextWindow: 32_768,
+      maxOutputTokens: 8192,
+      source: "provider" as const,
+      detail: { server: "vllm" as const, basis: "listed" as const },
+      outputOverride: { modelLimit: null },
+    };
+    const budget = computeBudget(window, BUDGET_RATIOS);
+    const sent = outputLimitToSend({ modelId: "local:qwen", window, budget });
+    expect(sent).toBe(8192);
+    const counter = createEstimator();
+    const mock = new MockLanguageModelV4({
+      doStream: async (options) => {
+        const input = counter.estimate(unitsFromProviderPrompt(options.prompt));
+        const maxTokens = options.maxOutputTokens ?? 0;
+        if (input + maxTokens > served) {
+          throw apiError(400, {
+            object: "error",
+            message: `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${served} tokens and your request has ${input} input tokens (${maxTokens} > ${served} - ${input}).`,
+            type: "BadRequestError",
+            code: 400,
+          });
+        }
+        return streamed();
+      },
+    });
+    const { model } = setup(mock, { modelId: "local:qwen", budget, toolOverheadTokens: 0 });
+    const prompt: LanguageModelV4Prompt = [
+      { role: "system", content: "You are Fold." },
+      { role: "user", content: [{ type: "text", text: "Hello there, a short question." }] },
+    ];
+    const outcome = await Promise.resolve(
+      model.doStream(callOptions(prompt, { maxOutputTokens: sent })),
+    ).then(
+      () => "answered",
+      (error: Error) => `${error.name}: ${error.message}`,
+    );
+    expect(outcome).toBe("answered");
+    // The retry asked for no more than the stated window leaves the reply.
+    const [first, retry] = mock.doStreamCalls.map((c) => c.maxOutputTokens ?? 0);
+    expect(first).toBe(8192);
+    expect(retry).toBeLessThanOrEqual(served / 2);
   });
 });

@@ -1,6 +1,7 @@
 import type { ModelMessage, PrepareStepFunction, ToolSet } from "ai";
 import { describe, expect, it, vi } from "vitest";
 import { createTier2, type Tier2Options } from "@/lib/compaction/tier2";
+import { pinnedTextOf } from "@/lib/compaction/trim";
 import { summaryMessage } from "@/lib/compaction/view";
 import { type Budget, computeBudget } from "@/lib/context/budget";
 import { createEstimator, type TokenEstimator } from "@/lib/context/tokens";
@@ -13,16 +14,17 @@ import { COMPACTION_DEFAULTS } from "@/lib/env";
  */
 
 const WINDOW = 8192;
+const BUDGET_RATIOS = {
+  triggerRatio: COMPACTION_DEFAULTS.triggerRatio,
+  targetRatio: COMPACTION_DEFAULTS.targetRatio,
+  reserveRatio: COMPACTION_DEFAULTS.reserveRatio,
+  keepRecentRatio: COMPACTION_DEFAULTS.keepRecentRatio,
+  summaryRatio: COMPACTION_DEFAULTS.summaryRatio,
+  bulkyRatio: COMPACTION_DEFAULTS.bulkyRatio,
+};
 const BUDGET: Budget = computeBudget(
   { contextWindow: WINDOW, maxOutputTokens: null },
-  {
-    triggerRatio: COMPACTION_DEFAULTS.triggerRatio,
-    targetRatio: COMPACTION_DEFAULTS.targetRatio,
-    reserveRatio: COMPACTION_DEFAULTS.reserveRatio,
-    keepRecentRatio: COMPACTION_DEFAULTS.keepRecentRatio,
-    summaryRatio: COMPACTION_DEFAULTS.summaryRatio,
-    bulkyRatio: COMPACTION_DEFAULTS.bulkyRatio,
-  },
+  BUDGET_RATIOS,
 );
 const OVERHEAD = 300;
 
@@ -318,5 +320,61 @@ describe("Tier 2 over the trigger", () => {
     expect(onTrim).toHaveBeenCalledTimes(1);
     // A stalled Tier 2 costs nothing for the rest of the turn.
     expect(estimator.stats.tokenizerCalls).toBe(callsBefore);
+  });
+});
+
+/** A 32k window's budget: a pinned message can be over its target and well inside its input budget. */
+const WIDE: Budget = computeBudget({ contextWindow: 32_768, maxOutputTokens: null }, BUDGET_RATIOS);
+
+describe("Tier 2 in a chat whose fold trigger was raised for a pinned message", () => {
+  it("keeps the pinned message whole when folding the loop's steps makes room within the input budget", async () => {
+    const est = createEstimator();
+    // A pinned message larger than the target but well within the input budget.
+    const pinnedText = `PINNED SPEC: ${filler(4 * (WIDE.target + 1500), 3)} END-OF-SPEC`;
+    const pinnedTokens = est.estimateModelMessages([{ role: "user", content: pinnedText }]);
+    expect(pinnedTokens).toBeGreaterThan(WIDE.target);
+    expect(pinnedTokens + OVERHEAD + 2000).toBeLessThan(WIDE.inputBudget);
+    // foldTrigger (projection.ts) keeps the gap above the floor.
+    const floor = pinnedTokens + WIDE.summaryBudget;
+    const raised = Math.min(WIDE.inputBudget, floor + WIDE.trigger - WIDE.target);
+    const messages: ModelMessage[] = [
+      { role: "user", content: pinnedText },
+      { role: "assistant", content: [{ type: "text", text: "Noted." }] },
+      { role: "user", content: "Now check the pages against the spec." },
+    ];
+    for (let i = 0; i < 12; i++) {
+      messages.push({
+        role: "assistant",
+        content: [
+          {
+            type: "tool-call",
+            toolCallId: `c${i}`,
+            toolName: "fetch_url",
+            input: { url: `https://example.com/${i}` },
+          },
+        ],
+      });
+      messages.push({
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: `c${i}`,
+            toolName: "fetch_url",
+            output: { type: "text", value: filler(2400, i) },
+          },
+        ],
+      });
+    }
+    const { prepare } = tier2(est, {
+      budget: { ...WIDE, trigger: raised },
+      pinned: { texts: new Set([pinnedTextOf(messages[0] as never)]), toolCallIds: new Set() },
+    });
+    const result = await prepare(stepInput([step(raised + 200)], messages));
+    if (!result?.messages) throw new Error("expected a trim");
+    // The pinned message is never shortened while the loop's own steps can make room.
+    const sent = result.messages[0]?.content as string;
+    expect(sent.length).toBe(pinnedText.length);
+    expect(est.estimateModelMessages(result.messages) + OVERHEAD).toBeLessThanOrEqual(raised);
   });
 });
