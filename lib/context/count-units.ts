@@ -213,14 +213,34 @@ function legacyRawInput(part: ToolPart): unknown {
 type ModelPart = Exclude<ModelMessage["content"], string>[number];
 type ToolOutput = Extract<ModelPart, { type: "tool-result" }>["output"];
 
-export function unitsFromModelMessage(message: ModelMessage, key?: string): CountMessage {
+/**
+ * One message's units. `reasoning`: whether its reasoning parts count — only in the tool loop
+ * now running (after the latest user message) do providers read them back: Anthropic and OpenAI
+ * drop earlier turns' thinking, and chat templates of reasoning models render only the current
+ * loop's. Use `unitsFromModelMessages` for a list, which knows where that loop starts.
+ */
+export function unitsFromModelMessage(
+  message: ModelMessage,
+  key?: string,
+  reasoning = false,
+): CountMessage {
   const units: CountUnit[] =
     typeof message.content === "string"
       ? message.content
         ? [{ type: "text", text: message.content }]
         : []
-      : message.content.flatMap(modelPartUnits);
+      : message.content.flatMap((part) => modelPartUnits(part, reasoning));
   return withWire(key, units, units.length > 0 ? 1 : 0);
+}
+
+/**
+ * The units of a list of messages as a step sends them: the reasoning of the loop running
+ * since the latest user message counts (a long thinking loop fills the window with it), the
+ * reasoning of earlier turns does not.
+ */
+export function unitsFromModelMessages(messages: readonly ModelMessage[]): CountMessage[] {
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  return messages.map((m, i) => unitsFromModelMessage(m, undefined, i > lastUser));
 }
 
 /**
@@ -228,13 +248,15 @@ export function unitsFromModelMessage(message: ModelMessage, key?: string): Coun
  * prompt message. Its message shapes are a subset of ModelMessage's.
  */
 export function unitsFromProviderPrompt(prompt: LanguageModelV4Prompt): CountMessage[] {
-  return prompt.map((message) => unitsFromModelMessage(message));
+  return unitsFromModelMessages(prompt);
 }
 
-function modelPartUnits(part: ModelPart): CountUnit[] {
+function modelPartUnits(part: ModelPart, reasoning: boolean): CountUnit[] {
   switch (part.type) {
     case "text":
       return part.text ? [{ type: "text", text: part.text }] : [];
+    case "reasoning":
+      return reasoning && part.text ? [{ type: "text", text: part.text }] : [];
     case "image":
       return [imageUnit(part.mediaType ?? "image", byteSizeOf(part.image))];
     case "file":
@@ -246,7 +268,7 @@ function modelPartUnits(part: ModelPart): CountUnit[] {
       if (part.toolName === COMPACTION_TRACE_TOOL_NAME) return [];
       return toolResultUnits(part.toolName, part.output);
     default:
-      // reasoning, reasoning-file, custom and tool approval parts are not counted.
+      // reasoning-file, custom and tool approval parts are not counted.
       return [];
   }
 }

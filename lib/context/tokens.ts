@@ -27,7 +27,7 @@ import {
 import {
   type CountMessage,
   type CountUnit,
-  unitsFromModelMessage,
+  unitsFromModelMessages,
   unitsFromUIMessage,
 } from "./count-units";
 import { splitByScript } from "./script-tokens";
@@ -36,6 +36,7 @@ export {
   type CountMessage,
   type CountUnit,
   unitsFromModelMessage,
+  unitsFromModelMessages,
   unitsFromProviderPrompt,
   unitsFromUIMessage,
 } from "./count-units";
@@ -195,15 +196,11 @@ export function createEstimator(config: EstimatorConfig = {}): TokenEstimator {
     estimate,
     estimateUIMessages: (messages, options) => estimate(messages.map(unitsFromUIMessage), options),
     estimateModelMessages: (messages, options) =>
-      estimate(
-        messages.map((m) => unitsFromModelMessage(m)),
-        options,
-      ),
+      estimate(unitsFromModelMessages(messages), options),
     countMessage,
     classTokens,
     classTokensOfUIMessages: (messages) => classTokens(messages.map(unitsFromUIMessage)),
-    classTokensOfModelMessages: (messages) =>
-      classTokens(messages.map((m) => unitsFromModelMessage(m))),
+    classTokensOfModelMessages: (messages) => classTokens(unitsFromModelMessages(messages)),
     countText,
     stats,
     get cacheSize() {

@@ -378,3 +378,52 @@ describe("Tier 2 in a chat whose fold trigger was raised for a pinned message", 
     expect(est.estimateModelMessages(result.messages) + OVERHEAD).toBeLessThanOrEqual(raised);
   });
 });
+
+/** Reasoning text of the messages after the latest user message (the loop running). */
+function loopReasoningChars(messages: readonly ModelMessage[]): number {
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  return messages.slice(lastUser + 1).reduce((sum, message) => {
+    if (typeof message.content === "string") return sum;
+    return (
+      sum +
+      message.content.reduce((n, part) => n + (part.type === "reasoning" ? part.text.length : 0), 0)
+    );
+  }, 0);
+}
+
+describe("Tier 2 in a loop that thinks aloud", () => {
+  /** A loop whose steps each reason at length before a small call (DeepSeek, Qwen 3, Claude). */
+  function thinkingLoop(steps: number, reasoningChars: number): ModelMessage[] {
+    return toolLoop(steps, 300).map((message, i) =>
+      message.role === "assistant" && typeof message.content !== "string"
+        ? {
+            ...message,
+            content: [{ type: "reasoning", text: filler(reasoningChars, i) }, ...message.content],
+          }
+        : message,
+    ) as ModelMessage[];
+  }
+
+  it("folds the earlier steps' reasoning the provider counts, and does not give up on the loop", async () => {
+    const estimator = createEstimator();
+    const { prepare } = tier2(estimator);
+    const messages = thinkingLoop(10, 3_000);
+    // Roughly 10 × 750 tokens of reasoning sent back: the provider counts it over the trigger.
+    const first = await prepare(stepInput([step(BUDGET.trigger + 500)], messages));
+    if (!first?.messages) throw new Error("expected folded messages");
+    const kept = loopReasoningChars(first.messages);
+    expect(kept).toBeLessThan(loopReasoningChars(messages) / 2);
+    // The newest step still has its own reasoning: a provider needs the last step's thinking.
+    const newest = first.messages.findLast((m) => m.role === "assistant");
+    expect(loopReasoningChars(newest ? [newest] : [])).toBe(3_000);
+    expectPairsIntact(first.messages);
+
+    // The next step is trimmed again (not marked stalled because the thinking was not seen).
+    const next = thinkingLoop(11, 3_000);
+    const second = await prepare(
+      stepInput([step(BUDGET.trigger + 500), step(BUDGET.trigger + 1_200)], next),
+    );
+    expect(second?.messages).toBeDefined();
+    expect(loopReasoningChars(second?.messages ?? next)).toBeLessThan(loopReasoningChars(next) / 2);
+  });
+});

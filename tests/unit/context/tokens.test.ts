@@ -178,8 +178,9 @@ describe("excluded parts", () => {
     expect(estimator.estimateUIMessages([plain])).toBeGreaterThan(0);
   });
 
-  it("reasoning and the compaction trace count zero in ModelMessages too", () => {
+  it("an earlier turn's reasoning and the compaction trace count zero in ModelMessages too", () => {
     const estimator = createEstimator();
+    const question: ModelMessage = { role: "user", content: "And then?" };
     const messages: ModelMessage[] = [
       {
         role: "assistant",
@@ -199,8 +200,31 @@ describe("excluded parts", () => {
           },
         ],
       },
+      question,
     ];
-    expect(estimator.estimateModelMessages(messages)).toBe(0);
+    expect(estimator.estimateModelMessages(messages)).toBe(
+      estimator.estimateModelMessages([question]),
+    );
+  });
+
+  it("the reasoning of the loop running since the latest user message counts as its text", () => {
+    const estimator = createEstimator();
+    const thinking = "Thinking about which page to read next. ".repeat(50);
+    const question: ModelMessage = { role: "user", content: "Read the pages." };
+    const step = (reasoning: string): ModelMessage => ({
+      role: "assistant",
+      content: [
+        ...(reasoning ? [{ type: "reasoning" as const, text: reasoning }] : []),
+        { type: "tool-call", toolCallId: "c1", toolName: "fetch_url", input: { url: "a" } },
+      ],
+    });
+    const withThinking = estimator.estimateModelMessages([question, step(thinking)]);
+    const without = estimator.estimateModelMessages([question, step("")]);
+    expect(withThinking - without).toBe(estimator.countText(thinking));
+    // The same step before a later user message is an earlier turn: providers drop its thinking.
+    expect(estimator.estimateModelMessages([step(thinking), question])).toBe(
+      estimator.estimateModelMessages([step(""), question]),
+    );
   });
 });
 
