@@ -48,11 +48,20 @@ function messageText(row: RecalledRow): string {
 }
 
 /**
+ * Lower case as Postgres's ILIKE folds it (the database filter and the scoring must agree), one
+ * UTF-16 unit for one (excerpts are cut where the folded text matched): JavaScript lowers the
+ * Turkish dotted capital İ to two units (i and a combining dot), Postgres to a plain i.
+ */
+function foldCase(text: string): string {
+  return text.replaceAll("\u0130", "i").toLowerCase();
+}
+
+/**
  * What to look for: the whole query, and its words (split at white space, outer punctuation
  * dropped) long enough to mean something; an identifier stays one term.
  */
 export function recallTerms(query: string): { phrase: string; terms: string[] } {
-  const phrase = query.trim().toLowerCase();
+  const phrase = foldCase(query.trim());
   const words = phrase
     .split(/\s+/)
     .map((word) => word.replace(/^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu, ""))
@@ -92,7 +101,7 @@ export function rankMatches(
   const allWords = words.reduce((sum, word) => sum + weightOf(word), 0);
   const scored = rows.flatMap((row) => {
     const text = messageText(row);
-    const lower = text.toLowerCase();
+    const lower = foldCase(text);
     const found = words.filter((word) => lower.includes(word));
     const hasPhrase = lower.includes(phrase);
     const score =

@@ -203,6 +203,29 @@ describeEachDriver("recall: the model reads what its summary condensed", (use) =
     expect(common.matches.map((m) => m.message)).not.toContain(planted.seq + 1);
   });
 
+  it("finds a Turkish word whatever its case, the dotted capital İ included", async () => {
+    const database = use();
+    const { browser } = await register(database, "recall-turkish@example.com");
+    const chatId = await newChat(database, browser);
+    const planted = await append(
+      database,
+      chatId,
+      "user",
+      text("Toplantı İSTANBUL ofisinde, İzmir ekibi de katılacak."),
+    );
+    const other = await append(database, chatId, "user", text("Ankara notları ayrı tutulsun."));
+    await coverUpTo(database, chatId, other.id);
+
+    const recall = chatRecall(database.db, chatId);
+    for (const query of ["İstanbul", "istanbul", "ISTANBUL", "izmir ekibi"]) {
+      const found = await recall.search(query);
+      expect(
+        found.matches.map((m) => m.message),
+        query,
+      ).toEqual([planted.seq + 1]);
+    }
+  });
+
   it("reaches a tool output the view sends as a placeholder, though no summary covers it", async () => {
     const database = use();
     const { browser } = await register(database, "recall-cut@example.com");

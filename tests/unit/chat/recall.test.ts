@@ -79,6 +79,12 @@ describe("rankMatches", () => {
     }
   });
 
+  it("centers the excerpt on the match after many dotted capital İ (one unit folded to one)", () => {
+    const lead = "İ".repeat(700);
+    const [match] = rankMatches([said(0, `${lead} KEY-42 ${"b".repeat(1_000)}`)], "key-42");
+    expect(match?.excerpt).toContain("KEY-42");
+  });
+
   it("keeps at most the limit", () => {
     const rows = Array.from({ length: 12 }, (_, i) => said(i, `ledger ${i}`));
     expect(rankMatches(rows, "ledger", 5).map((m) => m.message)).toEqual([12, 11, 10, 9, 8]);
