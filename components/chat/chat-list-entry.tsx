@@ -74,6 +74,7 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
           // biome-ignore lint/a11y/noAutofocus: the user just asked to rename this chat
           autoFocus
           aria-label="Chat title"
+          dir="auto"
           value={draft}
           maxLength={200}
           onChange={(e) => setDraft(e.target.value)}
@@ -116,7 +117,9 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         className="flex min-w-0 flex-1 items-center gap-1 px-3 py-2"
         title={chat.title}
       >
-        <span className="min-w-0 flex-1 truncate">{chat.title}</span>
+        <span dir="auto" className="min-w-0 flex-1 truncate">
+          {chat.title}
+        </span>
         {/* Said on its link (in the phone drawer too, which closes once the chat opens). */}
         <LinkPending label="Opening…" />
       </Link>

@@ -191,6 +191,7 @@ export function Composer({
           ref={area}
           id={COMPOSER_ID}
           aria-label="Message"
+          dir="auto"
           rows={1}
           value={text}
           disabled={disabled}

@@ -67,7 +67,9 @@ export function MessageView({
           return (
             <details key={key} className="text-xs text-muted">
               <summary className="cursor-pointer select-none">Reasoning</summary>
-              <p className="mt-1 whitespace-pre-wrap">{part.text}</p>
+              <p dir="auto" className="mt-1 whitespace-pre-wrap">
+                {part.text}
+              </p>
             </details>
           );
         }
@@ -224,6 +226,7 @@ function UserMessage({
       <div className="ml-auto w-full max-w-[85%] space-y-2">
         <textarea
           aria-label="Edit message"
+          dir="auto"
           value={draft}
           ref={focusAtEnd}
           // Lines as typed, and long ones as they wrap (about 60 characters a line here).
@@ -275,7 +278,10 @@ function UserMessage({
           <Pencil size={14} />
         </button>
       ) : null}
-      <div className="max-w-[85%] min-w-0 rounded-2xl bg-zinc-100 px-4 py-2 text-sm whitespace-pre-wrap [overflow-wrap:anywhere]">
+      <div
+        dir="auto"
+        className="max-w-[85%] min-w-0 rounded-2xl bg-zinc-100 px-4 py-2 text-sm whitespace-pre-wrap [overflow-wrap:anywhere]"
+      >
         {text}
       </div>
     </div>

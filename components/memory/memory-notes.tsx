@@ -103,7 +103,9 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
               key={noteKeys[at]}
               className="flex items-start gap-3 rounded-lg border border-line px-3 py-2"
             >
-              <p className="min-w-0 flex-1 break-words">{noteText(line)}</p>
+              <p dir="auto" className="min-w-0 flex-1 break-words">
+                {noteText(line)}
+              </p>
               <button
                 ref={register(line)}
                 type="button"
@@ -131,6 +133,7 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
           maxLength={NOTE_MAX_CHARS}
           onChange={(event) => setDraft(event.target.value)}
           aria-label="New note"
+          dir="auto"
           placeholder="Add a note, e.g. Always answer in French"
           className={`${inputBase} text-xs`}
         />

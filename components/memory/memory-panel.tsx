@@ -228,6 +228,7 @@ export function MemoryPanel({
               </label>
               <textarea
                 id="summary-draft"
+                dir="auto"
                 value={draft.text}
                 rows={16}
                 // Where the work is: opened, or the panel opened again on it.

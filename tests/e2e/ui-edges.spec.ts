@@ -1,5 +1,7 @@
-import { expect, test } from "@playwright/test";
-import { hydrated, openNewChat, registerUser } from "./helpers";
+import { expect, type Locator, test } from "@playwright/test";
+import { SCRIPT_PATH } from "../fixtures/fake-openai/server";
+import { hydrated, openNewChat, registerUser, send } from "./helpers";
+import { MAIN_FAKE_PORT } from "./servers";
 
 /** Edges of the chat page's chrome: the ring without a reading, and the phone drawer. */
 
@@ -220,4 +222,34 @@ test("typing goes where the page is for: the sign-in and sign-up forms' first fi
   const box = page.getByRole("textbox", { name: "Message" });
   await expect(box).toBeEnabled();
   await expect(box).toBeFocused();
+});
+
+test("Arabic and Hebrew read right to left where they are written: the message, each paragraph of the reply, the chat's title, the boxes as typed; code stays left to right", async ({
+  page,
+}) => {
+  const direction = (locator: Locator) =>
+    locator.evaluate((element) => getComputedStyle(element).direction);
+  await openNewChat(page, `e2e-rtl-${Date.now()}@example.com`);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  const scripted = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
+    data: [{ text: "שלום, הנה התשובה.\n\nAn English line.\n\n```js\nconst x = 1;\n```" }],
+  });
+  expect(scripted.ok()).toBe(true);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("مرحبا، كيف حالك؟");
+  expect(await direction(box)).toBe("rtl");
+  await send(page, "مرحبا، كيف حالك؟");
+  await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1);
+
+  const asked = page.locator("[data-role=user]").getByText("مرحبا، كيف حالك؟");
+  expect(await direction(asked)).toBe("rtl");
+  const reply = page.locator("[data-role=assistant]");
+  expect(await direction(reply.getByText("שלום, הנה התשובה."))).toBe("rtl");
+  expect(await direction(reply.getByText("An English line."))).toBe("ltr");
+  expect(await direction(reply.locator("pre"))).toBe("ltr");
+  const title = page.getByRole("heading", { level: 1, name: "مرحبا، كيف حالك؟" });
+  expect(await direction(title)).toBe("rtl");
+  // An empty box goes back to the page's direction.
+  await box.fill("Hello");
+  expect(await direction(box)).toBe("ltr");
 });

@@ -21,7 +21,9 @@ export default async function ChatPage({ params }: { params: Promise<{ id: strin
   return (
     <>
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-line pr-4 pl-14 md:px-6">
-        <h1 className="min-w-0 flex-1 truncate text-base font-semibold">{chat.title}</h1>
+        <h1 dir="auto" className="min-w-0 flex-1 truncate text-base font-semibold">
+          {chat.title}
+        </h1>
         <ExportMenu chatId={chat.id} />
       </header>
       <ChatView
