@@ -4,6 +4,7 @@ import { getToolName, isToolUIPart } from "ai";
 import { Pencil, Play, RotateCcw } from "lucide-react";
 import { type KeyboardEvent, type ReactNode, useRef } from "react";
 import { type TraceInput, traceOutputSchema } from "@/lib/compaction/trace";
+import { MESSAGE_MAX_CHARS } from "@/lib/message/limits";
 import { answerParts } from "@/lib/message/retry-marker";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { COMPACTION_TRACE_TOOL_NAME, messageText } from "@/lib/message/ui-message";
@@ -196,9 +197,12 @@ function UserMessage({
   const text = messageText({ parts: answerParts(message.parts) });
   const touch = useHoverless();
 
+  // Longer than a message may be: said beside the box, as the message box says it, not sent.
+  const tooLong = draft.trim().length > MESSAGE_MAX_CHARS;
+
   function save() {
     // A reply started while the editor was open: the edit waits for it, draft kept.
-    if (busy) return;
+    if (busy || tooLong) return;
     const next = draft.trim();
     if (!next || next === text) {
       closeBox();
@@ -241,6 +245,12 @@ function UserMessage({
           className="w-full resize-none rounded-2xl border border-line bg-white px-4 py-2 text-sm outline-none focus:border-zinc-500"
         />
         <div className="flex items-center justify-end gap-2 text-xs">
+          {tooLong ? (
+            <span className="text-red-600">
+              {draft.trim().length.toLocaleString("en-US")} /{" "}
+              {MESSAGE_MAX_CHARS.toLocaleString("en-US")} characters
+            </span>
+          ) : null}
           {busy ? <span className="text-muted">Wait for the reply to finish</span> : null}
           <button
             type="button"
@@ -252,7 +262,7 @@ function UserMessage({
           <button
             type="button"
             onClick={save}
-            disabled={busy}
+            disabled={busy || tooLong}
             className="rounded-lg bg-ink px-3 py-1.5 text-white hover:bg-zinc-700 disabled:opacity-30"
           >
             Save & send

@@ -532,3 +532,24 @@ test("an edit whose reply failed stands when a later send cannot reach Fold: the
   await expect(editor).toHaveCount(0);
   await page.unroute("**/api/**");
 });
+
+test("an edit longer than a message may be says how long it is against the limit and cannot be sent, as the message box", async ({
+  page,
+}) => {
+  await openFakeChat(page, "edit-too-long");
+  await sendAndWait(page, "A short question.", "A short answer.");
+  const asked = userMessages(page).first();
+  await asked.hover();
+  await asked.getByRole("button", { name: "Edit message" }).click();
+  const editBox = page.getByRole("textbox", { name: "Edit message" });
+  await editBox.fill("x".repeat(100_001));
+  await expect(page.getByText("100,001 / 100,000 characters")).toBeVisible();
+  const save = page.getByRole("button", { name: "Save & send" });
+  await expect(save).toBeDisabled();
+  await editBox.press("Enter");
+  // Nothing was sent: the box stays open with what was typed, the chat as it was.
+  await expect(editBox).toHaveValue("x".repeat(100_001));
+  await editBox.fill("A shorter question.");
+  await expect(page.getByText("/ 100,000 characters")).toHaveCount(0);
+  await expect(save).toBeEnabled();
+});
