@@ -11,10 +11,20 @@ export async function register(): Promise<void> {
   env();
   const { getDatabase } = await import("./lib/db/client");
   const { log } = await import("./lib/log");
-  // A DATABASE_URL that is no URL opens no database (lib/db/client.ts logs why): the server
-  // still starts, so that every request answers 503 and says so, instead of failing here.
+  const { AppError } = await import("./lib/errors");
+  // A DATABASE_URL that is no URL opens no database (lib/db/client.ts logs why), and one that
+  // does not answer yet (a server still starting) opens none for now: the server still starts,
+  // so that every request answers 503 and says so, and the next one opens the database. (Next
+  // keeps a failed start: every request after it would be a bare 500, even once it is back.)
   const database = await getDatabase().catch((error: unknown) => {
     if (env().databaseUrlInvalid) return null;
+    if (error instanceof AppError && error.code === "unavailable:database") {
+      log.error(
+        { err: error },
+        "database unreachable at start: requests answer 503 until it is back",
+      );
+      return null;
+    }
     throw error;
   });
   if (database) log.info({ driver: database.driver }, "database ready, migrations applied");

@@ -10,6 +10,7 @@ import { databaseUnavailable } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { migrateDatabase } from "./migrate";
 import * as schema from "./schema";
+import { isDatabaseUnavailable } from "./unavailable";
 
 export type Schema = typeof schema;
 /** The Drizzle API both drivers share. */
@@ -90,7 +91,15 @@ async function openProcessDatabase(): Promise<Database> {
     throw databaseUnavailable(cause);
   }
   const database = await openDatabase({ url: databaseUrl, pgliteDir });
-  await migrateDatabase(database);
+  try {
+    await migrateDatabase(database);
+  } catch (error) {
+    await database.close().catch(() => {});
+    // A server that does not answer yet (still starting, restarting, unreachable) is an outage
+    // like one mid-run: 503 and retried, the next request opening and migrating it again.
+    if (isDatabaseUnavailable(error, { fromDatabase: true })) throw databaseUnavailable(error);
+    throw error;
+  }
   return database;
 }
 

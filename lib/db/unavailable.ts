@@ -36,8 +36,15 @@ const SERVER_STATES = new Set([
 const DRIVER_MESSAGES =
   /^(PGlite is closed|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end)/;
 
-export function isDatabaseUnavailable(error: unknown): boolean {
-  let fromDatabase = false;
+/**
+ * `fromDatabase`: the error is known to come from the database driver (opening it), so a socket
+ * failure counts without a Drizzle query around it.
+ */
+export function isDatabaseUnavailable(
+  error: unknown,
+  options: { fromDatabase?: boolean } = {},
+): boolean {
+  let fromDatabase = options.fromDatabase === true;
   for (const link of causes(error)) {
     const code = fieldOf(link, "code");
     const message = fieldOf(link, "message");
