@@ -275,10 +275,12 @@ async function streamAttempt(
 
 /**
  * Whether the model's next chunk is the start of an answer to a request just sent: a step began
- * (its response opened) or ended (the next step's request goes out once its tools ran).
+ * (its response opened) or ended (the next step's request goes out once its tools ran), or
+ * reasoning began — OpenAI's reasoning models open it at once and then think without a word
+ * for as long as they need, which is the wait for an answer, not a stream gone quiet.
  */
 const awaitsAnswer = (type: UIMessageChunk["type"]) =>
-  type === "start-step" || type === "finish-step";
+  type === "start-step" || type === "finish-step" || type === "reasoning-start";
 
 /** Fold's estimate of the first request, raw by content class and calibrated per class. */
 function requestEstimate(ctx: AnswerContext) {

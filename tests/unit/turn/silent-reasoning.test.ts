@@ -1,0 +1,100 @@
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import type { UIMessageChunk } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { expect, it, vi } from "vitest";
+
+// Short deadlines so the test runs in seconds: a model may take 20 s to begin answering, and
+// once it has begun it may not go quiet for more than 1 s.
+vi.hoisted(() => {
+  process.env.TURN_IDLE_TIMEOUT_MS = "1000";
+  process.env.TURN_FIRST_TOKEN_TIMEOUT_MS = "20000";
+});
+
+import { chatRequestFrame } from "@/lib/ai/request-frame";
+import type { ModelBudget } from "@/lib/chat/budget";
+import { computeBudget } from "@/lib/context/budget";
+import { classRatios } from "@/lib/context/calibration";
+import { env } from "@/lib/env";
+import { answer } from "@/lib/turn/answer";
+import { noObservations } from "@/lib/turn/observe";
+
+const usage = {
+  inputTokens: { total: 40, noCache: 40, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 900, text: 3, reasoning: 897 },
+};
+
+/**
+ * An OpenAI reasoning model (o4-mini, o3) through the Responses API without reasoning summaries:
+ * `response.output_item.added` (type reasoning) gives a `reasoning-start` with the item id at
+ * once, then nothing at all while the model thinks (no summary deltas), then the reasoning
+ * item's end and the answer. Thinking silently for longer than the idle deadline is normal.
+ */
+const silentThinker = (thinkMs: number) =>
+  new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        async start(controller) {
+          controller.enqueue({ type: "stream-start", warnings: [] });
+          controller.enqueue({
+            type: "reasoning-start",
+            id: "rs_1:0",
+            providerMetadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: null } },
+          });
+          await new Promise((resolve) => setTimeout(resolve, thinkMs));
+          for (const part of [
+            {
+              type: "reasoning-end",
+              id: "rs_1:0",
+              providerMetadata: { openai: { itemId: "rs_1" } },
+            },
+            { type: "text-start", id: "msg_1" },
+            { type: "text-delta", id: "msg_1", delta: "All done." },
+            { type: "text-end", id: "msg_1" },
+            { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
+          ] as LanguageModelV4StreamPart[])
+            controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    }),
+  });
+
+it("a reasoning model that thinks silently after reasoning-start is not cut off by the idle deadline", async () => {
+  expect(env().turnIdleTimeoutMs).toBe(1000);
+  const budget: ModelBudget = {
+    modelId: "openai:o4-mini",
+    window: { contextWindow: 8_192, maxOutputTokens: null, source: "default" },
+    budget: computeBudget({ contextWindow: 8_192, maxOutputTokens: null }, env().compaction),
+    ratio: 1,
+    classRatios: classRatios(null),
+    calibrationSamples: 0,
+  };
+  const chunks: UIMessageChunk[] = [];
+  const observed = noObservations();
+  const run = answer(
+    {
+      chatId: "chat-1",
+      model: silentThinker(2_500),
+      budget,
+      frame: await chatRequestFrame(new Date()),
+      compaction: {
+        view: [{ id: "u1", role: "user", parts: [{ type: "text", text: "Prove it." }] }],
+        viewVersion: 0,
+        projectedTokens: null,
+        trace: null,
+        fits: true,
+        capTokens: null,
+        trigger: budget.budget.trigger,
+      },
+      observed,
+      startedAt: Date.now(),
+      now: Date.now,
+      onRecovery: async () => undefined,
+    },
+    (chunk) => chunks.push(chunk),
+  );
+  // Not "The model stopped responding (nothing for 1 s)": it was thinking, well inside the 20 s
+  // it is given to begin its answer.
+  await expect(run).resolves.toBeUndefined();
+  expect(chunks.filter((c) => c.type === "text-delta").map((c) => c.delta)).toEqual(["All done."]);
+});
