@@ -54,6 +54,16 @@ function trailingToolMessages(messages: readonly ModelMessage[]): ModelMessage[]
   return messages.slice(lastAssistant + 1).filter((m) => m.role === "tool");
 }
 
+/** How many tool results the messages carry. */
+function resultCount(messages: readonly ModelMessage[]): number {
+  let count = 0;
+  for (const message of messages) {
+    if (typeof message.content === "string") continue;
+    for (const part of message.content) if (part.type === "tool-result") count += 1;
+  }
+  return count;
+}
+
 export function createTier2<TOOLS extends ToolSet>(
   options: Tier2Options,
 ): PrepareStepFunction<TOOLS> {
@@ -88,7 +98,12 @@ export function createTier2<TOOLS extends ToolSet>(
     const estimate = (list: ModelMessage[]) => estimator.estimateModelMessages(list);
     const trimOptions = {
       limitTokens,
-      keepRecentToolResults: options.keepRecentToolResults,
+      // The results the model is about to read are never placeholders, whatever the setting
+      // (COMPACTION_KEEP_RECENT_TOOL_RESULTS=0 would have it fetch them again, and again).
+      keepRecentToolResults: Math.max(
+        options.keepRecentToolResults,
+        resultCount(trailingToolMessages(messages)),
+      ),
       estimate,
       force: true,
       pinned: options.pinned,

@@ -427,3 +427,16 @@ describe("Tier 2 in a loop that thinks aloud", () => {
     expect(loopReasoningChars(second?.messages ?? next)).toBeLessThan(loopReasoningChars(next) / 2);
   });
 });
+
+describe("Tier 2 with no older tool results kept (COMPACTION_KEEP_RECENT_TOOL_RESULTS=0)", () => {
+  it("still sends the results the model just fetched whole, and makes room from the older ones", async () => {
+    const { prepare } = tier2(createEstimator(), { keepRecentToolResults: 0 });
+    // Three older pages take the loop over the trigger; the newest is small.
+    const messages = toolLoop(4, (i) => (i < 3 ? 6_000 : 2_000));
+    const result = await prepare(stepInput([step(BUDGET.trigger + 200)], messages));
+    if (!result?.messages) throw new Error("expected trimmed messages");
+    const newest = trailingToolMessages(result.messages);
+    expect(newest).toEqual(trailingToolMessages(messages));
+    expect(JSON.stringify(result.messages)).toContain("omitted");
+  });
+});
