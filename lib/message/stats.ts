@@ -103,7 +103,7 @@ export function buildStats(input: {
     cacheWriteTokens: u.inputTokenDetails?.cacheWriteTokens ?? 0,
     reasoningTokens: u.outputTokenDetails?.reasoningTokens ?? 0,
     contextTokens: input.lastStepUsage?.inputTokens ?? u.inputTokens ?? 0,
-    lastStepOutputTokens: input.lastStepUsage?.outputTokens ?? u.outputTokens ?? 0,
+    lastStepOutputTokens: answerTokens(input.lastStepUsage ?? u),
     estimatedInputTokens: input.estimatedInputTokens,
     contextWindow: input.contextWindow,
     viewVersion: input.viewVersion,
@@ -115,6 +115,15 @@ export function buildStats(input: {
     finishedAt: input.finishedAt,
     finishReason: String(input.finishReason),
   };
+}
+
+/**
+ * What a step wrote that the next request carries: its output less its reasoning, which
+ * providers drop from earlier turns (lib/context/count-units.ts counts it only in the loop).
+ */
+function answerTokens(usage: LanguageModelUsage): number {
+  const reasoning = usage.outputTokenDetails?.reasoningTokens ?? 0;
+  return Math.max(0, (usage.outputTokens ?? 0) - reasoning);
 }
 
 /** Two calls' usage together (a reply's attempts); a count neither reports stays unreported. */

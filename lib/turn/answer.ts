@@ -158,6 +158,7 @@ async function answerWithin(
   ctx.observed.retryEstimatedTokens = Math.ceil((trimmed.after + ctx.frame.overheadTokens) * ratio);
   // A stopped retry's output is estimated from its own text: the first attempt's is counted.
   ctx.observed.streamedText = "";
+  ctx.observed.streamedReasoning = "";
   const retry = await streamAttempt(ctx, signal, deadline, trimmed.messages, write, {
     maxSteps: maxSteps - ctx.observed.steps,
     pinned,
@@ -264,8 +265,10 @@ async function streamAttempt(
   deadline.touch(true);
   for await (const chunk of ui) {
     deadline.touch(awaitsAnswer(chunk.type));
-    if (chunk.type === "text-delta" || chunk.type === "reasoning-delta")
+    if (chunk.type === "text-delta")
       observed.streamedText = (observed.streamedText ?? "") + chunk.delta;
+    else if (chunk.type === "reasoning-delta")
+      observed.streamedReasoning = (observed.streamedReasoning ?? "") + chunk.delta;
     if (chunk.type === "finish") finish = chunk as UIMessageChunk;
     // An abort ends the stream; `answer` says how (a deadline's error, or a stopped reply).
     else if (chunk.type !== "abort") write(chunk as UIMessageChunk);
@@ -324,8 +327,13 @@ function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
   // The same estimate a finished reply records (and calibration would read), made once.
   observed.estimate ??= requestEstimate(ctx);
   const inputTokens = observed.retryEstimatedTokens ?? observed.estimate.estimatedTokens;
-  const outputTokens = defaultEstimator.countText(observed.streamedText ?? "");
-  const stoppedUsage = { inputTokens, outputTokens } as LanguageModelUsage;
+  const textTokens = defaultEstimator.countText(observed.streamedText ?? "");
+  const reasoningTokens = defaultEstimator.countText(observed.streamedReasoning ?? "");
+  const stoppedUsage = {
+    inputTokens,
+    outputTokens: textTokens + reasoningTokens,
+    outputTokenDetails: { textTokens, reasoningTokens },
+  } as LanguageModelUsage;
   return {
     stopped: true,
     stats: buildStats({

@@ -54,8 +54,9 @@ export type TurnObservations = {
    * what the browser is told in place of the reply's end, which would say it was stored.
    */
   unsaved?: string;
-  /** The reply's text (and reasoning) as streamed, for a stopped reply's output estimate. */
+  /** The reply's text and its reasoning as streamed, for a stopped reply's output estimate. */
   streamedText?: string;
+  streamedReasoning?: string;
   /**
    * The model's trigger and what the next turn is expected to add, once the turn knows its model
    * (worked out after the reply, off the path to the first token).

@@ -14,7 +14,9 @@ import { chatRequestFrame } from "@/lib/ai/request-frame";
 import type { ModelBudget } from "@/lib/chat/budget";
 import { computeBudget } from "@/lib/context/budget";
 import { classRatios } from "@/lib/context/calibration";
+import { createEstimator } from "@/lib/context/tokens";
 import { env } from "@/lib/env";
+import type { MessageMetadata } from "@/lib/message/ui-message";
 import { answer } from "@/lib/turn/answer";
 import { noObservations } from "@/lib/turn/observe";
 
@@ -59,22 +61,25 @@ const silentThinker = (thinkMs: number) =>
     }),
   });
 
-it("a reasoning model that thinks silently after reasoning-start is not cut off by the idle deadline", async () => {
-  expect(env().turnIdleTimeoutMs).toBe(1000);
-  const budget: ModelBudget = {
-    modelId: "openai:o4-mini",
-    window: { contextWindow: 8_192, maxOutputTokens: null, source: "default" },
-    budget: computeBudget({ contextWindow: 8_192, maxOutputTokens: null }, env().compaction),
-    ratio: 1,
-    classRatios: classRatios(null),
-    calibrationSamples: 0,
-  };
-  const chunks: UIMessageChunk[] = [];
-  const observed = noObservations();
-  const run = answer(
+const budget: ModelBudget = {
+  modelId: "openai:o4-mini",
+  window: { contextWindow: 8_192, maxOutputTokens: null, source: "default" },
+  budget: computeBudget({ contextWindow: 8_192, maxOutputTokens: null }, env().compaction),
+  ratio: 1,
+  classRatios: classRatios(null),
+  calibrationSamples: 0,
+};
+
+/** The turn's answer from `model`, its chunks written to `chunks`. */
+async function answerWith(
+  model: MockLanguageModelV4,
+  chunks: UIMessageChunk[],
+  stopSignal?: AbortSignal,
+): Promise<void> {
+  await answer(
     {
       chatId: "chat-1",
-      model: silentThinker(2_500),
+      model,
       budget,
       frame: await chatRequestFrame(new Date()),
       compaction: {
@@ -86,15 +91,60 @@ it("a reasoning model that thinks silently after reasoning-start is not cut off 
         capTokens: null,
         trigger: budget.budget.trigger,
       },
-      observed,
+      observed: noObservations(),
       startedAt: Date.now(),
       now: Date.now,
       onRecovery: async () => undefined,
+      stopSignal,
     },
     (chunk) => chunks.push(chunk),
   );
+}
+
+it("a reasoning model that thinks silently after reasoning-start is not cut off by the idle deadline", async () => {
+  expect(env().turnIdleTimeoutMs).toBe(1000);
+  const chunks: UIMessageChunk[] = [];
   // Not "The model stopped responding (nothing for 1 s)": it was thinking, well inside the 20 s
   // it is given to begin its answer.
-  await expect(run).resolves.toBeUndefined();
+  await expect(answerWith(silentThinker(2_500), chunks)).resolves.toBeUndefined();
   expect(chunks.filter((c) => c.type === "text-delta").map((c) => c.delta)).toEqual(["All done."]);
+});
+
+it("a reply stopped after long reasoning counts its reasoning as output, not as context the next request carries", async () => {
+  const reasoning = "Let me weigh each case in turn before I answer. ".repeat(200);
+  const thinker = new MockLanguageModelV4({
+    doStream: async ({ abortSignal }) => ({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        start(controller) {
+          for (const part of [
+            { type: "stream-start", warnings: [] },
+            { type: "reasoning-start", id: "r1" },
+            { type: "reasoning-delta", id: "r1", delta: reasoning },
+            { type: "reasoning-end", id: "r1" },
+            { type: "text-start", id: "t1" },
+            { type: "text-delta", id: "t1", delta: "The answer starts" },
+          ] as LanguageModelV4StreamPart[])
+            controller.enqueue(part);
+          // Then nothing until the user stops it.
+          abortSignal?.addEventListener("abort", () => controller.error(abortSignal.reason));
+        },
+      }),
+    }),
+  });
+  const stop = new AbortController();
+  const chunks: UIMessageChunk[] = [];
+  const run = answerWith(thinker, chunks, stop.signal);
+  await vi.waitFor(() => expect(chunks.some((c) => c.type === "text-delta")).toBe(true));
+  stop.abort();
+  await run;
+  const finish = chunks.findLast((c) => c.type === "finish") as
+    | { messageMetadata?: MessageMetadata }
+    | undefined;
+  const stats = finish?.messageMetadata?.stats;
+  const estimator = createEstimator();
+  expect(stats?.reasoningTokens).toBe(estimator.countText(reasoning));
+  expect(stats?.outputTokens).toBe(
+    estimator.countText(reasoning) + estimator.countText("The answer starts"),
+  );
+  expect(stats?.lastStepOutputTokens).toBe(estimator.countText("The answer starts"));
 });
