@@ -16,7 +16,7 @@ import { computeBudget } from "@/lib/context/budget";
 import { classRatios } from "@/lib/context/calibration";
 import { createEstimator } from "@/lib/context/tokens";
 import { env } from "@/lib/env";
-import type { MessageMetadata } from "@/lib/message/ui-message";
+import type { MessageMetadata } from "@/lib/message/stats";
 import { answer } from "@/lib/turn/answer";
 import { noObservations } from "@/lib/turn/observe";
 
