@@ -1,6 +1,7 @@
 import { generateText, type LanguageModel } from "ai";
 import { parseModelId } from "@/lib/ai/model-id";
 import type { SummarizerModel } from "@/lib/compaction/ports";
+import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { resolveContextWindow } from "@/lib/model-window/window";
@@ -24,7 +25,10 @@ export function summarizerModel(entry: {
         abortSignal,
         telemetry: { isEnabled: env().aiTelemetry },
       });
-      return { text: result.text, finishReason: result.finishReason };
+      const reasoningTokens =
+        result.usage.outputTokenDetails?.reasoningTokens ??
+        (result.reasoningText ? defaultEstimator.countText(result.reasoningText) : 0);
+      return { text: result.text, finishReason: result.finishReason, reasoningTokens };
     },
   };
 }

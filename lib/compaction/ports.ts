@@ -21,6 +21,8 @@ export type SummarizerReply = {
   text: string;
   /** "length" when the reply stopped at the output limit. */
   finishReason?: string;
+  /** Of the output, what the model spent thinking (a reasoning model), where it says. */
+  reasoningTokens?: number;
 };
 
 /** A model that can write a summary: its id for reports, its window for sizing, and the call. */

@@ -38,6 +38,11 @@ import { serializeMessage, serializeSteps } from "./serialize";
 const WINDOW_RESERVE_RATIO = 0.05;
 /** Shorter than this holds no summary worth keeping. */
 const SUMMARY_MIN_CHARS = 20;
+/**
+ * Room to think a reasoning model gets beside the summary's own when its first reply thought
+ * through the whole ceiling: at least this, and twice what it thought, as far as its window goes.
+ */
+const THINKING_ROOM_MIN_TOKENS = 4_096;
 /** The model is asked for this share of its output limit, so a typical reply ends before the cut. */
 const SUMMARY_ASK_SHARE = 0.85;
 /**
@@ -521,12 +526,27 @@ async function callModel(
   run.calls += 1;
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    const result = await entry.generate({
-      instructions: run.instructions,
-      prompt,
-      maxOutputTokens: run.limitTokens,
-      abortSignal: request.signal ? AbortSignal.any([timeout, request.signal]) : timeout,
-    });
+    const ask = (thinkingRoom: number) =>
+      entry.generate({
+        instructions: run.instructions,
+        prompt,
+        maxOutputTokens: run.limitTokens + thinkingRoom,
+        abortSignal: request.signal ? AbortSignal.any([timeout, request.signal]) : timeout,
+      });
+    let result = await ask(0);
+    // A reasoning model (the chat's own, by default) spent the summary's ceiling thinking: once
+    // more, with room to think beside the summary, as much as its window leaves.
+    const thought = result.reasoningTokens ?? 0;
+    if (result.finishReason === "length" && thought > 0) {
+      const room = Math.min(
+        Math.max(THINKING_ROOM_MIN_TOKENS, 2 * thought),
+        roomBeside(run, entry, prompt),
+      );
+      if (room > 0) {
+        run.calls += 1;
+        result = await ask(room);
+      }
+    }
     const cut = result.finishReason === "length";
     if (cut) run.cutReplies += 1;
     const text = cleanSummary(cut ? withoutPartialLine(result.text) : result.text);
