@@ -152,19 +152,45 @@ function ofCall(
 }
 
 /**
+ * Whether a reasoning part can go from an earlier step of the loop: it holds text (what it
+ * costs), and it is not an OpenAI reasoning item, which must travel with its step's calls.
+ * (Anthropic asks only for the last assistant message's thinking, unmodified, which stays.)
+ */
+function droppableReasoning(part: AnyPart): boolean {
+  if (part.type !== "reasoning" || typeof part.text !== "string" || part.text === "") return false;
+  const openai = (part.providerOptions as { openai?: { itemId?: unknown } } | undefined)?.openai;
+  return openai?.itemId === undefined;
+}
+
+/**
+ * The reasoning of the running loop's earlier steps, dropped (the model sent it back each step:
+ * openai-compatible `reasoning_content`); the newest step keeps its own as written.
+ */
+function withoutEarlierReasoning<M extends AnyMessage>(messages: M[], lastUser: number): M[] {
+  const newest = messages.findLastIndex((m) => m.role === "assistant");
+  return messages.map((message, i) => {
+    if (i <= lastUser || i >= newest || message.role !== "assistant") return message;
+    const parts = partsOf(message);
+    if (!parts?.some(droppableReasoning)) return message;
+    return { ...message, content: parts.filter((part) => !droppableReasoning(part)) };
+  });
+}
+
+/**
  * Older tool results become placeholders, and older arguments are cut like them; those of the
  * calls in `spared` (a pinned reply's) stay whole, and take none of the `keepRecent` places.
+ * The loop's earlier steps lose their reasoning.
  */
 function elide<M extends AnyMessage>(
   messages: M[],
   keepRecent: number,
   spared?: ReadonlySet<string>,
 ): M[] {
-  const out = [...messages];
   const lastUser = messages.findLastIndex((m) => m.role === "user");
+  const out = withoutEarlierReasoning(messages, lastUser);
   const unspared = (type: "tool-call" | "tool-result") =>
-    partsOfType(messages, type).filter(
-      ([i, j]) => !ofCall(partsOf(messages[i] as AnyMessage)?.[j], spared, i, lastUser),
+    partsOfType(out, type).filter(
+      ([i, j]) => !ofCall(partsOf(out[i] as AnyMessage)?.[j], spared, i, lastUser),
     );
   for (const [index, [i, j]] of unspared("tool-call").entries()) {
     if (index < keepRecent) continue;
