@@ -333,6 +333,10 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
         ),
       },
       warn,
+      {
+        trigger: optionalString("COMPACTION_TRIGGER_RATIO") !== undefined,
+        target: optionalString("COMPACTION_TARGET_RATIO") !== undefined,
+      },
     ),
   };
 }

@@ -41,19 +41,45 @@ export const DEFAULT_BUDGET_RATIOS: BudgetRatios = {
   bulkyRatio: 0.05,
 };
 
+/** The target's share of the trigger by default (0.5 of 0.8): kept when one of them moves alone. */
+const TARGET_OF_TRIGGER = DEFAULT_BUDGET_RATIOS.targetRatio / DEFAULT_BUDGET_RATIOS.triggerRatio;
+/** The highest trigger a ratio may have (COMPACTION_TRIGGER_RATIO's own limit). */
+const MAX_TRIGGER_RATIO = 0.99;
+const round3 = (value: number) => Math.round(value * 1000) / 1000;
+
 /**
  * Repairs ratios that cannot work together: the target must sit below the
  * trigger (the gap is the hysteresis that stops compaction re-firing), and the
- * safety reserve must leave room. Bad combinations fall back to the defaults.
+ * safety reserve must leave room. One of the two set alone, past the other's default,
+ * moves that default along (compacting earlier asks for a lower target, not for the
+ * defaults); both set and crossed fall back to the defaults.
  */
-export function clampRatios<T extends BudgetRatios>(ratios: T, warn: (message: string) => void): T {
+export function clampRatios<T extends BudgetRatios>(
+  ratios: T,
+  warn: (message: string) => void,
+  set: { trigger: boolean; target: boolean } = { trigger: true, target: true },
+): T {
   let { triggerRatio, targetRatio, reserveRatio } = ratios;
   if (targetRatio >= triggerRatio) {
-    warn(
-      `compaction target ${targetRatio} is not below trigger ${triggerRatio}; using ${DEFAULT_BUDGET_RATIOS.targetRatio} and ${DEFAULT_BUDGET_RATIOS.triggerRatio}`,
-    );
-    targetRatio = DEFAULT_BUDGET_RATIOS.targetRatio;
-    triggerRatio = DEFAULT_BUDGET_RATIOS.triggerRatio;
+    if (set.trigger && !set.target) {
+      targetRatio = round3(triggerRatio * TARGET_OF_TRIGGER);
+      warn(
+        `COMPACTION_TARGET_RATIO (unset, ${ratios.targetRatio}) is not below COMPACTION_TRIGGER_RATIO ${triggerRatio}; using ${targetRatio}`,
+      );
+    } else if (set.target && !set.trigger) {
+      triggerRatio = round3(
+        Math.min(MAX_TRIGGER_RATIO, Math.max(targetRatio + 0.04, targetRatio / TARGET_OF_TRIGGER)),
+      );
+      warn(
+        `COMPACTION_TRIGGER_RATIO (unset, ${ratios.triggerRatio}) is not above COMPACTION_TARGET_RATIO ${targetRatio}; using ${triggerRatio}`,
+      );
+    } else {
+      warn(
+        `compaction target ${targetRatio} is not below trigger ${triggerRatio} (COMPACTION_TARGET_RATIO, COMPACTION_TRIGGER_RATIO); using ${DEFAULT_BUDGET_RATIOS.targetRatio} and ${DEFAULT_BUDGET_RATIOS.triggerRatio}`,
+      );
+      targetRatio = DEFAULT_BUDGET_RATIOS.targetRatio;
+      triggerRatio = DEFAULT_BUDGET_RATIOS.triggerRatio;
+    }
   }
   if (reserveRatio > MAX_RESERVE_SHARE) {
     warn(`compaction reserve ${reserveRatio} is above ${MAX_RESERVE_SHARE}; capping`);

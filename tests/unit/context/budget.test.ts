@@ -61,6 +61,20 @@ describe("budget (DESIGN §7)", () => {
     expect(warnings).toHaveLength(1);
   });
 
+  it("moves the target below a trigger set alone, and the trigger above a target set alone", () => {
+    const warnings: string[] = [];
+    const earlier = loadEnv({ COMPACTION_TRIGGER_RATIO: "0.4" }, (m) => warnings.push(m));
+    expect(earlier.compaction.triggerRatio).toBe(0.4);
+    expect(earlier.compaction.targetRatio).toBe(0.25);
+    const later = loadEnv({ COMPACTION_TARGET_RATIO: "0.85" }, (m) => warnings.push(m));
+    expect(later.compaction.targetRatio).toBe(0.85);
+    expect(later.compaction.triggerRatio).toBe(0.99);
+    expect(warnings).toEqual([
+      expect.stringMatching(/COMPACTION_TARGET_RATIO .* using 0\.25/),
+      expect.stringMatching(/COMPACTION_TRIGGER_RATIO .* using 0\.99/),
+    ]);
+  });
+
   it("repairs bad ratios once, when the environment is read, and the warning reaches the log", () => {
     const warnings: string[] = [];
     const env = loadEnv({ COMPACTION_TRIGGER_RATIO: "0.5", COMPACTION_TARGET_RATIO: "0.6" }, (m) =>
