@@ -44,7 +44,8 @@ const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
   .transform((v) => ["true", "1", "yes", "on"].includes(v));
-const url = z.url();
+/** Postgres's own schemes: `localhost:5432/fold` parses as a URL of scheme `localhost`. */
+const postgresUrl = z.url({ protocol: /^postgres(ql)?$/ });
 const httpUrl = z.url({ protocol: /^https?$/ });
 /**
  * A provider's base URL: no user name or password in it. fetch refuses such a URL outright, and
@@ -206,7 +207,7 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
   if (optionalString("ADMIN_EMAILS")) {
     warn("ADMIN_EMAILS is no longer read: promote admins in Admin → Users");
   }
-  const databaseUrl = k("DATABASE_URL", url, undefined as string | undefined);
+  const databaseUrl = k("DATABASE_URL", postgresUrl, undefined as string | undefined);
   const nodeEnv = k("NODE_ENV", z.enum(["development", "production", "test"]), "development");
   const authUrl = k("BETTER_AUTH_URL", httpUrl, undefined as string | undefined);
   // Without it, a request that changes something is trusted from whichever host the browser

@@ -84,7 +84,7 @@ async function openProcessDatabase(): Promise<Database> {
   if (databaseUrlInvalid) {
     // Never the embedded database instead: it would be empty, and its first account admin.
     const cause = new Error(
-      "DATABASE_URL is set but is not a valid URL (percent-encode any @ : / ? # in its password); no database is opened",
+      "DATABASE_URL is set but is not a postgres:// URL (postgres://user:password@host:5432/database; percent-encode any @ : / ? # in the password); no database is opened",
     );
     if (!invalidUrlReported) log.error({ err: cause }, "DATABASE_URL is invalid");
     invalidUrlReported = true;

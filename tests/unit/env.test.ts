@@ -168,6 +168,16 @@ describe("environment", () => {
     const bad = loadEnv({ DATABASE_URL: "postgres://fold:a#b@db/fold" }, quiet);
     expect(bad).toMatchObject({ databaseUrl: undefined, databaseUrlInvalid: true });
     expect(loadEnv({}, quiet).databaseUrlInvalid).toBe(false);
+    // No scheme, or another database's: `localhost:5432/fold` reads as a URL of scheme `localhost`.
+    for (const other of ["localhost:5432/fold", "db.internal:5432", "mysql://fold@db/fold"]) {
+      expect(loadEnv({ DATABASE_URL: other }, quiet), other).toMatchObject({
+        databaseUrl: undefined,
+        databaseUrlInvalid: true,
+      });
+    }
+    expect(loadEnv({ DATABASE_URL: "postgresql://fold@db/fold" }, quiet).databaseUrlInvalid).toBe(
+      false,
+    );
     const good = loadEnv({ DATABASE_URL: "postgres://fold:a%23b@db/fold" }, quiet);
     expect(good).toMatchObject({
       databaseUrl: "postgres://fold:a%23b@db/fold",
