@@ -29,7 +29,7 @@ import { useFirstMessage } from "./first-message";
 import { keepInPlace } from "./keep-in-place";
 import { limitNoticeOf, readableError, serverErrorOf } from "./limit-notice";
 import { createEditDrafts, reopenEdit } from "./message/edit-drafts";
-import { wroteSomething } from "./message/tool-state";
+import { answerBegun, wroteSomething } from "./message/tool-state";
 import { MessageList } from "./message-list";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
@@ -180,6 +180,11 @@ export function ChatView({
   });
 
   const busy = status === "submitted" || status === "streaming";
+  // "Thinking…" from the send until the reply begins to answer: through its reasoning too.
+  const lastMessage = messages.at(-1);
+  const stillThinking =
+    status === "submitted" ||
+    (status === "streaming" && lastMessage?.role === "assistant" && !answerBegun(lastMessage));
   const busyRef = useRef(busy);
   busyRef.current = busy;
   // useChat holds the newest page and the live turn; older pages sit in front of it.
@@ -667,7 +672,7 @@ export function ChatView({
           />
         </div>
       ) : null}
-      {status === "submitted" ? <Thinking /> : null}
+      {stillThinking ? <Thinking /> : null}
       {error && !limit ? (
         <div
           role="alert"

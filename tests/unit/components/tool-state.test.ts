@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toolCallState, wroteSomething } from "@/components/chat/message/tool-state";
+import { answerBegun, toolCallState, wroteSomething } from "@/components/chat/message/tool-state";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 
 const reply = (parts: unknown[]): FoldUIMessage =>
@@ -37,6 +37,23 @@ describe("whether a stopped reply wrote something Continue can go on from", () =
     // Stored without it (lib/turn/persist.ts): there is nothing to continue.
     expect(wroteSomething(reply([call("input-available")]))).toBe(false);
     expect(wroteSomething(reply([{ type: "text", text: "  " }, call("input-streaming")]))).toBe(
+      false,
+    );
+  });
+});
+
+describe("a reply that has only reasoned so far", () => {
+  const reasoning = (text: string) => ({ type: "reasoning", text, state: "streaming" });
+
+  it("is still thinking (Thinking… stays): its reasoning, shown or silent, is not an answer", () => {
+    expect(answerBegun(reply([{ type: "step-start" }, reasoning("")]))).toBe(false);
+    expect(answerBegun(reply([reasoning("Let me check each mirror in turn")]))).toBe(false);
+    expect(answerBegun(reply([reasoning("Done."), { type: "text", text: "Mirror 2" }]))).toBe(true);
+    expect(answerBegun(reply([reasoning("Fetch it."), call("input-streaming")]))).toBe(true);
+  });
+
+  it("stopped, offers no Continue: the next request gives the model none of that reasoning", () => {
+    expect(wroteSomething(reply([reasoning("First, the mirror at 10.0.0.3 answers in")]))).toBe(
       false,
     );
   });
