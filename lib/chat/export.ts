@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { TraceOutput } from "@/lib/compaction/trace";
 import { traceTitle } from "@/lib/compaction/trace-text";
 import { summarizesNothing } from "@/lib/compaction/user-notes";
+import { byteSizeOfUrl } from "@/lib/context/media-size";
 import type { Db } from "@/lib/db/client";
 import { listBranches } from "@/lib/db/queries/branches";
 import { getChat } from "@/lib/db/queries/chats";
@@ -399,9 +400,25 @@ function htmlLeftOpen(
 
 /** What happened besides text: a pin, a tool call, or older messages folded into the summary. */
 function notesOf(message: FoldUIMessage): string[] {
-  const pinned = isPinnedByUser(message.metadata) ? ["_Pinned._"] : [];
-  return pinned.concat(
+  const marks = [
+    ...(isPinnedByUser(message.metadata) ? ["_Pinned._"] : []),
+    ...(message.metadata?.stopped ? ["_Stopped._"] : []),
+  ];
+  return marks.concat(
     answerParts(message.parts).flatMap((part) => {
+      // What the reply thought, as the chat shows it under "Reasoning": quoted line by line.
+      if (part.type === "reasoning") {
+        const text = part.text.trim();
+        return text ? [`_Reasoning:_\n> ${text.split("\n").join("\n> ")}`] : [];
+      }
+      // A file the model made (an image): named, its bytes in the JSON export.
+      if (part.type === "file") {
+        const bytes = byteSizeOfUrl(part.url);
+        const size = bytes === undefined ? "" : `, ${formatBytes(bytes)}`;
+        return [
+          `_File${part.filename ? ` ${part.filename}` : ""} (${part.mediaType}${size}): in the JSON export._`,
+        ];
+      }
       if (!isToolUIPart(part)) return [];
       const name = getToolName(part);
       if (name === COMPACTION_TRACE_TOOL_NAME) {
@@ -416,6 +433,12 @@ function notesOf(message: FoldUIMessage): string[] {
       return [`_Used the tool \`${name}\`._`];
     }),
   );
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 function stamp(date: Date): string {

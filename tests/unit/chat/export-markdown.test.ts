@@ -226,3 +226,61 @@ describe("the download's file name", () => {
     );
   });
 });
+
+describe("the Markdown transcript and what a reply holds besides its text", () => {
+  it("keeps a reply the chat shows by its reasoning alone, stopped, with that reasoning quoted", () => {
+    const markdown = chatToMarkdown(
+      {
+        chat: { ...chat, contextSummary: null },
+        rows: [
+          row("u1", "user", [{ type: "text", text: "Which mirror is up?" }], 0),
+          {
+            ...row(
+              "a1",
+              "assistant",
+              [
+                { type: "step-start" },
+                {
+                  type: "reasoning",
+                  text: "Mirror 10.0.0.3 answered in 12 ms,\nso",
+                  state: "done",
+                },
+              ],
+              1,
+            ),
+            metadata: { stopped: true },
+          } as Message,
+          row("u2", "user", [{ type: "text", text: "Go on." }], 2),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    expect(markdown).toContain("3 messages");
+    expect(markdown.match(/^### /gm)).toHaveLength(3);
+    const html = micromark(markdown);
+    expect(html).toContain("<em>Stopped.</em>");
+    expect(html).toMatch(
+      /<blockquote>[\s\S]*Mirror 10\.0\.0\.3 answered in 12 ms,\nso[\s\S]*<\/blockquote>/,
+    );
+    expect(html).toContain("Go on.");
+  });
+
+  it("names a file the model made, with its type and size, without its bytes", () => {
+    const png = `data:image/png;base64,${Buffer.alloc(3_000, 7).toString("base64")}`;
+    const markdown = chatToMarkdown(
+      {
+        chat: { ...chat, contextSummary: null },
+        rows: [
+          row("u1", "user", [{ type: "text", text: "Draw a lighthouse." }], 0),
+          row("a1", "assistant", [{ type: "file", mediaType: "image/png", url: png }], 1),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    expect(markdown.match(/^### /gm)).toHaveLength(2);
+    expect(markdown).toContain("(image/png, 2.9 KB): in the JSON export.");
+    expect(markdown).not.toContain("base64");
+  });
+});
