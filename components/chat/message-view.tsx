@@ -12,6 +12,7 @@ import { isImeKey } from "../ui/keys";
 import { useHoverless } from "../ui/use-hoverless";
 import { CompactionTrace } from "./message/compaction-trace";
 import { useEditDraft } from "./message/edit-drafts";
+import { FilePart } from "./message/file-part";
 import { Markdown } from "./message/markdown";
 import { MessageActions } from "./message/message-actions";
 import { ToolCall } from "./message/tool-call";
@@ -64,6 +65,16 @@ export function MessageView({
         const key = `${message.id}-${index}`;
         if (part.type === "text")
           return <Markdown key={key} text={part.text} streaming={streaming} />;
+        if (part.type === "file") {
+          return (
+            <FilePart
+              key={key}
+              mediaType={part.mediaType}
+              url={part.url}
+              filename={part.filename}
+            />
+          );
+        }
         if (part.type === "reasoning" && part.text.trim()) {
           return (
             <details key={key} className="text-xs text-muted">
