@@ -151,9 +151,6 @@ function assistantBlockUnits(block: UIPart[]): {
   for (const part of block) {
     if (part.type === "text") {
       if (part.text) callUnits.push({ type: "text", text: part.text });
-    } else if (part.type === "file") {
-      const byteSize = part.providerReference ? undefined : byteSizeOfUrl(part.url);
-      callUnits.push(mediaUnit(part.mediaType, byteSize));
     } else if (isToolUIPart(part)) {
       const toolName = getToolName(part);
       if (toolName === COMPACTION_TRACE_TOOL_NAME || part.state === "input-streaming") continue;
@@ -165,7 +162,9 @@ function assistantBlockUnits(block: UIPart[]): {
       const unit: CountUnit = { type: "tool-result", toolName, output: result.output };
       (result.inAssistantMessage ? callUnits : resultUnits).push(unit);
     }
-    // reasoning, reasoning-file, source-*, custom and data-* parts are not counted.
+    // reasoning, reasoning-file, source-*, custom and data-* parts are not counted, nor a file
+    // the model made: OpenAI's, Anthropic's and OpenAI-compatible providers never send an
+    // assistant message's files back (only Google's do, at a few hundred tokens an image).
   }
   return { callUnits, resultUnits };
 }
@@ -229,7 +228,12 @@ export function unitsFromModelMessage(
       ? message.content
         ? [{ type: "text", text: message.content }]
         : []
-      : message.content.flatMap((part) => modelPartUnits(part, reasoning));
+      : message.content.flatMap((part) =>
+          // A file the model made is not sent back (as in assistantBlockUnits).
+          message.role === "assistant" && (part.type === "file" || part.type === "image")
+            ? []
+            : modelPartUnits(part, reasoning),
+        );
   return withWire(key, units, units.length > 0 ? 1 : 0);
 }
 
