@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseModelId } from "@/lib/ai/model-id";
 import { clampRatios, DEFAULT_BUDGET_RATIOS, minimumWindow } from "@/lib/context/budget";
 
 /**
@@ -15,6 +16,19 @@ const csv = (value: string | undefined) =>
     .split(",")
     .map((item) => item.trim())
     .filter(Boolean);
+
+/** A list of `provider:model` ids; an entry that is none is reported, naming the variable, and left out. */
+function modelIds(
+  name: string,
+  source: Record<string, string | undefined>,
+  warn: (message: string) => void,
+): string[] {
+  return csv(source[name]).filter((id) => {
+    if (parseModelId(id)) return true;
+    warn(`${name}: "${id}" is not a provider:model id (e.g. openai:gpt-4o-mini); left out`);
+    return false;
+  });
+}
 
 /**
  * Settings whose value may hold a credential (a password in a database or Redis URL, a secret,
@@ -326,7 +340,7 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
         ),
         ledgerShare: k("COMPACTION_LEDGER_SHARE", ratio(0.1, 0.9), COMPACTION_DEFAULTS.ledgerShare),
         bulkyRatio: k("COMPACTION_BULKY_RATIO", ratio(0.005, 0.5), COMPACTION_DEFAULTS.bulkyRatio),
-        summarizerModels: csv(source.COMPACTION_SUMMARIZER_MODELS),
+        summarizerModels: modelIds("COMPACTION_SUMMARIZER_MODELS", source, warn),
         summarizerTimeoutMs: k(
           "COMPACTION_SUMMARIZER_TIMEOUT_MS",
           positiveInt(600_000),

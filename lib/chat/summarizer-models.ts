@@ -4,6 +4,7 @@ import type { SummarizerModel } from "@/lib/compaction/ports";
 import { defaultEstimator } from "@/lib/context/tokens";
 import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { log } from "@/lib/log";
 import { resolveContextWindow } from "@/lib/model-window/window";
 
 /** The summarizer port backed by an AI SDK model: one `generateText` call, no SDK retries. */
@@ -33,25 +34,39 @@ export function summarizerModel(entry: {
   };
 }
 
-/** COMPACTION_SUMMARIZER_MODELS in order, else the chat's own model; unknown ids are skipped. */
+/** Configured summarizers already reported as unavailable (once each per process). */
+const reportedUnavailable = new Set<string>();
+
+/**
+ * COMPACTION_SUMMARIZER_MODELS in order, else the chat's own model; unknown ids are skipped.
+ * When none of the configured ones is available (a provider with no key), the chat's own model
+ * summarizes: without any, every fold would be the fallback digest.
+ */
 export async function summarizerModels(
   chatModelId: string,
   resolveModel: (modelId: string) => LanguageModel,
   db: Db,
 ): Promise<SummarizerModel[]> {
   const configured = env().compaction.summarizerModels;
-  const ids = configured.length > 0 ? configured : [chatModelId];
-  const models: SummarizerModel[] = [];
-  for (const id of ids) {
-    const parsed = parseModelId(id);
-    if (!parsed) continue;
-    try {
-      const model = resolveModel(id);
-      const window = await resolveContextWindow(parsed.provider, parsed.model, db);
-      models.push(summarizerModel({ id, model, contextWindow: window.contextWindow }));
-    } catch {
-      // A configured summarizer that is not available is skipped; the cascade goes on.
+  const available = async (ids: readonly string[]) => {
+    const models: SummarizerModel[] = [];
+    for (const id of ids) {
+      const parsed = parseModelId(id);
+      if (!parsed) continue;
+      try {
+        const model = resolveModel(id);
+        const window = await resolveContextWindow(parsed.provider, parsed.model, db);
+        models.push(summarizerModel({ id, model, contextWindow: window.contextWindow }));
+      } catch (error) {
+        // A configured summarizer that is not available is skipped; the cascade goes on.
+        if (configured.includes(id) && !reportedUnavailable.has(id)) {
+          reportedUnavailable.add(id);
+          log.warn({ err: error, modelId: id }, "COMPACTION_SUMMARIZER_MODELS: model unavailable");
+        }
+      }
     }
-  }
-  return models;
+    return models;
+  };
+  const models = configured.length > 0 ? await available(configured) : [];
+  return models.length > 0 ? models : available([chatModelId]);
 }

@@ -58,6 +58,17 @@ describe("environment", () => {
     expect(env.compaction.summarizerModels).toEqual(["openai:gpt-4o-mini", "demo:demo"]);
   });
 
+  it("reports a summarizer entry that is no provider:model id, naming the variable, and leaves it out", () => {
+    const warnings: string[] = [];
+    const env = loadEnv({ COMPACTION_SUMMARIZER_MODELS: "gpt-4o-mini, demo:demo" }, (m) =>
+      warnings.push(m),
+    );
+    expect(env.compaction.summarizerModels).toEqual(["demo:demo"]);
+    expect(warnings).toEqual([
+      'COMPACTION_SUMMARIZER_MODELS: "gpt-4o-mini" is not a provider:model id (e.g. openai:gpt-4o-mini); left out',
+    ]);
+  });
+
   it("defaults to approval, no trusted proxy, no Redis, and the documented rate limits", () => {
     const env = loadEnv({}, quiet);
     expect(env.registration).toBe("approval");
