@@ -43,8 +43,10 @@ export async function assertTurnAllowed(
   }
   if (quota.status === "rejected") {
     // Not a refusal (429, 400: the try counts) but a failure (the database dropped the
-    // statement): answered 503 and sent again, the request took nothing, its point included.
-    if (!(quota.reason instanceof AppError)) await rate.value.refund();
+    // statement, the provider's model list cannot be read: a 503 that says to try again): the
+    // request took nothing, its point included.
+    const refused = quota.reason instanceof AppError && quota.reason.status < 500;
+    if (!refused) await rate.value.refund();
     throw quota.reason;
   }
   return { quota: quota.value, ratePoint: rate.value };
