@@ -49,6 +49,13 @@ function partText(part: LanguageModelV4StreamPart): string {
   }
 }
 
+/** Parts a stream opens with, before any of the answer. */
+const OPENING_PARTS = new Set<LanguageModelV4StreamPart["type"]>([
+  "stream-start",
+  "response-metadata",
+  "raw",
+]);
+
 /** Fold's estimate of a call cut off before its usage came: what it sent, what came back. */
 const cutOffTokens = (prompt: LanguageModelV4Prompt, written: string) =>
   promptTokens(prompt) + countTextTokens(written);
@@ -89,10 +96,14 @@ export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageM
         const reader = result.stream.getReader();
         let counted = false;
         let written = "";
+        let answered = false;
+        // An error before any of the answer: a refusal the provider sent inside an opened
+        // stream (a prompt too long, as some gateways send it) read no more than a 400 did.
+        let refused = false;
         const count = (tokens: () => number) => {
           if (counted) return;
           counted = true;
-          sink(tokens());
+          if (!refused) sink(tokens());
         };
         // Counted only for a call that ends without the provider's count (most end with it).
         const cutOff = () => count(() => cutOffTokens(params.prompt, written));
@@ -111,8 +122,16 @@ export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageM
               return;
             }
             const part = next.value;
-            if (part.type === "finish") count(() => callTokens(part.usage, params.prompt, written));
-            else written += partText(part);
+            if (part.type === "error") refused ||= !answered;
+            else if (part.type !== "finish" && !OPENING_PARTS.has(part.type)) {
+              answered = true;
+              refused = false;
+            }
+            if (part.type === "finish") {
+              // A count the provider gives after its refusal is what it read (usually nothing).
+              if (refused && part.usage.inputTokens.total) refused = false;
+              count(() => callTokens(part.usage, params.prompt, written));
+            } else written += partText(part);
             controller.enqueue(part);
           },
           async cancel(reason) {
