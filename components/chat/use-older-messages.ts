@@ -33,6 +33,15 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
       try {
         const query = `?before=${encodeURIComponent(oldestLoaded)}&limit=${OLDER_PAGE_LIMIT}`;
         const response = await apiFetch(`/api/chats/${chatId}${query}`, { cache: "no-store" });
+        if (response.status === 409) {
+          // Its page is of a version put aside elsewhere: the server says to reload.
+          const body = (await response.json().catch(() => null)) as {
+            error?: { message?: string };
+          } | null;
+          if (generation.current === asked)
+            toast.error(body?.error?.message ?? "This chat changed elsewhere. Reload it.");
+          return;
+        }
         if (!response.ok) throw new Error(`status ${response.status}`);
         const page = (await response.json()) as { messages: StoredRow[]; hasMore: boolean };
         if (generation.current !== asked) return;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { messagePageQuery, updateChatBody } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
+import { isOnlyInHiddenVersion } from "@/lib/db/queries/branches";
 import { deleteChat, isCompacting, isReplying, updateChat } from "@/lib/db/queries/chats";
 import { loadMessagePage } from "@/lib/db/queries/messages";
 import { AppError, chatDeleted } from "@/lib/errors";
@@ -18,10 +19,19 @@ type Params = { id: string };
 export const GET = route<Params>(async (request, { params }) => {
   const user = await requireUser(request);
   const chat = await requireChat(user, (await params).id);
-  const page = await loadMessagePage(await getDb(), chat.id, readQuery(request, messagePageQuery));
+  const db = await getDb();
+  const query = readQuery(request, messagePageQuery);
+  const page = await loadMessagePage(db, chat.id, query);
   if (!page) {
     // The cursor may be gone with its chat, deleted since it was read: that is the chat's 404.
     await requireChat(user, chat.id);
+    // Or with the version an edit or a switch elsewhere put aside: the page is out of date.
+    if (query.before && (await isOnlyInHiddenVersion(db, chat.id, query.before))) {
+      throw new AppError(
+        "conflict:history",
+        "This chat changed in another tab or on another device. Reload it to see it as it is.",
+      );
+    }
     throw new AppError("bad_request:query", "before is not a message of this chat.");
   }
   const { id, title, modelId, createdAt, updatedAt } = chat;
