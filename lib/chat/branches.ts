@@ -190,7 +190,7 @@ export async function switchBranch(
 ): Promise<void> {
   await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
-    await lockChatRow(tx, chatId);
+    if (!(await lockChatRow(tx, chatId))) throw chatDeleted();
     // What the switch rewrites (the anchor and what follows it), not the whole chat.
     const anchor = await findMessage(tx, chatId, anchorId);
     if (!anchor) throw new AppError("not_found:message", "That message is not in this chat.");

@@ -16,7 +16,7 @@ import {
   truncateFrom,
 } from "@/lib/db/queries/messages";
 import { type Chat, type Message, message } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
+import { AppError, chatDeleted } from "@/lib/errors";
 import { type TurnRequest, userMessageRow } from "./request";
 
 /** A manual compaction's timeline entry: not a reply, never a regenerate target. */
@@ -118,7 +118,7 @@ export async function applyTurnRequest(
     }
     await db.transaction(async (txn) => {
       const tx = txn as unknown as Db;
-      await lockChatRow(tx, chat.id);
+      if (!(await lockChatRow(tx, chat.id))) throw chatDeleted();
       // What the edit rewrites: the message and what followed it, not the chat before it.
       const rewritten = await loadHistoryFrom(tx, chat.id, existing.seq);
       refuseIfWentOn(rewritten, request.throughId);
@@ -134,7 +134,7 @@ export async function applyTurnRequest(
 
   await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
-    await lockChatRow(tx, chat.id);
+    if (!(await lockChatRow(tx, chat.id))) throw chatDeleted();
     const target = request.messageId
       ? ((await findMessage(tx, chat.id, request.messageId)) ??
         (await neverStored(tx, chat, request.messageId)))

@@ -253,8 +253,10 @@ export async function getChatVersion(db: Db, chatId: string, fallback: number): 
  * summary, then the messages it settles), so two of them wait for each other instead of
  * deadlocking.
  */
-export async function lockChatRow(tx: Db, chatId: string): Promise<void> {
-  await tx.select({ id: chat.id }).from(chat).where(eq(chat.id, chatId)).for("update");
+/** Locks the chat's row for the transaction; false when the chat is gone (deleted meanwhile). */
+export async function lockChatRow(tx: Db, chatId: string): Promise<boolean> {
+  const rows = await tx.select({ id: chat.id }).from(chat).where(eq(chat.id, chatId)).for("update");
+  return rows.length > 0;
 }
 
 export async function getChat(db: Db, chatId: string): Promise<Chat | null> {
