@@ -4,6 +4,7 @@ import {
   type LanguageModel,
   type LanguageModelUsage,
   type ModelMessage,
+  pruneMessages,
   type ToolSet,
   toUIMessageStream,
   type UIMessageChunk,
@@ -85,7 +86,15 @@ async function answerWithin(
   deadline: TurnDeadline,
   write: (chunk: UIMessageChunk) => void,
 ): Promise<void> {
-  const messages = await convertToModelMessages(ctx.compaction.view, { tools: ctx.frame.tools });
+  // Earlier turns' reasoning stays out of the request: providers drop it (Anthropic, OpenAI,
+  // the reasoning models' chat templates), yet OpenAI-compatible servers were sent all of it as
+  // `reasoning_content`, and Fold counts none of it (count-units.ts). The last message keeps
+  // its own (a reply waiting on a tool approval goes on from it); a reply that had only
+  // reasoned (stopped) goes as no message (an empty one Anthropic refuses).
+  const messages = pruneMessages({
+    messages: await convertToModelMessages(ctx.compaction.view, { tools: ctx.frame.tools }),
+    reasoning: "before-last-message",
+  });
   const maxSteps = env().turnMaxSteps;
   // The messages the user pinned, as the in-memory trims match them: one view, read once.
   const pinned = pinnedOf(ctx.compaction.view);

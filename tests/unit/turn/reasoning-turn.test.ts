@@ -17,6 +17,7 @@ import { classRatios } from "@/lib/context/calibration";
 import { createEstimator } from "@/lib/context/tokens";
 import { env } from "@/lib/env";
 import type { MessageMetadata } from "@/lib/message/stats";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { answer } from "@/lib/turn/answer";
 import { noObservations } from "@/lib/turn/observe";
 
@@ -75,6 +76,9 @@ async function answerWith(
   model: MockLanguageModelV4,
   chunks: UIMessageChunk[],
   stopSignal?: AbortSignal,
+  view: FoldUIMessage[] = [
+    { id: "u1", role: "user", parts: [{ type: "text", text: "Prove it." }] },
+  ],
 ): Promise<void> {
   await answer(
     {
@@ -83,7 +87,7 @@ async function answerWith(
       budget,
       frame: await chatRequestFrame(new Date()),
       compaction: {
-        view: [{ id: "u1", role: "user", parts: [{ type: "text", text: "Prove it." }] }],
+        view,
         viewVersion: 0,
         projectedTokens: null,
         trace: null,
@@ -147,4 +151,46 @@ it("a reply stopped after long reasoning counts its reasoning as output, not as 
     estimator.countText(reasoning) + estimator.countText("The answer starts"),
   );
   expect(stats?.lastStepOutputTokens).toBe(estimator.countText("The answer starts"));
+});
+
+it("sends no earlier turn's reasoning: providers drop it, and Fold does not count it", async () => {
+  let prompt: unknown;
+  const model = new MockLanguageModelV4({
+    doStream: async (options) => {
+      prompt = options.prompt;
+      return {
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            for (const part of [
+              { type: "stream-start", warnings: [] },
+              { type: "text-start", id: "t" },
+              { type: "text-delta", id: "t", delta: "Yes." },
+              { type: "text-end", id: "t" },
+              { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
+            ] as LanguageModelV4StreamPart[])
+              controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  });
+  const thought = "Weighing the first mirror against the second at great length.";
+  await answerWith(model, [], undefined, [
+    { id: "u1", role: "user", parts: [{ type: "text", text: "Which mirror?" }] },
+    {
+      id: "a1",
+      role: "assistant",
+      parts: [
+        { type: "reasoning", text: thought, state: "done" },
+        { type: "text", text: "The second.", state: "done" },
+      ],
+    },
+    { id: "a2", role: "assistant", parts: [{ type: "reasoning", text: thought, state: "done" }] },
+    { id: "u2", role: "user", parts: [{ type: "text", text: "Sure?" }] },
+  ]);
+  const sent = JSON.stringify(prompt);
+  expect(sent).toContain("The second.");
+  expect(sent).toContain("Sure?");
+  expect(sent).not.toContain(thought);
 });
