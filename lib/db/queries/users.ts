@@ -34,8 +34,12 @@ export async function listUsers(
   db: Db,
   page: { search?: string; after?: UserListCursor; limit: number },
 ): Promise<{ users: User[]; last: UserListCursor | null; total: number }> {
-  const pattern = page.search ? `%${page.search.replace(/[\\%_]/g, "\\$&")}%` : undefined;
-  const matches = pattern ? or(ilike(user.name, pattern), ilike(user.email, pattern)) : undefined;
+  // One Unicode form on both sides: "Zoë" typed composed finds a name stored decomposed.
+  const search = page.search?.normalize("NFC");
+  const pattern = search ? `%${search.replace(/[\\%_]/g, "\\$&")}%` : undefined;
+  const matches = pattern
+    ? or(sql`normalize(${user.name}, NFC) ilike ${pattern}`, ilike(user.email, pattern))
+    : undefined;
   const after = page.after
     ? sql`(${listRank}, (extract(epoch from ${user.createdAt}) * 1000000)::bigint, ${user.id}) >
         (${page.after.rank}, ${page.after.createdMicros}::bigint, ${page.after.id})`

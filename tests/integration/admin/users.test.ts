@@ -358,6 +358,30 @@ describeEachDriver("Admin → Users API", (use) => {
     }
   });
 
+  it("finds a name however its accents were encoded, composed or decomposed", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    await database.db.insert(userTable).values([
+      { id: "nfd-1", name: "Zoe\u0308 Martin", email: "zoe@example.com", status: "active" },
+      { id: "nfc-1", name: "Jos\u00e9 Ruiz", email: "jose@example.com", status: "active" },
+    ]);
+    try {
+      for (const [q, id] of [
+        ["Zo\u00eb", "nfd-1"],
+        ["Zoe\u0308", "nfd-1"],
+        ["Jose\u0301", "nfc-1"],
+      ]) {
+        const found = await list(database, ada.browser, `?q=${encodeURIComponent(q as string)}`);
+        expect(
+          found.users.map((u) => u.id),
+          q,
+        ).toEqual([id]);
+      }
+    } finally {
+      await database.db.delete(userTable).where(like(userTable.id, "nf%-1"));
+    }
+  });
+
   it("lists more accounts than one statement can name by id (65,535 bound values)", async () => {
     const database = use();
     const ada = await signIn(database, "ada@example.com");
