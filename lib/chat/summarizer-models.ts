@@ -26,9 +26,11 @@ export function summarizerModel(entry: {
         abortSignal,
         telemetry: { isEnabled: env().aiTelemetry },
       });
-      const reasoningTokens =
-        result.usage.outputTokenDetails?.reasoningTokens ??
-        (result.reasoningText ? defaultEstimator.countText(result.reasoningText) : 0);
+      // A server may report 0 while it sent reasoning: the larger of its count and Fold's.
+      const reasoningTokens = Math.max(
+        result.usage.outputTokenDetails?.reasoningTokens ?? 0,
+        result.reasoningText ? defaultEstimator.countText(result.reasoningText) : 0,
+      );
       return { text: result.text, finishReason: result.finishReason, reasoningTokens };
     },
   };

@@ -523,47 +523,73 @@ async function callModel(
   const { request } = run;
   const { timeoutMs } = run.options;
   request.signal?.throwIfAborted();
-  run.calls += 1;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  try {
-    const ask = (thinkingRoom: number) =>
-      entry.generate({
+  // Each call has its own time: a retry with room to think must not inherit what is left.
+  const ask = async (thinkingRoom: number) => {
+    run.calls += 1;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    try {
+      return await entry.generate({
         instructions: run.instructions,
         prompt,
         maxOutputTokens: run.limitTokens + thinkingRoom,
         abortSignal: request.signal ? AbortSignal.any([timeout, request.signal]) : timeout,
       });
-    let result = await ask(0);
-    // A reasoning model (the chat's own, by default) spent the summary's ceiling thinking: once
-    // more, with room to think beside the summary, as much as its window leaves.
-    const thought = result.reasoningTokens ?? 0;
-    if (result.finishReason === "length" && thought > 0) {
-      const room = Math.min(
-        Math.max(THINKING_ROOM_MIN_TOKENS, 2 * thought),
-        roomBeside(run, entry, prompt),
-      );
-      if (room > 0) {
-        run.calls += 1;
-        result = await ask(room);
+    } catch (error) {
+      if (timeout.aborted && !request.signal?.aborted) {
+        throw new Error(`timed out after ${timeoutMs} ms`, { cause: error });
       }
+      throw error;
     }
-    const cut = result.finishReason === "length";
-    if (cut) run.cutReplies += 1;
-    const text = cleanSummary(cut ? withoutPartialLine(result.text) : result.text);
-    if (text.length < SUMMARY_MIN_CHARS) {
-      throw new SummaryRejectedError(`summary is empty or too short (${text.length} chars)`);
-    }
-    if (presentHeadings(text).length === 0) {
-      // Not a summary at all (the model answered the conversation, or wrote noise).
-      throw new SummaryRejectedError("the reply has none of the summary's headings");
-    }
-    return { text, cut };
-  } catch (error) {
-    if (timeout.aborted && !request.signal?.aborted) {
-      throw new Error(`timed out after ${timeoutMs} ms`, { cause: error });
-    }
-    throw error;
+  };
+  let result = await ask(0);
+  // A reasoning model (the chat's own, by default) spent the summary's ceiling thinking: once
+  // more, with room to think beside the summary, as much as its window leaves.
+  const thought = result.reasoningTokens ?? 0;
+  let thinkingRoom = 0;
+  if (result.finishReason === "length" && thought > 0) {
+    thinkingRoom = Math.min(
+      Math.max(THINKING_ROOM_MIN_TOKENS, 2 * thought),
+      roomBeside(run, entry, prompt),
+    );
+    if (thinkingRoom > 0) result = await ask(thinkingRoom);
   }
+  let cut = result.finishReason === "length";
+  let written = result.text;
+  // Given room to think, the call's ceiling is no longer the summary's: a summary written past
+  // its own is cut there, at whole lines, as a cut reply is (and refilled like one).
+  if (thinkingRoom > 0 && !cut && run.countText(written) > run.limitTokens) {
+    written = linesWithin(written, run.limitTokens, run.countText);
+    cut = true;
+  }
+  if (cut) run.cutReplies += 1;
+  const text = cleanSummary(cut ? withoutPartialLine(written) : written);
+  if (text.length < SUMMARY_MIN_CHARS) {
+    throw new SummaryRejectedError(`summary is empty or too short (${text.length} chars)`);
+  }
+  if (presentHeadings(text).length === 0) {
+    // Not a summary at all (the model answered the conversation, or wrote noise).
+    throw new SummaryRejectedError("the reply has none of the summary's headings");
+  }
+  return { text, cut };
+}
+
+/** The first lines of `text` that fit `limitTokens`, and the start of the next (a partial line). */
+function linesWithin(
+  text: string,
+  limitTokens: number,
+  countText: (text: string) => number,
+): string {
+  const lines = text.split("\n");
+  let used = 0;
+  let kept = 0;
+  while (kept < lines.length) {
+    const cost = countText(`${lines[kept]}\n`);
+    if (used + cost > limitTokens) break;
+    used += cost;
+    kept += 1;
+  }
+  // The line that did not fit stands for the part a cut reply ends with (withoutPartialLine).
+  return lines.slice(0, kept + 1).join("\n");
 }
 
 /** A provider refusing the request's size (or shape): smaller chunks may pass. */

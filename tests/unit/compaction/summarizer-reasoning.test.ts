@@ -2,9 +2,10 @@ import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "
 import { MockLanguageModelV4 } from "ai/test";
 import { expect, it } from "vitest";
 import { summarizerModel } from "@/lib/chat/summarizer-models";
+import type { SummarizerModel } from "@/lib/compaction/ports";
 import { createSummarizer } from "@/lib/compaction/summarize";
 import { createEstimator } from "@/lib/context/tokens";
-import { exchange, filler, summaryText } from "./histories";
+import { exchange, filler, SUMMARY_HEADINGS, summaryText } from "./histories";
 
 /**
  * The chat's own model summarizes by default (COMPACTION_SUMMARIZER_MODELS unset). A reasoning
@@ -72,4 +73,68 @@ it("a reasoning chat model used as its own summarizer writes the summary instead
   expect(calls.length).toBeGreaterThan(0);
   expect(result.summary).toContain("## Goal & open requests");
   expect(result.summary).toContain("folded:");
+});
+
+/**
+ * A reasoning model: asked at the summary's own ceiling it thinks through all of it (cut, no
+ * text); asked again with room to think, it thinks a little and writes a summary far longer than
+ * it was asked for, which ends on its own ("stop") inside the enlarged ceiling.
+ */
+function wordyThinker(): { entry: SummarizerModel; ceilings: number[] } {
+  const ceilings: number[] = [];
+  const entry: SummarizerModel = {
+    id: "local:qwen3",
+    contextWindow: 128_000,
+    generate: async (call) => {
+      ceilings.push(call.maxOutputTokens);
+      if (ceilings.length === 1) {
+        return { text: "", finishReason: "length", reasoningTokens: call.maxOutputTokens };
+      }
+      const text = SUMMARY_HEADINGS.map((h, i) => `${h}\n- ${filler(500, i)}`).join("\n");
+      return { text, finishReason: "stop", reasoningTokens: 200 };
+    },
+  };
+  return { entry, ceilings };
+}
+
+it("a summary written with thinking room stays within the summary's budget", async () => {
+  const { entry, ceilings } = wordyThinker();
+  const summarize = createSummarizer({ models: [entry], timeoutMs: 10_000, estimator });
+  const span = Array.from({ length: 12 }, (_, n) =>
+    exchange(n + 1, { userTokens: 600, textTokens: 600 }),
+  ).flat();
+  const summaryBudget = 860;
+  const result = await summarize({ previousSummary: null, span, summaryBudget });
+  // The retry was made with room to think beside the summary's ceiling.
+  expect(ceilings[1]).toBeGreaterThan(ceilings[0] ?? 0);
+  // The call's ceiling no longer bounds the summary: its own budget does (not ~3,000 tokens).
+  expect(estimator.countText(result.summary)).toBeLessThanOrEqual(summaryBudget);
+});
+
+it("the retry with room to think gets its own timeout, as each summarizer call does", async () => {
+  const CALL_MS = 150;
+  let calls = 0;
+  const entry: SummarizerModel = {
+    id: "local:qwen3",
+    contextWindow: 32_000,
+    generate: async (call) => {
+      calls += 1;
+      const first = calls === 1;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, CALL_MS);
+        call.abortSignal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(call.abortSignal.reason);
+        });
+      });
+      if (first) return { text: "", finishReason: "length", reasoningTokens: call.maxOutputTokens };
+      const text = SUMMARY_HEADINGS.map((h, i) => `${h}\n- ${filler(20, i)}`).join("\n");
+      return { text, finishReason: "stop", reasoningTokens: 500 };
+    },
+  };
+  // Each call fits the timeout (150 ms < 250 ms); the two together do not.
+  const summarize = createSummarizer({ models: [entry], timeoutMs: 250, estimator });
+  const span = [1, 2, 3].flatMap((n) => exchange(n, { userTokens: 200, textTokens: 300 }));
+  const result = await summarize({ previousSummary: null, span, summaryBudget: 860 });
+  expect(result.summary).toContain("## Goal & open requests");
 });
