@@ -52,6 +52,12 @@ describe("a reply that has only reasoned so far", () => {
     expect(answerBegun(reply([reasoning("Fetch it."), call("input-streaming")]))).toBe(true);
   });
 
+  it("has answered once an image model's picture is in, with no words", () => {
+    const picture = { type: "file", mediaType: "image/png", url: "data:image/png;base64,AA==" };
+    expect(answerBegun(reply([reasoning("Drawing"), picture]))).toBe(true);
+    expect(wroteSomething(reply([picture]))).toBe(true);
+  });
+
   it("stopped, offers no Continue: the next request gives the model none of that reasoning", () => {
     expect(wroteSomething(reply([reasoning("First, the mirror at 10.0.0.3 answers in")]))).toBe(
       false,
