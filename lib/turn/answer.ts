@@ -4,7 +4,6 @@ import {
   type LanguageModel,
   type LanguageModelUsage,
   type ModelMessage,
-  pruneMessages,
   type ToolSet,
   toUIMessageStream,
   type UIMessageChunk,
@@ -80,21 +79,34 @@ export async function answer(
   }
 }
 
+/**
+ * The request's messages without the reasoning of turns before the latest user message:
+ * providers drop it (Anthropic, OpenAI, the reasoning models' chat templates), yet an
+ * OpenAI-compatible server was sent every past reply's thinking as `reasoning_content`, and
+ * Fold counts none of it (count-units.ts, the same rule). The turn running keeps its own (a
+ * reply waiting on a tool approval goes on from it). A reply that had only reasoned (stopped)
+ * goes as no message: an empty one Anthropic refuses.
+ */
+export function withoutEarlierTurnsReasoning(messages: ModelMessage[]): ModelMessage[] {
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  return messages.flatMap((message, i) => {
+    if (i >= lastUser || message.role !== "assistant" || typeof message.content === "string")
+      return [message];
+    const content = message.content.filter((part) => part.type !== "reasoning");
+    if (content.length === message.content.length) return [message];
+    return content.length > 0 ? [{ ...message, content }] : [];
+  });
+}
+
 async function answerWithin(
   ctx: AnswerContext,
   signal: AbortSignal,
   deadline: TurnDeadline,
   write: (chunk: UIMessageChunk) => void,
 ): Promise<void> {
-  // Earlier turns' reasoning stays out of the request: providers drop it (Anthropic, OpenAI,
-  // the reasoning models' chat templates), yet OpenAI-compatible servers were sent all of it as
-  // `reasoning_content`, and Fold counts none of it (count-units.ts). The last message keeps
-  // its own (a reply waiting on a tool approval goes on from it); a reply that had only
-  // reasoned (stopped) goes as no message (an empty one Anthropic refuses).
-  const messages = pruneMessages({
-    messages: await convertToModelMessages(ctx.compaction.view, { tools: ctx.frame.tools }),
-    reasoning: "before-last-message",
-  });
+  const messages = withoutEarlierTurnsReasoning(
+    await convertToModelMessages(ctx.compaction.view, { tools: ctx.frame.tools }),
+  );
   const maxSteps = env().turnMaxSteps;
   // The messages the user pinned, as the in-memory trims match them: one view, read once.
   const pinned = pinnedOf(ctx.compaction.view);

@@ -1,5 +1,5 @@
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import type { UIMessageChunk } from "ai";
+import { convertToModelMessages, type UIMessageChunk } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { expect, it, vi } from "vitest";
 
@@ -18,7 +18,7 @@ import { createEstimator } from "@/lib/context/tokens";
 import { env } from "@/lib/env";
 import type { MessageMetadata } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
-import { answer } from "@/lib/turn/answer";
+import { answer, withoutEarlierTurnsReasoning } from "@/lib/turn/answer";
 import { noObservations } from "@/lib/turn/observe";
 
 const usage = {
@@ -193,4 +193,29 @@ it("sends no earlier turn's reasoning: providers drop it, and Fold does not coun
   expect(sent).toContain("The second.");
   expect(sent).toContain("Sure?");
   expect(sent).not.toContain(thought);
+});
+
+it("keeps the reasoning of the turn running: a reply waiting on a tool approval goes on from it", async () => {
+  const view = [
+    { id: "u1", role: "user", parts: [{ type: "text", text: "Delete the old files." }] },
+    {
+      id: "a1",
+      role: "assistant",
+      parts: [
+        { type: "step-start" },
+        { type: "reasoning", text: "List them first, then delete.", state: "done" },
+        {
+          type: "tool-delete_files",
+          toolCallId: "c1",
+          state: "approval-responded",
+          input: { glob: "*.old" },
+          approval: { id: "ap1", approved: true },
+        },
+      ],
+    },
+  ] as FoldUIMessage[];
+  const messages = withoutEarlierTurnsReasoning(await convertToModelMessages(view));
+  // The approval's answer is the last message; the reply it answers keeps its thinking.
+  expect(messages.at(-1)?.role).toBe("tool");
+  expect(JSON.stringify(messages)).toContain("List them first, then delete.");
 });
