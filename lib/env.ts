@@ -58,8 +58,11 @@ const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
   .transform((v) => ["true", "1", "yes", "on"].includes(v));
-/** Postgres's own schemes: `localhost:5432/fold` parses as a URL of scheme `localhost`. */
-const postgresUrl = z.url({ protocol: /^postgres(ql)?$/ });
+/**
+ * Postgres's own schemes, and pg's `socket:/path?db=` form: `localhost:5432/fold` parses as a
+ * URL of scheme `localhost`.
+ */
+const postgresUrl = z.url({ protocol: /^(postgres(ql)?|socket)$/ });
 const httpUrl = z.url({ protocol: /^https?$/ });
 /**
  * A provider's base URL: no user name or password in it. fetch refuses such a URL outright, and

@@ -38,8 +38,10 @@ export function useOlderMessages(chatId: string, initialHasMore: boolean) {
           const body = (await response.json().catch(() => null)) as {
             error?: { message?: string };
           } | null;
-          if (generation.current === asked)
-            toast.error(body?.error?.message ?? "This chat changed elsewhere. Reload it.");
+          if (generation.current !== asked) return;
+          toast.error(body?.error?.message ?? "This chat changed elsewhere. Reload it.");
+          // Asking again would be refused again: nothing more loads until the reload.
+          setHasMore(false);
           return;
         }
         if (!response.ok) throw new Error(`status ${response.status}`);

@@ -16,6 +16,7 @@ import {
   branchAt,
   branchSlotsOf,
   insertBranch,
+  isOnlyInHiddenVersion,
   listBranchHeads,
   replaceTail,
   type ShownAnchor,
@@ -271,4 +272,19 @@ export async function switchBranch(
     }
     await bumpHistoryVersion(tx, chatId);
   });
+}
+
+/**
+ * Why an older page's cursor this chat does not show is refused: put aside with a version an
+ * edit or a switch elsewhere replaced (409: the page is out of date, reload it), or never a
+ * message of this chat (400).
+ */
+export async function missingCursorError(db: Db, chatId: string, before: string | undefined) {
+  if (before !== undefined && (await isOnlyInHiddenVersion(db, chatId, before))) {
+    return new AppError(
+      "conflict:history",
+      "This chat changed in another tab or on another device. Reload it to see it as it is.",
+    );
+  }
+  return new AppError("bad_request:query", "before is not a message of this chat.");
 }

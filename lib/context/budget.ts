@@ -45,6 +45,8 @@ export const DEFAULT_BUDGET_RATIOS: BudgetRatios = {
 const TARGET_OF_TRIGGER = DEFAULT_BUDGET_RATIOS.targetRatio / DEFAULT_BUDGET_RATIOS.triggerRatio;
 /** The highest trigger a ratio may have (COMPACTION_TRIGGER_RATIO's own limit). */
 const MAX_TRIGGER_RATIO = 0.99;
+/** The least a raised trigger sits above the target: room for a fold's hysteresis. */
+const MIN_TRIGGER_GAP = 0.04;
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
 /**
@@ -68,7 +70,10 @@ export function clampRatios<T extends BudgetRatios>(
       );
     } else if (set.target && !set.trigger) {
       triggerRatio = round3(
-        Math.min(MAX_TRIGGER_RATIO, Math.max(targetRatio + 0.04, targetRatio / TARGET_OF_TRIGGER)),
+        Math.min(
+          MAX_TRIGGER_RATIO,
+          Math.max(targetRatio + MIN_TRIGGER_GAP, targetRatio / TARGET_OF_TRIGGER),
+        ),
       );
       warn(
         `COMPACTION_TRIGGER_RATIO (unset, ${ratios.triggerRatio}) is not above COMPACTION_TARGET_RATIO ${targetRatio}; using ${triggerRatio}`,

@@ -186,9 +186,9 @@ describe("environment", () => {
         databaseUrlInvalid: true,
       });
     }
-    expect(loadEnv({ DATABASE_URL: "postgresql://fold@db/fold" }, quiet).databaseUrlInvalid).toBe(
-      false,
-    );
+    for (const form of ["postgresql://fold@db/fold", "socket:/var/run/postgresql?db=fold"]) {
+      expect(loadEnv({ DATABASE_URL: form }, quiet).databaseUrlInvalid, form).toBe(false);
+    }
     const good = loadEnv({ DATABASE_URL: "postgres://fold:a%23b@db/fold" }, quiet);
     expect(good).toMatchObject({
       databaseUrl: "postgres://fold:a%23b@db/fold",

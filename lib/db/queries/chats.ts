@@ -251,9 +251,8 @@ export async function getChatVersion(db: Db, chatId: string, fallback: number): 
  * Locks the chat's row for the rest of the transaction. Every transaction that writes a chat's
  * messages and its row takes the row first, in the same order as a compaction's commit (its
  * summary, then the messages it settles), so two of them wait for each other instead of
- * deadlocking.
+ * deadlocking. False when the chat is gone (deleted meanwhile).
  */
-/** Locks the chat's row for the transaction; false when the chat is gone (deleted meanwhile). */
 export async function lockChatRow(tx: Db, chatId: string): Promise<boolean> {
   const rows = await tx.select({ id: chat.id }).from(chat).where(eq(chat.id, chatId)).for("update");
   return rows.length > 0;

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
+import { missingCursorError } from "@/lib/chat/branches";
 import { messagePageQuery, updateChatBody } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
-import { isOnlyInHiddenVersion } from "@/lib/db/queries/branches";
 import { deleteChat, isCompacting, isReplying, updateChat } from "@/lib/db/queries/chats";
 import { loadMessagePage } from "@/lib/db/queries/messages";
 import { AppError, chatDeleted } from "@/lib/errors";
@@ -25,14 +25,7 @@ export const GET = route<Params>(async (request, { params }) => {
   if (!page) {
     // The cursor may be gone with its chat, deleted since it was read: that is the chat's 404.
     await requireChat(user, chat.id);
-    // Or with the version an edit or a switch elsewhere put aside: the page is out of date.
-    if (query.before && (await isOnlyInHiddenVersion(db, chat.id, query.before))) {
-      throw new AppError(
-        "conflict:history",
-        "This chat changed in another tab or on another device. Reload it to see it as it is.",
-      );
-    }
-    throw new AppError("bad_request:query", "before is not a message of this chat.");
+    throw await missingCursorError(db, chat.id, query.before);
   }
   const { id, title, modelId, createdAt, updatedAt } = chat;
   return Response.json({
