@@ -39,40 +39,8 @@ function dropPlantedIds() {
   return visit;
 }
 
-/** Blocks of running text: each takes its direction from its own first strong letter. */
-const TEXT_BLOCKS = new Set([
-  "p",
-  "li",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "blockquote",
-  "th",
-  "td",
-  "dt",
-  "dd",
-]);
-
-/**
- * A reply in Arabic or Hebrew, or one that quotes a line of it, reads right to left paragraph by
- * paragraph (`dir="auto"`), its punctuation on the right side; code blocks stay left to right.
- */
-function autoDirection() {
-  const visit = (node: HtmlNode & { tagName?: string }) => {
-    const written = node.properties?.dir !== undefined;
-    if (node.type === "element" && node.tagName && TEXT_BLOCKS.has(node.tagName) && !written) {
-      node.properties = { ...node.properties, dir: "auto" };
-    }
-    node.children?.forEach(visit);
-  };
-  return visit;
-}
-
-/** Streamdown's own (raw HTML, sanitize, harden), then the planted ids out, then directions. */
-const REHYPE_PLUGINS = [...Object.values(defaultRehypePlugins), dropPlantedIds, autoDirection];
+/** Streamdown's own (raw HTML, sanitize, harden), then the planted ids out. */
+const REHYPE_PLUGINS = [...Object.values(defaultRehypePlugins), dropPlantedIds];
 
 /**
  * Assistant Markdown, rendered by Streamdown: it parses block by block, so a streaming reply
@@ -84,6 +52,9 @@ export const Markdown = memo(function Markdown({ text, streaming }: Props) {
     <Streamdown
       className="fold-markdown text-sm leading-relaxed break-words text-ink [&>:first-child]:mt-0 [&>:last-child]:mb-0"
       mode={streaming ? "streaming" : "static"}
+      // Each block reads in the direction most of its letters take (Arabic and Hebrew right to
+      // left, punctuation on their side); code stays left to right.
+      dir="auto"
       isAnimating={streaming}
       components={COMPONENTS}
       linkSafety={NO_LINK_CHECK}
