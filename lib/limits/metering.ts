@@ -15,6 +15,7 @@ import type {
 } from "@ai-sdk/provider";
 import { type LanguageModel, wrapLanguageModel } from "ai";
 import { withJoinedDeltas } from "@/lib/ai/joined-deltas";
+import { overflowInStream } from "@/lib/compaction/overflow";
 import { countTextTokens, defaultEstimator, unitsFromProviderPrompt } from "@/lib/context/tokens";
 
 export type TokenSink = (tokens: number) => void;
@@ -97,8 +98,9 @@ export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageM
         let counted = false;
         let written = "";
         let answered = false;
-        // An error before any of the answer: a refusal the provider sent inside an opened
-        // stream (a prompt too long, as some gateways send it) read no more than a 400 did.
+        // A prompt refused as too long before any of the answer, inside an opened stream (as
+        // some gateways send it): the provider read no more of it than of the same 400. (Any
+        // other error may come after the provider read the prompt: cut off, it is counted.)
         let refused = false;
         const count = (tokens: () => number) => {
           if (counted) return;
@@ -122,7 +124,8 @@ export function meteredModel(model: LanguageModelV4, sink: TokenSink): LanguageM
               return;
             }
             const part = next.value;
-            if (part.type === "error") refused ||= !answered;
+            if (part.type === "error")
+              refused ||= !answered && overflowInStream(part.error) !== null;
             else if (part.type !== "finish" && !OPENING_PARTS.has(part.type)) {
               answered = true;
               refused = false;

@@ -8,23 +8,9 @@ import { wrapLanguageModel } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { createRecoveryMiddleware } from "@/lib/compaction/recovery";
-import { computeBudget } from "@/lib/context/budget";
 import { createEstimator } from "@/lib/context/tokens";
-import { COMPACTION_DEFAULTS } from "@/lib/env";
 import { meteredModel } from "@/lib/limits/metering";
-
-const WINDOW = 8192;
-const BUDGET = computeBudget(
-  { contextWindow: WINDOW, maxOutputTokens: null },
-  {
-    triggerRatio: COMPACTION_DEFAULTS.triggerRatio,
-    targetRatio: COMPACTION_DEFAULTS.targetRatio,
-    reserveRatio: COMPACTION_DEFAULTS.reserveRatio,
-    keepRecentRatio: COMPACTION_DEFAULTS.keepRecentRatio,
-    summaryRatio: COMPACTION_DEFAULTS.summaryRatio,
-    bulkyRatio: COMPACTION_DEFAULTS.bulkyRatio,
-  },
-);
+import { BUDGET_8K } from "../compaction/histories";
 
 const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
@@ -103,7 +89,7 @@ async function chargedFor(first: () => Promise<LanguageModelV4StreamResult>) {
     model: meteredModel(mock, (n) => tokens.push(n)),
     middleware: createRecoveryMiddleware({
       modelId: "fake:small",
-      budget: BUDGET,
+      budget: BUDGET_8K,
       ratio: 1,
       estimator: createEstimator(),
       keepRecentToolResults: 3,
@@ -129,4 +115,26 @@ describe("metering a prompt the provider refused as too long", () => {
     // The same refusal, in the stream's first event: the provider read nothing either.
     expect(inStream).toEqual(asStatus);
   });
+});
+
+it("still charges a stream that fails before its answer for another reason: the provider may have read the prompt", async () => {
+  const tokens: number[] = [];
+  const failing = new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
+        { type: "stream-start", warnings: [] },
+        {
+          type: "error",
+          error: { message: "The server is overloaded.", type: "overloaded_error" },
+        },
+      ]),
+    }),
+  });
+  const result = await meteredModel(failing, (n) => tokens.push(n)).doStream({
+    prompt: longPrompt(),
+  });
+  const reader = result.stream.getReader();
+  while (!(await reader.read()).done) {}
+  expect(tokens).toHaveLength(1);
+  expect(tokens[0]).toBeGreaterThan(1_000);
 });
