@@ -45,7 +45,7 @@ export const DEFAULT_BUDGET_RATIOS: BudgetRatios = {
 const TARGET_OF_TRIGGER = DEFAULT_BUDGET_RATIOS.targetRatio / DEFAULT_BUDGET_RATIOS.triggerRatio;
 /** The highest trigger a ratio may have (COMPACTION_TRIGGER_RATIO's own limit). */
 const MAX_TRIGGER_RATIO = 0.99;
-/** The least a raised trigger sits above the target: room for a fold's hysteresis. */
+/** The least gap between trigger and target a default moved along leaves: a fold's hysteresis. */
 const MIN_TRIGGER_GAP = 0.04;
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
@@ -62,7 +62,10 @@ export function clampRatios<T extends BudgetRatios>(
   set: { trigger: boolean; target: boolean } = { trigger: true, target: true },
 ): T {
   let { triggerRatio, targetRatio, reserveRatio } = ratios;
-  if (targetRatio >= triggerRatio) {
+  // One set alone so near the other's default that a fold would leave almost no room before
+  // the next (a trigger of 0.52 beside the target's 0.5) moves that default as well.
+  const tooNear = set.trigger !== set.target && targetRatio > triggerRatio - MIN_TRIGGER_GAP;
+  if (targetRatio >= triggerRatio || tooNear) {
     if (set.trigger && !set.target) {
       targetRatio = round3(triggerRatio * TARGET_OF_TRIGGER);
       warn(

@@ -66,6 +66,13 @@ describe("budget (DESIGN §7)", () => {
     const earlier = loadEnv({ COMPACTION_TRIGGER_RATIO: "0.4" }, (m) => warnings.push(m));
     expect(earlier.compaction.triggerRatio).toBe(0.4);
     expect(earlier.compaction.targetRatio).toBe(0.25);
+    // Not crossed but so near that a fold would leave no room before the next.
+    expect(
+      loadEnv({ COMPACTION_TRIGGER_RATIO: "0.52" }, () => undefined).compaction.targetRatio,
+    ).toBe(0.325);
+    expect(
+      loadEnv({ COMPACTION_TARGET_RATIO: "0.78" }, () => undefined).compaction.triggerRatio,
+    ).toBe(0.99);
     const later = loadEnv({ COMPACTION_TARGET_RATIO: "0.85" }, (m) => warnings.push(m));
     expect(later.compaction.targetRatio).toBe(0.85);
     expect(later.compaction.triggerRatio).toBe(0.99);
