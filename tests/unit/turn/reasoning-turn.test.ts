@@ -1,6 +1,5 @@
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { convertToModelMessages, type UIMessageChunk } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
 import { expect, it, vi } from "vitest";
 
 // Short deadlines so the test runs in seconds: a model may take 20 s to begin answering, and
@@ -10,21 +9,12 @@ vi.hoisted(() => {
   process.env.TURN_FIRST_TOKEN_TIMEOUT_MS = "20000";
 });
 
-import { chatRequestFrame } from "@/lib/ai/request-frame";
-import type { ModelBudget } from "@/lib/chat/budget";
-import { computeBudget } from "@/lib/context/budget";
-import { classRatios } from "@/lib/context/calibration";
 import { createEstimator } from "@/lib/context/tokens";
 import { env } from "@/lib/env";
 import type { MessageMetadata } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
-import { answer, withoutEarlierTurnsReasoning } from "@/lib/turn/answer";
-import { noObservations } from "@/lib/turn/observe";
-
-const usage = {
-  inputTokens: { total: 40, noCache: 40, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 900, text: 3, reasoning: 897 },
-};
+import { withoutEarlierTurnsReasoning } from "@/lib/turn/answer";
+import { answeringModel, answerWith, streamingModel, usage } from "./answer-harness";
 
 /**
  * An OpenAI reasoning model (o4-mini, o3) through the Responses API without reasoning summaries:
@@ -33,111 +23,52 @@ const usage = {
  * item's end and the answer. Thinking silently for longer than the idle deadline is normal.
  */
 const silentThinker = (thinkMs: number) =>
-  new MockLanguageModelV4({
-    doStream: async () => ({
-      stream: new ReadableStream<LanguageModelV4StreamPart>({
-        async start(controller) {
-          controller.enqueue({ type: "stream-start", warnings: [] });
-          controller.enqueue({
-            type: "reasoning-start",
-            id: "rs_1:0",
-            providerMetadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: null } },
-          });
-          await new Promise((resolve) => setTimeout(resolve, thinkMs));
-          for (const part of [
-            {
-              type: "reasoning-end",
-              id: "rs_1:0",
-              providerMetadata: { openai: { itemId: "rs_1" } },
-            },
-            { type: "text-start", id: "msg_1" },
-            { type: "text-delta", id: "msg_1", delta: "All done." },
-            { type: "text-end", id: "msg_1" },
-            { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
-          ] as LanguageModelV4StreamPart[])
-            controller.enqueue(part);
-          controller.close();
-        },
-      }),
-    }),
+  streamingModel(async (controller) => {
+    controller.enqueue({ type: "stream-start", warnings: [] });
+    controller.enqueue({
+      type: "reasoning-start",
+      id: "rs_1:0",
+      providerMetadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: null } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, thinkMs));
+    for (const part of [
+      { type: "reasoning-end", id: "rs_1:0", providerMetadata: { openai: { itemId: "rs_1" } } },
+      { type: "text-start", id: "msg_1" },
+      { type: "text-delta", id: "msg_1", delta: "All done." },
+      { type: "text-end", id: "msg_1" },
+      { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
+    ] as LanguageModelV4StreamPart[])
+      controller.enqueue(part);
+    controller.close();
   });
-
-const budget: ModelBudget = {
-  modelId: "openai:o4-mini",
-  window: { contextWindow: 8_192, maxOutputTokens: null, source: "default" },
-  budget: computeBudget({ contextWindow: 8_192, maxOutputTokens: null }, env().compaction),
-  ratio: 1,
-  classRatios: classRatios(null),
-  calibrationSamples: 0,
-};
-
-/** The turn's answer from `model`, its chunks written to `chunks`. */
-async function answerWith(
-  model: MockLanguageModelV4,
-  chunks: UIMessageChunk[],
-  stopSignal?: AbortSignal,
-  view: FoldUIMessage[] = [
-    { id: "u1", role: "user", parts: [{ type: "text", text: "Prove it." }] },
-  ],
-): Promise<void> {
-  await answer(
-    {
-      chatId: "chat-1",
-      model,
-      budget,
-      frame: await chatRequestFrame(new Date()),
-      compaction: {
-        view,
-        viewVersion: 0,
-        projectedTokens: null,
-        trace: null,
-        fits: true,
-        capTokens: null,
-        trigger: budget.budget.trigger,
-      },
-      observed: noObservations(),
-      startedAt: Date.now(),
-      now: Date.now,
-      onRecovery: async () => undefined,
-      stopSignal,
-    },
-    (chunk) => chunks.push(chunk),
-  );
-}
 
 it("a reasoning model that thinks silently after reasoning-start is not cut off by the idle deadline", async () => {
   expect(env().turnIdleTimeoutMs).toBe(1000);
   const chunks: UIMessageChunk[] = [];
   // Not "The model stopped responding (nothing for 1 s)": it was thinking, well inside the 20 s
   // it is given to begin its answer.
-  await expect(answerWith(silentThinker(2_500), chunks)).resolves.toBeUndefined();
+  await expect(answerWith(silentThinker(2_500), { chunks })).resolves.toBeDefined();
   expect(chunks.filter((c) => c.type === "text-delta").map((c) => c.delta)).toEqual(["All done."]);
 });
 
 it("a reply stopped after long reasoning counts its reasoning as output, not as context the next request carries", async () => {
   const reasoning = "Let me weigh each case in turn before I answer. ".repeat(200);
-  const thinker = new MockLanguageModelV4({
-    doStream: async ({ abortSignal }) => ({
-      stream: new ReadableStream<LanguageModelV4StreamPart>({
-        start(controller) {
-          for (const part of [
-            { type: "stream-start", warnings: [] },
-            { type: "reasoning-start", id: "r1" },
-            { type: "reasoning-delta", id: "r1", delta: reasoning },
-            { type: "reasoning-end", id: "r1" },
-            { type: "text-start", id: "t1" },
-            { type: "text-delta", id: "t1", delta: "The answer starts" },
-          ] as LanguageModelV4StreamPart[])
-            controller.enqueue(part);
-          // Then nothing until the user stops it.
-          abortSignal?.addEventListener("abort", () => controller.error(abortSignal.reason));
-        },
-      }),
-    }),
+  const thinker = streamingModel((controller, call) => {
+    for (const part of [
+      { type: "stream-start", warnings: [] },
+      { type: "reasoning-start", id: "r1" },
+      { type: "reasoning-delta", id: "r1", delta: reasoning },
+      { type: "reasoning-end", id: "r1" },
+      { type: "text-start", id: "t1" },
+      { type: "text-delta", id: "t1", delta: "The answer starts" },
+    ] as LanguageModelV4StreamPart[])
+      controller.enqueue(part);
+    // Then nothing until the user stops it.
+    call.abortSignal?.addEventListener("abort", () => controller.error(call.abortSignal?.reason));
   });
   const stop = new AbortController();
   const chunks: UIMessageChunk[] = [];
-  const run = answerWith(thinker, chunks, stop.signal);
+  const run = answerWith(thinker, { chunks, stopSignal: stop.signal });
   await vi.waitFor(() => expect(chunks.some((c) => c.type === "text-delta")).toBe(true));
   stop.abort();
   await run;
@@ -154,42 +85,24 @@ it("a reply stopped after long reasoning counts its reasoning as output, not as 
 });
 
 it("sends no earlier turn's reasoning: providers drop it, and Fold does not count it", async () => {
-  let prompt: unknown;
-  const model = new MockLanguageModelV4({
-    doStream: async (options) => {
-      prompt = options.prompt;
-      return {
-        stream: new ReadableStream<LanguageModelV4StreamPart>({
-          start(controller) {
-            for (const part of [
-              { type: "stream-start", warnings: [] },
-              { type: "text-start", id: "t" },
-              { type: "text-delta", id: "t", delta: "Yes." },
-              { type: "text-end", id: "t" },
-              { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
-            ] as LanguageModelV4StreamPart[])
-              controller.enqueue(part);
-            controller.close();
-          },
-        }),
-      };
-    },
-  });
+  const model = answeringModel("Yes.");
   const thought = "Weighing the first mirror against the second at great length.";
-  await answerWith(model, [], undefined, [
-    { id: "u1", role: "user", parts: [{ type: "text", text: "Which mirror?" }] },
-    {
-      id: "a1",
-      role: "assistant",
-      parts: [
-        { type: "reasoning", text: thought, state: "done" },
-        { type: "text", text: "The second.", state: "done" },
-      ],
-    },
-    { id: "a2", role: "assistant", parts: [{ type: "reasoning", text: thought, state: "done" }] },
-    { id: "u2", role: "user", parts: [{ type: "text", text: "Sure?" }] },
-  ]);
-  const sent = JSON.stringify(prompt);
+  await answerWith(model, {
+    view: [
+      { id: "u1", role: "user", parts: [{ type: "text", text: "Which mirror?" }] },
+      {
+        id: "a1",
+        role: "assistant",
+        parts: [
+          { type: "reasoning", text: thought, state: "done" },
+          { type: "text", text: "The second.", state: "done" },
+        ],
+      },
+      { id: "a2", role: "assistant", parts: [{ type: "reasoning", text: thought, state: "done" }] },
+      { id: "u2", role: "user", parts: [{ type: "text", text: "Sure?" }] },
+    ],
+  });
+  const sent = JSON.stringify(model.doStreamCalls[0]?.prompt);
   expect(sent).toContain("The second.");
   expect(sent).toContain("Sure?");
   expect(sent).not.toContain(thought);
