@@ -17,8 +17,8 @@ import {
 } from "@/lib/compaction/recovery";
 import { type Budget, computeBudget } from "@/lib/context/budget";
 import { createEstimator, unitsFromProviderPrompt } from "@/lib/context/tokens";
-import { COMPACTION_DEFAULTS } from "@/lib/env";
 import { outputLimitToSend } from "@/lib/turn/model-call";
+import { DEFAULT_RATIOS } from "./histories";
 
 /**
  * Recovery (DESIGN §10) as a middleware around a mock model: an overflow is
@@ -29,17 +29,9 @@ import { outputLimitToSend } from "@/lib/turn/model-call";
 const MODEL_ID = "fake:small";
 const WINDOW = 8192;
 
-const BUDGET_RATIOS = {
-  triggerRatio: COMPACTION_DEFAULTS.triggerRatio,
-  targetRatio: COMPACTION_DEFAULTS.targetRatio,
-  reserveRatio: COMPACTION_DEFAULTS.reserveRatio,
-  keepRecentRatio: COMPACTION_DEFAULTS.keepRecentRatio,
-  summaryRatio: COMPACTION_DEFAULTS.summaryRatio,
-  bulkyRatio: COMPACTION_DEFAULTS.bulkyRatio,
-};
 const BUDGET: Budget = computeBudget(
   { contextWindow: WINDOW, maxOutputTokens: null },
-  BUDGET_RATIOS,
+  DEFAULT_RATIOS,
 );
 
 const VOCABULARY = [
@@ -653,7 +645,7 @@ describe("recovery middleware: a smaller window the provider states", () => {
       detail: { server: "vllm" as const, basis: "listed" as const },
       outputOverride: { modelLimit: null },
     };
-    const budget = computeBudget(window, BUDGET_RATIOS);
+    const budget = computeBudget(window, DEFAULT_RATIOS);
     const sent = outputLimitToSend({ modelId: "local:qwen", window, budget });
     expect(sent).toBe(8192);
     const counter = createEstimator();

@@ -5,7 +5,7 @@ import { pinnedTextOf } from "@/lib/compaction/trim";
 import { summaryMessage } from "@/lib/compaction/view";
 import { type Budget, computeBudget } from "@/lib/context/budget";
 import { createEstimator, type TokenEstimator } from "@/lib/context/tokens";
-import { COMPACTION_DEFAULTS } from "@/lib/env";
+import { DEFAULT_RATIOS } from "./histories";
 
 /**
  * Tier 2 (DESIGN §9): the prepareStep hook. Under the trigger it costs
@@ -14,17 +14,9 @@ import { COMPACTION_DEFAULTS } from "@/lib/env";
  */
 
 const WINDOW = 8192;
-const BUDGET_RATIOS = {
-  triggerRatio: COMPACTION_DEFAULTS.triggerRatio,
-  targetRatio: COMPACTION_DEFAULTS.targetRatio,
-  reserveRatio: COMPACTION_DEFAULTS.reserveRatio,
-  keepRecentRatio: COMPACTION_DEFAULTS.keepRecentRatio,
-  summaryRatio: COMPACTION_DEFAULTS.summaryRatio,
-  bulkyRatio: COMPACTION_DEFAULTS.bulkyRatio,
-};
 const BUDGET: Budget = computeBudget(
   { contextWindow: WINDOW, maxOutputTokens: null },
-  BUDGET_RATIOS,
+  DEFAULT_RATIOS,
 );
 const OVERHEAD = 300;
 
@@ -324,7 +316,10 @@ describe("Tier 2 over the trigger", () => {
 });
 
 /** A 32k window's budget: a pinned message can be over its target and well inside its input budget. */
-const WIDE: Budget = computeBudget({ contextWindow: 32_768, maxOutputTokens: null }, BUDGET_RATIOS);
+const WIDE: Budget = computeBudget(
+  { contextWindow: 32_768, maxOutputTokens: null },
+  DEFAULT_RATIOS,
+);
 
 describe("Tier 2 in a chat whose fold trigger was raised for a pinned message", () => {
   it("keeps the pinned message whole when folding the loop's steps makes room within the input budget", async () => {
