@@ -237,7 +237,7 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
     );
   }
 
-  return {
+  const loaded = {
     nodeEnv,
     logLevel: k(
       "LOG_LEVEL",
@@ -357,6 +357,49 @@ export function loadEnv(source: Source = process.env, warn: Warn = console.warn)
       },
     ),
   };
+  warnAboutSetup(loaded, optionalString("BETTER_AUTH_SECRET") !== undefined, warn);
+  return loaded;
+}
+
+/** Whether any provider is configured (the demo model aside). */
+function anyProvider(providers: {
+  openaiApiKey?: string;
+  anthropicApiKey?: string;
+  googleApiKey?: string;
+  openrouterApiKey?: string;
+  openaiCompatible: readonly unknown[];
+}): boolean {
+  const { openaiCompatible, ...keys } = providers;
+  return openaiCompatible.length > 0 || Object.values(keys).some(Boolean);
+}
+
+/**
+ * Settings each valid alone that together leave Fold unable to do its job, said once at start
+ * rather than found by the first user: no model to answer with, or several instances that
+ * each sign sessions with a secret of their own.
+ */
+function warnAboutSetup(
+  loaded: {
+    demoModel: string;
+    providers: Parameters<typeof anyProvider>[0];
+    redisUrl?: string;
+    authSecret?: string;
+  },
+  secretGiven: boolean,
+  warn: Warn,
+): void {
+  if (loaded.demoModel === "never" && !anyProvider(loaded.providers)) {
+    warn(
+      "DEMO_MODEL=never and no provider is configured: no chat can be answered; set a provider's API key or base URL, or DEMO_MODEL=auto",
+    );
+  }
+  // Without a secret set, each instance generates one in its own data directory (unless they
+  // share it): a session signed by one is refused by the others, signing users out at random.
+  if (loaded.redisUrl && !loaded.authSecret) {
+    warn(
+      `REDIS_URL is set (several instances) but BETTER_AUTH_SECRET is ${secretGiven ? "invalid" : "not set"}: instances that do not share FOLD_DATA_DIR each sign sessions with a secret of their own, and a user signed in on one is signed out by another; set the same BETTER_AUTH_SECRET (32+ characters) on every instance`,
+    );
+  }
 }
 
 export type Env = ReturnType<typeof loadEnv>;

@@ -84,6 +84,7 @@ describe("environment", () => {
         REGISTRATION: "closed",
         TRUST_PROXY: "2",
         REDIS_URL: "redis://127.0.0.1:6379",
+        BETTER_AUTH_SECRET: "s".repeat(32),
         RATE_LIMIT_SIGN_IN_PER_MINUTE: "0",
         RATE_LIMIT_TURNS_PER_MINUTE: "-3",
       },
@@ -211,6 +212,39 @@ describe("environment", () => {
       warnings.push(m),
     );
     loadEnv({ NODE_ENV: "development" }, (m) => warnings.push(m));
+    expect(warnings).toEqual([]);
+  });
+
+  it("warns at start when DEMO_MODEL=never leaves no model to answer with, and only then", () => {
+    const warnings: string[] = [];
+    loadEnv({ DEMO_MODEL: "never" }, (m) => warnings.push(m));
+    expect(warnings).toEqual([expect.stringContaining("no chat can be answered")]);
+    warnings.length = 0;
+    loadEnv({ DEMO_MODEL: "never", ANTHROPIC_API_KEY: "sk-ant-x" }, (m) => warnings.push(m));
+    loadEnv({ DEMO_MODEL: "never", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:11434/v1" }, (m) =>
+      warnings.push(m),
+    );
+    loadEnv({}, (m) => warnings.push(m));
+    expect(warnings).toEqual([]);
+  });
+
+  it("warns when several instances (REDIS_URL) would each sign sessions with a secret of their own", () => {
+    const warnings: string[] = [];
+    loadEnv({ REDIS_URL: "redis://127.0.0.1:6379" }, (m) => warnings.push(m));
+    expect(warnings).toEqual([expect.stringMatching(/BETTER_AUTH_SECRET is not set/)]);
+    warnings.length = 0;
+    loadEnv({ REDIS_URL: "redis://127.0.0.1:6379", BETTER_AUTH_SECRET: "short" }, (m) =>
+      warnings.push(m),
+    );
+    expect(warnings).toEqual([
+      expect.stringMatching(/^BETTER_AUTH_SECRET is invalid/),
+      expect.stringMatching(/BETTER_AUTH_SECRET is invalid: instances/),
+    ]);
+    warnings.length = 0;
+    loadEnv({ REDIS_URL: "redis://127.0.0.1:6379", BETTER_AUTH_SECRET: "s".repeat(32) }, (m) =>
+      warnings.push(m),
+    );
+    loadEnv({}, (m) => warnings.push(m));
     expect(warnings).toEqual([]);
   });
 
