@@ -47,14 +47,16 @@ const TARGET_OF_TRIGGER = DEFAULT_BUDGET_RATIOS.targetRatio / DEFAULT_BUDGET_RAT
 const MAX_TRIGGER_RATIO = 0.99;
 /** The least gap between trigger and target a default moved along leaves: a fold's hysteresis. */
 const MIN_TRIGGER_GAP = 0.04;
+/** The most of the target the summary may take: the rest is the recent messages kept verbatim. */
+const MAX_SUMMARY_SHARE_OF_TARGET = 0.5;
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
 /**
- * Repairs ratios that cannot work together: the target must sit below the
- * trigger (the gap is the hysteresis that stops compaction re-firing), and the
- * safety reserve must leave room. One of the two set alone, past the other's default,
- * moves that default along (compacting earlier asks for a lower target, not for the
- * defaults); both set and crossed fall back to the defaults.
+ * Repairs ratios that cannot work together: the target must sit below the trigger (the gap
+ * is the hysteresis that stops compaction re-firing), the summary must leave room under the
+ * target, and the safety reserve must leave room. One of trigger and target set alone, past
+ * the other's default, moves that default along (compacting earlier asks for a lower target,
+ * not for the defaults); both set and crossed fall back to the defaults.
  */
 export function clampRatios<T extends BudgetRatios>(
   ratios: T,
@@ -89,11 +91,21 @@ export function clampRatios<T extends BudgetRatios>(
       triggerRatio = DEFAULT_BUDGET_RATIOS.triggerRatio;
     }
   }
+  // The summary is part of what a fold lands on: one that may fill the target leaves no room
+  // for the recent messages kept verbatim, and the next turn crosses the trigger again.
+  let { summaryRatio } = ratios;
+  const summaryCap = Math.floor(targetRatio * MAX_SUMMARY_SHARE_OF_TARGET * 1000) / 1000;
+  if (summaryRatio > summaryCap) {
+    warn(
+      `COMPACTION_SUMMARY_RATIO ${summaryRatio} would take more than half of the compaction target ${targetRatio}, leaving little or no room for recent messages; using ${summaryCap}`,
+    );
+    summaryRatio = summaryCap;
+  }
   if (reserveRatio > MAX_RESERVE_SHARE) {
     warn(`compaction reserve ${reserveRatio} is above ${MAX_RESERVE_SHARE}; capping`);
     reserveRatio = MAX_RESERVE_SHARE;
   }
-  return { ...ratios, triggerRatio, targetRatio, reserveRatio };
+  return { ...ratios, triggerRatio, targetRatio, reserveRatio, summaryRatio };
 }
 
 /**

@@ -78,8 +78,32 @@ describe("budget (DESIGN §7)", () => {
     expect(later.compaction.triggerRatio).toBe(0.99);
     expect(warnings).toEqual([
       expect.stringMatching(/COMPACTION_TARGET_RATIO .* using 0\.25/),
+      expect.stringMatching(/COMPACTION_SUMMARY_RATIO 0\.15 .* using 0\.125/),
       expect.stringMatching(/COMPACTION_TRIGGER_RATIO .* using 0\.99/),
     ]);
+  });
+
+  it("keeps the summary to half the target, so a fold keeps recent messages and lands under the trigger", () => {
+    const warnings: string[] = [];
+    // Compacting early (to save tokens) moved the target to 0.125, below the summary's 0.15.
+    const { compaction } = loadEnv({ COMPACTION_TRIGGER_RATIO: "0.2" }, (m) => warnings.push(m));
+    expect(compaction.summaryRatio).toBe(0.062);
+    expect(warnings).toEqual([
+      expect.stringMatching(/COMPACTION_TARGET_RATIO/),
+      expect.stringMatching(/^COMPACTION_SUMMARY_RATIO 0\.15 would take more than half/),
+    ]);
+    for (const contextWindow of [4096, 8192, 32_768]) {
+      const b = computeBudget({ contextWindow, maxOutputTokens: null }, compaction);
+      expect(b.summaryBudget).toBeLessThanOrEqual(b.target / 2);
+    }
+    // The defaults, and a summary set within half the target, stand as they are.
+    warnings.length = 0;
+    expect(loadEnv({}, (m) => warnings.push(m)).compaction.summaryRatio).toBe(0.15);
+    expect(
+      loadEnv({ COMPACTION_SUMMARY_RATIO: "0.25" }, (m) => warnings.push(m)).compaction
+        .summaryRatio,
+    ).toBe(0.25);
+    expect(warnings).toEqual([]);
   });
 
   it("repairs bad ratios once, when the environment is read, and the warning reaches the log", () => {
