@@ -16,6 +16,18 @@ export type TurnDeadline = {
   dispose: () => void;
 };
 
+const upToOneDecimal = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
+
+/**
+ * A deadline as the user reads it: "800 ms", "1.5 s", "60 s", "5 min" (TURN_*_MS may be set
+ * below a second, where whole seconds would say "0 s").
+ */
+export function duration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 120_000) return `${upToOneDecimal.format(ms / 1_000)} s`;
+  return `${upToOneDecimal.format(ms / 60_000)} min`;
+}
+
 export function turnDeadline(options: {
   idleMs: number;
   firstTokenMs: number;
@@ -28,19 +40,18 @@ export function turnDeadline(options: {
     failure = error;
     controller.abort(error);
   };
-  const seconds = (ms: number) => Math.round(ms / 1000).toLocaleString("en-US");
   const idle = () =>
     fire(
       new AppError(
         "unavailable:model_timeout",
-        `The model stopped responding (nothing for ${seconds(options.idleMs)} s). Retry, or pick another model.`,
+        `The model stopped responding (nothing for ${duration(options.idleMs)}). Retry, or pick another model.`,
       ),
     );
   const unanswered = () =>
     fire(
       new AppError(
         "unavailable:model_timeout",
-        `The model did not begin answering within ${seconds(options.firstTokenMs)} s. It may still be loading, or reading a very long prompt: retry in a moment, or pick another model.`,
+        `The model did not begin answering within ${duration(options.firstTokenMs)}. It may still be loading, or reading a very long prompt: retry in a moment, or pick another model.`,
       ),
     );
   const arm = (awaiting: boolean) =>
@@ -51,7 +62,7 @@ export function turnDeadline(options: {
       fire(
         new AppError(
           "unavailable:model_timeout",
-          `The reply took longer than ${seconds(options.maxMs)} s and was stopped. Retry, or ask for less at once.`,
+          `The reply took longer than ${duration(options.maxMs)} and was stopped. Retry, or ask for less at once.`,
         ),
       ),
     options.maxMs,

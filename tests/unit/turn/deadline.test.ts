@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { turnDeadline } from "@/lib/turn/deadline";
+import { duration, turnDeadline } from "@/lib/turn/deadline";
 
 /**
  * A turn's deadlines: a request not answered at all within the first-token time, a model that
@@ -56,5 +56,21 @@ describe("turn deadlines", () => {
     }
     expect(deadline.failure()?.message).toMatch(/took longer than 60 s/);
     deadline.dispose();
+  });
+
+  it('says a deadline under a second in milliseconds, not "0 s", and a long one in minutes', () => {
+    const deadline = turnDeadline({ idleMs: 300, firstTokenMs: 10_000, maxMs: 60_000 });
+    deadline.touch();
+    vi.advanceTimersByTime(301);
+    expect(deadline.failure()?.message).toMatch(/nothing for 300 ms\)/);
+    deadline.dispose();
+    expect([1_500, 60_000, 119_000, 300_000, 900_000, 150_000].map(duration)).toEqual([
+      "1.5 s",
+      "60 s",
+      "119 s",
+      "5 min",
+      "15 min",
+      "2.5 min",
+    ]);
   });
 });
