@@ -96,8 +96,9 @@ export async function findChatForUser(
 /**
  * The user's newest chat if nothing has happened in it since it was made: its default title, no
  * model (one chosen at its creation, as the home page's message does, counts as used), no
- * message, no summary, and its updatedAt still its createdAt (a turn, a rename or a model picked
- * each moves it); else null.
+ * message, no summary, its updatedAt still its createdAt (a turn, a rename or a model picked
+ * each moves it), and no turn or compaction holding it (a first turn takes the chat before its
+ * message is stored: another tab's New chat must not land in it); else null.
  */
 export async function newestUnusedChat(
   db: Db,
@@ -111,7 +112,9 @@ export async function newestUnusedChat(
         and ${chat.title} = ${defaultTitle}
         and ${chat.modelId} is null
         and ${chat.contextSummary} is null
-        and not exists (select 1 from ${message} m where m.chat_id = "chat"."id")`,
+        and not exists (select 1 from ${message} m where m.chat_id = "chat"."id")
+        and (${chat.activeTurnUntil} is null or ${chat.activeTurnUntil} <= now())
+        and (${chat.compactionUntil} is null or ${chat.compactionUntil} <= now())`,
     })
     .from(chat)
     .where(eq(chat.userId, userId))

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { expect, it } from "vitest";
 import * as contextRoute from "@/app/api/chats/[id]/context/route";
 import * as chatRoute from "@/app/api/chats/[id]/route";
@@ -378,6 +379,32 @@ describeEachDriver("chats API", (use) => {
     const withModel = await post({ modelId: "demo:demo" });
     expect(withModel.status).toBe(201);
     expect((await post({ reuseUnused: true })).id).not.toBe(withModel.id);
+  });
+
+  it("never answers New chat with an empty chat that a first turn or a compaction holds", async () => {
+    const database = use();
+    const { browser: erin } = await register(database, "erin@example.com");
+    const post = async () => {
+      const response = await call(database, chatsRoute.POST, {
+        path: "/api/chats",
+        method: "POST",
+        body: { reuseUnused: true },
+        browser: erin,
+      });
+      return ((await response.json()) as { chat: ChatJson }).chat.id;
+    };
+    for (const column of ["active_turn_until", "compaction_until"]) {
+      const empty = await post();
+      // Another tab's first message: its turn takes the chat before the message is stored.
+      await database.db.execute(
+        sql`update chat set ${sql.raw(column)} = now() + interval '1 minute' where id = ${empty}`,
+      );
+      const next = await post();
+      expect(next, column).not.toBe(empty);
+      // Once the chat is free again and still empty, it is the one handed back.
+      await database.db.execute(sql`update chat set ${sql.raw(column)} = null where id = ${next}`);
+      expect(await post(), column).toBe(next);
+    }
   });
 
   it("reports the database as healthy", async () => {
