@@ -6,6 +6,7 @@ import { type KeyboardEvent, type ReactNode, useRef } from "react";
 import { type TraceInput, traceOutputSchema } from "@/lib/compaction/trace";
 import { MESSAGE_MAX_CHARS } from "@/lib/message/limits";
 import { answerParts } from "@/lib/message/retry-marker";
+import type { StoppedFor } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { COMPACTION_TRACE_TOOL_NAME, messageText } from "@/lib/message/ui-message";
 import { isImeKey } from "../ui/keys";
@@ -114,7 +115,7 @@ export function MessageView({
       })}
       {stopped ? (
         <StoppedNotice
-          quotaSpent={message.metadata?.stoppedFor === "token_quota"}
+          stoppedFor={message.metadata?.stoppedFor}
           onContinue={isLastAssistant && !busy && wroteSomething(message) ? onContinue : undefined}
           onRetry={retryInNotice ? onRegenerate : undefined}
         />
@@ -139,12 +140,12 @@ export function MessageView({
 
 /** A reply the user stopped: it says so, and offers to go on or to ask again. */
 function StoppedNotice({
-  quotaSpent,
+  stoppedFor,
   onContinue,
   onRetry,
 }: {
-  /** Fold stopped it between two steps: today's token quota ran out. */
-  quotaSpent: boolean;
+  /** Fold stopped it between two steps, not the user: why. */
+  stoppedFor?: StoppedFor;
   onContinue?: () => void;
   onRetry?: () => void;
 }) {
@@ -153,7 +154,11 @@ function StoppedNotice({
       <span className="rounded-full border border-line px-2 py-0.5 text-xs font-medium">
         Stopped
       </span>
-      {quotaSpent ? <span>Today's token quota ran out during this reply.</span> : null}
+      {stoppedFor === "token_quota" ? (
+        <span>Today's token quota ran out during this reply.</span>
+      ) : stoppedFor === "quota_unchecked" ? (
+        <span>Fold could not check today's token quota, so this reply stopped here.</span>
+      ) : null}
       {onContinue ? (
         <button
           type="button"

@@ -37,6 +37,9 @@ export const messageStatsSchema = z.object({
 
 export type MessageStats = z.infer<typeof messageStatsSchema>;
 
+/** Why Fold stopped a reply between two steps: the day's tokens ran out, or could not be read. */
+export const STOPPED_FOR = ["token_quota", "quota_unchecked"] as const;
+
 export const messageMetadataSchema = z.object({
   stats: messageStatsSchema.optional(),
   /** Tool call id → how long the tool ran, in milliseconds. */
@@ -59,11 +62,15 @@ export const messageMetadataSchema = z.object({
   unpinned: z.boolean().optional(),
   /** The user stopped this reply: it is what was written until then. */
   stopped: z.boolean().optional(),
-  /** Set with `stopped` when Fold stopped it, not the user: today's token quota ran out. */
-  stoppedFor: z.enum(["token_quota"]).optional(),
+  /**
+   * Set with `stopped` when Fold stopped it, not the user: today's token quota ran out, or it
+   * could not be read (a tool loop does not go on unchecked).
+   */
+  stoppedFor: z.enum(STOPPED_FOR).optional(),
 });
 
 export type MessageMetadata = z.infer<typeof messageMetadataSchema>;
+export type StoppedFor = (typeof STOPPED_FOR)[number];
 
 /**
  * Whether a reply was sent to `modelId` at a window of `contextWindow` tokens: only then do its

@@ -317,11 +317,28 @@ function requestEstimate(ctx: AnswerContext) {
   };
 }
 
-/** The loop's check before each further step: once the day's tokens are spent, it ends there. */
+/** How long after a failed read of the day's tokens the loop's check reads it once more. */
+const QUOTA_REREAD_MS = 250;
+
+/**
+ * The loop's check before each further step: once the day's tokens are spent, it ends there.
+ * A day that cannot be read (the database dropped the statement twice) ends it too: going on
+ * unchecked, a tool loop would spend past the quota for as many steps as it is allowed.
+ */
 function quotaStop(ctx: AnswerContext, tokensLeft: () => Promise<boolean>) {
+  const read = () =>
+    tokensLeft().catch(async () => {
+      await new Promise((resolve) => setTimeout(resolve, QUOTA_REREAD_MS));
+      return tokensLeft();
+    });
   return async () => {
-    if (await tokensLeft().catch(() => true)) return false;
-    ctx.observed.stoppedFor = "token_quota";
+    try {
+      if (await read()) return false;
+      ctx.observed.stoppedFor = "token_quota";
+    } catch (error) {
+      log.warn({ err: error }, "today's tokens could not be read between two steps; stopping");
+      ctx.observed.stoppedFor = "quota_unchecked";
+    }
     return true;
   };
 }

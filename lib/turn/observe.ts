@@ -1,6 +1,7 @@
 import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai";
 import type { ClassTokens } from "@/lib/context/content-class";
 import type { Truncation } from "@/lib/context/truncation";
+import type { StoppedFor } from "@/lib/message/stats";
 
 /** What Fold learns about a turn while its stream passes by (for stats and persistence). */
 export type TurnObservations = {
@@ -21,8 +22,11 @@ export type TurnObservations = {
   /** Tier 2 or recovery trimmed a request in memory: the usage describes a view that will not exist again. */
   trimmedInMemory?: boolean;
   steps: number;
-  /** Fold ended the reply between two steps, not the user: why (today's tokens ran out). */
-  stoppedFor?: "token_quota";
+  /**
+   * Fold ended the reply between two steps, not the user: why (today's tokens ran out, or they
+   * could not be read).
+   */
+  stoppedFor?: StoppedFor;
   finished: boolean;
   /** The finish reason of the whole turn (the last step's). */
   finishReason?: string;

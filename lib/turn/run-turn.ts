@@ -193,7 +193,7 @@ export async function runTurn(
     // compaction. Nor after one whose message was not stored: it added nothing. Nor after one
     // the day's tokens stopped: a summarizer pass would be charged past them.
     .then(() =>
-      observed.stoppedBeforeModel || observed.unstored || observed.stoppedFor === "token_quota"
+      observed.stoppedBeforeModel || observed.unstored || observed.stoppedFor !== undefined
         ? false
         : startBackgroundCompaction(
             { ...deps, live },

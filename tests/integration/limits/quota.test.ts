@@ -6,6 +6,20 @@ const fake = await vi.hoisted(async () => {
   return startFakeProvider({ models: [{ id: "fake-model", maxModelLen: 8192 }] });
 });
 
+// The read of the day's limits and usage fails while `dayUnreadable.now` is set, as a database
+// that drops it would; every other statement goes through.
+const dayUnreadable = vi.hoisted(() => ({ now: false }));
+vi.mock("@/lib/db/queries/usage", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/lib/db/queries/usage")>();
+  return {
+    ...actual,
+    limitsAndUsageOn: async (...args: Parameters<typeof actual.limitsAndUsageOn>) => {
+      if (dayUnreadable.now) throw new Error("Connection terminated unexpectedly");
+      return actual.limitsAndUsageOn(...args);
+    },
+  };
+});
+
 import * as quotasRoute from "@/app/api/admin/quotas/route";
 import * as userRoute from "@/app/api/admin/users/[id]/route";
 import * as usageRoute from "@/app/api/admin/users/[id]/usage/route";
@@ -29,6 +43,7 @@ afterAll(() => fake.close());
 beforeEach(() => {
   fake.reset();
   fake.configure({ chunkDelayMs: 0 });
+  dayUnreadable.now = false;
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -69,8 +84,9 @@ async function stoppedForQuota(
   database: Database,
   chatId: string,
   chunks: readonly Record<string, unknown>[],
+  why = "token_quota",
 ) {
-  const stopped = { stopped: true, stoppedFor: "token_quota" };
+  const stopped = { stopped: true, stoppedFor: why };
   const finish = chunks.find((c) => c.type === "finish") as { messageMetadata?: unknown };
   expect(finish.messageMetadata).toMatchObject(stopped);
   await eventually(async () => !(await isTurnActive(database.db, chatId)));
@@ -268,6 +284,26 @@ describeEachDriver("daily quotas", (use) => {
     ).toBe(promptTokens);
     // And the next message is refused until the quota resets.
     expect((await turn(database, browser, chatId, "Go on.")).response.status).toBe(429);
+  });
+
+  it("stops a tool loop whose day cannot be read between two steps: unchecked, it would spend past the quota", async () => {
+    const database = use();
+    const { browser } = await userWithLimits(database, "unread@example.com", {
+      dailyTokenLimit: 300,
+    });
+    const chatId = await newChat(database, browser);
+    fake.script(
+      ...Array.from({ length: 30 }, () => ({
+        toolCalls: [{ name: "current_time", arguments: {} }],
+      })),
+      { text: "Done." },
+    );
+    dayUnreadable.now = true;
+    const { response, chunks } = await turn(database, browser, chatId, "Check the time 30 times.");
+    dayUnreadable.now = false;
+    expect(response.status).toBe(200);
+    expect(fake.requests).toHaveLength(1);
+    await stoppedForQuota(database, chatId, chunks, "quota_unchecked");
   });
 
   it("lets Compact now run once the day's messages are used up: it takes none", async () => {

@@ -26,6 +26,12 @@ describe("a stopped reply's notice", () => {
     expect(html).toContain("Today&#x27;s token quota ran out during this reply.");
   });
 
+  it("says why when Fold stopped it because today's token quota could not be checked", () => {
+    const html = shown({ stopped: true, stoppedFor: "quota_unchecked" });
+    expect(html).toContain("could not check today&#x27;s token quota");
+    expect(html).not.toContain("ran out");
+  });
+
   it("says nothing more when the user stopped it", () => {
     const html = shown({ stopped: true });
     expect(html).toContain("Stopped");
