@@ -52,24 +52,51 @@ export async function assertTurnAllowed(
   return { quota: quota.value, ratePoint: rate.value };
 }
 
-/** A sink that also says when the tokens given to it so far are on the day. */
-export type TokenRecorder = TokenSink & { settled: () => Promise<void> };
+/**
+ * A sink that also says when the tokens given to it so far are on the day, and how many of them
+ * never got there.
+ */
+export type TokenRecorder = TokenSink & { settled: () => Promise<void>; lost: () => number };
 
 /**
- * Adds each provider call's tokens to the user's day; a failed write is logged, not thrown.
- * `settled` waits for the writes begun so far: a check of the day's tokens after it sees them.
+ * How long after a failed write of a provider call's tokens it is tried again (a database that
+ * dropped the statement). A write that did commit but whose answer was lost counts twice: over
+ * rather than under the quota.
+ */
+const RECORD_RETRY_MS = [250, 1_000, 5_000];
+
+/**
+ * Adds each provider call's tokens to the user's day; a failed write is tried again, and one
+ * that never lands is logged and counted in `lost`, not thrown. `settled` waits for the writes
+ * begun so far, retries included: a check of the day's tokens after it sees them.
  */
 export function tokenRecorder(db: Db, userId: string): TokenRecorder {
   const pending = new Set<Promise<void>>();
+  let lost = 0;
+  const writeWithRetries = async (tokens: number) => {
+    for (const wait of [...RECORD_RETRY_MS, undefined]) {
+      try {
+        await recordTokens(db, userId, tokens);
+        return;
+      } catch (error) {
+        if (wait === undefined) {
+          lost += tokens;
+          log.error({ err: error, userId, tokens }, "token usage not recorded");
+          return;
+        }
+        log.warn({ err: error, userId }, "recording token usage failed; trying again");
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  };
   const record = (tokens: number) => {
-    const write = recordTokens(db, userId, tokens)
-      .catch((error: unknown) => log.warn({ err: error, userId }, "recording token usage failed"))
-      .finally(() => pending.delete(write));
+    const write = writeWithRetries(tokens).finally(() => pending.delete(write));
     pending.add(write);
   };
   return Object.assign(record, {
     settled: async () => {
       await Promise.all(pending);
     },
+    lost: () => lost,
   });
 }

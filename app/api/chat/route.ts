@@ -49,7 +49,14 @@ export const POST = route(async (request) => {
         resolveModel: meteredResolver(getLanguageModel, recorder),
         defaultModelId: async () => admitted.modelId,
         giveBack: admitted.quota.giveBack,
-        releaseHeldTokens: admitted.quota.release,
+        // Once the turn's real tokens are on the day (a turn sent right after sees them, not
+        // a day without its hold or its usage); usage that never got there keeps the hold in
+        // its place, over rather than under the quota.
+        releaseHeldTokens: async () => {
+          await recorder.settled();
+          if (recorder.lost() > 0) return;
+          await admitted.quota.release();
+        },
         // Asked once the calls so far are on the day: a step's own tokens count before the next.
         tokensLeft: async () => {
           await recorder.settled();

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeEach, expect, it, vi } from "vitest";
 
 // A real OpenAI-compatible HTTP server, configured as Fold's provider before Fold loads.
@@ -32,7 +33,7 @@ import { quotaResetAt, usageDayOf } from "@/lib/limits/quota-day";
 import { register, sessionOf, signIn } from "../../helpers/auth";
 import { compactNowCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
-import { isTurnActive } from "../../helpers/db";
+import { isTurnActive, whileInsertsRefused, whileInsertsSlowed } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
 import { newChat, postRegenerate, postTurn, sendTurn } from "../../helpers/turns";
 import { eventually } from "../../helpers/ui-stream";
@@ -104,7 +105,7 @@ function resetUsage(database: Database, admin: Browser, id: string) {
   });
 }
 
-describeEachDriver("daily quotas", (use) => {
+describeEachDriver("daily quotas", (use, driver) => {
   it("refuses the message past the default quota with a 429 that says when it resets", async () => {
     const database = use();
     const ada = await register(database, "ada@example.com");
@@ -285,6 +286,58 @@ describeEachDriver("daily quotas", (use) => {
     // And the next message is refused until the quota resets.
     expect((await turn(database, browser, chatId, "Go on.")).response.status).toBe(429);
   });
+
+  it("records a turn's tokens after a failed write (a blip), and keeps its hold when they never land", async () => {
+    const database = use();
+    const dora = await userWithLimits(database, "tokens-blip@example.com", { dailyTokenLimit: 50 });
+    const day = usageDayOf(new Date());
+    // The first write of a provider call's tokens (messages = 0) fails; its retry goes through.
+    await database.db.execute(sql.raw("create sequence usage_blip"));
+    const blipped = await newChat(database, dora.browser);
+    await whileInsertsRefused(
+      database.db,
+      "usage_day",
+      "new.messages = 0 and nextval('usage_blip') = 1",
+      async () => {
+        expect((await turn(database, dora.browser, blipped, "spend")).response.status).toBe(200);
+      },
+    );
+    const spent = fake.requests[0]?.promptTokens ?? 0;
+    expect(spent).toBeGreaterThan(50);
+    // Its usage is on the day by the time the chat is free: what the provider counted, not the
+    // turn's hold (released once the usage landed).
+    const usage = await usageOn(database.db, dora.id, day);
+    expect(usage.tokens).toBeGreaterThan(spent);
+    expect(usage.tokens).toBeLessThan(spent + 100);
+    expect((await turn(database, dora.browser, blipped, "more")).response.status).toBe(429);
+
+    // Every write refused: the turn's hold stays on the day in place of its usage.
+    const { browser: erin, id: erinId } = await userWithLimits(database, "lost@example.com", {
+      dailyTokenLimit: 50,
+    });
+    const lost = await newChat(database, erin);
+    await whileInsertsRefused(database.db, "usage_day", "new.messages = 0", async () => {
+      expect((await turn(database, erin, lost, "spend")).response.status).toBe(200);
+    });
+    expect((await usageOn(database.db, erinId, day)).tokens).toBeGreaterThan(50);
+    expect((await turn(database, erin, lost, "more")).response.status).toBe(429);
+  });
+
+  it.runIf(driver === "pg")(
+    "takes a turn's hold off only once its tokens are on the day: a turn sent right after is refused",
+    async () => {
+      const database = use();
+      const eve = await userWithLimits(database, "slow@example.com", { dailyTokenLimit: 50 });
+      const chatId = await newChat(database, eve.browser);
+      let next = 0;
+      await whileInsertsSlowed(database.db, "usage_day", "new.messages = 0", 2_000, async () => {
+        expect((await turn(database, eve.browser, chatId, "spend")).response.status).toBe(200);
+        next = (await turn(database, eve.browser, chatId, "right after")).response.status;
+      });
+      expect(fake.requests[0]?.promptTokens ?? 0).toBeGreaterThan(50);
+      expect(next).toBe(429);
+    },
+  );
 
   it("stops a tool loop whose day cannot be read between two steps: unchecked, it would spend past the quota", async () => {
     const database = use();
