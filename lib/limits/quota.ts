@@ -153,11 +153,20 @@ function quotaExceeded(limits: QuotaLimits, usage: DayUsage, now: Date): TooMany
   const resetsAt = quotaResetAt(now);
   const messagesOut =
     limits.dailyMessageLimit !== null && usage.messages >= limits.dailyMessageLimit;
+  const code = messagesOut ? "too_many_requests:message_quota" : "too_many_requests:token_quota";
+  // A limit of 0 is no allowance at all: nothing was used, and midnight brings none.
+  if ((messagesOut ? limits.dailyMessageLimit : limits.dailyTokenLimit) === 0) {
+    return new TooManyRequestsError(
+      code,
+      `Your account has no daily ${messagesOut ? "message" : "token"} allowance, so it cannot send messages. Ask an admin to set one.`,
+      null,
+    );
+  }
   const what = messagesOut
     ? `all ${count(limits.dailyMessageLimit ?? 0, "message")} of today's quota`
     : `today's quota of ${count(limits.dailyTokenLimit ?? 0, "token")}`;
   return new TooManyRequestsError(
-    messagesOut ? "too_many_requests:message_quota" : "too_many_requests:token_quota",
+    code,
     `You have used ${what}. It resets at midnight UTC, in ${formatWait(now, resetsAt)}.`,
     resetsAt,
   );

@@ -339,6 +339,28 @@ describeEachDriver("daily quotas", (use, driver) => {
     },
   );
 
+  it("says an allowance of 0 is none at all, not a quota used up that midnight resets", async () => {
+    const database = use();
+    for (const [limit, noun] of [
+      ["dailyTokenLimit", "token"],
+      ["dailyMessageLimit", "message"],
+    ] as const) {
+      const { browser } = await userWithLimits(database, `none-${noun}@example.com`, {
+        [limit]: 0,
+      });
+      const chatId = await newChat(database, browser);
+      const { response } = await turn(database, browser, chatId, "hello");
+      expect(response.status).toBe(429);
+      expect(response.headers.get("retry-after")).toBeNull();
+      const { error } = (await response.json()) as ErrorBody;
+      expect(error.message).toBe(
+        `Your account has no daily ${noun} allowance, so it cannot send messages. Ask an admin to set one.`,
+      );
+      expect(error.resetsAt).toBeUndefined();
+    }
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it("stops a tool loop whose day cannot be read between two steps: unchecked, it would spend past the quota", async () => {
     const database = use();
     const { browser } = await userWithLimits(database, "unread@example.com", {
