@@ -64,7 +64,7 @@ export async function listAdminUsers(
     users: page.users.map((u) => adminUser(u, usage.get(u.id) ?? NO_USAGE)),
     defaults,
     total: page.total,
-    next: page.users.length === query.limit && page.last ? encodeUserCursor(page.last) : null,
+    next: page.more && page.last ? encodeUserCursor(page.last) : null,
   };
 }
 

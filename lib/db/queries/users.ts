@@ -33,7 +33,7 @@ export type UserListCursor = { rank: number; createdMicros: string; id: string }
 export async function listUsers(
   db: Db,
   page: { search?: string; after?: UserListCursor; limit: number },
-): Promise<{ users: User[]; last: UserListCursor | null; total: number }> {
+): Promise<{ users: User[]; last: UserListCursor | null; total: number; more: boolean }> {
   // One Unicode form on both sides: "Zoë" typed composed finds a name stored decomposed.
   const search = page.search?.normalize("NFC");
   const pattern = search ? `%${search.replace(/[\\%_]/g, "\\$&")}%` : undefined;
@@ -50,11 +50,15 @@ export async function listUsers(
       .from(user)
       .where(and(matches, after))
       .orderBy(listRank, asc(user.createdAt), asc(user.id))
-      .limit(page.limit),
+      // One past the page: whether another follows (a full page may be the last).
+      .limit(page.limit + 1),
     db.select({ total: count() }).from(user).where(matches),
   ]);
+  const more = rows.length > page.limit;
+  if (more) rows.pop();
   const tail = rows[rows.length - 1];
   return {
+    more,
     users: rows.map((r) => r.row),
     last: tail
       ? { rank: Number(tail.rank), createdMicros: tail.createdMicros, id: tail.row.id }

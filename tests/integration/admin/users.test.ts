@@ -327,6 +327,10 @@ describeEachDriver("Admin → Users API", (use) => {
       // Case aside; % and _ match themselves, not any text.
       expect(found.users.map((u) => u.name)).toEqual(["Waiting 100%_100", "Waiting 100%_150"]);
       expect(found).toMatchObject({ total: 2, next: null });
+      // A page the matches fill exactly is the last: no "Show more" that would load nothing.
+      const exact = await list(database, ada.browser, "?q=waiting%20100&limit=5");
+      expect(exact).toMatchObject({ total: 5, next: null });
+      expect(exact.users).toHaveLength(5);
       expect((await list(database, ada.browser, "?q=paged-7@")).users.map((u) => u.id)).toEqual([
         "paged-007",
       ]);
