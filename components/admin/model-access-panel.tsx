@@ -5,7 +5,15 @@ import type { ModelAccessInput, ModelAccessView } from "@/lib/admin/model-access
 import { useModelAccess } from "./use-model-access";
 
 /** What the panel needs of a model row. */
-type Model = { id: string; provider: string; model: string; label: string; providerLabel: string };
+type Model = {
+  id: string;
+  provider: string;
+  model: string;
+  label: string;
+  providerLabel: string;
+  /** In its provider's list: only those can be picked, and so allowed or not. */
+  listed: boolean;
+};
 
 /**
  * Admin → Models: who may use which models (DESIGN §16). Per provider, every model it lists,
@@ -22,7 +30,7 @@ export function ModelAccessPanel({
   const { state, save } = useModelAccess(refreshKey);
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
-  const providers = groupByProvider(models);
+  const providers = providersOf(models);
 
   async function change(input: ModelAccessInput) {
     setSaving(true);
@@ -129,9 +137,14 @@ function ProviderAccess({ provider, label, models, access, disabled, onChange }:
   );
 }
 
-function groupByProvider(models: readonly Model[]) {
+/**
+ * The models users could pick, by provider: a row the provider no longer lists (an override
+ * left on it) is neither counted as available nor offered a tick box.
+ */
+export function providersOf(models: readonly Model[]) {
   const groups = new Map<string, { id: string; label: string; models: Model[] }>();
   for (const model of models) {
+    if (!model.listed) continue;
     const group = groups.get(model.provider) ?? {
       id: model.provider,
       label: model.providerLabel,
