@@ -3,14 +3,15 @@
  * restrict a provider to its allowed models (or lift that), or allow or disallow one model.
  */
 import { z } from "zod";
+import { modelName } from "./override-input";
 
-const provider = z.string().min(1, { error: "is required" }).max(100);
+const provider = modelName(100);
 
 export const modelAccessInput = z.union([
   z.strictObject({ provider, restricted: z.boolean() }),
   z.strictObject({
     provider,
-    model: z.string().min(1, { error: "is required" }).max(200),
+    model: modelName(200),
     allowed: z.boolean(),
   }),
 ]);

@@ -10,6 +10,18 @@ export const MAX_OVERRIDE_TOKENS = 10_000_000;
 const MAX_PROVIDER_CHARS = 100;
 const MAX_MODEL_CHARS = 200;
 
+/**
+ * A provider or model id as its list names it: none starts or ends with a space, and one that
+ * did would match no model (the override would apply to nothing, a row of its own).
+ */
+export const modelName = (max: number) =>
+  z
+    .string()
+    .min(1, { error: "is required" })
+    .max(max)
+    .refine((value) => value.trim() !== "", { error: "is required", abort: true })
+    .refine((value) => value.trim() === value, { error: "must not start or end with a space" });
+
 const tokenLimit = z
   .number({
     error: (issue) =>
@@ -28,8 +40,8 @@ const tokenLimit = z
  */
 export const overrideInput = z
   .strictObject({
-    provider: z.string().min(1, { error: "is required" }).max(MAX_PROVIDER_CHARS),
-    model: z.string().min(1, { error: "is required" }).max(MAX_MODEL_CHARS),
+    provider: modelName(MAX_PROVIDER_CHARS),
+    model: modelName(MAX_MODEL_CHARS),
     contextWindow: tokenLimit.nullable(),
     maxOutputTokens: tokenLimit.nullable(),
   })
@@ -53,8 +65,8 @@ export type OverrideInput = z.infer<typeof overrideInput>;
 
 /** DELETE /api/admin/models/observed: the model whose observed window to forget. */
 export const modelRefInput = z.strictObject({
-  provider: z.string().min(1, { error: "is required" }).max(MAX_PROVIDER_CHARS),
-  model: z.string().min(1, { error: "is required" }).max(MAX_MODEL_CHARS),
+  provider: modelName(MAX_PROVIDER_CHARS),
+  model: modelName(MAX_MODEL_CHARS),
 });
 
 export type ModelRefInput = z.infer<typeof modelRefInput>;

@@ -112,6 +112,16 @@ describeEachDriver("admin models API", (use) => {
         /Provider "nowhere" is not configured/,
       ],
       [
+        "a blank model",
+        { provider: "demo", model: "   ", contextWindow: 16_000, maxOutputTokens: null },
+        /model: is required/,
+      ],
+      [
+        "a model padded with a space (it would match no model)",
+        { provider: "demo", model: "demo ", contextWindow: 16_000, maxOutputTokens: null },
+        /model: must not start or end with a space/,
+      ],
+      [
         "extra keys",
         { ...DEMO, contextWindow: 16_000, maxOutputTokens: null, source: "override" },
         /Unrecognized key: "source"/,

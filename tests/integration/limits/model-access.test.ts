@@ -331,5 +331,15 @@ describeEachDriver("model allow-list", (use) => {
       restricted: true,
     });
     expect(unknown.status).toBe(400);
+    // A model id padded with a space would allow nothing a user can pick.
+    const padded = await putAccess(database, ada.browser, {
+      provider: "fake",
+      model: " fake-model",
+      allowed: true,
+    });
+    expect(padded.status).toBe(400);
+    expect(((await padded.json()) as { error: { message: string } }).error.message).toMatch(
+      /model: must not start or end with a space/,
+    );
   });
 });
