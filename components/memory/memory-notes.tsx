@@ -41,7 +41,7 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
       const response = await apiFetch(`/api/chats/${chatId}/memory/notes`, {
         method,
         headers: JSON_HEADERS,
-        body: JSON.stringify({ note, version: memory.version }),
+        body: JSON.stringify({ note, version: memory.version, from: memory.summary ?? "" }),
       });
       if (!response.ok) {
         const error = await errorOf(response);

@@ -59,7 +59,7 @@ export function MemoryPanel({
   const [open, setOpen] = useState(false);
   // The text being edited and the version of the summary it started from: a compaction that
   // lands meanwhile must make the save a conflict, not be overwritten by an older text.
-  const [draft, setDraft] = useState<{ text: string; version: number } | null>(null);
+  const [draft, setDraft] = useState<{ text: string; version: number; from: string } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [working, setWorking] = useState(false);
   // The editor closes (Cancel, Save) with the focus in it: back to Edit summary, not the panel.
@@ -77,7 +77,7 @@ export function MemoryPanel({
     const response = await apiFetch(`/api/chats/${chatId}/memory`, {
       method: "PUT",
       headers: JSON_HEADERS,
-      body: JSON.stringify({ summary: draft.text, version: draft.version }),
+      body: JSON.stringify({ summary: draft.text, version: draft.version, from: draft.from }),
     });
     setWorking(false);
     if (!response.ok) {
@@ -200,7 +200,9 @@ export function MemoryPanel({
                   ref={editButton}
                   type="button"
                   disabled={busy}
-                  onClick={() => memory && setDraft({ text: summary, version: memory.version })}
+                  onClick={() =>
+                    memory && setDraft({ text: summary, version: memory.version, from: summary })
+                  }
                   className={buttonGhost}
                 >
                   <Pencil size={14} /> Edit summary

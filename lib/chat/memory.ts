@@ -120,14 +120,14 @@ async function notesCapacityOf(db: Db, chat: Chat): Promise<number | null> {
 export async function editSummary(
   db: Db,
   chat: Chat,
-  input: { summary: string; version: number },
+  input: { summary: string; version: number; from?: string },
 ): Promise<{ memory: ChatMemory; message: FoldUIMessage }> {
   // Notes written in the editor are notes like those added one by one: past what a fold keeps
   // word for word, the next fold would hand the oldest to the summarizer. An edit that does not
   // make them take more room passes (a model with a smaller window may have shrunk the room).
   const written = notesCost(splitUserNotes(input.summary).notes, countText);
   const capacity = written > 0 ? await notesCapacityOf(db, chat) : null;
-  return writeUserSummary(db, chat, input.version, "edited by user", (current) => {
+  return writeUserSummary(db, chat, input, "edited by user", (current) => {
     if (!current) {
       throw new AppError("conflict:no_summary", "This chat has no summary to edit yet.");
     }
@@ -152,13 +152,13 @@ const noteKey = (line: string) => lineKey(noteText(line));
 export async function changeNote(
   db: Db,
   chat: Chat,
-  input: { note: string; version: number; remove?: boolean },
+  input: { note: string; version: number; from?: string; remove?: boolean },
 ): Promise<{ memory: ChatMemory; message: FoldUIMessage }> {
   const key = noteKey(input.note);
   const label = `${input.remove ? NOTE_REMOVED : NOTE_ADDED}: ${headOf(key, 80)}`;
   // Taking a note away needs no room; adding one may not push older notes out of it.
   const capacity = input.remove ? null : await notesCapacityOf(db, chat);
-  return writeUserSummary(db, chat, input.version, label, (current) => {
+  return writeUserSummary(db, chat, input, label, (current) => {
     const { rest, notes } = splitUserNotes(current);
     const present = notes.some((line) => noteKey(line) === key);
     if (!input.remove) {
@@ -196,12 +196,15 @@ const notesFull = (capacity: number, cost: number) =>
 
 /**
  * Writes the summary `next` makes of the current one, as the user's: under the chat's lease,
- * through the CAS writer against `version`, with its "edited" event and its trace entry.
+ * through the CAS writer, with its "edited" event and its trace entry. Refused (409) when the
+ * chat's version moved on since the user's `version`, unless the summary is still `from`, the
+ * one they began from: the move was not of the summary (a turn set or cleared the chat's
+ * compaction flag), and the write goes against the version as it is now.
  */
 async function writeUserSummary(
   db: Db,
   chat: Chat,
-  version: number,
+  { version: seen, from }: { version: number; from?: string },
   note: string,
   next: (current: string | null) => string | null,
 ): Promise<{ memory: ChatMemory; message: FoldUIMessage }> {
@@ -214,7 +217,9 @@ async function writeUserSummary(
     const started = Date.now();
     const fresh = await getChat(db, chat.id);
     if (!fresh) throw chatDeleted();
-    if (fresh.version !== version) throw staleSummary();
+    const unchanged = from !== undefined && from === (fresh.contextSummary ?? "");
+    if (fresh.version !== seen && !unchanged) throw staleSummary();
+    const version = fresh.version;
     const summary = next(fresh.contextSummary);
     const before = defaultEstimator.countText(fresh.contextSummary ?? "");
     const after = defaultEstimator.countText(summary ?? "");

@@ -7,6 +7,16 @@ export const TITLE_MAX_CHARS = 200;
 export const SUMMARY_MAX_CHARS = 60_000;
 export const DEFAULT_CHAT_TITLE = "New chat";
 
+/**
+ * An edit of what the model remembers names the summary as the user began from it, beside its
+ * version: a version moved on by a change that left the summary as it was (a turn setting or
+ * clearing the chat's compaction flag) is no conflict. Optional: without it, any move is one.
+ */
+export const summaryFrom = z
+  .string({ error: "from must be a string" })
+  .max(2 * SUMMARY_MAX_CHARS, "from is longer than any summary")
+  .optional();
+
 const title = storable(
   z
     .string({ error: "title must be a string" })

@@ -17,6 +17,7 @@ import { type ChatMemory, continueInNewChat } from "@/lib/chat/memory";
 import { splitSummary } from "@/lib/compaction/ledger";
 import { splitUserNotes } from "@/lib/compaction/user-notes";
 import type { Database } from "@/lib/db/client";
+import { markCompactionDirty } from "@/lib/db/compaction-state";
 import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { appendMessage, loadHistory } from "@/lib/db/queries/messages";
 import { chat } from "@/lib/db/schema";
@@ -128,6 +129,40 @@ async function compactedChat(database: Database, browser: Browser): Promise<stri
 }
 
 describeEachDriver("What the model remembers", (use, driver) => {
+  it("saves an edit or a note begun before a change that moved the version but not the summary; refuses one the summary moved under", async () => {
+    const database = use();
+    const { browser } = await register(database, "flag-bump@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "hello there" });
+    const first = await changeNote(database, browser, chatId, "POST", {
+      note: "Budget: 300 euros.",
+      version: (await chatRow(database.db, chatId)).version,
+    });
+    expect(first.status).toBe(200);
+    const opened = ((await first.json()) as { memory: ChatMemory }).memory;
+    // A turn's overflow recovery flags the chat for compaction: the version moves, the summary
+    // does not.
+    await markCompactionDirty(database.db, chatId);
+    expect((await chatRow(database.db, chatId)).version).toBeGreaterThan(opened.version);
+    const from = opened.summary ?? "";
+    const edited = await putSummary(database, browser, chatId, {
+      summary: `${from}\n- Also: blue.`,
+      version: opened.version,
+      from,
+    });
+    expect(edited.status).toBe(200);
+    const saved = ((await edited.json()) as { memory: ChatMemory }).memory;
+    expect(saved.notes).toEqual(["- Budget: 300 euros.", "- Also: blue."]);
+    // The same tab's note, still naming what it opened: the summary did move (its own edit).
+    const stale = await changeNote(database, browser, chatId, "POST", {
+      note: "Codename: BLUEBIRD.",
+      version: opened.version,
+      from,
+    });
+    expect(stale.status).toBe(409);
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(saved.summary);
+  });
+
   it("shows the summary and its ledger, and a summary the user edits is what the next request carries", async () => {
     const database = use();
     const { browser } = await register(database, "memory@example.com");

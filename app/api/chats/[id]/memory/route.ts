@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { chatMemory, editSummary } from "@/lib/chat/memory";
-import { SUMMARY_MAX_CHARS } from "@/lib/chat/schemas";
+import { SUMMARY_MAX_CHARS, summaryFrom } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
 
@@ -17,6 +17,7 @@ const editBody = z.strictObject({
     .max(SUMMARY_MAX_CHARS, `summary must be at most ${SUMMARY_MAX_CHARS} characters`),
   /** The compaction version the user edited: a compaction since answers 409. */
   version: z.int32().min(0),
+  from: summaryFrom,
 });
 
 /** What the model remembers: the summary, its ledger, what it covers, the pins. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requireChat, requireUser } from "@/lib/auth/guards";
 import { changeNote } from "@/lib/chat/memory";
-import { SUMMARY_MAX_CHARS } from "@/lib/chat/schemas";
+import { SUMMARY_MAX_CHARS, summaryFrom } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { readJson, route } from "@/lib/http/route";
 
@@ -21,6 +21,7 @@ const noteBody = z.strictObject({
     .refine((note) => !/[\r\n]/.test(note), "note must be one line"),
   /** The compaction version the user saw: a compaction since answers 409. */
   version: z.int32().min(0),
+  from: summaryFrom,
 });
 
 /** Adds a note the model keeps, as written, however much of the chat is folded. */
@@ -42,6 +43,7 @@ const removeBody = z.strictObject({
     .min(1, "note must not be empty")
     .max(SUMMARY_MAX_CHARS, `note must be at most ${SUMMARY_MAX_CHARS} characters`),
   version: z.int32().min(0),
+  from: summaryFrom,
 });
 
 /** Takes a note away. */
