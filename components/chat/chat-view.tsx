@@ -108,6 +108,7 @@ export function ChatView({
         fetch: apiFetch,
         // Only the new message travels; the server holds the history.
         prepareSendMessagesRequest: ({ messages, trigger, messageId }) => {
+          const rewrite = rewriteAsked.current;
           if (rewriteAsked.current) rewriteAsked.current = false;
           else {
             beforeRewrite.current = null;
@@ -117,9 +118,12 @@ export function ChatView({
           attemptRef.current = attemptId;
           const modelId = modelRef.current ?? undefined;
           // An edit's or a regenerate's: the chat's last message when the server counted what
-          // it moves (nothing for any other request).
-          const throughId = throughRef.current ?? undefined;
+          // it moves. A new message's: the last one this page shows before it, so a chat that
+          // went on in another tab is not answered as if this page had shown it.
+          const counted = throughRef.current ?? undefined;
           throughRef.current = null;
+          const throughId =
+            counted ?? (trigger === "submit-message" && !rewrite ? messages.at(-2)?.id : undefined);
           return {
             body:
               trigger === "submit-message"

@@ -24,7 +24,11 @@ export type AdmittedTurn = {
 /** A new message's turn reads its history in the statement that takes the chat's lease. */
 function firstReads(request: TurnRequest) {
   return request.trigger === "submit-message"
-    ? { messageId: request.message.id, whole: !env().compaction.enabled }
+    ? {
+        messageId: request.message.id,
+        whole: !env().compaction.enabled,
+        throughId: request.throughId,
+      }
     : undefined;
 }
 

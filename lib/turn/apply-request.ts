@@ -33,6 +33,17 @@ async function unansweredMessage(db: Db, chatId: string): Promise<Message | unde
   return last?.role === "user" ? last : undefined;
 }
 
+/**
+ * A new message from a page that did not show the chat's newest messages (another tab or
+ * device went on): answered after them, it would reply to what that page never showed. The
+ * page puts the message back in its box and shows the chat as it is.
+ */
+export const wentOnBeforeSend = () =>
+  new AppError(
+    "conflict:message",
+    "This chat went on in another tab or on another device; its newest messages are shown now. Send your message again if it still fits.",
+  );
+
 const wentOn = () =>
   new AppError(
     "conflict:message",

@@ -31,7 +31,7 @@ export async function takeChatForTurn(
   db: Db,
   userId: string,
   chatId: string,
-  read?: { messageId: string; whole: boolean },
+  read?: { messageId: string; whole: boolean; throughId?: string },
 ): Promise<{ chat: Chat; lease: HeldLease; start?: TurnStart }> {
   const taken = read
     ? await acquireTurnLeaseWithHistory(db, userId, chatId, LEASE_MS, read)

@@ -6,6 +6,7 @@ import { noteTurnOnChat } from "@/lib/db/queries/chats";
 import type { TurnStart } from "@/lib/db/queries/leases";
 import {
   appendIfNewAndNote,
+  chatWentOnPast,
   firstUserMessage,
   type KeyedMessage,
   loadKeyedHistory,
@@ -17,7 +18,7 @@ import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { env } from "@/lib/env";
 import { AppError, chatDeleted, databaseUnavailable } from "@/lib/errors";
 import { type FoldUIMessage, messageText, rowToUIMessage } from "@/lib/message/ui-message";
-import { applyTurnRequest } from "./apply-request";
+import { applyTurnRequest, wentOnBeforeSend } from "./apply-request";
 import { type IncomingUserMessage, type TurnRequest, userMessageRow } from "./request";
 
 export type PreparedTurn = {
@@ -47,6 +48,15 @@ export async function prepareTurn(
   /** What the statement that took the chat's lease read for a new message (TurnStart). */
   start?: TurnStart,
 ): Promise<PreparedTurn> {
+  // The page names the last message it showed: one the chat has gone past is refused before
+  // anything is written (an edit's own check is applyTurnRequest's).
+  if (
+    request.trigger === "submit-message" &&
+    request.throughId !== undefined &&
+    (start?.wentOn ?? (await chatWentOnPast(db, chat.id, request.throughId)))
+  ) {
+    throw wentOnBeforeSend();
+  }
   const modelChange = chat.modelId !== modelId ? modelId : undefined;
   // A titled chat is noted in the statement that stores a new message; the first turns,
   // which title the chat from its first message, note it after (as every other request).

@@ -4,7 +4,7 @@ import { prepared } from "../prepared";
 import { type Chat, chat, message, user } from "../schema";
 import { heldByVersion } from "./branches";
 import { UUID_PATTERN } from "./chats";
-import { contentKeyOf, type KeyedMessage, seqFrom, turnStartSeq } from "./messages";
+import { contentKeyOf, type KeyedMessage, seqFrom, turnStartSeq, wentOnPast } from "./messages";
 
 /**
  * The chat's lease: "a turn (or a compaction) is running", across server
@@ -112,6 +112,11 @@ export type TurnStart = {
    * are of an earlier state, and the turn reads again.
    */
   current: boolean;
+  /**
+   * The chat holds a message (not a compaction's entry) after the one the request's `throughId`
+   * names, the last the page showed: another tab went on meanwhile. False without one.
+   */
+  wentOn: boolean;
 };
 
 /**
@@ -125,7 +130,7 @@ export async function acquireTurnLeaseWithHistory(
   userId: string,
   chatId: string,
   leaseMs: number,
-  read: { messageId: string; whole: boolean },
+  read: { messageId: string; whole: boolean; throughId?: string },
 ): Promise<{ chat: Chat; lease: Lease; start: TurnStart } | null> {
   if (!UUID_PATTERN.test(chatId)) return null;
   const query = prepared(db, "acquire_turn_lease_with_history", (on, name) => {
@@ -159,12 +164,14 @@ export async function acquireTurnLeaseWithHistory(
     const current = sql<boolean>`exists (select 1 from ${chat} c where c.id = taken.id
       and c.version = taken.version and c.history_version = taken.history_version
       and c.updated_at = taken.updated_at)`;
+    const wentOn = wentOnPast(sql`taken.id`, sql`${sql.placeholder("throughId")}::text`);
     const start = on.$with("start").as(
       on
         .select({
           rows: rows.as("rows"),
           isNew: isNew.as("is_new"),
           current: current.as("current"),
+          wentOn: wentOn.as("went_on"),
         })
         .from(taken),
     );
@@ -176,6 +183,7 @@ export async function acquireTurnLeaseWithHistory(
     leaseSeconds: leaseMs / 1000,
     messageId: read.messageId,
     whole: read.whole,
+    throughId: read.throughId ?? null,
   });
   if (!row?.taken.activeTurnUntil) return null;
   return {

@@ -707,3 +707,24 @@ export async function findMessage(db: Db, chatId: string, id: string): Promise<M
     .where(and(eq(message.chatId, chatId), eq(message.id, id)));
   return row ?? null;
 }
+
+/**
+ * Whether the chat holds a message after `throughId` that is not a compaction's entry: the chat
+ * went on past the last message a page showed (another tab's turn). An id the chat does not
+ * hold (a reply the page has that was never stored) says nothing: false.
+ */
+export const wentOnPast = (chatId: SQL, throughId: SQL) => sql<boolean>`exists (
+  select 1 from ${message} later
+  where later.chat_id = ${chatId}
+    and later.seq > (select through.seq from ${message} through
+                     where through.id = ${throughId} and through.chat_id = ${chatId})
+    and coalesce(later.metadata ->> 'compaction', '') <> 'true')`;
+
+/** `wentOnPast` on its own, for a turn that did not read it with its lease. */
+export async function chatWentOnPast(db: Db, chatId: string, throughId: string): Promise<boolean> {
+  const result = await db.execute(
+    sql`select ${wentOnPast(sql`${chatId}::uuid`, sql`${throughId}::text`)} as went_on`,
+  );
+  const [row] = (result as unknown as { rows: Array<{ went_on: boolean }> }).rows;
+  return row?.went_on === true;
+}
