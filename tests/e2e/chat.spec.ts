@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { SCRIPT_PATH } from "../fixtures/fake-openai/server";
-import { hydrated, openNewChat, signIn } from "./helpers";
+import { hydrated, openNewChat, send, signIn } from "./helpers";
 import { MAIN_FAKE_PORT } from "./servers";
 
 test("send a message, watch it stream, open its stats, and find it all again after a reload", async ({
@@ -271,4 +271,43 @@ test("a reply whose stream drops on the way shows once the page is back, as the 
   await hydrated(page);
   await expect(page.locator("[data-role=assistant]").last()).toContainText(text);
   await expect(page.locator("[data-role=assistant]")).toHaveCount(1);
+});
+
+test("a message sent from a tab behind the chat is not answered there: the tab shows the chat as it is, the message back in its box", async ({
+  page,
+}) => {
+  await openNewChat(page, `e2e-two-tabs-${Date.now()}@example.com`);
+  const picker = page.getByLabel("Model");
+  await expect(picker).toBeEnabled();
+  await picker.selectOption("fake:fake-model");
+  await send(page, "First question from tab A");
+  await expect(page.locator("[data-role=assistant]").last()).toContainText(
+    "Fake reply to: First question from tab A",
+  );
+
+  // The same chat in a second tab, which goes on.
+  const other = await page.context().newPage();
+  await other.goto(page.url());
+  await hydrated(other);
+  await send(other, "Question from tab B");
+  await expect(other.locator("[data-role=assistant]").last()).toContainText(
+    "Fake reply to: Question from tab B",
+  );
+
+  // Tab A never saw B's turn.
+  await expect(page.locator("[data-role=user]")).toHaveCount(1);
+  await send(page, "Second question from tab A");
+  await expect(page.getByText(/went on in another tab/)).toBeVisible();
+  // B's turn shows now, A's message is back in its box, and it was never answered.
+  await expect(page.locator("[data-role=user]").last()).toContainText("Question from tab B");
+  await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue(
+    "Second question from tab A",
+  );
+  await expect(page.getByText("Fake reply to: Second question from tab A")).toHaveCount(0);
+  // Sent again from the chat as it is: answered after B's turn.
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+  await expect(page.locator("[data-role=assistant]").last()).toContainText(
+    "Fake reply to: Second question from tab A",
+  );
+  await other.close();
 });
