@@ -19,13 +19,28 @@ export async function register(): Promise<void> {
   const database = await getDatabase().catch((error: unknown) => {
     if (env().databaseUrlInvalid) return null;
     if (error instanceof AppError && error.code === "unavailable:database") {
+      const host = unresolvedHost(error);
       log.error(
         { err: error },
-        "database unreachable at start: requests answer 503 until it is back",
+        host
+          ? `database host "${host}" does not resolve (a typo in DATABASE_URL, or no DNS): requests answer 503 until it does`
+          : "database unreachable at start: requests answer 503 until it is back",
       );
       return null;
     }
     throw error;
   });
   if (database) log.info({ driver: database.driver }, "database ready, migrations applied");
+}
+
+/** The host name a connection failed to look up, anywhere in the error's causes, or null. */
+function unresolvedHost(error: unknown): string | null {
+  for (let at: unknown = error, depth = 0; at && depth < 5; depth++) {
+    const { code, hostname, cause } = at as { code?: unknown; hostname?: unknown; cause?: unknown };
+    if ((code === "ENOTFOUND" || code === "EAI_AGAIN") && typeof hostname === "string") {
+      return hostname;
+    }
+    at = cause;
+  }
+  return null;
 }
