@@ -63,7 +63,7 @@ export type TokenRecorder = TokenSink & { settled: () => Promise<void>; lost: ()
  * dropped the statement). A write that did commit but whose answer was lost counts twice: over
  * rather than under the quota.
  */
-const RECORD_RETRY_MS = [250, 1_000, 5_000];
+const RECORD_RETRY_MS = [200, 800, 2_500];
 
 /**
  * Adds each provider call's tokens to the user's day; a failed write is tried again, and one
