@@ -274,16 +274,19 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
 }
 
 /**
- * A file name from the title: its letters and digits, of any writing system (accents taken
- * off), and dashes; never empty.
+ * A file name from the title: its letters and digits, of any writing system, and dashes; never
+ * empty. Accents come off Latin letters only (Tōkyō → tokyo): in other scripts the combining
+ * marks are part of the letter (Hindi's vowel signs, kana's voicing marks, Russian й), and
+ * what is left is composed again (Korean syllables, not their jamo).
  */
 export function exportFileName(chat: Pick<Chat, "title">, format: ExportFormat): string {
   const base =
     headOf(
       chat.title
         .normalize("NFKD")
-        .replace(/\p{M}/gu, "")
-        .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+        .replace(/(\p{Script=Latin})\p{M}+/gu, "$1")
+        .normalize("NFC")
+        .replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, "")
         .trim()
         .replace(/[\s_-]+/g, "-"),
       FILE_NAME_MAX_CHARS,

@@ -218,6 +218,12 @@ describe("the download's file name", () => {
     expect(named("План поездки")).toBe("план-поездки.md");
     expect(named("Café: notes / ideas!")).toBe("cafe-notes-ideas.md");
     expect(named("???")).toBe("chat.md");
+    // Marks that are part of a letter stay: vowel signs, voicing marks, й; Korean stays composed.
+    expect(named("हिन्दी नोट्स")).toBe("हिन्दी-नोट्स.md");
+    expect(named("বাংলা")).toBe("বাংলা.md");
+    expect(named("日本語ガイド")).toBe("日本語ガイド.md");
+    expect(named("한국어 메모")).toBe("한국어-메모.md");
+    expect(named("Мой план")).toBe("мой-план.md");
     expect(exportDisposition(named("План поездки"))).toBe(
       `attachment; filename="chat.md"; filename*=UTF-8''${encodeURIComponent("план-поездки.md")}`,
     );
