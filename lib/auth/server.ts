@@ -9,6 +9,7 @@ import { authLog } from "@/lib/log";
 import { cookieCacheVersion, SESSION_COOKIE_CACHE_SECONDS } from "./cookie-cache";
 import { registrationHooks, signUpCheck } from "./registration";
 import { authSecret } from "./secret";
+import { cookieSecurityOptions } from "./secure-cookies";
 
 const PASSWORD_MIN_LENGTH = 8;
 const PASSWORD_MAX_LENGTH = 128;
@@ -72,6 +73,8 @@ function createAuth(db: Db) {
     // with a session (a shared computer) would get past the sign-in limits that
     // /change-password is held to.
     disabledPaths: ["/update-user", "/verify-password"],
+    // Secure as BETTER_AUTH_URL's scheme says; without it, per request (lib/auth/secure-cookies.ts).
+    advanced: cookieSecurityOptions(),
     databaseHooks: registrationHooks(db),
     hooks: { before: signUpCheck(db) },
   });

@@ -1,3 +1,4 @@
+import { secureOverHttps } from "@/lib/auth/secure-cookies";
 import { getAuth } from "@/lib/auth/server";
 import { readBodyText } from "@/lib/http/body";
 import { refuseUnstorable, route } from "@/lib/http/route";
@@ -39,11 +40,12 @@ function refuseUnstorableInput(request: Request, body?: string): void {
 async function handle(request: Request, body?: string): Promise<Response> {
   refuseUnstorableInput(request, body);
   const auth = await getAuth();
-  if (body === undefined) return auth.handler(request);
+  if (body === undefined) return secureOverHttps(request, await auth.handler(request));
   const { method, headers, signal } = request;
-  return auth.handler(
+  const response = await auth.handler(
     new Request(request.url, { method, headers, signal, body: body || undefined }),
   );
+  return secureOverHttps(request, response);
 }
 
 // better-auth checks the origin of its own routes (checkOrigin: false); the wrapper still
