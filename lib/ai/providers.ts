@@ -75,6 +75,11 @@ export type ProviderRegistry = {
   getLanguageModel(modelId: string): LanguageModelV4;
   listModels(options?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
   /**
+   * One provider's models (none for a provider not configured): what checks one model needs,
+   * without waiting on other providers (a server on the LAN that does not answer).
+   */
+  listModelsOf(provider: string, options?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
+  /**
    * Whether `provider`'s model list is unknown right now: its last fetch failed and no earlier
    * list stands in (so a model missing from it may exist).
    */
@@ -154,6 +159,12 @@ export function createProviderRegistry(
     },
 
     listModels: listAll,
+
+    async listModelsOf(id, { signal } = {}) {
+      const provider = byId.get(id);
+      if (!provider) return [];
+      return (await provider.listModels(signal)).map((entry) => modelInfo(provider, entry));
+    },
 
     modelListUnknown: (provider) => byId.get(provider)?.listUnknown?.() === true,
 
@@ -319,6 +330,14 @@ export function listModels(options?: { signal?: AbortSignal }): Promise<ModelInf
 }
 
 /** Whether `provider`'s model list is unknown right now (see ProviderRegistry). */
+/** The process registry's `listModelsOf`. */
+export function listModelsOf(
+  provider: string,
+  options?: { signal?: AbortSignal },
+): Promise<ModelInfo[]> {
+  return providerRegistry().listModelsOf(provider, options);
+}
+
 export function modelListUnknown(provider: string): boolean {
   return providerRegistry().modelListUnknown(provider);
 }

@@ -6,6 +6,7 @@
 import {
   defaultModelId,
   listModels,
+  listModelsOf,
   type ModelInfo,
   modelListUnknown,
   parseModelId,
@@ -63,7 +64,8 @@ export async function assertModelListed(
   if (!parsed) {
     throw new AppError("bad_request:model", `Unknown model "${modelId}": expected provider:model.`);
   }
-  const models = await listModels();
+  // Its own provider's list only: another provider that does not answer is no reason to wait.
+  const models = await listModelsOf(parsed.provider);
   if (!models.some((m) => m.id === modelId)) {
     // Its provider did not answer for its list: the model may well exist; nothing is wrong
     // with the request.
