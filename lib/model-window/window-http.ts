@@ -3,9 +3,11 @@ import type { FetchFunction } from "@/lib/ai/remote-models";
 
 /**
  * One JSON request to a server's own API while resolving a window. A server that does not
- * have the endpoint (404, or any other failure status, or an `error` body: LM Studio answers
- * an unknown path with 200 and one), or answers something else than the schema, says nothing:
- * null. Network errors and the caller's abort still throw.
+ * have the endpoint (404 or another refusal, or an `error` body: LM Studio answers an unknown
+ * path with 200 and one), or answers something else than the schema, says nothing: null. One
+ * that is busy or failing (5xx: llama.cpp loading its model, a proxy's 502; 408, 429) has not
+ * answered, and throws like a network error or the caller's abort: what stands in for its
+ * answer is kept only briefly, not for an hour as if it had said it does not know.
  */
 export async function requestJson<T>(
   fetch: FetchFunction,
@@ -23,6 +25,7 @@ export async function requestJson<T>(
   });
   if (!response.ok) {
     await response.body?.cancel();
+    if (notAnswering(response.status)) throw new Error(`${url} answered ${response.status}`);
     return null;
   }
   const body: unknown = await response.json().catch(() => null);
@@ -30,3 +33,7 @@ export async function requestJson<T>(
   const parsed = input.schema.safeParse(body);
   return parsed.success ? parsed.data : null;
 }
+
+/** A status that says the server is busy or failing now, not that it lacks the endpoint. */
+const notAnswering = (status: number) =>
+  (status >= 500 && status !== 501) || status === 408 || status === 429;

@@ -198,6 +198,22 @@ describe("OpenAI-compatible servers", () => {
     expect(await lookups.get("ollama")?.("mistral:7b", signal())).toBeNull();
   });
 
+  it("fail, rather than say nothing, when the server is busy or failing (a 503 while it loads, a proxy's 502)", async () => {
+    for (const status of [502, 503]) {
+      // Ollama behind a proxy whose /api/ps fails for a moment: not "this server cannot tell".
+      const stub = await startStub((req, body, res) => {
+        if (req.url === "/api/ps") sendJson(res, status, { error: "upstream unavailable" });
+        else ollama(LLAMA_SHOW)(req, body, res);
+      });
+      const lookups = lookupsFor(
+        config({ openaiCompatible: [{ name: "ollama", baseUrl: stub.url }] }),
+      );
+      await expect(lookups.get("ollama")?.("llama3.2:latest", signal())).rejects.toThrow(
+        `${status}`,
+      );
+    }
+  });
+
   it("say nothing when the server is not Ollama and lists no window", async () => {
     const stub = await startStub((req, _body, res) => {
       if (req.url === "/v1/models") sendJson(res, 200, { data: [{ id: "qwen" }] });
