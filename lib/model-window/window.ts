@@ -22,7 +22,7 @@ import { type CatalogRefreshOptions, createCatalog } from "./catalog";
 import { withDeadline } from "./window-deadline";
 import { describeChain } from "./window-label";
 import { createProviderLookups, type ProvidersConfig } from "./window-providers";
-import type { ChainWindow, ContextWindow } from "./window-types";
+import type { ChainWindow, ContextWindow, ServerKind } from "./window-types";
 
 export type {
   ChainWindow,
@@ -40,6 +40,14 @@ export const CONTEXT_WINDOW_TTL_MS = 60 * 60_000;
  * server's assumed default gives way to the context it loads the model with.
  */
 export const DEFAULT_WINDOW_TTL_MS = 60_000;
+/**
+ * A window a local server loaded its model with changes when the model is reloaded (Fold's own
+ * advice when a chat does not fit: reload it with a larger context), with no deployment: it is
+ * asked again within minutes. Its probes are a few requests to a server on the same network.
+ */
+export const LOCAL_WINDOW_TTL_MS = 2 * 60_000;
+/** Servers that load a model at a context length chosen at load time. */
+const LOADING_SERVERS: ReadonlySet<ServerKind> = new Set(["ollama", "llama.cpp", "lm-studio"]);
 /** Windows kept at once: far above the models any install uses; model ids are user input. */
 export const WINDOW_CACHE_MAX_ENTRIES = 1_000;
 /** A provider API that has not answered by then is skipped for the catalog. */
@@ -285,7 +293,8 @@ export function withObservation(
 /**
  * Guesses are retried within a minute — a default, a server's assumed context, a model the
  * server has not loaded yet (it may load at far less than its trained length), or whatever
- * stood in for a server that did not answer; what a server or an admin said holds for an hour.
+ * stood in for a server that did not answer; what a local server loaded its model with within
+ * minutes (a reload changes it); what a provider or an admin said holds for an hour.
  */
 function ttlOf(window: ContextWindow, stopgap: boolean): number {
   const guessed =
@@ -293,7 +302,9 @@ function ttlOf(window: ContextWindow, stopgap: boolean): number {
     window.source === "default" ||
     window.detail?.basis === "assumed" ||
     window.detail?.notLoaded === true;
-  return guessed ? DEFAULT_WINDOW_TTL_MS : CONTEXT_WINDOW_TTL_MS;
+  if (guessed) return DEFAULT_WINDOW_TTL_MS;
+  const server = window.detail?.server;
+  return server && LOADING_SERVERS.has(server) ? LOCAL_WINDOW_TTL_MS : CONTEXT_WINDOW_TTL_MS;
 }
 
 function cacheKey(provider: string, model: string): string {

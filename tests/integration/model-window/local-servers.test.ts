@@ -11,6 +11,7 @@ import {
   CONTEXT_WINDOW_TTL_MS,
   createWindowResolver,
   DEFAULT_WINDOW_TTL_MS,
+  LOCAL_WINDOW_TTL_MS,
   type WindowResolver,
 } from "@/lib/model-window/window";
 import type { ProvidersConfig } from "@/lib/model-window/window-providers";
@@ -125,6 +126,30 @@ describeEachDriver("windows of local model servers", (use) => {
       contextWindow: 4096,
       detail: { basis: "loaded" },
     });
+  });
+
+  it("a model reloaded at another context is seen within minutes, not after an hour", async () => {
+    for (const name of ["ollama", "lmstudio"] as const) {
+      const fake = fakes.get(name);
+      let clock = Date.now();
+      const timed = createWindowResolver({
+        db: async () => use().db,
+        providers: providers(),
+        now: () => clock,
+      });
+      expect(await timed.resolve(name, MODEL.id), name).toMatchObject({ contextWindow: 4096 });
+      // Reloaded with a larger context, as Fold's advice says when a chat does not fit.
+      fake?.configure({ models: [{ ...MODEL, maxModelLen: 32_768 }] });
+      try {
+        clock += LOCAL_WINDOW_TTL_MS + 1;
+        expect(await timed.resolve(name, MODEL.id), name).toMatchObject({
+          contextWindow: 32_768,
+          detail: { basis: "loaded" },
+        });
+      } finally {
+        fake?.configure({ models: [MODEL] });
+      }
+    }
   });
 
   it("a model its server unloaded when idle is taken to load again at what it was loaded at", async () => {
