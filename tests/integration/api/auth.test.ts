@@ -160,6 +160,28 @@ describeEachDriver("auth", (use) => {
     expect(
       await database.db.select().from(user).where(eq(user.email, "form-nul@example.com")),
     ).toEqual([]);
+    // The same form with its media type in capitals, which better-auth reads as a form too.
+    const shouted = await call(database, authRoute.POST, {
+      path: "/api/auth/sign-up/email",
+      method: "POST",
+      rawBody: `name=a%00b&email=form-nul%40example.com&password=${encodeURIComponent(PASSWORD)}`,
+      headers: { "content-type": "Application/X-WWW-Form-Urlencoded" },
+      browser: anonymous(),
+    });
+    expect(shouted.status).toBe(400);
+    // A JSON body behind byte-order marks, which better-auth strips before it parses.
+    for (const path of ["/api/auth/reset-password", "/api/auth/revoke-session"]) {
+      const marked = await call(database, authRoute.POST, {
+        path,
+        method: "POST",
+        rawBody: `\uFEFF\uFEFF${JSON.stringify({ token: "x\u0000", newPassword: "correct horse battery2" })}`,
+        browser,
+      });
+      expect(marked.status, path).toBe(400);
+    }
+    expect(
+      await database.db.select().from(user).where(eq(user.email, "form-nul@example.com")),
+    ).toEqual([]);
     const repeated = await call(database, authRoute.GET, {
       path: "/api/auth/verify-email?token=x&token=y%00",
       browser: anonymous(),

@@ -23,14 +23,16 @@ function refuseUnstorableInput(request: Request, body?: string): void {
   // Every pair: a repeated key reaches better-auth as a list.
   refuseUnstorable([...new URL(request.url).searchParams], "bad_request:query");
   if (!body) return;
-  const type = request.headers.get("content-type") ?? "";
+  // Read as better-auth reads it: the media type in any case, and a JSON body behind any
+  // number of byte-order marks (it strips them; JSON.parse would not, and the check be skipped).
+  const type = (request.headers.get("content-type") ?? "").toLowerCase();
   if (type.includes("application/x-www-form-urlencoded")) {
     refuseUnstorable([...new URLSearchParams(body)], "bad_request:body");
     return;
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    parsed = JSON.parse(body.replace(/^\uFEFF+/, ""));
   } catch {
     return; // Neither: better-auth answers it.
   }
