@@ -20,6 +20,7 @@ import {
   rowToUIMessage,
 } from "@/lib/message/ui-message";
 import { headOf } from "@/lib/message/unstorable-text";
+import { literalMarkdown } from "./literal-markdown";
 
 /**
  * A chat as a file (GET /api/chats/:id/export): Markdown to read, JSON to keep. The JSON holds
@@ -224,7 +225,7 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
   // The conversation's messages: the timeline's own compaction entries are not among them.
   const count = rows.filter((row) => row.metadata?.compaction !== true).length;
   const head = [
-    `# ${oneLine(chat.title)}`,
+    `# ${literalMarkdown(oneLine(chat.title))}`,
     "",
     `_Exported from Fold on ${stamp(now)} · ${count} ${count === 1 ? "message" : "messages"}_`,
   ];
@@ -238,7 +239,8 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
   for (const row of rows) {
     const message = rowToUIMessage(row);
     const notes = notesOf(message);
-    const text = markdownTextOf(message);
+    // A user's message is shown as typed, a reply as Markdown (lib/chat/literal-markdown.ts).
+    const text = row.role === "user" ? literalTextOf(message) : markdownTextOf(message);
     if (!text && notes.length === 0) continue;
     const lines = ["", "---", "", `### ${ROLE_HEADINGS[row.role]} · ${stamp(row.createdAt)}`, ""];
     for (const note of notes) lines.push(`> ${note}`, "");
@@ -325,6 +327,14 @@ function markdownTextOf(message: FoldUIMessage): string {
     part.type === "text" && part.text.trim() !== "" ? [part.text] : [],
   );
   return closeOpenBlock(texts.join("\n\n"));
+}
+
+/** A user's message as the chat shows it: its text, as typed, in Markdown that renders so. */
+function literalTextOf(message: FoldUIMessage): string {
+  const texts = message.parts.flatMap((part) =>
+    part.type === "text" && part.text.trim() !== "" ? [literalMarkdown(part.text)] : [],
+  );
+  return texts.join("\n\n");
 }
 
 /** A fenced code block's fence: three or more backticks or tildes. */

@@ -211,6 +211,30 @@ describe("the Markdown transcript's memory", () => {
   });
 });
 
+describe("a user's own words in the transcript", () => {
+  it("render as typed, as the chat shows them, while a reply's Markdown stays Markdown", () => {
+    const typed = "My list:\n1) apples\n# not a heading\nrun __init__.py now";
+    const markdown = chatToMarkdown(
+      {
+        chat: { ...chat, title: "C# tips #", contextSummary: null },
+        rows: [
+          row("u1", "user", [{ type: "text", text: typed }], 0),
+          row("a1", "assistant", [{ type: "text", text: "# A heading\n\n**bold**" }], 1),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    const html = micromark(markdown);
+    expect(html).toContain("<h1>C# tips #</h1>");
+    expect(html).toContain(
+      "<p>My list:<br />\n1) apples<br />\n# not a heading<br />\nrun __init__.py now</p>",
+    );
+    expect(html).toContain("<h1>A heading</h1>");
+    expect(html).toContain("<strong>bold</strong>");
+  });
+});
+
 describe("the download's file name", () => {
   it("keeps a title's letters of any writing system, and gives clients that read only ASCII a name too", () => {
     const named = (title: string) => exportFileName({ title }, "markdown");
