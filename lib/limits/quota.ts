@@ -6,6 +6,7 @@
  * of its tokens (lib/db/queries/usage.ts), so turns started together stop at the limit too.
  */
 import type { Db } from "@/lib/db/client";
+import { turnsRunningElsewhere } from "@/lib/db/queries/chats";
 import type { QuotaLimits } from "@/lib/db/queries/quota-defaults";
 import {
   addTokens,
@@ -59,12 +60,18 @@ export async function takeTurnQuota(
   userId: string,
   model: { provider: string; model: string; notAllowed: () => Error },
   now: Date = new Date(),
+  /** The chat the turn is for: turns running in the user's other chats hold tokens of the day. */
+  chatId?: string,
 ): Promise<QuotaTicket> {
   const day = usageDayOf(now);
   const taken = await takeMessageWithinLimits(db, userId, day, model);
   if (!taken.allowed) throw model.notAllowed();
   if (!taken.usage) {
-    throw quotaExceeded(taken.limits, await usageOn(db, userId, day), now);
+    const [usage, runningElsewhere] = await Promise.all([
+      usageOn(db, userId, day),
+      turnsRunningElsewhere(db, userId, chatId),
+    ]);
+    throw quotaExceeded(taken.limits, usage, now, runningElsewhere);
   }
   const from = { userId, day, resets: taken.resets };
   const giveBack = () => returnMessage(db, from);
@@ -149,7 +156,19 @@ export function recordTokens(
   return addTokens(db, userId, usageDayOf(now), tokens);
 }
 
-function quotaExceeded(limits: QuotaLimits, usage: DayUsage, now: Date): TooManyRequestsError {
+/**
+ * While other turns of the user run, the day counts an estimate of each one's tokens until it
+ * ends: a day "used up" then may be only held, and free again in seconds. Asked to come back
+ * after this long, not at midnight.
+ */
+const HELD_RETRY_MS = 30_000;
+
+function quotaExceeded(
+  limits: QuotaLimits,
+  usage: DayUsage,
+  now: Date,
+  runningElsewhere = 0,
+): TooManyRequestsError {
   const resetsAt = quotaResetAt(now);
   const messagesOut =
     limits.dailyMessageLimit !== null && usage.messages >= limits.dailyMessageLimit;
@@ -165,6 +184,14 @@ function quotaExceeded(limits: QuotaLimits, usage: DayUsage, now: Date): TooMany
   const what = messagesOut
     ? `all ${count(limits.dailyMessageLimit ?? 0, "message")} of today's quota`
     : `today's quota of ${count(limits.dailyTokenLimit ?? 0, "token")}`;
+  if (!messagesOut && runningElsewhere > 0) {
+    const replies = runningElsewhere === 1 ? "reply" : "replies";
+    return new TooManyRequestsError(
+      code,
+      `Today's tokens are used up or held by your ${replies} still being written in other chats (${count(limits.dailyTokenLimit ?? 0, "token")} a day). Try again once ${runningElsewhere === 1 ? "it finishes" : "they finish"}.`,
+      new Date(now.getTime() + HELD_RETRY_MS),
+    );
+  }
   return new TooManyRequestsError(
     code,
     `You have used ${what}. It resets at midnight UTC, in ${formatWait(now, resetsAt)}.`,

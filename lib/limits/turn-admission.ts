@@ -21,6 +21,8 @@ export async function assertTurnAllowed(
   db: Db,
   user: { id: string },
   modelId: string,
+  /** The chat the turn is for (a refusal tells turns running in other chats apart). */
+  chatId?: string,
 ): Promise<{ quota: QuotaTicket; ratePoint: RatePoint }> {
   // The rate and the quota are asked at once, one round trip rather than two; the rate's
   // refusal is the answer, and a message the quota took for a turn it refuses goes back.
@@ -28,7 +30,13 @@ export async function assertTurnAllowed(
     consumeRateLimit("turn", user.id),
     // The allow-list is checked in the statement that takes the message.
     assertModelListed(modelId).then((model) =>
-      takeTurnQuota(db, user.id, { ...model, notAllowed: () => modelNotAllowed(modelId) }),
+      takeTurnQuota(
+        db,
+        user.id,
+        { ...model, notAllowed: () => modelNotAllowed(modelId) },
+        new Date(),
+        chatId,
+      ),
     ),
   ]);
   if (rate.status === "rejected") {

@@ -52,7 +52,13 @@ export async function admitTurn(
     );
     try {
       const modelId = chat.modelId ?? (await defaultAllowedModelId(db));
-      return { chat, lease, start, modelId, ...(await assertTurnAllowed(db, user, modelId)) };
+      return {
+        chat,
+        lease,
+        start,
+        modelId,
+        ...(await assertTurnAllowed(db, user, modelId, request.chatId)),
+      };
     } catch (error) {
       await lease.release();
       throw error;
@@ -61,7 +67,7 @@ export async function admitTurn(
   const modelId = request.modelId;
   const [taken, admitted] = await Promise.allSettled([
     takeChatForTurn(db, user.id, request.chatId, firstReads(request)),
-    assertTurnAllowed(db, user, modelId),
+    assertTurnAllowed(db, user, modelId, request.chatId),
   ]);
   if (taken.status === "fulfilled" && admitted.status === "fulfilled") {
     return { ...taken.value, modelId, ...admitted.value };

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
 import { type Chat, chat, message } from "../schema";
@@ -218,6 +218,25 @@ export async function busyChatIdsOf(db: Db, userId: string): Promise<string[]> {
       ),
     );
   return rows.map((row) => row.id);
+}
+
+/** How many of the user's chats, other than `exceptChatId`, a turn holds right now. */
+export async function turnsRunningElsewhere(
+  db: Db,
+  userId: string,
+  exceptChatId: string | undefined,
+): Promise<number> {
+  const [row] = await db
+    .select({ running: count() })
+    .from(chat)
+    .where(
+      and(
+        eq(chat.userId, userId),
+        gt(chat.activeTurnUntil, sql`now()`),
+        exceptChatId ? ne(chat.id, exceptChatId) : undefined,
+      ),
+    );
+  return row?.running ?? 0;
 }
 
 /**

@@ -26,6 +26,7 @@ import * as userRoute from "@/app/api/admin/users/[id]/route";
 import * as usageRoute from "@/app/api/admin/users/[id]/usage/route";
 import * as chatApi from "@/app/api/chat/route";
 import type { Database } from "@/lib/db/client";
+import { acquireLease, releaseLease } from "@/lib/db/queries/leases";
 import { loadHistory } from "@/lib/db/queries/messages";
 import { TURN_HOLD_DEFAULT_TOKENS, usageOn } from "@/lib/db/queries/usage";
 import { recordTokens, takeTurnQuota } from "@/lib/limits/quota";
@@ -338,6 +339,36 @@ describeEachDriver("daily quotas", (use, driver) => {
       expect(next).toBe(429);
     },
   );
+
+  it("says a day's tokens held by replies running in other chats are held, to try again soon, not used up until midnight", async () => {
+    const database = use();
+    const gus = await userWithLimits(database, "held@example.com", {
+      dailyTokenLimit: 10_000,
+      dailyMessageLimit: 100,
+    });
+    // Three replies running in three chats: each holds its estimate, none spent yet.
+    const running = [];
+    for (let i = 0; i < 3; i++) {
+      const chatId = await newChat(database, gus.browser);
+      const lease = await acquireLease(database.db, chatId, 60_000);
+      if (!lease) throw new Error("the chat's lease was not free");
+      running.push({ lease, ticket: await takeTurnQuota(database.db, gus.id, fakeModel) });
+    }
+    const chatId = await newChat(database, gus.browser);
+    const { response } = await turn(database, gus.browser, chatId, "one more");
+    expect(response.status).toBe(429);
+    expect(Number(response.headers.get("retry-after"))).toBeLessThanOrEqual(30);
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error.message).toMatch(
+      /^Today's tokens are used up or held by your replies still being written in other chats .* Try again once they finish\.$/,
+    );
+    for (const { lease, ticket } of running) {
+      await ticket.release();
+      await releaseLease(database.db, lease);
+    }
+    // They finished: the day was never used up.
+    expect((await turn(database, gus.browser, chatId, "one more")).response.status).toBe(200);
+  });
 
   it("says an allowance of 0 is none at all, not a quota used up that midnight resets", async () => {
     const database = use();
