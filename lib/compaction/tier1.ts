@@ -224,6 +224,35 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
       pinnedIds: stillPinned,
     }),
   );
+  // Compact now with only a little left since the last fold: a summary that grew by more than
+  // the messages it took in saved nothing. Kept as it was; the chat does not grow for a click.
+  // (A fold that must tell messages no summary tells yet — unpinned since — goes ahead.)
+  const savedNothing =
+    input.force === true &&
+    !condense &&
+    coveredPending.length === 0 &&
+    toSummarize.length > 0 &&
+    tokensAfter >= tokensBefore;
+  if (savedNothing) {
+    return {
+      kind: "skipped",
+      view: walled,
+      projectedTokens: tokensBefore,
+      draft: {
+        outcome: "skipped",
+        tokensBefore,
+        tokensAfter: tokensBefore,
+        messagesSummarized: 0,
+        watermarkFrom,
+        watermarkTo: watermarkFrom,
+        summary: walled.summary,
+        summarizerModel: null,
+        latencyMs: now() - startedAt,
+        note: `nothing to fold: summarizing the ${span.length + coveredPending.length} latest messages would not make the context smaller`,
+        foldedPendingIds: [],
+      },
+    };
+  }
   const missedTarget =
     tokensAfter > input.budget.target ? missedTargetNote(input, view, tokensAfter) : null;
   return {

@@ -26,6 +26,7 @@ import {
   isSummaryRequest,
   isTraceEntry,
   lastUserTextOf,
+  pinCall,
 } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive, whileInsertsRefused } from "../../helpers/db";
@@ -145,6 +146,34 @@ describeEachDriver("Compact now (POST /api/chats/:id/compact)", (use) => {
     // The compaction landed under the target, and so does what the ring shows.
     expect(body.trace?.tokensAfter).toBeLessThanOrEqual(before.budget.target);
     expect(after.projectedTokens).toBeLessThanOrEqual(before.budget.target);
+  });
+
+  it("a second Compact now right after the first, with too little new to fold, keeps the chat as it is rather than grow it", async () => {
+    const database = use();
+    const { browser } = await register(database, "twice@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(0) });
+    // A pinned first message: it stays verbatim beside the summary.
+    const [first] = await historyOf(database.db, chatId);
+    if (!first) throw new Error("no first message");
+    await pinCall(database, browser, chatId, { messageId: first.id, pinned: true });
+    for (let t = 1; t < 4; t++) {
+      await sendTurn(database, browser, { chatId, modelId: MODEL, text: longMessage(t) });
+    }
+    expect((await compactNowCall(database, browser, chatId, { modelId: MODEL })).status).toBe(200);
+    const before = await contextOf(database, browser, chatId, MODEL);
+    const entries = (await historyOf(database.db, chatId)).filter(isTraceEntry).length;
+    const { contextSummary } = await chatRow(database.db, chatId);
+
+    const again = await compactNowCall(database, browser, chatId, { modelId: MODEL });
+    expect(again.status).toBe(200);
+    const body = (await again.json()) as CompactResponse;
+    expect(body.trace?.outcome).toBe("skipped");
+    expect((await contextOf(database, browser, chatId, MODEL)).projectedTokens).toBe(
+      before.projectedTokens,
+    );
+    expect((await chatRow(database.db, chatId)).contextSummary).toBe(contextSummary);
+    expect((await historyOf(database.db, chatId)).filter(isTraceEntry)).toHaveLength(entries);
   });
 
   it("answers 409 while a turn holds the lease, and writes nothing", async () => {
