@@ -54,6 +54,7 @@ export async function chatContext(db: Db, chat: Chat, modelId: string) {
     modelId,
     estimator: defaultEstimator,
     keepRecentToolResults: settings.keepRecentToolResults,
+    compactionOff: !settings.enabled,
   };
   const { view, projectedTokens } = projectNextTurn(projectionInput);
   // Where the next turn folds: above the budget's trigger when a fold cannot reach the target,

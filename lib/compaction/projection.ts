@@ -3,7 +3,13 @@ import { addClassTokens, type ClassRatios, type ClassTokens } from "@/lib/contex
 import { applyRatio, type TokenEstimator } from "@/lib/context/tokens";
 import { sentInRoom } from "@/lib/message/stats";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
-import { buildView, type CompactionState, type ModelView, splitAtWatermark } from "./view";
+import {
+  buildView,
+  type CompactionState,
+  type ModelView,
+  NO_VIEW_EDITS,
+  splitAtWatermark,
+} from "./view";
 
 /**
  * How big the next request will be (DESIGN §5, §8.2): the first half of Tier 1
@@ -29,6 +35,11 @@ export type ProjectionInput = {
   keepRecentToolResults: number;
   /** Messages the user pinned (issue 14): sent verbatim even when the summary covers them. */
   pinnedIds?: ReadonlySet<string>;
+  /**
+   * With compaction off, a turn sends old tool results whole and every message, with no room
+   * to cut to (lib/chat/compact.ts): the view it projects does too. Absent, the turn's rules.
+   */
+  compactionOff?: boolean;
 };
 
 /** Raw room for messages: what the input budget leaves after the overhead, in uncalibrated tokens. */
@@ -52,6 +63,8 @@ function lastReplyOfVersion(input: ProjectionInput, after: readonly FoldUIMessag
  * were still among the newest before that turn.
  */
 function stage0Savings(input: ProjectionInput, view: ModelView, lastIndex: number): number {
+  // Off: nothing is cut, so the last request sent all it would send now.
+  if (input.compactionOff) return 0;
   const offset = view.messages.length - view.after.length;
   let olderSeen = 0;
   let savings = 0;
@@ -178,11 +191,13 @@ function splitAfter(input: ProjectionInput): FoldUIMessage[] {
  * messages since, with no hard-wall estimate unless an earlier turn needed one.
  */
 export function projectNextTurn(input: ProjectionInput) {
-  const rules = {
-    bulkyToolTokens: input.budget.bulkyToolTokens,
-    keepRecentToolResults: input.keepRecentToolResults,
-  };
-  const limitTokens = messageRoom(input);
+  const rules = input.compactionOff
+    ? NO_VIEW_EDITS
+    : {
+        bulkyToolTokens: input.budget.bulkyToolTokens,
+        keepRecentToolResults: input.keepRecentToolResults,
+      };
+  const limitTokens = input.compactionOff ? Number.POSITIVE_INFINITY : messageRoom(input);
   // A hard-wall cap an earlier turn of this version applied stays until the next compaction,
   // while the room it was cut for does: another model, or a window that changed since, sizes
   // the view afresh (a cap from a small window would cut every message of a large one).
