@@ -165,26 +165,15 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   if (!watermarkTo) {
     // Nothing between the watermark and the keep window: a dirty flag with nothing to
     // fold is simply settled; the hard wall already applies to this view.
-    return {
-      kind: "skipped",
-      view: walled,
-      projectedTokens: tokensBefore,
-      draft: {
-        outcome: "skipped",
-        tokensBefore,
-        tokensAfter: tokensBefore,
-        messagesSummarized: 0,
-        watermarkFrom,
-        watermarkTo: watermarkFrom,
-        summary: walled.summary,
-        summarizerModel: null,
-        latencyMs: now() - startedAt,
-        note: walled.fits
-          ? "nothing to fold: the recent turns are all that is left"
-          : "the latest message alone does not fit the context window",
-        foldedPendingIds: [],
-      },
-    };
+    return skippedAsItWas(
+      walled,
+      tokensBefore,
+      watermarkFrom,
+      now() - startedAt,
+      walled.fits
+        ? "nothing to fold: the recent turns are all that is left"
+        : "the latest message alone does not fit the context window",
+    );
   }
 
   // Pinned messages stay verbatim in the view: the summarizer need not retell them.
@@ -226,32 +215,23 @@ export async function runTier1(input: Tier1Input): Promise<Tier1Result> {
   );
   // Compact now with only a little left since the last fold: a summary that grew by more than
   // the messages it took in saved nothing. Kept as it was; the chat does not grow for a click.
-  // (A fold that must tell messages no summary tells yet — unpinned since — goes ahead.)
+  // (A fold that must tell messages no summary tells yet — unpinned since — goes ahead, as does
+  // one over a view the hard wall cut: the fold is what lifts the cut.)
   const savedNothing =
     input.force === true &&
     !condense &&
+    walled.hardWallCapTokens === null &&
     coveredPending.length === 0 &&
     toSummarize.length > 0 &&
     tokensAfter >= tokensBefore;
   if (savedNothing) {
-    return {
-      kind: "skipped",
-      view: walled,
-      projectedTokens: tokensBefore,
-      draft: {
-        outcome: "skipped",
-        tokensBefore,
-        tokensAfter: tokensBefore,
-        messagesSummarized: 0,
-        watermarkFrom,
-        watermarkTo: watermarkFrom,
-        summary: walled.summary,
-        summarizerModel: null,
-        latencyMs: now() - startedAt,
-        note: `nothing to fold: summarizing the ${span.length + coveredPending.length} latest messages would not make the context smaller`,
-        foldedPendingIds: [],
-      },
-    };
+    return skippedAsItWas(
+      walled,
+      tokensBefore,
+      watermarkFrom,
+      now() - startedAt,
+      `nothing to fold: summarizing the ${toSummarize.length} latest messages would not make the context smaller`,
+    );
   }
   const missedTarget =
     tokensAfter > input.budget.target ? missedTargetNote(input, view, tokensAfter) : null;
@@ -300,6 +280,34 @@ function onlyPinsFolded(previous: string | null): FoldResult {
     outcome: "summarized",
     summarizerModel: null,
     note: "only pinned messages were folded; they stay verbatim",
+  };
+}
+
+/** Tier 1 leaving the chat as it was (the view with the hard wall applied), saying why. */
+function skippedAsItWas(
+  walled: ModelView,
+  tokensBefore: number,
+  watermarkFrom: string | null,
+  latencyMs: number,
+  note: string,
+) {
+  return {
+    kind: "skipped" as const,
+    view: walled,
+    projectedTokens: tokensBefore,
+    draft: {
+      outcome: "skipped" as const,
+      tokensBefore,
+      tokensAfter: tokensBefore,
+      messagesSummarized: 0,
+      watermarkFrom,
+      watermarkTo: watermarkFrom,
+      summary: walled.summary,
+      summarizerModel: null,
+      latencyMs,
+      note,
+      foldedPendingIds: [],
+    },
   };
 }
 
