@@ -6,11 +6,11 @@ import { noteTurnOnChat } from "@/lib/db/queries/chats";
 import type { TurnStart } from "@/lib/db/queries/leases";
 import {
   appendIfNewAndNote,
-  chatWentOnPast,
   firstUserMessage,
   type KeyedMessage,
   loadKeyedHistory,
   loadTurnHistory,
+  newMessageWentOnPast,
   positionsOf,
 } from "@/lib/db/queries/messages";
 import type { Chat } from "@/lib/db/schema";
@@ -48,12 +48,14 @@ export async function prepareTurn(
   /** What the statement that took the chat's lease read for a new message (TurnStart). */
   start?: TurnStart,
 ): Promise<PreparedTurn> {
-  // The page names the last message it showed: one the chat has gone past is refused before
-  // anything is written (an edit's own check is applyTurnRequest's).
+  // A new message names the last message its page showed: one the chat has gone past is
+  // refused before anything is written (an edit's own check is applyTurnRequest's).
   if (
     request.trigger === "submit-message" &&
     request.throughId !== undefined &&
-    (start?.wentOn ?? (await chatWentOnPast(db, chat.id, request.throughId)))
+    (start
+      ? start.isNew && start.wentOn
+      : await newMessageWentOnPast(db, chat.id, request.message.id, request.throughId))
   ) {
     throw wentOnBeforeSend();
   }

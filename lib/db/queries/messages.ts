@@ -720,10 +720,19 @@ export const wentOnPast = (chatId: SQL, throughId: SQL) => sql<boolean>`exists (
                      where through.id = ${throughId} and through.chat_id = ${chatId})
     and coalesce(later.metadata ->> 'compaction', '') <> 'true')`;
 
-/** `wentOnPast` on its own, for a turn that did not read it with its lease. */
-export async function chatWentOnPast(db: Db, chatId: string, throughId: string): Promise<boolean> {
+/**
+ * `wentOnPast` for a new message (an id no stored message holds: an edit's is checked as an
+ * edit), for a turn that did not read it with its lease.
+ */
+export async function newMessageWentOnPast(
+  db: Db,
+  chatId: string,
+  messageId: string,
+  throughId: string,
+): Promise<boolean> {
   const result = await db.execute(
-    sql`select ${wentOnPast(sql`${chatId}::uuid`, sql`${throughId}::text`)} as went_on`,
+    sql`select ${wentOnPast(sql`${chatId}::uuid`, sql`${throughId}::text`)}
+      and not exists (select 1 from ${message} m where m.id = ${messageId}) as went_on`,
   );
   const [row] = (result as unknown as { rows: Array<{ went_on: boolean }> }).rows;
   return row?.went_on === true;

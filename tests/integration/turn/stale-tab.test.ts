@@ -46,7 +46,13 @@ async function openedInTwoTabs(
   id: (name: string) => string,
 ): Promise<[string, string]> {
   const chatId = await newChat(database, browser);
-  await sendTurn(database, browser, { chatId, modelId: MODEL, text: "Question one", id: id("a1") });
+  const { response } = await sendTurn(database, browser, {
+    chatId,
+    modelId: MODEL,
+    text: "Question one",
+    id: id("a1"),
+  });
+  expect(response.status).toBe(200);
   const reply = (await loadHistory(database.db, chatId)).at(-1)?.id ?? "";
   return [chatId, reply];
 }
@@ -59,12 +65,13 @@ describeEachDriver("a new message from a tab behind the chat", (use) => {
     const userId = (await sessionOf(database, browser))?.user.id ?? "";
     const [chatId, lastShown] = await openedInTwoTabs(database, browser, id);
     // Tab B goes on.
-    await sendTurn(database, browser, {
+    const b = await sendTurn(database, browser, {
       chatId,
       modelId: MODEL,
       text: "TAB-B question",
       id: id("b1"),
     });
+    expect(b.response.status).toBe(200);
     const requests = fake.requests.length;
     const day = await usageOn(database.db, userId, usageDayOf(new Date()));
 
