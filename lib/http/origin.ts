@@ -11,12 +11,17 @@ import { AppError } from "@/lib/errors";
 
 export const STATE_CHANGING_METHODS = ["POST", "PUT", "PATCH", "DELETE"] as const;
 
-/** The origin the browser addressed, as better-auth derives it (behind a proxy, its forwarded host). */
+/**
+ * The origin the browser addressed, as better-auth derives it (behind a proxy, its forwarded
+ * host). Proxies along a chain append to the forwarded headers: the first entry is the one the
+ * browser reached.
+ */
 export function requestOrigin(request: Request): string | undefined {
-  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
+  const first = (name: string) => request.headers.get(name)?.split(",")[0]?.trim() || undefined;
+  const host = first("x-forwarded-host") ?? request.headers.get("host");
   if (!host) return undefined;
   const proto =
-    request.headers.get("x-forwarded-proto") ?? new URL(request.url).protocol.replace(":", "");
+    first("x-forwarded-proto")?.toLowerCase() ?? new URL(request.url).protocol.replace(":", "");
   return `${proto}://${host}`;
 }
 

@@ -64,5 +64,15 @@ describeEachDriver("session cookies without BETTER_AUTH_URL", (use) => {
     expect(overHttps.status).toBe(200);
     expect(overHttps.headers.getSetCookie().length).toBeGreaterThan(0);
     for (const set of overHttps.headers.getSetCookie()) expect(set).toMatch(/;\s*Secure/);
+    // Behind a chain of proxies, the one nearest the browser says (the first entry).
+    const chained = await call(database, authRoute.POST, {
+      path: "/api/auth/sign-in/email",
+      method: "POST",
+      body: { email: "lan@example.com", password: signUpBody("lan@example.com").password },
+      browser: anonymous(),
+      headers: { ...addressed("https"), "x-forwarded-proto": "HTTPS, http" },
+    });
+    expect(chained.status).toBe(200);
+    expect(sessionCookie(chained)).toMatch(/;\s*Secure/);
   });
 });
