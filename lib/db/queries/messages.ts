@@ -711,14 +711,17 @@ export async function findMessage(db: Db, chatId: string, id: string): Promise<M
 /**
  * Whether the chat holds a message after `throughId` that is not a compaction's entry: the chat
  * went on past the last message a page showed (another tab's turn). An id the chat does not
- * hold (a reply the page has that was never stored) says nothing: false.
+ * hold (a reply the page has that was never stored), or none, says nothing: false. Read from
+ * that message on, through the primary key and the chat's (chat_id, seq) index: a turn's
+ * statement must not read the whole chat.
  */
 export const wentOnPast = (chatId: SQL, throughId: SQL) => sql<boolean>`exists (
-  select 1 from ${message} later
-  where later.chat_id = ${chatId}
-    and later.seq > (select through.seq from ${message} through
-                     where through.id = ${throughId} and through.chat_id = ${chatId})
-    and coalesce(later.metadata ->> 'compaction', '') <> 'true')`;
+  select 1 from ${message} through
+  where through.id = ${throughId} and through.chat_id = ${chatId}
+    and exists (
+      select 1 from ${message} later
+      where later.chat_id = through.chat_id and later.seq > through.seq
+        and coalesce(later.metadata ->> 'compaction', '') <> 'true'))`;
 
 /**
  * `wentOnPast` for a new message (an id no stored message holds: an edit's is checked as an
