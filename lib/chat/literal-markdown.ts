@@ -8,8 +8,9 @@
  * inside a paragraph is a hard one.
  */
 const INLINE_SYNTAX = /[\\`*_[\]<>&#|~!]/g;
-/** A list item, a setext underline or a thematic break by its first mark, after any indent. */
-const BLOCK_START = /^(\s*)([-+=]|\d+(?=[.)]))/;
+/** A bullet, a setext underline or a thematic break by its first mark, after any indent. */
+const BLOCK_START = /^(\s*)([-+=])/;
+/** An ordered list item: its number's `.` or `)`. */
 const ORDERED_MARK = /^(\s*\d+)([.)])/;
 const LEADING_SPACES = /^ +/;
 
@@ -18,9 +19,7 @@ export function literalMarkdown(text: string): string {
     line
       .replace(INLINE_SYNTAX, "\\$&")
       .replace(ORDERED_MARK, "$1\\$2")
-      .replace(BLOCK_START, (whole, indent: string, mark: string) =>
-        /^\d/.test(mark) ? whole : `${indent}\\${mark}`,
-      )
+      .replace(BLOCK_START, "$1\\$2")
       .replace(LEADING_SPACES, (spaces) => "\u00a0".repeat(spaces.length)),
   );
   return lines
