@@ -14,6 +14,9 @@ export function cookieSecurityOptions(): { useSecureCookies?: boolean } {
   return env().authUrl ? {} : { useSecureCookies: false };
 }
 
+/** Whether a Set-Cookie header value carries the Secure attribute. */
+export const marksSecure = (setCookie: string) => /;\s*secure\s*(;|$)/i.test(setCookie);
+
 /** `response` with every cookie it sets marked Secure when `request` came over HTTPS and no BETTER_AUTH_URL decided it. */
 export function secureOverHttps(request: Request, response: Response): Response {
   if (env().authUrl || !requestOrigin(request)?.startsWith("https://")) return response;
@@ -22,7 +25,7 @@ export function secureOverHttps(request: Request, response: Response): Response 
   const headers = new Headers(response.headers);
   headers.delete("set-cookie");
   for (const cookie of cookies) {
-    headers.append("set-cookie", /;\s*secure\s*(;|$)/i.test(cookie) ? cookie : `${cookie}; Secure`);
+    headers.append("set-cookie", marksSecure(cookie) ? cookie : `${cookie}; Secure`);
   }
   return new Response(response.body, {
     status: response.status,

@@ -13,6 +13,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { authSecret } from "@/lib/auth/secret";
+import { marksSecure } from "@/lib/auth/secure-cookies";
 
 export const SIGN_IN_DEVICE_COOKIE = "fold_sign_in_device";
 /** How long a browser stays known without signing in again. */
@@ -93,7 +94,7 @@ export function rememberSignInDevice(
   if (!account || response.status !== 200) return response;
   const session = response.headers.getSetCookie().find((c) => SESSION_COOKIE.test(c));
   if (!session) return response;
-  const secure = /;\s*secure\s*(;|$)/i.test(session);
+  const secure = marksSecure(session);
   const headers = new Headers(response.headers);
   headers.append("set-cookie", signInDeviceCookie(request.headers, account, secure));
   return new Response(response.body, {
