@@ -20,7 +20,7 @@ import {
   rowToUIMessage,
 } from "@/lib/message/ui-message";
 import { headOf } from "@/lib/message/unstorable-text";
-import { literalMarkdown } from "./literal-markdown";
+import { literalHeading, literalMarkdown } from "./literal-markdown";
 
 /**
  * A chat as a file (GET /api/chats/:id/export): Markdown to read, JSON to keep. The JSON holds
@@ -225,7 +225,7 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
   // The conversation's messages: the timeline's own compaction entries are not among them.
   const count = rows.filter((row) => row.metadata?.compaction !== true).length;
   const head = [
-    `# ${literalMarkdown(oneLine(chat.title))}`,
+    literalHeading(oneLine(chat.title)),
     "",
     `_Exported from Fold on ${stamp(now)} · ${count} ${count === 1 ? "message" : "messages"}_`,
   ];

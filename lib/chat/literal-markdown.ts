@@ -1,32 +1,45 @@
+import type { Paragraph, PhrasingContent, RootContent } from "mdast";
+import { gfmToMarkdown } from "mdast-util-gfm";
+import { toMarkdown } from "mdast-util-to-markdown";
+
 /**
  * Plain text as Markdown that shows it as written. The chat shows a user's message as typed —
  * its line breaks kept, nothing formatted — so its export must not turn "# not a heading" into
- * a heading, "1) apples" into a list or "__init__" into bold. A backslash before ASCII
- * punctuation is always that character in CommonMark: the characters that open or close
- * inline syntax are escaped wherever they are, those that open a block only at a line's
- * start; leading spaces (four open a code block) become no-break spaces; and every line break
- * inside a paragraph is a hard one.
+ * a heading, "1) apples" into a list, "__init__" into bold or the rest of a line into a link
+ * address. The text becomes a document of plain text nodes — a paragraph per run of lines
+ * between blank ones, each line break in it a hard break — that mdast-util-to-markdown, told
+ * GFM's syntax, writes with whatever would read as syntax where it stands escaped.
  */
-const INLINE_SYNTAX = /[\\`*_[\]<>&#|~!]/g;
-/** A bullet, a setext underline or a thematic break by its first mark, after any indent. */
-const BLOCK_START = /^(\s*)([-+=])/;
-/** An ordered list item: its number's `.` or `)`. */
-const ORDERED_MARK = /^(\s*\d+)([.)])/;
-const LEADING_SPACES = /^ +/;
-
 export function literalMarkdown(text: string): string {
-  const lines = text.split("\n").map((line) =>
-    line
-      .replace(INLINE_SYNTAX, "\\$&")
-      .replace(ORDERED_MARK, "$1\\$2")
-      .replace(BLOCK_START, "$1\\$2")
-      .replace(LEADING_SPACES, (spaces) => "\u00a0".repeat(spaces.length)),
-  );
-  return lines
-    .map((line, i) => {
-      const next = lines[i + 1];
-      // A line followed by another in the same paragraph keeps its break.
-      return next !== undefined && line.trim() !== "" && next.trim() !== "" ? `${line}\\` : line;
-    })
-    .join("\n");
+  const paragraphs: Paragraph[] = [];
+  let lines: string[] = [];
+  for (const line of [...text.split("\n"), ""]) {
+    if (line.trim() !== "") {
+      lines.push(line);
+      continue;
+    }
+    if (lines.length > 0) paragraphs.push(paragraphOf(lines));
+    lines = [];
+  }
+  return written(paragraphs);
+}
+
+/** A title as a top-level heading that shows it as written (a closing "#" is text, too). */
+export function literalHeading(title: string): string {
+  return written([{ type: "heading", depth: 1, children: [{ type: "text", value: title }] }]);
+}
+
+function written(children: RootContent[]): string {
+  return toMarkdown({ type: "root", children }, { extensions: [gfmToMarkdown()] }).trimEnd();
+}
+
+function paragraphOf(lines: readonly string[]): Paragraph {
+  return {
+    type: "paragraph",
+    children: lines.flatMap((line, i): PhrasingContent[] =>
+      i === 0
+        ? [{ type: "text", value: line }]
+        : [{ type: "break" }, { type: "text", value: line }],
+    ),
+  };
 }

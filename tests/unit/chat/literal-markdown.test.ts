@@ -41,4 +41,74 @@ describe("a user's text in the Markdown export", () => {
     expect(html).not.toContain('<a href="http://x.example">link</a>');
     expect(text).toBe(typed);
   });
+
+  it("keeps a web address and what follows it as typed (a GFM autolink reads no escapes)", () => {
+    const typed = "see https://example.com/a_b_c and www.example.org/x*y* then *twice*";
+    expect(shown(literalMarkdown(typed)).text).toBe(typed);
+  });
+
+  it("shows any mix of Markdown's marks, spaces and blank lines as typed", () => {
+    // Deterministic pseudo-random texts from pieces that open or close Markdown syntax; what a
+    // viewer shows must be the text, its blank-line runs as one blank line, spaces at a line's
+    // end aside (a viewer drops them).
+    const pieces = [
+      "a",
+      " ",
+      "  ",
+      "\t",
+      "\n",
+      "\n\n",
+      "#",
+      "*",
+      "_",
+      "-",
+      "+",
+      "=",
+      "1.",
+      "2)",
+      ">",
+      "<",
+      "`",
+      "~",
+      "|",
+      "[",
+      "]",
+      "(",
+      ")",
+      "!",
+      "&",
+      "\\",
+      ":",
+      "http://x.example",
+      "<b>",
+      "&amp;",
+      "    ",
+      "```",
+      "---",
+      "[^1]",
+      "www.x.example",
+      "a@b.example",
+    ];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const lines = (text: string) =>
+      text
+        .split("\n")
+        .map((line) => line.trimEnd())
+        .join("\n");
+    const differing: string[] = [];
+    for (let n = 0; n < 1_500; n++) {
+      let typed = "";
+      for (let i = 0, length = 1 + Math.floor(next() * 12); i < length; i++) {
+        typed += pieces[Math.floor(next() * pieces.length)];
+      }
+      if (typed.trim() === "") continue;
+      const expected = lines(typed.replace(/\n[ \t]*\n(\s*\n)*/g, "\n\n").trim());
+      if (lines(shown(literalMarkdown(typed)).text) !== expected) differing.push(typed);
+    }
+    expect(differing).toEqual([]);
+  });
 });
