@@ -29,7 +29,9 @@ export function formatDuration(ms: number | null): string {
 /** 42.3 → "42 tok/s"; 7.46 → "7.5 tok/s". */
 export function formatRate(tokensPerSecond: number | null): string {
   if (tokensPerSecond === null) return NOT_AVAILABLE;
-  const format = tokensPerSecond < RATE_DECIMALS_BELOW ? oneDecimal : countFormat;
+  // By the value as shown: 9.96 is "10 tok/s", not "10.0".
+  const format =
+    Math.round(tokensPerSecond * 10) / 10 < RATE_DECIMALS_BELOW ? oneDecimal : countFormat;
   return `${format.format(tokensPerSecond)} tok/s`;
 }
 

@@ -32,6 +32,11 @@ export const messageStatsSchema = z.object({
   startedAt: z.number(),
   firstTokenAt: z.number().nullable(),
   finishedAt: z.number(),
+  /**
+   * Milliseconds the model spent writing, each step from its first token to its end (tool runs
+   * and waits for a next step are not in it). Absent on replies stored before it was kept.
+   */
+  writingMs: z.number().nonnegative().optional(),
   finishReason: z.string(),
 });
 
@@ -99,6 +104,7 @@ export function buildStats(input: {
   startedAt: number;
   firstTokenAt: number | null;
   finishedAt: number;
+  writingMs?: number;
   finishReason: FinishReason | string;
 }): MessageStats {
   const u = input.totalUsage;
@@ -120,6 +126,7 @@ export function buildStats(input: {
     startedAt: input.startedAt,
     firstTokenAt: input.firstTokenAt,
     finishedAt: input.finishedAt,
+    ...(input.writingMs === undefined ? {} : { writingMs: input.writingMs }),
     finishReason: String(input.finishReason),
   };
 }
@@ -162,12 +169,17 @@ export function sumUsage(a: LanguageModelUsage, b: LanguageModelUsage): Language
   };
 }
 
-/** Figures derived for display: time to first token, total time, output speed. */
+/**
+ * Figures derived for display: time to first token, total time, output speed. The speed is over
+ * the time the model wrote (a reply stored before that was kept: from its first token on, tool
+ * runs included).
+ */
 export function deriveTimings(stats: MessageStats) {
   const ttftMs = stats.firstTokenAt === null ? null : stats.firstTokenAt - stats.startedAt;
   const totalMs = stats.finishedAt - stats.startedAt;
   const generatingMs =
-    stats.firstTokenAt === null ? totalMs : stats.finishedAt - stats.firstTokenAt;
+    stats.writingMs ??
+    (stats.firstTokenAt === null ? totalMs : stats.finishedAt - stats.firstTokenAt);
   const tokensPerSecond = generatingMs > 0 ? (stats.outputTokens * 1000) / generatingMs : null;
   return { ttftMs, totalMs, tokensPerSecond };
 }

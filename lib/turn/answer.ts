@@ -25,7 +25,7 @@ import { buildStats, type MessageMetadata, sumUsage } from "@/lib/message/stats"
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { type TurnDeadline, turnDeadline } from "./deadline";
 import { outputLimitToSend, streamModelCall } from "./model-call";
-import { observeTurn, type TurnObservations } from "./observe";
+import { observeTurn, type TurnObservations, writingMsAt } from "./observe";
 
 export type AnswerContext = {
   chatId: string;
@@ -387,12 +387,18 @@ function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
       viewTrimmed: observed.trimmedInMemory === true ? true : undefined,
       startedAt: ctx.startedAt,
       firstTokenAt: observed.firstTokenAt,
-      finishedAt: ctx.now(),
+      ...finishedAndWriting(observed, ctx.now()),
       finishReason: "stopped",
     }),
     toolDurationsMs: observed.toolDurationsMs,
   };
 }
+
+/** When a reply ended, and how long its model wrote until then. */
+const finishedAndWriting = (observed: TurnObservations, finishedAt: number) => ({
+  finishedAt,
+  writingMs: writingMsAt(observed, finishedAt),
+});
 
 /** A reply's usage with what an earlier attempt of it used (a window-cut retry's first). */
 const withEarlier = (observed: TurnObservations, usage: LanguageModelUsage) =>
@@ -420,7 +426,7 @@ function replyMetadata(
       viewTrimmed: observed.trimmedInMemory === true ? true : undefined,
       startedAt: ctx.startedAt,
       firstTokenAt: observed.firstTokenAt,
-      finishedAt: ctx.now(),
+      ...finishedAndWriting(observed, ctx.now()),
       finishReason,
     }),
     toolDurationsMs: observed.toolDurationsMs,

@@ -6,6 +6,13 @@ import type { StoppedFor } from "@/lib/message/stats";
 /** What Fold learns about a turn while its stream passes by (for stats and persistence). */
 export type TurnObservations = {
   firstTokenAt: number | null;
+  /**
+   * How long the model spent writing its steps, each from its first token to its end: tool runs
+   * and the waits for each next step's first token are not in it (a reply's speed).
+   */
+  writingMs: number;
+  /** When the step being written began writing (its first token); null between steps. */
+  stepWritingSince: number | null;
   lastStepUsage: LanguageModelUsage | undefined;
   /** Input tokens of the first step: the provider's count of exactly the prompt Fold estimated. */
   firstStepInputTokens: number | undefined;
@@ -88,9 +95,17 @@ export function answeredNothing(observed: TurnObservations, replyStored: boolean
   return observed.leaseLost === true || (observed.error !== undefined && !observed.stopped);
 }
 
+/** How long the model has written so far, `at` ending a step it is still writing (a stop). */
+export function writingMsAt(track: TurnObservations, at: number): number {
+  const current = track.stepWritingSince === null ? 0 : Math.max(0, at - track.stepWritingSince);
+  return track.writingMs + current;
+}
+
 export function noObservations(): TurnObservations {
   return {
     firstTokenAt: null,
+    writingMs: 0,
+    stepWritingSince: null,
     lastStepUsage: undefined,
     firstStepInputTokens: undefined,
     steps: 0,
@@ -110,8 +125,18 @@ export function observeTurn<TOOLS extends ToolSet>(
   const tracked = stream.pipeThrough(
     new TransformStream<TextStreamPart<TOOLS>, TextStreamPart<TOOLS>>({
       transform(part, controller) {
-        if (track.firstTokenAt === null && FIRST_TOKEN_PARTS.has(part.type))
-          track.firstTokenAt = now();
+        if (track.stepWritingSince === null && FIRST_TOKEN_PARTS.has(part.type)) {
+          track.stepWritingSince = now();
+          track.firstTokenAt ??= track.stepWritingSince;
+        }
+        // A step's writing ends with it, or with an error (a retry's step writes anew).
+        if (
+          (part.type === "finish-step" || part.type === "error") &&
+          track.stepWritingSince !== null
+        ) {
+          track.writingMs += Math.max(0, now() - track.stepWritingSince);
+          track.stepWritingSince = null;
+        }
         if (part.type === "finish-step") {
           track.steps += 1;
           track.lastStepUsage = part.usage;

@@ -60,6 +60,8 @@ describe("formatRate", () => {
     expect(formatRate(42.3)).toBe("42 tok/s");
     expect(formatRate(1234.5)).toBe("1,235 tok/s");
     expect(formatRate(7.46)).toBe("7.5 tok/s");
+    // Rounded to one decimal it is 10: shown without one, as every rate from 10 up.
+    expect(formatRate(9.96)).toBe("10 tok/s");
     expect(formatRate(null)).toBe("—");
   });
 });
