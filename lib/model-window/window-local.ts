@@ -47,7 +47,7 @@ export function localWindow(
     contextWindow,
     maxOutputTokens: null,
     detail: { server: report.server, basis, ...(report.notLoaded ? { notLoaded: true } : {}) },
-    ...(trained !== null && trained !== contextWindow ? { trainedWindow: trained } : {}),
+    ...(trained !== null ? { trainedWindow: trained } : {}),
   });
   if (report.loaded !== null) return window(report.loaded, "loaded");
   if (report.configured !== null) return window(capped(report.configured), "num_ctx");

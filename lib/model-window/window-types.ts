@@ -45,7 +45,7 @@ export type ProviderWindow = {
   contextWindow: number;
   maxOutputTokens: number | null;
   detail?: WindowDetail;
-  /** The model's trained window, when the server told it and it differs from `contextWindow`. */
+  /** The model's trained window, when the server told it (it may equal `contextWindow`). */
   trainedWindow?: number;
 };
 

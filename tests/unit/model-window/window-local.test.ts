@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { windowLayers } from "@/lib/model-window/window-label";
 import { type LocalReport, localWindow, pickReport } from "@/lib/model-window/window-local";
 import { createProviderLookups, type ProvidersConfig } from "@/lib/model-window/window-providers";
 import { lmStudioReport, ollamaReport } from "@/lib/model-window/window-servers";
+import type { ProviderWindow } from "@/lib/model-window/window-types";
 import { startFakeOpenAI } from "../../fixtures/fake-openai/server.ts";
 import type { FakeOpenAI, StartFakeOpenAIOptions } from "../../fixtures/fake-openai/types.ts";
 
@@ -26,6 +28,16 @@ describe("localWindow: the context the server runs the model with comes first", 
       maxOutputTokens: null,
       detail: { server: "ollama", basis: "loaded" },
       trainedWindow: 131_072,
+    });
+  });
+
+  it("a model loaded at its trained length still says what it was trained for", () => {
+    // The admin page's Trained column reads it (windowLayers): "—" said the server never told.
+    const atTrained = localWindow({ ...OLLAMA, loaded: 131_072 }, undefined);
+    expect(atTrained).toMatchObject({ contextWindow: 131_072, trainedWindow: 131_072 });
+    expect(windowLayers({ ...(atTrained as ProviderWindow), source: "provider" })).toEqual({
+      trained: { tokens: 131_072, from: "Ollama, model's trained length" },
+      loaded: { tokens: 131_072, from: "Ollama, loaded at 131,072" },
     });
   });
 
@@ -68,6 +80,7 @@ describe("localWindow: the context the server runs the model with comes first", 
       contextWindow: 131_072,
       maxOutputTokens: null,
       detail: { server: "ollama", basis: "trained" },
+      trainedWindow: 131_072,
     });
   });
 

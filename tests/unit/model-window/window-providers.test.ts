@@ -169,6 +169,7 @@ describe("OpenAI-compatible servers", () => {
       contextWindow: 131_072,
       maxOutputTokens: null,
       detail: { server: "ollama", basis: "trained" },
+      trainedWindow: 131_072,
     });
     expect(stub.hits.slice(0, 1)).toEqual(["GET /v1/models"]);
     expect(stub.hits).toContain("POST /api/show");
