@@ -23,6 +23,11 @@ function listUrl(search: string): string {
   return q ? `/api/admin/users?q=${encodeURIComponent(q)}` : "/api/admin/users";
 }
 
+/** The search a list address is of ("" for every account). */
+function searchOf(url: string): string {
+  return new URL(url, "http://list").searchParams.get("q") ?? "";
+}
+
 /** The page of `url`'s list after cursor `after`, of at most `limit` accounts (none: the server's page). */
 function pageUrl(url: string, after: string, limit?: number): string {
   const sep = url.includes("?") ? "&" : "?";
@@ -86,13 +91,17 @@ export function useAdminUsers(search: string) {
   const currentUrl = useRef(url);
   currentUrl.current = url;
 
-  /** Adds the page after the ones shown; one a reload or a new search replaced is dropped. */
+  /**
+   * Adds the page after the ones shown, of the list shown (a search that failed left another's);
+   * one a reload or a new search replaced is dropped.
+   */
   const more = useCallback(async () => {
     if (state.status !== "ready" || state.next === null || moreOf.current !== null) return;
+    if (loadedUrl === null) return;
     const after = state.next;
     moreOf.current = after;
     setMoreState({ running: true, error: null });
-    const result = await adminCall<AdminUserList>(pageUrl(url, after));
+    const result = await adminCall<AdminUserList>(pageUrl(loadedUrl, after));
     moreOf.current = null;
     // The search changed meanwhile: its own first page is what shows.
     if (currentUrl.current !== url) {
@@ -100,7 +109,7 @@ export function useAdminUsers(search: string) {
       return;
     }
     if (!result.ok) {
-      setMoreState({ running: false, error: result.message, of: url });
+      setMoreState({ running: false, error: result.message, of: loadedUrl });
       return;
     }
     setMoreState({ running: false, error: null });
@@ -109,7 +118,7 @@ export function useAdminUsers(search: string) {
         ? s
         : { ...s, ...withPage(s, result.value), defaults: s.defaults },
     );
-  }, [state, url, setState]);
+  }, [state, url, loadedUrl, setState]);
 
   const replace = useCallback(
     (user: AdminUser) => {
@@ -187,10 +196,12 @@ export function useAdminUsers(search: string) {
     reload,
     /** Whether the table shown is of another search than `search`, and the new one is loading. */
     searching: loadingOther,
+    /** The search the table shown is of: another than `search` while one loads or after one failed. */
+    shownSearch: loadedUrl === null ? search.trim() : searchOf(loadedUrl),
     more,
     moreState: {
       running: moreState.running,
-      error: moreState.of === url ? moreState.error : null,
+      error: moreState.of === loadedUrl ? moreState.error : null,
     } satisfies MoreState,
     update,
     resetUsage,

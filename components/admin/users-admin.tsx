@@ -40,6 +40,7 @@ export function UsersAdmin({
     refresh,
     reload,
     searching,
+    shownSearch,
     more,
     moreState,
     update,
@@ -121,7 +122,7 @@ export function UsersAdmin({
               />
             </label>
             <p role="status" className="text-sm text-muted">
-              {searching ? "Searching…" : shownText(users.length, state.total, search)}
+              {searching ? "Searching…" : shownText(users.length, state.total, shownSearch)}
             </p>
           </div>
           <div className="overflow-x-auto rounded-2xl border border-line bg-white shadow-sm">
@@ -155,7 +156,7 @@ export function UsersAdmin({
                 {users.length === 0 ? (
                   <tr>
                     <td colSpan={COLUMNS.length} className="px-4 py-6 text-center text-muted">
-                      {search ? `No account matches “${search}”.` : "No accounts."}
+                      {shownSearch ? `No account matches “${shownSearch}”.` : "No accounts."}
                     </td>
                   </tr>
                 ) : null}

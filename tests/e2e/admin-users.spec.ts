@@ -99,6 +99,11 @@ test("the users table shows a page of many accounts, adds the next on request, a
   await search.fill("bulk-5");
   await expect(failed).toBeVisible();
   await expect(status).toHaveText(`Showing 100 of ${BULK + 1} accounts`);
+  // Show more adds the next page of the table shown, not a page of the search that failed, and
+  // the count says which accounts those are.
+  await more.click();
+  await expect(rows).toHaveCount(BULK + 1);
+  await expect(status).toHaveText(`${BULK + 1} accounts`);
   await page.unroute("**/api/admin/users?q=*");
   await page.getByRole("button", { name: "Try again" }).click();
   await expect(status).toHaveText("11 accounts match “bulk-5”");
