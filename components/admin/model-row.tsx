@@ -16,7 +16,7 @@ import {
 } from "./override-draft";
 import { SourceBadge } from "./source-badge";
 import type { SaveResult } from "./use-admin-models";
-import { LayerCell, ObservedCell } from "./window-cells";
+import { LayerCell, ObservedCell, OutputCell } from "./window-cells";
 
 type Props = {
   model: AdminModel;
@@ -60,9 +60,7 @@ export function ModelRow({ model, onSave, onForget }: RowProps) {
         label={model.label}
         onForget={() => onForget(model)}
       />
-      <td className="py-3 pr-4 text-right tabular-nums" data-testid="resolved-output">
-        {model.maxOutputTokens === null ? "—" : formatCount(model.maxOutputTokens)}
-      </td>
+      <OutputCell contextWindow={model.contextWindow} maxOutputTokens={model.maxOutputTokens} />
       <td className="py-3 pr-4">
         <SourceBadge source={model.source} matchedId={model.matchedId} />
       </td>

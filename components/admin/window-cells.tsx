@@ -3,6 +3,7 @@
 import { TriangleAlert } from "lucide-react";
 import { useState } from "react";
 import type { ModelWindows } from "@/lib/admin/model-windows";
+import { outputReserveOf } from "@/lib/context/budget";
 import { formatCount } from "../stats/format";
 import { buttonGhost } from "../ui/styles";
 
@@ -20,6 +21,40 @@ export function LayerCell({ layer, testId }: { layer: Layer; testId: string }) {
       ) : (
         <span className="block text-right text-muted">—</span>
       )}
+    </td>
+  );
+}
+
+/**
+ * The model's output limit as a turn keeps it: what a reply may write, and, when the window is
+ * too small to keep all of it free (never more than half the window), what is kept and why.
+ */
+export function outputLimitText(
+  contextWindow: number,
+  maxOutputTokens: number | null,
+): { tokens: string; note: string | null } {
+  if (maxOutputTokens === null) return { tokens: "—", note: null };
+  const kept = outputReserveOf({ contextWindow, maxOutputTokens });
+  if (kept >= maxOutputTokens) return { tokens: formatCount(maxOutputTokens), note: null };
+  return {
+    tokens: formatCount(kept),
+    note: `of ${formatCount(maxOutputTokens)}: a reply keeps at most half the window`,
+  };
+}
+
+/** The output limit a reply gets with this window. */
+export function OutputCell({
+  contextWindow,
+  maxOutputTokens,
+}: {
+  contextWindow: number;
+  maxOutputTokens: number | null;
+}) {
+  const { tokens, note } = outputLimitText(contextWindow, maxOutputTokens);
+  return (
+    <td className="py-3 pr-4 tabular-nums" data-testid="resolved-output">
+      <span className="block text-right">{tokens}</span>
+      {note ? <span className="block text-right text-xs text-muted">{note}</span> : null}
     </td>
   );
 }
