@@ -127,7 +127,8 @@ function OverrideEditor({ model, onSave }: Props) {
     }
     setErrors({});
     setStatus({ kind: "saving" });
-    const result = await onSave(parsed.input);
+    // Saved over the override this row shows only: another admin's since is not overwritten.
+    const result = await onSave({ ...parsed.input, from: model.override?.updatedAt ?? null });
     if (result.ok) {
       setDraft(draftOf(result.model.override));
       setStatus({ kind: "saved" });

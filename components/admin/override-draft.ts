@@ -32,17 +32,21 @@ export function sameDraft(a: OverrideDraft, b: OverrideDraft): boolean {
 }
 
 /**
- * The draft once the server shows a new override (a Refresh found another admin's change): the
- * new one while the draft still reads as the override shown before, else Save would write the
- * old one back; a draft the admin has changed stays theirs. Typing a digit and deleting it
- * leaves it unchanged.
+ * The draft once the server shows a new override (a Refresh, or a save refused because another
+ * admin's came first), field by field: a field that still reads as the override shown before
+ * takes the new one, else Save would write the old one back over the other admin's; a field the
+ * admin has changed stays theirs. Typing a digit and deleting it leaves a field unchanged.
  */
 export function draftOnRefresh(
   draft: OverrideDraft,
   shownBefore: OverrideDraft,
   shownNow: OverrideDraft,
 ): OverrideDraft {
-  return sameDraft(draft, shownBefore) ? shownNow : draft;
+  const field = (name: DraftField) =>
+    withoutSeparators(draft[name]) === withoutSeparators(shownBefore[name])
+      ? shownNow[name]
+      : draft[name];
+  return { contextWindow: field("contextWindow"), maxOutputTokens: field("maxOutputTokens") };
 }
 
 /**

@@ -22,7 +22,11 @@ export function useAdminModels() {
         method: "PUT",
         body: input,
       });
-      if (!result.ok) return result;
+      if (!result.ok) {
+        // Another admin saved this model's override meanwhile: the table shows theirs.
+        if (result.status === 409) reload();
+        return result;
+      }
       const { model } = result.value;
       setState((current) =>
         current.status === "ready"

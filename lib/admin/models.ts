@@ -10,9 +10,11 @@ import type { Database, Db } from "@/lib/db/client";
 import { getCalibration, listCalibrations } from "@/lib/db/queries/calibration";
 import {
   deleteOverride,
+  deleteOverrideIfUnchanged,
   getOverride,
   listOverrides,
   type ModelOverride,
+  replaceOverrideIfUnchanged,
   upsertOverride,
 } from "@/lib/db/queries/model-overrides";
 import { deleteObservedWindow } from "@/lib/db/queries/observed-windows";
@@ -78,11 +80,15 @@ export async function saveOverride(
   input: OverrideInput,
   updatedBy: string,
 ): Promise<AdminModel> {
-  const { provider, model } = input;
+  const { provider, model, from, ...numbers } = input;
   requireConfiguredProvider(provider);
+  const began = from === undefined ? undefined : from === null ? null : new Date(from);
   try {
     if (clearsOverride(input)) {
-      await deleteOverride(database.db, provider, model);
+      if (began === undefined) await deleteOverride(database.db, provider, model);
+      else if (!(await deleteOverrideIfUnchanged(database.db, provider, model, began))) {
+        throw changedMeanwhile();
+      }
     } else {
       // Checked against what the chain says now, not a window cached up to an hour ago.
       evictContextWindow(provider, model);
@@ -103,13 +109,23 @@ export async function saveOverride(
         const field = input.contextWindow === null ? "maxOutputTokens" : "contextWindow";
         throw new AppError("bad_request:body", `${field}: the resulting window ${tooSmall}`);
       }
-      await upsertOverride(database.db, { ...input, updatedBy });
+      const row = { provider, model, ...numbers, updatedBy };
+      if (began === undefined) await upsertOverride(database.db, row);
+      else if (!(await replaceOverrideIfUnchanged(database.db, row, began))) {
+        throw changedMeanwhile();
+      }
     }
   } finally {
     evictContextWindow(provider, model);
   }
   return describeAdminModel(database.db, provider, model);
 }
+
+const changedMeanwhile = () =>
+  new AppError(
+    "conflict:override",
+    "Another admin changed this model's override since you began; the row now shows theirs. Save again to replace it.",
+  );
 
 /** The admin row of one model, listed or not. */
 export async function describeAdminModel(

@@ -44,6 +44,12 @@ export const overrideInput = z
     model: modelName(MAX_MODEL_CHARS),
     contextWindow: tokenLimit.nullable(),
     maxOutputTokens: tokenLimit.nullable(),
+    /**
+     * The override the editor began from: its `updatedAt`, or null for none. Given, the save is
+     * refused (409) when the override is another now (another admin saved in between), rather
+     * than putting back the field that admin did not touch here.
+     */
+    from: z.iso.datetime({ offset: true }).nullable().optional(),
   })
   .refine(
     (input) =>

@@ -246,13 +246,27 @@ test("a Refresh puts another admin's override in the editor, unless the admin is
     await expect(windowInput).toHaveValue("13000");
     await expect(row.getByRole("button", { name: "Save" })).toBeDisabled();
 
-    // What the admin is typing stays through a Refresh.
+    // What the admin is typing stays through a Refresh; the field they left takes the change.
     await outputInput.fill("2,000");
     await putOverride(page, { contextWindow: 14_000, maxOutputTokens: null });
     await refresh();
     await expect(row.getByTestId("resolved-window")).toHaveText("14,000");
-    await expect(windowInput).toHaveValue("13000");
+    await expect(windowInput).toHaveValue("14000");
     await expect(outputInput).toHaveValue("2,000");
+
+    // Another admin saves while this one types, with no Refresh between: Save is refused with
+    // the reason, the row shows theirs, and what this admin typed is there to save again, over
+    // the other admin's window rather than the one shown before it.
+    await putOverride(page, { contextWindow: 15_000, maxOutputTokens: null });
+    await row.getByRole("button", { name: "Save" }).click();
+    await expect(row).toContainText("Another admin changed this model's override");
+    await expect(row.getByTestId("resolved-window")).toHaveText("15,000");
+    await expect(windowInput).toHaveValue("15000");
+    await expect(outputInput).toHaveValue("2,000");
+    await row.getByRole("button", { name: "Save" }).click();
+    await expect(row).toContainText("Saved");
+    await expect(row.getByTestId("resolved-window")).toHaveText("15,000");
+    await expect(row.getByTestId("resolved-output")).toHaveText("2,000");
   } finally {
     await putOverride(page, { contextWindow: null, maxOutputTokens: null });
   }

@@ -50,6 +50,69 @@ export async function upsertOverride(db: Db, input: ModelOverrideInput): Promise
   return row;
 }
 
+/**
+ * Writes the row of provider+model only if it is still the one an editor began from: the row
+ * updated at `from`, or (null) no row. Null when it is another now.
+ */
+export async function replaceOverrideIfUnchanged(
+  db: Db,
+  input: ModelOverrideInput,
+  from: Date | null,
+): Promise<ModelOverride | null> {
+  const values = {
+    contextWindow: input.contextWindow ?? null,
+    maxOutputTokens: input.maxOutputTokens ?? null,
+    updatedBy: input.updatedBy ?? null,
+    updatedAt: new Date(),
+  };
+  if (from === null) {
+    const [row] = await db
+      .insert(modelOverride)
+      .values({ provider: input.provider, model: input.model, ...values })
+      .onConflictDoNothing()
+      .returning();
+    return row ?? null;
+  }
+  const [row] = await db
+    .update(modelOverride)
+    .set(values)
+    .where(
+      and(
+        eq(modelOverride.provider, input.provider),
+        eq(modelOverride.model, input.model),
+        eq(modelOverride.updatedAt, from),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/**
+ * Clears the row of provider+model only if it is still the one an editor began from (updated at
+ * `from`; null: there was none). False when another is there now; a row already gone is cleared.
+ */
+export async function deleteOverrideIfUnchanged(
+  db: Db,
+  provider: string,
+  model: string,
+  from: Date | null,
+): Promise<boolean> {
+  if (from !== null) {
+    const [deleted] = await db
+      .delete(modelOverride)
+      .where(
+        and(
+          eq(modelOverride.provider, provider),
+          eq(modelOverride.model, model),
+          eq(modelOverride.updatedAt, from),
+        ),
+      )
+      .returning({ provider: modelOverride.provider });
+    if (deleted) return true;
+  }
+  return (await getOverride(db, provider, model)) === null;
+}
+
 /** True when a row was deleted. */
 export async function deleteOverride(db: Db, provider: string, model: string): Promise<boolean> {
   const rows = await db

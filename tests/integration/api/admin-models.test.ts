@@ -273,4 +273,68 @@ describeEachDriver("admin models API", (use) => {
         .status,
     ).toBe(200);
   });
+
+  it("refuses a save over an override another admin saved since the editor began (409), losing neither", async () => {
+    const database = use();
+    const { browser: first } = await signIn(database, "ada@example.com");
+    const { browser: second } = await signIn(database, "ada@example.com");
+    // Both editors show the model without an override; the first saves a window.
+    const began = (await demoRow(database, second)).override?.updatedAt ?? null;
+    expect(began).toBeNull();
+    const saved = await put(database, first, {
+      ...DEMO,
+      contextWindow: 16_000,
+      maxOutputTokens: null,
+      from: null,
+    });
+    expect(saved.status).toBe(200);
+
+    // The second sets only the output limit, its window field still empty as it began: refused,
+    // rather than clearing the window the first just saved.
+    const late = await put(database, second, {
+      ...DEMO,
+      contextWindow: null,
+      maxOutputTokens: 512,
+      from: began,
+    });
+    expect(late.status).toBe(409);
+    expect(await late.json()).toMatchObject({
+      error: { code: "conflict:override", message: expect.stringMatching(/Another admin/) },
+    });
+    const now = await demoRow(database, second);
+    expect(now.override).toMatchObject({ contextWindow: 16_000, maxOutputTokens: null });
+    // Nor may it clear it.
+    const cleared = await put(database, second, {
+      ...DEMO,
+      contextWindow: null,
+      maxOutputTokens: null,
+      from: began,
+    });
+    expect(cleared.status).toBe(409);
+
+    // From the override it shows now, its save goes through.
+    const again = await put(database, second, {
+      ...DEMO,
+      contextWindow: 16_000,
+      maxOutputTokens: 512,
+      from: now.override?.updatedAt,
+    });
+    expect(again.status).toBe(200);
+    expect((await demoRow(database, first)).override).toMatchObject({
+      contextWindow: 16_000,
+      maxOutputTokens: 512,
+    });
+    const last = (await demoRow(database, first)).override?.updatedAt;
+    expect(
+      (
+        await put(database, first, {
+          ...DEMO,
+          contextWindow: null,
+          maxOutputTokens: null,
+          from: last,
+        })
+      ).status,
+    ).toBe(200);
+    expect(await listOverrides(database.db)).toEqual([]);
+  });
 });

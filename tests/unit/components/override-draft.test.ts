@@ -75,8 +75,13 @@ describe("the override editor on a Refresh that brings another admin's override"
     );
   });
 
-  it("keeps what the admin has changed", () => {
-    const typing = { contextWindow: "12000", maxOutputTokens: "2,000" };
-    expect(draftOnRefresh(typing, before, now)).toEqual(typing);
+  it("keeps what the admin has changed, and takes the new override in the fields they have not", () => {
+    expect(
+      draftOnRefresh({ contextWindow: "13,000", maxOutputTokens: "2,000" }, before, now),
+    ).toEqual({ contextWindow: "13,000", maxOutputTokens: "2,000" });
+    // Only the output typed: the window is the other admin's, or Save would write 12,000 back.
+    expect(
+      draftOnRefresh({ contextWindow: "12000", maxOutputTokens: "2,000" }, before, now),
+    ).toEqual({ contextWindow: "14000", maxOutputTokens: "2,000" });
   });
 });
