@@ -55,6 +55,7 @@ import {
   MEASURED_CLASSES,
   type MeasuredClass,
   SCRIPT_CLASSES,
+  UNIT_KEYS,
   unitKey,
 } from "./content-class";
 
@@ -401,17 +402,24 @@ function usableSettled(stored: Readonly<Record<string, number>> | undefined): Se
   return settled;
 }
 
+/** The classes before a request's own framing and the instructions' were apart from `frame`. */
+const CLASSES_BEFORE_REQUEST_FRAMES = CONTENT_CLASSES.filter(
+  (c) => c !== "requestFrame" && c !== "systemFrame",
+);
 /** The writing systems before Devanagari was a class apart from the other Brahmic scripts. */
 const SCRIPTS_BEFORE_DEVANAGARI = SCRIPT_CLASSES.filter((c) => c !== "devanagari");
-const CLASSES_BEFORE_DEVANAGARI = CONTENT_CLASSES.filter((c) => c !== "devanagari");
+const CLASSES_BEFORE_DEVANAGARI = CLASSES_BEFORE_REQUEST_FRAMES.filter((c) => c !== "devanagari");
 
 /**
- * Measure lists fits were stored under before FIT_MEASURES, newest first: before Devanagari
- * was a class of its own (its text was `indic`, which keeps what it learned); before second
- * counts were weighed, the classes alone; before digit groups and tool calls were classes,
- * digit-heavy lines were one class (`digits`). None of them weighed the families.
+ * Measure lists fits were stored under before FIT_MEASURES, newest first: before a request's
+ * own framing and the instructions' were classes (their tokens were `frame`, which keeps what
+ * it learned); before Devanagari was a class of its own (its text was `indic`, likewise); before
+ * second counts were weighed, the classes alone; before digit groups and tool calls were
+ * classes, digit-heavy lines were one class (`digits`). Only the first weighed the families,
+ * and a carried fit keeps none of them (they start from their probes).
  */
 export const EARLIER_CLASS_LISTS: readonly (readonly string[])[] = [
+  [...CLASSES_BEFORE_REQUEST_FRAMES, ...UNIT_KEYS],
   [
     ...CLASSES_BEFORE_DEVANAGARI,
     ...MEASURED_CLASSES.filter((c) => c !== "devanagari").map(unitKey),

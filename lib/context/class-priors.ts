@@ -5,7 +5,9 @@
  * everyday messages, where o200k's merged common words save most). Measured by
  * `npx tsx tests/bench/estimator-priors.ts`, which prints both tables; rerun it and paste
  * its output here when the classes or their probes change. `frame` is the chat template's
- * framing per message, against Fold's MESSAGE_OVERHEAD_TOKENS.
+ * framing per message, against Fold's MESSAGE_OVERHEAD_TOKENS; `requestFrame` a request's own
+ * (the template with no message), against REQUEST_OVERHEAD_TOKENS; `systemFrame` what a short
+ * system message adds beyond its text, against SYSTEM_OVERHEAD_TOKENS.
  *
  * A first turn multiplies each class by the highest probe of any family (it over-estimates
  * whichever family it meets). Calibration then starts from the families' typical ratios and
@@ -43,6 +45,8 @@ export const PROBE_RATIOS: Readonly<Record<ContentClass, readonly number[]>> = {
   script: [1.89, 3.392, 1.559, 1.047, 3.069],
   call: [1.162, 0.985, 0.0, 1.118, 1.309],
   frame: [1.25, 1.25, 0.375, 1.25, 1.0],
+  requestFrame: [1.0, 1.667, 0.667, 1.333, 1.333],
+  systemFrame: [1.25, 1.25, 0.0, 0.25, 0.0],
 };
 
 /** On the class's most expensive probe for that family: what a first turn must cover. */
@@ -67,6 +71,8 @@ export const PROBE_HIGHEST_RATIOS: Readonly<Record<ContentClass, readonly number
   script: [3.0, 5.429, 2.286, 1.583, 5.417],
   call: [1.162, 0.985, 0.0, 1.118, 1.309],
   frame: [1.25, 1.25, 0.375, 1.25, 1.0],
+  requestFrame: [1.0, 1.667, 0.667, 1.333, 1.333],
+  systemFrame: [1.25, 1.25, 0.0, 0.25, 0.0],
 };
 
 /**

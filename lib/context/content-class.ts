@@ -45,7 +45,13 @@ export type DigitGroupClass = (typeof DIGIT_GROUP_CLASSES)[number];
  * template renders calls its own way, and some leave them out of the prompt
  * (DeepSeek V3's). `frame` is not content but the chat template's framing
  * around each message and tool result, which differs by model family as much
- * as any text does. Stored fits keep their ratios and covariance in this order.
+ * as any text does. The framing a request carries once is priced apart, as its
+ * count does not grow with the messages: `requestFrame` (the begin-of-text token
+ * and the generation prompt: Llama 3 spends 5, Qwen 3) and `systemFrame` (around
+ * the instructions: Qwen and Llama frame them as a message, Claude and DeepSeek
+ * send them bare, Gemma folds them into the first user turn). Priced per message,
+ * they were a few tokens off on every request, a tenth of a short chat's count.
+ * Stored fits keep their ratios and covariance in this order.
  */
 export const CONTENT_CLASSES = [
   "prose",
@@ -55,6 +61,8 @@ export const CONTENT_CLASSES = [
   ...SCRIPT_CLASSES,
   "call",
   "frame",
+  "requestFrame",
+  "systemFrame",
 ] as const;
 export type ContentClass = (typeof CONTENT_CLASSES)[number];
 

@@ -2,12 +2,16 @@ import { asSchema, type ToolSet } from "ai";
 import { addClassTokens, type ClassTokens, classTotal, emptyClassTokens } from "./content-class";
 import type { TokenEstimator } from "./tokens";
 
-/** Framing a provider adds around the system prompt and each tool definition. */
-const SYSTEM_OVERHEAD_TOKENS = 4;
+/**
+ * Framing a provider adds around the system prompt (class `systemFrame`) and each tool
+ * definition (`frame`).
+ */
+export const SYSTEM_OVERHEAD_TOKENS = 4;
 const TOOL_DEFINITION_OVERHEAD_TOKENS = 8;
 /**
- * Framing every request carries once, whatever it holds: the begin-of-text token and the
- * generation prompt that opens the reply (`<|im_start|>assistant\n`, `\n\nAssistant:`…).
+ * Framing every request carries once, whatever it holds (class `requestFrame`): the
+ * begin-of-text token and the generation prompt that opens the reply
+ * (`<|im_start|>assistant\n`, `\n\nAssistant:`…).
  */
 export const REQUEST_OVERHEAD_TOKENS = 3;
 
@@ -84,8 +88,9 @@ export async function estimateOverhead(
     { key: "instructions", units: [{ type: "text", text: instructions }], wireMessages: 0 },
   ]);
   addClassTokens(overheadClasses, instructionClasses);
-  const framing = (instructions === "" ? 0 : SYSTEM_OVERHEAD_TOKENS) + REQUEST_OVERHEAD_TOKENS;
-  overheadClasses.frame += framing;
+  overheadClasses.systemFrame += instructions === "" ? 0 : SYSTEM_OVERHEAD_TOKENS;
+  overheadClasses.requestFrame += REQUEST_OVERHEAD_TOKENS;
+  const framing = overheadClasses.systemFrame + overheadClasses.requestFrame;
   const instructionTokens = classTotal(instructionClasses) + framing;
   return {
     overheadTokens: instructionTokens + toolOverheadTokens,

@@ -12,6 +12,7 @@ import {
   isMeasuredClass,
   MEASURED_CLASSES,
 } from "@/lib/context/content-class";
+import { REQUEST_OVERHEAD_TOKENS, SYSTEM_OVERHEAD_TOKENS } from "@/lib/context/overhead";
 import { createEstimator } from "@/lib/context/tokens";
 import {
   familyPromptText,
@@ -140,6 +141,18 @@ async function main(): Promise<void> {
     const frame = (framed - bare - FRAME_MESSAGES * count("ok")) / frameRaw;
     row.typical.frame = frame;
     row.highest.frame = frame;
+    // A request's own framing is the template with no message; the instructions' is what a
+    // system message adds beyond its text.
+    row.typical.requestFrame = bare / REQUEST_OVERHEAD_TOKENS;
+    row.highest.requestFrame = row.typical.requestFrame;
+    const instructed = count(
+      familyPromptText(family, tokenizer, {
+        messages: [{ role: "system" as const, content: "ok" }, ...messages],
+        tools: undefined,
+      }),
+    );
+    row.typical.systemFrame = (instructed - framed - count("ok")) / SYSTEM_OVERHEAD_TOKENS;
+    row.highest.systemFrame = row.typical.systemFrame;
     const prompt = (calls: typeof PROBE_CALLS) =>
       count(familyPromptText(family, tokenizer, { messages: callTurn(calls), tools: undefined }));
     const call = (prompt(PROBE_CALLS) - prompt(PROBE_CALLS.slice(0, 1))) / callRaw;

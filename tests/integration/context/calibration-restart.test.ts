@@ -23,6 +23,9 @@ import {
 import { modelCalibration } from "@/lib/db/schema";
 import { describeEachDriver } from "../../helpers/databases";
 
+/** The classes of a request's own framing and the instructions', apart from `frame` since. */
+const REQUEST_FRAMES: readonly string[] = ["requestFrame", "systemFrame"];
+
 /** A fit stored under the class list before writing systems were split (eight classes). */
 const OLD_CLASSES = ["prose", "code", "json", "cjk", "digits", "script", "indic", "frame"];
 const oldFit = {
@@ -83,10 +86,46 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     expect(fit.ratios.code).not.toBe(oldFit.ratios.code);
   });
 
-  it("carries a fit stored before Devanagari was a class over: the other classes keep theirs, Devanagari starts from the prior", async () => {
+  it("carries a fit stored before a request's own framing was a class over: the other measures keep theirs, the request's and the instructions' framing start from the prior", async () => {
     const { db } = use();
     const previous = EARLIER_CLASS_LISTS[0] ?? [];
-    expect(previous).toEqual(FIT_MEASURES.filter((m) => !m.startsWith("devanagari")));
+    expect(previous).toEqual(FIT_MEASURES.filter((m) => !REQUEST_FRAMES.includes(m)));
+    await db.insert(modelCalibration).values({
+      provider: "fake",
+      model: "before-request-frames",
+      ratio: 1.2,
+      samples: 30,
+      classFit: earlierFit(previous, 1.2, { frame: 0.4, hanLetters: 0.3, han: 1.36 }),
+    });
+
+    const fit = (await getCalibration(db, "fake", "before-request-frames"))?.classFit;
+    if (!fit) throw new Error("expected the stored fit to be carried over");
+    expect(fit.ratios.frame).toBe(0.4);
+    expect(fit.ratios.han).toBe(1.36);
+    expect(fit.ratios.hanLetters).toBe(0.3);
+    expect(fit.ratios.requestFrame).toBe(PRIOR_CLASS_RATIOS.requestFrame);
+    expect(fit.ratios.systemFrame).toBe(PRIOR_CLASS_RATIOS.systemFrame);
+    const at = covarianceOf(fit);
+    expect(at("han", "frame")).toBe(0.001);
+    expect(at("frame", "requestFrame")).toBe(0);
+
+    // And it keeps learning from there: a turn's framing is priced as the stored fit priced it.
+    const raw = { ...emptyClassTokens(), han: 900, hanLetters: 900 * PROBE_UNIT_DENSITY.han[0] };
+    const framed = { ...raw, frame: 40, requestFrame: 3, systemFrame: 4 };
+    const next = await recordCalibrationSample(db, "fake", "before-request-frames", {
+      realTokens: Math.round(900 * 1.36 + 47 * 0.4),
+      raw: framed,
+    });
+    expect(next.samples).toBe(31);
+    expect(next.classFit?.ratios.han).toBeCloseTo(1.36, 1);
+  });
+
+  it("carries a fit stored before Devanagari was a class over: the other classes keep theirs, Devanagari starts from the prior", async () => {
+    const { db } = use();
+    const previous = EARLIER_CLASS_LISTS[1] ?? [];
+    expect(previous).toEqual(
+      FIT_MEASURES.filter((m) => !m.startsWith("devanagari") && !REQUEST_FRAMES.includes(m)),
+    );
     await db.insert(modelCalibration).values({
       provider: "fake",
       model: "before-devanagari",
@@ -109,8 +148,10 @@ describeEachDriver("a stored class fit for another class list", (use) => {
 
   it("carries a fit stored before letters were weighed over: classes keep theirs, letters start from the prior", async () => {
     const { db } = use();
-    const previous = EARLIER_CLASS_LISTS[1] ?? [];
-    expect(previous).toEqual(CONTENT_CLASSES.filter((c) => c !== "devanagari"));
+    const previous = EARLIER_CLASS_LISTS[2] ?? [];
+    expect(previous).toEqual(
+      CONTENT_CLASSES.filter((c) => c !== "devanagari" && !REQUEST_FRAMES.includes(c)),
+    );
     await db.insert(modelCalibration).values({
       provider: "fake",
       model: "before-letters",
@@ -141,7 +182,7 @@ describeEachDriver("a stored class fit for another class list", (use) => {
 
   it("carries a fit stored under the list before digit groups and tool calls, class by class", async () => {
     const { db } = use();
-    const previous = EARLIER_CLASS_LISTS[2] ?? [];
+    const previous = EARLIER_CLASS_LISTS[3] ?? [];
     await db.insert(modelCalibration).values({
       provider: "fake",
       model: "previous-classes",

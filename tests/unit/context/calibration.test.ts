@@ -52,8 +52,11 @@ const SKEW: ClassRatios = {
   script: 2,
   // Tool calls wrapped in <tool_call> JSON.
   call: 1.16,
-  // Per-message framing as ChatML counts it (the once-per-request framing is apart).
+  // Per-message framing as ChatML counts it; the once-per-request framing is its generation
+  // prompt alone, and the instructions are framed as a message.
   frame: 1.25,
+  requestFrame: 1,
+  systemFrame: 1.25,
 };
 
 /** Each writing system's letters at its usual density, where the fit's ratio for it applies. */
@@ -288,16 +291,18 @@ describe("calibration weighing the probed families", () => {
   });
 
   it("carries a fit stored before the families were weighed: what it learned stays in charge", () => {
+    // Every class has led a turn: the next teaches none of them afresh.
+    const taught = CONTENT_CLASSES.length;
     const learned = learn(
-      Array.from({ length: 20 }, (_, turn) => mix(turn)),
+      Array.from({ length: taught }, (_, turn) => mix(turn)),
       (raw) => real(raw, SKEW),
     );
     const stored = learned?.classFit;
     if (!stored) throw new Error("expected a fit");
     // As stored before: one fit, its ratios and covariance.
     const oldFit = { ratios: stored.ratios, covariance: stored.covariance };
-    const old: Calibration = { ratio: 1.2, samples: 20, classFit: oldFit };
-    const raw = mix(21);
+    const old: Calibration = { ratio: 1.2, samples: taught, classFit: oldFit };
+    const raw = mix(taught + 1);
     const next = nextCalibration(old, { realTokens: real(raw, SKEW), raw });
     const fit = next.classFit;
     expect(fit?.families?.ratios).toHaveLength(PROBED_FAMILIES.length);

@@ -1,7 +1,11 @@
 import { tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { estimateOverhead, REQUEST_OVERHEAD_TOKENS } from "@/lib/context/overhead";
+import {
+  estimateOverhead,
+  REQUEST_OVERHEAD_TOKENS,
+  SYSTEM_OVERHEAD_TOKENS,
+} from "@/lib/context/overhead";
 import { createEstimator } from "@/lib/context/tokens";
 
 const schema = z.object({ query: z.string().describe("what to look up") });
@@ -28,15 +32,18 @@ describe("the instructions-and-tools overhead", () => {
     const estimator = createEstimator();
     const empty = await estimateOverhead(estimator, "", {});
     expect(empty.overheadTokens).toBe(REQUEST_OVERHEAD_TOKENS);
-    expect(empty.overheadClasses.frame).toBe(REQUEST_OVERHEAD_TOKENS);
+    expect(empty.overheadClasses.requestFrame).toBe(REQUEST_OVERHEAD_TOKENS);
+    expect(empty.overheadClasses.systemFrame).toBe(0);
+    expect(empty.overheadClasses.frame).toBe(0);
 
     const chinese = "请用简体中文回答，并且尽量简短，不要重复用户的问题。";
     const overhead = await estimateOverhead(estimator, chinese, {});
     expect(overhead.overheadClasses.han).toBe(estimator.countText(chinese));
     expect(overhead.overheadClasses.prose).toBe(0);
-    expect(overhead.overheadClasses.frame).toBeGreaterThan(REQUEST_OVERHEAD_TOKENS);
+    expect(overhead.overheadClasses.requestFrame).toBe(REQUEST_OVERHEAD_TOKENS);
+    expect(overhead.overheadClasses.systemFrame).toBe(SYSTEM_OVERHEAD_TOKENS);
     expect(overhead.overheadTokens).toBe(
-      overhead.overheadClasses.han + overhead.overheadClasses.frame,
+      overhead.overheadClasses.han + REQUEST_OVERHEAD_TOKENS + SYSTEM_OVERHEAD_TOKENS,
     );
   });
 });
