@@ -88,10 +88,11 @@ export async function estimateOverhead(
     { key: "instructions", units: [{ type: "text", text: instructions }], wireMessages: 0 },
   ]);
   addClassTokens(overheadClasses, instructionClasses);
-  overheadClasses.systemFrame += instructions === "" ? 0 : SYSTEM_OVERHEAD_TOKENS;
+  const systemFraming = instructions === "" ? 0 : SYSTEM_OVERHEAD_TOKENS;
+  overheadClasses.systemFrame += systemFraming;
   overheadClasses.requestFrame += REQUEST_OVERHEAD_TOKENS;
-  const framing = overheadClasses.systemFrame + overheadClasses.requestFrame;
-  const instructionTokens = classTotal(instructionClasses) + framing;
+  const instructionTokens =
+    classTotal(instructionClasses) + systemFraming + REQUEST_OVERHEAD_TOKENS;
   return {
     overheadTokens: instructionTokens + toolOverheadTokens,
     toolOverheadTokens,
