@@ -21,6 +21,7 @@ import {
 } from "@/lib/message/ui-message";
 import { headOf } from "@/lib/message/unstorable-text";
 import { literalHeading, literalMarkdown } from "./literal-markdown";
+import { ownLabels } from "./markdown-labels";
 
 /**
  * A chat as a file (GET /api/chats/:id/export): Markdown to read, JSON to keep. The JSON holds
@@ -236,11 +237,13 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
     );
   }
   yield head.join("\n");
-  for (const row of rows) {
+  for (const [index, row] of rows.entries()) {
     const message = rowToUIMessage(row);
     const notes = notesOf(message);
-    // A user's message is shown as typed, a reply as Markdown (lib/chat/literal-markdown.ts).
-    const text = row.role === "user" ? literalTextOf(message) : markdownTextOf(message);
+    // A user's message is shown as typed, a reply as Markdown (lib/chat/literal-markdown.ts)
+    // whose link and footnote labels are its own (lib/chat/markdown-labels.ts).
+    const text =
+      row.role === "user" ? literalTextOf(message) : markdownTextOf(message, `m${index + 1}-`);
     if (!text && notes.length === 0) continue;
     const lines = ["", "---", "", `### ${ROLE_HEADINGS[row.role]} · ${stamp(row.createdAt)}`, ""];
     for (const note of notes) lines.push(`> ${note}`, "");
@@ -269,7 +272,7 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
       "",
       "_What the model is told in place of the folded messages._",
       "",
-      chat.contextSummary.trim(),
+      ownLabels(chat.contextSummary.trim(), "summary-"),
       "",
     ].join("\n");
   }
@@ -322,11 +325,11 @@ function textOf(message: FoldUIMessage): string {
  * block it leaves open (a reply stopped mid-block, a pasted page) closed, so the rest of the
  * transcript stays outside it.
  */
-function markdownTextOf(message: FoldUIMessage): string {
+function markdownTextOf(message: FoldUIMessage, labelPrefix: string): string {
   const texts = answerParts(message.parts).flatMap((part) =>
     part.type === "text" && part.text.trim() !== "" ? [part.text] : [],
   );
-  return closeOpenBlock(texts.join("\n\n"));
+  return closeOpenBlock(ownLabels(texts.join("\n\n"), labelPrefix));
 }
 
 /** A user's message as the chat shows it: its text, as typed, in Markdown that renders so. */

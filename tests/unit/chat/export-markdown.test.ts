@@ -1,4 +1,5 @@
 import { micromark } from "micromark";
+import { gfm, gfmHtml } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
 import {
   type ChatSnapshot,
@@ -232,6 +233,29 @@ describe("a user's own words in the transcript", () => {
     );
     expect(html).toContain("<h1>A heading</h1>");
     expect(html).toContain("<strong>bold</strong>");
+  });
+});
+
+describe("links and footnotes of replies in the transcript", () => {
+  it("lead each reply to its own definitions, as the chat shows it", () => {
+    const reply = (site: string) =>
+      `Read [the spec][1].[^1]\n\n[1]: https://${site}.example/spec\n\n[^1]: Noted by ${site}.`;
+    const markdown = chatToMarkdown(
+      {
+        chat: { ...chat, contextSummary: null },
+        rows: [
+          row("a1", "assistant", [{ type: "text", text: reply("one") }], 0),
+          row("a2", "assistant", [{ type: "text", text: reply("two") }], 1),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    const html = micromark(markdown, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+    const links = [...html.matchAll(/<a href="(https:[^"]+)">the spec<\/a>/g)].map((m) => m[1]);
+    expect(links).toEqual(["https://one.example/spec", "https://two.example/spec"]);
+    expect(html).toContain("Noted by one.");
+    expect(html).toContain("Noted by two.");
   });
 });
 
