@@ -397,7 +397,7 @@ function stoppedMetadata(ctx: AnswerContext): MessageMetadata {
 /** When a reply ended, and how long its model wrote until then. */
 const finishedAndWriting = (observed: TurnObservations, finishedAt: number) => ({
   finishedAt,
-  writingMs: writingMsAt(observed, finishedAt),
+  writingMs: writingMsAt(observed),
 });
 
 /** A reply's usage with what an earlier attempt of it used (a window-cut retry's first). */

@@ -11,8 +11,12 @@ export type TurnObservations = {
    * and the waits for each next step's first token are not in it (a reply's speed).
    */
   writingMs: number;
-  /** When the step being written began writing (its first token); null between steps. */
-  stepWritingSince: number | null;
+  /**
+   * The step being written: when it began writing (its first token) and when the model last
+   * wrote in it; null between steps. A step's tools run after its last output and before its
+   * end, so its writing ends at that output.
+   */
+  stepWriting: { since: number; last: number } | null;
   lastStepUsage: LanguageModelUsage | undefined;
   /** Input tokens of the first step: the provider's count of exactly the prompt Fold estimated. */
   firstStepInputTokens: number | undefined;
@@ -95,17 +99,28 @@ export function answeredNothing(observed: TurnObservations, replyStored: boolean
   return observed.leaseLost === true || (observed.error !== undefined && !observed.stopped);
 }
 
-/** How long the model has written so far, `at` ending a step it is still writing (a stop). */
-export function writingMsAt(track: TurnObservations, at: number): number {
-  const current = track.stepWritingSince === null ? 0 : Math.max(0, at - track.stepWritingSince);
-  return track.writingMs + current;
+/** What the model writes: a step's writing lasts from the first of these to the last. */
+const OUTPUT_PARTS = new Set([
+  ...FIRST_TOKEN_PARTS,
+  "text-start",
+  "text-end",
+  "reasoning-start",
+  "reasoning-end",
+  "tool-input-delta",
+  "tool-input-end",
+]);
+
+/** How long the model has written so far, a step it was writing when stopped included. */
+export function writingMsAt(track: TurnObservations): number {
+  const step = track.stepWriting;
+  return track.writingMs + (step === null ? 0 : Math.max(0, step.last - step.since));
 }
 
 export function noObservations(): TurnObservations {
   return {
     firstTokenAt: null,
     writingMs: 0,
-    stepWritingSince: null,
+    stepWriting: null,
     lastStepUsage: undefined,
     firstStepInputTokens: undefined,
     steps: 0,
@@ -125,17 +140,18 @@ export function observeTurn<TOOLS extends ToolSet>(
   const tracked = stream.pipeThrough(
     new TransformStream<TextStreamPart<TOOLS>, TextStreamPart<TOOLS>>({
       transform(part, controller) {
-        if (track.stepWritingSince === null && FIRST_TOKEN_PARTS.has(part.type)) {
-          track.stepWritingSince = now();
-          track.firstTokenAt ??= track.stepWritingSince;
+        if (OUTPUT_PARTS.has(part.type)) {
+          const at = now();
+          if (track.firstTokenAt === null && FIRST_TOKEN_PARTS.has(part.type)) {
+            track.firstTokenAt = at;
+          }
+          if (track.stepWriting) track.stepWriting.last = at;
+          else if (FIRST_TOKEN_PARTS.has(part.type)) track.stepWriting = { since: at, last: at };
         }
-        // A step's writing ends with it, or with an error (a retry's step writes anew).
-        if (
-          (part.type === "finish-step" || part.type === "error") &&
-          track.stepWritingSince !== null
-        ) {
-          track.writingMs += Math.max(0, now() - track.stepWritingSince);
-          track.stepWritingSince = null;
+        // A step's writing is counted at its end, or at an error (a retry's step writes anew).
+        if ((part.type === "finish-step" || part.type === "error") && track.stepWriting) {
+          track.writingMs = writingMsAt(track);
+          track.stepWriting = null;
         }
         if (part.type === "finish-step") {
           track.steps += 1;

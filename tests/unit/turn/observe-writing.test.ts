@@ -1,5 +1,8 @@
-import type { TextStreamPart, ToolSet } from "ai";
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { stepCountIs, streamText, type TextStreamPart, type ToolSet, tool } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { deriveTimings, type MessageStats } from "@/lib/message/stats";
 import { observeTurn, writingMsAt } from "@/lib/turn/observe";
 
@@ -28,31 +31,97 @@ async function observe(timed: ReadonlyArray<[number, Record<string, unknown>]>) 
 }
 
 const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
+const mockUsage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
+/** Long beside a mock model's writing, short for a test. */
+const TOOL_RUN_MS = 300;
 
 describe("how long a reply's model wrote", () => {
-  it("counts each step from its first token to its end, not the tool run or the wait for the next step", async () => {
+  it("counts each step from its first token to its last output, not the tool run or the wait for the next step", async () => {
+    // The AI SDK's order: a step's tool runs, and its result comes, before the step ends.
     const track = await observe([
       [0, { type: "start-step" }],
       [100, { type: "text-delta", id: "t", text: "Let me check." }],
       [150, { type: "tool-call", toolCallId: "c1", toolName: "fetch_url", input: {} }],
-      [200, { type: "finish-step", usage, finishReason: "tool-calls" }],
-      // The tool runs a second, then the model takes 300 ms to start the next step.
-      [1_200, { type: "tool-result", toolCallId: "c1", toolName: "fetch_url", output: "ok" }],
-      [1_200, { type: "start-step" }],
+      [1_150, { type: "tool-result", toolCallId: "c1", toolName: "fetch_url", output: "ok" }],
+      [1_150, { type: "finish-step", usage, finishReason: "tool-calls" }],
+      // The model takes 350 ms to start the next step.
+      [1_150, { type: "start-step" }],
       [1_500, { type: "text-delta", id: "t2", text: "Done." }],
+      [1_700, { type: "text-end", id: "t2" }],
       [1_700, { type: "finish-step", usage, finishReason: "stop" }],
     ]);
     expect(track.firstTokenAt).toBe(100);
-    expect(track.toolDurationsMs.c1).toBe(1_050);
-    expect(track.writingMs).toBe(300);
+    expect(track.toolDurationsMs.c1).toBe(1_000);
+    expect(track.writingMs).toBe(250);
   });
 
-  it("counts a step stopped mid-way until the stop", async () => {
+  it("counts a step stopped mid-way until its last output", async () => {
     const track = await observe([
       [0, { type: "start-step" }],
       [40, { type: "text-delta", id: "t", text: "Once upon" }],
+      [240, { type: "text-delta", id: "t", text: " a time" }],
     ]);
-    expect(writingMsAt(track, 240)).toBe(200);
+    expect(writingMsAt(track)).toBe(200);
+  });
+
+  it("leaves out a tool's run as the AI SDK streams a real tool step", async () => {
+    let call = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        call += 1;
+        const parts: LanguageModelV4StreamPart[] =
+          call === 1
+            ? [
+                { type: "tool-call", toolCallId: "c1", toolName: "slow", input: "{}" },
+                {
+                  type: "finish",
+                  finishReason: { unified: "tool-calls", raw: "tool_calls" },
+                  usage: mockUsage,
+                },
+              ]
+            : [
+                { type: "text-start", id: "t" },
+                { type: "text-delta", id: "t", delta: "Done." },
+                { type: "text-end", id: "t" },
+                {
+                  type: "finish",
+                  finishReason: { unified: "stop", raw: "stop" },
+                  usage: mockUsage,
+                },
+              ];
+        return {
+          stream: new ReadableStream({
+            start(controller) {
+              for (const part of parts) controller.enqueue(part);
+              controller.close();
+            },
+          }),
+        };
+      },
+    });
+    const result = streamText({
+      model,
+      prompt: "hi",
+      stopWhen: stepCountIs(3),
+      tools: {
+        slow: tool({
+          inputSchema: z.object({}),
+          execute: async () => {
+            await new Promise((resolve) => setTimeout(resolve, TOOL_RUN_MS));
+            return "ok";
+          },
+        }),
+      },
+    });
+    const { stream, track } = observeTurn(result.stream);
+    for await (const _ of stream) {
+      // read to the end
+    }
+    expect(track.toolDurationsMs.c1).toBeGreaterThanOrEqual(TOOL_RUN_MS - 5);
+    expect(track.writingMs).toBeLessThan(TOOL_RUN_MS / 2);
   });
 });
 
