@@ -6,9 +6,11 @@ import { toMarkdown } from "mdast-util-to-markdown";
  * Plain text as Markdown that shows it as written. The chat shows a user's message as typed —
  * its line breaks kept, nothing formatted — so its export must not turn "# not a heading" into
  * a heading, "1) apples" into a list, "__init__" into bold or the rest of a line into a link
- * address. The text becomes a document of plain text nodes — a paragraph per run of lines
- * between blank ones, each line break in it a hard break — that mdast-util-to-markdown, told
- * GFM's syntax, writes with whatever would read as syntax where it stands escaped.
+ * address, nor lose a line's indentation. The text becomes a document of plain text nodes — a
+ * paragraph per run of lines between blank ones, each line break in it a hard break, a line's
+ * leading spaces and tabs no-break spaces (a viewer drops ordinary ones at a line's start) —
+ * that mdast-util-to-markdown, told GFM's syntax, writes with whatever would read as syntax
+ * where it stands escaped.
  */
 export function literalMarkdown(text: string): string {
   const paragraphs: Paragraph[] = [];
@@ -33,13 +35,22 @@ function written(children: RootContent[]): string {
   return toMarkdown({ type: "root", children }, { extensions: [gfmToMarkdown()] }).trimEnd();
 }
 
+/** Columns a tab at a line's start stands for. */
+const TAB_COLUMNS = 4;
+const NO_BREAK_SPACE = "\u00a0";
+
+/** A line with its indentation in no-break spaces, which a Markdown viewer keeps. */
+const indentKept = (line: string) =>
+  line.replace(/^[ \t]+/, (indent) =>
+    indent.replace(/ /g, NO_BREAK_SPACE).replace(/\t/g, NO_BREAK_SPACE.repeat(TAB_COLUMNS)),
+  );
+
 function paragraphOf(lines: readonly string[]): Paragraph {
   return {
     type: "paragraph",
-    children: lines.flatMap((line, i): PhrasingContent[] =>
-      i === 0
-        ? [{ type: "text", value: line }]
-        : [{ type: "break" }, { type: "text", value: line }],
-    ),
+    children: lines.flatMap((line, i): PhrasingContent[] => {
+      const text: PhrasingContent = { type: "text", value: indentKept(line) };
+      return i === 0 ? [text] : [{ type: "break" }, text];
+    }),
   };
 }

@@ -3,7 +3,11 @@ import { gfm, gfmHtml } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
 import { literalMarkdown } from "@/lib/chat/literal-markdown";
 
-/** What a Markdown viewer shows of it: the rendered HTML's text, its hard breaks as line breaks. */
+/**
+ * What a Markdown viewer shows of it: the rendered HTML's text, its hard breaks as line breaks,
+ * as a browser lays out a paragraph: ordinary spaces and tabs at a line's start are dropped and
+ * a run of them within it is one space; no-break spaces stay.
+ */
 function shown(markdown: string): { html: string; text: string } {
   const html = micromark(markdown, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
   const text = html
@@ -14,6 +18,14 @@ function shown(markdown: string): { html: string; text: string } {
     .replace(/&gt;/g, ">")
     .replace(/&quot;/g, '"')
     .replace(/&amp;/g, "&")
+    .split("\n")
+    .map((line) =>
+      line
+        .replace(/[ \t]+/g, " ")
+        .replace(/^ /, "")
+        .trimEnd(),
+    )
+    .join("\n")
     .replace(/\u00a0/g, " ")
     .trim();
   return { html, text };
@@ -40,6 +52,12 @@ describe("a user's text in the Markdown export", () => {
     // A bare address may become a link (GFM's autolinks), the [text](address) form may not.
     expect(html).not.toContain('<a href="http://x.example">link</a>');
     expect(text).toBe(typed);
+  });
+
+  it("keeps each line's indentation, spaces and tabs", () => {
+    const typed = "def f():\n    return 1\n\tdone";
+    const text = shown(literalMarkdown(typed)).text;
+    expect(text).toBe("def f():\n    return 1\n    done");
   });
 
   it("keeps a web address and what follows it as typed (a GFM autolink reads no escapes)", () => {
@@ -94,10 +112,19 @@ describe("a user's text in the Markdown export", () => {
       seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
       return seed / 2_147_483_648;
     };
-    const lines = (text: string) =>
+    // What the chat shows of it, as a browser lays out a paragraph: a line keeps its
+    // indentation (a tab four columns), a run of spaces or tabs within it is one space.
+    const view = (text: string) =>
       text
         .split("\n")
-        .map((line) => line.trimEnd())
+        .map((line) => {
+          const indent = (/^[ \t]*/.exec(line)?.[0] ?? "").replace(/\t/g, "    ");
+          const rest = line
+            .trimStart()
+            .replace(/[ \t]+/g, " ")
+            .trimEnd();
+          return rest === "" ? "" : indent + rest;
+        })
         .join("\n");
     const differing: string[] = [];
     for (let n = 0; n < 1_500; n++) {
@@ -106,8 +133,10 @@ describe("a user's text in the Markdown export", () => {
         typed += pieces[Math.floor(next() * pieces.length)];
       }
       if (typed.trim() === "") continue;
-      const expected = lines(typed.replace(/\n[ \t]*\n(\s*\n)*/g, "\n\n").trim());
-      if (lines(shown(literalMarkdown(typed)).text) !== expected) differing.push(typed);
+      const expected = view(
+        typed.replace(/\n[ \t]*\n(\s*\n)*/g, "\n\n").replace(/^\s*\n/, ""),
+      ).trim();
+      if (shown(literalMarkdown(typed)).text !== expected) differing.push(typed);
     }
     expect(differing).toEqual([]);
   });
