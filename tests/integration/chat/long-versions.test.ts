@@ -26,6 +26,11 @@ const MODEL = "fake:small";
 const LONG = 11_000;
 /** More messages than one statement can name by id (65,535 bound values). */
 const LONGER_THAN_BINDS = 66_000;
+/**
+ * Writing and moving that many messages takes 15–20 s on a 2-core machine (PGlite or
+ * Postgres), and past a test's default 30 s when other work shares it.
+ */
+const LONGER_THAN_BINDS_TIMEOUT_MS = 90_000;
 
 afterAll(() => fake.close());
 
@@ -85,37 +90,41 @@ describeEachDriver("chats longer than one statement can write", (use, driver) =>
     expect(history.at(-1)?.id).toBe(`${chatId}-m-${LONG - 1}`);
   });
 
-  it("switches back and forth between versions whose messages are more than a statement can name", async () => {
-    const database = use();
-    const { browser } = await register(database, "longer-switch@example.com");
-    const chatId = await newChat(database, browser);
-    await seedLongChat(database, chatId, LONGER_THAN_BINDS);
-    const first = `${chatId}-m-0`;
-    const edited = await sendTurn(database, browser, {
-      chatId,
-      modelId: MODEL,
-      id: first,
-      text: "message 0, edited",
-    });
-    expect(edited.response.status).toBe(200);
-    const switchTo = (position: number) =>
-      call(database, branchesRoute.POST, {
-        path: `/api/chats/${chatId}/branches`,
-        method: "POST",
-        body: { messageId: first, position },
-        params: { id: chatId },
-        browser,
+  it(
+    "switches back and forth between versions whose messages are more than a statement can name",
+    async () => {
+      const database = use();
+      const { browser } = await register(database, "longer-switch@example.com");
+      const chatId = await newChat(database, browser);
+      await seedLongChat(database, chatId, LONGER_THAN_BINDS);
+      const first = `${chatId}-m-0`;
+      const edited = await sendTurn(database, browser, {
+        chatId,
+        modelId: MODEL,
+        id: first,
+        text: "message 0, edited",
       });
+      expect(edited.response.status).toBe(200);
+      const switchTo = (position: number) =>
+        call(database, branchesRoute.POST, {
+          path: `/api/chats/${chatId}/branches`,
+          method: "POST",
+          body: { messageId: first, position },
+          params: { id: chatId },
+          browser,
+        });
 
-    // Back to the long version: its messages are looked for before they are restored.
-    expect((await switchTo(1)).status).toBe(200);
-    expect(await loadHistory(database.db, chatId)).toHaveLength(LONGER_THAN_BINDS);
-    // And away from it again: its messages are taken out of the chat.
-    expect((await switchTo(2)).status).toBe(200);
-    const shown = await loadHistory(database.db, chatId);
-    expect(shown.map((m) => m.role)).toEqual(["user", "assistant"]);
-    expect(JSON.stringify(shown[0]?.parts)).toContain("message 0, edited");
-  });
+      // Back to the long version: its messages are looked for before they are restored.
+      expect((await switchTo(1)).status).toBe(200);
+      expect(await loadHistory(database.db, chatId)).toHaveLength(LONGER_THAN_BINDS);
+      // And away from it again: its messages are taken out of the chat.
+      expect((await switchTo(2)).status).toBe(200);
+      const shown = await loadHistory(database.db, chatId);
+      expect(shown.map((m) => m.role)).toEqual(["user", "assistant"]);
+      expect(JSON.stringify(shown[0]?.parts)).toContain("message 0, edited");
+    },
+    LONGER_THAN_BINDS_TIMEOUT_MS,
+  );
 
   it("answers a switch near the end of a long chat with the newest page, not the whole chat", async () => {
     const database = use();
