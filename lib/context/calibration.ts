@@ -415,8 +415,8 @@ const CLASSES_BEFORE_DEVANAGARI = CLASSES_BEFORE_REQUEST_FRAMES.filter((c) => c 
  * own framing and the instructions' were classes (their tokens were `frame`, which keeps what
  * it learned); before Devanagari was a class of its own (its text was `indic`, likewise); before
  * second counts were weighed, the classes alone; before digit groups and tool calls were
- * classes, digit-heavy lines were one class (`digits`). Only the first weighed the families,
- * and a carried fit keeps none of them (they start from their probes).
+ * classes, digit-heavy lines were one class (`digits`). Only the first weighed the families
+ * (carriedFit keeps them).
  */
 export const EARLIER_CLASS_LISTS: readonly (readonly string[])[] = [
   [...CLASSES_BEFORE_REQUEST_FRAMES, ...UNIT_KEYS],
@@ -428,35 +428,95 @@ export const EARLIER_CLASS_LISTS: readonly (readonly string[])[] = [
   ["prose", "code", "json", "digits", ...SCRIPTS_BEFORE_DEVANAGARI, "frame"],
 ];
 
+/** A fit as stored under an earlier class list: its parts by measure name. */
+export type StoredFit = {
+  ratios: Readonly<Record<string, number>>;
+  covariance: readonly number[];
+  open?: Readonly<Record<string, number>>;
+  families?: {
+    logWeights: readonly number[];
+    ratios: readonly Readonly<Record<string, number>>[];
+    covariance: readonly number[];
+  };
+  settled?: Readonly<Record<string, number>>;
+  misses?: readonly number[];
+};
+
 /**
- * A fit stored under an earlier class list, carried over: each class both lists hold keeps its
- * ratio and its covariance with the others kept (writing systems take many turns to learn); a
- * class new to this list starts from the prior, unrelated to what was learned. It is the open
- * fit; the families start from their probes (usableFit).
+ * Coefficients and covariance stored under another measure list, in FIT_MEASURES: each measure
+ * both lists hold keeps its value and its covariance with the others kept; one new to this list
+ * takes the prior's, unrelated to what was learned.
  */
-export function carriedFit(
-  stored: { ratios: Readonly<Record<string, number>>; covariance: readonly number[] },
+function remapped(
+  ratios: Readonly<Record<string, number>>,
+  covariance: readonly number[],
   storedClasses: readonly string[],
-): ClassFit {
+  prior: { ratios: Readonly<FitRatios>; covariance: readonly number[] },
+): { ratios: FitRatios; covariance: number[] } {
   const n = FIT_MEASURES.length;
   const m = storedClasses.length;
-  const ratios = { ...PRIOR_CLASS_RATIOS };
-  const covariance = [...PRIOR_COVARIANCE];
+  const next = { ...prior.ratios };
+  const nextCovariance = [...prior.covariance];
   const from = FIT_MEASURES.map((c) => storedClasses.indexOf(c));
   for (let i = 0; i < n; i++) {
     const c = FIT_MEASURES[i] as FitMeasure;
     const old = from[i] ?? -1;
-    if (old >= 0) ratios[c] = stored.ratios[c] ?? ratios[c];
+    if (old >= 0) next[c] = ratios[c] ?? next[c];
     for (let j = 0; j < n; j++) {
       const oldJ = from[j] ?? -1;
       if (old >= 0 && oldJ >= 0) {
-        covariance[i * n + j] = stored.covariance[old * m + oldJ] ?? 0;
+        nextCovariance[i * n + j] = covariance[old * m + oldJ] ?? 0;
       } else if (old >= 0 !== oldJ >= 0) {
-        covariance[i * n + j] = 0;
+        nextCovariance[i * n + j] = 0;
       }
     }
   }
-  return { ratios, covariance };
+  return { ratios: next, covariance: nextCovariance };
+}
+
+/**
+ * A fit stored under an earlier class list, carried over measure by measure (remapped): writing
+ * systems take many turns to learn. A fit that weighed the families keeps them as well — their
+ * weights (which family this model prices like), their coefficients, how settled each class is
+ * and the last misses — so an upgrade that adds a class does not make a model a stranger again;
+ * older fits are the open fit alone, and the families start from their probes (usableFit).
+ */
+export function carriedFit(stored: StoredFit, storedClasses: readonly string[]): ClassFit {
+  const open = remapped(stored.open ?? stored.ratios, stored.covariance, storedClasses, {
+    ratios: PRIOR_CLASS_RATIOS,
+    covariance: PRIOR_COVARIANCE,
+  });
+  const kept = stored.families;
+  if (
+    !kept ||
+    kept.logWeights.length !== PROBED_FAMILIES.length + 1 ||
+    kept.ratios.length !== PROBED_FAMILIES.length
+  ) {
+    return { ratios: open.ratios, covariance: open.covariance };
+  }
+  const familyCovariance = remapped({}, kept.covariance, storedClasses, {
+    ratios: PRIOR_CLASS_RATIOS,
+    covariance: FAMILY_COVARIANCE,
+  }).covariance;
+  const families: FamilyFits = {
+    logWeights: [...kept.logWeights],
+    ratios: kept.ratios.map(
+      (ratios, f) =>
+        remapped(ratios, [], storedClasses, {
+          ratios: FAMILY_RATIOS[f] as FitRatios,
+          covariance: [],
+        }).ratios,
+    ),
+    covariance: familyCovariance,
+  };
+  return {
+    ratios: weighted(open.ratios, families),
+    open: open.ratios,
+    covariance: open.covariance,
+    families,
+    ...(stored.settled ? { settled: usableSettled(stored.settled) } : {}),
+    ...(stored.misses ? { misses: [...stored.misses] } : {}),
+  };
 }
 
 /** What a fit's coefficients foresee of a turn's overall ratio. */

@@ -127,9 +127,22 @@ const classFitSchema = z.object({
   misses: z.array(z.number().finite().nonnegative()).optional().catch(undefined),
 });
 
+const namedRatios = z.record(z.string(), ratio);
+/** A fit stored under another measure list: what carriedFit can keep of it, each part if sound. */
 const anyFitSchema = z.object({
-  ratios: z.record(z.string(), ratio),
+  ratios: namedRatios,
   covariance: covarianceValues,
+  open: namedRatios.optional().catch(undefined),
+  families: z
+    .object({
+      logWeights: z.array(z.number().finite()),
+      ratios: z.array(namedRatios),
+      covariance: covarianceValues,
+    })
+    .optional()
+    .catch(undefined),
+  settled: z.record(z.string(), ratio).optional().catch(undefined),
+  misses: z.array(z.number().finite().nonnegative()).optional().catch(undefined),
 });
 
 function parseClassFit(value: unknown): ClassFit | null {
@@ -144,7 +157,14 @@ function parseClassFit(value: unknown): ClassFit | null {
       list.every((c) => keys.includes(c)) &&
       stored.data.covariance.length === list.length ** 2,
   );
-  return earlier ? carriedFit(stored.data, earlier) : null;
+  if (!earlier) return null;
+  const { families } = stored.data;
+  // Families stored under the same list, or none: a part of another shape is dropped.
+  const sound =
+    families &&
+    families.covariance.length === earlier.length ** 2 &&
+    families.ratios.every((r) => earlier.every((c) => r[c] !== undefined));
+  return carriedFit({ ...stored.data, families: sound ? families : undefined }, earlier);
 }
 
 type Row = { ratio: number; samples: number; classFit: unknown };

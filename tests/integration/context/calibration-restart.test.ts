@@ -6,7 +6,7 @@ import {
   EARLIER_CLASS_LISTS,
   PRIOR_CLASS_RATIOS,
 } from "@/lib/context/calibration";
-import { PROBE_UNIT_DENSITY, PROBED_FAMILIES } from "@/lib/context/class-priors";
+import { PROBE_RATIOS, PROBE_UNIT_DENSITY, PROBED_FAMILIES } from "@/lib/context/class-priors";
 import {
   CONTENT_CLASSES,
   emptyClassTokens,
@@ -118,6 +118,46 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     });
     expect(next.samples).toBe(31);
     expect(next.classFit?.ratios.han).toBeCloseTo(1.36, 1);
+  });
+
+  it("carries what a fit stored before a request's own framing was a class knew of the families: their weights, coefficients, settled classes and misses", async () => {
+    const { db } = use();
+    const previous = EARLIER_CLASS_LISTS[0] ?? [];
+    const stored = earlierFit(previous, 1.1, { han: 1.3 });
+    // It had found the model prices like Gemma (the fourth family), and learned Gemma's Chinese.
+    const logWeights = [
+      Math.log(0.05),
+      ...PROBED_FAMILIES.map((f) => Math.log(f === "gemma3" ? 0.9 : 0.0125)),
+    ];
+    const familyRatios = PROBED_FAMILIES.map((_, f) =>
+      Object.fromEntries(previous.map((c) => [c, c === "han" ? 0.8 + f / 100 : 1 + f / 100])),
+    );
+    await db.insert(modelCalibration).values({
+      provider: "fake",
+      model: "weighed-before-request-frames",
+      ratio: 1.1,
+      samples: 40,
+      classFit: {
+        ...stored,
+        open: stored.ratios,
+        families: { logWeights, ratios: familyRatios, covariance: stored.covariance },
+        settled: { han: 1, prose: 0.5 },
+        misses: [0.01, 0.02, 0.015],
+      },
+    });
+
+    const fit = (await getCalibration(db, "fake", "weighed-before-request-frames"))?.classFit;
+    if (!fit?.families) throw new Error("expected the families to be carried over");
+    expect(fit.families.logWeights).toEqual(logWeights);
+    const gemma = PROBED_FAMILIES.indexOf("gemma3");
+    expect(fit.families.ratios[gemma]?.han).toBeCloseTo(0.83, 9);
+    // A class new to this list starts at the family's own probe.
+    expect(fit.families.ratios[gemma]?.requestFrame).toBe(PROBE_RATIOS.requestFrame[gemma]);
+    expect(fit.settled).toEqual({ han: 1, prose: 0.5 });
+    expect(fit.misses).toEqual([0.01, 0.02, 0.015]);
+    // The estimate still leans on Gemma: its Chinese is near Gemma's learned 0.83, not the
+    // open fit's 1.3.
+    expect(fit.ratios.han).toBeLessThan(0.9);
   });
 
   it("carries a fit stored before Devanagari was a class over: the other classes keep theirs, Devanagari starts from the prior", async () => {
