@@ -31,8 +31,11 @@ export function literalHeading(title: string): string {
   return written([{ type: "heading", depth: 1, children: [{ type: "text", value: title }] }]);
 }
 
+/** GFM's syntax, so its marks are escaped too: made once, not per message. */
+const WITH_GFM = { extensions: [gfmToMarkdown()] };
+
 function written(children: RootContent[]): string {
-  return toMarkdown({ type: "root", children }, { extensions: [gfmToMarkdown()] }).trimEnd();
+  return toMarkdown({ type: "root", children }, WITH_GFM).trimEnd();
 }
 
 /** Columns a tab at a line's start stands for. */

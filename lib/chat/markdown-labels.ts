@@ -3,6 +3,9 @@ import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
 
+/** GFM's syntax (footnotes), made once rather than per reply. */
+const WITH_GFM = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
+
 /**
  * A reply's link reference definitions (`[1]: https://…`) and footnotes (`[^1]: …`) made its
  * own within a document of many replies. CommonMark takes the first definition of a label
@@ -12,7 +15,7 @@ import { gfm } from "micromark-extension-gfm";
  */
 export function ownLabels(text: string, prefix: string): string {
   if (!text.includes("[")) return text;
-  const tree = fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const tree = fromMarkdown(text, WITH_GFM);
   const edits: Array<{ at: number; end: number; put: string }> = [];
   const walk = (node: Nodes) => {
     const start = node.position?.start.offset;

@@ -443,49 +443,61 @@ export type StoredFit = {
 };
 
 /**
- * Coefficients and covariance stored under another measure list, in FIT_MEASURES: each measure
- * both lists hold keeps its value and its covariance with the others kept; one new to this list
- * takes the prior's, unrelated to what was learned.
+ * Coefficients stored under another measure list, in FIT_MEASURES: each measure both lists hold
+ * keeps its value; one new to this list takes the prior's.
  */
-function remapped(
+function remappedRatios(
   ratios: Readonly<Record<string, number>>,
-  covariance: readonly number[],
   storedClasses: readonly string[],
-  prior: { ratios: Readonly<FitRatios>; covariance: readonly number[] },
-): { ratios: FitRatios; covariance: number[] } {
-  const n = FIT_MEASURES.length;
-  const m = storedClasses.length;
-  const next = { ...prior.ratios };
-  const nextCovariance = [...prior.covariance];
-  const from = FIT_MEASURES.map((c) => storedClasses.indexOf(c));
-  for (let i = 0; i < n; i++) {
-    const c = FIT_MEASURES[i] as FitMeasure;
-    const old = from[i] ?? -1;
-    if (old >= 0) next[c] = ratios[c] ?? next[c];
-    for (let j = 0; j < n; j++) {
-      const oldJ = from[j] ?? -1;
-      if (old >= 0 && oldJ >= 0) {
-        nextCovariance[i * n + j] = covariance[old * m + oldJ] ?? 0;
-      } else if (old >= 0 !== oldJ >= 0) {
-        nextCovariance[i * n + j] = 0;
-      }
-    }
+  prior: Readonly<FitRatios>,
+): FitRatios {
+  const next = { ...prior };
+  for (const c of FIT_MEASURES) {
+    if (storedClasses.includes(c)) next[c] = ratios[c] ?? next[c];
   }
-  return { ratios: next, covariance: nextCovariance };
+  return next;
 }
 
 /**
- * A fit stored under an earlier class list, carried over measure by measure (remapped): writing
+ * A covariance stored under another measure list, in FIT_MEASURES: each pair both lists hold
+ * keeps its value; a measure new to this list takes the prior's variance, unrelated to what was
+ * learned.
+ */
+function remappedCovariance(
+  covariance: readonly number[],
+  storedClasses: readonly string[],
+  prior: readonly number[],
+): number[] {
+  const n = FIT_MEASURES.length;
+  const m = storedClasses.length;
+  const next = [...prior];
+  const from = FIT_MEASURES.map((c) => storedClasses.indexOf(c));
+  for (let i = 0; i < n; i++) {
+    const old = from[i] ?? -1;
+    for (let j = 0; j < n; j++) {
+      const oldJ = from[j] ?? -1;
+      if (old >= 0 && oldJ >= 0) {
+        next[i * n + j] = covariance[old * m + oldJ] ?? 0;
+      } else if (old >= 0 !== oldJ >= 0) {
+        next[i * n + j] = 0;
+      }
+    }
+  }
+  return next;
+}
+
+/**
+ * A fit stored under an earlier class list, carried over measure by measure: writing
  * systems take many turns to learn. A fit that weighed the families keeps them as well — their
  * weights (which family this model prices like), their coefficients, how settled each class is
  * and the last misses — so an upgrade that adds a class does not make a model a stranger again;
  * older fits are the open fit alone, and the families start from their probes (usableFit).
  */
 export function carriedFit(stored: StoredFit, storedClasses: readonly string[]): ClassFit {
-  const open = remapped(stored.open ?? stored.ratios, stored.covariance, storedClasses, {
-    ratios: PRIOR_CLASS_RATIOS,
-    covariance: PRIOR_COVARIANCE,
-  });
+  const open = {
+    ratios: remappedRatios(stored.open ?? stored.ratios, storedClasses, PRIOR_CLASS_RATIOS),
+    covariance: remappedCovariance(stored.covariance, storedClasses, PRIOR_COVARIANCE),
+  };
   const kept = stored.families;
   if (
     !kept ||
@@ -494,20 +506,12 @@ export function carriedFit(stored: StoredFit, storedClasses: readonly string[]):
   ) {
     return { ratios: open.ratios, covariance: open.covariance };
   }
-  const familyCovariance = remapped({}, kept.covariance, storedClasses, {
-    ratios: PRIOR_CLASS_RATIOS,
-    covariance: FAMILY_COVARIANCE,
-  }).covariance;
   const families: FamilyFits = {
     logWeights: [...kept.logWeights],
-    ratios: kept.ratios.map(
-      (ratios, f) =>
-        remapped(ratios, [], storedClasses, {
-          ratios: FAMILY_RATIOS[f] as FitRatios,
-          covariance: [],
-        }).ratios,
+    ratios: kept.ratios.map((ratios, f) =>
+      remappedRatios(ratios, storedClasses, FAMILY_RATIOS[f] as FitRatios),
     ),
-    covariance: familyCovariance,
+    covariance: remappedCovariance(kept.covariance, storedClasses, FAMILY_COVARIANCE),
   };
   return {
     ratios: weighted(open.ratios, families),

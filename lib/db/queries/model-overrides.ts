@@ -14,15 +14,24 @@ export type ModelOverrideInput = Pick<
   "provider" | "model" | "contextWindow" | "maxOutputTokens" | "updatedBy"
 >;
 
+/** The row of provider+model. */
+const rowOf = (provider: string, model: string) =>
+  and(eq(modelOverride.provider, provider), eq(modelOverride.model, model));
+
+/** What a save writes: its numbers (one left out is null), who saved it, and when. */
+const savedValues = (input: ModelOverrideInput) => ({
+  contextWindow: input.contextWindow ?? null,
+  maxOutputTokens: input.maxOutputTokens ?? null,
+  updatedBy: input.updatedBy ?? null,
+  updatedAt: new Date(),
+});
+
 export async function getOverride(
   db: Db,
   provider: string,
   model: string,
 ): Promise<ModelOverride | null> {
-  const [row] = await db
-    .select()
-    .from(modelOverride)
-    .where(and(eq(modelOverride.provider, provider), eq(modelOverride.model, model)));
+  const [row] = await db.select().from(modelOverride).where(rowOf(provider, model));
   return row ?? null;
 }
 
@@ -35,12 +44,7 @@ export async function listOverrides(db: Db): Promise<ModelOverride[]> {
 
 /** Creates or replaces the row of provider+model; a number left out is stored as null. */
 export async function upsertOverride(db: Db, input: ModelOverrideInput): Promise<ModelOverride> {
-  const values = {
-    contextWindow: input.contextWindow ?? null,
-    maxOutputTokens: input.maxOutputTokens ?? null,
-    updatedBy: input.updatedBy ?? null,
-    updatedAt: new Date(),
-  };
+  const values = savedValues(input);
   const [row] = await db
     .insert(modelOverride)
     .values({ provider: input.provider, model: input.model, ...values })
@@ -59,12 +63,7 @@ export async function replaceOverrideIfUnchanged(
   input: ModelOverrideInput,
   from: Date | null,
 ): Promise<ModelOverride | null> {
-  const values = {
-    contextWindow: input.contextWindow ?? null,
-    maxOutputTokens: input.maxOutputTokens ?? null,
-    updatedBy: input.updatedBy ?? null,
-    updatedAt: new Date(),
-  };
+  const values = savedValues(input);
   if (from === null) {
     const [row] = await db
       .insert(modelOverride)
@@ -76,13 +75,7 @@ export async function replaceOverrideIfUnchanged(
   const [row] = await db
     .update(modelOverride)
     .set(values)
-    .where(
-      and(
-        eq(modelOverride.provider, input.provider),
-        eq(modelOverride.model, input.model),
-        eq(modelOverride.updatedAt, from),
-      ),
-    )
+    .where(and(rowOf(input.provider, input.model), eq(modelOverride.updatedAt, from)))
     .returning();
   return row ?? null;
 }
@@ -100,13 +93,7 @@ export async function deleteOverrideIfUnchanged(
   if (from !== null) {
     const [deleted] = await db
       .delete(modelOverride)
-      .where(
-        and(
-          eq(modelOverride.provider, provider),
-          eq(modelOverride.model, model),
-          eq(modelOverride.updatedAt, from),
-        ),
-      )
+      .where(and(rowOf(provider, model), eq(modelOverride.updatedAt, from)))
       .returning({ provider: modelOverride.provider });
     if (deleted) return true;
   }
@@ -117,7 +104,7 @@ export async function deleteOverrideIfUnchanged(
 export async function deleteOverride(db: Db, provider: string, model: string): Promise<boolean> {
   const rows = await db
     .delete(modelOverride)
-    .where(and(eq(modelOverride.provider, provider), eq(modelOverride.model, model)))
+    .where(rowOf(provider, model))
     .returning({ provider: modelOverride.provider });
   return rows.length > 0;
 }
