@@ -253,3 +253,53 @@ test("Arabic and Hebrew read right to left where they are written: the message, 
   await box.fill("Hello");
   expect(await direction(box)).toBe("ltr");
 });
+
+test("a text file dropped on the message box joins the draft under its name; a picture is refused with a reason; a file dropped elsewhere leaves the chat in place", async ({
+  page,
+}) => {
+  await openNewChat(page, `e2e-drop-${Date.now()}@example.com`);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Please review:");
+  const chatUrl = page.url();
+
+  const files = await page.evaluateHandle(() => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File(["const answer = 42;\n"], "answer.ts", { type: "video/mp2t" }));
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    transfer.items.add(new File([png], "photo.png", { type: "image/png" }));
+    return transfer;
+  });
+  await box.dispatchEvent("dragover", { dataTransfer: files });
+  await box.dispatchEvent("drop", { dataTransfer: files });
+  await expect(box).toHaveValue("Please review:\n\nanswer.ts:\n```\nconst answer = 42;\n```");
+  await expect(page.getByTestId("drop-problem")).toContainText("photo.png is not a text file");
+  // Typing again clears the reason.
+  await box.press("End");
+  await box.press("Shift+Enter");
+  await box.pressSequentially("Thanks");
+  await expect(page.getByTestId("drop-problem")).toHaveCount(0);
+
+  // Outside the box the page takes the drop (a browser would otherwise leave to show the file).
+  const taken = await page.evaluate(() => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File(["hello"], "stray.txt", { type: "text/plain" }));
+    const init = { bubbles: true, cancelable: true, dataTransfer: transfer };
+    const over = new DragEvent("dragover", init);
+    const drop = new DragEvent("drop", init);
+    const list = document.querySelector("[data-testid=message-scroller]") ?? document.body;
+    list.dispatchEvent(over);
+    list.dispatchEvent(drop);
+    return { over: over.defaultPrevented, drop: drop.defaultPrevented };
+  });
+  expect(taken).toEqual({ over: true, drop: true });
+  expect(page.url()).toBe(chatUrl);
+  await expect(box).toHaveValue(/Please review:[\s\S]*Thanks$/);
+
+  await box.press("Enter");
+  await expect(page.locator("[data-role=user]").last()).toContainText("answer.ts:");
+  await expect(page.locator("[data-role=assistant]").last()).toContainText(
+    "Fake reply to: Please review:",
+    { timeout: 20_000 },
+  );
+});
