@@ -176,9 +176,10 @@ export async function updateChat(
 }
 
 /**
- * A turn ran: the chat remembers its model, takes its first title, and moves up the list. The
- * title is set only while the chat still has the one the turn read (`title.read`): a rename
- * that came between that read and this write stands.
+ * A turn ran: the chat remembers its model (picked as of now: a pick made before the turn that
+ * reaches the server after it is refused as superseded), takes its first title, and moves up
+ * the list. The title is set only while the chat still has the one the turn read
+ * (`title.read`): a rename that came between that read and this write stands.
  */
 export async function noteTurnOnChat(
   db: Db,
@@ -190,7 +191,7 @@ export async function noteTurnOnChat(
     : undefined;
   const [row] = await db
     .update(chat)
-    .set({ modelId: changes.modelId, title, updatedAt: sql`now()` })
+    .set({ modelId: changes.modelId, modelPickedAt: sql`now()`, title, updatedAt: sql`now()` })
     .where(eq(chat.id, chatId))
     .returning();
   return row ?? null;

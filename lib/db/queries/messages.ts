@@ -560,7 +560,7 @@ export async function appendIfNew(
 
 /**
  * `appendIfNew`, and when the message is new, the turn noted on its chat in the same statement
- * (just used, and its model when it changes): the chat as it is now and the message as a turn
+ * (just used, and its model, picked as of now): the chat as it is now and the message as a turn
  * reads it (keyed, as loadTurnHistory returns it), or null, writing nothing, when the id is taken.
  */
 export async function appendIfNewAndNote(
@@ -588,6 +588,8 @@ export async function appendIfNewAndNote(
         .update(chat)
         .set({
           modelId: sql`coalesce(${sql.placeholder("modelId")}, ${chat.modelId})`,
+          // The turn picks its model now: a pick made before it that lands later loses.
+          modelPickedAt: sql`now()`,
           updatedAt: sql`now()`,
         })
         .where(inArray(chat.id, on.select({ chatId: inserted.chatId }).from(inserted)))

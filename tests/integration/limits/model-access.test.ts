@@ -230,6 +230,33 @@ describeEachDriver("model allow-list", (use) => {
     expect(await modelOf()).toBe("fake:pricey");
   });
 
+  it("a turn counts as a pick: a pick made before it that reaches the server after it does not take the chat back", async () => {
+    const database = use();
+    const bob = await register(database, "turn-picker@example.com");
+    const chatId = await newChat(database, bob.browser);
+    const pick = (modelId: string, pickedAt: number) =>
+      call(database, chatRoute.PATCH, {
+        path: `/api/chats/${chatId}`,
+        method: "PATCH",
+        body: { modelId, pickedAt },
+        params: { id: chatId },
+        browser: bob.browser,
+      });
+    const earlier = Date.now();
+    expect((await pick("fake:cheap", earlier - 5_000)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Another tab sends with "pricey"; then a pick of "cheap" made before that turn lands.
+    await readChunks(await send(database, bob.browser, chatId, "fake:pricey"));
+    await eventually(async () => !(await isTurnActive(database.db, chatId)));
+    expect((await getChat(database.db, chatId))?.modelId).toBe("fake:pricey");
+    const late = await pick("fake:cheap", earlier);
+    expect(late.status).toBe(409);
+    expect((await getChat(database.db, chatId))?.modelId).toBe("fake:pricey");
+    // A pick made after the turn goes through.
+    expect((await pick("fake:cheap", Date.now())).status).toBe(200);
+    expect((await getChat(database.db, chatId))?.modelId).toBe("fake:cheap");
+  });
+
   it("shows and runs only allowed models once an admin restricts the provider", async () => {
     const database = use();
     const ada = await signIn(database, "ada@example.com");
