@@ -14,6 +14,7 @@ import {
   type FitMeasure,
 } from "@/lib/context/content-class";
 import { applyRatio } from "@/lib/context/tokens";
+import type { Database } from "@/lib/db/client";
 import {
   getCalibration,
   listCalibrations,
@@ -54,6 +55,21 @@ function covarianceOf(fit: { covariance: readonly number[] }) {
     fit.covariance[FIT_MEASURES.indexOf(a) * n + FIT_MEASURES.indexOf(b)];
 }
 
+/**
+ * Stores a calibration of fake:`model` as an earlier release left it, and reads its class fit
+ * back as this one does.
+ */
+async function storedAndReread(
+  db: Database["db"],
+  model: string,
+  row: Pick<typeof modelCalibration.$inferInsert, "ratio" | "samples" | "classFit">,
+) {
+  await db.insert(modelCalibration).values({ provider: "fake", model, ...row });
+  const fit = (await getCalibration(db, "fake", model))?.classFit;
+  if (!fit) throw new Error("expected the stored fit to be carried over");
+  return fit;
+}
+
 describeEachDriver("a stored class fit for another class list", (use) => {
   it("reads as cold, keeps the overall ratio, and the next sample stores a whole new fit", async () => {
     const { db } = use();
@@ -90,16 +106,11 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     const { db } = use();
     const previous = EARLIER_CLASS_LISTS[0] ?? [];
     expect(previous).toEqual(FIT_MEASURES.filter((m) => !REQUEST_FRAMES.includes(m)));
-    await db.insert(modelCalibration).values({
-      provider: "fake",
-      model: "before-request-frames",
+    const fit = await storedAndReread(db, "before-request-frames", {
       ratio: 1.2,
       samples: 30,
       classFit: earlierFit(previous, 1.2, { frame: 0.4, hanLetters: 0.3, han: 1.36 }),
     });
-
-    const fit = (await getCalibration(db, "fake", "before-request-frames"))?.classFit;
-    if (!fit) throw new Error("expected the stored fit to be carried over");
     expect(fit.ratios.frame).toBe(0.4);
     expect(fit.ratios.han).toBe(1.36);
     expect(fit.ratios.hanLetters).toBe(0.3);
@@ -132,9 +143,7 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     const familyRatios = PROBED_FAMILIES.map((_, f) =>
       Object.fromEntries(previous.map((c) => [c, c === "han" ? 0.8 + f / 100 : 1 + f / 100])),
     );
-    await db.insert(modelCalibration).values({
-      provider: "fake",
-      model: "weighed-before-request-frames",
+    const fit = await storedAndReread(db, "weighed-before-request-frames", {
       ratio: 1.1,
       samples: 40,
       classFit: {
@@ -145,9 +154,7 @@ describeEachDriver("a stored class fit for another class list", (use) => {
         misses: [0.01, 0.02, 0.015],
       },
     });
-
-    const fit = (await getCalibration(db, "fake", "weighed-before-request-frames"))?.classFit;
-    if (!fit?.families) throw new Error("expected the families to be carried over");
+    if (!fit.families) throw new Error("expected the families to be carried over");
     expect(fit.families.logWeights).toEqual(logWeights);
     const gemma = PROBED_FAMILIES.indexOf("gemma3");
     expect(fit.families.ratios[gemma]?.han).toBeCloseTo(0.83, 9);
@@ -166,16 +173,11 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     expect(previous).toEqual(
       FIT_MEASURES.filter((m) => !m.startsWith("devanagari") && !REQUEST_FRAMES.includes(m)),
     );
-    await db.insert(modelCalibration).values({
-      provider: "fake",
-      model: "before-devanagari",
+    const fit = await storedAndReread(db, "before-devanagari", {
       ratio: 1.2,
       samples: 30,
       classFit: earlierFit(previous, 1.2, { indic: 3.4, indicLetters: 0.9, han: 1.36 }),
     });
-
-    const fit = (await getCalibration(db, "fake", "before-devanagari"))?.classFit;
-    if (!fit) throw new Error("expected the stored fit to be carried over");
     expect(fit.ratios.indic).toBe(3.4);
     expect(fit.ratios.indicLetters).toBe(0.9);
     expect(fit.ratios.han).toBe(1.36);
@@ -192,16 +194,11 @@ describeEachDriver("a stored class fit for another class list", (use) => {
     expect(previous).toEqual(
       CONTENT_CLASSES.filter((c) => c !== "devanagari" && !REQUEST_FRAMES.includes(c)),
     );
-    await db.insert(modelCalibration).values({
-      provider: "fake",
-      model: "before-letters",
+    const fit = await storedAndReread(db, "before-letters", {
       ratio: 1.2,
       samples: 30,
       classFit: earlierFit(previous, 1.2, { han: 1.36 }),
     });
-
-    const fit = (await getCalibration(db, "fake", "before-letters"))?.classFit;
-    if (!fit) throw new Error("expected the stored fit to be carried over");
     expect(fit.ratios.han).toBe(1.36);
     expect(fit.ratios.hanLetters).toBe(PRIOR_CLASS_RATIOS.hanLetters);
     expect(fit.covariance).toHaveLength(FIT_MEASURES.length ** 2);
@@ -223,16 +220,11 @@ describeEachDriver("a stored class fit for another class list", (use) => {
   it("carries a fit stored under the list before digit groups and tool calls, class by class", async () => {
     const { db } = use();
     const previous = EARLIER_CLASS_LISTS[3] ?? [];
-    await db.insert(modelCalibration).values({
-      provider: "fake",
-      model: "previous-classes",
+    const fit = await storedAndReread(db, "previous-classes", {
       ratio: 1.2,
       samples: 40,
       classFit: earlierFit(previous, 1.5, { cyrillic: 1.77, arabic: 2.64 }),
     });
-
-    const fit = (await getCalibration(db, "fake", "previous-classes"))?.classFit;
-    if (!fit) throw new Error("expected the previous fit to be carried over");
     // Writing systems keep what forty turns taught; the new classes start from the prior.
     expect(fit.ratios.cyrillic).toBe(1.77);
     expect(fit.ratios.arabic).toBe(2.64);

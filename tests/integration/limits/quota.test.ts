@@ -54,6 +54,16 @@ afterEach(() => {
 /** A turn's model as admission names it. */
 const fakeModel = { provider: "fake", model: "fake-model", notAllowed: () => new Error("no") };
 
+/** A loop the model would run 30 steps long, each step resending the whole context. */
+function scriptLongToolLoop(): void {
+  fake.script(
+    ...Array.from({ length: 30 }, () => ({
+      toolCalls: [{ name: "current_time", arguments: {} }],
+    })),
+    { text: "Done." },
+  );
+}
+
 type ErrorBody = { error: { code: string; message: string; resetsAt?: string } };
 
 const turn = (database: Database, browser: Browser, chatId: string, text: string) =>
@@ -265,13 +275,7 @@ describeEachDriver("daily quotas", (use, driver) => {
       dailyTokenLimit: 300,
     });
     const chatId = await newChat(database, browser);
-    // A loop the model would run 30 steps long, each step resending the whole context.
-    fake.script(
-      ...Array.from({ length: 30 }, () => ({
-        toolCalls: [{ name: "current_time", arguments: {} }],
-      })),
-      { text: "Done." },
-    );
+    scriptLongToolLoop();
     const { response, chunks } = await turn(database, browser, chatId, "Check the time 30 times.");
     expect(response.status).toBe(200);
     // The first step alone spends the 300 tokens: its tokens are on the day before the loop asks
@@ -398,12 +402,7 @@ describeEachDriver("daily quotas", (use, driver) => {
       dailyTokenLimit: 300,
     });
     const chatId = await newChat(database, browser);
-    fake.script(
-      ...Array.from({ length: 30 }, () => ({
-        toolCalls: [{ name: "current_time", arguments: {} }],
-      })),
-      { text: "Done." },
-    );
+    scriptLongToolLoop();
     dayUnreadable.now = true;
     const { response, chunks } = await turn(database, browser, chatId, "Check the time 30 times.");
     dayUnreadable.now = false;
