@@ -15,7 +15,7 @@ import { chat, message } from "@/lib/db/schema";
 import { register } from "../../helpers/auth";
 import { continueCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
-import { call } from "../../helpers/http";
+import { type Browser, call } from "../../helpers/http";
 import { newChat, postRegenerate, postTurn, sendTurn } from "../../helpers/turns";
 
 const MODEL = "fake:small";
@@ -60,6 +60,33 @@ async function seedLongChat(
   }
 }
 
+/** Edits the chat's message `seq` (seeded by seedLongChat): its later messages become a version. */
+function editSeeded(database: Database, browser: Browser, chatId: string, seq: number) {
+  return sendTurn(database, browser, {
+    chatId,
+    modelId: MODEL,
+    id: `${chatId}-m-${seq}`,
+    text: `message ${seq}, edited`,
+  });
+}
+
+/** Shows version `position` of the message `messageId` (POST /api/chats/[id]/branches). */
+function switchVersion(
+  database: Database,
+  browser: Browser,
+  chatId: string,
+  messageId: string,
+  position: number,
+) {
+  return call(database, branchesRoute.POST, {
+    path: `/api/chats/${chatId}/branches`,
+    method: "POST",
+    body: { messageId, position },
+    params: { id: chatId },
+    browser,
+  });
+}
+
 describeEachDriver("chats longer than one statement can write", (use, driver) => {
   it("shows the version before an edit again, all of its messages", async () => {
     const database = use();
@@ -68,22 +95,11 @@ describeEachDriver("chats longer than one statement can write", (use, driver) =>
     await seedLongChat(database, chatId, LONG);
     const first = `${chatId}-m-0`;
     // The first message edited: the whole chat after it becomes the earlier version.
-    const edited = await sendTurn(database, browser, {
-      chatId,
-      modelId: MODEL,
-      id: first,
-      text: "message 0, edited",
-    });
+    const edited = await editSeeded(database, browser, chatId, 0);
     expect(edited.response.status).toBe(200);
     expect(await loadHistory(database.db, chatId)).toHaveLength(2);
 
-    const switched = await call(database, branchesRoute.POST, {
-      path: `/api/chats/${chatId}/branches`,
-      method: "POST",
-      body: { messageId: first, position: 1 },
-      params: { id: chatId },
-      browser,
-    });
+    const switched = await switchVersion(database, browser, chatId, first, 1);
     expect(switched.status).toBe(200);
     const history = await loadHistory(database.db, chatId);
     expect(history).toHaveLength(LONG);
@@ -98,21 +114,10 @@ describeEachDriver("chats longer than one statement can write", (use, driver) =>
       const chatId = await newChat(database, browser);
       await seedLongChat(database, chatId, LONGER_THAN_BINDS);
       const first = `${chatId}-m-0`;
-      const edited = await sendTurn(database, browser, {
-        chatId,
-        modelId: MODEL,
-        id: first,
-        text: "message 0, edited",
-      });
+      const edited = await editSeeded(database, browser, chatId, 0);
       expect(edited.response.status).toBe(200);
       const switchTo = (position: number) =>
-        call(database, branchesRoute.POST, {
-          path: `/api/chats/${chatId}/branches`,
-          method: "POST",
-          body: { messageId: first, position },
-          params: { id: chatId },
-          browser,
-        });
+        switchVersion(database, browser, chatId, first, position);
 
       // Back to the long version: its messages are looked for before they are restored.
       expect((await switchTo(1)).status).toBe(200);
@@ -132,21 +137,10 @@ describeEachDriver("chats longer than one statement can write", (use, driver) =>
     const chatId = await newChat(database, browser);
     await seedLongChat(database, chatId, 1_000);
     const anchor = `${chatId}-m-990`;
-    const edited = await sendTurn(database, browser, {
-      chatId,
-      modelId: MODEL,
-      id: anchor,
-      text: "message 990, edited",
-    });
+    const edited = await editSeeded(database, browser, chatId, 990);
     expect(edited.response.status).toBe(200);
 
-    const switched = await call(database, branchesRoute.POST, {
-      path: `/api/chats/${chatId}/branches`,
-      method: "POST",
-      body: { messageId: anchor, position: 1 },
-      params: { id: chatId },
-      browser,
-    });
+    const switched = await switchVersion(database, browser, chatId, anchor, 1);
     expect(switched.status).toBe(200);
     const answer = (await switched.json()) as {
       messages: Array<{ id: string }>;
@@ -160,19 +154,8 @@ describeEachDriver("chats longer than one statement can write", (use, driver) =>
     expect(await loadHistory(database.db, chatId)).toHaveLength(1_000);
 
     // A switch of the first message answers from it on: the whole chat, nothing above it.
-    await sendTurn(database, browser, {
-      chatId,
-      modelId: MODEL,
-      id: `${chatId}-m-0`,
-      text: "message 0, edited",
-    });
-    const first = await call(database, branchesRoute.POST, {
-      path: `/api/chats/${chatId}/branches`,
-      method: "POST",
-      body: { messageId: `${chatId}-m-0`, position: 1 },
-      params: { id: chatId },
-      browser,
-    });
+    await editSeeded(database, browser, chatId, 0);
+    const first = await switchVersion(database, browser, chatId, `${chatId}-m-0`, 1);
     const whole = (await first.json()) as { messages: unknown[]; hasMore: boolean };
     expect(whole.messages).toHaveLength(1_000);
     expect(whole.hasMore).toBe(false);
