@@ -320,6 +320,16 @@ describeEachDriver("model allow-list", (use) => {
     expect(await loadHistory(database.db, chat.id)).toEqual([]);
     // Refused before anything was taken from the day's quota.
     expect(await usageOn(database.db, bobId, usageDayOf(new Date()))).toEqual(usageBefore);
+    // Its ring for the saved model is refused the same way: no window looked up for it.
+    const savedRing = await call(database, contextRoute.GET, {
+      path: `/api/chats/${chat.id}/context`,
+      params: { id: chat.id },
+      browser: bob.browser,
+    });
+    expect(savedRing.status).toBe(400);
+    expect(await savedRing.json()).toMatchObject({
+      error: { message: expect.stringContaining("has not allowed") },
+    });
 
     // A chat with no model of its own runs on the first allowed one, and its ring says so.
     const plain = await newChat(database, bob.browser);

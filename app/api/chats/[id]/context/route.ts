@@ -16,9 +16,10 @@ export const GET = route<{ id: string }>(async (request, { params }) => {
   const chat = await requireChat(user, (await params).id);
   const { modelId: asked } = readQuery(request, query);
   const db = await getDb();
-  // A model named here is checked as a turn would check it: its window is looked up at its
-  // provider, which must not be asked about ids it does not list.
-  if (asked) await assertModelAllowed(db, asked);
+  // The model is checked as a turn would check it, the chat's saved one too (an admin may have
+  // taken it off the list since): its window is looked up at its provider, which must not be
+  // asked about ids it does not list.
   const modelId = asked ?? chat.modelId ?? (await defaultAllowedModelId(db));
+  await assertModelAllowed(db, modelId);
   return Response.json(await chatContext(db, chat, modelId));
 });
