@@ -43,6 +43,10 @@ export function describeModelError(error: unknown): string {
     // No answer at all ("Cannot connect to API: connect ECONNREFUSED 10.0.0.9:11434"): the
     // provider's address is the server's business, not the user's.
     if (status === undefined) return UNREACHABLE;
+    // The provider answered 200 and its reply broke off as it was read ("Failed to process
+    // successful response", caused by "terminated: other side closed"): a connection that
+    // dropped mid-reply, not a refusal.
+    if (status < 300) return UNREACHABLE;
     const detail = providerMessage(error) ?? error.message;
     if (status === 401 || status === 403)
       return `The model provider rejected Fold's credentials (${status}). An admin should check the API key.`;

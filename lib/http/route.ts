@@ -36,13 +36,29 @@ async function databaseReachable(): Promise<boolean> {
   }
 }
 
+/** nginx's status for a request its client closed: no one reads it, and it tells logs apart. */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * The handler stopped because its client disconnected (a page that navigated away mid-request:
+ * Next aborts the request's signal with a ResponseAborted): nothing failed on the server.
+ */
+function clientWentAway(request: Request, error: unknown): boolean {
+  return (
+    request.signal.aborted &&
+    error instanceof Error &&
+    (error.name === "ResponseAborted" || error.name === "AbortError")
+  );
+}
+
 /**
  * Wraps a route handler so that every request passes the same gate and every failure is
  * answered in one place. Before the handler runs, a state-changing request from a foreign
  * origin or without a JSON body is refused (403/415), and so are path parameters Postgres
  * could not store (400). After: an AppError becomes its status; a database that cannot be
  * reached becomes 503 with Retry-After (also when a failure only hides it, so the database
- * is probed once); anything else is a 500 with an error id (`errorResponse`). An event
+ * is probed once); a handler stopped by its client going away is noted, not reported;
+ * anything else is a 500 with an error id (`errorResponse`). An event
  * stream goes out marked `no-transform`, so nothing compresses it (lib/http/event-stream.ts).
  */
 export function route<P = Record<string, never>>(
@@ -63,6 +79,10 @@ export function route<P = Record<string, never>>(
       }
       return untransformedEventStream(response);
     } catch (error) {
+      if (clientWentAway(request, error)) {
+        log.info(where, "the client went away before its answer");
+        return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+      }
       if (
         !(error instanceof AppError) &&
         !isDatabaseUnavailable(error) &&

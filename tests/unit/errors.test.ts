@@ -128,6 +128,20 @@ describe("what users read of an unexpected failure", () => {
     expect(describeModelError(refusedWithStatus)).toMatch(/refused the request \(400\)/);
   });
 
+  it("says a reply whose connection dropped after the provider answered 200 could not reach it, not that it was refused", () => {
+    // What the AI SDK throws when the provider's process dies mid-stream.
+    const dropped = new APICallError({
+      message: "Failed to process successful response",
+      cause: new TypeError("terminated", { cause: new Error("other side closed") }),
+      url: "http://10.0.0.9:11434/v1/chat/completions",
+      requestBodyValues: {},
+      statusCode: 200,
+    });
+    const text = describeModelError(dropped);
+    expect(text).toMatch(/^Fold could not reach the model provider, or the connection dropped/);
+    expect(text).not.toMatch(/refused|200/);
+  });
+
   it("says a provider that is loading its model or overloaded is not ready, in its words", () => {
     const answered = (statusCode: number, body: unknown) =>
       new APICallError({
