@@ -39,10 +39,12 @@ function singleCause(error: unknown): string {
 }
 
 function providerCause(status: number | undefined): string {
+  // No answer at all, or a 200 whose reply broke off as it was read: the connection, not a refusal.
+  if (status === undefined || status < 300) return "summarizer unreachable";
   if (status === 401 || status === 403) return "the summarizer's provider rejected Fold's key";
   if (status === 429) return "the summarizer's provider is rate-limiting";
   if (status !== undefined && status >= 500) {
     return `the summarizer's provider had an internal error (${status})`;
   }
-  return `the summarizer's provider refused the request${status ? ` (${status})` : ""}`;
+  return `the summarizer's provider refused the request (${status})`;
 }

@@ -17,6 +17,16 @@ describe("summarizerFailureCause", () => {
   it.each([
     ["a timeout", new Error("timed out after 60000 ms"), "summarizer timed out"],
     ["a refused request", apiError(400), "the summarizer's provider refused the request (400)"],
+    ["a reply cut off after a 200", apiError(200, ""), "summarizer unreachable"],
+    [
+      "no answer at all",
+      new APICallError({
+        message: "Cannot connect to API: connect ECONNREFUSED 10.0.0.9:8000",
+        url: "http://10.0.0.9:8000/v1/chat/completions",
+        requestBodyValues: {},
+      }),
+      "summarizer unreachable",
+    ],
     ["a bad key", apiError(401), "the summarizer's provider rejected Fold's key"],
     ["rate limiting", apiError(429), "the summarizer's provider is rate-limiting"],
     ["a provider crash", apiError(502), "the summarizer's provider had an internal error (502)"],
