@@ -66,7 +66,7 @@ export function CompactionTrace({
         <span className="font-medium">{traceTitle(output)}</span>
         {shrank ? (
           <span className="text-muted">
-            {output.messagesSummarized > 0 ? `${output.messagesSummarized} messages · ` : ""}
+            {output.messagesSummarized > 0 ? `${messagesText(output.messagesSummarized)} · ` : ""}
             {formatCount(output.tokensBefore)} → {formatCount(output.tokensAfter)} tokens (
             {/* A summary can outgrow the little it folded (a long one kept, a short turn). */}
             {output.savedPct < 0 ? "+" : "−"}
@@ -129,9 +129,14 @@ function RunningTrace({ messages }: { messages?: number }) {
       <span className="size-3 animate-spin rounded-full motion-reduce:animate-none border-2 border-indigo-300 border-t-indigo-600" />
       <span className="font-medium">Compacting context…</span>
       <span className="text-muted">
-        {messages ? `${messages} messages · ` : ""}
+        {messages ? `${messagesText(messages)} · ` : ""}
         {seconds} s
       </span>
     </div>
   );
+}
+
+/** "1 message", "12 messages". */
+function messagesText(count: number): string {
+  return `${count.toLocaleString("en-US")} ${count === 1 ? "message" : "messages"}`;
 }
