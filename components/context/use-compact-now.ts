@@ -15,7 +15,7 @@ const CONFIRM_DROP_SHARE = 0.25;
 function nothingToFoldText(trace: TraceOutput): string {
   return trace.note?.includes("does not fit")
     ? "Nothing to summarize: the latest message alone is too long for this model."
-    : "Nothing to summarize yet: the recent messages are all this chat has, and they fit.";
+    : "Nothing to summarize yet: the messages outside any summary are the recent ones, kept word for word.";
 }
 
 export type CompactState = "idle" | "confirm" | "queued" | "running";

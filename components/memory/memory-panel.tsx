@@ -286,7 +286,10 @@ export function MemoryPanel({
                   <li key={`${entry.origin}-${entry.value}`} className="flex justify-between gap-3">
                     <code className="break-all">{entry.value}</code>
                     <span className="shrink-0 text-muted">
-                      from {ORIGIN_TEXT[entry.origin] ?? entry.origin}, {entry.mentions}×
+                      from {ORIGIN_TEXT[entry.origin] ?? entry.origin} ·{" "}
+                      {entry.mentions === 1
+                        ? "mentioned once"
+                        : `mentioned ${entry.mentions.toLocaleString("en-US")} times`}
                     </span>
                   </li>
                 ))}
