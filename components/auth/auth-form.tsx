@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { authClient } from "@/lib/auth/client";
+import { signInHref } from "@/lib/auth/return-path";
 import { buttonPrimary, inputBase } from "../ui/styles";
 import { isHoverless } from "../ui/use-hoverless";
 
@@ -46,9 +47,11 @@ type Props = {
   notice?: string;
   /** Registration is closed: the fields are not offered at all. */
   closed?: boolean;
+  /** The page asked for before signing in (lib/auth/return-path): the form goes there after. */
+  next?: string | null;
 };
 
-export function AuthForm({ mode, firstUser, notice, closed }: Props) {
+export function AuthForm({ mode, firstUser, notice, closed, next = null }: Props) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -94,7 +97,7 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
       submitting.current = false;
       return;
     }
-    router.replace("/");
+    router.replace(next ?? "/");
     router.refresh();
   }
 
@@ -178,7 +181,7 @@ export function AuthForm({ mode, firstUser, notice, closed }: Props) {
         <p className="text-center text-sm text-muted">
           {copy.switchText}{" "}
           <Link
-            href={copy.switchHref}
+            href={signInHref(next, copy.switchHref)}
             className="font-medium text-ink underline-offset-2 hover:underline"
           >
             {copy.switchLink}

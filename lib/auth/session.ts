@@ -1,17 +1,19 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getSessionUser, type SessionUser } from "./guards";
+import { PAGE_PATH_HEADER, returnPath, signInHref } from "./return-path";
 
 /** Where a signed-in account that may not chat (pending or disabled) is sent. */
 export const WAITING_PATH = "/waiting";
 
 /**
- * For server components: the signed-in, active user; signed out → the sign-in page, pending
- * or disabled → the waiting page.
+ * For server components: the signed-in, active user; signed out → the sign-in page (which
+ * returns to the page asked for), pending or disabled → the waiting page.
  */
 export async function requirePageUser(): Promise<SessionUser> {
-  const user = await getSessionUser(await headers());
-  if (!user) redirect("/login");
+  const asked = await headers();
+  const user = await getSessionUser(asked);
+  if (!user) redirect(signInHref(returnPath(asked.get(PAGE_PATH_HEADER))));
   if (user.status !== "active") redirect(WAITING_PATH);
   return user;
 }
