@@ -5,6 +5,7 @@ import { useState } from "react";
 import { MESSAGE_MAX_CHARS } from "@/lib/message/limits";
 import { apiFetch } from "../outage/api-fetch";
 import { useHoverless } from "../ui/use-hoverless";
+import { focusMessageBoxOnArrival } from "./arrival-focus";
 import { Composer } from "./composer";
 import { stashFirstMessage } from "./first-message";
 import { ModelPicker } from "./model-picker";
@@ -37,6 +38,8 @@ export function HomeComposer() {
         throw new Error("error" in body ? body.error.message : "The chat could not be created.");
       }
       stashFirstMessage(body.chat.id, text);
+      // This box goes with the page: the chat's takes the keyboard, for the next message.
+      focusMessageBoxOnArrival();
       router.push(`/chat/${body.chat.id}`);
       router.refresh();
     } catch (e) {
