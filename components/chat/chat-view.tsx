@@ -78,6 +78,8 @@ export function ChatView({
   const router = useRouter();
   const models = useModels();
   const [pickedModelId, setPickedModelId] = useState(initialModelId);
+  // The model the server has for the chat: the memory's room for notes is that model's.
+  const [savedModelId, setSavedModelId] = useState(initialModelId);
   const modelId = pickedModelId ?? (models.status === "ready" ? models.defaultModelId : null);
   const [usageVersion, setUsageVersion] = useState(0);
   const usage = useChatContext(chatId, modelId, usageVersion);
@@ -146,6 +148,9 @@ export function ChatView({
 
   const [editDrafts] = useState(createEditDrafts);
   const [resumeOnLoad] = useState(initialReplying === true);
+  // A reply that broke off with an error the server sent: it was not stored (lib/turn/persist.ts),
+  // so it leaves the page when the next message goes instead of standing as an answer.
+  const unsavedReply = useRef<string | null>(null);
   // Set below, once the hooks it calls exist: what the page does when its reply's stream drops.
   const afterDisconnect = useRef(() => {});
   const {
@@ -165,7 +170,9 @@ export function ChatView({
     // Only a reply running when the page loaded: a refresh that finds one (another tab's)
     // does not take it over mid-way (use-reply-in-progress follows it instead).
     resume: resumeOnLoad,
-    onFinish: ({ isError, isDisconnect }) => {
+    onFinish: ({ message, isError, isDisconnect }) => {
+      unsavedReply.current =
+        isError && !isDisconnect && message.role === "assistant" ? message.id : null;
       // Answered (or stopped): it was stored. A refusal keeps it to put back in the box.
       if (!isError) {
         lastSent.current = "";
@@ -212,7 +219,7 @@ export function ChatView({
     [setMessages, keepOlder],
   );
   const takeOlder = history.takeAll;
-  const remembered = useChatMemory(chatId, usageVersion);
+  const remembered = useChatMemory(chatId, usageVersion, savedModelId);
   const armFocusRescue = useFocusRescue();
   // A summary that holds more than the user's own notes: this chat starts from another's.
   const continued = Boolean(remembered.memory?.narrative || remembered.memory?.ledger.length);
@@ -579,7 +586,10 @@ export function ChatView({
       () => undefined,
     );
     const response = await save;
-    if (response.ok) saves.saved = next;
+    if (response.ok) {
+      saves.saved = next;
+      setSavedModelId(next);
+    }
     if (pick !== saves.latest) return;
     // Saved: a problem shown before (this change's last try, say) is over.
     if (response.ok) {
@@ -590,7 +600,10 @@ export function ChatView({
     // keeps it on the chat; a save that timed out may have landed after all).
     const stored = await storedModelOf(chatId);
     if (pick !== saves.latest) return;
-    if (stored !== undefined) saves.saved = stored;
+    if (stored !== undefined) {
+      saves.saved = stored;
+      setSavedModelId(stored);
+    }
     if (stored === next) {
       setActionProblem(null);
       return;
@@ -843,16 +856,19 @@ export function ChatView({
         onSend={(text) => {
           lastSent.current = text;
           setFollowRequest((n) => n + 1);
+          const unsaved = unsavedReply.current;
+          unsavedReply.current = null;
+          if (unsaved && messages.at(-1)?.id === unsaved) setMessages(messages.slice(0, -1));
           void sendMessage({ text });
         }}
         onStop={stopReply}
         busy={busy}
         held={
           switchPending
-            ? "Switching version… Send waits for it."
+            ? "Switching version… You can send once it is done."
             : // Compact now holds the chat as a turn would: a message sent meanwhile is refused.
               compact.state === "running"
-              ? "Compacting… Send waits for it."
+              ? "Compacting… You can send once it is done."
               : null
         }
         disabled={!modelId}

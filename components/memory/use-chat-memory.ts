@@ -26,9 +26,10 @@ export async function errorText(response: Response, fallback: string): Promise<s
 
 /**
  * What the model remembers of a chat (summary, ledger, watermark, pins) and the ‹ n/m ›
- * switches of its edited messages; refetched whenever `refreshKey` changes.
+ * switches of its edited messages; refetched whenever `refreshKey` changes, or the chat's saved
+ * model (`savedModelId`: the room for notes is that model's).
  */
-export function useChatMemory(chatId: string, refreshKey: number) {
+export function useChatMemory(chatId: string, refreshKey: number, savedModelId: string | null) {
   const [memory, setMemory] = useState<ChatMemory | null>(null);
   const [branches, setBranches] = useState<BranchSwitch[]>([]);
   // Why the last reading of the memory failed: the panel says so (with Retry) instead of
@@ -37,7 +38,7 @@ export function useChatMemory(chatId: string, refreshKey: number) {
   const [retries, setRetries] = useState(0);
   const recovered = useRecoveryKey();
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey, retries and recovered are the signals to refetch
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey, savedModelId, retries and recovered are the signals to refetch
   useEffect(() => {
     const controller = new AbortController();
     const { signal } = controller;
@@ -62,7 +63,7 @@ export function useChatMemory(chatId: string, refreshKey: number) {
         if (!signal.aborted) setReadProblem(`${READ_FAILED} Try again in a moment.`);
       });
     return () => controller.abort();
-  }, [chatId, refreshKey, recovered, retries]);
+  }, [chatId, refreshKey, savedModelId, recovered, retries]);
 
   const retryRead = useCallback(() => setRetries((n) => n + 1), []);
 
