@@ -66,8 +66,9 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
       <td
         ref={account}
         tabIndex={-1}
-        className="py-3 pr-4 pl-4 outline-none focus-visible:ring-2 focus-visible:ring-zinc-500"
+        className="py-3 pr-4 pl-4 outline-none [overflow-wrap:anywhere] focus-visible:ring-2 focus-visible:ring-zinc-500"
       >
+        {/* A name or address of one long word wraps anywhere: the row's actions stay in view. */}
         <p className="font-medium">
           {user.name}
           {isSelf ? <span className="ml-1 text-xs font-normal text-muted">(you)</span> : null}
