@@ -155,7 +155,7 @@ test("Send waits for a version switch on its way, so the message goes to the ver
   await box.press("Enter");
   await expect(sendButton).toBeDisabled();
   await expect(box).toHaveValue("Third question: and the ferries?");
-  const waiting = page.getByRole("status").filter({ hasText: "Send waits for it" });
+  const waiting = page.getByRole("status").filter({ hasText: "You can send once it is done" });
   await expect(waiting).toBeVisible();
   // It floats above the message box, which keeps its place and size.
   expect((await composer.boundingBox())?.y).toBe(composerTop);
@@ -498,6 +498,24 @@ test("a note added in the memory panel is sent with the next request and can be 
   await expect(notes.getByTestId("notes-room")).toHaveText(
     /^Room for about [\d,]+ tokens with this chat's model\.$/,
   );
+  // The room is the chat's model's: another model picked, the panel says that one's at once.
+  const room = async () =>
+    Number(
+      ((await notes.getByTestId("notes-room").textContent()) ?? "")
+        .match(/[\d,]+/)?.[0]
+        .replaceAll(",", ""),
+    );
+  const roomOfFirstModel = await room();
+  const picker = page.getByLabel("Model", { exact: true });
+  const firstModel = await picker.inputValue();
+  await page.keyboard.press("Escape");
+  await picker.selectOption(SMALL_MODEL);
+  await page.getByRole("button", { name: "Memory" }).click();
+  await expect.poll(room).toBeLessThan(roomOfFirstModel);
+  await page.keyboard.press("Escape");
+  await picker.selectOption(firstModel);
+  await page.getByRole("button", { name: "Memory" }).click();
+  await expect.poll(room).toBe(roomOfFirstModel);
   const note = "Never book flights through Frankfurt.";
   await box.fill(note);
   await box.press("Enter");

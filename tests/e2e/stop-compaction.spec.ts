@@ -106,7 +106,7 @@ test("Compact now from the ring can be stopped: the ring comes back, nothing is 
   const box = page.getByRole("textbox", { name: "Message" });
   await box.fill("Sent while compacting");
   await box.press("Enter");
-  await expect(page.getByText("Compacting… Send waits for it.")).toBeVisible();
+  await expect(page.getByText("Compacting… You can send once it is done.")).toBeVisible();
   await expect(page.getByRole("button", { name: "Send message" })).toBeDisabled();
   await expect(box).toHaveValue("Sent while compacting");
 
@@ -126,7 +126,7 @@ test("Compact now from the ring can be stopped: the ring comes back, nothing is 
   ).json()) as { summarizedMessages: number };
   expect(context.summarizedMessages).toBe(0);
   // The message held meanwhile goes now, and is answered.
-  await expect(page.getByText("Compacting… Send waits for it.")).toHaveCount(0);
+  await expect(page.getByText("Compacting… You can send once it is done.")).toHaveCount(0);
   await box.press("Enter");
   await expect(replies(page)).toHaveCount(4, { timeout: 30_000 });
   await expect(

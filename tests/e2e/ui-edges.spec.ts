@@ -1,6 +1,6 @@
 import { expect, type Locator, test } from "@playwright/test";
 import { SCRIPT_PATH } from "../fixtures/fake-openai/server";
-import { hydrated, openNewChat, registerUser, send } from "./helpers";
+import { hydrated, openNewChat, PASSWORD, registerUser, send } from "./helpers";
 import { MAIN_FAKE_PORT } from "./servers";
 
 /** Edges of the chat page's chrome: the ring without a reading, and the phone drawer. */
@@ -222,6 +222,16 @@ test("typing goes where the page is for: the sign-in and sign-up forms' first fi
   const box = page.getByRole("textbox", { name: "Message" });
   await expect(box).toBeEnabled();
   await expect(box).toBeFocused();
+  // The first message starts a chat: its page's message box has the keyboard for the next one.
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  await box.fill("Start here");
+  await box.press("Enter");
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await expect(page.locator("[data-role=assistant]").last()).toContainText(
+    "Fake reply to: Start here",
+    { timeout: 20_000 },
+  );
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeFocused();
 });
 
 test("Arabic and Hebrew read right to left where they are written: the message, each paragraph of the reply, the chat's title, the boxes as typed; code stays left to right", async ({
@@ -302,4 +312,66 @@ test("a text file dropped on the message box joins the draft under its name; a p
     "Fake reply to: Please review:",
     { timeout: 20_000 },
   );
+});
+
+test("a chat opened from a link while signed out opens once signed in; a link that would leave the server goes home", async ({
+  page,
+}) => {
+  const email = `e2e-return-${Date.now()}@example.com`;
+  await openNewChat(page, email);
+  const chatUrl = page.url();
+  const signInAs = async () => {
+    await hydrated(page);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  };
+
+  await page.context().clearCookies();
+  await page.goto(chatUrl);
+  await expect(page).toHaveURL(/\/login\?next=%2Fchat%2F[0-9a-f-]{36}$/);
+  await signInAs();
+  await expect(page).toHaveURL(chatUrl, { timeout: 20_000 });
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeVisible();
+
+  await page.context().clearCookies();
+  await page.goto("/login?next=//example.org/");
+  await signInAs();
+  await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
+  expect(new URL(page.url()).pathname).toBe("/");
+});
+
+test("a reply cut off when the provider's connection dropped says so, and leaves the page with the next message: it was never stored", async ({
+  page,
+}) => {
+  await openNewChat(page, `e2e-cut-${Date.now()}@example.com`);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  const scripted = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
+    data: [
+      {
+        fault: "cut",
+        text: "Half of an answer that never arrives in full, because the line drops here.",
+        afterChars: 24,
+      },
+    ],
+  });
+  expect(scripted.ok()).toBe(true);
+  const replies = page.locator("[data-role=assistant]");
+  await send(page, "Tell me something long");
+  await expect(page.getByText(/connection dropped mid-reply/)).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByText(/refused the request/)).toHaveCount(0);
+  await expect(replies).toHaveCount(1);
+  await expect(replies.first()).toContainText("Half of an answer");
+
+  await send(page, "Next message after the cut");
+  await expect(replies.last()).toContainText("Fake reply to: Next message after the cut", {
+    timeout: 20_000,
+  });
+  await expect(replies).toHaveCount(1);
+  await expect(page.getByText("Half of an answer")).toHaveCount(0);
+  // As stored: the first message unanswered, then the second and its reply.
+  await page.reload();
+  await hydrated(page);
+  await expect(replies).toHaveCount(1);
+  await expect(page.locator("[data-role=user]")).toHaveCount(2);
 });
