@@ -151,6 +151,10 @@ export function ChatView({
   // A reply that broke off with an error the server sent: it was not stored (lib/turn/persist.ts),
   // so it leaves the page when the next message goes instead of standing as an answer.
   const unsavedReply = useRef<string | null>(null);
+  // Whether the request's failure was an error the server sent (an error chunk reads as a plain
+  // Error): a connection the browser lost (a TypeError, whatever its words) may have left the
+  // reply to be stored.
+  const failedOnServer = useRef(false);
   // Set below, once the hooks it calls exist: what the page does when its reply's stream drops.
   const afterDisconnect = useRef(() => {});
   const {
@@ -170,9 +174,15 @@ export function ChatView({
     // Only a reply running when the page loaded: a refresh that finds one (another tab's)
     // does not take it over mid-way (use-reply-in-progress follows it instead).
     resume: resumeOnLoad,
+    onError: (error) => {
+      failedOnServer.current = !(error instanceof TypeError);
+    },
     onFinish: ({ message, isError, isDisconnect }) => {
       unsavedReply.current =
-        isError && !isDisconnect && message.role === "assistant" ? message.id : null;
+        isError && !isDisconnect && failedOnServer.current && message.role === "assistant"
+          ? message.id
+          : null;
+      failedOnServer.current = false;
       // Answered (or stopped): it was stored. A refusal keeps it to put back in the box.
       if (!isError) {
         lastSent.current = "";
@@ -858,7 +868,8 @@ export function ChatView({
           setFollowRequest((n) => n + 1);
           const unsaved = unsavedReply.current;
           unsavedReply.current = null;
-          if (unsaved && messages.at(-1)?.id === unsaved) setMessages(messages.slice(0, -1));
+          // Wherever it stands: a note or a fold may have come after it.
+          if (unsaved) setMessages(messages.filter((m) => m.id !== unsaved));
           void sendMessage({ text });
         }}
         onStop={stopReply}

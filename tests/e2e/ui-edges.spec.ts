@@ -362,16 +362,29 @@ test("a reply cut off when the provider's connection dropped says so, and leaves
   await expect(page.getByText(/refused the request/)).toHaveCount(0);
   await expect(replies).toHaveCount(1);
   await expect(replies.first()).toContainText("Half of an answer");
+  // A note added meanwhile puts its entry after the broken-off reply.
+  await page.getByRole("button", { name: "Memory" }).click();
+  const notes = page
+    .getByRole("dialog", { name: "What the model remembers" })
+    .getByRole("region", { name: "Notes the model keeps" });
+  await notes.getByRole("textbox", { name: "New note" }).fill("Answer briefly.");
+  await notes.getByRole("textbox", { name: "New note" }).press("Enter");
+  await expect(notes.getByTestId("memory-notes")).toContainText("Answer briefly.");
+  await page.keyboard.press("Escape");
+  await expect(page.getByText("Note added by you")).toBeVisible();
 
   await send(page, "Next message after the cut");
   await expect(replies.last()).toContainText("Fake reply to: Next message after the cut", {
     timeout: 20_000,
   });
-  await expect(replies).toHaveCount(1);
+  // The note's entry and the reply: the broken-off reply is gone from the page.
   await expect(page.getByText("Half of an answer")).toHaveCount(0);
-  // As stored: the first message unanswered, then the second and its reply.
+  await expect(replies).toHaveCount(2);
+  // As stored: the first message unanswered, the note, the second message and its reply.
   await page.reload();
   await hydrated(page);
-  await expect(replies).toHaveCount(1);
+  await expect(replies.last()).toContainText("Fake reply to: Next message after the cut");
+  await expect(replies).toHaveCount(2);
+  await expect(page.getByText("Half of an answer")).toHaveCount(0);
   await expect(page.locator("[data-role=user]")).toHaveCount(2);
 });
