@@ -2,7 +2,6 @@
 
 import { ArrowUp, Clock, FileWarning, Square } from "lucide-react";
 import {
-  type DragEvent,
   type FormEvent,
   type KeyboardEvent,
   type ReactNode,
@@ -14,8 +13,8 @@ import { isImeKey } from "../ui/keys";
 import { Spinner } from "../ui/spinner";
 import { isHoverless, useHoverless, useNarrow } from "../ui/use-hoverless";
 import { takeArrivalFocus } from "./arrival-focus";
-import { carriesFiles, fencedFile, readDroppedFile } from "./dropped-files";
 import { COMPOSER_ID } from "./skip-link";
+import { useFileDrop } from "./use-file-drop";
 
 type Props = {
   onSend: (text: string) => void;
@@ -102,85 +101,8 @@ export function Composer({
     setText((current) => (current.trim() ? current : returned.text));
     area.current?.focus();
   }, [returned]);
-  // A file dragged over the page: dropped on the box, a text file's words join the draft;
-  // dropped anywhere else, nothing happens (a browser would leave the chat to show the file).
   const form = useRef<HTMLFormElement>(null);
-  const [dragging, setDragging] = useState(false);
-  const [dropProblem, setDropProblem] = useState<string | null>(null);
-  useEffect(() => {
-    const onDragOver = (event: globalThis.DragEvent) => {
-      if (!event.dataTransfer || !carriesFiles([...event.dataTransfer.types])) return;
-      event.preventDefault();
-      if (!form.current?.contains(event.target as Node)) event.dataTransfer.dropEffect = "none";
-    };
-    const onDrop = (event: globalThis.DragEvent) => {
-      if (event.dataTransfer && carriesFiles([...event.dataTransfer.types])) event.preventDefault();
-      setDragging(false);
-    };
-    const onLeave = (event: globalThis.DragEvent) => {
-      if (event.relatedTarget === null) setDragging(false);
-    };
-    window.addEventListener("dragover", onDragOver);
-    window.addEventListener("drop", onDrop);
-    window.addEventListener("dragleave", onLeave);
-    return () => {
-      window.removeEventListener("dragover", onDragOver);
-      window.removeEventListener("drop", onDrop);
-      window.removeEventListener("dragleave", onLeave);
-    };
-  }, []);
-
-  function onFormDragOver(event: DragEvent<HTMLFormElement>) {
-    if (disabled || !carriesFiles([...event.dataTransfer.types])) return;
-    event.preventDefault();
-    event.dataTransfer.dropEffect = "copy";
-    setDragging(true);
-  }
-
-  function onFormDragLeave(event: DragEvent<HTMLFormElement>) {
-    if (!form.current?.contains(event.relatedTarget as Node | null)) setDragging(false);
-  }
-
-  async function onFormDrop(event: DragEvent<HTMLFormElement>) {
-    if (!carriesFiles([...event.dataTransfer.types])) return;
-    event.preventDefault();
-    setDragging(false);
-    if (disabled) return;
-    const files = [...event.dataTransfer.files];
-    const el = area.current;
-    const [start, end] =
-      el && document.activeElement === el
-        ? [el.selectionStart, el.selectionEnd]
-        : [text.length, text.length];
-    let room = maxChars - text.length;
-    const pieces: string[] = [];
-    const problems: string[] = [];
-    for (const file of files) {
-      const read = await readDroppedFile(file, room);
-      if ("problem" in read) {
-        problems.push(read.problem);
-        continue;
-      }
-      const piece = fencedFile(read.name, read.text);
-      pieces.push(piece);
-      room -= piece.length + 2;
-    }
-    setDropProblem(
-      problems.length > 0
-        ? `${problems.join("; ")}. Fold adds text files to your message (up to ${maxChars.toLocaleString("en-US")} characters).`
-        : null,
-    );
-    if (pieces.length === 0) return;
-    setText((current) => {
-      const before = current.slice(0, start);
-      const after = current.slice(end);
-      const lead =
-        before === "" || before.endsWith("\n\n") ? "" : before.endsWith("\n") ? "\n" : "\n\n";
-      const trail = after === "" || after.startsWith("\n\n") ? "" : "\n\n";
-      return `${before}${lead}${pieces.join("\n\n")}${trail}${after}`;
-    });
-    el?.focus();
-  }
+  const drop = useFileDrop({ form, area, text, setText, maxChars, disabled });
 
   const tooLong = text.length > maxChars;
   const canSend = !busy && !disabled && !held && text.trim().length > 0 && !tooLong;
@@ -212,6 +134,7 @@ export function Composer({
     if (!canSend) return;
     onSend(text.trim());
     setText("");
+    drop.clearProblem();
     // Not on a touch screen: its keyboard would open over the reply.
     if (!touch) area.current?.focus();
   }
@@ -229,9 +152,7 @@ export function Composer({
     <form
       ref={form}
       onSubmit={submit}
-      onDragOver={onFormDragOver}
-      onDragLeave={onFormDragLeave}
-      onDrop={(event) => void onFormDrop(event)}
+      {...drop.handlers}
       className="border-t border-line bg-white px-4 py-3"
     >
       {/* A live region that is there before its text, so a screen reader reads a limit when it
@@ -260,18 +181,18 @@ export function Composer({
             </p>
           </div>
         ) : null}
-        {dropProblem ? (
+        {drop.problem ? (
           <div
             data-testid="drop-problem"
             className="mx-auto mb-2 flex max-w-3xl items-start gap-2 rounded-xl border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900"
           >
             <FileWarning size={16} className="mt-0.5 shrink-0" />
-            <p>{dropProblem}</p>
+            <p>{drop.problem}</p>
           </div>
         ) : null}
       </div>
       <div
-        className={`relative mx-auto max-w-3xl rounded-2xl border bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-500 ${dragging ? "border-dashed border-zinc-500" : "border-line"}`}
+        className={`relative mx-auto max-w-3xl rounded-2xl border bg-panel px-3 pt-2 pb-2 focus-within:border-zinc-500 ${drop.dragging ? "border-dashed border-zinc-500" : "border-line"}`}
       >
         {/* On the box's top edge: it takes no room (nothing moves) and covers neither the chat
             nor its scroll button; in a live region that is there before its text, so a screen
@@ -303,7 +224,7 @@ export function Composer({
           }
           onChange={(e) => {
             setText(e.target.value);
-            setDropProblem(null);
+            drop.clearProblem();
           }}
           onKeyDown={onKeyDown}
           className="max-h-60 min-h-9 w-full resize-none bg-transparent py-1.5 text-sm outline-none disabled:cursor-not-allowed"

@@ -53,3 +53,45 @@ export function fencedFile(name: string, text: string): string {
 export function carriesFiles(types: readonly string[]): boolean {
   return types.includes("Files");
 }
+
+/** Between what was typed and a dropped file's block, and between two blocks: a blank line. */
+const BLOCK_GAP = "\n\n";
+
+/**
+ * The draft with dropped files' blocks put where the cursor was (`at`: the selection they
+ * replace): a blank line on either side where text meets them. Each block is taken only while
+ * the draft stays within `maxChars`, the name line, fences and blank lines counted; one that
+ * does not fit is refused like a file too long. `caret` is just after the last block taken.
+ */
+export function dropInto(
+  draft: string,
+  at: { start: number; end: number },
+  files: readonly DroppedFile[],
+  maxChars: number,
+): { text: string; caret: number; problems: string[] } {
+  const before = draft.slice(0, at.start);
+  const after = draft.slice(at.end);
+  const lead =
+    before === "" || before.endsWith(BLOCK_GAP) ? "" : before.endsWith("\n") ? "\n" : BLOCK_GAP;
+  const trail =
+    after === "" || after.startsWith(BLOCK_GAP) ? "" : after.startsWith("\n") ? "\n" : BLOCK_GAP;
+  const problems: string[] = [];
+  let blocks = "";
+  for (const file of files) {
+    if ("problem" in file) {
+      problems.push(file.problem);
+      continue;
+    }
+    const next = blocks
+      ? `${blocks}${BLOCK_GAP}${fencedFile(file.name, file.text)}`
+      : fencedFile(file.name, file.text);
+    if (before.length + lead.length + next.length + trail.length + after.length > maxChars) {
+      problems.push(`${file.name} is too long for a message`);
+      continue;
+    }
+    blocks = next;
+  }
+  if (!blocks) return { text: draft, caret: at.end, problems };
+  const head = `${before}${lead}${blocks}`;
+  return { text: `${head}${trail}${after}`, caret: head.length, problems };
+}

@@ -1,6 +1,11 @@
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { describe, expect, it } from "vitest";
-import { carriesFiles, fencedFile, readDroppedFile } from "@/components/chat/dropped-files";
+import {
+  carriesFiles,
+  dropInto,
+  fencedFile,
+  readDroppedFile,
+} from "@/components/chat/dropped-files";
 
 const file = (name: string, content: string | Uint8Array<ArrayBuffer>, type = "") =>
   new File([content], name, { type });
@@ -72,5 +77,49 @@ describe("a file dropped on the message box", () => {
   it("tells a dragged file from dragged text or a link", () => {
     expect(carriesFiles(["Files"])).toBe(true);
     expect(carriesFiles(["text/plain", "text/uri-list"])).toBe(false);
+  });
+
+  it("puts the blocks where the cursor was, a blank line on either side, the cursor after them", () => {
+    const draft = "Please review:\nThanks";
+    const at = { start: "Please review:".length, end: "Please review:".length };
+    const dropped = dropInto(draft, at, [{ name: "a.txt", text: "A" }], 1_000);
+    expect(dropped.text).toBe("Please review:\n\na.txt:\n```\nA\n```\n\nThanks");
+    expect(dropped.text.slice(0, dropped.caret).endsWith("```")).toBe(true);
+    expect(dropped.problems).toEqual([]);
+    // Into an empty box: the blocks alone, a blank line between two.
+    const two = dropInto(
+      "",
+      { start: 0, end: 0 },
+      [
+        { name: "a.txt", text: "A" },
+        { name: "b.txt", text: "B" },
+      ],
+      1_000,
+    );
+    expect(two.text).toBe("a.txt:\n```\nA\n```\n\nb.txt:\n```\nB\n```");
+    expect(two.caret).toBe(two.text.length);
+  });
+
+  it("refuses a block that would take the draft past the limit, its name line and fences counted", () => {
+    const text = "x".repeat(95);
+    // The text alone fits in 100; with "n.txt:\n```\n" and "\n```" it does not.
+    const dropped = dropInto("", { start: 0, end: 0 }, [{ name: "n.txt", text }], 100);
+    expect(dropped.text).toBe("");
+    expect(dropped.problems).toEqual(["n.txt is too long for a message"]);
+    const fits = dropInto("", { start: 0, end: 0 }, [{ name: "n.txt", text: "x".repeat(80) }], 100);
+    expect(fits.text.length).toBeLessThanOrEqual(100);
+    expect(fits.problems).toEqual([]);
+    // Refusals of reading come through with the rest.
+    const mixed = dropInto(
+      "Hi",
+      { start: 2, end: 2 },
+      [
+        { name: "p.png", problem: "p.png is not a text file" },
+        { name: "a.txt", text: "A" },
+      ],
+      100,
+    );
+    expect(mixed.problems).toEqual(["p.png is not a text file"]);
+    expect(mixed.text).toBe("Hi\n\na.txt:\n```\nA\n```");
   });
 });
