@@ -43,11 +43,15 @@ export function describeModelError(error: unknown): string {
     // No answer at all ("Cannot connect to API: connect ECONNREFUSED 10.0.0.9:11434"): the
     // provider's address is the server's business, not the user's.
     if (status === undefined) return UNREACHABLE;
-    // The provider answered 200 and its reply broke off as it was read ("Failed to process
-    // successful response", caused by "terminated: other side closed"): a connection that
-    // dropped mid-reply, not a refusal.
-    if (status < 300) return UNREACHABLE;
     const detail = providerMessage(error) ?? error.message;
+    if (status < 300) {
+      // The provider answered 200 and its reply broke off as it was read ("Failed to process
+      // successful response", caused by "terminated: other side closed", no body kept): a
+      // connection that dropped mid-reply. With a body, it answered in a shape Fold cannot read
+      // (a base URL missing its /v1, a proxy's own page).
+      if (error.responseBody === undefined) return UNREACHABLE;
+      return `The model provider answered in a form Fold could not read (${status}): ${detail}. Check its base URL.`;
+    }
     if (status === 401 || status === 403)
       return `The model provider rejected Fold's credentials (${status}). An admin should check the API key.`;
     if (status === 429)

@@ -23,7 +23,7 @@ function singleCause(error: unknown): string {
     return "the summarizer's answer was not a usable summary";
   if (ContextOverflowError.isInstance(error))
     return "the span does not fit the summarizer's window";
-  if (APICallError.isInstance(error)) return providerCause(error.statusCode);
+  if (APICallError.isInstance(error)) return providerCause(error.statusCode, error.responseBody);
   if (!(error instanceof Error)) return "the summarizer failed";
   const text = `${error.message} ${String(error.cause ?? "")}`;
   if (/^timed out after/.test(error.message)) return "summarizer timed out";
@@ -38,12 +38,14 @@ function singleCause(error: unknown): string {
   return "the summarizer failed";
 }
 
-function providerCause(status: number | undefined): string {
+function providerCause(status: number | undefined, body: string | undefined): string {
   // No answer at all, or a 200 whose reply broke off as it was read: the connection, not a refusal.
-  if (status === undefined || status < 300) return "summarizer unreachable";
+  if (status === undefined || (status < 300 && body === undefined)) return "summarizer unreachable";
+  if (status < 300)
+    return `the summarizer's provider answered in a form Fold could not read (${status})`;
   if (status === 401 || status === 403) return "the summarizer's provider rejected Fold's key";
   if (status === 429) return "the summarizer's provider is rate-limiting";
-  if (status !== undefined && status >= 500) {
+  if (status >= 500) {
     return `the summarizer's provider had an internal error (${status})`;
   }
   return `the summarizer's provider refused the request (${status})`;

@@ -140,6 +140,17 @@ describe("what users read of an unexpected failure", () => {
     const text = describeModelError(dropped);
     expect(text).toMatch(/^Fold could not reach the model provider, or the connection dropped/);
     expect(text).not.toMatch(/refused|200/);
+    // A 200 whose body the SDK could not read as the API's is no dropped connection.
+    const unreadable = new APICallError({
+      message: "Invalid JSON response",
+      url: "http://10.0.0.9:11434/chat/completions",
+      requestBodyValues: {},
+      statusCode: 200,
+      responseBody: "<html>Welcome to the proxy</html>",
+    });
+    expect(describeModelError(unreadable)).toMatch(
+      /^The model provider answered in a form Fold could not read \(200\).*Check its base URL\.$/,
+    );
   });
 
   it("says a provider that is loading its model or overloaded is not ready, in its words", () => {

@@ -17,7 +17,21 @@ describe("summarizerFailureCause", () => {
   it.each([
     ["a timeout", new Error("timed out after 60000 ms"), "summarizer timed out"],
     ["a refused request", apiError(400), "the summarizer's provider refused the request (400)"],
-    ["a reply cut off after a 200", apiError(200, ""), "summarizer unreachable"],
+    [
+      "a reply cut off after a 200",
+      new APICallError({
+        message: "Failed to process successful response",
+        url: "http://10.0.0.9:8000/v1/chat/completions",
+        requestBodyValues: {},
+        statusCode: 200,
+      }),
+      "summarizer unreachable",
+    ],
+    [
+      "a 200 in a shape it cannot read",
+      apiError(200, "<html>Welcome</html>"),
+      "the summarizer's provider answered in a form Fold could not read (200)",
+    ],
     [
       "no answer at all",
       new APICallError({
