@@ -11,9 +11,9 @@ export const WAITING_PATH = "/waiting";
  * returns to the page asked for), pending or disabled → the waiting page.
  */
 export async function requirePageUser(): Promise<SessionUser> {
-  const asked = await headers();
-  const user = await getSessionUser(asked);
-  if (!user) redirect(signInHref(returnPath(asked.get(PAGE_PATH_HEADER))));
+  const requestHeaders = await headers();
+  const user = await getSessionUser(requestHeaders);
+  if (!user) redirect(signInHref(returnPath(requestHeaders.get(PAGE_PATH_HEADER))));
   if (user.status !== "active") redirect(WAITING_PATH);
   return user;
 }

@@ -12,6 +12,8 @@ import { checkStateChange } from "./origin";
 const MAX_JSON_BODY_BYTES = 1_000_000;
 /** How long a failed request waits to learn whether the database is the reason. */
 const DATABASE_PROBE_TIMEOUT_MS = 2_000;
+/** nginx's status for a request its client closed: no one reads it, and it tells logs apart. */
+const CLIENT_CLOSED_REQUEST = 499;
 
 type Context<P> = { params: Promise<P> };
 
@@ -35,9 +37,6 @@ async function databaseReachable(): Promise<boolean> {
     clearTimeout(timer);
   }
 }
-
-/** nginx's status for a request its client closed: no one reads it, and it tells logs apart. */
-const CLIENT_CLOSED_REQUEST = 499;
 
 /**
  * The handler stopped because its client disconnected (a page that navigated away mid-request:

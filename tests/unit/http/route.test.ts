@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { AppError } from "@/lib/errors";
 import { route } from "@/lib/http/route";
 import { log } from "@/lib/log";
 
@@ -28,5 +29,18 @@ describe("a route whose client goes away mid-request", () => {
       expect.objectContaining({ path: "/api/models" }),
       "the client went away before its answer",
     );
+  });
+
+  it("answers a failure of its own as it would, even once the client is gone", async () => {
+    const gone = new AbortController();
+    gone.abort(new ResponseAborted());
+    const handler = route(async () => {
+      throw new AppError("not_found:chat", "Chat not found.");
+    });
+    const response = await handler(
+      new Request("http://fold.test/api/chats/x", { signal: gone.signal }),
+      { params: Promise.resolve({}) },
+    );
+    expect(response.status).toBe(404);
   });
 });
