@@ -332,7 +332,8 @@ test("a signed-out visitor is sent to sign in and a non-admin gets a 403 page on
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto("/admin/models");
-  await expect(page).toHaveURL(/\/login$/);
+  // Sent to sign in, which names the page asked for (back there once signed in).
+  await expect(page).toHaveURL(/\/login\?next=%2Fadmin%2Fmodels$/);
 
   await registerUser(page, `e2e-not-admin-${Date.now()}@example.com`);
   expect(
