@@ -21,3 +21,17 @@ export async function requirePageUser(): Promise<SessionUser> {
 export async function currentPageUser(): Promise<SessionUser | null> {
   return getSessionUser(await headers());
 }
+
+/** A page's query, as Next hands it to the page. */
+export type PageSearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+/**
+ * For the sign-in and sign-up pages: the page a signed-out visitor asked for (`?next=`, only
+ * one of this server), where the form goes once they are in; one signed in already goes there
+ * (or home) now.
+ */
+export async function pageAfterSignIn(searchParams: PageSearchParams): Promise<string | null> {
+  const next = returnPath((await searchParams).next);
+  if (await currentPageUser()) redirect(next ?? "/");
+  return next;
+}

@@ -1,8 +1,6 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
 import { AuthForm } from "@/components/auth/auth-form";
-import { returnPath } from "@/lib/auth/return-path";
-import { currentPageUser } from "@/lib/auth/session";
+import { type PageSearchParams, pageAfterSignIn } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
 import { countUsers } from "@/lib/db/queries/users";
 import { env } from "@/lib/env";
@@ -18,14 +16,8 @@ const NOTICES = {
   closed: "Registration is closed on this server. Ask its admin for an account.",
 } as const;
 
-export default async function RegisterPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  // The page a signed-out visitor asked for: where the form goes once they are in.
-  const next = returnPath((await searchParams).next);
-  if (await currentPageUser()) redirect(next ?? "/");
+export default async function RegisterPage({ searchParams }: { searchParams: PageSearchParams }) {
+  const next = await pageAfterSignIn(searchParams);
   const firstUser = (await countUsers(await getDb())) === 0;
   const mode = env().registration;
   return (
