@@ -118,29 +118,66 @@ function stoppedTrace(started: TraceInput, endedAt: number) {
 }
 
 /**
+ * A new message that cannot fit on its own, beside only the request's instructions and tools,
+ * whatever is folded or cut: refused before it is stored (a 400 puts its text back in the box),
+ * where Tier 1 would store it and then refuse every Retry of it.
+ */
+export function assertFitsAlone(
+  message: FoldUIMessage,
+  model: ModelBudget,
+  overheadTokens: number,
+): void {
+  const size = sizeOf(message, model, overheadTokens);
+  if (!size.fitsAlone) throw tooLongAlone(size);
+}
+
+/** A message's estimate against the model's room, as Tier 1 counts both. */
+function sizeOf(message: FoldUIMessage | undefined, model: ModelBudget, overheadTokens: number) {
+  const { modelId, window, budget, classRatios, ratio } = model;
+  const tokens = message
+    ? defaultEstimator.estimateUIMessages([message], { ratio: classRatios })
+    : 0;
+  const overhead = Math.ceil(overheadTokens * ratio);
+  return {
+    tokens,
+    fitsAlone: tokens + overhead <= budget.inputBudget,
+    room: `${modelId}'s context window is ${n(window.contextWindow)} tokens, of which ${n(budget.inputBudget)} can hold the conversation`,
+  };
+}
+
+const n = (value: number) => value.toLocaleString("en-US");
+
+function tooLongAlone({ tokens, room }: { tokens: number; room: string }): AppError {
+  return new AppError(
+    "bad_request:too_long",
+    `Your message (about ${n(tokens)} tokens) is too long on its own: ${room}. Shorten it, or pick a model with a larger window.`,
+  );
+}
+
+/**
  * The one refusal Tier 1 makes: what is never cut does not fit — the latest user message, the
  * messages the user pinned, the summary and the messages kept verbatim until the next fold.
  * Says which: the pinned messages when the message would fit without them, else the summary
- * and the kept messages when it would fit alone, else the message itself.
+ * and the kept messages when it would fit alone, else the message itself (a new message is
+ * refused so before it is stored, assertFitsAlone; an older one can still be retried).
  */
 function tooLong(turn: {
   history: FoldUIMessage[];
   model: ModelBudget;
   overheadTokens: number;
 }): AppError {
-  const { modelId, window, budget, classRatios, ratio } = turn.model;
-  const estimate = (messages: FoldUIMessage[]) =>
-    defaultEstimator.estimateUIMessages(messages, { ratio: classRatios });
   const latest = turn.history.findLast((m) => m.role === "user");
-  const tokens = latest ? estimate([latest]) : 0;
+  const size = sizeOf(latest, turn.model, turn.overheadTokens);
+  if (!size.fitsAlone) return tooLongAlone(size);
+  const { tokens, room } = size;
   // The messages the user has pinned (one unpinned but not folded yet is not theirs to unpin).
   const pinned = turn.history.filter((m) => isPinnedByUser(m.metadata) && m.id !== latest?.id);
-  const pinnedTokens = pinned.length > 0 ? estimate(pinned) : 0;
-  const n = (value: number) => value.toLocaleString("en-US");
-  const room = `${modelId}'s context window is ${n(window.contextWindow)} tokens, of which ${n(budget.inputBudget)} can hold the conversation`;
-  const overhead = Math.ceil(turn.overheadTokens * ratio);
-  const fitsAlone = tokens + overhead <= budget.inputBudget;
-  if (fitsAlone && tokens + overhead + pinnedTokens > budget.inputBudget) {
+  const pinnedTokens =
+    pinned.length > 0
+      ? defaultEstimator.estimateUIMessages(pinned, { ratio: turn.model.classRatios })
+      : 0;
+  const overhead = Math.ceil(turn.overheadTokens * turn.model.ratio);
+  if (tokens + overhead + pinnedTokens > turn.model.budget.inputBudget) {
     const what =
       pinned.length === 1 ? "the pinned message" : `the ${pinned.length} pinned messages`;
     return new AppError(
@@ -148,15 +185,9 @@ function tooLong(turn: {
       `Your message (about ${n(tokens)} tokens) does not fit beside ${what} (about ${n(pinnedTokens)} tokens): ${room}. Unpin some (each message's pin, or Unpin all in Memory): pinned messages are never shortened or folded. Or pick a model with a larger window.`,
     );
   }
-  if (fitsAlone) {
-    // What else is never cut took the room: the summary, messages unpinned but not folded yet.
-    return new AppError(
-      "bad_request:too_long",
-      `Your message (about ${n(tokens)} tokens) does not fit beside what this chat keeps whole — its summary and the messages kept verbatim until the next compaction: ${room}. Compact now, or pick a model with a larger window.`,
-    );
-  }
+  // What else is never cut took the room: the summary, messages unpinned but not folded yet.
   return new AppError(
     "bad_request:too_long",
-    `Your message (about ${n(tokens)} tokens) is too long on its own: ${room}. Shorten it, or pick a model with a larger window.`,
+    `Your message (about ${n(tokens)} tokens) does not fit beside what this chat keeps whole — its summary and the messages kept verbatim until the next compaction: ${room}. Compact now, or pick a model with a larger window.`,
   );
 }

@@ -12,7 +12,7 @@ import {
   nextMessageTokens,
   startBackgroundCompaction,
 } from "@/lib/chat/background-compact";
-import { modelBudget } from "@/lib/chat/budget";
+import { type ModelBudget, modelBudget } from "@/lib/chat/budget";
 import type { HeldLease } from "@/lib/chat/lease";
 import { chatRecall, cutInViewOf } from "@/lib/chat/recall";
 import type { Db } from "@/lib/db/client";
@@ -25,17 +25,17 @@ import { type LiveBus, liveBus } from "@/lib/live/bus";
 import { firstStopLook, listenForStop, type StopListener, takePendingStop } from "@/lib/live/stop";
 import { endTurnStream, publishTurnStream } from "@/lib/live/streams";
 import { log } from "@/lib/log";
-import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
 import { answer } from "./answer";
 import { browserCopy } from "./browser-copy";
 import { calibrateFromTurn } from "./calibrate";
-import { compactForTurn } from "./compact-step";
+import { assertFitsAlone, compactForTurn } from "./compact-step";
 import { holdTurnLease } from "./lease";
 import { answeredNothing, noObservations, type TurnObservations } from "./observe";
 import { assembleReply, persistReply } from "./persist";
 import { AppliedRequestError, type PreparedTurn, prepareTurn } from "./prepare";
 import { recordRecovery } from "./recovery-trace";
-import type { TurnRequest } from "./request";
+import { type TurnRequest, userMessageRow } from "./request";
 import { checkSilentTruncation } from "./silent-truncation";
 
 export type TurnDeps = {
@@ -84,7 +84,9 @@ export async function runTurn(
   const live = deps.live ?? liveBus();
   const lease = held ?? (await holdTurnLease(db, chat.id));
   let prepared: PreparedTurn;
+  let budget: ModelBudget | undefined;
   try {
+    if (request.trigger === "submit-message") budget = await admitMessage(deps, modelId, request);
     prepared = await prepareTurn(db, chat, request, modelId, start);
   } catch (error) {
     await lease.release();
@@ -130,6 +132,7 @@ export async function runTurn(
           ...prepared,
           modelId,
           model,
+          budget,
           assistantId,
           observed,
           stopSignal: stop.signal,
@@ -306,9 +309,30 @@ function nextTurnSize(observed: TurnObservations): NextTurnSize | undefined {
   };
 }
 
+/**
+ * A new message (or an edit's text) that cannot fit the model's window on its own is refused
+ * before anything is stored: its text goes back in the box. The model's budget it was checked
+ * against is the turn's (the model call needs it anyway).
+ */
+async function admitMessage(
+  deps: TurnDeps,
+  modelId: string,
+  request: Extract<TurnRequest, { trigger: "submit-message" }>,
+): Promise<ModelBudget> {
+  const now = deps.now ?? Date.now;
+  const [budget, frame] = await Promise.all([
+    modelBudget(deps.db, modelId),
+    deps.tools ? chatRequestFrame(new Date(now()), deps.tools) : chatRequestFrame(new Date(now())),
+  ]);
+  assertFitsAlone(rowToUIMessage(userMessageRow(request.message)), budget, frame.overheadTokens);
+  return budget;
+}
+
 type TurnContext = PreparedTurn & {
   modelId: string;
   model: LanguageModel;
+  /** The model's budget, when the turn resolved it before storing its message (admitMessage). */
+  budget?: ModelBudget;
   assistantId: string;
   observed: TurnObservations;
   stopSignal: AbortSignal;
@@ -414,7 +438,7 @@ async function beforeModelCall(
     deps.tools
       ? chatRequestFrame(new Date(startedAt), deps.tools)
       : chatTurnFrame(new Date(startedAt), chatRecall(db, turn.chat.id, { cutInView })),
-    modelBudget(db, turn.modelId),
+    turn.budget ?? modelBudget(db, turn.modelId),
   ]);
   const compaction = await compactForTurn(
     { db, resolveModel: deps.resolveModel, now },

@@ -46,3 +46,30 @@ test("after a 3,000-word paste the view stays at the bottom and later replies la
     await expect.poll(() => distanceFromBottom(page)).toBeLessThan(4);
   }
 });
+
+test("a paste too long for the model's window is refused with the reason, stays in the box, and is not stored", async ({
+  page,
+}) => {
+  await openNewChat(page, `e2e-too-long-${Date.now()}@example.com`);
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("A short opener.");
+  await box.press("Enter");
+  const stats = page.getByRole("button", { name: "Message stats" });
+  await expect(stats).toHaveCount(1, { timeout: 20_000 });
+
+  // About 12,000 tokens: over the fake model's 8,192-token window on its own.
+  const tooLong = "ledger entry ".repeat(6_000).trim();
+  await box.fill(tooLong);
+  await box.press("Enter");
+  const alert = page.getByTestId("message-scroller").getByRole("alert");
+  await expect(alert).toContainText("is too long on its own", { timeout: 20_000 });
+  await expect(alert).toContainText("Shorten it");
+  // Nothing to retry: the message was never stored, its text is back to shorten.
+  await expect(alert.getByRole("button", { name: "Retry" })).toHaveCount(0);
+  await expect(box).toHaveValue(tooLong);
+  await expect(page.locator("[data-role=user]")).toHaveCount(1);
+  await page.reload();
+  await expect(page.locator("[data-role=user]")).toHaveCount(1);
+  await expect(page.getByText("No reply.")).toHaveCount(0);
+});

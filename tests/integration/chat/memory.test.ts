@@ -1287,20 +1287,46 @@ describeEachDriver("What the model remembers", (use, driver) => {
     expect(answered.response.status).toBe(200);
   });
 
-  it("a message too long on its own says so, with the model's window, and asks to shorten it", async () => {
+  it("a message too long on its own is refused before it is stored, with the model's window, and asks to shorten it", async () => {
     const database = use();
     const { browser } = await register(database, "too-long-alone@example.com");
     const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "A short opener." });
     const refused = await sendTurn(database, browser, {
       chatId,
       modelId: MODEL,
       text: longMessage(1, 4000),
     });
-    const error = refused.chunks.find((c) => c.type === "error") as { errorText?: string };
-    expect(error?.errorText).toMatch(/too long on its own/);
-    expect(error?.errorText).toMatch(/context window is 4,096 tokens/);
-    expect(error?.errorText).toMatch(/Shorten it/);
-    expect(fake.requests.filter((r) => !isSummaryRequest(r))).toHaveLength(0);
+    // A 400 (the page puts the text back in the box), not a stored message no Retry can answer.
+    expect(refused.response.status).toBe(400);
+    const { message } = ((await refused.response.json()) as { error: { message: string } }).error;
+    expect(message).toMatch(/too long on its own/);
+    expect(message).toMatch(/context window is 4,096 tokens/);
+    expect(message).toMatch(/Shorten it/);
+    expect((await historyOf(database.db, chatId)).map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+    ]);
+    expect(fake.requests.filter((r) => !isSummaryRequest(r))).toHaveLength(1);
+  });
+
+  it("an edit too long on its own is refused before it rewrites anything", async () => {
+    const database = use();
+    const { browser } = await register(database, "too-long-edit@example.com");
+    const chatId = await newChat(database, browser);
+    await sendTurn(database, browser, { chatId, modelId: MODEL, text: "The first question." });
+    const [first] = await historyOf(database.db, chatId);
+    if (!first) throw new Error("no message");
+    const refused = await sendTurn(database, browser, {
+      chatId,
+      modelId: MODEL,
+      id: first.id,
+      text: longMessage(1, 4000),
+    });
+    expect(refused.response.status).toBe(400);
+    const after = await historyOf(database.db, chatId);
+    expect(after.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(JSON.stringify(after[0]?.parts)).toContain("The first question.");
   });
 
   it("continue in a new chat brings the pinned messages along, still pinned and sent verbatim", async () => {

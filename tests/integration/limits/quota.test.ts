@@ -626,17 +626,19 @@ describeEachDriver("daily quotas", (use, driver) => {
     expect((await usageOn(database.db, gusId, usageDayOf(new Date()))).messages).toBe(1);
   });
 
-  it("gives the message back when the turn is refused before its model call (too long for the window)", async () => {
+  it("gives the message back when it is refused as too long for the window, storing nothing", async () => {
     const database = use();
     const finn = await register(database, "finn@example.com");
     const finnId = (await sessionOf(database, finn.browser))?.user.id ?? "";
     const chatId = await newChat(database, finn.browser);
-    // About 12,000 tokens against the fake model's 8,192: Tier 1 refuses it inside the stream.
+    // About 12,000 tokens against the fake model's 8,192: refused before it is stored.
     const refused = await turn(database, finn.browser, chatId, "ledger entry ".repeat(6_000));
-    const error = refused.chunks.find((c) => c.type === "error") as { errorText?: string };
-    expect(error?.errorText).toMatch(/too long on its own/);
+    expect(refused.response.status).toBe(400);
+    expect(
+      ((await refused.response.json()) as { error: { message: string } }).error.message,
+    ).toMatch(/too long on its own/);
     expect(fake.requests).toHaveLength(0);
-    // Given back before the chat is free, so before sendTurn returns.
+    expect(await loadHistory(database.db, chatId)).toEqual([]);
     expect((await usageOn(database.db, finnId, usageDayOf(new Date()))).messages).toBe(0);
     // A message that is answered still counts.
     expect((await turn(database, finn.browser, chatId, "a short one")).response.status).toBe(200);
