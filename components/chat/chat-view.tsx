@@ -66,6 +66,8 @@ type Props = {
   initialModelId: string | null;
   /** The page was loaded while a reply to this chat was still being written. */
   initialReplying?: boolean;
+  /** The chat still has the title a new chat starts with (its first turn names it). */
+  untitled?: boolean;
 };
 
 export function ChatView({
@@ -74,6 +76,7 @@ export function ChatView({
   initialHasMore,
   initialModelId,
   initialReplying,
+  untitled = false,
 }: Props) {
   const router = useRouter();
   const models = useModels();
@@ -201,6 +204,11 @@ export function ChatView({
   });
 
   const busy = status === "submitted" || status === "streaming";
+  // A first turn names its chat before its reply starts: the list and the header show the name
+  // as the reply begins, not only once it ends.
+  useEffect(() => {
+    if (untitled && status === "streaming") router.refresh();
+  }, [untitled, status, router]);
   // "Thinking…" from the send until the reply begins to answer: through its reasoning too.
   const lastMessage = messages.at(-1);
   const stillThinking =

@@ -193,6 +193,30 @@ test("a message refused because a reply is streaming elsewhere goes back to the 
   await expect(box).toHaveValue("Sent while the other reply streams.");
 });
 
+test("a new chat takes its name in the list and the header as its first reply starts, not once it ends", async ({
+  page,
+  context,
+}) => {
+  const client = await signedIn(page, context, "first-title@example.com");
+  const chatId = await createChat(client, a.url);
+  await openChat(page, a.url, chatId);
+  const header = page.getByRole("heading", { level: 1 });
+  await expect(header).toHaveText("New chat");
+  await page.getByRole("textbox", { name: "Message" }).fill("Plan the harbour lantern festival");
+  await page.keyboard.press("Enter");
+  await expect(assistantText(page)).toContainText(/\w{3,}/, { timeout: 15_000 });
+  await expect(header).toHaveText("Plan the harbour lantern festival");
+  await expect(
+    page.getByRole("link", { name: "Plan the harbour lantern festival" }).first(),
+  ).toBeVisible();
+  // All while the reply still streams (it takes about 16 s).
+  await expect(page.getByRole("button", { name: "Stop" })).toBeVisible();
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect(page.getByRole("button", { name: "Message stats" })).toBeVisible({
+    timeout: 20_000,
+  });
+});
+
 test("a reload on another instance follows the reply streaming on the first", async ({
   page,
   context,
