@@ -692,6 +692,30 @@ export function ChatView({
     </>
   );
 
+  // The message no reply answers: its "No reply" (or "A reply is being written") row goes just
+  // under it, not at the end of the timeline, where a later note or fold would seem to own it.
+  const unansweredId =
+    !busy && lastIsUser && !(error && !limit)
+      ? timeline.findLast((m) => m.role === "user")?.id
+      : undefined;
+  const unansweredRow = replyElsewhere ? (
+    <p className="animate-pulse text-sm text-muted" aria-live="polite">
+      A reply is being written… it appears here when it is done.
+    </p>
+  ) : (
+    <div className="flex items-center gap-3 text-sm text-muted">
+      <span>No reply.</span>
+      <button
+        type="button"
+        disabled={switchPending}
+        onClick={retryUnanswered}
+        className="inline-flex items-center gap-1 font-medium text-ink hover:underline disabled:opacity-50"
+      >
+        <RotateCcw size={14} /> Retry
+      </button>
+    </div>
+  );
+
   const footer = (
     <div className="space-y-6">
       {liveCompaction ? (
@@ -743,22 +767,6 @@ export function ChatView({
             </button>
           )}
         </div>
-      ) : !busy && lastIsUser && replyElsewhere ? (
-        <p className="animate-pulse text-sm text-muted" aria-live="polite">
-          A reply is being written… it appears here when it is done.
-        </p>
-      ) : !busy && lastIsUser ? (
-        <div className="flex items-center gap-3 text-sm text-muted">
-          <span>No reply.</span>
-          <button
-            type="button"
-            disabled={switchPending}
-            onClick={retryUnanswered}
-            className="inline-flex items-center gap-1 font-medium text-ink hover:underline disabled:opacity-50"
-          >
-            <RotateCcw size={14} /> Retry
-          </button>
-        </div>
       ) : null}
     </div>
   );
@@ -791,7 +799,7 @@ export function ChatView({
           ) : null
         }
         // Everything a row draws besides its message: see MessageList's renderMessage.
-        renderVersion={`${status}|${busy}|${switchPending}|${lastAssistantId}|${timeline.length}|${watermarkIndex}|${JSON.stringify(remembered.branches)}`}
+        renderVersion={`${status}|${busy}|${switchPending}|${lastAssistantId}|${timeline.length}|${watermarkIndex}|${unansweredId}|${replyElsewhere}|${JSON.stringify(remembered.branches)}`}
         renderMessage={(message, index) => (
           <div className="group/message space-y-1">
             <MessageView
@@ -834,6 +842,7 @@ export function ChatView({
                 )
               }
             />
+            {message.id === unansweredId ? <div className="pt-4">{unansweredRow}</div> : null}
           </div>
         )}
       />

@@ -1,5 +1,5 @@
 import { expect, type Locator, type Page, test } from "@playwright/test";
-import { RECORDED_PATH } from "../fixtures/fake-openai/server";
+import { RECORDED_PATH, SCRIPT_PATH } from "../fixtures/fake-openai/server";
 import { hydrated, openNewChat, registerUser } from "./helpers";
 import { MAIN_FAKE_PORT } from "./servers";
 
@@ -631,3 +631,59 @@ test("a long pinned message: the ring says summarizing comes later than usual, a
   await ring.hover();
   await expect(next).toContainText("later than usual: pinned messages and the latest message");
 });
+
+test("a message left unanswered keeps its No reply and Retry just under it when a note comes after it", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await openNewChat(page, `e2e-unanswered-note-${Date.now()}@example.com`);
+  // The provider fails every try of the AI SDK: the message is stored, unanswered.
+  const scripted = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
+    data: [{ fault: "500" }, { fault: "500" }, { fault: "500" }],
+  });
+  expect(scripted.ok()).toBe(true);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Where do the ferries leave from?");
+  await box.press("Enter");
+  await expect(page.getByTestId("message-scroller").getByRole("alert")).toBeVisible({
+    timeout: 30_000,
+  });
+  await page.reload();
+  await hydrated(page);
+  const noReply = page.getByText("No reply.");
+  await expect(noReply).toBeVisible();
+
+  await page.getByRole("button", { name: "Memory" }).click();
+  const panel = page.getByRole("dialog", { name: "What the model remembers" });
+  const notes = panel.getByRole("region", { name: "Notes the model keeps" });
+  await notes.getByRole("textbox", { name: "New note" }).fill("The pier is Cais do Sodré.");
+  await notes.getByRole("textbox", { name: "New note" }).press("Enter");
+  await expect(notes.getByTestId("memory-notes")).toContainText("Cais do Sodré");
+  await page.keyboard.press("Escape");
+  const note = page.getByText("Note added by you");
+  await expect(note).toBeVisible();
+
+  // In reading order: the message, what became of it, then the note.
+  const asked = userMessages(page).last();
+  expect(await follows(asked, noReply)).toBe(true);
+  expect(await follows(noReply, note)).toBe(true);
+  await page.reload();
+  await hydrated(page);
+  expect(await follows(noReply, note)).toBe(true);
+
+  // Its Retry answers it.
+  await page.getByRole("button", { name: "Retry" }).click();
+  const reply = page.locator("[data-role=assistant]").last();
+  await expect(reply).toContainText("Fake reply to: Where do the ferries", { timeout: 30_000 });
+  await expect(noReply).toHaveCount(0);
+});
+
+/** Whether `later` comes after `earlier` in the page's reading order. */
+async function follows(earlier: Locator, later: Locator): Promise<boolean> {
+  const other = await later.elementHandle();
+  return earlier.evaluate(
+    (element, node) =>
+      Boolean(element.compareDocumentPosition(node as Node) & Node.DOCUMENT_POSITION_FOLLOWING),
+    other,
+  );
+}
