@@ -49,7 +49,9 @@ export function ModelAccessPanel({
         </h2>
         <p className="text-xs text-muted">
           Users can pick every model a provider lists, unless you restrict the provider: then only
-          the models you tick. A chat on a model that is no longer allowed asks for another.
+          the models you tick. Restricting starts with every listed model ticked; untick the ones
+          users may not use. At least one model stays available to users. A chat on a model that is
+          no longer allowed asks for another.
         </p>
       </div>
       {state.status === "error" ? (

@@ -4,6 +4,9 @@ import type { Db } from "../client";
 import { prepared } from "../prepared";
 import { allowedModel, providerAccess } from "../schema";
 
+/** Serializes changes to the allow-list, so two admins cannot each take away the last model. */
+const MODEL_ACCESS_LOCK_KEY = 7_424_003;
+
 /** Providers restricted to their allowed models, and those models. */
 export type ModelAccessRows = {
   restrictedProviders: string[];
@@ -29,6 +32,11 @@ export async function loadModelAccessRows(db: Db): Promise<ModelAccessRows> {
     else allowed.push({ provider, model });
   }
   return { restrictedProviders, allowed };
+}
+
+/** Takes the allow-list lock for the rest of the transaction `tx`. */
+export async function lockModelAccess(tx: Db): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${MODEL_ACCESS_LOCK_KEY})`);
 }
 
 export async function setProviderRestricted(
@@ -60,5 +68,19 @@ export async function setModelAllowed(
   await db
     .insert(allowedModel)
     .values({ provider, model, updatedBy })
+    .onConflictDoNothing({ target: [allowedModel.provider, allowedModel.model] });
+}
+
+/** Allows each of `models` on `provider`; one already allowed stays as it was. */
+export async function allowModels(
+  db: Db,
+  provider: string,
+  models: readonly string[],
+  updatedBy: string,
+): Promise<void> {
+  if (models.length === 0) return;
+  await db
+    .insert(allowedModel)
+    .values(models.map((model) => ({ provider, model, updatedBy })))
     .onConflictDoNothing({ target: [allowedModel.provider, allowedModel.model] });
 }

@@ -356,6 +356,74 @@ describeEachDriver("model allow-list", (use) => {
     expect((await getChat(database.db, plain))?.modelId).toBe("fake:cheap");
   });
 
+  it("restricting a provider none of whose models is allowed starts with all it lists allowed, and no change may leave users without a model", async () => {
+    const database = use();
+    const ada = await signIn(database, "ada@example.com");
+    const bob = await signIn(database, "bob@example.com");
+    const access = async (body: unknown) => {
+      const response = await putAccess(database, ada.browser, body);
+      return { status: response.status, body: await response.json() };
+    };
+    // Nothing allowed on either provider, and neither restricted.
+    await access({ provider: "fake", restricted: false });
+    for (const model of ["fake-model", "cheap", "pricey"]) {
+      await access({ provider: "fake", model, allowed: false });
+    }
+    await access({ provider: "demo", model: "demo", allowed: false });
+
+    // Ticking "Only allowed models" takes nothing away from users at once.
+    expect(await access({ provider: "fake", restricted: true })).toEqual({
+      status: 200,
+      body: {
+        access: {
+          restrictedProviders: ["fake"],
+          allowedModelIds: ["fake:cheap", "fake:fake-model", "fake:pricey"],
+        },
+      },
+    });
+    expect((await access({ provider: "demo", restricted: true })).status).toBe(200);
+    const { models, defaultModelId } = await pickable(database, bob.browser);
+    expect(models.map((m) => m.id)).toEqual([
+      "fake:fake-model",
+      "fake:cheap",
+      "fake:pricey",
+      "demo:demo",
+    ]);
+    expect(defaultModelId).toBe("fake:fake-model");
+
+    // Unticking goes down to one model, never to none.
+    for (const [provider, model] of [
+      ["demo", "demo"],
+      ["fake", "fake-model"],
+      ["fake", "cheap"],
+    ]) {
+      expect((await access({ provider, model, allowed: false })).status).toBe(200);
+    }
+    const last = await access({ provider: "fake", model: "pricey", allowed: false });
+    expect(last.status).toBe(409);
+    expect((last.body as ErrorBody).error).toEqual({
+      code: "conflict:last_model",
+      message: expect.stringContaining("leave users no model"),
+    });
+    expect(await pickable(database, bob.browser)).toMatchObject({
+      models: [{ id: "fake:pricey" }],
+      defaultModelId: "fake:pricey",
+    });
+    // Restricting again keeps the ticks the provider had: it is not reset to all.
+    await access({ provider: "fake", restricted: false });
+    expect((await access({ provider: "fake", restricted: true })).body).toEqual({
+      access: { restrictedProviders: ["demo", "fake"], allowedModelIds: ["fake:pricey"] },
+    });
+    await access({ provider: "demo", restricted: false });
+    // A provider that does not answer for its list cannot be restricted: nothing could be ticked.
+    const gone = await access({ provider: "gone", restricted: true });
+    expect(gone.status).toBe(503);
+    expect((gone.body as ErrorBody).error.code).toBe("unavailable:model");
+    expect((await access({ provider: "fake", restricted: true })).body).toMatchObject({
+      access: { restrictedProviders: ["fake"] },
+    });
+  });
+
   it("answers 403 to a non-admin and 400 to an unconfigured provider", async () => {
     const database = use();
     const ada = await signIn(database, "ada@example.com");
