@@ -21,6 +21,7 @@ import {
 } from "@/lib/message/ui-message";
 import { headOf } from "@/lib/message/unstorable-text";
 import { literalHeading, literalMarkdown } from "./literal-markdown";
+import { nestHeadings } from "./markdown-headings";
 import { ownLabels } from "./markdown-labels";
 
 /**
@@ -200,6 +201,13 @@ function exportMessage(row: ArchivedMessage): ChatExport["messages"][number] {
   };
 }
 
+/**
+ * The level of the heading the summary (or the notes alone) goes under, one below the title's.
+ * The summary's own sections are written `##` as well: they go one below it.
+ */
+const MEMORY_HEADING_DEPTH = 2;
+const memoryHeading = (title: string) => `${"#".repeat(MEMORY_HEADING_DEPTH)} ${title}`;
+
 const ROLE_HEADINGS: Record<Message["role"], string> = {
   user: "You",
   assistant: "Assistant",
@@ -256,11 +264,11 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
       "",
       "---",
       "",
-      "## Notes the model keeps",
+      memoryHeading("Notes the model keeps"),
       "",
       "_What the model is told with every message, as you wrote it._",
       "",
-      chat.contextSummary.trim(),
+      nestHeadings(chat.contextSummary.trim(), MEMORY_HEADING_DEPTH),
       "",
     ].join("\n");
   } else if (chat.contextSummary) {
@@ -268,11 +276,11 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
       "",
       "---",
       "",
-      "## Summary of the earlier conversation",
+      memoryHeading("Summary of the earlier conversation"),
       "",
       "_What the model is told in place of the folded messages._",
       "",
-      ownLabels(chat.contextSummary.trim(), "summary-"),
+      nestHeadings(ownLabels(chat.contextSummary.trim(), "summary-"), MEMORY_HEADING_DEPTH),
       "",
     ].join("\n");
   }

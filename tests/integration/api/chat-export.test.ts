@@ -141,7 +141,9 @@ describeEachDriver("GET /api/chats/:id/export", (use) => {
 
     const markdown = await (await exportChat(database, browser, chatId, "?format=markdown")).text();
     expect(markdown).toContain("## Summary of the earlier conversation");
-    expect(markdown).toContain(chat.contextSummary?.split("\n")[0] ?? "(no summary)");
+    // Its first section, one level below the summary's own heading.
+    expect(chat.contextSummary).toMatch(/^## /);
+    expect(markdown).toContain(`\n#${chat.contextSummary?.split("\n")[0]}\n`);
     expect(markdown).toContain("_Pinned._");
     expect(markdown).toContain("Earlier versions of edited turns (1)");
   });

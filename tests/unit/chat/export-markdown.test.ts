@@ -193,6 +193,28 @@ describe("the Markdown transcript's compaction entries", () => {
 });
 
 describe("the Markdown transcript's memory", () => {
+  it("nests the summary's own sections under its heading, as the notes' own heading under theirs", () => {
+    const headings = (contextSummary: string) =>
+      [
+        ...micromark(
+          chatToMarkdown({ chat: { ...chat, contextSummary }, rows: [], versions: [] }, at),
+        ).matchAll(/<h(\d)>([^<]*)<\/h\d>/g),
+      ].map((m) => `h${m[1]} ${m[2]}`);
+    expect(
+      headings("## Goal & open requests\nShip it.\n\n## Verbatim references\n- `v2.1`"),
+    ).toEqual([
+      "h1 Fences",
+      "h2 Summary of the earlier conversation",
+      "h3 Goal &amp; open requests",
+      "h3 Verbatim references",
+    ]);
+    expect(headings("## Notes you added\n- Answer in French.")).toEqual([
+      "h1 Fences",
+      "h2 Notes the model keeps",
+      "h3 Notes you added",
+    ]);
+  });
+
   it("calls a summary of the user's notes alone their notes, not a summary of folded messages", () => {
     const notesOnly = {
       ...chat,
