@@ -196,7 +196,9 @@ function SidebarPanel({
           </button>
         </div>
       ) : null}
-      <nav ref={nav} aria-label="Chats" className="mt-3 min-h-0 flex-1 overflow-y-auto px-3">
+      {/* A scrolling box clips what is drawn past its edges: padding on every side leaves room
+          for the focus ring of the chats at its top and bottom (it is drawn outside the link). */}
+      <nav ref={nav} aria-label="Chats" className="mt-2 min-h-0 flex-1 overflow-y-auto px-3 py-1">
         {chats.length === 0 && !beyondLoaded ? (
           <p className="px-3 py-6 text-center text-sm text-muted">No chats yet. Start one above.</p>
         ) : (

@@ -171,6 +171,30 @@ test("focus stays in the chat list after a rename or a delete", async ({ page })
   await expect(page.getByRole("button", { name: "New chat", exact: true })).toBeFocused();
 });
 
+test("the first chat's focus ring is drawn whole, not cut off by the top of the scrolling list", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-list-ring-${Date.now()}@example.com`);
+  await createChats(page, 2, "ring");
+  await page.goto("/");
+  await hydrated(page);
+  const list = page.getByRole("navigation", { name: "Chats" });
+  const first = list.getByRole("link").first();
+  await expect(first).toHaveText("ring 1");
+  const box = await first.boundingBox();
+  if (!box) throw new Error("the first chat's link is not on screen");
+  // The strip just above the link: the ring is drawn there, unless the list's edge clips it.
+  const above = { x: box.x, y: box.y - 3, width: box.width, height: 3 };
+
+  // From "New chat", Tab reaches the first chat: the keyboard's focus shows its ring.
+  await page.getByRole("button", { name: "New chat", exact: true }).focus();
+  const ringless = await page.screenshot({ clip: above });
+  await page.keyboard.press("Tab");
+  await expect(first).toBeFocused();
+  const ringed = await page.screenshot({ clip: above });
+  expect(ringed.equals(ringless), "no focus ring is drawn above the first chat").toBe(false);
+});
+
 test("the delete confirm holds a long title, and a delete called off leaves focus on the chat", async ({
   page,
 }) => {
