@@ -45,13 +45,15 @@ type Props = {
   firstUser?: boolean;
   /** A line about the account being created (it waits for approval, registration is closed). */
   notice?: string;
+  /** Why the visitor was sent here (an admin disabled the account), said above the form. */
+  warning?: string;
   /** Registration is closed: the fields are not offered at all. */
   closed?: boolean;
   /** The page asked for before signing in (lib/auth/return-path): the form goes there after. */
   next?: string | null;
 };
 
-export function AuthForm({ mode, firstUser, notice, closed, next = null }: Props) {
+export function AuthForm({ mode, firstUser, notice, warning, closed, next = null }: Props) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -128,6 +130,14 @@ export function AuthForm({ mode, firstUser, notice, closed, next = null }: Props
             </p>
           ) : null}
           {notice ? <p className="text-sm text-muted">{notice}</p> : null}
+          {warning ? (
+            <p
+              className="rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900"
+              data-testid="sign-in-warning"
+            >
+              {warning}
+            </p>
+          ) : null}
         </div>
         {closed ? null : (
           <>

@@ -4,8 +4,13 @@
  * the acting admin still is one, so two admins demoting each other cannot leave none. Disabling
  * or deleting an account also stops what runs on its chats.
  */
+import { sessionTokenHash } from "@/lib/auth/disabled-session";
 import type { Database, Db } from "@/lib/db/client";
 import { busyChatIdsOf, deleteChatsOf } from "@/lib/db/queries/chats";
+import {
+  forgetDisabledSessions,
+  rememberDisabledSessions,
+} from "@/lib/db/queries/disabled-sessions";
 import { getQuotaDefaults, type QuotaLimits } from "@/lib/db/queries/quota-defaults";
 import { clearUsage, type DayUsage, usageOfUsers, usageOn } from "@/lib/db/queries/usage";
 import {
@@ -105,7 +110,13 @@ export async function updateUser(
     const { from: _from, ...change } = patch;
     const row = await updateUserRow(tx, targetId, change);
     if (!row) throw new AppError("not_found:user", "User not found.");
-    if (patch.status === "disabled") await deleteSessions(tx, targetId);
+    if (patch.status === "disabled") {
+      // Signed out at once; each browser is told why when it comes back (disabled-session.ts).
+      const tokens = await deleteSessions(tx, targetId);
+      await rememberDisabledSessions(tx, targetId, tokens.map(sessionTokenHash));
+    } else if (patch.status !== undefined) {
+      await forgetDisabledSessions(tx, targetId);
+    }
     return row;
   });
   if (patch.status === "disabled") await stopRunningTurnsOf(database.db, targetId);

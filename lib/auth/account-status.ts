@@ -9,8 +9,9 @@ export function statusError(status: UserStatus): AppError | null {
       "Your account is waiting for an admin's approval.",
     );
   }
-  if (status === "disabled") {
-    return new AppError("forbidden:account_disabled", "This account is disabled.");
-  }
+  if (status === "disabled") return accountDisabled();
   return null;
 }
+
+export const accountDisabled = () =>
+  new AppError("forbidden:account_disabled", "This account is disabled.");

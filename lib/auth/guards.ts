@@ -4,8 +4,9 @@ import { type Chat, USER_STATUSES, type UserStatus } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { LruMap } from "@/lib/lru-map";
-import { statusError } from "./account-status";
+import { accountDisabled, statusError } from "./account-status";
 import { SESSION_COOKIE_CACHE_SECONDS, sessionStanding } from "./cookie-cache";
+import { endedByDisable } from "./disabled-session";
 import { getAuth } from "./server";
 
 export type SessionUser = {
@@ -81,10 +82,17 @@ async function verifiedSessionUser(headers: Headers): Promise<SessionUser | null
   return user;
 }
 
-/** The signed-in, active user: 401 when signed out, 403 while pending or when disabled. */
+/**
+ * The signed-in, active user: 401 when signed out, 403 while pending or when disabled (a session
+ * that disabling the account ended included: its browser is told so, not just to sign in).
+ */
 export async function requireUser(request: Request): Promise<SessionUser> {
   const user = await getSessionUser(request.headers);
-  if (!user) throw new AppError("unauthorized:auth");
+  if (!user) {
+    throw (await endedByDisable(request.headers))
+      ? accountDisabled()
+      : new AppError("unauthorized:auth");
+  }
   const refused = statusError(user.status);
   if (refused) throw refused;
   return user;

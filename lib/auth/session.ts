@@ -1,5 +1,6 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { DISABLED_REASON, endedByDisable } from "./disabled-session";
 import { getSessionUser, type SessionUser } from "./guards";
 import { PAGE_PATH_HEADER, returnPath, signInHref } from "./return-path";
 
@@ -13,9 +14,24 @@ export const WAITING_PATH = "/waiting";
 export async function requirePageUser(): Promise<SessionUser> {
   const requestHeaders = await headers();
   const user = await getSessionUser(requestHeaders);
-  if (!user) redirect(signInHref(returnPath(requestHeaders.get(PAGE_PATH_HEADER))));
+  if (!user) redirect(await signInPage(requestHeaders));
   if (user.status !== "active") redirect(WAITING_PATH);
   return user;
+}
+
+/**
+ * Where a page sends a visitor without a session: the sign-in page, which returns to the page
+ * asked for, and says why when the visitor's session ended because an admin disabled the account.
+ */
+export async function signInPage(requestHeaders: Headers): Promise<string> {
+  const href = signInHref(returnPath(requestHeaders.get(PAGE_PATH_HEADER)));
+  if (!(await endedByDisable(requestHeaders))) return href;
+  return `${href}${href.includes("?") ? "&" : "?"}reason=${DISABLED_REASON}`;
+}
+
+/** Whether the sign-in page was sent `signInPage`'s reason: the account was disabled. */
+export async function signedOutByDisable(searchParams: PageSearchParams): Promise<boolean> {
+  return (await searchParams).reason === DISABLED_REASON;
 }
 
 export async function currentPageUser(): Promise<SessionUser | null> {

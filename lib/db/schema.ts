@@ -342,6 +342,23 @@ export const allowedModel = pgTable(
   (t) => [primaryKey({ columns: [t.provider, t.model] })],
 );
 
+/**
+ * The sessions that ended when an admin disabled their account, by their token's SHA-256 (hex):
+ * a browser that comes back with one is told why it was signed out. Only that browser holds the
+ * token, so no one else learns of it; the rows go when the account is enabled again or deleted.
+ */
+export const disabledSession = pgTable(
+  "disabled_session",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("disabled_session_user_id_idx").on(t.userId)],
+);
+
 /** rate-limiter-flexible's Drizzle store: one row per key, points spent until `expire`. */
 export const rateLimit = pgTable("rate_limit", {
   key: text("key").primaryKey(),

@@ -1,14 +1,15 @@
 import { expect, test } from "@playwright/test";
 import pg from "pg";
-import { hydrated, registerUser } from "./helpers";
+import { hydrated, PASSWORD, registerUser } from "./helpers";
 import { ownServerPerFile } from "./own-server";
 import { ADMIN_USERS_PORT } from "./servers";
 
 /**
  * Admin → Users on a server with more accounts than one page shows: the table says how many it
- * shows of how many, adds the next page on request, and searches names and addresses. A server
- * of its own, whose Postgres database the spec fills with accounts directly (signing up 130
- * accounts through the form would time nothing but password hashing).
+ * shows of how many, adds the next page on request, and searches names and addresses; and what
+ * an account disabled there sees. A server of its own, whose Postgres database the spec fills
+ * with accounts directly (signing up 130 accounts through the form would time nothing but
+ * password hashing).
  */
 
 const BULK = 130;
@@ -135,4 +136,82 @@ test("the users table shows a page of many accounts, adds the next on request, a
     );
     await page.screenshot({ path: `test-results/screens/admin-users-phone-${colorScheme}.png` });
   }
+});
+
+test("an account disabled while signed in is sent to sign in, told why, and only it is told", async ({
+  browser,
+}) => {
+  const stamp = Date.now();
+  const adminEmail = `disabling-admin-${stamp}@example.com`;
+  const userEmail = `disabled-${stamp}@example.com`;
+  const admin = await (await browser.newContext()).newPage();
+  await registerUser(admin, adminEmail, own.url);
+  // Made an admin here: the server's first account (its admin) may be another test's.
+  const client = new pg.Client({ connectionString: own.databaseUrl });
+  await client.connect();
+  let userId: string;
+  const user = await (await browser.newContext()).newPage();
+  try {
+    await client.query(`update "user" set role = 'admin' where email = $1`, [adminEmail]);
+    await registerUser(user, userEmail, own.url);
+    const { rows } = await client.query<{ id: string }>(`select id from "user" where email = $1`, [
+      userEmail,
+    ]);
+    userId = rows[0]?.id ?? "";
+  } finally {
+    await client.end();
+  }
+  // Two chats: the user is in one when the admin disables the account, and opens the other.
+  for (const title of ["Open one", "Other one"]) {
+    const created = await user.request.post(`${own.url}/api/chats`, {
+      headers: { origin: own.url },
+      data: { title },
+    });
+    expect(created.status()).toBe(201);
+  }
+  await user.reload();
+  await hydrated(user);
+  await user.getByRole("link", { name: "Open one" }).click();
+  await expect(user).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  await hydrated(user);
+  const chatPath = new URL(user.url()).pathname;
+
+  const disabled = await admin.request.patch(`${own.url}/api/admin/users/${userId}`, {
+    headers: { origin: own.url },
+    data: { status: "disabled" },
+  });
+  expect(disabled.status()).toBe(200);
+
+  // The next page the user opens sends them to sign in, saying why; the API says so too.
+  await user.getByRole("link", { name: "Other one" }).click();
+  await expect(user).toHaveURL(/\/login\?.*reason=disabled/);
+  const warning = user.getByTestId("sign-in-warning");
+  await expect(warning).toHaveText(
+    "An admin disabled this account, so you were signed out. Ask the server's admin if that is a mistake.",
+  );
+  const refused = await user.request.get(`${own.url}/api/chats`);
+  expect(refused.status()).toBe(403);
+  expect(await refused.json()).toMatchObject({ error: { code: "forbidden:account_disabled" } });
+  await user.goto(`${own.url}${chatPath}`);
+  await expect(user).toHaveURL(
+    `${own.url}/login?next=${encodeURIComponent(chatPath)}&reason=disabled`,
+  );
+  await expect(warning).toBeVisible();
+  // Signing in again is refused for the same reason.
+  await hydrated(user);
+  await user.getByLabel("Email").fill(userEmail);
+  await user.getByLabel("Password").fill(PASSWORD);
+  await user.getByRole("button", { name: "Sign in" }).click();
+  await expect(
+    user
+      .getByRole("alert")
+      .filter({ hasText: "This account is disabled. Ask the server's admin." }),
+  ).toBeVisible();
+
+  // Anyone else sent to sign in from the same page is told nothing about the account.
+  const stranger = await (await browser.newContext()).newPage();
+  await stranger.goto(`${own.url}${chatPath}`);
+  await expect(stranger).toHaveURL(`${own.url}/login?next=${encodeURIComponent(chatPath)}`);
+  await hydrated(stranger);
+  await expect(stranger.getByTestId("sign-in-warning")).toHaveCount(0);
 });

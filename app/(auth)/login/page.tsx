@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { AuthForm } from "@/components/auth/auth-form";
-import { type PageSearchParams, pageAfterSignIn } from "@/lib/auth/session";
+import { type PageSearchParams, pageAfterSignIn, signedOutByDisable } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
 import { countUsers } from "@/lib/db/queries/users";
 
@@ -12,5 +12,9 @@ export default async function LoginPage({ searchParams }: { searchParams: PageSe
   const next = await pageAfterSignIn(searchParams);
   // A fresh install: say how to begin instead of asking for an account nobody has.
   const firstUser = (await countUsers(await getDb())) === 0;
-  return <AuthForm mode="login" firstUser={firstUser} next={next} />;
+  // Any visitor can write the address: it says what happened to "this account", naming none.
+  const warning = (await signedOutByDisable(searchParams))
+    ? "An admin disabled this account, so you were signed out. Ask the server's admin if that is a mistake."
+    : undefined;
+  return <AuthForm mode="login" firstUser={firstUser} next={next} warning={warning} />;
 }

@@ -119,9 +119,13 @@ export async function updateUserRow(
   return row ?? null;
 }
 
-/** Signs the user out everywhere. */
-export async function deleteSessions(db: Db, userId: string): Promise<void> {
-  await db.delete(session).where(eq(session.userId, userId));
+/** Signs the user out everywhere; answers the tokens of the sessions it ended. */
+export async function deleteSessions(db: Db, userId: string): Promise<string[]> {
+  const rows = await db
+    .delete(session)
+    .where(eq(session.userId, userId))
+    .returning({ token: session.token });
+  return rows.map((row) => row.token);
 }
 
 /** Deletes the user; sessions, accounts, chats and usage go with it by cascade. */

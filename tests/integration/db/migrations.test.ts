@@ -9,6 +9,7 @@ const TABLES = [
   "allowed_model",
   "chat",
   "compaction_event",
+  "disabled_session",
   "message",
   "message_branch",
   "model_calibration",
