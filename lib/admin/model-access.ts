@@ -48,7 +48,10 @@ export async function saveModelAccess(
     const before = await loadModelAccess(tx);
     if ("restricted" in input) {
       await setProviderRestricted(tx, input.provider, input.restricted, updatedBy);
-      if (input.restricted && !listed.some((m) => before.allowed.has(m.id))) {
+      // Only a provider restricted just now: one restricted already whose ticks were all taken
+      // away stays as the admin left it.
+      const newlyRestricted = !before.restricted.has(input.provider);
+      if (input.restricted && newlyRestricted && !listed.some((m) => before.allowed.has(m.id))) {
         await allowModels(
           tx,
           input.provider,
@@ -64,13 +67,17 @@ export async function saveModelAccess(
       // Thrown inside the transaction: the change rolls back.
       throw new AppError(
         "conflict:last_model",
-        "That would leave users no model to chat with. Allow another model first, or lift the restriction.",
+        "That would leave users no model to chat with among the providers answering now. Allow another model first, or lift the restriction.",
       );
     }
   });
   return describeModelAccess(db);
 }
 
+/**
+ * Whether users have a model left among those listed now: a provider that did not answer for its
+ * list offers none they could start a chat with until it does.
+ */
 function anyAllowed(models: readonly { provider: string; model: string }[], access: ModelAccess) {
   return models.some((m) => isModelAllowed(access, m.provider, m.model));
 }

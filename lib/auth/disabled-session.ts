@@ -5,10 +5,11 @@
  * (`disabled_session`) and says why it was signed out, where it would otherwise just ask it to
  * sign in. Only that browser has the token, so no one else learns that the account was disabled.
  */
-import { createHash } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { getSessionCookie } from "better-auth/cookies";
 import { getDb } from "@/lib/db/client";
 import { isDisabledSession } from "@/lib/db/queries/disabled-sessions";
+import { authSecret } from "./secret";
 
 /** The sign-in page's `?reason=` for a browser whose account was disabled while signed in. */
 export const DISABLED_REASON = "disabled";
@@ -20,13 +21,23 @@ export function sessionTokenHash(token: string): string {
 
 /**
  * Whether the request carries the session cookie of a session a disable ended, its account still
- * disabled. The cookie's signature goes unchecked: the token is the secret, and a match tells
- * its holder only what became of their own account.
+ * disabled. Only a cookie this server signed is looked up: a made-up one costs no query.
  */
 export async function endedByDisable(headers: Headers): Promise<boolean> {
-  // better-auth's cookie holds `<token>.<signature>`.
-  const cookie = getSessionCookie(headers);
+  const token = signedToken(getSessionCookie(headers));
+  if (!token) return false;
+  return isDisabledSession(await getDb(), sessionTokenHash(token));
+}
+
+/**
+ * The token of a session cookie, when its signature is this server's: better-auth writes
+ * `<token>.<signature>`, the signature the base64 HMAC-SHA256 of the token under the auth secret.
+ */
+function signedToken(cookie: string | null): string | null {
   const dot = cookie?.lastIndexOf(".") ?? -1;
-  if (!cookie || dot < 1) return false;
-  return isDisabledSession(await getDb(), sessionTokenHash(cookie.slice(0, dot)));
+  if (!cookie || dot < 1) return null;
+  const token = cookie.slice(0, dot);
+  const given = Buffer.from(cookie.slice(dot + 1), "base64");
+  const expected = createHmac("sha256", authSecret()).update(token, "utf8").digest();
+  return given.length === expected.length && timingSafeEqual(given, expected) ? token : null;
 }

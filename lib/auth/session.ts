@@ -29,9 +29,14 @@ export async function signInPage(requestHeaders: Headers): Promise<string> {
   return `${href}${href.includes("?") ? "&" : "?"}reason=${DISABLED_REASON}`;
 }
 
-/** Whether the sign-in page was sent `signInPage`'s reason: the account was disabled. */
+/**
+ * Whether the sign-in page was sent `signInPage`'s reason and the visitor's own session cookie
+ * bears it out: a link with the reason written into it makes nobody else read that their
+ * account was disabled.
+ */
 export async function signedOutByDisable(searchParams: PageSearchParams): Promise<boolean> {
-  return (await searchParams).reason === DISABLED_REASON;
+  if ((await searchParams).reason !== DISABLED_REASON) return false;
+  return endedByDisable(await headers());
 }
 
 export async function currentPageUser(): Promise<SessionUser | null> {

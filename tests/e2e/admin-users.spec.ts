@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { type Browser, type BrowserContext, expect, test } from "@playwright/test";
 import pg from "pg";
 import { hydrated, PASSWORD, registerUser } from "./helpers";
 import { ownServerPerFile } from "./own-server";
@@ -17,6 +17,20 @@ const BULK = 130;
 const own = ownServerPerFile({
   port: ADMIN_USERS_PORT,
   provider: { models: [{ id: "fake-model", maxModelLen: 8192 }] },
+});
+
+/**
+ * Browsers of a test's own (an admin, a user, a stranger), closed after it: left open, their
+ * pages keep connections to the spec's server, which then cannot shut down.
+ */
+const contexts: BrowserContext[] = [];
+async function newPage(browser: Browser) {
+  const context = await browser.newContext();
+  contexts.push(context);
+  return context.newPage();
+}
+test.afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((context) => context.close()));
 });
 
 test("the users table shows a page of many accounts, adds the next on request, and searches them", async ({
@@ -144,13 +158,13 @@ test("an account disabled while signed in is sent to sign in, told why, and only
   const stamp = Date.now();
   const adminEmail = `disabling-admin-${stamp}@example.com`;
   const userEmail = `disabled-${stamp}@example.com`;
-  const admin = await (await browser.newContext()).newPage();
+  const admin = await newPage(browser);
   await registerUser(admin, adminEmail, own.url);
   // Made an admin here: the server's first account (its admin) may be another test's.
   const client = new pg.Client({ connectionString: own.databaseUrl });
   await client.connect();
   let userId: string;
-  const user = await (await browser.newContext()).newPage();
+  const user = await newPage(browser);
   try {
     await client.query(`update "user" set role = 'admin' where email = $1`, [adminEmail]);
     await registerUser(user, userEmail, own.url);
@@ -209,9 +223,13 @@ test("an account disabled while signed in is sent to sign in, told why, and only
   ).toBeVisible();
 
   // Anyone else sent to sign in from the same page is told nothing about the account.
-  const stranger = await (await browser.newContext()).newPage();
+  const stranger = await newPage(browser);
   await stranger.goto(`${own.url}${chatPath}`);
   await expect(stranger).toHaveURL(`${own.url}/login?next=${encodeURIComponent(chatPath)}`);
+  await hydrated(stranger);
+  await expect(stranger.getByTestId("sign-in-warning")).toHaveCount(0);
+  // Nor by a link with the reason written into it: only the disabled session's own cookie tells.
+  await stranger.goto(`${own.url}/login?reason=disabled`);
   await hydrated(stranger);
   await expect(stranger.getByTestId("sign-in-warning")).toHaveCount(0);
 });

@@ -12,7 +12,7 @@ export default async function LoginPage({ searchParams }: { searchParams: PageSe
   const next = await pageAfterSignIn(searchParams);
   // A fresh install: say how to begin instead of asking for an account nobody has.
   const firstUser = (await countUsers(await getDb())) === 0;
-  // Any visitor can write the address: it says what happened to "this account", naming none.
+  // Only to the browser whose session the disable ended (the address alone proves nothing).
   const warning = (await signedOutByDisable(searchParams))
     ? "An admin disabled this account, so you were signed out. Ask the server's admin if that is a mistake."
     : undefined;

@@ -409,6 +409,11 @@ describeEachDriver("model allow-list", (use) => {
       models: [{ id: "fake:pricey" }],
       defaultModelId: "fake:pricey",
     });
+    // Restricted again from a page that still showed it open: a provider restricted with nothing
+    // allowed stays so, not opened to every model it lists.
+    expect((await access({ provider: "demo", restricted: true })).body).toEqual({
+      access: { restrictedProviders: ["demo", "fake"], allowedModelIds: ["fake:pricey"] },
+    });
     // Restricting again keeps the ticks the provider had: it is not reset to all.
     await access({ provider: "fake", restricted: false });
     expect((await access({ provider: "fake", restricted: true })).body).toEqual({
