@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import type { ModelAccessInput, ModelAccessView } from "@/lib/admin/model-access-input";
+import { countOf } from "@/lib/count-text";
 import { useModelAccess } from "./use-model-access";
 
 /** What the panel needs of a model row. */
@@ -111,7 +112,7 @@ function ProviderAccess({ provider, label, models, access, disabled, onChange }:
         Only allowed models
       </label>
       <p className="text-xs text-muted">
-        {count} of {models.length} {models.length === 1 ? "model" : "models"} available to users
+        {count} of {countOf(models.length, "model")} available to users
       </p>
       {restricted ? (
         <ul className="max-h-64 space-y-1 overflow-y-auto">

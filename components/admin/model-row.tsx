@@ -4,6 +4,7 @@ import { Check } from "lucide-react";
 import { type FormEvent, useId, useState } from "react";
 import type { AdminModel } from "@/lib/admin/models";
 import type { OverrideInput } from "@/lib/admin/override-input";
+import { countOf } from "@/lib/count-text";
 import { formatCount } from "../stats/format";
 import { buttonGhost, buttonPrimary, inputBase } from "../ui/styles";
 import {
@@ -88,7 +89,7 @@ export function calibrationText(calibration: { ratio: number; samples: number })
       : `The provider counts ${percent} % ${ratio > 1 ? "more" : "fewer"} tokens than Fold estimates`;
   if (samples === 0)
     return `${compared}: a cautious starting guess, until replies show the real counts.`;
-  return `${compared}, learned from ${formatCount(samples)} ${samples === 1 ? "reply" : "replies"}.`;
+  return `${compared}, learned from ${countOf(samples, "reply", "replies")}.`;
 }
 
 function OverrideEditor({ model, onSave }: Props) {

@@ -3,6 +3,7 @@
 import { Search } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { USER_SEARCH_MAX_CHARS } from "@/lib/admin/user-input";
+import { countOf } from "@/lib/count-text";
 import type { RegistrationMode } from "@/lib/env";
 import { buttonGhost, inputBase } from "../ui/styles";
 import { AdminPage, REFRESH_FAILED } from "./admin-page";
@@ -193,7 +194,7 @@ export function UsersAdmin({
 
 /** "12 accounts", "Showing 100 of 2,340 accounts", "2 accounts match “ada”". */
 function shownText(shown: number, total: number, search: string): string {
-  const of = (n: number) => `${n.toLocaleString("en-US")} account${n === 1 ? "" : "s"}`;
+  const of = (n: number) => countOf(n, "account");
   if (shown < total) return `Showing ${shown.toLocaleString("en-US")} of ${of(total)}`;
   return search ? `${of(total)} ${total === 1 ? "matches" : "match"} “${search}”` : of(total);
 }

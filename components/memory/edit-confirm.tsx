@@ -1,6 +1,7 @@
 "use client";
 
 import { AlertDialog } from "radix-ui";
+import { countOf } from "@/lib/count-text";
 import { useReturnFocus } from "../ui/return-focus";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 
@@ -35,8 +36,8 @@ export function EditConfirm(props: {
         >
           <AlertDialog.Title className="text-base font-semibold">{words.title}</AlertDialog.Title>
           <AlertDialog.Description className="text-sm text-muted">
-            This removes the {n} {n === 1 ? "message" : "messages"} after it from the chat. They are
-            kept: switch back to them with the ‹ › arrows under the{" "}
+            This removes the {countOf(n, "message")} after it from the chat. They are kept: switch
+            back to them with the ‹ › arrows under the{" "}
             {pending?.kind === "regenerate" ? "reply" : "message"}.
           </AlertDialog.Description>
           <div className="flex justify-end gap-2">

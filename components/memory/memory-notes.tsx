@@ -4,6 +4,7 @@ import { Plus, X } from "lucide-react";
 import { useRef, useState } from "react";
 import type { ChatMemory } from "@/lib/chat/memory";
 import { noteText } from "@/lib/compaction/user-notes";
+import { countOf } from "@/lib/count-text";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { apiFetch } from "../outage/api-fetch";
 import { buttonGhost, inputBase } from "../ui/styles";
@@ -153,8 +154,7 @@ export function MemoryNotes({ chatId, memory, busy, onSaved, onStale }: Props) {
   );
 }
 
-const tokens = (count: number) =>
-  `${count.toLocaleString("en-US")} ${count === 1 ? "token" : "tokens"}`;
+const tokens = (count: number) => countOf(count, "token");
 
 /**
  * How much room the notes have: a fold keeps them word for word up to a share of the chat

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { Dialog } from "radix-ui";
 import { useEffect, useRef, useState } from "react";
 import type { ChatMemory } from "@/lib/chat/memory";
+import { countOf } from "@/lib/count-text";
 import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { focusMessageBoxOnArrival } from "../chat/arrival-focus";
 import { Markdown } from "../chat/message/markdown";
@@ -303,7 +304,7 @@ export function MemoryPanel({
                 <p ref={pinCount} tabIndex={-1} className="flex-1 outline-none">
                   {memory.pins.length === 0
                     ? "No pinned messages. Pin one from its toolbar to keep it out of the summary."
-                    : `${memory.pins.length} pinned ${memory.pins.length === 1 ? "message" : "messages"}, always sent as written.`}
+                    : `${countOf(memory.pins.length, "pinned message")}, always sent as written.`}
                 </p>
                 {memory.pins.length > 1 ? (
                   <button

@@ -6,6 +6,7 @@ import type { TraceOutput } from "@/lib/compaction/trace";
 import { traceTitle } from "@/lib/compaction/trace-text";
 import { summarizesNothing } from "@/lib/compaction/user-notes";
 import { byteSizeOfUrl } from "@/lib/context/media-size";
+import { countOf } from "@/lib/count-text";
 import type { Db } from "@/lib/db/client";
 import { listBranches } from "@/lib/db/queries/branches";
 import { getChat } from "@/lib/db/queries/chats";
@@ -236,7 +237,7 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
   const head = [
     literalHeading(oneLine(chat.title)),
     "",
-    `_Exported from Fold on ${stamp(now)} · ${count} ${count === 1 ? "message" : "messages"}_`,
+    `_Exported from Fold on ${stamp(now)} · ${countOf(count, "message")}_`,
   ];
   if (versions.length > 0) {
     head.push(
@@ -450,8 +451,7 @@ function notesOf(message: FoldUIMessage): string[] {
         const output = part.state === "output-available" ? (part.output as TraceOutput) : null;
         if (!output?.outcome) return ["_Older messages were being summarized._"];
         const messages = Number(output.messagesSummarized) || 0;
-        const count =
-          messages > 0 ? ` (${messages} ${messages === 1 ? "message" : "messages"})` : "";
+        const count = messages > 0 ? ` (${countOf(messages, "message")})` : "";
         return [`_${traceTitle(output)}${count}._`];
       }
       return [`_Used the tool \`${name}\`._`];

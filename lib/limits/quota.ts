@@ -5,6 +5,8 @@
  * that crosses the line finishes and the next one is refused. While it runs it holds an estimate
  * of its tokens (lib/db/queries/usage.ts), so turns started together stop at the limit too.
  */
+
+import { countOf } from "@/lib/count-text";
 import type { Db } from "@/lib/db/client";
 import { turnsRunningElsewhere } from "@/lib/db/queries/chats";
 import type { QuotaLimits } from "@/lib/db/queries/quota-defaults";
@@ -182,13 +184,13 @@ function quotaExceeded(
     );
   }
   const what = messagesOut
-    ? `all ${count(limits.dailyMessageLimit ?? 0, "message")} of today's quota`
-    : `today's quota of ${count(limits.dailyTokenLimit ?? 0, "token")}`;
+    ? `all ${countOf(limits.dailyMessageLimit ?? 0, "message")} of today's quota`
+    : `today's quota of ${countOf(limits.dailyTokenLimit ?? 0, "token")}`;
   if (!messagesOut && runningElsewhere > 0) {
     const replies = runningElsewhere === 1 ? "reply" : "replies";
     return new TooManyRequestsError(
       code,
-      `Today's tokens are used up or held by your ${replies} still being written in other chats (${count(limits.dailyTokenLimit ?? 0, "token")} a day). Try again once ${runningElsewhere === 1 ? "it finishes" : "they finish"}.`,
+      `Today's tokens are used up or held by your ${replies} still being written in other chats (${countOf(limits.dailyTokenLimit ?? 0, "token")} a day). Try again once ${runningElsewhere === 1 ? "it finishes" : "they finish"}.`,
       new Date(now.getTime() + HELD_RETRY_MS),
     );
   }
@@ -197,8 +199,4 @@ function quotaExceeded(
     `You have used ${what}. It resets at midnight UTC, in ${formatWait(now, resetsAt)}.`,
     resetsAt,
   );
-}
-
-function count(n: number, noun: string): string {
-  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
 }
