@@ -28,6 +28,7 @@ import { Composer } from "./composer";
 import { useFirstMessage } from "./first-message";
 import { keepInPlace } from "./keep-in-place";
 import { limitNoticeOf, readableError, serverErrorOf } from "./limit-notice";
+import { RunningTrace } from "./message/compaction-trace";
 import { createEditDrafts, reopenEdit } from "./message/edit-drafts";
 import { answerBegun, wroteSomething } from "./message/tool-state";
 import { MessageList } from "./message-list";
@@ -205,9 +206,13 @@ export function ChatView({
 
   const busy = status === "submitted" || status === "streaming";
   // A first turn names its chat before its reply starts: the list and the header show the name
-  // as the reply begins, not only once it ends.
+  // as the reply begins, not only once it ends. Once per page: a first message with no words to
+  // name it by ("---") leaves the chat untitled, and every reply would refresh the page.
+  const namedOnce = useRef(false);
   useEffect(() => {
-    if (untitled && status === "streaming") router.refresh();
+    if (!untitled || status !== "streaming" || namedOnce.current) return;
+    namedOnce.current = true;
+    router.refresh();
   }, [untitled, status, router]);
   // "Thinking…" from the send until the reply begins to answer: through its reasoning too.
   const lastMessage = messages.at(-1);
@@ -692,29 +697,67 @@ export function ChatView({
     </>
   );
 
-  // The message no reply answers: its "No reply" (or "A reply is being written") row goes just
-  // under it, not at the end of the timeline, where a later note or fold would seem to own it.
-  const unansweredId =
-    !busy && lastIsUser && !(error && !limit)
-      ? timeline.findLast((m) => m.role === "user")?.id
-      : undefined;
-  const unansweredRow = replyElsewhere ? (
-    <p className="animate-pulse text-sm text-muted" aria-live="polite">
-      A reply is being written… it appears here when it is done.
-    </p>
-  ) : (
-    <div className="flex items-center gap-3 text-sm text-muted">
-      <span>No reply.</span>
-      <button
-        type="button"
-        disabled={switchPending}
-        onClick={retryUnanswered}
-        className="inline-flex items-center gap-1 font-medium text-ink hover:underline disabled:opacity-50"
-      >
-        <RotateCcw size={14} /> Retry
-      </button>
+  // What became of the chat's last message — a failure with its Retry, "No reply", or "A reply
+  // is being written" — goes just under it, not at the end of the timeline, where a note or fold
+  // added after it would seem to own it.
+  const failed = error && !limit ? error : null;
+  const lastShownId = timeline.findLast((m) => !isCompactionEntry(m))?.id;
+  const outcomeId = failed ? lastShownId : !busy && lastIsUser ? lastShownId : undefined;
+  const failure = failed ? (
+    <div
+      role="alert"
+      className="flex items-start gap-3 rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+    >
+      <AlertCircle size={16} className="mt-0.5 shrink-0" />
+      <p className="flex-1">{readableError(failed)}</p>
+      {/no longer fits/.test(failed.message) ? (
+        <button
+          type="button"
+          onClick={() => {
+            clearError();
+            compact.request();
+          }}
+          className="inline-flex items-center gap-1 font-medium hover:underline"
+        >
+          Compact now
+        </button>
+      ) : null}
+      {refusal ? null : (
+        // A refused request stored nothing: Retry would answer an older message instead.
+        <button
+          type="button"
+          // Not while a version switch is on its way: it may show another version.
+          disabled={switchPending}
+          onClick={() => {
+            clearError();
+            retryUnanswered();
+          }}
+          className="inline-flex items-center gap-1 font-medium hover:underline disabled:opacity-50"
+        >
+          <RotateCcw size={14} /> Retry
+        </button>
+      )}
     </div>
-  );
+  ) : null;
+  const outcomeRow =
+    failure ??
+    (replyElsewhere ? (
+      <p className="animate-pulse text-sm text-muted" aria-live="polite">
+        A reply is being written… it appears here when it is done.
+      </p>
+    ) : (
+      <div className="flex items-center gap-3 text-sm text-muted">
+        <span>No reply.</span>
+        <button
+          type="button"
+          disabled={switchPending}
+          onClick={retryUnanswered}
+          className="inline-flex items-center gap-1 font-medium text-ink hover:underline disabled:opacity-50"
+        >
+          <RotateCcw size={14} /> Retry
+        </button>
+      </div>
+    ));
 
   const footer = (
     <div className="space-y-6">
@@ -731,43 +774,13 @@ export function ChatView({
           />
         </div>
       ) : null}
-      {stillThinking ? <Thinking /> : null}
-      {error && !limit ? (
-        <div
-          role="alert"
-          className="flex items-start gap-3 rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
-        >
-          <AlertCircle size={16} className="mt-0.5 shrink-0" />
-          <p className="flex-1">{readableError(error)}</p>
-          {/no longer fits/.test(error.message) ? (
-            <button
-              type="button"
-              onClick={() => {
-                clearError();
-                compact.request();
-              }}
-              className="inline-flex items-center gap-1 font-medium hover:underline"
-            >
-              Compact now
-            </button>
-          ) : null}
-          {refusal ? null : (
-            // A refused request stored nothing: Retry would answer an older message instead.
-            <button
-              type="button"
-              // Not while a version switch is on its way: it may show another version.
-              disabled={switchPending}
-              onClick={() => {
-                clearError();
-                retryUnanswered();
-              }}
-              className="inline-flex items-center gap-1 font-medium hover:underline disabled:opacity-50"
-            >
-              <RotateCcw size={14} /> Retry
-            </button>
-          )}
-        </div>
+      {compact.state === "running" && !liveCompaction ? (
+        // Compact now answers once it is done: its trace runs here meanwhile, as a turn's does.
+        <RunningTrace />
       ) : null}
+      {stillThinking ? <Thinking /> : null}
+      {/* A request refused before the chat had a message to show it under. */}
+      {failure && outcomeId === undefined ? failure : null}
     </div>
   );
 
@@ -799,7 +812,7 @@ export function ChatView({
           ) : null
         }
         // Everything a row draws besides its message: see MessageList's renderMessage.
-        renderVersion={`${status}|${busy}|${switchPending}|${lastAssistantId}|${timeline.length}|${watermarkIndex}|${unansweredId}|${replyElsewhere}|${JSON.stringify(remembered.branches)}`}
+        renderVersion={`${status}|${busy}|${switchPending}|${lastAssistantId}|${timeline.length}|${watermarkIndex}|${outcomeId}|${replyElsewhere}|${failed?.message}|${JSON.stringify(remembered.branches)}`}
         renderMessage={(message, index) => (
           <div className="group/message space-y-1">
             <MessageView
@@ -842,7 +855,7 @@ export function ChatView({
                 )
               }
             />
-            {message.id === unansweredId ? <div className="pt-4">{unansweredRow}</div> : null}
+            {message.id === outcomeId ? <div className="pt-4">{outcomeRow}</div> : null}
           </div>
         )}
       />

@@ -159,7 +159,8 @@ function tooLongAlone({ tokens, room }: { tokens: number; room: string }): AppEr
  * messages the user pinned, the summary and the messages kept verbatim until the next fold.
  * Says which: the pinned messages when the message would fit without them, else the summary
  * and the kept messages when it would fit alone, else the message itself (a new message is
- * refused so before it is stored, assertFitsAlone; an older one can still be retried).
+ * refused so before it is stored, assertFitsAlone; one stored earlier, on a model with a larger
+ * window, is answered only once edited shorter or sent to such a model again).
  */
 function tooLong(turn: {
   history: FoldUIMessage[];

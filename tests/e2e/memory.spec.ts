@@ -632,7 +632,7 @@ test("a long pinned message: the ring says summarizing comes later than usual, a
   await expect(next).toContainText("later than usual: pinned messages and the latest message");
 });
 
-test("a message left unanswered keeps its No reply and Retry just under it when a note comes after it", async ({
+test("a message left unanswered keeps its failure or No reply, with Retry, just under it when a note comes after it", async ({
   page,
 }) => {
   test.setTimeout(120_000);
@@ -645,14 +645,10 @@ test("a message left unanswered keeps its No reply and Retry just under it when 
   const box = page.getByRole("textbox", { name: "Message" });
   await box.fill("Where do the ferries leave from?");
   await box.press("Enter");
-  await expect(page.getByTestId("message-scroller").getByRole("alert")).toBeVisible({
-    timeout: 30_000,
-  });
-  await page.reload();
-  await hydrated(page);
-  const noReply = page.getByText("No reply.");
-  await expect(noReply).toBeVisible();
+  const failure = page.getByTestId("message-scroller").getByRole("alert");
+  await expect(failure).toBeVisible({ timeout: 30_000 });
 
+  // A note added while the failure still shows: the failure and its Retry stay with the message.
   await page.getByRole("button", { name: "Memory" }).click();
   const panel = page.getByRole("dialog", { name: "What the model remembers" });
   const notes = panel.getByRole("region", { name: "Notes the model keeps" });
@@ -662,13 +658,18 @@ test("a message left unanswered keeps its No reply and Retry just under it when 
   await page.keyboard.press("Escape");
   const note = page.getByText("Note added by you");
   await expect(note).toBeVisible();
-
-  // In reading order: the message, what became of it, then the note.
   const asked = userMessages(page).last();
-  expect(await follows(asked, noReply)).toBe(true);
-  expect(await follows(noReply, note)).toBe(true);
+  // In reading order: the message, what became of it, then the note.
+  expect(await follows(asked, failure)).toBe(true);
+  expect(await follows(failure, note)).toBe(true);
+
+  // After a reload the failure reads as No reply, in the same place.
   await page.reload();
   await hydrated(page);
+  const noReply = page.getByText("No reply.");
+  await expect(noReply).toBeVisible();
+  await expect(note).toBeVisible();
+  expect(await follows(asked, noReply)).toBe(true);
   expect(await follows(noReply, note)).toBe(true);
 
   // Its Retry answers it.

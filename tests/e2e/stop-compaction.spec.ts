@@ -101,6 +101,9 @@ test("Compact now from the ring can be stopped: the ring comes back, nothing is 
   await registerUser(page, "stop-compact-now@example.com", own.url);
   await threeLongTurns(page);
   const ring = await startCompactNow(page);
+  // Its trace runs in the timeline meanwhile, as a turn's compaction does.
+  await expect(trace(page)).toHaveAttribute("data-state", "running");
+  await expect(trace(page)).toContainText("Compacting context…");
   // The chat is held for the compaction: a message typed meanwhile waits in the box, saying why,
   // rather than being sent, refused and handed back without a word.
   const box = page.getByRole("textbox", { name: "Message" });

@@ -4,6 +4,7 @@ import { ChevronRight, Layers } from "lucide-react";
 import { useEffect, useState } from "react";
 import type { TraceInput, TraceOutput } from "@/lib/compaction/trace";
 import { isTruncationNotice, traceTitle } from "@/lib/compaction/trace-text";
+import { countOf } from "@/lib/count-text";
 import { formatCount, formatDuration } from "../../stats/format";
 import { useModelLabel } from "../../stats/model-labels";
 import { Markdown } from "./markdown";
@@ -112,7 +113,8 @@ export function CompactionTrace({
   );
 }
 
-function RunningTrace({ messages }: { messages?: number }) {
+/** A compaction still running: what it folds, when known, and for how long it has run. */
+export function RunningTrace({ messages }: { messages?: number }) {
   const [seconds, setSeconds] = useState(0);
   useEffect(() => {
     const started = Date.now();
@@ -130,7 +132,8 @@ function RunningTrace({ messages }: { messages?: number }) {
       <span className="font-medium">Compacting context…</span>
       <span className="text-muted">
         {messages ? `${messagesText(messages)} · ` : ""}
-        {seconds} s
+        {/* Not read out: a live region would say every second's tick. */}
+        <span aria-hidden="true">{seconds} s</span>
       </span>
     </div>
   );
@@ -138,5 +141,5 @@ function RunningTrace({ messages }: { messages?: number }) {
 
 /** "1 message", "12 messages". */
 function messagesText(count: number): string {
-  return `${count.toLocaleString("en-US")} ${count === 1 ? "message" : "messages"}`;
+  return countOf(count, "message");
 }
