@@ -45,6 +45,17 @@ export async function chatTurnFrame(now: Date, recall: RecallPort): Promise<Requ
 }
 
 /**
+ * The size of a request's frame alone, without building its tools: what a check of a message
+ * against the model's window needs before the turn goes on (run-turn.ts, admitMessage).
+ */
+export async function chatFrameOverhead(now: Date, tools?: ToolSet): Promise<Overhead> {
+  const instructions = chatInstructions(now);
+  return tools
+    ? estimateOverhead(defaultEstimator, instructions, tools)
+    : builtinOverhead(instructions);
+}
+
+/**
  * The built-in tools are the same in every request and the instructions change once a day,
  * so their size is counted once per instructions text, not on every turn.
  */

@@ -6,7 +6,7 @@ import {
   type UIMessageChunk,
 } from "ai";
 import { describeModelError } from "@/lib/ai/errors";
-import { chatRequestFrame, chatTurnFrame } from "@/lib/ai/request-frame";
+import { chatFrameOverhead, chatRequestFrame, chatTurnFrame } from "@/lib/ai/request-frame";
 import {
   type NextTurnSize,
   nextMessageTokens,
@@ -322,7 +322,7 @@ async function admitMessage(
   const now = deps.now ?? Date.now;
   const [budget, frame] = await Promise.all([
     modelBudget(deps.db, modelId),
-    deps.tools ? chatRequestFrame(new Date(now()), deps.tools) : chatRequestFrame(new Date(now())),
+    chatFrameOverhead(new Date(now()), deps.tools),
   ]);
   assertFitsAlone(rowToUIMessage(userMessageRow(request.message)), budget, frame.overheadTokens);
   return budget;
