@@ -329,7 +329,6 @@ export function listModels(options?: { signal?: AbortSignal }): Promise<ModelInf
   return providerRegistry().listModels(options);
 }
 
-/** Whether `provider`'s model list is unknown right now (see ProviderRegistry). */
 /** The process registry's `listModelsOf`. */
 export function listModelsOf(
   provider: string,
@@ -338,6 +337,7 @@ export function listModelsOf(
   return providerRegistry().listModelsOf(provider, options);
 }
 
+/** Whether `provider`'s model list is unknown right now (see ProviderRegistry). */
 export function modelListUnknown(provider: string): boolean {
   return providerRegistry().modelListUnknown(provider);
 }
