@@ -140,6 +140,7 @@ function sizeOf(message: FoldUIMessage | undefined, model: ModelBudget, overhead
   const overhead = Math.ceil(overheadTokens * ratio);
   return {
     tokens,
+    overhead,
     fitsAlone: tokens + overhead <= budget.inputBudget,
     room: `${modelId}'s context window is ${n(window.contextWindow)} tokens, of which ${n(budget.inputBudget)} can hold the conversation`,
   };
@@ -170,14 +171,13 @@ function tooLong(turn: {
   const latest = turn.history.findLast((m) => m.role === "user");
   const size = sizeOf(latest, turn.model, turn.overheadTokens);
   if (!size.fitsAlone) return tooLongAlone(size);
-  const { tokens, room } = size;
+  const { tokens, overhead, room } = size;
   // The messages the user has pinned (one unpinned but not folded yet is not theirs to unpin).
   const pinned = turn.history.filter((m) => isPinnedByUser(m.metadata) && m.id !== latest?.id);
   const pinnedTokens =
     pinned.length > 0
       ? defaultEstimator.estimateUIMessages(pinned, { ratio: turn.model.classRatios })
       : 0;
-  const overhead = Math.ceil(turn.overheadTokens * turn.model.ratio);
   if (tokens + overhead + pinnedTokens > turn.model.budget.inputBudget) {
     const what =
       pinned.length === 1 ? "the pinned message" : `the ${pinned.length} pinned messages`;
