@@ -1,6 +1,4 @@
 import { getToolName, isToolUIPart } from "ai";
-import type { Nodes as MdastNode, Root as MdastRoot } from "mdast";
-import { fromMarkdown } from "mdast-util-from-markdown";
 import { z } from "zod";
 import type { TraceOutput } from "@/lib/compaction/trace";
 import { traceTitle } from "@/lib/compaction/trace-text";
@@ -22,8 +20,10 @@ import {
 } from "@/lib/message/ui-message";
 import { headOf } from "@/lib/message/unstorable-text";
 import { literalHeading, literalMarkdown } from "./literal-markdown";
-import { nestHeadings } from "./markdown-headings";
-import { ownLabels } from "./markdown-labels";
+import { applyEdits, parseMarkdown } from "./markdown-edits";
+import { headingEdits, nestHeadings } from "./markdown-headings";
+import { labelEdits } from "./markdown-labels";
+import { closeOpenBlock } from "./markdown-open-block";
 
 /**
  * A chat as a file (GET /api/chats/:id/export): Markdown to read, JSON to keep. The JSON holds
@@ -209,11 +209,15 @@ function exportMessage(row: ArchivedMessage): ChatExport["messages"][number] {
 const MEMORY_HEADING_DEPTH = 2;
 const memoryHeading = (title: string) => `${"#".repeat(MEMORY_HEADING_DEPTH)} ${title}`;
 
+/** The level of the heading each message goes under ("### Assistant · …"). */
+const ROLE_HEADING_DEPTH = 3;
 const ROLE_HEADINGS: Record<Message["role"], string> = {
   user: "You",
   assistant: "Assistant",
   system: "System",
 };
+const roleHeading = (role: Message["role"], at: Date) =>
+  `${"#".repeat(ROLE_HEADING_DEPTH)} ${ROLE_HEADINGS[role]} · ${stamp(at)}`;
 
 /**
  * A readable transcript: each message under who said it; tool calls, compactions and pins as
@@ -249,12 +253,14 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
   for (const [index, row] of rows.entries()) {
     const message = rowToUIMessage(row);
     const notes = notesOf(message);
-    // A user's message is shown as typed, a reply as Markdown (lib/chat/literal-markdown.ts)
-    // whose link and footnote labels are its own (lib/chat/markdown-labels.ts).
+    // A user's message is shown as typed (lib/chat/literal-markdown.ts), so it holds no
+    // heading; a reply as Markdown placed under its role heading.
     const text =
-      row.role === "user" ? literalTextOf(message) : markdownTextOf(message, `m${index + 1}-`);
+      row.role === "user"
+        ? literalTextOf(message)
+        : placedMarkdown(markdownTextOf(message), `m${index + 1}-`, ROLE_HEADING_DEPTH);
     if (!text && notes.length === 0) continue;
-    const lines = ["", "---", "", `### ${ROLE_HEADINGS[row.role]} · ${stamp(row.createdAt)}`, ""];
+    const lines = ["", "---", "", roleHeading(row.role, row.createdAt), ""];
     for (const note of notes) lines.push(`> ${note}`, "");
     if (text) lines.push(text, "");
     yield lines.join("\n");
@@ -281,7 +287,7 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
       "",
       "_What the model is told in place of the folded messages._",
       "",
-      nestHeadings(ownLabels(chat.contextSummary.trim(), "summary-"), MEMORY_HEADING_DEPTH),
+      placedMarkdown(chat.contextSummary.trim(), "summary-", MEMORY_HEADING_DEPTH),
       "",
     ].join("\n");
   }
@@ -329,16 +335,29 @@ function textOf(message: FoldUIMessage): string {
 }
 
 /**
- * A message's text as Markdown of its own: its steps' texts a paragraph apart (glued together,
- * a fence closing one step ran into the next step's first line), and a code block or raw HTML
- * block it leaves open (a reply stopped mid-block, a pasted page) closed, so the rest of the
- * transcript stays outside it.
+ * A reply's text as Markdown: its steps' texts a paragraph apart (glued together, a fence
+ * closing one step ran into the next step's first line).
  */
-function markdownTextOf(message: FoldUIMessage, labelPrefix: string): string {
+function markdownTextOf(message: FoldUIMessage): string {
   const texts = answerParts(message.parts).flatMap((part) =>
     part.type === "text" && part.text.trim() !== "" ? [part.text] : [],
   );
-  return closeOpenBlock(ownLabels(texts.join("\n\n"), labelPrefix));
+  return texts.join("\n\n");
+}
+
+/**
+ * Markdown placed in the transcript under a heading of `parentDepth`, parsed once: its link and
+ * footnote labels made its own (lib/chat/markdown-labels.ts), its headings nested below that
+ * one (lib/chat/markdown-headings.ts: a reply's `# Title` under `### Assistant` is `####`), and
+ * a code block or raw HTML block it leaves open (a reply stopped mid-block, a pasted page)
+ * closed, so the rest of the transcript stays outside it.
+ */
+function placedMarkdown(text: string, labelPrefix: string, parentDepth: number): string {
+  const tree = parseMarkdown(text);
+  return applyEdits(closeOpenBlock(tree, text), [
+    ...labelEdits(tree, text, labelPrefix),
+    ...headingEdits(tree, text, parentDepth),
+  ]);
 }
 
 /** A user's message as the chat shows it: its text, as typed, in Markdown that renders so. */
@@ -347,80 +366,6 @@ function literalTextOf(message: FoldUIMessage): string {
     part.type === "text" && part.text.trim() !== "" ? [literalMarkdown(part.text)] : [],
   );
   return texts.join("\n\n");
-}
-
-/** A fenced code block's fence: three or more backticks or tildes. */
-const FENCE_MARKS = /^(`{3,}|~{3,})/;
-
-/**
- * The raw HTML blocks CommonMark ends only at their own closer, not at a blank line (its kinds
- * 1 to 5), by how they open: left open, the next messages and the summary are inside them.
- */
-const HTML_BLOCK_CLOSERS: ReadonlyArray<[opens: RegExp, closer: (open: string) => string]> = [
-  [/^<(script|pre|style|textarea)(?=[\s>]|$)/i, (open) => `</${open.slice(1).toLowerCase()}>`],
-  [/^<!--/, () => "-->"],
-  [/^<\?/, () => "?>"],
-  [/^<!\[CDATA\[/, () => "]]>"],
-  [/^<![A-Za-z]/, () => ">"],
-];
-
-/**
- * The text with the fenced code block or raw HTML block it ends inside closed, as a CommonMark
- * parser reads it (mdast-util-from-markdown): a fence is closed only by its own kind, as long or
- * longer, and a list item ends at a line indented less than its content, so a fence there
- * opens a new block.
- */
-function closeOpenBlock(text: string): string {
-  const open = blockLeftOpen(fromMarkdown(text), text);
-  // Closed where it opened: inside its list item, which the next message's rule then ends.
-  return open === null ? text : `${text}\n${" ".repeat(open.column)}${open.closer}`;
-}
-
-/** The block the text's last block ends open in, and what closes it; a quote's closes on its own. */
-function blockLeftOpen(tree: MdastRoot, text: string): { closer: string; column: number } | null {
-  let node: MdastNode | undefined = tree.children.at(-1);
-  while (node) {
-    // The next message's lines are not quoted: the quote, and a block in it, ends before them.
-    if (node.type === "blockquote") return null;
-    if (node.type === "html") return htmlLeftOpen(node.value, node.position?.start.column);
-    if (node.type === "code") {
-      const start = node.position?.start;
-      const end = node.position?.end;
-      if (start?.offset === undefined || end?.offset === undefined) return null;
-      const lines = text.slice(start.offset, end.offset).split("\n");
-      const marks = FENCE_MARKS.exec(lines[0] ?? "")?.[1];
-      // An indented block ends at the next line that is not.
-      if (!marks) return null;
-      const last = lines.length > 1 ? lines[lines.length - 1]?.trim() : undefined;
-      const closed =
-        last !== undefined &&
-        FENCE_MARKS.test(last) &&
-        last[0] === marks[0] &&
-        last.length >= marks.length &&
-        new Set(last).size === 1;
-      return closed ? null : { closer: marks, column: start.column - 1 };
-    }
-    node = "children" in node ? node.children.at(-1) : undefined;
-  }
-  return null;
-}
-
-/** A raw HTML block's closer when it is of a kind a blank line does not end and it lacks one. */
-function htmlLeftOpen(
-  value: string,
-  column: number | undefined,
-): { closer: string; column: number } | null {
-  for (const [opens, closerOf] of HTML_BLOCK_CLOSERS) {
-    const open = opens.exec(value)?.[0];
-    if (open === undefined) continue;
-    const closer = closerOf(open);
-    const rest = value.slice(open.length);
-    const closed = /^<\//.test(closer)
-      ? rest.toLowerCase().includes(closer)
-      : rest.includes(closer);
-    return closed ? null : { closer, column: (column ?? 1) - 1 };
-  }
-  return null;
 }
 
 /** What happened besides text: a pin, a tool call, or older messages folded into the summary. */
@@ -432,8 +377,9 @@ function notesOf(message: FoldUIMessage): string[] {
   return marks.concat(
     answerParts(message.parts).flatMap((part) => {
       // What the reply thought, as the chat shows it under "Reasoning": quoted line by line.
+      // Its headings nest under the message's, as the reply's own do.
       if (part.type === "reasoning") {
-        const text = part.text.trim();
+        const text = nestHeadings(part.text.trim(), ROLE_HEADING_DEPTH);
         return text ? [`_Reasoning:_\n> ${text.split("\n").join("\n> ")}`] : [];
       }
       // A file the model made (an image): named, its bytes in the JSON export.

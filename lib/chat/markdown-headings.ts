@@ -1,10 +1,5 @@
-import type { Heading, Nodes } from "mdast";
-import { fromMarkdown } from "mdast-util-from-markdown";
-import { gfmFromMarkdown } from "mdast-util-gfm";
-import { gfm } from "micromark-extension-gfm";
-
-/** GFM's syntax (a heading can sit in a footnote), made once rather than per export. */
-const WITH_GFM = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
+import type { Heading, Nodes, Root } from "mdast";
+import { applyEdits, parseMarkdown, type TextEdit } from "./markdown-edits";
 
 /** Markdown has six heading levels: one already at the last stays there. */
 const DEEPEST_HEADING = 6;
@@ -17,46 +12,56 @@ const DEEPEST_HEADING = 6;
  * headings' marks is left as written.
  */
 export function nestHeadings(text: string, parentDepth: number): string {
+  return applyEdits(text, headingEdits(parseMarkdown(text), text, parentDepth));
+}
+
+/** nestHeadings as edits to the text, found in its tree (`tree` is `text` parsed). */
+export function headingEdits(tree: Root, text: string, parentDepth: number): TextEdit[] {
   const headings: Heading[] = [];
   const walk = (node: Nodes) => {
     if (node.type === "heading") headings.push(node);
     if ("children" in node) for (const child of node.children) walk(child);
   };
-  walk(fromMarkdown(text, WITH_GFM));
-  if (headings.length === 0) return text;
+  walk(tree);
+  if (headings.length === 0) return [];
   const shift = parentDepth + 1 - Math.min(...headings.map((h) => h.depth));
-  if (shift <= 0) return text;
+  if (shift <= 0) return [];
 
-  let out = text;
-  // From the end, so each edit leaves the offsets of those before it as they were.
-  for (const heading of headings.reverse()) {
+  return headings.flatMap((heading): TextEdit[] => {
     const start = heading.position?.start.offset;
-    const end = heading.position?.end.offset;
-    if (start === undefined || end === undefined) continue;
+    if (start === undefined) return [];
     const depth = Math.min(DEEPEST_HEADING, heading.depth + shift);
-    const source = text.slice(start, end);
-    const nested = source.startsWith("#")
-      ? // `## Goal`: more marks in front; a closing `##` may stay any length.
-        "#".repeat(depth - heading.depth) + source
-      : atxOfSetext(setextText(text, heading), depth);
-    out = out.slice(0, start) + nested + out.slice(end);
-  }
-  return out;
+    // `## Goal`: more marks in front; a closing `##` may stay any length.
+    if (text.startsWith("#", start)) {
+      return [{ at: start, end: start, put: "#".repeat(depth - heading.depth) }];
+    }
+    return setextAsAtx(text, heading, depth);
+  });
 }
 
 /**
  * A setext heading (its text underlined with `===` or `---`, which can say only levels 1 and 2)
  * written with `#` marks at `depth`: its lines joined into one, as it renders anyway.
  */
-function atxOfSetext(content: string, depth: number): string {
+function setextAsAtx(text: string, heading: Heading, depth: number): TextEdit[] {
+  const start = heading.position?.start.offset;
+  const end = heading.position?.end.offset;
+  const from = heading.children[0]?.position?.start.offset;
+  const to = heading.children.at(-1)?.position?.end.offset;
+  if (start === undefined || end === undefined || from === undefined || to === undefined) {
+    return [];
+  }
+  const marks = "#".repeat(depth);
+  const edits: TextEdit[] = [{ at: start, end: from, put: `${marks} ` }];
+  // A line break in a quote or list goes on past its marks.
+  const lineBreak = /\n[ \t>]*/g;
+  const content = text.slice(from, to);
+  for (const found of content.matchAll(lineBreak)) {
+    edits.push({ at: from + found.index, end: from + found.index + found[0].length, put: " " });
+  }
   // A `#` run at the end would read as the closing marks and be dropped: a closing run keeps it.
-  const closing = /(^|[ \t])#+$/.test(content) ? ` ${"#".repeat(depth)}` : "";
-  return `${"#".repeat(depth)} ${content}${closing}`;
-}
-
-/** A setext heading's text on one line: a line break in a quote or list goes on past its marks. */
-function setextText(text: string, heading: Heading): string {
-  const from = heading.children[0]?.position?.start.offset ?? 0;
-  const to = heading.children.at(-1)?.position?.end.offset ?? 0;
-  return text.slice(from, to).replace(/\n[ \t>]*/g, " ");
+  const endsInMarks = /(^|[ \t])#+$/.test(content.replace(lineBreak, " "));
+  // The underline goes.
+  edits.push({ at: to, end, put: endsInMarks ? ` ${marks}` : "" });
+  return edits;
 }

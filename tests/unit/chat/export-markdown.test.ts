@@ -1,6 +1,7 @@
+import { fromMarkdown } from "mdast-util-from-markdown";
 import { micromark } from "micromark";
 import { gfm, gfmHtml } from "micromark-extension-gfm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type ChatSnapshot,
   chatMarkdownPieces,
@@ -9,6 +10,12 @@ import {
 } from "@/lib/chat/export";
 import { NOTE_ADDED } from "@/lib/compaction/user-notes";
 import type { Chat, Message } from "@/lib/db/schema";
+
+// The real parser, counted: an export reads each reply once.
+vi.mock("mdast-util-from-markdown", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("mdast-util-from-markdown")>();
+  return { ...actual, fromMarkdown: vi.fn(actual.fromMarkdown) };
+});
 
 const at = new Date("2026-12-01T10:00:00Z");
 /** The transcript as the download sends it, its pieces joined. */
@@ -234,6 +241,100 @@ describe("the Markdown transcript's memory", () => {
   });
 });
 
+describe("the Markdown transcript's outline", () => {
+  /** The headings a CommonMark renderer shows, in order, as "h3 Assistant" (a stamp left off). */
+  const outline = (markdown: string) =>
+    [...micromark(markdown).matchAll(/<h(\d)>([^<]*)<\/h\d>/g)].map(
+      (m) => `h${m[1]} ${m[2]?.replace(/ · .*/, "")}`,
+    );
+
+  it("nests a reply's own headings below its role heading, leaving `#` lines in code as they are", () => {
+    const reply = [
+      "# Deploy guide",
+      "",
+      "## Steps",
+      "",
+      "```sh",
+      "# install first",
+      "npm ci",
+      "```",
+      "",
+      "###### Footnote",
+      "",
+      "Checklist",
+      "---------",
+    ].join("\n");
+    const markdown = chatToMarkdown(
+      {
+        chat: { ...chat, contextSummary: null },
+        rows: [
+          row("u1", "user", [{ type: "text", text: "How do I deploy?" }], 0),
+          row("a1", "assistant", [{ type: "text", text: reply }], 1),
+          row("u2", "user", [{ type: "text", text: "Thanks." }], 2),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    expect(outline(markdown)).toEqual([
+      "h1 Fences",
+      "h3 You",
+      "h3 Assistant",
+      "h4 Deploy guide",
+      "h5 Steps",
+      // Markdown has no seventh level.
+      "h6 Footnote",
+      "h5 Checklist",
+      "h3 You",
+    ]);
+    expect(markdown).toContain("```sh\n# install first\nnpm ci\n```");
+  });
+
+  it("nests a reply's reasoning's headings below its role heading too", () => {
+    const markdown = chatToMarkdown(
+      {
+        chat: { ...chat, contextSummary: null },
+        rows: [
+          row(
+            "a1",
+            "assistant",
+            [
+              { type: "reasoning", text: "# Plan\nCheck the mirror.", state: "done" },
+              { type: "text", text: "## Answer\nIt is up." },
+            ],
+            0,
+          ),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    expect(outline(markdown)).toEqual(["h1 Fences", "h3 Assistant", "h4 Plan", "h4 Answer"]);
+  });
+
+  it("keeps a reply's links, headings and a block it left open right together, the reply read once", () => {
+    const reply =
+      "See [the\nguide]\n===\n\n[the guide]: https://one.example/guide\n\n```sh\n# step";
+    vi.mocked(fromMarkdown).mockClear();
+    const markdown = chatToMarkdown(
+      {
+        chat: { ...chat, contextSummary: null },
+        rows: [
+          row("a1", "assistant", [{ type: "text", text: reply }], 0),
+          row("u1", "user", [{ type: "text", text: "Next question." }], 1),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    expect(vi.mocked(fromMarkdown)).toHaveBeenCalledTimes(1);
+    const html = micromark(markdown);
+    expect(html).toContain('<h4>See <a href="https://one.example/guide">the guide</a></h4>');
+    expect(outsideCode(markdown)).toContain("Next question.");
+    expect(html).toContain("# step");
+  });
+});
+
 describe("a user's own words in the transcript", () => {
   it("render as typed, as the chat shows them, while a reply's Markdown stays Markdown", () => {
     const typed = "My list:\n1) apples\n# not a heading\nrun __init__.py now";
@@ -253,7 +354,8 @@ describe("a user's own words in the transcript", () => {
     expect(html).toContain(
       "<p>My list:<br />\n1) apples<br />\n# not a heading<br />\nrun __init__.py now</p>",
     );
-    expect(html).toContain("<h1>A heading</h1>");
+    // The reply's heading sits below the one it is under ("### Assistant · …").
+    expect(html).toContain("<h4>A heading</h4>");
     expect(html).toContain("<strong>bold</strong>");
   });
 });

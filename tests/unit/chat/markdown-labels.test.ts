@@ -1,7 +1,11 @@
 import { micromark } from "micromark";
 import { gfm, gfmHtml } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
-import { ownLabels } from "@/lib/chat/markdown-labels";
+import { applyEdits, parseMarkdown } from "@/lib/chat/markdown-edits";
+import { labelEdits } from "@/lib/chat/markdown-labels";
+
+const ownLabels = (text: string, prefix: string) =>
+  applyEdits(text, labelEdits(parseMarkdown(text), text, prefix));
 
 const html = (markdown: string) =>
   micromark(markdown, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
