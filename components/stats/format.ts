@@ -1,4 +1,8 @@
+import { formatCount } from "@/lib/count-text";
 import { deriveTimings, type MessageStats } from "@/lib/message/stats";
+
+/** Counts are written as everywhere else in Fold (lib/count-text.ts). */
+export { formatCount };
 
 /** A fixed locale, so the server render matches the browser and the e2e text is stable. */
 const LOCALE = "en-US";
@@ -7,16 +11,10 @@ const MS_PER_SECOND = 1_000;
 const RATE_DECIMALS_BELOW = 10;
 const NOT_AVAILABLE = "—";
 
-const countFormat = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 0 });
 const oneDecimal = new Intl.NumberFormat(LOCALE, {
   minimumFractionDigits: 1,
   maximumFractionDigits: 1,
 });
-
-/** 1234 → "1,234". */
-export function formatCount(n: number): string {
-  return countFormat.format(n);
-}
 
 /** Milliseconds under a second ("450 ms"), seconds with one decimal above ("1.2 s"). */
 export function formatDuration(ms: number | null): string {
@@ -30,9 +28,11 @@ export function formatDuration(ms: number | null): string {
 export function formatRate(tokensPerSecond: number | null): string {
   if (tokensPerSecond === null) return NOT_AVAILABLE;
   // By the value as shown: 9.96 is "10 tok/s", not "10.0".
-  const format =
-    Math.round(tokensPerSecond * 10) / 10 < RATE_DECIMALS_BELOW ? oneDecimal : countFormat;
-  return `${format.format(tokensPerSecond)} tok/s`;
+  const rate =
+    Math.round(tokensPerSecond * 10) / 10 < RATE_DECIMALS_BELOW
+      ? oneDecimal.format(tokensPerSecond)
+      : formatCount(tokensPerSecond);
+  return `${rate} tok/s`;
 }
 
 /** The space before a percent sign: no break, so "(13 %)" never ends a line at "(13". */

@@ -8,6 +8,7 @@ import {
   statsRows,
   summarizeStats,
 } from "@/components/stats/format";
+import { countOf, formatCount as formatCountInLib } from "@/lib/count-text";
 import type { MessageStats } from "@/lib/message/stats";
 
 const stats: MessageStats = {
@@ -30,6 +31,11 @@ describe("formatCount", () => {
     expect(formatCount(0)).toBe("0");
     expect(formatCount(1234)).toBe("1,234");
     expect(formatCount(1_048_576)).toBe("1,048,576");
+  });
+
+  it("is the formatter a count with its noun uses, so a number reads the same in the stats and in a sentence", () => {
+    expect(formatCount).toBe(formatCountInLib);
+    expect(countOf(1_234, "token")).toBe(`${formatCount(1_234)} tokens`);
   });
 });
 
