@@ -152,9 +152,17 @@ const FAMILY_RATIOS: readonly FitRatios[] = PROBED_FAMILIES.map(
 /** Noise of one turn's overall ratio around the per-class model (≈ 1.5 %). */
 const SAMPLE_NOISE_SD = 0.015;
 /**
- * The same noise as the families' weights read it: a turn misses even the best per-class fit
- * by a few percent at times (short text, a mixed line), and one such turn should not rule a
- * family out.
+ * The same noise as the families' weights read it: a turn's text misses even the best
+ * per-class fit by a few percent at times (short text, a mixed line), and one such turn should
+ * not rule a family out. It is the noise of the text that changes from turn to turn: the
+ * request's frame (Fold's instructions and tool schemas) is the same text on every turn, its
+ * price learned by every hypothesis from the first, so a turn that is mostly frame misses by
+ * that much less in its overall ratio. Read as a whole turn's noise, a short chat under the
+ * frame taught the weights next to nothing: on the estimator benchmark's framed turns Qwen 3
+ * kept a fifth of Gemma 3's weight for 30 turns (it prices Gemma's digits alike, its code a
+ * little lower), and a first turn of Russian, Arabic and Hindi, which Qwen prices far above
+ * Gemma, was estimated 7 % over. The fit's own noise (SAMPLE_NOISE_SD) stays whole: a fit
+ * that trusted framed turns more learned their classes too fast.
  */
 const WEIGHT_NOISE_SD = 0.03;
 /**
@@ -267,8 +275,12 @@ export type Calibration = {
   classFit?: ClassFit | null;
 };
 
-/** One turn's evidence: the provider's count and Fold's raw estimate by class. */
-export type CalibrationSample = { realTokens: number; raw: ClassTokens };
+/**
+ * One turn's evidence: the provider's count and Fold's raw estimate by class, and how many of
+ * those raw tokens are the request's frame (instructions, tool schemas and their framing: the
+ * same on every turn; absent, none).
+ */
+export type CalibrationSample = { realTokens: number; raw: ClassTokens; frameTokens?: number };
 
 /** The overall multiplier for paths that need one number (budget room, overhead). */
 export function effectiveRatio(calibration: Calibration | null | undefined): number {
@@ -303,12 +315,14 @@ function measuresOf(raw: Readonly<ClassTokens>, total: number): number[] {
 export function calibrationSample(
   realTokens: number,
   raw: Readonly<ClassTokens>,
+  frameTokens = 0,
 ): CalibrationSample | null {
   const total = classTotal(raw);
   if (total <= 0 || realTokens <= 0) return null;
   const overall = realTokens / total;
   if (overall < RATIO_MIN || overall > RATIO_MAX) return null;
-  return { realTokens, raw: { ...raw } };
+  const frame = Math.min(total, Math.max(0, frameTokens));
+  return { realTokens, raw: { ...raw }, ...(frame > 0 ? { frameTokens: frame } : {}) };
 }
 
 /** The hypotheses' prior weights: the open fit counts as one more family. */
@@ -630,9 +644,12 @@ function nextSettled(
   return next;
 }
 
-/** The log likelihood of a turn's miss, given its spread, as the weights read it. */
-function logLikelihood(miss: number, spread: number, edge: number): number {
-  const variance = spread + WEIGHT_NOISE_SD ** 2 + edge;
+/**
+ * The log likelihood of a turn's miss, given its spread, as the weights read it: `textShare` is
+ * the share of the turn that is not the request's frame.
+ */
+function logLikelihood(miss: number, spread: number, edge: number, textShare: number): number {
+  const variance = spread + (WEIGHT_NOISE_SD * textShare) ** 2 + edge;
   const normal = Math.exp(-(miss * miss) / (2 * variance)) / Math.sqrt(2 * Math.PI * variance);
   return Math.log(normal + OUTLIER_DENSITY);
 }
@@ -657,6 +674,7 @@ export function nextClassFit(
   const observed = sample.realTokens / total;
   const edge = (EDGE_NOISE_TOKENS / total) ** 2;
   const noise = SAMPLE_NOISE_SD ** 2 + edge;
+  const textShare = 1 - (sample.frameTokens ?? 0) / total;
 
   const openStep = kalmanGain(fit.covariance, share, noise);
   const familyStep = kalmanGain(fit.families.covariance, share, noise);
@@ -673,12 +691,12 @@ export function nextClassFit(
   }
   const open = kalmanMove(fit.open, openStep.gain, share, observed);
   const logWeights = [
-    (fit.families.logWeights[0] ?? 0) + logLikelihood(open.miss, openStep.spread, edge),
+    (fit.families.logWeights[0] ?? 0) + logLikelihood(open.miss, openStep.spread, edge, textShare),
   ];
   const familyRatios = fit.families.ratios.map((ratios, f) => {
     const moved = kalmanMove(ratios, familyStep.gain, share, observed);
     const prior = fit.families.logWeights[f + 1] ?? MIN_LOG_WEIGHT;
-    logWeights.push(prior + logLikelihood(moved.miss, familyStep.spread, edge));
+    logWeights.push(prior + logLikelihood(moved.miss, familyStep.spread, edge, textShare));
     return moved.ratios;
   });
   const top = Math.max(...logWeights);

@@ -313,6 +313,7 @@ function requestEstimate(ctx: AnswerContext) {
   return {
     estimatedRawTokens: classTotal(rawClasses),
     estimatedRawClasses: rawClasses,
+    estimatedFrameTokens: classTotal(ctx.frame.overheadClasses),
     estimatedTokens: applyRatio(rawClasses, ctx.budget.classRatios),
   };
 }

@@ -21,6 +21,8 @@ export async function recordTurnUsage(
     estimatedRawTokens: number;
     /** The same raw estimate split by content class: what calibration fits. */
     estimatedRawClasses: ClassTokens;
+    /** Of the raw tokens, the request's frame (instructions, tool schemas): the same every turn. */
+    estimatedFrameTokens?: number;
     /** The calibrated estimate Fold used this turn (raw × the ratio it had). */
     estimatedTokens: number;
   },
@@ -34,7 +36,11 @@ export async function recordTurnUsage(
     real: input.realInputTokens,
     estimated: input.estimatedTokens,
   });
-  const sample = calibrationSample(input.realInputTokens, input.estimatedRawClasses);
+  const sample = calibrationSample(
+    input.realInputTokens,
+    input.estimatedRawClasses,
+    input.estimatedFrameTokens,
+  );
   if (sample === null) return null;
   return recordCalibrationSample(db, parsed.provider, parsed.model, sample);
 }

@@ -48,6 +48,8 @@ export type TurnObservations = {
   estimate?: {
     estimatedRawTokens: number;
     estimatedRawClasses: ClassTokens;
+    /** Of the raw tokens, the request's frame: instructions and tool schemas. */
+    estimatedFrameTokens: number;
     estimatedTokens: number;
   };
   /** The server cut the first request silently: its count says nothing about the tokenizer. */

@@ -96,17 +96,17 @@ function errors(samples: readonly Sample[], estimate: (s: Sample) => number): Er
 /**
  * Fold's raw estimate of the request by class, the way a turn makes it (`requestEstimate` in
  * lib/turn/answer.ts): the instructions and tools through `estimateOverhead`, which adds the
- * per-request framing, plus the messages.
+ * per-request framing, plus the messages; and the raw tokens of that frame.
  */
 export async function requestRawClasses(
   estimator: TokenEstimator,
   messages: readonly ModelMessage[],
-): Promise<ClassTokens> {
+): Promise<{ raw: ClassTokens; frameTokens: number }> {
   const instructions = messages.flatMap((m) => (m.role === "system" ? [m.content] : [])).join("\n");
   const { overheadClasses } = await estimateOverhead(estimator, instructions, {});
   const raw = estimator.classTokensOfModelMessages(messages.filter((m) => m.role !== "system"));
   addClassTokens(raw, overheadClasses);
-  return raw;
+  return { raw, frameTokens: classTotal(overheadClasses) };
 }
 
 /**
@@ -129,9 +129,9 @@ async function requestOf(
   estimator: TokenEstimator,
   messages: readonly ModelMessage[],
   framed: FoldFrame | undefined,
-): Promise<{ wire: WireMessage[]; tools?: WireTool[]; raw: ClassTokens }> {
+): Promise<{ wire: WireMessage[]; tools?: WireTool[]; raw: ClassTokens; frameTokens: number }> {
   if (!framed) {
-    return { wire: toWire(messages), raw: await requestRawClasses(estimator, messages) };
+    return { wire: toWire(messages), ...(await requestRawClasses(estimator, messages)) };
   }
   const chat = messages.filter((m) => m.role !== "system");
   const raw = estimator.classTokensOfModelMessages(chat);
@@ -140,6 +140,7 @@ async function requestOf(
     wire: [{ role: "system", content: framed.frame.instructions }, ...toWire(chat)],
     tools: framed.wireTools,
     raw,
+    frameTokens: classTotal(framed.frame.overheadClasses),
   };
 }
 
@@ -153,7 +154,11 @@ export async function measureFamily(
   let calibration: Calibration | null = null;
   const samples: Sample[] = [];
   for (const conversation of conversations) {
-    const { wire, tools, raw } = await requestOf(estimator, conversation.messages, framed);
+    const { wire, tools, raw, frameTokens } = await requestOf(
+      estimator,
+      conversation.messages,
+      framed,
+    );
     const real = await realPromptTokens(url, family, wire, tools);
     samples.push({
       conversation,
@@ -163,7 +168,7 @@ export async function measureFamily(
       calibrated: applyRatio(raw, classRatios(calibration)),
       chars: charsOf(wire),
     });
-    const sample = calibrationSample(real, raw);
+    const sample = calibrationSample(real, raw, frameTokens);
     if (sample !== null) calibration = nextCalibration(calibration, sample);
   }
   return { samples, calibration };

@@ -313,6 +313,47 @@ describe("calibration weighing the probed families", () => {
   });
 });
 
+describe("calibration under the request's frame", () => {
+  /** Fold's instructions and tool schemas: the same raw classes on every turn. */
+  const FRAME: Partial<ClassTokens> = { prose: 80, json: 340, frame: 24, requestFrame: 3 };
+  const frameTokens = Object.values(FRAME).reduce((total, n) => total + (n ?? 0), 0);
+
+  /** A short chat of one Latin-script class under the frame, as a framed turn sends it. */
+  function framedTurn(turn: number): ClassTokens {
+    const tokens = latinMix(turn);
+    for (const c of CONTENT_CLASSES) tokens[c] = Math.round(tokens[c] / 8);
+    for (const [c, n] of Object.entries(FRAME)) tokens[c as ContentClass] += n ?? 0;
+    return tokens;
+  }
+
+  /** The weight of the Gemma-like model's own family after ten framed turns of it. */
+  function gemmaWeight(frame: number): number {
+    const gemma = familyPrices("gemma3");
+    let calibration: Calibration | null = null;
+    for (let turn = 0; turn < 10; turn++) {
+      const raw = framedTurn(turn);
+      const sample = calibrationSample(real(raw, gemma), raw, frame);
+      if (sample) calibration = nextCalibration(calibration, sample);
+    }
+    const logWeights = calibration?.classFit?.families?.logWeights ?? [];
+    return Math.exp(logWeights[1 + PROBED_FAMILIES.indexOf("gemma3")] ?? Number.NaN);
+  }
+
+  it("weighs the families by how well they foresaw the turn's own text, not its frame", () => {
+    // The frame is most of each turn: read as the whole turn's noise, the chat's few tokens
+    // would barely tell Gemma from the families that price the frame's classes near it.
+    const others = (frame: number) => 1 - gemmaWeight(frame);
+    expect(others(frameTokens)).toBeLessThan(0.7 * others(0));
+    expect(others(frameTokens)).toBeLessThan(0.05);
+  });
+
+  it("keeps the frame's share within the turn", () => {
+    const raw = framedTurn(0);
+    expect(calibrationSample(sum(raw), raw, 10 * sum(raw))?.frameTokens).toBe(sum(raw));
+    expect(calibrationSample(sum(raw), raw, -5)?.frameTokens).toBeUndefined();
+  });
+});
+
 function sum(tokens: ClassTokens): number {
   return CONTENT_CLASSES.reduce((total, c) => total + tokens[c], 0);
 }

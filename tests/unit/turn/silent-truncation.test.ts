@@ -83,6 +83,7 @@ function checkAtNarrowWindow(history: readonly FoldUIMessage[], keptLess = 0, sh
   observed.estimate = {
     estimatedRawTokens: estimated,
     estimatedRawClasses: raw,
+    estimatedFrameTokens: 0,
     estimatedTokens: applyRatio(raw, ONES),
   };
   // The provider counts a token fewer than Fold estimated: a fair count, no cut.
