@@ -131,12 +131,12 @@ function SidebarPanel({
    * Deletes a chat, then hands focus on from its entry (where the confirmation returned it) to
    * the next entry, else the one before, else "New chat": left alone it would fall to the page.
    */
-  async function deleteChat(id: string, active: boolean) {
+  async function deleteChat(id: string) {
     const index = chats.findIndex((c) => c.id === id);
     // The open chat listed after the loaded ones (index -1) hands on to the last of them.
     const heir = index === -1 ? chats.at(-1) : (chats[index + 1] ?? chats[index - 1]);
     const entry = nav.current?.querySelector(`[data-chat-id="${id}"]`);
-    if (!(await remove(id, active))) return;
+    if (!(await remove(id))) return;
     const focused = document.activeElement;
     if (focused && focused !== document.body && !entry?.contains(focused)) return;
     const link = heir && nav.current?.querySelector<HTMLElement>(`a[href="/chat/${heir.id}"]`);
@@ -211,7 +211,7 @@ function SidebarPanel({
                   chat={chat}
                   active={active}
                   onRename={(title) => rename(chat.id, title)}
-                  onDelete={() => deleteChat(chat.id, active)}
+                  onDelete={() => deleteChat(chat.id)}
                 />
               );
             })}
@@ -226,7 +226,7 @@ function SidebarPanel({
                   chat={beyondLoaded}
                   active
                   onRename={(title) => rename(beyondLoaded.id, title)}
-                  onDelete={() => deleteChat(beyondLoaded.id, true)}
+                  onDelete={() => deleteChat(beyondLoaded.id)}
                 />
               </>
             ) : null}

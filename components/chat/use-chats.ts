@@ -159,13 +159,32 @@ export function useChats(
     [router, run],
   );
 
+  // The chat whose page is being left before it is deleted, and what to call once it is.
+  const openNow = useRef(openId);
+  openNow.current = openId;
+  const leaving = useRef<{ id: string; left: () => void } | null>(null);
+  useEffect(() => {
+    const pending = leaving.current;
+    if (!pending || openId === pending.id) return;
+    leaving.current = null;
+    pending.left();
+  }, [openId]);
+
   const remove = useCallback(
-    (id: string, active: boolean) =>
+    (id: string) =>
       run(async () => {
+        // The open chat's page goes home before the chat goes: a page still open on a deleted
+        // chat asks for it again (the reply the delete stops refreshes its ring and memory)
+        // and is answered 404.
+        if (openNow.current === id) {
+          await new Promise<void>((left) => {
+            leaving.current = { id, left };
+            router.push("/");
+          });
+        }
         await send(`/api/chats/${id}`, { method: "DELETE" });
         setChats((list) => list.filter((c) => c.id !== id));
         setOpenOlder((chat) => (chat?.id === id ? null : chat));
-        if (active) router.push("/");
         router.refresh();
       }),
     [router, run],

@@ -1,7 +1,12 @@
-import { expect, type Page, test } from "@playwright/test";
-import { hydrated, registerUser } from "./helpers";
+import { expect, type Page, type Request, test } from "@playwright/test";
+import { SCRIPT_PATH } from "../fixtures/fake-openai/server";
+import { hydrated, openNewChat, registerUser } from "./helpers";
+import { MAIN_FAKE_PORT } from "./servers";
 
-/** The sidebar's chat list: paging older chats, and where focus goes after a rename or delete. */
+/**
+ * The sidebar's chat list: paging older chats, where focus goes after a rename or delete, and
+ * deleting the open chat.
+ */
 
 /** One chat more than the first page holds (50): the oldest is only reached by asking. */
 const CHATS_PAST_FIRST_PAGE = 51;
@@ -246,4 +251,63 @@ test("New chat opens its chat with the message box ready for typing", async ({ p
   await expect(box).toBeFocused();
   await page.keyboard.type("typed at once");
   await expect(box).toHaveValue("typed at once");
+});
+
+test("deleting the open chat while it replies goes home, and nothing asks for that chat again", async ({
+  page,
+}) => {
+  await openNewChat(page, `e2e-list-delete-open-${Date.now()}@example.com`);
+  const chatId = new URL(page.url()).pathname.split("/").at(-1) ?? "";
+  await page.getByLabel("Model").selectOption("fake:fake-model");
+  // A reply slow to start: the delete finds it running, and stops it.
+  const scripted = await page.request.post(`http://127.0.0.1:${MAIN_FAKE_PORT}${SCRIPT_PATH}`, {
+    data: [{ fault: "slow", delayMs: 4_000, text: "A reply nobody will read." }],
+  });
+  expect(scripted.ok()).toBe(true);
+  const turnStarted = page.waitForResponse(
+    (r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/api/chat",
+  );
+  await page.getByRole("textbox", { name: "Message" }).fill("Take your time.");
+  await page.getByRole("button", { name: "Send message" }).click();
+  const turn = await turnStarted;
+  expect(turn.ok()).toBe(true);
+  // Its stream ends as the delete stops the reply, or fails as the page lets it go.
+  const { promise: turnOver, resolve: endTurn } = Promise.withResolvers<void>();
+  const ends = (request: Request) => {
+    if (request === turn.request()) endTurn();
+  };
+  page.on("requestfinished", ends);
+  page.on("requestfailed", ends);
+
+  // From the delete on, nothing the page asks about this chat may be refused (a 404 for a chat
+  // it no longer has), nor may the console report any failure.
+  const refused: string[] = [];
+  const consoleErrors: string[] = [];
+  const list = page.getByRole("navigation", { name: "Chats" });
+  const entry = list.locator(`[data-chat-id="${chatId}"]`);
+  await entry.hover();
+  await entry.getByRole("button", { name: /^Delete / }).click();
+  page.on("response", (response) => {
+    if (response.url().includes(chatId) && response.status() >= 400) {
+      refused.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+    }
+  });
+  page.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  });
+  await page
+    .getByRole("alertdialog", { name: "Delete this chat?" })
+    .getByRole("button", { name: "Delete", exact: true })
+    .click();
+
+  // Home, the chat gone from the list and from the server.
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole("heading", { name: "Welcome to Fold" })).toBeVisible();
+  await expect(entry).toHaveCount(0);
+  expect((await page.request.get(`/api/chats/${chatId}`)).status()).toBe(404);
+  // The reply's stream is over, and what its end set off has had its time to be answered.
+  await turnOver;
+  await page.waitForTimeout(1_500);
+  expect(refused).toEqual([]);
+  expect(consoleErrors).toEqual([]);
 });
