@@ -1,3 +1,4 @@
+import { disabledSignInHref, returnPath } from "@/lib/auth/return-path";
 import { serverClock } from "../server-clock";
 
 /** Fired when Fold's API answers 503: its database is unreachable (lib/errors.ts). */
@@ -12,7 +13,8 @@ export const RECOVERED_EVENT = "fold:database-recovered";
  * request, a 502 whose message says so, so every caller's `response.ok` check shows it
  * rather than the click doing nothing; an aborted request still throws. A failure that is not
  * Fold's (a proxy's HTML error page while Fold restarts) is answered the same way, in Fold's
- * error shape, so it reads as a refusal, never as a page of HTML.
+ * error shape, so it reads as a refusal, never as a page of HTML. An account an admin disabled
+ * meanwhile is sent to sign in (`signInIfDisabled`).
  */
 export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   let response: Response;
@@ -39,6 +41,7 @@ export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Pr
   if (response.status === 503 && (!foldAnswer || (await codeOf(response)) === DATABASE_DOWN)) {
     window.dispatchEvent(new Event(OUTAGE_EVENT));
   }
+  if (foldAnswer) await signInIfDisabled(response);
   if (response.status >= 500 && !foldAnswer) {
     return Response.json(
       {
@@ -59,6 +62,19 @@ function retryAfterOf(response: Response): HeadersInit {
 }
 
 const DATABASE_DOWN = "unavailable:database";
+/** lib/auth/account-status.ts: the account was disabled while this page was open. */
+const ACCOUNT_DISABLED = "forbidden:account_disabled";
+
+/**
+ * A 403 saying the account was disabled sends the browser to the sign-in page, which says why
+ * and comes back to this page (as a page load does): the page holds nothing the account may
+ * still do. The caller still gets the answer, to show until the page goes.
+ */
+export async function signInIfDisabled(response: Response): Promise<void> {
+  if (response.status !== 403 || (await codeOf(response)) !== ACCOUNT_DISABLED) return;
+  const { pathname, search } = window.location;
+  window.location.assign(disabledSignInHref(returnPath(`${pathname}${search}`)));
+}
 
 /** The code of Fold's error answer (lib/errors.ts), read from a copy; undefined for none. */
 async function codeOf(response: Response): Promise<string | undefined> {

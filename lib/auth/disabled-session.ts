@@ -11,9 +11,6 @@ import { getDb } from "@/lib/db/client";
 import { isDisabledSession } from "@/lib/db/queries/disabled-sessions";
 import { authSecret } from "./secret";
 
-/** The sign-in page's `?reason=` for a browser whose account was disabled while signed in. */
-export const DISABLED_REASON = "disabled";
-
 /** A session token as `disabled_session` keeps it: a used-up credential is not kept as it was. */
 export function sessionTokenHash(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");

@@ -30,3 +30,12 @@ export function returnPath(value: unknown): string | null {
 export function signInHref(path: string | null, page = "/login"): string {
   return path ? `${page}?next=${encodeURIComponent(path)}` : page;
 }
+
+/** The sign-in page's `?reason=` for a browser whose account was disabled while signed in. */
+export const DISABLED_REASON = "disabled";
+
+/** `signInHref` for a browser whose session a disable ended: the sign-in page says why. */
+export function disabledSignInHref(path: string | null): string {
+  const href = signInHref(path);
+  return `${href}${href.includes("?") ? "&" : "?"}reason=${DISABLED_REASON}`;
+}

@@ -1,8 +1,14 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { DISABLED_REASON, endedByDisable } from "./disabled-session";
+import { endedByDisable } from "./disabled-session";
 import { getSessionUser, type SessionUser } from "./guards";
-import { PAGE_PATH_HEADER, returnPath, signInHref } from "./return-path";
+import {
+  DISABLED_REASON,
+  disabledSignInHref,
+  PAGE_PATH_HEADER,
+  returnPath,
+  signInHref,
+} from "./return-path";
 
 /** Where a signed-in account that may not chat (pending or disabled) is sent. */
 export const WAITING_PATH = "/waiting";
@@ -24,9 +30,8 @@ export async function requirePageUser(): Promise<SessionUser> {
  * asked for, and says why when the visitor's session ended because an admin disabled the account.
  */
 export async function signInPage(requestHeaders: Headers): Promise<string> {
-  const href = signInHref(returnPath(requestHeaders.get(PAGE_PATH_HEADER)));
-  if (!(await endedByDisable(requestHeaders))) return href;
-  return `${href}${href.includes("?") ? "&" : "?"}reason=${DISABLED_REASON}`;
+  const path = returnPath(requestHeaders.get(PAGE_PATH_HEADER));
+  return (await endedByDisable(requestHeaders)) ? disabledSignInHref(path) : signInHref(path);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type Browser, type BrowserContext, expect, test } from "@playwright/test";
 import pg from "pg";
-import { hydrated, PASSWORD, registerUser } from "./helpers";
+import { hydrated, PASSWORD, registerUser, send } from "./helpers";
 import { ownServerPerFile } from "./own-server";
 import { ADMIN_USERS_PORT } from "./servers";
 
@@ -175,20 +175,30 @@ test("an account disabled while signed in is sent to sign in, told why, and only
   } finally {
     await client.end();
   }
-  // Two chats: the user is in one when the admin disables the account, and opens the other.
+  // Two chats, each open in a tab of the user's when the admin disables the account; a third
+  // tab is on the home page.
+  const chatPaths: string[] = [];
   for (const title of ["Open one", "Other one"]) {
     const created = await user.request.post(`${own.url}/api/chats`, {
       headers: { origin: own.url },
       data: { title },
     });
     expect(created.status()).toBe(201);
+    chatPaths.push(`/chat/${((await created.json()) as { chat: { id: string } }).chat.id}`);
   }
-  await user.reload();
-  await hydrated(user);
-  await user.getByRole("link", { name: "Open one" }).click();
-  await expect(user).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
-  await hydrated(user);
-  const chatPath = new URL(user.url()).pathname;
+  const [chatPath = "", otherPath = ""] = chatPaths;
+  const sending = await user.context().newPage();
+  const home = await user.context().newPage();
+  for (const [tab, path] of [
+    [user, chatPath],
+    [sending, otherPath],
+    [home, "/"],
+  ] as const) {
+    await tab.goto(`${own.url}${path}`);
+    await hydrated(tab);
+  }
+  await expect(user.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  await expect(sending.getByRole("textbox", { name: "Message" })).toBeEnabled();
 
   const disabled = await admin.request.patch(`${own.url}/api/admin/users/${userId}`, {
     headers: { origin: own.url },
@@ -196,20 +206,28 @@ test("an account disabled while signed in is sent to sign in, told why, and only
   });
   expect(disabled.status()).toBe(200);
 
-  // The next page the user opens sends them to sign in, saying why; the API says so too.
-  await user.getByRole("link", { name: "Other one" }).click();
-  await expect(user).toHaveURL(/\/login\?.*reason=disabled/);
+  // Whatever the user does next sends them to sign in, saying why, and back to the page they
+  // were on once they can: New chat, sending a message, opening another page.
+  const warningText =
+    "An admin disabled this account, so you were signed out. Ask the server's admin if that is a mistake.";
+  const signInFrom = (path: string) =>
+    `${own.url}/login?next=${encodeURIComponent(path)}&reason=disabled`;
+  await user.getByRole("button", { name: "New chat", exact: true }).click();
+  await expect(user).toHaveURL(signInFrom(chatPath));
   const warning = user.getByTestId("sign-in-warning");
-  await expect(warning).toHaveText(
-    "An admin disabled this account, so you were signed out. Ask the server's admin if that is a mistake.",
-  );
+  await expect(warning).toHaveText(warningText);
+  await send(sending, "Still there?");
+  await expect(sending).toHaveURL(signInFrom(otherPath));
+  await expect(sending.getByTestId("sign-in-warning")).toHaveText(warningText);
+  await home.getByRole("link", { name: "Other one" }).click();
+  await expect(home).toHaveURL(/\/login\?.*reason=disabled/);
+  await expect(home.getByTestId("sign-in-warning")).toHaveText(warningText);
+  // The API says so too.
   const refused = await user.request.get(`${own.url}/api/chats`);
   expect(refused.status()).toBe(403);
   expect(await refused.json()).toMatchObject({ error: { code: "forbidden:account_disabled" } });
   await user.goto(`${own.url}${chatPath}`);
-  await expect(user).toHaveURL(
-    `${own.url}/login?next=${encodeURIComponent(chatPath)}&reason=disabled`,
-  );
+  await expect(user).toHaveURL(signInFrom(chatPath));
   await expect(warning).toBeVisible();
   // Signing in again is refused for the same reason.
   await hydrated(user);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { returnPath, signInHref } from "@/lib/auth/return-path";
+import { disabledSignInHref, returnPath, signInHref } from "@/lib/auth/return-path";
 
 describe("the page to return to after signing in", () => {
   it("takes a page of this server, its query kept", () => {
@@ -35,5 +35,12 @@ describe("the page to return to after signing in", () => {
     expect(signInHref("/chat/4f0c?x=1&y=2")).toBe("/login?next=%2Fchat%2F4f0c%3Fx%3D1%26y%3D2");
     expect(signInHref(null)).toBe("/login");
     expect(signInHref("/chat/1", "/register")).toBe("/register?next=%2Fchat%2F1");
+  });
+
+  it("adds why to the sign-in address of a browser whose account was disabled", () => {
+    expect(disabledSignInHref("/chat/4f0c?x=1")).toBe(
+      "/login?next=%2Fchat%2F4f0c%3Fx%3D1&reason=disabled",
+    );
+    expect(disabledSignInHref(null)).toBe("/login?reason=disabled");
   });
 });

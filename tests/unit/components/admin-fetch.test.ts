@@ -28,6 +28,25 @@ describe("an admin API call", () => {
     expect(result.ok ? "" : result.message).toMatch(/could not be read/);
   });
 
+  it("sends the browser to sign in, back to this page, once the account was disabled", async () => {
+    const assign = vi.fn();
+    vi.stubGlobal("window", { location: { pathname: "/admin/users", search: "?q=ada", assign } });
+    answering(
+      Response.json(
+        { error: { code: "forbidden:account_disabled", message: "This account is disabled." } },
+        { status: 403 },
+      ),
+    );
+    expect(await adminCall("/api/admin/users")).toEqual({
+      ok: false,
+      message: "This account is disabled.",
+      status: 403,
+    });
+    expect(assign).toHaveBeenCalledExactlyOnceWith(
+      "/login?next=%2Fadmin%2Fusers%3Fq%3Dada&reason=disabled",
+    );
+  });
+
   it("answers the server's own message when it refuses", async () => {
     answering(Response.json({ error: { message: "Admins only." } }, { status: 403 }));
     expect(await adminCall("/api/admin/models/access")).toEqual({
