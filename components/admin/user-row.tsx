@@ -62,11 +62,16 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
   }, [busy]);
 
   return (
-    <tr ref={row} data-user-email={user.email} data-user-id={user.id} className="align-top">
+    <tr
+      ref={row}
+      data-user-email={user.email}
+      data-user-id={user.id}
+      className="flex flex-wrap gap-x-4 gap-y-2 p-4 align-top md:table-row md:p-0"
+    >
       <td
         ref={account}
         tabIndex={-1}
-        className="py-3 pr-4 pl-4 outline-none [overflow-wrap:anywhere] focus-visible:ring-2 focus-visible:ring-zinc-500"
+        className="block w-full outline-none [overflow-wrap:anywhere] focus-visible:ring-2 focus-visible:ring-zinc-500 md:table-cell md:w-auto md:py-3 md:pr-4 md:pl-4"
       >
         {/* A name or address of one long word wraps anywhere: the row's actions stay in view. */}
         <p className="font-medium">
@@ -75,7 +80,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
         </p>
         <p className="text-xs text-muted">{user.email}</p>
       </td>
-      <td className="py-3 pr-4">
+      <td className="block md:table-cell md:py-3 md:pr-4">
         <span
           data-testid="user-status"
           className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${badge.className}`}
@@ -86,7 +91,10 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
           {user.role}
         </p>
       </td>
-      <td className="py-3 pr-4 text-xs tabular-nums text-zinc-700" data-testid="user-usage">
+      <td
+        className="block text-xs tabular-nums text-zinc-700 md:table-cell md:py-3 md:pr-4"
+        data-testid="user-usage"
+      >
         <p>
           {usageText(
             user.usageToday.messages,
@@ -102,7 +110,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
           )}
         </p>
       </td>
-      <td className="py-3 pr-4">
+      <td className="block w-full md:table-cell md:w-auto md:py-3 md:pr-4">
         <LimitForm
           label={`Limits for ${user.email}`}
           values={user.limits}
@@ -113,7 +121,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
           onSave={(limits) => onUpdate(limits)}
         />
       </td>
-      <td className="py-3 pr-4">
+      <td className="block w-full md:table-cell md:w-auto md:py-3 md:pr-4">
         <div className="flex flex-wrap gap-1">
           {user.status === "pending" ? (
             <button

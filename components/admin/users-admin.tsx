@@ -126,10 +126,12 @@ export function UsersAdmin({
               {searching ? "Searching…" : shownText(users.length, state.total, shownSearch)}
             </p>
           </div>
+          {/* Below md each account's row stacks its cells, so its actions stay on the screen
+              rather than past the right edge of a table scrolled sideways. */}
           <div className="overflow-x-auto rounded-2xl border border-line bg-white shadow-sm">
-            <table className="w-full text-sm" aria-busy={searching}>
+            <table className="block w-full text-sm md:table" aria-busy={searching}>
               <caption className="sr-only">Accounts</caption>
-              <thead className="border-b border-line bg-zinc-50 text-left text-xs text-muted">
+              <thead className="sr-only border-b border-line bg-zinc-50 text-left text-xs text-muted md:not-sr-only md:table-header-group">
                 <tr>
                   {COLUMNS.map((label) => (
                     <th
@@ -142,7 +144,7 @@ export function UsersAdmin({
                   ))}
                 </tr>
               </thead>
-              <tbody ref={rows} className="divide-y divide-line">
+              <tbody ref={rows} className="block divide-y divide-line md:table-row-group">
                 {users.map((user) => (
                   <UserRow
                     key={user.id}
@@ -155,8 +157,11 @@ export function UsersAdmin({
                   />
                 ))}
                 {users.length === 0 ? (
-                  <tr>
-                    <td colSpan={COLUMNS.length} className="px-4 py-6 text-center text-muted">
+                  <tr className="block md:table-row">
+                    <td
+                      colSpan={COLUMNS.length}
+                      className="block px-4 py-6 text-center text-muted md:table-cell"
+                    >
                       {shownSearch ? `No account matches “${shownSearch}”.` : "No accounts."}
                     </td>
                   </tr>

@@ -136,11 +136,16 @@ test("the users table shows a page of many accounts, adds the next on request, a
   await search.fill("");
   await expect(status).toHaveText(`Showing 100 of ${BULK + 1} accounts`);
 
-  // On a phone the search and the count stack, and the table scrolls inside its own box.
+  // On a phone the search and the count stack, and each account's row stacks its cells: its
+  // actions are on the screen, not past the right edge of a table that scrolls sideways.
   await page.setViewportSize({ width: 390, height: 844 });
   for (const colorScheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme });
     await expect(search).toBeVisible();
+    for (const name of ["Approve", "Disable", "Delete"]) {
+      const box = await rows.first().getByRole("button", { name, exact: true }).boundingBox();
+      expect(box && box.x >= 0 && box.x + box.width <= 390, `${name} on a phone`).toBe(true);
+    }
     const { scrollWidth, viewport } = await page.evaluate(() => ({
       scrollWidth: document.documentElement.scrollWidth,
       viewport: window.innerWidth,
