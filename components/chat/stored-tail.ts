@@ -1,4 +1,5 @@
 import { type FoldUIMessage, rowToUIMessage } from "@/lib/message/ui-message";
+import { apiFetch } from "../outage/api-fetch";
 
 type StoredRow = Parameters<typeof rowToUIMessage>[0];
 
@@ -7,7 +8,9 @@ export type StoredPage = { messages: FoldUIMessage[]; replying: boolean };
 
 /**
  * The chat's newest stored page, or null when it cannot be read now; `onGone` hears of a chat
- * that is no longer there (deleted, in another tab), so a caller that polls can stop.
+ * that is no longer there (deleted, in another tab), so a caller that polls can stop. Asked as
+ * every API call is (apiFetch): a database outage shows its banner, and an account disabled
+ * meanwhile goes to sign in.
  */
 export async function fetchStoredPage(
   chatId: string,
@@ -15,7 +18,7 @@ export async function fetchStoredPage(
   onGone?: () => void,
 ): Promise<StoredPage | null> {
   try {
-    const response = await fetch(`/api/chats/${chatId}`, { signal, cache: "no-store" });
+    const response = await apiFetch(`/api/chats/${chatId}`, { signal, cache: "no-store" });
     if (response.status === 404) onGone?.();
     if (!response.ok) return null;
     const body = (await response.json()) as { messages: StoredRow[]; replying?: boolean };

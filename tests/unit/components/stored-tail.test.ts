@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
+  fetchStoredPage,
   messageBeingAnswered,
   olderBeforePage,
   withCompactionEntry,
@@ -134,5 +135,65 @@ describe("messageBeingAnswered", () => {
     expect(ids(shown)).toEqual(["u0", "r0", "u1", "c1", "r1"]);
     expect(messageBeingAnswered(shown)).toBe("u1");
     expect(messageBeingAnswered([message("u1"), entry("c1")])).toBe("u1");
+  });
+});
+
+describe("fetchStoredPage", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  function stubWindow() {
+    const assign = vi.fn();
+    const dispatchEvent = vi.fn();
+    vi.stubGlobal("window", {
+      location: { pathname: "/chat/c1", search: "", assign },
+      dispatchEvent,
+    });
+    return { assign, dispatchEvent };
+  }
+
+  it("sends a page polling a reply to sign in once its account was disabled", async () => {
+    const { assign } = stubWindow();
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async () =>
+        Response.json(
+          { error: { code: "forbidden:account_disabled", message: "This account is disabled." } },
+          { status: 403 },
+        ),
+      ),
+    );
+    expect(await fetchStoredPage("c1")).toBeNull();
+    expect(assign).toHaveBeenCalledExactlyOnceWith("/login?next=%2Fchat%2Fc1&reason=disabled");
+  });
+
+  it("shows the database outage when a poll finds the database down", async () => {
+    const { dispatchEvent } = stubWindow();
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async () =>
+        Response.json(
+          { error: { code: "unavailable:database", message: "The database is unreachable." } },
+          { status: 503 },
+        ),
+      ),
+    );
+    expect(await fetchStoredPage("c1")).toBeNull();
+    expect(dispatchEvent).toHaveBeenCalledOnce();
+  });
+
+  it("reads the page and says whether a reply is still being written", async () => {
+    stubWindow();
+    const onGone = vi.fn();
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async () => Response.json({ messages: [], replying: true })),
+    );
+    expect(await fetchStoredPage("c1", undefined, onGone)).toEqual({
+      messages: [],
+      replying: true,
+    });
+    expect(onGone).not.toHaveBeenCalled();
   });
 });
