@@ -22,7 +22,7 @@ export async function recordTurnUsage(
     /** The same raw estimate split by content class: what calibration fits. */
     estimatedRawClasses: ClassTokens;
     /** Of the raw tokens, the request's frame (instructions, tool schemas): the same every turn. */
-    estimatedFrameTokens?: number;
+    estimatedFrameTokens: number;
     /** The calibrated estimate Fold used this turn (raw × the ratio it had). */
     estimatedTokens: number;
   },
