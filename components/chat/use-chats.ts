@@ -44,6 +44,9 @@ export function withRefreshedFirstPage(
   return [...first, ...list.filter((c) => !onFirst.has(c.id) && placeOf(c) < oldest)];
 }
 
+/** How long deleting the open chat waits for its page to be left before deleting anyway. */
+const LEAVE_WAIT_MS = 3_000;
+
 /**
  * The sidebar's chat list: the first page server-rendered, older pages on request, kept in step
  * with each mutation.
@@ -169,25 +172,48 @@ export function useChats(
     leaving.current = null;
     pending.left();
   }, [openId]);
+  // The list unmounting (another page outside the chats, a sign-out) ends the wait too: the
+  // delete the user confirmed still goes.
+  useEffect(() => () => leaving.current?.left(), []);
 
-  const remove = useCallback(
+  /** Waits, a few seconds at most, for the open chat's page to be left. */
+  const leave = useCallback(
     (id: string) =>
-      run(async () => {
+      new Promise<void>((resolve) => {
+        const left = () => {
+          clearTimeout(timer);
+          if (leaving.current?.left === left) leaving.current = null;
+          resolve();
+        };
+        // A navigation that never lands here (the user went back to the chat meanwhile)
+        // does not keep the delete waiting.
+        const timer = setTimeout(left, LEAVE_WAIT_MS);
+        leaving.current = { id, left };
+        router.push("/");
+      }),
+    [router],
+  );
+
+  // Deletes under way, by chat: confirming one again waits for the same delete.
+  const deleting = useRef(new Map<string, Promise<boolean>>());
+  const remove = useCallback(
+    (id: string) => {
+      const underWay = deleting.current.get(id);
+      if (underWay) return underWay;
+      const deleted = run(async () => {
         // The open chat's page goes home before the chat goes: a page still open on a deleted
         // chat asks for it again (the reply the delete stops refreshes its ring and memory)
         // and is answered 404.
-        if (openNow.current === id) {
-          await new Promise<void>((left) => {
-            leaving.current = { id, left };
-            router.push("/");
-          });
-        }
+        if (openNow.current === id) await leave(id);
         await send(`/api/chats/${id}`, { method: "DELETE" });
         setChats((list) => list.filter((c) => c.id !== id));
         setOpenOlder((chat) => (chat?.id === id ? null : chat));
         router.refresh();
-      }),
-    [router, run],
+      }).finally(() => deleting.current.delete(id));
+      deleting.current.set(id, deleted);
+      return deleted;
+    },
+    [leave, router, run],
   );
 
   const loadMore = useCallback(async () => {

@@ -311,3 +311,38 @@ test("deleting the open chat while it replies goes home, and nothing asks for th
   expect(refused).toEqual([]);
   expect(consoleErrors).toEqual([]);
 });
+
+test("deleting the open chat deletes it even when the way home is slow to load", async ({
+  page,
+}) => {
+  await openNewChat(page, `e2e-list-delete-slow-${Date.now()}@example.com`);
+  const chatId = new URL(page.url()).pathname.split("/").at(-1) ?? "";
+  // The home page's data (the app router's request for "/") is held: the page stays on the
+  // chat for as long as it waits.
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
+  await page.route(
+    (url) => url.pathname === "/",
+    async (route) => {
+      if (route.request().headers().rsc === "1") await released;
+      await route.continue().catch(() => undefined);
+    },
+  );
+  const list = page.getByRole("navigation", { name: "Chats" });
+  const entry = list.locator(`[data-chat-id="${chatId}"]`);
+  await entry.hover();
+  await entry.getByRole("button", { name: /^Delete / }).click();
+  await page
+    .getByRole("alertdialog", { name: "Delete this chat?" })
+    .getByRole("button", { name: "Delete", exact: true })
+    .click();
+  // The delete the user confirmed goes within a few seconds, home or not yet.
+  await expect
+    .poll(async () => (await page.request.get(`/api/chats/${chatId}`)).status(), {
+      timeout: 8_000,
+    })
+    .toBe(404);
+  release();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(entry).toHaveCount(0);
+  await page.unroute((url) => url.pathname === "/");
+});
