@@ -2,7 +2,7 @@
 
 import { AlertDialog } from "radix-ui";
 import type { ChatContext } from "@/lib/chat/context";
-import { formatCount } from "../stats/format";
+import { formatCount } from "@/lib/count-text";
 import { useReturnFocus } from "../ui/return-focus";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 

@@ -3,7 +3,7 @@
 import { HoverCard, Popover } from "radix-ui";
 import { type ComponentProps, type ReactNode, useState } from "react";
 import type { ChatContext } from "@/lib/chat/context";
-import { formatCount } from "../stats/format";
+import { formatCount } from "@/lib/count-text";
 import { useHoverless } from "../ui/use-hoverless";
 import { nextFoldText, ringFill, ringTone, SOURCE_LABELS } from "./ring-math";
 

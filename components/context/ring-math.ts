@@ -1,4 +1,4 @@
-import { formatCount } from "../stats/format";
+import { formatCount } from "@/lib/count-text";
 
 /**
  * The context ring's colour is relative to where compaction fires, not to the window: a

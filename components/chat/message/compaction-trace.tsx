@@ -4,8 +4,8 @@ import { ChevronRight, Layers } from "lucide-react";
 import { useEffect, useState } from "react";
 import type { TraceInput, TraceOutput } from "@/lib/compaction/trace";
 import { isTruncationNotice, traceTitle } from "@/lib/compaction/trace-text";
-import { countOf } from "@/lib/count-text";
-import { formatCount, formatDuration } from "../../stats/format";
+import { countOf, formatCount } from "@/lib/count-text";
+import { formatDuration } from "../../stats/format";
 import { useModelLabel } from "../../stats/model-labels";
 import { Markdown } from "./markdown";
 

@@ -3,8 +3,9 @@
 import { ChevronRight, CircleAlert, CircleCheck, CircleSlash, Wrench } from "lucide-react";
 import { Collapsible } from "radix-ui";
 import { type ReactNode, useMemo, useState } from "react";
-import { formatCount, formatDuration } from "@/components/stats/format";
+import { formatDuration } from "@/components/stats/format";
 import { Spinner } from "@/components/ui/spinner";
+import { formatCount } from "@/lib/count-text";
 
 /** Past this many characters a payload is cut until the reader asks for all of it. */
 const PAYLOAD_PREVIEW_CHARS = 4_000;
