@@ -17,7 +17,7 @@ import {
 } from "./override-draft";
 import { SourceBadge } from "./source-badge";
 import type { SaveResult } from "./use-admin-models";
-import { LayerCell, ObservedCell, OutputCell } from "./window-cells";
+import { LayerCell, ObservedCell, OutputCell, STACKED_CELL } from "./window-cells";
 
 type Props = {
   model: AdminModel;
@@ -38,38 +38,50 @@ type Status =
 /** One model: what its window resolves to, and an inline editor for its override. */
 export function ModelRow({ model, onSave, onForget }: RowProps) {
   return (
-    <tr data-model-id={model.id} className="align-top">
-      <td className="py-3 pr-4 pl-4">
+    // Below md the row stacks its cells, so the override editor is on the screen rather than
+    // past the right edge of a table scrolled sideways.
+    <tr
+      data-model-id={model.id}
+      className="flex flex-wrap gap-x-6 gap-y-3 p-4 align-top md:table-row md:p-0"
+    >
+      <td className="block w-full md:table-cell md:w-auto md:py-3 md:pr-4 md:pl-4">
         <p className="font-medium">{model.label}</p>
         <p className="font-mono text-xs text-muted">{model.id}</p>
         {model.listed ? null : (
           <p className="mt-0.5 text-xs text-amber-700">Not in the provider's list</p>
         )}
       </td>
-      <td className="py-3 pr-4 text-zinc-700">{model.providerLabel}</td>
+      <td className={`${STACKED_CELL} text-zinc-700`} data-label="Provider">
+        {model.providerLabel}
+      </td>
       <td
-        className="py-3 pr-4 text-right tabular-nums"
+        className={`${STACKED_CELL} tabular-nums md:text-right`}
+        data-label="Window"
         data-testid="resolved-window"
         title={model.windows.label}
       >
         {formatCount(model.contextWindow)}
       </td>
-      <LayerCell layer={model.windows.trained} testId="trained-window" />
-      <LayerCell layer={model.windows.loaded} testId="loaded-window" />
+      <LayerCell layer={model.windows.trained} testId="trained-window" label="Trained" />
+      <LayerCell layer={model.windows.loaded} testId="loaded-window" label="Loaded" />
       <ObservedCell
         observed={model.windows.observed}
         label={model.label}
         onForget={() => onForget(model)}
       />
       <OutputCell contextWindow={model.contextWindow} maxOutputTokens={model.maxOutputTokens} />
-      <td className="py-3 pr-4">
+      <td className={STACKED_CELL} data-label="Source">
         <SourceBadge source={model.source} matchedId={model.matchedId} />
       </td>
-      <td className="max-w-48 py-3 pr-4 text-zinc-700" data-testid="calibration">
+      <td
+        className={`${STACKED_CELL} w-full text-zinc-700 md:w-auto md:max-w-48`}
+        data-label="Calibration"
+        data-testid="calibration"
+      >
         <span className="tabular-nums">×{model.calibration.ratio.toFixed(2)}</span>
         <span className="block text-xs text-muted">{calibrationText(model.calibration)}</span>
       </td>
-      <td className="py-3 pr-4">
+      <td className="block w-full md:table-cell md:w-auto md:py-3 md:pr-4">
         <OverrideEditor model={model} onSave={onSave} />
       </td>
     </tr>

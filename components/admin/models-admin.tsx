@@ -70,9 +70,9 @@ export function ModelsAdmin() {
         </div>
       ) : (
         <div className="overflow-x-auto rounded-2xl border border-line bg-white shadow-sm">
-          <table className="w-full text-sm" aria-busy={state.status === "loading"}>
+          <table className="block w-full text-sm md:table" aria-busy={state.status === "loading"}>
             <caption className="sr-only">Models and their context windows</caption>
-            <thead className="border-b border-line bg-zinc-50 text-left text-xs text-muted">
+            <thead className="sr-only border-b border-line bg-zinc-50 text-left text-xs text-muted md:not-sr-only md:table-header-group">
               <tr>
                 {COLUMNS.map((c) => (
                   <th
@@ -85,7 +85,7 @@ export function ModelsAdmin() {
                 ))}
               </tr>
             </thead>
-            <tbody className="divide-y divide-line">
+            <tbody className="block divide-y divide-line md:table-row-group">
               {state.status === "loading" ? (
                 <LoadingRows />
               ) : (
@@ -109,9 +109,12 @@ export function ModelsAdmin() {
 function LoadingRows() {
   return Array.from({ length: SKELETON_ROWS }, (_, i) => (
     // biome-ignore lint/suspicious/noArrayIndexKey: placeholders with no identity of their own
-    <tr key={i}>
+    <tr key={i} className="block space-y-3 p-4 md:table-row md:p-0">
       {COLUMNS.map((c) => (
-        <td key={c.label} className={`py-4 pr-4 ${c.label === "Model" ? "pl-4" : ""}`}>
+        <td
+          key={c.label}
+          className={`block md:table-cell md:py-4 md:pr-4 ${c.label === "Model" ? "md:pl-4" : ""}`}
+        >
           <div aria-hidden="true" className="h-3 animate-pulse rounded bg-zinc-100" />
         </td>
       ))}

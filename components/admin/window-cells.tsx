@@ -9,17 +9,32 @@ import { buttonGhost } from "../ui/styles";
 
 type Layer = ModelWindows["trained"];
 
+/**
+ * A cell of the models table. Below md a row stacks its cells, the header row is for screen
+ * readers only, so each cell shows its column's name (its data-label) above its value.
+ */
+export const STACKED_CELL =
+  "block md:table-cell md:py-3 md:pr-4 before:block before:text-xs before:text-muted before:content-[attr(data-label)] md:before:content-none";
+
 /** A trained or loaded window: the number, and who said it. */
-export function LayerCell({ layer, testId }: { layer: Layer; testId: string }) {
+export function LayerCell({
+  layer,
+  testId,
+  label,
+}: {
+  layer: Layer;
+  testId: string;
+  label: string;
+}) {
   return (
-    <td className="py-3 pr-4 tabular-nums" data-testid={testId}>
+    <td className={`${STACKED_CELL} tabular-nums`} data-label={label} data-testid={testId}>
       {layer ? (
         <>
-          <span className="block text-right">{formatCount(layer.tokens)}</span>
-          <span className="block text-right text-xs text-muted">{layer.from}</span>
+          <span className="block md:text-right">{formatCount(layer.tokens)}</span>
+          <span className="block text-xs text-muted md:text-right">{layer.from}</span>
         </>
       ) : (
-        <span className="block text-right text-muted">—</span>
+        <span className="block text-muted md:text-right">—</span>
       )}
     </td>
   );
@@ -52,9 +67,13 @@ export function OutputCell({
 }) {
   const { tokens, note } = outputLimitText(contextWindow, maxOutputTokens);
   return (
-    <td className="py-3 pr-4 tabular-nums" data-testid="resolved-output">
-      <span className="block text-right">{tokens}</span>
-      {note ? <span className="block text-right text-xs text-muted">{note}</span> : null}
+    <td
+      className={`${STACKED_CELL} tabular-nums`}
+      data-label="Max output"
+      data-testid="resolved-output"
+    >
+      <span className="block md:text-right">{tokens}</span>
+      {note ? <span className="block text-xs text-muted md:text-right">{note}</span> : null}
     </td>
   );
 }
@@ -79,8 +98,12 @@ export function ObservedCell({
   const [failure, setFailure] = useState<string | null>(null);
   if (!observed) {
     return (
-      <td className="py-3 pr-4 tabular-nums" data-testid="observed-window">
-        <span className="block text-right text-muted">—</span>
+      <td
+        className={`${STACKED_CELL} tabular-nums`}
+        data-label="Observed"
+        data-testid="observed-window"
+      >
+        <span className="block text-muted md:text-right">—</span>
       </td>
     );
   }
@@ -90,8 +113,12 @@ export function ObservedCell({
     setBusy(false);
   }
   return (
-    <td className="max-w-72 py-3 pr-4 text-xs" data-testid="observed-window">
-      <p className="flex items-center justify-end gap-1 text-sm tabular-nums text-amber-800">
+    <td
+      className={`${STACKED_CELL} w-full text-xs md:w-auto md:max-w-72`}
+      data-label="Observed"
+      data-testid="observed-window"
+    >
+      <p className="flex items-center gap-1 md:justify-end text-sm tabular-nums text-amber-800">
         <TriangleAlert size={14} aria-hidden="true" />
         {formatCount(observed.tokens)}
       </p>

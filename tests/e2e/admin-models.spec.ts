@@ -117,6 +117,22 @@ test("an admin's window override reaches the chat's context ring on the next req
     await expect(row.getByTestId("resolved-window")).toHaveText("16,000");
     await expect(row.getByLabel(/^Context window override for/)).toHaveValue("16000");
 
+    // On a phone the row stacks its cells: the override editor is on the screen, not past the
+    // right edge of a table that scrolls sideways.
+    const desktop = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const control of [
+      row.getByLabel(/^Context window override for/),
+      row.getByLabel(/^Max output override for/),
+      row.getByRole("button", { name: "Save" }),
+      row.getByRole("button", { name: "Clear override" }),
+    ]) {
+      const box = await control.boundingBox();
+      expect(box && box.x >= 0 && box.x + box.width <= 390, `${control} on a phone`).toBe(true);
+    }
+    await row.screenshot({ path: "test-results/admin-models-phone.png" });
+    if (desktop) await page.setViewportSize(desktop);
+
     await page.goto(chatUrl);
     await hydrated(page);
     await expect(page.getByLabel("Model")).toHaveValue(FAKE_MODEL);
