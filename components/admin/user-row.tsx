@@ -71,14 +71,18 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
       <td
         ref={account}
         tabIndex={-1}
-        className="block w-full outline-none [overflow-wrap:anywhere] focus-visible:ring-2 focus-visible:ring-zinc-500 md:table-cell md:w-auto md:py-3 md:pr-4 md:pl-4"
+        className="block w-full outline-none [overflow-wrap:anywhere] focus-visible:ring-2 focus-visible:ring-zinc-500 md:table-cell md:w-auto md:min-w-52 md:py-3 md:pr-4 md:pl-4"
       >
-        {/* A name or address of one long word wraps anywhere: the row's actions stay in view. */}
+        {/* A name or address of one long word wraps anywhere: the row's actions stay in view.
+            Wrapping anywhere lets the table squeeze the column to a letter, so it keeps a
+            minimum width: a short address stays on one line. */}
         <p className="font-medium">
           {user.name}
           {isSelf ? <span className="ml-1 text-xs font-normal text-muted">(you)</span> : null}
         </p>
-        <p className="text-xs text-muted">{user.email}</p>
+        <p className="text-xs text-muted" data-testid="user-email">
+          {user.email}
+        </p>
       </td>
       <td className="block md:table-cell md:py-3 md:pr-4">
         <span

@@ -55,6 +55,7 @@ test("the users table shows a page of many accounts, adds the next on request, a
     await client.end();
   }
 
+  await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`${own.url}/admin/users`);
   await hydrated(page);
   const rows = page.locator("tbody tr[data-user-id]");
@@ -110,6 +111,23 @@ test("the users table shows a page of many accounts, adds the next on request, a
   // bulk-12 and bulk-120 … bulk-129, by address; case aside.
   await expect(status).toHaveText("11 accounts match “BULK-12”");
   await expect(rows).toHaveCount(11);
+  // With no long name among them, a short address keeps to one line, on a desktop narrow enough
+  // that the columns compete: the others do not squeeze the account column until
+  // "bulk-12@example.co" breaks from its "m".
+  await page.setViewportSize({ width: 1024, height: 800 });
+  const wrapped = await rows
+    .getByTestId("user-email")
+    .evaluateAll((list) =>
+      list
+        .filter(
+          (el) =>
+            el.getBoundingClientRect().height >
+            Number.parseFloat(getComputedStyle(el).lineHeight) * 1.5,
+        )
+        .map((el) => el.textContent),
+    );
+  expect(wrapped, "addresses broken across lines on a desktop").toEqual([]);
+  await page.setViewportSize({ width: 1280, height: 800 });
   await search.fill("nobody-here");
   await search.press("Enter");
   await expect(page.getByText("No account matches “nobody-here”.")).toBeVisible();
