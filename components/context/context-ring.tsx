@@ -1,7 +1,7 @@
 "use client";
 
 import { HoverCard, Popover } from "radix-ui";
-import { type ComponentProps, type ReactNode, useState } from "react";
+import { type ComponentProps, type ReactNode, useRef, useState } from "react";
 import type { ChatContext } from "@/lib/chat/context";
 import { formatCount } from "@/lib/count-text";
 import { useHoverless } from "../ui/use-hoverless";
@@ -67,6 +67,10 @@ export function ContextRing({ context, error, onClick, busyLabel, covered = fals
   // The card opens on focus too: once the ring is clicked (to compact), it closes, so it does not
   // cover what the compaction adds to the chat while the focus stays on the ring.
   const [cardOpen, setCardOpen] = useState(false);
+  // A click shuts the card until the pointer leaves or the focus goes: the open the pointer or
+  // the focus scheduled (150 ms after reaching the ring) would show it again over the toast
+  // that answers the click.
+  const dismissed = useRef(false);
 
   const details = context ? (
     <RingDetails context={context} percent={percent} touch={hoverless} />
@@ -84,10 +88,17 @@ export function ContextRing({ context, error, onClick, busyLabel, covered = fals
         hoverless || busyLabel || !onClick
           ? undefined
           : () => {
+              dismissed.current = true;
               setCardOpen(false);
               onClick();
             }
       }
+      onPointerLeave={() => {
+        dismissed.current = false;
+      }}
+      onBlur={() => {
+        dismissed.current = false;
+      }}
     />
   );
   if (hoverless) {
@@ -100,7 +111,7 @@ export function ContextRing({ context, error, onClick, busyLabel, covered = fals
   return (
     <HoverCard.Root
       open={cardOpen && !covered}
-      onOpenChange={setCardOpen}
+      onOpenChange={(open) => setCardOpen(open && !dismissed.current)}
       openDelay={150}
       closeDelay={100}
     >

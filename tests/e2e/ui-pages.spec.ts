@@ -213,10 +213,26 @@ test("compact-now with nothing to fold answers with a toast and keeps Regenerate
   await expect(details).toBeHidden();
   await expect(ring).toHaveAttribute("data-tone", "neutral");
 
-  for (let click = 0; click < 2; click++) {
+  // The toast answers the click and the card stays shut under it, whether the pointer came onto
+  // the ring just to click or rested there with the card open. The card opens 150 ms after the
+  // pointer or the focus reaches the ring: past that it must still be shut.
+  const toast = page.locator("[data-sonner-toast]").filter({ hasText: "Nothing to summarize yet" });
+  for (const rested of [false, true]) {
+    await page.mouse.move(0, 0);
+    await expect(toast).toHaveCount(0, { timeout: 10_000 });
+    if (rested) {
+      await ring.hover();
+      await expect(details).toBeVisible();
+    }
     await ring.click();
-    await expect(page.getByText("Nothing to summarize yet").first()).toBeVisible();
+    await expect(toast).toBeVisible();
+    await page.waitForTimeout(400);
+    await expect(details, rested ? "after a rest on the ring" : "after a click").toBeHidden();
   }
+  // Once the pointer leaves and comes back, the card opens again.
+  await page.mouse.move(0, 0);
+  await ring.hover();
+  await expect(details).toBeVisible();
   // By keyboard: the card opens on focus, and closes once Enter compacts, so it covers nothing.
   await page.mouse.move(0, 0);
   // (The clicks left it focused: a fresh focus, as a Tab would bring.)
