@@ -3,11 +3,14 @@
 import { Check, Pencil, Trash2, X } from "lucide-react";
 import Link from "next/link";
 import { AlertDialog } from "radix-ui";
-import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { isImeKey } from "../ui/keys";
 import { LinkPending } from "../ui/link-pending";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 import type { ChatListItem } from "./use-chats";
+
+/** Said under the title box when Save finds it empty: the chat keeps its title until given one. */
+const EMPTY_TITLE_TEXT = "A chat needs a title.";
 
 type Props = {
   chat: ChatListItem;
@@ -19,6 +22,8 @@ type Props = {
 export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(chat.title);
+  const [hint, setHint] = useState<string | null>(null);
+  const hintId = useId();
   const link = useRef<HTMLAnchorElement>(null);
   // The title box held focus: once it is gone, the entry's link takes it, not the page.
   const refocus = useRef(false);
@@ -40,13 +45,20 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
 
   function save(focusLink = true) {
     const title = draft.trim();
+    // Empty or spaces only: the box stays open and says why, rather than quietly keeping the
+    // old title as if the rename had been taken.
+    if (!title) {
+      setHint(EMPTY_TITLE_TEXT);
+      return;
+    }
     stopEditing(focusLink);
-    if (title && title !== chat.title) onRename(title);
+    if (title !== chat.title) onRename(title);
     else setDraft(chat.title);
   }
 
   function cancel() {
     setDraft(chat.title);
+    setHint(null);
     stopEditing();
   }
 
@@ -60,7 +72,7 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
     return (
       <li
         data-chat-id={chat.id}
-        className="flex items-center gap-1 rounded-lg bg-white px-2 py-1 shadow-sm"
+        className="flex flex-wrap items-center gap-1 rounded-lg bg-white px-2 py-1 shadow-sm"
         // Clicking or tabbing away keeps what was typed, as a title box elsewhere does; its
         // own Save and Cancel are inside.
         onBlur={(event) => {
@@ -77,7 +89,12 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
           dir="auto"
           value={draft}
           maxLength={200}
-          onChange={(e) => setDraft(e.target.value)}
+          aria-invalid={hint ? true : undefined}
+          aria-describedby={hint ? hintId : undefined}
+          onChange={(e) => {
+            setDraft(e.target.value);
+            setHint(null);
+          }}
           onKeyDown={onKeyDown}
           className="min-w-0 flex-1 bg-transparent text-sm outline-none"
         />
@@ -101,6 +118,11 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
         >
           <X size={14} />
         </button>
+        {hint ? (
+          <p id={hintId} role="alert" className="basis-full pb-0.5 text-xs text-red-700">
+            {hint}
+          </p>
+        ) : null}
       </li>
     );
   }
@@ -130,6 +152,7 @@ export function ChatListEntry({ chat, active, onRename, onDelete }: Props) {
           onClick={() => {
             // From the title as it is now: a new chat's is set by its first turn.
             setDraft(chat.title);
+            setHint(null);
             closing.current = false;
             setEditing(true);
           }}

@@ -157,6 +157,27 @@ test("focus stays in the chat list after a rename or a delete", async ({ page })
   await titleBox.press("Escape");
   await expect(list.getByRole("link", { name: "focus renamed" })).toBeFocused();
 
+  // An empty or spaces-only title is not taken, nor quietly dropped: the box stays open and says
+  // why, by Enter, by Save and by clicking away; typing takes the hint away.
+  const hint = list.getByRole("alert");
+  await list.getByRole("button", { name: "Rename focus renamed" }).click();
+  await titleBox.fill("   ");
+  await titleBox.press("Enter");
+  await expect(hint).toHaveText("A chat needs a title.");
+  await expect(titleBox).toBeFocused();
+  await expect(titleBox).toHaveAccessibleDescription("A chat needs a title.");
+  await titleBox.fill("");
+  await expect(hint).toHaveCount(0);
+  await list.getByRole("button", { name: "Save title" }).click();
+  await expect(hint).toHaveText("A chat needs a title.");
+  await page.getByRole("textbox", { name: "Message" }).click();
+  await expect(titleBox).toHaveValue("");
+  await expect(hint).toHaveText("A chat needs a title.");
+  // Cancel keeps the title it had.
+  await list.getByRole("button", { name: "Cancel rename" }).click();
+  await expect(hint).toHaveCount(0);
+  await expect(list.getByRole("link", { name: "focus renamed" })).toBeFocused();
+
   // The list now reads: focus renamed, focus 2, focus 0.
   await expect(list.getByRole("link")).toHaveText(["focus renamed", "focus 2", "focus 0"]);
   const confirm = page.getByRole("alertdialog", { name: "Delete this chat?" });
