@@ -4,8 +4,7 @@ import { Check } from "lucide-react";
 import { type FormEvent, useId, useState } from "react";
 import type { AdminModel } from "@/lib/admin/models";
 import type { OverrideInput } from "@/lib/admin/override-input";
-import { countOf } from "@/lib/count-text";
-import { formatCount } from "../stats/format";
+import { countOf, formatCount } from "@/lib/count-text";
 import { buttonGhost, buttonPrimary, inputBase } from "../ui/styles";
 import {
   type DraftErrors,

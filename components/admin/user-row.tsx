@@ -3,8 +3,8 @@
 import { useEffect, useRef, useState } from "react";
 import type { UserPatchInput } from "@/lib/admin/user-input";
 import type { AdminUser } from "@/lib/admin/users";
+import { formatCount } from "@/lib/count-text";
 import type { QuotaLimits } from "@/lib/limits/quota";
-import { formatCount } from "../stats/format";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 import { LimitForm } from "./limit-form";
 import type { ActionResult } from "./use-admin-users";

@@ -4,7 +4,7 @@ import { TriangleAlert } from "lucide-react";
 import { useState } from "react";
 import type { ModelWindows } from "@/lib/admin/model-windows";
 import { outputReserveOf } from "@/lib/context/budget";
-import { formatCount } from "../stats/format";
+import { formatCount } from "@/lib/count-text";
 import { buttonGhost } from "../ui/styles";
 
 type Layer = ModelWindows["trained"];

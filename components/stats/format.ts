@@ -1,9 +1,6 @@
 import { formatCount } from "@/lib/count-text";
 import { deriveTimings, type MessageStats } from "@/lib/message/stats";
 
-/** Counts are written as everywhere else in Fold (lib/count-text.ts). */
-export { formatCount };
-
 /** A fixed locale, so the server render matches the browser and the e2e text is stable. */
 const LOCALE = "en-US";
 const MS_PER_SECOND = 1_000;

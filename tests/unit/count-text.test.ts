@@ -24,5 +24,6 @@ describe("formatCount", () => {
     expect(formatCount(0)).toBe("0");
     expect(formatCount(1_204)).toBe("1,204");
     expect(formatCount(12.6)).toBe("13");
+    expect(formatCount(1_048_576)).toBe("1,048,576");
   });
 });

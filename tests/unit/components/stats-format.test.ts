@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   formatContext,
-  formatCount,
   formatDuration,
   formatRate,
   formatShare,
   statsRows,
   summarizeStats,
 } from "@/components/stats/format";
-import { countOf, formatCount as formatCountInLib } from "@/lib/count-text";
 import type { MessageStats } from "@/lib/message/stats";
 
 const stats: MessageStats = {
@@ -25,19 +23,6 @@ const stats: MessageStats = {
   finishedAt: 21_657,
   finishReason: "stop",
 };
-
-describe("formatCount", () => {
-  it("groups thousands", () => {
-    expect(formatCount(0)).toBe("0");
-    expect(formatCount(1234)).toBe("1,234");
-    expect(formatCount(1_048_576)).toBe("1,048,576");
-  });
-
-  it("is the formatter a count with its noun uses, so a number reads the same in the stats and in a sentence", () => {
-    expect(formatCount).toBe(formatCountInLib);
-    expect(countOf(1_234, "token")).toBe(`${formatCount(1_234)} tokens`);
-  });
-});
 
 describe("formatDuration", () => {
   it("shows milliseconds under a second", () => {
