@@ -15,8 +15,9 @@ import {
   sameDraft,
 } from "./override-draft";
 import { SourceBadge } from "./source-badge";
+import { STACKED_CELL } from "./stacked-cell";
 import type { SaveResult } from "./use-admin-models";
-import { LayerCell, ObservedCell, OutputCell, STACKED_CELL } from "./window-cells";
+import { LayerCell, ObservedCell, OutputCell } from "./window-cells";
 
 type Props = {
   model: AdminModel;

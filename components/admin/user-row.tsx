@@ -7,6 +7,7 @@ import { formatCount } from "@/lib/count-text";
 import type { QuotaLimits } from "@/lib/limits/quota";
 import { buttonGhost, buttonPrimary } from "../ui/styles";
 import { LimitForm } from "./limit-form";
+import { STACKED_CELL } from "./stacked-cell";
 import type { ActionResult } from "./use-admin-users";
 
 type Props = {
@@ -96,7 +97,8 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
         </p>
       </td>
       <td
-        className="block text-xs tabular-nums text-zinc-700 md:table-cell md:py-3 md:pr-4"
+        className={`${STACKED_CELL} text-xs tabular-nums text-zinc-700`}
+        data-label="Today"
         data-testid="user-usage"
       >
         <p>
@@ -114,7 +116,7 @@ export function UserRow({ user, isSelf, defaults, onUpdate, onResetUsage, onDele
           )}
         </p>
       </td>
-      <td className="block w-full md:table-cell md:w-auto md:py-3 md:pr-4">
+      <td className={`${STACKED_CELL} w-full md:w-auto`} data-label="Own limits">
         <LimitForm
           label={`Limits for ${user.email}`}
           values={user.limits}

@@ -6,15 +6,9 @@ import type { ModelWindows } from "@/lib/admin/model-windows";
 import { outputReserveOf } from "@/lib/context/budget";
 import { formatCount } from "@/lib/count-text";
 import { buttonGhost } from "../ui/styles";
+import { STACKED_CELL } from "./stacked-cell";
 
 type Layer = ModelWindows["trained"];
-
-/**
- * A cell of the models table. Below md a row stacks its cells, the header row is for screen
- * readers only, so each cell shows its column's name (its data-label) above its value.
- */
-export const STACKED_CELL =
-  "block md:table-cell md:py-3 md:pr-4 before:block before:text-xs before:text-muted before:content-[attr(data-label)] md:before:content-none";
 
 /** A trained or loaded window: the number, and who said it. */
 export function LayerCell({

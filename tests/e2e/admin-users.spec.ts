@@ -164,6 +164,13 @@ test("the users table shows a page of many accounts, adds the next on request, a
       const box = await rows.first().getByRole("button", { name, exact: true }).boundingBox();
       expect(box && box.x >= 0 && box.x + box.width <= 390, `${name} on a phone`).toBe(true);
     }
+    // The column headers are for screen readers there: the usage says what it counts.
+    const usageLabel = () =>
+      rows
+        .first()
+        .getByTestId("user-usage")
+        .evaluate((cell) => getComputedStyle(cell, "::before").content);
+    expect(await usageLabel()).toBe('"Today"');
     const { scrollWidth, viewport } = await page.evaluate(() => ({
       scrollWidth: document.documentElement.scrollWidth,
       viewport: window.innerWidth,
