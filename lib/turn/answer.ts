@@ -313,7 +313,7 @@ function requestEstimate(ctx: AnswerContext) {
   return {
     estimatedRawTokens: classTotal(rawClasses),
     estimatedRawClasses: rawClasses,
-    estimatedFrameTokens: classTotal(ctx.frame.overheadClasses),
+    estimatedFrameTokens: ctx.frame.overheadTokens,
     estimatedTokens: applyRatio(rawClasses, ctx.budget.classRatios),
   };
 }

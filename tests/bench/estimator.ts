@@ -103,10 +103,10 @@ export async function requestRawClasses(
   messages: readonly ModelMessage[],
 ): Promise<{ raw: ClassTokens; frameTokens: number }> {
   const instructions = messages.flatMap((m) => (m.role === "system" ? [m.content] : [])).join("\n");
-  const { overheadClasses } = await estimateOverhead(estimator, instructions, {});
+  const { overheadClasses, overheadTokens } = await estimateOverhead(estimator, instructions, {});
   const raw = estimator.classTokensOfModelMessages(messages.filter((m) => m.role !== "system"));
   addClassTokens(raw, overheadClasses);
-  return { raw, frameTokens: classTotal(overheadClasses) };
+  return { raw, frameTokens: overheadTokens };
 }
 
 /**
@@ -140,7 +140,7 @@ async function requestOf(
     wire: [{ role: "system", content: framed.frame.instructions }, ...toWire(chat)],
     tools: framed.wireTools,
     raw,
-    frameTokens: classTotal(framed.frame.overheadClasses),
+    frameTokens: framed.frame.overheadTokens,
   };
 }
 
