@@ -1,4 +1,4 @@
-import { disabledSignInHref, returnPath } from "@/lib/auth/return-path";
+import { ACCOUNT_DISABLED_CODE, disabledSignInHref, returnPath } from "@/lib/auth/return-path";
 import { serverClock } from "../server-clock";
 
 /** Fired when Fold's API answers 503: its database is unreachable (lib/errors.ts). */
@@ -62,8 +62,6 @@ function retryAfterOf(response: Response): HeadersInit {
 }
 
 const DATABASE_DOWN = "unavailable:database";
-/** lib/auth/account-status.ts: the account was disabled while this page was open. */
-const ACCOUNT_DISABLED = "forbidden:account_disabled";
 
 /**
  * A 403 saying the account was disabled sends the browser to the sign-in page, which says why
@@ -71,7 +69,7 @@ const ACCOUNT_DISABLED = "forbidden:account_disabled";
  * still do. The caller still gets the answer, to show until the page goes.
  */
 export async function signInIfDisabled(response: Response): Promise<void> {
-  if (response.status !== 403 || (await codeOf(response)) !== ACCOUNT_DISABLED) return;
+  if (response.status !== 403 || (await codeOf(response)) !== ACCOUNT_DISABLED_CODE) return;
   const { pathname, search } = window.location;
   window.location.assign(disabledSignInHref(returnPath(`${pathname}${search}`)));
 }

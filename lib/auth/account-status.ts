@@ -1,5 +1,6 @@
 import type { UserStatus } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
+import { ACCOUNT_DISABLED_CODE } from "./return-path";
 
 /** Why a signed-in account may not use Fold yet (or any more): every app route answers 403. */
 export function statusError(status: UserStatus): AppError | null {
@@ -14,4 +15,4 @@ export function statusError(status: UserStatus): AppError | null {
 }
 
 export const accountDisabled = () =>
-  new AppError("forbidden:account_disabled", "This account is disabled.");
+  new AppError(ACCOUNT_DISABLED_CODE, "This account is disabled.");

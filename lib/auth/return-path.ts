@@ -34,6 +34,9 @@ export function signInHref(path: string | null, page = "/login"): string {
 /** The sign-in page's `?reason=` for a browser whose account was disabled while signed in. */
 export const DISABLED_REASON = "disabled";
 
+/** The code of the 403 an API call of a disabled account gets (lib/auth/account-status.ts). */
+export const ACCOUNT_DISABLED_CODE = "forbidden:account_disabled";
+
 /** `signInHref` for a browser whose session a disable ended: the sign-in page says why. */
 export function disabledSignInHref(path: string | null): string {
   const href = signInHref(path);
