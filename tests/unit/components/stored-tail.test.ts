@@ -153,16 +153,19 @@ describe("fetchStoredPage", () => {
     return { assign, dispatchEvent };
   }
 
-  it("sends a page polling a reply to sign in once its account was disabled", async () => {
-    const { assign } = stubWindow();
+  /** The server answers every request with `body`, as JSON with `status`. */
+  function answering(body: unknown, status = 200) {
     vi.stubGlobal(
       "fetch",
-      vi.fn(async () =>
-        Response.json(
-          { error: { code: "forbidden:account_disabled", message: "This account is disabled." } },
-          { status: 403 },
-        ),
-      ),
+      vi.fn(async () => Response.json(body, { status })),
+    );
+  }
+
+  it("sends a page polling a reply to sign in once its account was disabled", async () => {
+    const { assign } = stubWindow();
+    answering(
+      { error: { code: "forbidden:account_disabled", message: "This account is disabled." } },
+      403,
     );
     expect(await fetchStoredPage("c1")).toBeNull();
     expect(assign).toHaveBeenCalledExactlyOnceWith("/login?next=%2Fchat%2Fc1&reason=disabled");
@@ -170,14 +173,9 @@ describe("fetchStoredPage", () => {
 
   it("shows the database outage when a poll finds the database down", async () => {
     const { dispatchEvent } = stubWindow();
-    vi.stubGlobal(
-      "fetch",
-      vi.fn(async () =>
-        Response.json(
-          { error: { code: "unavailable:database", message: "The database is unreachable." } },
-          { status: 503 },
-        ),
-      ),
+    answering(
+      { error: { code: "unavailable:database", message: "The database is unreachable." } },
+      503,
     );
     expect(await fetchStoredPage("c1")).toBeNull();
     expect(dispatchEvent).toHaveBeenCalledOnce();
@@ -186,10 +184,7 @@ describe("fetchStoredPage", () => {
   it("reads the page and says whether a reply is still being written", async () => {
     stubWindow();
     const onGone = vi.fn();
-    vi.stubGlobal(
-      "fetch",
-      vi.fn(async () => Response.json({ messages: [], replying: true })),
-    );
+    answering({ messages: [], replying: true });
     expect(await fetchStoredPage("c1", undefined, onGone)).toEqual({
       messages: [],
       replying: true,
