@@ -101,6 +101,8 @@ for (const colorScheme of ["light", "dark"] as const) {
         await page.keyboard.press("Tab");
       }
       await expect(newChat).toBeFocused();
+      // The ring eases in (the button's transition): read once it is painted.
+      await expect.poll(async () => (await focusRing(newChat))[0]).not.toBe("transparent");
       const [buttonRing, beside] = await focusRing(newChat);
       expect(buttonRing).not.toBe("transparent");
       expect(await contrast(page, buttonRing, beside)).toBeGreaterThanOrEqual(3);
