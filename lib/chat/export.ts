@@ -21,7 +21,7 @@ import {
 import { headOf } from "@/lib/message/unstorable-text";
 import { literalHeading, literalMarkdown } from "./literal-markdown";
 import { applyEdits, parseMarkdown } from "./markdown-edits";
-import { headingEdits, nestHeadings } from "./markdown-headings";
+import { headingEdits } from "./markdown-headings";
 import { labelEdits } from "./markdown-labels";
 import { closeOpenBlock } from "./markdown-open-block";
 
@@ -252,13 +252,14 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
   yield head.join("\n");
   for (const [index, row] of rows.entries()) {
     const message = rowToUIMessage(row);
-    const notes = notesOf(message);
+    const labelPrefix = `m${index + 1}-`;
+    const notes = notesOf(message, labelPrefix);
     // A user's message is shown as typed (lib/chat/literal-markdown.ts), so it holds no
     // heading; a reply as Markdown placed under its role heading.
     const text =
       row.role === "user"
         ? literalTextOf(message)
-        : placedMarkdown(markdownTextOf(message), `m${index + 1}-`, ROLE_HEADING_DEPTH);
+        : placedMarkdown(markdownTextOf(message), labelPrefix, ROLE_HEADING_DEPTH);
     if (!text && notes.length === 0) continue;
     const lines = ["", "---", "", roleHeading(row.role, row.createdAt), ""];
     for (const note of notes) lines.push(`> ${note}`, "");
@@ -275,7 +276,7 @@ function* markdownBlocks({ chat, rows, versions }: ChatSnapshot, now: Date) {
       "",
       "_What the model is told with every message, as you wrote it._",
       "",
-      nestHeadings(chat.contextSummary.trim(), MEMORY_HEADING_DEPTH),
+      placedMarkdown(chat.contextSummary.trim(), "notes-", MEMORY_HEADING_DEPTH),
       "",
     ].join("\n");
   } else if (chat.contextSummary) {
@@ -368,18 +369,25 @@ function literalTextOf(message: FoldUIMessage): string {
   return texts.join("\n\n");
 }
 
-/** What happened besides text: a pin, a tool call, or older messages folded into the summary. */
-function notesOf(message: FoldUIMessage): string[] {
+/**
+ * What happened besides text: a pin, a tool call, or older messages folded into the summary.
+ * `labelPrefix` is the message's own, which its reasoning's labels extend.
+ */
+function notesOf(message: FoldUIMessage, labelPrefix: string): string[] {
   const marks = [
     ...(isPinnedByUser(message.metadata) ? ["_Pinned._"] : []),
     ...(message.metadata?.stopped ? ["_Stopped._"] : []),
   ];
   return marks.concat(
-    answerParts(message.parts).flatMap((part) => {
+    answerParts(message.parts).flatMap((part, index) => {
       // What the reply thought, as the chat shows it under "Reasoning": quoted line by line.
-      // Its headings nest under the message's, as the reply's own do.
+      // Placed as the reply's own text is: each step's labels its own, its headings nested.
       if (part.type === "reasoning") {
-        const text = nestHeadings(part.text.trim(), ROLE_HEADING_DEPTH);
+        const text = placedMarkdown(
+          part.text.trim(),
+          `${labelPrefix}r${index + 1}-`,
+          ROLE_HEADING_DEPTH,
+        );
         return text ? [`_Reasoning:_\n> ${text.split("\n").join("\n> ")}`] : [];
       }
       // A file the model made (an image): named, its bytes in the JSON export.

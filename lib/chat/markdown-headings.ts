@@ -1,21 +1,16 @@
 import type { Heading, Nodes, Root } from "mdast";
-import { applyEdits, parseMarkdown, type TextEdit } from "./markdown-edits";
+import type { TextEdit } from "./markdown-edits";
 
 /** Markdown has six heading levels: one already at the last stays there. */
 const DEEPEST_HEADING = 6;
 
 /**
- * The text's headings moved down so that its top ones sit one level below a heading of
- * `parentDepth` that the text is placed under (a summary's `## Goal` under the export's
- * `## Summary…` becomes `### Goal`), keeping how they nest among themselves. Headings are found as a
- * CommonMark parser finds them, so a `#` line in a code block stays as it is; everything but the
- * headings' marks is left as written.
+ * Edits that move the text's headings down so that its top ones sit one level below a heading
+ * of `parentDepth` that the text is placed under (a summary's `## Goal` under the export's
+ * `## Summary…` becomes `### Goal`), keeping how they nest among themselves. Headings are found
+ * in its tree (`tree` is `text` parsed) as a CommonMark parser finds them, so a `#` line in a
+ * code block stays as it is; everything but the headings' marks is left as written.
  */
-export function nestHeadings(text: string, parentDepth: number): string {
-  return applyEdits(text, headingEdits(parseMarkdown(text), text, parentDepth));
-}
-
-/** nestHeadings as edits to the text, found in its tree (`tree` is `text` parsed). */
 export function headingEdits(tree: Root, text: string, parentDepth: number): TextEdit[] {
   const headings: Heading[] = [];
   const walk = (node: Nodes) => {

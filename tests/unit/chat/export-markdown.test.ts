@@ -381,6 +381,42 @@ describe("links and footnotes of replies in the transcript", () => {
     expect(html).toContain("Noted by one.");
     expect(html).toContain("Noted by two.");
   });
+  it("lead each step's reasoning to its own definitions too, and the notes to theirs", () => {
+    const thought = (site: string) =>
+      `Check [the spec][1].[^1]\n\n[1]: https://${site}.example/spec\n\n[^1]: Seen by ${site}.`;
+    const reasoning = (site: string) => [
+      { type: "reasoning", text: thought(`${site}-first-step`), state: "done" },
+      { type: "reasoning", text: thought(`${site}-second-step`), state: "done" },
+      { type: "text", text: "Done." },
+    ];
+    const markdown = chatToMarkdown(
+      {
+        chat: {
+          ...chat,
+          contextSummary:
+            "## Notes you added\n- Keep [the spec][1] in mind.\n\n  [1]: https://notes.example/spec",
+        },
+        rows: [
+          row("a1", "assistant", reasoning("one"), 0),
+          row("a2", "assistant", reasoning("two"), 1),
+        ],
+        versions: [],
+      },
+      at,
+    );
+    const html = micromark(markdown, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+    const links = [...html.matchAll(/<a href="(https:[^"]+)">the spec<\/a>/g)].map((m) => m[1]);
+    expect(links).toEqual([
+      "https://one-first-step.example/spec",
+      "https://one-second-step.example/spec",
+      "https://two-first-step.example/spec",
+      "https://two-second-step.example/spec",
+      "https://notes.example/spec",
+    ]);
+    for (const site of ["one-first-step", "one-second-step", "two-first-step", "two-second-step"]) {
+      expect(html).toContain(`Seen by ${site}.`);
+    }
+  });
 });
 
 describe("the download's file name", () => {

@@ -1,6 +1,11 @@
 import { micromark } from "micromark";
 import { describe, expect, it } from "vitest";
-import { nestHeadings } from "@/lib/chat/markdown-headings";
+import { applyEdits, parseMarkdown } from "@/lib/chat/markdown-edits";
+import { headingEdits } from "@/lib/chat/markdown-headings";
+
+/** The text with its headings' edits applied. */
+const nestHeadings = (text: string, parentDepth: number) =>
+  applyEdits(text, headingEdits(parseMarkdown(text), text, parentDepth));
 
 /** The heading levels a CommonMark renderer (micromark, not Fold's code) shows, in order. */
 const levels = (markdown: string) =>
