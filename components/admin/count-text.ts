@@ -18,7 +18,7 @@ export function isCountText(text: string): boolean {
 }
 
 /** Empty is null; text that is no count is NaN, which a schema refuses. */
-export function countOf(text: string): number | null {
+export function parsedCount(text: string): number | null {
   if (!isCountText(text)) return Number.NaN;
   const digits = withoutSeparators(text);
   return digits === "" ? null : Number(digits);

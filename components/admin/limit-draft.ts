@@ -1,5 +1,5 @@
 import { dailyMessageLimit, dailyTokenLimit } from "@/lib/admin/user-input";
-import { countOf, isCountText, notACount } from "./count-text";
+import { isCountText, notACount, parsedCount } from "./count-text";
 
 /**
  * The two daily limits as typed; an empty field means "none" (defaults) or "the default" (a user).
@@ -35,7 +35,7 @@ export function parseLimitDraft(
     ["dailyMessageLimit", dailyMessageLimit],
     ["dailyTokenLimit", dailyTokenLimit],
   ] as const) {
-    const count = countOf(draft[field]);
+    const count = parsedCount(draft[field]);
     if (count === null) continue;
     const parsed = schema.safeParse(count);
     if (parsed.success) values[field] = parsed.data;

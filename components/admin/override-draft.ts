@@ -1,6 +1,6 @@
 import { type OverrideInput, overrideInput } from "@/lib/admin/override-input";
 import { windowTooSmall } from "@/lib/context/budget";
-import { countOf, isCountText, notACount, withoutSeparators } from "./count-text";
+import { isCountText, notACount, parsedCount, withoutSeparators } from "./count-text";
 
 /**
  * The editor's two fields as typed; an empty field means "take it from the chain". A number may
@@ -66,8 +66,8 @@ export function parseDraft(
   const parsed = overrideInput.safeParse({
     provider: target.provider,
     model: target.model,
-    contextWindow: countOf(draft.contextWindow),
-    maxOutputTokens: countOf(draft.maxOutputTokens),
+    contextWindow: parsedCount(draft.contextWindow),
+    maxOutputTokens: parsedCount(draft.maxOutputTokens),
   });
   if (!parsed.success) {
     const errors: DraftErrors = {};
