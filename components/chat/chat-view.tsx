@@ -67,7 +67,7 @@ type Props = {
   initialModelId: string | null;
   /** The page was loaded while a reply to this chat was still being written. */
   initialReplying?: boolean;
-  /** The chat still has the title a new chat starts with (its first turn names it). */
+  /** The chat has no title given yet: its first turn names it. */
   untitled?: boolean;
 };
 

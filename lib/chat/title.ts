@@ -1,20 +1,20 @@
 import { graphemeHeadOf } from "@/lib/message/unstorable-text";
-import { DEFAULT_CHAT_TITLE } from "./schemas";
 
 const TITLE_TARGET_CHARS = 60;
 
 /**
  * A chat's title from its first message: the first line, cut on a word
  * boundary. Deterministic and free — no extra model call that could fail or
- * cost tokens before the user has seen an answer.
+ * cost tokens before the user has seen an answer. Null when the message has
+ * nothing to name it by ("---"): the chat stays untitled, for a later turn.
  */
-export function titleFromMessage(text: string): string {
+export function titleFromMessage(text: string): string | null {
   const firstLine = text.split("\n").find((line) => line.trim()) ?? "";
   const clean = firstLine
     .replace(/\s+/g, " ")
     .replace(/^[#>*\-\s]+/, "")
     .trim();
-  if (!clean) return DEFAULT_CHAT_TITLE;
+  if (!clean) return null;
   if (clean.length <= TITLE_TARGET_CHARS) return clean;
   const cut = graphemeHeadOf(clean, TITLE_TARGET_CHARS);
   const lastSpace = cut.lastIndexOf(" ");

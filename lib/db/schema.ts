@@ -103,6 +103,10 @@ export const chat = pgTable(
       .notNull()
       .references(() => user.id, { onDelete: "cascade" }),
     title: text("title").notNull(),
+    // The title was given: at the chat's creation, by a rename, or by its first turn from its
+    // first message. A chat made without one (false) shows DEFAULT_CHAT_TITLE until its first
+    // turn names it; the flag, not the text, says so, since a user may name a chat that too.
+    titled: boolean("titled").notNull().default(true),
     modelId: text("model_id"),
     // When the user picked `modelId` (their browser's clock, never ahead of the server's): a
     // pick saved late, after a later one, does not take the chat back to it.

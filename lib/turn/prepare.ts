@@ -1,4 +1,3 @@
-import { DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import { titleFromMessage } from "@/lib/chat/title";
 import type { Db } from "@/lib/db/client";
 import { isDeletedChatReference } from "@/lib/db/errors";
@@ -62,7 +61,7 @@ export async function prepareTurn(
   const modelChange = chat.modelId !== modelId ? modelId : undefined;
   // A titled chat is noted in the statement that stores a new message; the first turns,
   // which title the chat from its first message, note it after (as every other request).
-  const titled = chat.title !== DEFAULT_CHAT_TITLE;
+  const titled = chat.titled;
   if (
     titled &&
     request.trigger === "submit-message" &&
@@ -134,14 +133,13 @@ async function noteAndLoad(
   titled: boolean,
 ): Promise<PreparedTurn> {
   const firstUser = titled ? null : await firstUserMessage(db, chat.id);
+  const title = firstUser && titleFromMessage(messageText(rowToUIMessage(firstUser)));
   // Both at once: the load reads from the watermark the chat had at the request, and is
   // checked against the one the chat has now (an edit just now may have moved it back).
   const [noted, rows] = await bothSettled(
     noteTurnOnChat(db, chat.id, {
       modelId: modelChange,
-      title: firstUser
-        ? { read: chat.title, next: titleFromMessage(messageText(rowToUIMessage(firstUser))) }
-        : undefined,
+      title: title ?? undefined,
     }),
     loadForTurn(db, chat),
   );

@@ -21,7 +21,7 @@ export const POST = route(async (request) => {
   const body = await readJson(request, createChatBody);
   const db = await getDb();
   if (body.reuseUnused && body.title === undefined && body.modelId === undefined) {
-    const unused = await newestUnusedChat(db, user.id, DEFAULT_CHAT_TITLE);
+    const unused = await newestUnusedChat(db, user.id);
     if (unused) return Response.json({ chat: unused }, { status: 200 });
   }
   if (body.modelId !== undefined) await assertModelAllowed(db, body.modelId);
@@ -29,6 +29,7 @@ export const POST = route(async (request) => {
   const chat = await createChat(db, {
     userId: user.id,
     title: body.title ?? DEFAULT_CHAT_TITLE,
+    titled: body.title !== undefined,
     modelId: body.modelId,
   }).catch(async (error: unknown) => {
     // Not created (the database failed): the point goes back, as for a request that never came.

@@ -94,22 +94,19 @@ export async function findChatForUser(
 }
 
 /**
- * The user's newest chat if nothing has happened in it since it was made: its default title, no
- * model (one chosen at its creation, as the home page's message does, counts as used), no
- * message, no summary, its updatedAt still its createdAt (a turn, a rename or a model picked
- * each moves it), and no turn or compaction holding it (a first turn takes the chat before its
- * message is stored: another tab's New chat must not land in it); else null.
+ * The user's newest chat if nothing has happened in it since it was made: no title given (at its
+ * creation or by a rename, whatever the title reads), no model (one chosen at its creation, as
+ * the home page's message does, counts as used), no message, no summary, its updatedAt still its
+ * createdAt (a turn, a rename or a model picked each moves it), and no turn or compaction holding
+ * it (a first turn takes the chat before its message is stored: another tab's New chat must not
+ * land in it); else null.
  */
-export async function newestUnusedChat(
-  db: Db,
-  userId: string,
-  defaultTitle: string,
-): Promise<ChatListing | null> {
+export async function newestUnusedChat(db: Db, userId: string): Promise<ChatListing | null> {
   const [newest] = await db
     .select({
       ...listingColumns,
       unused: sql<boolean>`${chat.updatedAt} = ${chat.createdAt}
-        and ${chat.title} = ${defaultTitle}
+        and not ${chat.titled}
         and ${chat.modelId} is null
         and ${chat.contextSummary} is null
         and not exists (select 1 from ${message} m where m.chat_id = "chat"."id")
@@ -125,14 +122,22 @@ export async function newestUnusedChat(
   return listing;
 }
 
-/** A new chat, as the list shows it (its times exact, so it pages like the chats listed with it). */
+/**
+ * A new chat, as the list shows it (its times exact, so it pages like the chats listed with it).
+ * `titled` false: `title` only stands in until the chat's first turn names it.
+ */
 export async function createChat(
   db: Db,
-  input: { userId: string; title: string; modelId?: string | null },
+  input: { userId: string; title: string; titled?: boolean; modelId?: string | null },
 ): Promise<ChatListing> {
   const [row] = await db
     .insert(chat)
-    .values({ userId: input.userId, title: input.title, modelId: input.modelId ?? null })
+    .values({
+      userId: input.userId,
+      title: input.title,
+      titled: input.titled ?? true,
+      modelId: input.modelId ?? null,
+    })
     .returning(listingColumns);
   if (!row) throw new Error("insert into chat returned no row");
   return row;
@@ -158,6 +163,8 @@ export async function updateChat(
     .update(chat)
     .set({
       title: patch.title,
+      // Renamed: the user's title stands, and no turn names the chat from its first message.
+      titled: patch.title === undefined ? undefined : true,
       modelId: patch.modelId,
       modelPickedAt: pickedAt,
       updatedAt: sql`now()`,
@@ -178,20 +185,27 @@ export async function updateChat(
 /**
  * A turn ran: the chat remembers its model (picked as of now: a pick made before the turn that
  * reaches the server after it is refused as superseded), takes its first title, and moves up
- * the list. The title is set only while the chat still has the one the turn read
- * (`title.read`): a rename that came between that read and this write stands.
+ * the list. The title is set only while the chat has none given: a rename that came after the
+ * turn read the chat stands, whatever it reads.
  */
 export async function noteTurnOnChat(
   db: Db,
   chatId: string,
-  changes: { modelId?: string; title?: { read: string; next: string } },
+  changes: { modelId?: string; title?: string },
 ): Promise<Chat | null> {
-  const title = changes.title
-    ? sql`case when ${chat.title} = ${changes.title.read} then ${changes.title.next} else ${chat.title} end`
-    : undefined;
+  const title =
+    changes.title === undefined
+      ? undefined
+      : sql`case when ${chat.titled} then ${chat.title} else ${changes.title} end`;
   const [row] = await db
     .update(chat)
-    .set({ modelId: changes.modelId, modelPickedAt: sql`now()`, title, updatedAt: sql`now()` })
+    .set({
+      modelId: changes.modelId,
+      modelPickedAt: sql`now()`,
+      title,
+      titled: changes.title === undefined ? undefined : true,
+      updatedAt: sql`now()`,
+    })
     .where(eq(chat.id, chatId))
     .returning();
   return row ?? null;

@@ -104,6 +104,44 @@ describeEachDriver("a chat turn through the real provider path", (use) => {
     });
   });
 
+  it("keeps a title the user gave, even the one a new chat starts with", async () => {
+    const database = use();
+    const { browser: fay } = await register(database, "fay@example.com");
+    const rename = (chatId: string, title: string) =>
+      call(database, chatRoute.PATCH, {
+        path: `/api/chats/${chatId}`,
+        method: "PATCH",
+        body: { title },
+        params: { id: chatId },
+        browser: fay,
+      });
+    const titleOf = async (chatId: string) =>
+      (
+        (await (
+          await call(database, chatRoute.GET, {
+            path: `/api/chats/${chatId}`,
+            params: { id: chatId },
+            browser: fay,
+          })
+        ).json()) as { chat: { title: string } }
+      ).chat.title;
+    // Renamed "New chat" before its first message: the first turn does not name it.
+    const renamedFirst = await newChat(database, fay);
+    expect((await rename(renamedFirst, "New chat")).status).toBe(200);
+    await readChunks(await send(database, fay, renamedFirst, "Plan the harbour festival"));
+    await settled(database, fay, renamedFirst);
+    expect(await titleOf(renamedFirst)).toBe("New chat");
+    // Named by its first turn, then renamed "New chat": the next turn leaves that title alone.
+    const renamedAfter = await newChat(database, fay);
+    await readChunks(await send(database, fay, renamedAfter, "Plan the lantern parade"));
+    await settled(database, fay, renamedAfter);
+    expect(await titleOf(renamedAfter)).toBe("Plan the lantern parade");
+    expect((await rename(renamedAfter, "New chat")).status).toBe(200);
+    await readChunks(await send(database, fay, renamedAfter, "And the route?"));
+    await settled(database, fay, renamedAfter);
+    expect(await titleOf(renamedAfter)).toBe("New chat");
+  });
+
   it("sends the stored history to the provider, not what the browser claims", async () => {
     const database = use();
     const chatId = await newChat(database, alice);

@@ -381,6 +381,35 @@ describeEachDriver("chats API", (use) => {
     expect((await post({ reuseUnused: true })).id).not.toBe(withModel.id);
   });
 
+  it("never answers New chat with a chat the user named, even if they named it New chat", async () => {
+    const database = use();
+    const { browser: gil } = await register(database, "gil@example.com");
+    const post = async (body: unknown) => {
+      const response = await call(database, chatsRoute.POST, {
+        path: "/api/chats",
+        method: "POST",
+        body,
+        browser: gil,
+      });
+      return ((await response.json()) as { chat: ChatJson }).chat.id;
+    };
+    // Made with that title of the user's own: it is theirs, not an unused one.
+    const named = await post({ title: "New chat" });
+    const fresh = await post({ reuseUnused: true });
+    expect(fresh).not.toBe(named);
+    // Renamed to it: the same.
+    await call(database, chatRoute.PATCH, {
+      path: `/api/chats/${fresh}`,
+      method: "PATCH",
+      body: { title: "New chat" },
+      params: { id: fresh },
+      browser: gil,
+    });
+    const third = await post({ reuseUnused: true });
+    expect(new Set([named, fresh, third]).size).toBe(3);
+    expect(await listTitles(database, gil)).toEqual(["New chat", "New chat", "New chat"]);
+  });
+
   it("never answers New chat with an empty chat that a first turn or a compaction holds", async () => {
     const database = use();
     const { browser: erin } = await register(database, "erin@example.com");

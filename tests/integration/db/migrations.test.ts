@@ -1,3 +1,6 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { sql } from "drizzle-orm";
 import { expect, it } from "vitest";
 import { migrateDatabase } from "@/lib/db/migrate";
@@ -59,6 +62,54 @@ describeEachDriver(
         sql`select confdeltype from pg_constraint where conrelid = 'message'::regclass and contype = 'f'`,
       );
       expect(cascades.map((row) => row.confdeltype)).toEqual(["c"]);
+    });
+  },
+  { migrate: false },
+);
+
+/** A copy of `drizzle/` that ends before the migration `tag`: a database as it was before it. */
+async function migrationsBefore(
+  tag: string,
+): Promise<{ folder: string; remove: () => Promise<void> }> {
+  const folder = await mkdtemp(path.join(tmpdir(), "fold-migrations-"));
+  await cp(path.join(process.cwd(), "drizzle"), folder, { recursive: true });
+  const journalPath = path.join(folder, "meta", "_journal.json");
+  const journal = JSON.parse(await readFile(journalPath, "utf8")) as {
+    entries: Array<{ tag: string }>;
+  };
+  const at = journal.entries.findIndex((entry) => entry.tag === tag);
+  if (at < 0) throw new Error(`no migration ${tag}`);
+  journal.entries = journal.entries.slice(0, at);
+  await writeFile(journalPath, JSON.stringify(journal));
+  return { folder, remove: () => rm(folder, { recursive: true, force: true }) };
+}
+
+describeEachDriver(
+  "migration 0013_chat_titled",
+  (use) => {
+    it("counts a chat made before it as titled unless it still shows a new chat's title", async () => {
+      const database = use();
+      const before = await migrationsBefore("0013_chat_titled");
+      try {
+        await migrateDatabase(database, before.folder);
+      } finally {
+        await before.remove();
+      }
+      await database.db.execute(
+        sql`insert into "user" (id, name, email) values ('u-old', 'Old', 'old@example.com')`,
+      );
+      await database.db.execute(
+        sql`insert into chat (user_id, title) values ('u-old', 'New chat'), ('u-old', 'Trip planning')`,
+      );
+      await migrateDatabase(database);
+      const chats = await queryRows<{ title: string; titled: boolean }>(
+        database.db,
+        sql`select title, titled from chat order by title`,
+      );
+      expect(chats).toEqual([
+        { title: "New chat", titled: false },
+        { title: "Trip planning", titled: true },
+      ]);
     });
   },
   { migrate: false },

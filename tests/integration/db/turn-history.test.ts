@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { expect, it, vi } from "vitest";
+import { DEFAULT_CHAT_TITLE } from "@/lib/chat/schemas";
 import type { Db } from "@/lib/db/client";
 import { casCompactionState } from "@/lib/db/compaction-state";
 import { isOnlyInHiddenVersion, listBranches } from "@/lib/db/queries/branches";
@@ -570,7 +571,7 @@ describeEachDriver("a chat's place in the list", (use, driver) => {
         const writes: Array<() => Promise<unknown>> = [
           () => appendMessage(db, chat.id, input("a")),
           () => appendIfNewAndNote(db, chat.id, input("b"), {}),
-          () => noteTurnOnChat(db, chat.id, { title: { read: chat.title, next: "Noted" } }),
+          () => noteTurnOnChat(db, chat.id, { title: "Noted" }),
           () => updateChat(db, chat.id, { title: "Renamed" }),
         ];
         for (const write of writes) {
@@ -620,16 +621,27 @@ describeEachDriver("a chat's versions", (use) => {
 });
 
 describeEachDriver("a chat's first title", (use) => {
-  it("is taken from the first message only while the chat has the title the turn read", async () => {
+  it("is taken from the first message only while the chat has no title given", async () => {
     const { db } = use();
-    const chat = await seedChat(db);
-    // A rename lands between the turn's read of the chat and its write of the first title.
-    await updateChat(db, chat.id, { title: "Renamed" });
-    await noteTurnOnChat(db, chat.id, { title: { read: chat.title, next: "From the message" } });
-    expect((await getChat(db, chat.id))?.title).toBe("Renamed");
-    // With no rename in between, the turn titles the chat.
-    await noteTurnOnChat(db, chat.id, { title: { read: "Renamed", next: "From the message" } });
+    const untitled = { title: DEFAULT_CHAT_TITLE, titled: false };
+    // A rename lands between the turn's read of the chat and its write of the first title: it
+    // stands, even when the user named the chat what a new chat is called.
+    for (const renamed of ["Renamed", DEFAULT_CHAT_TITLE]) {
+      const chat = await seedChat(db, untitled);
+      await updateChat(db, chat.id, { title: renamed });
+      await noteTurnOnChat(db, chat.id, { title: "From the message" });
+      expect(await getChat(db, chat.id)).toMatchObject({ title: renamed, titled: true });
+    }
+    // With no rename in between, the turn titles the chat, once: a later turn's title does not.
+    const chat = await seedChat(db, untitled);
+    await noteTurnOnChat(db, chat.id, { title: "From the message" });
+    expect(await getChat(db, chat.id)).toMatchObject({ title: "From the message", titled: true });
+    await noteTurnOnChat(db, chat.id, { title: "From another message" });
     expect((await getChat(db, chat.id))?.title).toBe("From the message");
+    // A chat made with a title of its own is never named by a turn, whatever its title reads.
+    const named = await seedChat(db, { title: DEFAULT_CHAT_TITLE });
+    await noteTurnOnChat(db, named.id, { title: "From the message" });
+    expect((await getChat(db, named.id))?.title).toBe(DEFAULT_CHAT_TITLE);
   });
 });
 

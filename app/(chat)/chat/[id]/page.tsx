@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import { ChatView } from "@/components/chat/chat-view";
 import { ExportMenu } from "@/components/chat/export-menu";
 import { requirePageUser } from "@/lib/auth/session";
-import { DEFAULT_CHAT_TITLE, PAGE_DEFAULT_LIMIT } from "@/lib/chat/schemas";
+import { PAGE_DEFAULT_LIMIT } from "@/lib/chat/schemas";
 import { getDb } from "@/lib/db/client";
 import { findChatForUser, isReplying } from "@/lib/db/queries/chats";
 import { loadMessagePage } from "@/lib/db/queries/messages";
@@ -33,7 +33,7 @@ export default async function ChatPage({ params }: { params: Promise<{ id: strin
         initialHasMore={page?.hasMore ?? false}
         initialModelId={chat.modelId}
         initialReplying={isReplying(chat)}
-        untitled={chat.title === DEFAULT_CHAT_TITLE}
+        untitled={!chat.titled}
       />
     </>
   );
