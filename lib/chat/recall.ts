@@ -5,6 +5,7 @@ import type { Db } from "@/lib/db/client";
 import {
   coveredMessagesMatching,
   coveredSeq,
+  type MatchedRow,
   messageAtSeq,
   type RecalledRow,
 } from "@/lib/db/queries/recall";
@@ -12,10 +13,11 @@ import type { FoldUIMessage } from "@/lib/message/ui-message";
 import { codePointBoundary } from "@/lib/message/unstorable-text";
 
 /**
- * The `recall` tool's side in the database (lib/ai/tools/recall.ts): search and read the
- * messages a chat's summary covers, as the summarizer reads them (role tags, tool calls with
- * their arguments, tool outputs) but whole. Message numbers are positions in the chat, 1-based,
- * as the summary's references cite them.
+ * The `recall` tool's side in the database (lib/ai/tools/recall.ts): search the messages a
+ * chat's summary covers by their words (text, file names, tool calls' arguments and outputs;
+ * never a file's data nor the JSON around it, lib/db/queries/recall.ts), and read them as the
+ * summarizer reads them (role tags, tool calls with their arguments, tool outputs) but whole.
+ * Message numbers are positions in the chat, 1-based, as the summary's references cite them.
  */
 
 /** Candidates the database filter hands over for scoring: those holding the rarest terms. */
@@ -70,12 +72,17 @@ export function recallTerms(query: string): { phrase: string; terms: string[] } 
   return { phrase, terms };
 }
 
-/** Where in `lower` the excerpt should center: the phrase, else the longest term found. */
+/**
+ * Where in `lower` (the message as the model reads it) the excerpt should center: the phrase,
+ * else the longest word found that it holds as searched (a tool's argument is quoted as JSON
+ * there, where a quote or a line break is escaped), else its start.
+ */
 function matchAt(lower: string, phrase: string, found: readonly string[]): number {
-  const whole = lower.indexOf(phrase);
-  if (whole !== -1) return whole;
-  const longest = [...found].sort((a, b) => b.length - a.length)[0] ?? "";
-  return Math.max(0, lower.indexOf(longest));
+  for (const term of [phrase, ...[...found].sort((a, b) => b.length - a.length)]) {
+    const at = lower.indexOf(term);
+    if (at !== -1) return at;
+  }
+  return 0;
 }
 
 function excerpt(text: string, at: number): string {
@@ -85,13 +92,14 @@ function excerpt(text: string, at: number): string {
 }
 
 /**
- * Scores candidates on their readable text: each word found counts its weight (`weightOf`: how
- * rare it is in the chat, coveredMessagesMatching; one each without), the whole query as much
- * as all its words together; ties go to the newer message. A message that holds only words
- * nearly every message holds is no match.
+ * Scores candidates on the text the database searched in them (the same words, so the filter
+ * and the score agree): each word found counts its weight (`weightOf`: how rare it is in the
+ * chat, coveredMessagesMatching; one each without), the whole query as much as all its words
+ * together; ties go to the newer message. A message that holds only words nearly every message
+ * holds is no match. The excerpt quotes the message as the model reads it.
  */
 export function rankMatches(
-  rows: readonly RecalledRow[],
+  rows: readonly MatchedRow[],
   query: string,
   limit = RECALL_MAX_MATCHES,
   weightOf: (term: string) => number = () => 1,
@@ -100,18 +108,18 @@ export function rankMatches(
   const words = terms.filter((term) => term !== phrase);
   const allWords = words.reduce((sum, word) => sum + weightOf(word), 0);
   const scored = rows.flatMap((row) => {
-    const text = messageText(row);
-    const lower = foldCase(text);
-    const found = words.filter((word) => lower.includes(word));
-    const hasPhrase = lower.includes(phrase);
+    const searched = foldCase(row.searched);
+    const found = words.filter((word) => searched.includes(word));
+    const hasPhrase = searched.includes(phrase);
     const score =
       found.reduce((sum, word) => sum + weightOf(word), 0) +
       (hasPhrase ? Math.max(weightOf(phrase), allWords, MIN_WEIGHT) : 0);
     if (score < MIN_WEIGHT) return [];
+    const text = messageText(row);
     const match = {
       message: position(row.seq),
       role: row.role,
-      excerpt: excerpt(text, matchAt(lower, phrase, found)),
+      excerpt: excerpt(text, matchAt(foldCase(text), phrase, found)),
     };
     return [{ score, seq: row.seq, match }];
   });

@@ -11,8 +11,9 @@ import { chatRecall, RECALL_READ_CHARS } from "@/lib/chat/recall";
 import { serializeMessage } from "@/lib/compaction/serialize";
 import type { Database } from "@/lib/db/client";
 import { appendMessage } from "@/lib/db/queries/messages";
+import { coveredMessagesMatching } from "@/lib/db/queries/recall";
 import { chat, type Message } from "@/lib/db/schema";
-import type { FoldUIMessage } from "@/lib/message/ui-message";
+import { COMPACTION_TRACE_TOOL_NAME, type FoldUIMessage } from "@/lib/message/ui-message";
 import { contentText } from "../../fixtures/fake-openai/request";
 import { register } from "../../helpers/auth";
 import { chatRow, compactNowCall, historyOf, isSummaryRequest } from "../../helpers/compaction";
@@ -39,6 +40,10 @@ function append(database: Database, chatId: string, role: Message["role"], parts
 }
 
 const text = (value: string) => [{ type: "text", text: value }];
+
+/** A PNG's base64 of some kilobytes that holds `word` once, as a screenshot's data may by chance. */
+const imageData = (word: string) =>
+  `iVBORw0KGgoAAAANSUhEUgAA${"x7Pq+9Zk/Wd3".repeat(200)}${word}${"Jm0vT2+hYc8s".repeat(200)}AAAAAElFTkSuQmCC`;
 
 /** Marks the chat's messages up to `watermark` as covered by a summary (what a fold commits). */
 async function coverUpTo(database: Database, chatId: string, watermark: string) {
@@ -201,6 +206,158 @@ describeEachDriver("recall: the model reads what its summary condensed", (use) =
     // Only words every message holds: nothing condensed holds what was asked for.
     const common = await chatRecall(database.db, chatId).search("which of the files");
     expect(common.matches.map((m) => m.message)).not.toContain(planted.seq + 1);
+  });
+
+  it("searches what a reader would: words, a file's name, tool calls and outputs, never a file's data or the JSON around them", async () => {
+    const database = use();
+    const { browser } = await register(database, "recall-readable@example.com");
+    const chatId = await newChat(database, browser);
+    const photo = await append(database, chatId, "user", [
+      ...text("Here is the photo of the north quay."),
+      {
+        type: "file",
+        mediaType: "image/png",
+        filename: "north-quay.png",
+        url: `data:image/png;base64,${imageData("QuayLime")}`,
+        providerMetadata: { gateway: { assetTag: "marlin42" } },
+      },
+    ]);
+    const fetched = await append(database, chatId, "assistant", [
+      { type: "reasoning", text: "The tide table should settle it; bollard9 is a guess." },
+      {
+        type: "tool-fetch_url",
+        toolCallId: "call-kestrel77",
+        state: "output-available",
+        input: { url: "https://intranet.example/tide" },
+        output: { status: 200, text: "High water at 06:12; mooring marker QL-55." },
+        callProviderMetadata: { openai: { itemId: "fc-osprey31" } },
+      },
+    ]);
+    await coverUpTo(database, chatId, fetched.id);
+    const recall = chatRecall(database.db, chatId);
+    const found = async (query: string) =>
+      (await recall.search(query)).matches.map((m) => m.message);
+
+    expect(await found("north quay")).toEqual([photo.seq + 1]);
+    expect(await found("north-quay.png")).toEqual([photo.seq + 1]);
+    expect(await found("QL-55")).toEqual([fetched.seq + 1]);
+    expect(await found("intranet.example/tide")).toEqual([fetched.seq + 1]);
+    // Inside the image's base64 only: no match.
+    expect(await found("quaylime")).toEqual([]);
+    // Nor does the database hand over, as candidates, messages that hold a term only in a
+    // file's data, a call id, provider metadata, a key, a part type or the model's reasoning.
+    const { rows } = await coveredMessagesMatching(database.db, chatId, {
+      coveredSeq: fetched.seq,
+      terms: [
+        "quaylime",
+        "kestrel77",
+        "marlin42",
+        "osprey31",
+        "toolcallid",
+        "mediatype",
+        "output-available",
+        "bollard9",
+      ],
+      limit: 10,
+    });
+    expect(rows.map((row) => row.seq)).toEqual([]);
+  });
+
+  it("searches, of each part, the words a reader would: a steering message's, a call's name, arguments, output, error and denial", async () => {
+    const database = use();
+    const { browser } = await register(database, "recall-parts@example.com");
+    const chatId = await newChat(database, browser);
+    const stored = await append(database, chatId, "assistant", [
+      { type: "step-start" },
+      {
+        type: "tool-read_file",
+        toolCallId: "call-1",
+        state: "output-error",
+        input: { path: "/etc/harbor.conf", lines: [10, 20] },
+        errorText: "permission denied",
+      },
+      {
+        type: "dynamic-tool",
+        toolName: "shell",
+        toolCallId: "call-2",
+        state: "output-denied",
+        input: { command: "rm -rf /tmp/harbor" },
+        approval: { id: "approval-1", approved: false, reason: "too risky" },
+      },
+      {
+        type: "steering-message",
+        parts: [
+          { type: "text", text: "Use the backup instead." },
+          { type: "file", mediaType: "text/csv", url: "https://files.example/backup.csv" },
+        ],
+      },
+      {
+        type: "tool-fetch_url",
+        toolCallId: "call-3",
+        state: "input-streaming",
+        input: { url: "https://stream" },
+      },
+      {
+        type: `tool-${COMPACTION_TRACE_TOOL_NAME}`,
+        toolCallId: "trace-1",
+        state: "output-available",
+        input: {},
+        output: { outcome: "summarized" },
+      },
+      { type: "data-usage", data: { note: "not for the reader" } },
+      { type: "text", text: "Done." },
+    ]);
+    await coverUpTo(database, chatId, stored.id);
+
+    const { rows } = await coveredMessagesMatching(database.db, chatId, {
+      coveredSeq: stored.seq,
+      terms: ["harbor"],
+      limit: 10,
+    });
+    // One field a line, grouped by field.
+    expect(rows.map((row) => row.searched.split("\n").sort())).toEqual([
+      [
+        "read_file",
+        "permission denied",
+        "/etc/harbor.conf",
+        "10",
+        "20",
+        "shell",
+        "too risky",
+        "rm -rf /tmp/harbor",
+        "Use the backup instead.",
+        "text/csv",
+        "https://files.example/backup.csv",
+        "Done.",
+      ].sort(),
+    ]);
+    // A query Postgres could not even be sent (a NUL) finds nothing, as no stored text holds one.
+    expect((await chatRecall(database.db, chatId).search("harbor\u0000")).matches).toEqual([]);
+  });
+
+  it("finds the one message that says a word though most messages' images hold it in their data", async () => {
+    const database = use();
+    const { browser } = await register(database, "recall-image-data@example.com");
+    const chatId = await newChat(database, browser);
+    const planted = await append(
+      database,
+      chatId,
+      "user",
+      text("For the record: the staging database listens on port 5433."),
+    );
+    // Base64 holds most short words somewhere, in some case; here every screenshot holds "PoRt".
+    let last = planted;
+    for (let i = 0; i < 24; i++) {
+      last = await append(database, chatId, "user", [
+        ...text(`Screenshot ${i} of the dashboard.`),
+        { type: "file", mediaType: "image/png", url: `data:image/png;base64,${imageData("PoRt")}` },
+      ]);
+    }
+    await coverUpTo(database, chatId, last.id);
+
+    const found = await chatRecall(database.db, chatId).search("which port");
+    expect(found.matches.map((m) => m.message)).toEqual([planted.seq + 1]);
+    expect(found.matches[0]?.excerpt).toContain("port 5433");
   });
 
   it("finds a Turkish word whatever its case, the dotted capital İ included", async () => {

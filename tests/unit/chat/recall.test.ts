@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { cutInViewOf, RECALL_EXCERPT_CHARS, rankMatches, recallTerms } from "@/lib/chat/recall";
-import type { RecalledRow } from "@/lib/db/queries/recall";
+import type { MatchedRow } from "@/lib/db/queries/recall";
 import { COMPACTION_TRACE_TOOL_NAME, type FoldUIMessage } from "@/lib/message/ui-message";
 
-const row = (seq: number, role: RecalledRow["role"], parts: unknown[]): RecalledRow => ({
-  id: `m${seq}`,
-  seq,
-  role,
-  parts,
-});
-const said = (seq: number, text: string) => row(seq, "user", [{ type: "text", text }]);
+/** A candidate as the database hands it over: its parts, and the text it searched in them. */
+const row = (
+  seq: number,
+  role: MatchedRow["role"],
+  parts: unknown[],
+  searched: string,
+): MatchedRow => ({ id: `m${seq}`, seq, role, parts, searched });
+const said = (seq: number, text: string) => row(seq, "user", [{ type: "text", text }], text);
 
 describe("recallTerms", () => {
   it("looks for the whole query and each word of it, an identifier kept whole", () => {
@@ -42,21 +43,30 @@ describe("rankMatches", () => {
     expect(rankMatches(rows, "harbor ledger").map((m) => m.message)).toEqual([10, 6, 8, 4]);
   });
 
-  it("reads tool arguments and outputs, not the stored JSON's ids and types", () => {
+  it("scores the text the database searched, and quotes the message as the model reads it", () => {
     const rows = [
-      row(4, "assistant", [
-        {
-          type: "tool-fetch_url",
-          toolCallId: "call-output-available",
-          state: "output-available",
-          input: { url: "https://example.com/a?rev=77aa" },
-          output: { text: "build 4411 passed" },
-        },
-      ]),
+      row(
+        4,
+        "assistant",
+        [
+          {
+            type: "tool-fetch_url",
+            toolCallId: "call-output-available",
+            state: "output-available",
+            input: { url: "https://example.com/a?rev=77aa" },
+            output: { text: "build 4411 passed" },
+          },
+        ],
+        "fetch_url\nhttps://example.com/a?rev=77aa\nbuild 4411 passed",
+      ),
     ];
-    expect(rankMatches(rows, "rev=77aa")).toHaveLength(1);
+    expect(rankMatches(rows, "rev=77aa")[0]?.excerpt).toContain(
+      '<tool-call name="fetch_url">{"url":"https://example.com/a?rev=77aa"}</tool-call>',
+    );
     expect(rankMatches(rows, "build 4411")).toHaveLength(1);
+    // What only the JSON or the quoting around the words holds is no match.
     expect(rankMatches(rows, "output-available")).toEqual([]);
+    expect(rankMatches(rows, "tool-result")).toEqual([]);
   });
 
   it("quotes the match with its lead-in, marked where the message goes on", () => {
