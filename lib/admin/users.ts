@@ -112,8 +112,13 @@ export async function updateUser(
     if (!row) throw new AppError("not_found:user", "User not found.");
     if (patch.status === "disabled") {
       // Signed out at once; each browser is told why when it comes back (disabled-session.ts).
-      const tokens = await deleteSessions(tx, targetId);
-      await rememberDisabledSessions(tx, targetId, tokens.map(sessionTokenHash));
+      const ended = await deleteSessions(tx, targetId);
+      await rememberDisabledSessions(
+        tx,
+        targetId,
+        ended.map((s) => ({ tokenHash: sessionTokenHash(s.token), expiresAt: s.expiresAt })),
+        now,
+      );
     } else if (patch.status !== undefined) {
       await forgetDisabledSessions(tx, targetId);
     }

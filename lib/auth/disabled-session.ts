@@ -18,7 +18,8 @@ export function sessionTokenHash(token: string): string {
 
 /**
  * Whether the request carries the session cookie of a session a disable ended, its account still
- * disabled. Only a cookie this server signed is looked up: a made-up one costs no query.
+ * disabled and the session not past its own expiry. Only a cookie this server signed is looked
+ * up: a made-up one costs no query.
  */
 export async function endedByDisable(headers: Headers): Promise<boolean> {
   const token = signedToken(getSessionCookie(headers));

@@ -349,7 +349,9 @@ export const allowedModel = pgTable(
 /**
  * The sessions that ended when an admin disabled their account, by their token's SHA-256 (hex):
  * a browser that comes back with one is told why it was signed out. Only that browser holds the
- * token, so no one else learns of it; the rows go when the account is enabled again or deleted.
+ * token, so no one else learns of it. A row counts until `expires_at`, when its session would
+ * have run out anyway (the next disable drops those past it); all of an account's go when it is
+ * enabled again or deleted.
  */
 export const disabledSession = pgTable(
   "disabled_session",
@@ -358,6 +360,8 @@ export const disabledSession = pgTable(
     userId: text("user_id")
       .notNull()
       .references(() => user.id, { onDelete: "cascade" }),
+    /** The ended session's own expiry: past it, its cookie would have been signed out anyway. */
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     createdAt: createdAt(),
   },
   (t) => [index("disabled_session_user_id_idx").on(t.userId)],

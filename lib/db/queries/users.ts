@@ -119,13 +119,15 @@ export async function updateUserRow(
   return row ?? null;
 }
 
-/** Signs the user out everywhere; answers the tokens of the sessions it ended. */
-export async function deleteSessions(db: Db, userId: string): Promise<string[]> {
-  const rows = await db
+/** Signs the user out everywhere; answers the sessions it ended: each token and its expiry. */
+export async function deleteSessions(
+  db: Db,
+  userId: string,
+): Promise<Array<Pick<typeof session.$inferSelect, "token" | "expiresAt">>> {
+  return db
     .delete(session)
     .where(eq(session.userId, userId))
-    .returning({ token: session.token });
-  return rows.map((row) => row.token);
+    .returning({ token: session.token, expiresAt: session.expiresAt });
 }
 
 /** Deletes the user; sessions, accounts, chats and usage go with it by cascade. */

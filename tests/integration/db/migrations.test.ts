@@ -114,3 +114,35 @@ describeEachDriver(
   },
   { migrate: false },
 );
+
+describeEachDriver(
+  "migration 0014_disabled_session_expiry",
+  (use) => {
+    it("gives a row a disable left before it the longest its session could have lasted", async () => {
+      const database = use();
+      const before = await migrationsBefore("0014_disabled_session_expiry");
+      try {
+        await migrateDatabase(database, before.folder);
+      } finally {
+        await before.remove();
+      }
+      await database.db.execute(
+        sql`insert into "user" (id, name, email, status) values ('u-off', 'Off', 'off@example.com', 'disabled')`,
+      );
+      await database.db.execute(
+        sql`insert into disabled_session (token_hash, user_id, created_at)
+          values ('h-old', 'u-off', '2026-11-01T10:00:00Z')`,
+      );
+      await migrateDatabase(database);
+      const rows = await queryRows<{ token_hash: string; expires_at: Date | string }>(
+        database.db,
+        sql`select token_hash, expires_at from disabled_session`,
+      );
+      // 30 days: the session lifetime (SESSION_DAYS, lib/auth/server.ts).
+      expect(rows.map((row) => [row.token_hash, new Date(row.expires_at).toISOString()])).toEqual([
+        ["h-old", "2026-12-01T10:00:00.000Z"],
+      ]);
+    });
+  },
+  { migrate: false },
+);
