@@ -108,3 +108,36 @@ async function withInsertTrigger(
     await db.execute(sql.raw("drop function before_insert_hook()"));
   }
 }
+
+/**
+ * Runs `during` while each transaction that writes a row of `table` takes `ms` longer to commit,
+ * after all it read and wrote: a transaction racing it still reads the table as it was, as one
+ * can when the timing is unlucky, on every run. Postgres only: on PGlite the wait would hold up
+ * every other statement too.
+ */
+export async function whileCommitsSlowed<T>(
+  db: Db,
+  table: string,
+  ms: number,
+  during: () => Promise<T>,
+): Promise<T> {
+  await db.execute(
+    sql.raw(`create function slow_commit_hook() returns trigger language plpgsql as $$
+      begin
+        perform pg_sleep(${ms / 1000});
+        return null;
+      end $$`),
+  );
+  // A deferred constraint trigger runs at commit, once the transaction's own statements are done.
+  await db.execute(
+    sql.raw(`create constraint trigger slow_commit_hook after insert or update or delete
+      on "${table}" deferrable initially deferred
+      for each row execute function slow_commit_hook()`),
+  );
+  try {
+    return await during();
+  } finally {
+    await db.execute(sql.raw(`drop trigger slow_commit_hook on "${table}"`));
+    await db.execute(sql.raw("drop function slow_commit_hook()"));
+  }
+}

@@ -14,6 +14,7 @@ import { user as userTable } from "@/lib/db/schema";
 import { usageDayOf } from "@/lib/limits/quota-day";
 import { register, sessionOf, signIn } from "../../helpers/auth";
 import { describeEachDriver } from "../../helpers/databases";
+import { whileCommitsSlowed } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
 
 // REGISTRATION=open (the test setup): this file is about what admins do, not about sign-up.
@@ -43,7 +44,7 @@ async function list(database: Database, browser: Browser, query = ""): Promise<A
   return (await response.json()) as AdminUserList;
 }
 
-describeEachDriver("Admin → Users API", (use) => {
+describeEachDriver("Admin → Users API", (use, driver) => {
   it("lists every account with role, status, limits and today's usage; 403 to a non-admin", async () => {
     const database = use();
     const ada = await register(database, "ada@example.com");
@@ -282,10 +283,17 @@ describeEachDriver("Admin → Users API", (use) => {
     const adaId = await idOf(database, ada.browser);
     const bobId = await idOf(database, bob.browser);
     await patch(database, ada.browser, bobId, { role: "admin" });
-    const answers = await Promise.all([
-      patch(database, ada.browser, bobId, { role: "user" }),
-      patch(database, bob.browser, adaId, { role: "user" }),
-    ]);
+    const demoteEachOther = () =>
+      Promise.all([
+        patch(database, ada.browser, bobId, { role: "user" }),
+        patch(database, bob.browser, adaId, { role: "user" }),
+      ]);
+    // On Postgres each demotion is slow to commit: the other admin's checks that its actor is
+    // still an admin run before it does, unless the admin lock keeps them apart.
+    const answers =
+      driver === "pg"
+        ? await whileCommitsSlowed(database.db, "user", 1_000, demoteEachOther)
+        : await demoteEachOther();
     expect(answers.map((a) => a.status).sort()).toEqual([200, 403]);
     const roles = await Promise.all([findUser(database.db, adaId), findUser(database.db, bobId)]);
     expect(roles.filter((u) => u?.role === "admin")).toHaveLength(1);

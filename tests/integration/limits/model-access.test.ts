@@ -35,7 +35,7 @@ import { usageDayOf } from "@/lib/limits/quota-day";
 import { register, sessionOf, signIn } from "../../helpers/auth";
 import { compactNowCall } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
-import { isTurnActive } from "../../helpers/db";
+import { isTurnActive, whileCommitsSlowed } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
 import { newChat } from "../../helpers/turns";
 import { eventually, readChunks } from "../../helpers/ui-stream";
@@ -131,7 +131,7 @@ async function expectRefusedEverywhere(
   expect(fake.requests).toHaveLength(0);
 }
 
-describeEachDriver("model allow-list", (use) => {
+describeEachDriver("model allow-list", (use, driver) => {
   it("refuses a model id no provider offers with 400 and saves nothing", async () => {
     const database = use();
     await register(database, "ada@example.com");
@@ -451,5 +451,41 @@ describeEachDriver("model allow-list", (use) => {
     expect(((await padded.json()) as { error: { message: string } }).error.message).toMatch(
       /model: must not start or end with a space/,
     );
+  });
+
+  it("two saves at once, each taking away one of the last two models, leave users one", async () => {
+    const database = use();
+    // The same admin on two devices, or two admins: the allow-list lock is the same.
+    const laptop = (await signIn(database, "ada@example.com")).browser;
+    const phone = (await signIn(database, "ada@example.com")).browser;
+    const bob = await signIn(database, "bob@example.com");
+    const set = async (body: unknown) =>
+      expect((await putAccess(database, laptop, body)).status).toBe(200);
+    // Users have exactly two models: fake's cheap and pricey.
+    await set({ provider: "fake", restricted: false });
+    await set({ provider: "demo", restricted: true });
+    await set({ provider: "demo", model: "demo", allowed: false });
+    await set({ provider: "fake", model: "cheap", allowed: true });
+    await set({ provider: "fake", model: "pricey", allowed: true });
+    await set({ provider: "fake", model: "fake-model", allowed: false });
+    await set({ provider: "fake", restricted: true });
+    expect((await pickable(database, bob.browser)).models.map((m) => m.id)).toEqual([
+      "fake:cheap",
+      "fake:pricey",
+    ]);
+
+    const untickBoth = () =>
+      Promise.all([
+        putAccess(database, laptop, { provider: "fake", model: "cheap", allowed: false }),
+        putAccess(database, phone, { provider: "fake", model: "pricey", allowed: false }),
+      ]);
+    // On Postgres each save is slow to commit: the other's check that a model is left reads the
+    // allow-list before it does, unless the allow-list lock keeps the two saves apart.
+    const answers =
+      driver === "pg"
+        ? await whileCommitsSlowed(database.db, "allowed_model", 1_000, untickBoth)
+        : await untickBoth();
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expect((await pickable(database, bob.browser)).models).toHaveLength(1);
   });
 });
