@@ -30,11 +30,12 @@ import { keepInPlace } from "./keep-in-place";
 import { limitNoticeOf, readableError, serverErrorOf } from "./limit-notice";
 import { RunningTrace } from "./message/compaction-trace";
 import { createEditDrafts, reopenEdit } from "./message/edit-drafts";
-import { answerBegun, wroteSomething } from "./message/tool-state";
+import { answerBegun } from "./message/tool-state";
 import { MessageList } from "./message-list";
 import { MessageView } from "./message-view";
 import { ModelPicker } from "./model-picker";
 import { focusComposer } from "./skip-link";
+import { isEmptyReply, withStoppedReplyAsStored } from "./stopped-reply";
 import {
   fetchStoredPage,
   isCompactionEntry,
@@ -189,6 +190,8 @@ export function ChatView({
       failedOnServer.current = false;
       // Answered (or stopped): it was stored. A refusal keeps it to put back in the box.
       if (!isError) {
+        // A stopped reply shows as stored: one that wrote nothing is no reply.
+        setMessages((list) => withStoppedReplyAsStored(list, message));
         lastSent.current = "";
         beforeRewrite.current = null;
         sentEdit.current = null;
@@ -932,16 +935,6 @@ function whenOnline(): Promise<void> {
   return new Promise((resolve) => {
     window.addEventListener("online", () => resolve(), { once: true });
   });
-}
-
-/** A reply begun and nothing in it: no text, no finished tool call, not marked Stopped. */
-function isEmptyReply(message: FoldUIMessage): boolean {
-  return (
-    message.role === "assistant" &&
-    !isCompactionEntry(message) &&
-    !message.metadata?.stopped &&
-    !wroteSomething(message)
-  );
 }
 
 /** Messages after the one at `index` (a compaction entry in the timeline is not one). */

@@ -7,7 +7,8 @@ import { appendMessageAsTurnHolder } from "@/lib/db/queries/messages";
 import { publicErrorText } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { answerParts } from "@/lib/message/retry-marker";
-import { type FoldUIMessage, isFinishedToolState } from "@/lib/message/ui-message";
+import { foldEntry, keptOfStopped } from "@/lib/message/stopped-reply";
+import type { FoldUIMessage } from "@/lib/message/ui-message";
 import type { TurnObservations } from "./observe";
 
 /**
@@ -59,10 +60,11 @@ const LEASE_LOST = "the server stalled and the chat was taken over meanwhile. Re
 /**
  * Step 6 of a turn: store the finished reply. A reply that failed or was cut
  * off by an error is not stored as an answer: the user's message stays, and
- * Retry asks again. A reply the user stopped is stored as far as it got,
- * marked as stopped, when it got anywhere; a turn stopped before its model
- * call stores nothing. A reply that should have been stored and was not says so in
- * `observed.unsaved`, for the browser.
+ * Retry asks again. A stopped reply (the user's Stop, or Fold's between two steps) is stored as
+ * far as it got, marked as stopped, when it wrote anything; when it wrote nothing, only the trace
+ * of a fold Tier 1 stored before the stop is, as that fold's timeline entry (keptOfStopped: the
+ * page shows the same). A reply that should have been stored and was not says so in
+ * `observed.unsaved`, for the browser. True when something was stored.
  */
 export async function persistReply(
   db: Db,
@@ -74,27 +76,12 @@ export async function persistReply(
 ): Promise<boolean> {
   try {
     const reply = await assembly.reply;
-    const parts = reply
-      ? observed.stopped
-        ? settledParts(answerParts(reply.parts))
-        : answerParts(reply.parts)
-      : [];
-    // What the browser saw of a reply. Stopped while Tier 1 compacted: only the trace of a
-    // compaction that did not happen.
-    const shown = !observed.stoppedBeforeModel && hasContent(parts);
-    const answered = observed.stopped && shown;
-    const complete = observed.finished || answered;
     if (observed.leaseLost) return await lostLease(db, chatId, observed);
-    if (observed.error || !complete || !reply) {
+    const input = reply && !observed.error ? storedOf(reply, observed) : null;
+    if (!input) {
       log.warn({ chatId, err: observed.error }, "turn ended without a complete reply; not stored");
       return false;
     }
-    const input = {
-      id: reply.id,
-      role: "assistant" as const,
-      parts,
-      metadata: reply.metadata ?? null,
-    };
     const stored = await lease.asHolder((token) =>
       appendMessageAsTurnHolder(db, chatId, input, token),
     );
@@ -115,6 +102,26 @@ export async function persistReply(
   }
 }
 
+/** What a turn's reply stores: the finished reply, or what is kept of a stopped one; null: nothing. */
+function storedOf(reply: FoldUIMessage, observed: TurnObservations) {
+  const { id, metadata } = reply;
+  if (!observed.stopped) {
+    return observed.finished
+      ? {
+          id,
+          role: "assistant" as const,
+          parts: answerParts(reply.parts),
+          metadata: metadata ?? null,
+        }
+      : null;
+  }
+  const kept = keptOfStopped(reply.parts);
+  if (kept.kind === "nothing") return null;
+  return kept.kind === "reply"
+    ? { id, role: "assistant" as const, parts: kept.parts, metadata: metadata ?? null }
+    : foldEntry(id, kept.parts);
+}
+
 /** A reply whose turn lost the chat's lease: not stored, and the browser told so. */
 async function lostLease(db: Db, chatId: string, observed: TurnObservations): Promise<false> {
   // Deleted under the turn (its lease went with its row): nowhere to store it, nobody to tell.
@@ -132,25 +139,4 @@ async function lostLease(db: Db, chatId: string, observed: TurnObservations): Pr
 function deletedMeanwhile(chatId: string): false {
   log.info({ chatId }, "the chat was deleted during the turn; its reply is not stored");
   return false;
-}
-
-/** Parts with something to show: text, reasoning or a tool call. */
-function hasContent(parts: FoldUIMessage["parts"]): boolean {
-  return parts.some(
-    (part) =>
-      ((part.type === "text" || part.type === "reasoning") && part.text.trim() !== "") ||
-      part.type.startsWith("tool-") ||
-      part.type === "dynamic-tool",
-  );
-}
-
-/**
- * A stopped reply keeps only what finished: a tool call cut off before its
- * result could not be sent to a model again, so it is left out.
- */
-function settledParts(parts: FoldUIMessage["parts"]): FoldUIMessage["parts"] {
-  return parts.filter((part) => {
-    if (!(part.type.startsWith("tool-") || part.type === "dynamic-tool")) return true;
-    return isFinishedToolState((part as { state?: string }).state);
-  });
 }

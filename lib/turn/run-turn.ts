@@ -354,7 +354,8 @@ async function streamTurn(
     throw error;
   });
   if (!before) {
-    // Stopped during Tier 1 or just after it: no model call, and nothing to store (persist.ts).
+    // Stopped during Tier 1 or just after it: no model call, and no reply to store (persist.ts
+    // keeps only the entry of a fold Tier 1 stored before the stop).
     turn.observed.stopped = true;
     turn.observed.stoppedBeforeModel = true;
     write({ type: "finish", messageMetadata: { stopped: true } });

@@ -255,7 +255,7 @@ test("a reload on another instance follows the reply streaming on the first", as
   );
 });
 
-test("Stop clicked the moment after sending stops the turn as it begins; nothing is stored", async ({
+test("Stop clicked the moment after sending stops the turn as it begins; nothing is stored, and the page shows the message unanswered as a reload does", async ({
   page,
   context,
 }) => {
@@ -275,12 +275,14 @@ test("Stop clicked the moment after sending stops the turn as it begins; nothing
   await page.getByRole("button", { name: "Stop" }).click();
   expect((await stopAnswered).status()).toBe(202);
 
-  const stopped = page.getByTestId("stopped");
-  await expect(stopped).toContainText("Stopped");
-  await expect(stopped.getByRole("button", { name: "Continue" })).toHaveCount(0);
-  await expect(stopped.getByRole("button", { name: "Retry" })).toBeVisible();
-  // No reply was written: a provider request, if the turn got that far, went away at once.
-  await expect(stopped.locator("..").getByText("Fake reply")).toHaveCount(0);
+  // No reply was written, and the page says so as a reload will: the message is unanswered,
+  // not answered by an empty Stopped reply. A provider request, if the turn got that far, went
+  // away at once.
+  await expect(page.getByText("No reply.")).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole("button", { name: "Retry" })).toBeVisible();
+  await expect(page.getByTestId("stopped")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Continue" })).toHaveCount(0);
+  await expect(page.getByText("Fake reply")).toHaveCount(0);
   await expect
     .poll(() => fake.requests.filter((r) => r.stream).every((r) => r.abortedAt !== null))
     .toBe(true);
@@ -290,6 +292,7 @@ test("Stop clicked the moment after sending stops the turn as it begins; nothing
   await page.reload();
   await hydrated(page);
   await expect(page.getByText("No reply.")).toBeVisible({ timeout: 45_000 });
+  await expect(page.getByTestId("stopped")).toHaveCount(0);
   await page.getByRole("button", { name: "Retry" }).click();
   await expect(assistantText(page)).toContainText(/\w{3,}/);
 });

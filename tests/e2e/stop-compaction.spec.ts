@@ -1,14 +1,14 @@
 import { expect, type Page, test } from "@playwright/test";
 import { SMALL_WINDOW } from "../helpers/fake-provider";
-import { prose, registerUser, send } from "./helpers";
+import { hydrated, prose, registerUser, send } from "./helpers";
 import { ownServerPerFile } from "./own-server";
 import { STOP_COMPACTION_PORT } from "./servers";
 
 /**
- * Stop while a turn compacts, as a user sees it: the running `compact_context` trace ends as
- * stopped within moments (not when the summarizer would have answered), the turn ends
- * Stopped with Retry and nothing to Continue, nothing of it is stored, and Retry then
- * compacts and answers. A server of its own: Tier 1 inside the turn, one instance.
+ * Stop while a turn compacts, as a user sees it: the turn ends within moments (not when the
+ * summarizer would have answered) and the page shows what is stored, as a reload does: the
+ * message unanswered, with Retry, and the fold's entry when the fold was stored before the
+ * stop. A server of its own: Tier 1 inside the turn, one instance.
  */
 
 const MAX_TURNS = 14;
@@ -47,50 +47,113 @@ async function startCompactNow(page: Page) {
   return ring;
 }
 
-test("Stop during a compaction ends it at once; nothing is stored, and Retry compacts and answers", async ({
+/** The message the stop left unanswered, as the chat shows it: No reply with Retry, no Stopped reply. */
+async function shownUnanswered(page: Page) {
+  await expect(page.getByText("No reply.")).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByRole("button", { name: "Retry" })).toHaveCount(1);
+  await expect(page.getByTestId("stopped")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Continue" })).toHaveCount(0);
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+}
+
+/** Long turns until one compacts: the request of that turn, its trace running. */
+async function turnThatCompacts(page: Page) {
+  const running = trace(page).filter({ hasText: "Compacting context" });
+  for (let turn = 0; turn < MAX_TURNS; turn++) {
+    const before = await replies(page).count();
+    const request = page.waitForResponse(
+      (r) => r.url().endsWith("/api/chat") && r.request().method() === "POST",
+    );
+    await send(page, prose(`Request ${turn + 1}: keep track of item ${turn + 1}.`, turn, 245));
+    // Either the reply comes, or this turn compacts first and waits for the summarizer.
+    await expect(replies(page).nth(before).or(running)).toBeVisible({ timeout: 30_000 });
+    if (await running.isVisible()) return { answered: before, response: request };
+  }
+  throw new Error(`no turn compacted in ${MAX_TURNS} turns`);
+}
+
+async function storedMessages(page: Page) {
+  const chatId = new URL(page.url()).pathname.split("/").pop();
+  const stored = (await (await page.request.get(`${own.url}/api/chats/${chatId}`)).json()) as {
+    messages: Array<{ role: string; metadata: { compaction?: boolean } | null }>;
+  };
+  return stored.messages;
+}
+
+test("Stop during a compaction ends it at once; the message shows unanswered, as after a reload, and Retry compacts and answers", async ({
   page,
 }) => {
   test.setTimeout(240_000);
   await registerUser(page, "stop-compaction@example.com", own.url);
-  const running = trace(page).filter({ hasText: "Compacting context" });
-
-  let compacting = false;
-  for (let turn = 0; turn < MAX_TURNS && !compacting; turn++) {
-    const before = await replies(page).count();
-    await send(page, prose(`Request ${turn + 1}: keep track of item ${turn + 1}.`, turn, 245));
-    // Either the reply comes, or this turn compacts first and waits for the summarizer.
-    await expect(replies(page).nth(before).or(running)).toBeVisible({ timeout: 30_000 });
-    compacting = await running.isVisible();
-  }
-  expect(compacting, `no turn compacted in ${MAX_TURNS} turns`).toBe(true);
-  const answered = await replies(page).count();
+  const { answered, response } = await turnThatCompacts(page);
 
   await page.getByRole("button", { name: "Stop" }).click();
-  const done = page.locator("[data-testid='compaction-trace'][data-state='done']");
-  await expect(done).toHaveAttribute("data-outcome", "stopped", { timeout: 10_000 });
-  // Only the server's stopped turn says so: a stream the page dropped itself leaves the trace
-  // running.
-  await expect(done).toContainText("Stopped before older messages were summarized");
-  const stopped = page.getByTestId("stopped");
-  await expect(stopped).toContainText("Stopped");
-  await expect(stopped.getByRole("button", { name: "Retry" })).toBeVisible();
-  // Nothing was written, so there is nothing to go on from.
-  await expect(stopped.getByRole("button", { name: "Continue" })).toHaveCount(0);
-  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  // The server's stopped turn ended the stream (the page did not drop it after waiting).
+  expect(await (await response).text()).toContain('"stopped":true');
+  // Nothing of the turn is stored, and the page shows just that: no reply, not a Stopped one
+  // holding the trace of a compaction that did not happen (a reload would show no such reply).
+  await shownUnanswered(page);
+  await expect(trace(page)).toHaveCount(0);
+  expect((await storedMessages(page)).at(-1)?.role).toBe("user");
 
-  // Nothing of the stopped turn was stored: the chat ends with the message, unanswered.
-  const chatId = new URL(page.url()).pathname.split("/").pop();
-  const stored = (await (await page.request.get(`${own.url}/api/chats/${chatId}`)).json()) as {
-    messages: Array<{ role: string }>;
-  };
-  expect(stored.messages.at(-1)?.role).toBe("user");
+  await page.reload();
+  await hydrated(page);
+  await shownUnanswered(page);
+  await expect(trace(page)).toHaveCount(0);
 
-  // With a summarizer that answers, Retry (right there, no reload) compacts and the reply comes.
+  // With a summarizer that answers, Retry compacts and the reply comes.
   own.fake.configure({ summaryDelayMs: 0 });
-  await stopped.getByRole("button", { name: "Retry" }).click();
+  await page.getByRole("button", { name: "Retry" }).click();
+  const done = page.locator("[data-testid='compaction-trace'][data-state='done']");
   await expect(done).toHaveAttribute("data-outcome", "summarized", { timeout: 30_000 });
   await expect(replies(page)).toHaveCount(answered + 1, { timeout: 30_000 });
-  await expect(page.getByTestId("stopped")).toHaveCount(0);
+  await expect(page.getByText("No reply.")).toHaveCount(0);
+});
+
+test("Stop once the turn's compaction has folded the chat: the fold stays in the timeline and the message shows unanswered, as in a fresh tab; Retry answers after the fold", async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  // A summarizer that answers after a moment, and a model that then keeps the reply waiting:
+  // Stop comes after the fold is stored and before the model has written anything.
+  own.fake.configure({ summaryDelayMs: 4_000, scriptSummarizer: false });
+  try {
+    await registerUser(page, "stop-after-fold@example.com", own.url);
+    const { answered } = await turnThatCompacts(page);
+    own.fake.script({ fault: "slow", delayMs: SLOW_SUMMARY_MS });
+    const folded = page.locator("[data-testid='compaction-trace'][data-outcome='summarized']");
+    await expect(folded).toBeVisible({ timeout: 30_000 });
+    await expect(replies(page)).toHaveCount(answered);
+    await page.getByRole("button", { name: "Stop" }).click();
+
+    // The fold is stored as its own entry after the message, which no reply answers.
+    await shownUnanswered(page);
+    await expect(folded).toHaveCount(1);
+    const stored = await storedMessages(page);
+    expect(stored.at(-1)?.metadata?.compaction).toBe(true);
+    expect(stored.at(-2)?.role).toBe("user");
+
+    // A fresh page shows the same.
+    const fresh = await page.context().newPage();
+    await fresh.goto(page.url());
+    await hydrated(fresh);
+    await shownUnanswered(fresh);
+    await expect(
+      fresh.locator("[data-testid='compaction-trace'][data-outcome='summarized']"),
+    ).toHaveCount(1);
+    await fresh.close();
+
+    // Retry, right there, answers the message; the fold stays before the reply, not folded again.
+    await page.getByRole("button", { name: "Retry" }).click();
+    await expect(replies(page)).toHaveCount(answered + 1, { timeout: 30_000 });
+    await expect(page.getByText("No reply.")).toHaveCount(0);
+    await expect(trace(page)).toHaveCount(1);
+    const after = await storedMessages(page);
+    expect(after.at(-2)?.metadata?.compaction).toBe(true);
+    expect(after.at(-1)?.role).toBe("assistant");
+  } finally {
+    own.fake.configure({ summaryDelayMs: 0, scriptSummarizer: true });
+  }
 });
 
 test("Compact now from the ring can be stopped: the ring comes back, nothing is folded", async ({

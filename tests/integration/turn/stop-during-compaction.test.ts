@@ -126,4 +126,59 @@ describeEachDriver("Stop while Tier 1 compacts", (use) => {
     const events = await listCompactionEvents(database.db, chatId);
     expect(events.map((e) => e.outcome)).toEqual(["summarized"]);
   });
+
+  it("keeps a fold stored before the stop as its own timeline entry, and no reply, when the model had written nothing", async () => {
+    const database = use();
+    const { browser } = await register(database, "stop-after-fold@example.com");
+    const chatId = await newChat(database, browser);
+    // The summarizer answers after a moment; the model then keeps the reply waiting, so the
+    // stop comes once the fold is stored and before the model has written anything.
+    fake.configure({ summaryDelayMs: 1_000, scriptSummarizer: false });
+    try {
+      const { seen, rest } = await turnThatCompacts(database, browser, chatId);
+      fake.script({ fault: "slow", delayMs: SLOW_SUMMARY_MS });
+      for (let next = await rest.next(); !next.done; next = await rest.next()) {
+        seen.push(next.value);
+        if (next.value.type === "tool-output-available") break;
+      }
+      const end = seen.find((c) => c.type === "tool-output-available");
+      expect(end?.output).toMatchObject({ outcome: "summarized" });
+      const reply = seen.find((c) => c.type === "start") as { messageId: string };
+      // The model's request is out (and waits): the stop lands in the model call.
+      await eventually(async () => fake.requests.some((r) => !isSummaryRequest(r) && r.stream));
+      const stop = await call(database, stopRoute.POST, {
+        path: `/api/chats/${chatId}/stop`,
+        method: "POST",
+        params: { id: chatId },
+        browser,
+      });
+      expect(stop.status).toBe(202);
+      for (let next = await rest.next(); !next.done; next = await rest.next()) {
+        seen.push(next.value);
+      }
+      const finish = seen.find((c) => c.type === "finish") as {
+        messageMetadata?: { stopped?: boolean };
+      };
+      expect(finish.messageMetadata?.stopped).toBe(true);
+      expect(seen.some((c) => c.type === "text-delta")).toBe(false);
+
+      // The fold stands, told by its entry under the reply's id; the message is unanswered.
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+      const after = await shownChat(database, browser, chatId);
+      const [asked, entry] = after.messages.slice(-2);
+      expect(asked?.role).toBe("user");
+      expect(entry).toMatchObject({
+        id: reply.messageId,
+        role: "assistant",
+        metadata: { compaction: true },
+        parts: [{ type: "tool-compact_context", output: { outcome: "summarized" } }],
+      });
+      expect(after.chat.contextSummary).not.toBeNull();
+      expect((await listCompactionEvents(database.db, chatId)).map((e) => e.outcome)).toEqual([
+        "summarized",
+      ]);
+    } finally {
+      fake.configure({ summaryDelayMs: 0, scriptSummarizer: true });
+    }
+  });
 });
