@@ -353,6 +353,8 @@ test("a Stop's answer that comes after the next message was sent leaves that mes
   const stop = page.getByRole("button", { name: "Stop" });
   await box.fill("Tell me a long story.");
   await box.press("Enter");
+  // Stopped once it has written something: a reply stopped before that is no reply (No reply).
+  await expect(assistantText(page)).toContainText(/\w{3,}/);
   await stop.click();
   await expect(page.getByRole("button", { name: "Message stats" })).toHaveCount(1, {
     timeout: 20_000,
