@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { generateId, JsonToSseTransformStream, type ToolSet, type UIMessageChunk } from "ai";
 import { chatRequestFrame } from "@/lib/ai/request-frame";
 import {
+  isFoldedOutcome,
   type TraceInput,
   type TraceOutput,
   traceEndChunk,
@@ -113,9 +114,6 @@ function median(values: readonly number[]): number {
  * can differ a little: a dropped reasoning part, an estimate of a new message).
  */
 const CLEARLY_UNDER_TRIGGER = 0.9;
-
-/** Outcomes worth a timeline entry; a failure or a lost race is retried by the next turn. */
-const KEPT_OUTCOMES = new Set<TraceOutput["outcome"]>(["summarized", "fallback"]);
 
 /** What a turn reads of a chat for Tier 1, fresh from the database. */
 export async function loadCompactionInput(
@@ -283,7 +281,7 @@ async function foldInBackground(deps: BackgroundDeps, due: Due, lease: HeldLease
       // rolled the summary back and left its entry in the new version, telling of a fold the
       // chat no longer has.
       timelineEntry: (result) =>
-        KEPT_OUTCOMES.has(result.outcome)
+        isFoldedOutcome(result.outcome)
           ? traceEntry(result, begun(result), { messageId, toolCallId })
           : null,
     });

@@ -40,6 +40,18 @@ export const traceOutputSchema = z.object({
 export type TraceInput = z.infer<typeof traceInputSchema>;
 export type TraceOutput = z.infer<typeof traceOutputSchema>;
 
+/**
+ * The outcomes of a fold whose summary was stored: the ones with a timeline entry of their own.
+ * One skipped, lost to another writer, failed or stopped folded nothing.
+ */
+export const FOLDED_OUTCOMES = [
+  "summarized",
+  "fallback",
+] as const satisfies readonly TraceOutput["outcome"][];
+
+export const isFoldedOutcome = (outcome: string | undefined): boolean =>
+  FOLDED_OUTCOMES.some((folded) => folded === outcome);
+
 export function traceStartChunk(toolCallId: string, input: TraceInput): UIMessageChunk {
   return { type: "tool-input-available", toolCallId, toolName: COMPACTION_TRACE_TOOL_NAME, input };
 }

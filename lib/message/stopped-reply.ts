@@ -1,12 +1,9 @@
 import { getToolName, isToolUIPart } from "ai";
-import type { TraceOutput } from "@/lib/compaction/trace";
+import { isFoldedOutcome } from "@/lib/compaction/trace";
 import { answerParts } from "./retry-marker";
 import { COMPACTION_TRACE_TOOL_NAME, type FoldUIMessage, isFinishedToolState } from "./ui-message";
 
 type Part = FoldUIMessage["parts"][number];
-
-/** The trace outcomes of a fold whose summary was stored (one skipped, lost or stopped folded nothing). */
-const FOLDED: ReadonlySet<TraceOutput["outcome"]> = new Set(["summarized", "fallback"]);
 
 /**
  * What the chat keeps of a reply the user stopped (or Fold stopped between two steps), one rule
@@ -45,7 +42,7 @@ function isTrace(part: Part): boolean {
 function isStoredFold(part: Part): boolean {
   if (!isTrace(part)) return false;
   const output = (part as { output?: { outcome?: string } }).output;
-  return FOLDED.has(output?.outcome as TraceOutput["outcome"]);
+  return isFoldedOutcome(output?.outcome);
 }
 
 /** Something of an answer: text, reasoning, a file or a tool call (a compaction's trace is none). */

@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import { FOLDED_OUTCOMES } from "@/lib/compaction/trace";
 import type { Db } from "../client";
 import { type CompactionEvent, compactionEvent, message } from "../schema";
 import { storableText } from "../storable";
@@ -64,7 +65,7 @@ export async function listSummaryEventHeads(db: Db, chatId: string): Promise<Sum
       and(
         eq(compactionEvent.chatId, chatId),
         or(
-          inArray(compactionEvent.outcome, ["summarized", "fallback"]),
+          inArray(compactionEvent.outcome, [...FOLDED_OUTCOMES]),
           eq(compactionEvent.reason, "invalidated"),
         ),
       ),
