@@ -5,6 +5,7 @@ import { type FormEvent, useId, useState } from "react";
 import type { AdminModel } from "@/lib/admin/models";
 import type { OverrideInput } from "@/lib/admin/override-input";
 import { countOf, formatCount } from "@/lib/count-text";
+import { percentText } from "../stats/format";
 import { buttonGhost, buttonPrimary, inputBase } from "../ui/styles";
 import {
   type DraftErrors,
@@ -98,7 +99,7 @@ export function calibrationText(calibration: { ratio: number; samples: number })
   const compared =
     percent === 0
       ? "The provider counts about as many tokens as Fold estimates"
-      : `The provider counts ${percent} % ${ratio > 1 ? "more" : "fewer"} tokens than Fold estimates`;
+      : `The provider counts ${percentText(percent)} ${ratio > 1 ? "more" : "fewer"} tokens than Fold estimates`;
   if (samples === 0)
     return `${compared}: a cautious starting guess, until replies show the real counts.`;
   return `${compared}, learned from ${countOf(samples, "reply", "replies")}.`;

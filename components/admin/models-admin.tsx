@@ -1,6 +1,7 @@
 "use client";
 
 import { ServerOff } from "lucide-react";
+import { percentText } from "../stats/format";
 import { AdminPage, REFRESH_FAILED } from "./admin-page";
 import { ModelAccessPanel } from "./model-access-panel";
 import { ModelRow } from "./model-row";
@@ -41,8 +42,8 @@ export function ModelsAdmin() {
           <p className="max-w-2xl text-sm text-muted">
             Calibration: Fold estimates tokens itself before it sends a message, then reads the
             provider's real count from each reply and learns the difference. ×1.10 means the
-            provider counted 10 % more than the estimate; Fold scales its estimates by it, so
-            compaction fires in time.
+            provider counted {percentText(10)} more than the estimate; Fold scales its estimates by
+            it, so compaction fires in time.
           </p>
         </>
       }

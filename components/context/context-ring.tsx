@@ -4,6 +4,7 @@ import { HoverCard, Popover } from "radix-ui";
 import { type ComponentProps, type ReactNode, useRef, useState } from "react";
 import type { ChatContext } from "@/lib/chat/context";
 import { formatCount } from "@/lib/count-text";
+import { percentText } from "../stats/format";
 import { useHoverless } from "../ui/use-hoverless";
 import { nextFoldText, ringFill, ringTone, SOURCE_LABELS } from "./ring-math";
 
@@ -237,7 +238,7 @@ function RingDetails({
         <p className="text-sm font-semibold">How much the model can see</p>
         <p className="text-muted">
           This chat uses {formatCount(context.projectedTokens)} of {formatCount(total)} tokens (
-          {percent} %)
+          {percentText(percent)})
         </p>
       </div>
       <div className="flex h-2 overflow-hidden rounded-full border border-line" aria-hidden="true">

@@ -1,4 +1,5 @@
 import { formatCount } from "@/lib/count-text";
+import { percentText } from "../stats/format";
 
 /**
  * The context ring's colour is relative to where compaction fires, not to the window: a
@@ -57,7 +58,7 @@ export function nextFoldText(context: NextFoldInput): string {
   const { trigger, triggerRaised } = context.budget;
   const percent = Math.round((trigger / context.contextWindow) * 100);
   const room = Math.max(0, trigger - context.projectedTokens);
-  const when = `Older messages get summarized when this chat reaches ${formatCount(trigger)} tokens (${percent} % of the window): room for about ${formatCount(room)} more.`;
+  const when = `Older messages get summarized when this chat reaches ${formatCount(trigger)} tokens (${percentText(percent)} of the window): room for about ${formatCount(room)} more.`;
   return triggerRaised
     ? `${when} That is later than usual: pinned messages and the latest message are never summarized, and they already fill much of the window, so summarizing sooner would free little room.`
     : when;

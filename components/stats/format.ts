@@ -32,14 +32,19 @@ export function formatRate(tokensPerSecond: number | null): string {
   return `${rate} tok/s`;
 }
 
-/** The space before a percent sign: no break, so "(13 %)" never ends a line at "(13". */
-const BEFORE_PERCENT = "\u00a0";
+/**
+ * A number with its percent sign, "12 %", joined by a space that does not break: "(13 %)" never
+ * ends a line at "(13", nor "counts 4 % fewer" at "counts 4".
+ */
+export function percentText(value: number | string): string {
+  return `${value}\u00a0%`;
+}
 
 /** Share of a whole as "12 %"; a sliver that would round to zero shows as "<1 %". */
 export function formatShare(part: number, whole: number): string {
   const percent = (part / whole) * 100;
-  if (percent > 0 && percent < 0.5) return `<1${BEFORE_PERCENT}%`;
-  return `${formatCount(percent)}${BEFORE_PERCENT}%`;
+  if (percent > 0 && percent < 0.5) return percentText("<1");
+  return percentText(formatCount(percent));
 }
 
 /** "12,345 / 128,000 (10 %)" when the window is known, else just the count. */

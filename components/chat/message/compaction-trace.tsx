@@ -5,7 +5,7 @@ import { useEffect, useState } from "react";
 import type { TraceInput, TraceOutput } from "@/lib/compaction/trace";
 import { isTruncationNotice, traceTitle } from "@/lib/compaction/trace-text";
 import { countOf, formatCount } from "@/lib/count-text";
-import { formatDuration } from "../../stats/format";
+import { formatDuration, percentText } from "../../stats/format";
 import { useModelLabel } from "../../stats/model-labels";
 import { Markdown } from "./markdown";
 
@@ -71,7 +71,7 @@ export function CompactionTrace({
             {formatCount(output.tokensBefore)} → {formatCount(output.tokensAfter)} tokens (
             {/* A summary can outgrow the little it folded (a long one kept, a short turn). */}
             {output.savedPct < 0 ? "+" : "−"}
-            {shownPct(output.savedPct)} %)
+            {percentText(shownPct(output.savedPct))})
           </span>
         ) : null}
         <ChevronRight

@@ -42,7 +42,7 @@ describe("nextFoldText", () => {
 
   it("says where the chat summarizes and how much room is left", () => {
     expect(nextFoldText(context)).toBe(
-      "Older messages get summarized when this chat reaches 4,800 tokens (59 % of the window): room for about 1,800 more.",
+      "Older messages get summarized when this chat reaches 4,800 tokens (59\u00a0% of the window): room for about 1,800 more.",
     );
   });
 
