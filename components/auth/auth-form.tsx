@@ -106,6 +106,10 @@ export function AuthForm({ mode, firstUser, notice, warning, closed, next = null
   return (
     <main className="flex min-h-full items-center justify-center bg-panel px-4">
       <form
+        // Sent by the browser itself before the script runs, a GET would put the password in
+        // the address (the history, the server's logs, the next page's Referer): a POST brings
+        // the page back with nothing in it.
+        method="post"
         onSubmit={onSubmit}
         className="w-full max-w-sm space-y-4 rounded-2xl border border-line bg-white p-8 shadow-sm"
       >
