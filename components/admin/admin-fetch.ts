@@ -1,5 +1,5 @@
 /** JSON calls to the admin API, answering the server's own message when one fails. */
-import { signInIfDisabled } from "../outage/api-fetch";
+import { signInIfSessionEnded } from "../outage/api-fetch";
 
 export const OFFLINE_MESSAGE = "Could not reach Fold. Check your connection and try again.";
 
@@ -31,7 +31,7 @@ export async function adminCall<T>(
     return { ok: false, message: OFFLINE_MESSAGE };
   }
   if (!response.ok) {
-    await signInIfDisabled(response);
+    await signInIfSessionEnded(response);
     return { ok: false, message: await serverMessage(response), status: response.status };
   }
   if (response.status === 204) return { ok: true, value: undefined as T };

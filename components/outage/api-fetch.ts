@@ -1,4 +1,9 @@
-import { ACCOUNT_DISABLED_CODE, disabledSignInHref, returnPath } from "@/lib/auth/return-path";
+import {
+  ACCOUNT_DISABLED_CODE,
+  disabledSignInHref,
+  returnPath,
+  signInHref,
+} from "@/lib/auth/return-path";
 import { serverClock } from "../server-clock";
 
 /** Fired when Fold's API answers 503: its database is unreachable (lib/errors.ts). */
@@ -13,8 +18,9 @@ export const RECOVERED_EVENT = "fold:database-recovered";
  * request, a 502 whose message says so, so every caller's `response.ok` check shows it
  * rather than the click doing nothing; an aborted request still throws. A failure that is not
  * Fold's (a proxy's HTML error page while Fold restarts) is answered the same way, in Fold's
- * error shape, so it reads as a refusal, never as a page of HTML. An account an admin disabled
- * meanwhile is sent to sign in (`signInIfDisabled`).
+ * error shape, so it reads as a refusal, never as a page of HTML. A browser whose session ended
+ * meanwhile (signed out in another tab, the account deleted or disabled) is sent to sign in
+ * (`signInIfSessionEnded`).
  */
 export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   let response: Response;
@@ -41,7 +47,7 @@ export async function apiFetch(input: RequestInfo | URL, init?: RequestInit): Pr
   if (response.status === 503 && (!foldAnswer || (await codeOf(response)) === DATABASE_DOWN)) {
     window.dispatchEvent(new Event(OUTAGE_EVENT));
   }
-  if (foldAnswer) await signInIfDisabled(response);
+  if (foldAnswer) await signInIfSessionEnded(response);
   if (response.status >= 500 && !foldAnswer) {
     return Response.json(
       {
@@ -62,16 +68,24 @@ function retryAfterOf(response: Response): HeadersInit {
 }
 
 const DATABASE_DOWN = "unavailable:database";
+/** The code of the 401 an API call without a session gets (lib/auth/guards.ts, lib/errors.ts). */
+const SIGNED_OUT_CODE = "unauthorized:auth";
 
 /**
- * A 403 saying the account was disabled sends the browser to the sign-in page, which says why
- * and comes back to this page (as a page load does): the page holds nothing the account may
- * still do. The caller still gets the answer, to show until the page goes.
+ * An answer saying the browser's session is over sends it to the sign-in page, which comes back
+ * to this page (as a page load does): the page holds nothing the browser may still do. A 401
+ * (signed out in another tab, the session expired, the account deleted), or a 403 saying the
+ * account was disabled, which the sign-in page then says. The caller still gets the answer, to
+ * show until the page goes.
  */
-export async function signInIfDisabled(response: Response): Promise<void> {
-  if (response.status !== 403 || (await codeOf(response)) !== ACCOUNT_DISABLED_CODE) return;
+export async function signInIfSessionEnded(response: Response): Promise<void> {
+  if (response.status !== 401 && response.status !== 403) return;
+  const code = await codeOf(response);
+  const disabled = response.status === 403 && code === ACCOUNT_DISABLED_CODE;
+  if (!disabled && !(response.status === 401 && code === SIGNED_OUT_CODE)) return;
   const { pathname, search } = window.location;
-  window.location.assign(disabledSignInHref(returnPath(`${pathname}${search}`)));
+  const here = returnPath(`${pathname}${search}`);
+  window.location.assign(disabled ? disabledSignInHref(here) : signInHref(here));
 }
 
 /** The code of Fold's error answer (lib/errors.ts), read from a copy; undefined for none. */

@@ -47,6 +47,23 @@ describe("an admin API call", () => {
     );
   });
 
+  it("sends the browser to sign in, back to this page, once its session ended elsewhere", async () => {
+    const assign = vi.fn();
+    vi.stubGlobal("window", { location: { pathname: "/admin/users", search: "", assign } });
+    answering(
+      Response.json(
+        { error: { code: "unauthorized:auth", message: "You need to sign in first." } },
+        { status: 401 },
+      ),
+    );
+    expect(await adminCall("/api/admin/users")).toEqual({
+      ok: false,
+      message: "You need to sign in first.",
+      status: 401,
+    });
+    expect(assign).toHaveBeenCalledExactlyOnceWith("/login?next=%2Fadmin%2Fusers");
+  });
+
   it("answers the server's own message when it refuses", async () => {
     answering(Response.json({ error: { message: "Admins only." } }, { status: 403 }));
     expect(await adminCall("/api/admin/models/access")).toEqual({
