@@ -2,7 +2,7 @@
 
 import { Download } from "lucide-react";
 import { DropdownMenu } from "radix-ui";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { errorText } from "../memory/use-chat-memory";
 import { apiFetch } from "../outage/api-fetch";
 import { buttonGhost } from "../ui/styles";
@@ -22,6 +22,7 @@ type Format = (typeof ITEMS)[number]["format"];
 export function ExportMenu({ chatId }: { chatId: string }) {
   const [exporting, setExporting] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
+  const trigger = useRef<HTMLButtonElement>(null);
 
   async function download(format: Format) {
     if (exporting) return;
@@ -50,15 +51,15 @@ export function ExportMenu({ chatId }: { chatId: string }) {
   }
 
   return (
-    <div className="flex items-center gap-2">
-      {problem ? (
-        <p role="alert" title={problem} className="line-clamp-2 max-w-56 text-xs text-red-700">
-          {problem}
-        </p>
-      ) : null}
+    <div className="relative">
       <DropdownMenu.Root>
         <DropdownMenu.Trigger asChild>
-          <button type="button" aria-busy={exporting} className={`${buttonGhost} px-2 py-1.5`}>
+          <button
+            ref={trigger}
+            type="button"
+            aria-busy={exporting}
+            className={`${buttonGhost} px-2 py-1.5`}
+          >
             <Download size={16} aria-hidden="true" />
             {exporting ? "Exporting…" : "Export"}
           </button>
@@ -81,6 +82,25 @@ export function ExportMenu({ chatId }: { chatId: string }) {
           </DropdownMenu.Content>
         </DropdownMenu.Portal>
       </DropdownMenu.Root>
+      {/* Under the button, over the chat: beside it, on a phone, it took the title's room. */}
+      {problem ? (
+        <div
+          role="alert"
+          className="absolute top-full right-0 z-40 mt-3 flex w-max max-w-[min(20rem,calc(100vw-2rem))] items-start gap-3 rounded-lg bg-red-50 px-3 py-2 text-xs text-red-700 shadow-sm"
+        >
+          <span>{problem}</span>
+          <button
+            type="button"
+            onClick={() => {
+              setProblem(null);
+              trigger.current?.focus();
+            }}
+            className="font-medium"
+          >
+            Dismiss
+          </button>
+        </div>
+      ) : null}
     </div>
   );
 }
