@@ -85,9 +85,24 @@ function matchAt(lower: string, phrase: string, found: readonly string[]): numbe
   return 0;
 }
 
+/** A tag of the text the model reads (`<user>`, `</assistant>`, `<tool-call name="…">`). */
+const TAG = /<\/?[a-z][\w-]*(?:\s[^<>\n]*)?>/y;
+
+/** The tag that holds `at` strictly inside it, as [its start, its end]; null when none does. */
+function tagAround(text: string, at: number): [number, number] | null {
+  const open = text.lastIndexOf("<", at - 1);
+  if (open === -1) return null;
+  TAG.lastIndex = open;
+  const close = TAG.test(text) ? TAG.lastIndex : -1;
+  return close > at ? [open, close] : null;
+}
+
+/** About RECALL_EXCERPT_CHARS of the text around `at`, never cut inside a character or a tag. */
 function excerpt(text: string, at: number): string {
-  const start = codePointBoundary(text, Math.max(0, at - EXCERPT_LEAD_CHARS));
-  const end = codePointBoundary(text, Math.min(text.length, start + RECALL_EXCERPT_CHARS));
+  let start = codePointBoundary(text, Math.max(0, at - EXCERPT_LEAD_CHARS));
+  start = tagAround(text, start)?.[1] ?? start;
+  let end = codePointBoundary(text, Math.min(text.length, start + RECALL_EXCERPT_CHARS));
+  end = tagAround(text, end)?.[0] ?? end;
   return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`;
 }
 

@@ -79,6 +79,28 @@ describe("rankMatches", () => {
     expect(match?.excerpt.length).toBeLessThanOrEqual(RECALL_EXCERPT_CHARS + 2);
   });
 
+  it("never cuts an excerpt inside the tags the model reads a message in", () => {
+    for (let lead = 185; lead <= 205; lead++) {
+      for (let tail = 370; tail <= 420; tail += 2) {
+        const text = `${"a ".repeat(lead / 2)}${lead % 2 ? "a" : ""}KEY-42${" b".repeat(tail / 2)}`;
+        const whole = `<user>\n${text}\n</user>`;
+        const [match] = rankMatches([said(0, text)], "KEY-42");
+        const quoted = match?.excerpt.replace(/^…/, "").replace(/…$/, "") ?? "";
+        const from = whole.indexOf(quoted);
+        const to = from + quoted.length;
+        expect(from, `lead ${lead}, tail ${tail}`).toBeGreaterThanOrEqual(0);
+        for (const [open, close] of [
+          [0, "<user>".length],
+          [whole.length - "</user>".length, whole.length],
+        ]) {
+          const inside = (at: number) => at > (open ?? 0) && at < (close ?? 0);
+          expect(inside(from) || inside(to), `lead ${lead}, tail ${tail}: ${quoted}`).toBe(false);
+        }
+        expect(quoted).toContain("KEY-42");
+      }
+    }
+  });
+
   it("never cuts an excerpt inside a character of two UTF-16 units", () => {
     const emoji = "🙂".repeat(1_000);
     for (const lead of ["", "x"]) {
