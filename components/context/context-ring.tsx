@@ -13,6 +13,7 @@ const CIRCUMFERENCE = 2 * Math.PI * RADIUS;
 
 const TONE_CLASSES = {
   unknown: "text-zinc-300",
+  unavailable: "text-zinc-400",
   neutral: "text-zinc-600",
   amber: "text-amber-500",
   red: "text-red-600",
@@ -57,7 +58,8 @@ type Props = {
  */
 export function ContextRing({ context, error, onClick, busyLabel, covered = false }: Props) {
   const fill = context ? ringFill(context.projectedTokens, context.contextWindow) : 0;
-  const tone = context ? ringTone(toneInput(context)) : "unknown";
+  // No reading, and the last try failed: a broken ring, not the empty one of a reading on its way.
+  const tone = context ? ringTone(toneInput(context)) : error ? "unavailable" : "unknown";
   const percent = Math.round(fill * 100);
   const visible = busyLabel ?? (context && context.source !== "default" ? `${percent}%` : "");
   // The accessible name starts with the visible text, so voice control finds the button by it.
@@ -201,8 +203,9 @@ function RingButton({
           r={RADIUS}
           fill="none"
           stroke="currentColor"
-          strokeOpacity="0.2"
+          strokeOpacity={tone === "unavailable" ? "0.6" : "0.2"}
           strokeWidth="3"
+          strokeDasharray={tone === "unavailable" ? "2 2.7" : undefined}
         />
         <circle
           cx="10"

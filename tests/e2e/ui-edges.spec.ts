@@ -38,6 +38,36 @@ test("the ring asks before compacting when it has no reading of the chat, and Ca
   await expect(ring).toBeFocused();
 });
 
+test("a ring whose reading failed looks broken, not loading, and fills in by itself once the server answers", async ({
+  page,
+}) => {
+  await registerUser(page, `e2e-ring-retry-${Date.now()}@example.com`);
+  // The first reading finds the server unavailable; the next ones reach it.
+  let failed = 0;
+  await page.route("**/api/chats/*/context**", (route) => {
+    if (failed++ > 0) return route.fallback();
+    return route.fulfill({
+      status: 503,
+      contentType: "application/json",
+      body: JSON.stringify({
+        error: { code: "unavailable:database", message: "Fold's database is unavailable." },
+      }),
+    });
+  });
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await hydrated(page);
+  const ring = page.getByTestId("context-ring");
+  await expect(ring).toHaveAttribute("data-tone", "unavailable");
+  await expect(ring).toHaveAttribute("aria-label", /database is unavailable/);
+  // Nobody clicks anything: the ring tries again and shows the chat's reading.
+  await expect(ring).toHaveAttribute("aria-label", /context used: [\d,]+ of [\d,]+ tokens/, {
+    timeout: 15_000,
+  });
+  await expect(ring).not.toHaveAttribute("data-tone", /unavailable|unknown/);
+  expect(failed).toBeGreaterThanOrEqual(2);
+});
+
 test("the phone drawer: Escape in a title box cancels the rename, and a wider screen closes it", async ({
   page,
 }) => {
