@@ -6,7 +6,8 @@ const TITLE_TARGET_CHARS = 60;
  * A chat's title from its first message: the first line, cut on a word
  * boundary. Deterministic and free — no extra model call that could fail or
  * cost tokens before the user has seen an answer. Null when the message has
- * nothing to name it by ("---"): the chat stays untitled, for a later turn.
+ * nothing to name it by ("---"): the chat keeps its placeholder until that
+ * message is edited into one that has, or the user names the chat.
  */
 export function titleFromMessage(text: string): string | null {
   const firstLine = text.split("\n").find((line) => line.trim()) ?? "";
