@@ -146,10 +146,23 @@ export async function applyTurnRequest(
   await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     if (!(await lockChatRow(tx, chat.id))) throw chatDeleted();
-    const target = request.messageId
+    const named = request.messageId
       ? ((await findMessage(tx, chat.id, request.messageId)) ??
         (await neverStored(tx, chat, request.messageId)))
       : ((await lastMessage(tx, chat.id)) ?? undefined);
+    // A fold's entry is no reply. A page that showed it as one (a reply stopped once its turn
+    // had folded the chat, shown as a Stopped reply by a page from before such a reply became
+    // the fold's entry) asks for the message it follows: answered where the chat stands, the
+    // fold in place. Following a reply, it names nothing to answer.
+    const before =
+      named && isCompactionEntry(named) ? await lastMessage(tx, chat.id, named.seq) : named;
+    if (before !== named && before?.role !== "user") {
+      throw new AppError(
+        "bad_request:message",
+        "That is no reply: there is nothing to regenerate.",
+      );
+    }
+    const target = before ?? undefined;
     if (!target) throw new AppError("not_found:message", "There is no such message to regenerate.");
     // A reply is replaced; a user message keeps its place and gets a new reply.
     const from = target.role === "assistant" ? target.seq : target.seq + 1;

@@ -32,7 +32,7 @@ import { liveBus } from "@/lib/live/bus";
 import { register } from "../../helpers/auth";
 import { compactNowCall, fillUntil } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
-import { compactionSettled, isCompactingNow } from "../../helpers/db";
+import { compactionSettled, isCompactingNow, isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
 import { longMessage, newChat, postRegenerate, sendTurn } from "../../helpers/turns";
 import { readChunks, streamChunks } from "../../helpers/ui-stream";
@@ -353,6 +353,32 @@ describeEachDriver("compaction in the background", (use) => {
     const last = (await loadHistory(database.db, chatId)).at(-1);
     expect(JSON.stringify(last?.parts)).toContain("A second answer.");
     fake.configure({ scriptSummarizer: true });
+  });
+
+  it("refuses to regenerate a background fold's entry that follows a reply: it is no reply (400, nothing changed)", async () => {
+    const database = use();
+    const { browser } = await register(database, "regen-entry@example.com");
+    const chatId = await newChat(database, browser);
+    await fillUntil("compacted", database, browser, chatId, MODEL);
+    await compactionSettled(database.db, chatId);
+    const before = await loadHistory(database.db, chatId);
+    const isEntry = (m: (typeof before)[number]) =>
+      (m.metadata as { compaction?: boolean } | null)?.compaction === true;
+    const at = before.findLastIndex((m, i) => isEntry(m) && before[i - 1]?.role === "assistant");
+    const entry = before[at];
+    if (!entry) throw new Error("no fold entry after a reply");
+
+    const again = await postRegenerate(database, browser, {
+      chatId,
+      modelId: MODEL,
+      messageId: entry.id,
+    });
+    expect(again.status).toBe(400);
+    expect(await again.text()).toContain("nothing to regenerate");
+    expect((await loadHistory(database.db, chatId)).map((m) => m.id)).toEqual(
+      before.map((m) => m.id),
+    );
+    expect(await isTurnActive(database.db, chatId)).toBe(false);
   });
 
   it("lets Compact now wait for a running background compaction, then fold on top of it", async () => {

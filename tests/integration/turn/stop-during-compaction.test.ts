@@ -10,6 +10,7 @@ const fake = await vi.hoisted(async () => {
 
 import * as stopRoute from "@/app/api/chats/[id]/stop/route";
 import type { Database } from "@/lib/db/client";
+import { listBranches } from "@/lib/db/queries/branches";
 import { listCompactionEvents } from "@/lib/db/queries/compaction-events";
 import { usageOn } from "@/lib/db/queries/usage";
 import { usageDayOf } from "@/lib/limits/quota-day";
@@ -18,8 +19,15 @@ import { isSummaryRequest } from "../../helpers/compaction";
 import { describeEachDriver } from "../../helpers/databases";
 import { isTurnActive } from "../../helpers/db";
 import { type Browser, call } from "../../helpers/http";
-import { longMessage, newChat, postTurn, sendTurn, shownChat } from "../../helpers/turns";
-import { eventually, streamChunks } from "../../helpers/ui-stream";
+import {
+  longMessage,
+  newChat,
+  postRegenerate,
+  postTurn,
+  sendTurn,
+  shownChat,
+} from "../../helpers/turns";
+import { eventually, readChunks, streamChunks } from "../../helpers/ui-stream";
 
 const MODEL = "fake:small";
 /** Far longer than the test waits: only a stop ends a compaction this slow. */
@@ -177,6 +185,30 @@ describeEachDriver("Stop while Tier 1 compacts", (use) => {
       expect((await listCompactionEvents(database.db, chatId)).map((e) => e.outcome)).toEqual([
         "summarized",
       ]);
+
+      // A page that still shows the stopped reply (one from before the page showed the entry)
+      // asks for it again by its id: the message it follows is answered where the chat stands,
+      // the fold in place and no earlier version made of it.
+      fake.reset();
+      const again = await postRegenerate(database, browser, {
+        chatId,
+        modelId: MODEL,
+        messageId: reply.messageId,
+      });
+      expect(again.status).toBe(200);
+      await readChunks(again);
+      await eventually(async () => !(await isTurnActive(database.db, chatId)));
+      const answered = await shownChat(database, browser, chatId);
+      expect(answered.messages.slice(-3).map((m) => m.id)).toEqual([
+        asked?.id,
+        reply.messageId,
+        expect.any(String),
+      ]);
+      expect(answered.messages.at(-2)?.metadata).toMatchObject({ compaction: true });
+      expect(answered.messages.at(-1)?.parts).toContainEqual(
+        expect.objectContaining({ type: "text" }),
+      );
+      expect(await listBranches(database.db, chatId)).toEqual([]);
     } finally {
       fake.configure({ summaryDelayMs: 0, scriptSummarizer: true });
     }
